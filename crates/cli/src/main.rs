@@ -1,0 +1,35 @@
+//! `perfscope`: read perf.data files on the command line.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+/// Read perf.data files: what was recorded, record counts, records, stacks.
+#[derive(Parser)]
+#[command(name = "perfscope", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Header facts: host, kernel, perf version, CPUs, command line, events, features.
+    Info(cmd::info::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info(args) => cmd::info::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("perfscope: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The Perfscope web app.
