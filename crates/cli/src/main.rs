@@ -18,12 +18,15 @@ struct Cli {
 enum Command {
     /// Header facts: host, kernel, perf version, CPUs, command line, events, features.
     Info(cmd::info::Args),
+    /// Record counts per type, as `perf report --stats` counts them.
+    Stats(cmd::stats::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => cmd::info::run(&args),
+        Command::Stats(args) => cmd::stats::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -18,13 +18,17 @@ extern crate alloc;
 
 pub mod attr;
 pub mod bytes;
+pub mod compression;
 pub mod constants;
 pub mod endian;
 pub mod error;
 pub mod features;
 pub mod file;
 pub mod header;
+pub mod metadata;
+pub mod reader;
 pub mod records;
+pub mod stream;
 
 pub use attr::{AttrFlags, EventAttr};
 pub use bytes::Bytes;

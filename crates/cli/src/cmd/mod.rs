@@ -2,3 +2,5 @@
 
 pub mod info;
 pub mod input;
+pub mod stats;
+pub mod walk;

@@ -96,6 +96,12 @@ pub fn trailing_payload_len(type_: RecordType, body: &[u8], endian: Endianness) 
 /// Errors are framing errors: after one, the rest of `data` cannot be walked.
 #[inline]
 pub fn frame_record(data: &[u8], offset: u64, endian: Endianness) -> Result<RawRecord<'_>> {
+    if data.len() < RECORD_HEADER_SIZE {
+        return Err(Error::new(
+            offset,
+            ErrorKind::UnexpectedEof { what: "record header", needed: RECORD_HEADER_SIZE as u64, available: data.len() as u64 },
+        ));
+    }
     let mut b = Bytes::new(data, offset, endian);
     let header = RecordHeader::parse(&mut b)?;
     let size = usize::from(header.size);

@@ -1,0 +1,238 @@
+//! zstd-compressed records (PERF_RECORD_COMPRESSED, type 81, and COMPRESSED2, type 83).
+//!
+//! `perf record -z` compresses the records of each data file (or each `data.N` of a directory)
+//! into one zstd stream that spans all its COMPRESSED records: the stream is flushed after each
+//! record but never finished. Decoder state is therefore kept from one compressed record to the
+//! next, a record whose bytes are split between two compressed records is carried over, and every
+//! byte decoded so far is handed out after each compressed record (including the bytes the zstd
+//! decoder keeps as its window), so no record is delayed or lost at the end.
+
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
+
+use crate::constants::RecordType;
+use crate::endian::Endianness;
+use crate::error::{Error, ErrorKind, Result};
+use crate::records::{frame_record, RawRecord};
+
+/// The largest zstd window accepted (perf's level 1..22 use at most 128 MiB; this bounds the
+/// allocation an untrusted frame header can cause).
+const MAX_WINDOW: u64 = 1 << 27;
+
+/// The compressed payload of a COMPRESSED or COMPRESSED2 record.
+///
+/// * COMPRESSED (`struct perf_record_compressed`): the whole body is zstd data.
+/// * COMPRESSED2 (`struct perf_record_compressed2`): a `u64 data_size`, then that many bytes of
+///   zstd data, then padding to 8 bytes.
+pub fn compressed_payload<'a>(rec: &RawRecord<'a>) -> Result<&'a [u8]> {
+    match rec.type_() {
+        RecordType::COMPRESSED => Ok(rec.body),
+        RecordType::COMPRESSED2 => {
+            let mut b = rec.body_bytes();
+            let size = b.read_u64("compressed2 data_size")?;
+            b.read_bytes_u64(size, "compressed2 data")
+        }
+        _ => Err(Error::new(rec.offset, ErrorKind::BadRecordBody { what: "COMPRESSED" })),
+    }
+}
+
+/// Where a run of decompressed bytes came from.
+#[derive(Debug, Clone, Copy)]
+struct Origin {
+    /// Position in the decompressed stream where this compressed record's output starts.
+    stream_pos: u64,
+    /// File offset of the compressed record.
+    file_offset: u64,
+}
+
+/// The decompressor for one zstd stream of compressed records, with the records it produced.
+pub struct ZstdStream {
+    endian: Endianness,
+    #[cfg(feature = "zstd")]
+    decoder: ruzstd::decoding::FrameDecoder,
+    #[cfg(feature = "zstd")]
+    started: bool,
+    /// Compressed bytes received but not consumed by the decoder (a block cut between records).
+    input: Vec<u8>,
+    /// Bytes the decoder drained (handed out through `Read`) in total.
+    drained_total: u64,
+    /// Bytes appended to `out` in total.
+    emitted_total: u64,
+    /// Decompressed bytes not yet returned as records; `out[out_start..]` is pending.
+    out: Vec<u8>,
+    out_start: usize,
+    /// Stream position of `out[0]`.
+    out_pos: u64,
+    origins: VecDeque<Origin>,
+    failed: bool,
+}
+
+impl core::fmt::Debug for ZstdStream {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ZstdStream")
+            .field("emitted_total", &self.emitted_total)
+            .field("pending", &(self.out.len() - self.out_start))
+            .finish()
+    }
+}
+
+impl ZstdStream {
+    /// A decompressor for records of byte order `endian`.
+    pub fn new(endian: Endianness) -> ZstdStream {
+        ZstdStream {
+            endian,
+            #[cfg(feature = "zstd")]
+            decoder: {
+                let mut d = ruzstd::decoding::FrameDecoder::new();
+                d.set_max_window_size(MAX_WINDOW);
+                d
+            },
+            #[cfg(feature = "zstd")]
+            started: false,
+            input: Vec::new(),
+            drained_total: 0,
+            emitted_total: 0,
+            out: Vec::new(),
+            out_start: 0,
+            out_pos: 0,
+            origins: VecDeque::new(),
+            failed: false,
+        }
+    }
+
+    /// Total decompressed bytes produced so far.
+    pub fn decompressed_len(&self) -> u64 {
+        self.emitted_total
+    }
+
+    /// Feeds one COMPRESSED or COMPRESSED2 record. Its records (and any record completed by it)
+    /// are then returned by [`ZstdStream::next_record`].
+    pub fn push(&mut self, rec: &RawRecord<'_>) -> Result<()> {
+        let at = rec.offset;
+        if self.failed {
+            return Err(Error::new(at, ErrorKind::Decompression { what: "an earlier compressed record failed" }));
+        }
+        let data = compressed_payload(rec)?;
+        self.compact();
+        self.origins.push_back(Origin { stream_pos: self.emitted_total, file_offset: at });
+        let result = self.decompress(data, at);
+        if result.is_err() {
+            self.failed = true;
+        }
+        result
+    }
+
+    #[cfg(not(feature = "zstd"))]
+    fn decompress(&mut self, _data: &[u8], at: u64) -> Result<()> {
+        Err(Error::new(at, ErrorKind::Decompression { what: "this build has no zstd support (feature `zstd`)" }))
+    }
+
+    #[cfg(feature = "zstd")]
+    fn decompress(&mut self, data: &[u8], at: u64) -> Result<()> {
+        let err = |what| Error::new(at, ErrorKind::Decompression { what });
+        self.input.extend_from_slice(data);
+        let mut consumed = 0usize;
+        if !self.started {
+            // The frame header (at most 18 bytes) must be complete before init.
+            let mut src: &[u8] = &self.input;
+            match self.decoder.init(&mut src) {
+                Ok(()) => {
+                    consumed = self.input.len() - src.len();
+                    self.started = true;
+                }
+                Err(_) if self.input.len() < 18 => return Ok(()),
+                Err(_) => return Err(err("bad zstd frame header")),
+            }
+        }
+        let mut scratch = [0u8; 16 * 1024];
+        let mut drained: Vec<u8> = Vec::new();
+        loop {
+            let src = self.input.get(consumed..).unwrap_or(&[]);
+            let (read, written) = match self.decoder.decode_from_to(src, &mut scratch) {
+                Ok(rw) => rw,
+                Err(_) => return Err(err("corrupt zstd block")),
+            };
+            consumed += read;
+            drained.extend_from_slice(scratch.get(..written).unwrap_or(&[]));
+            if read == 0 && written == 0 {
+                break;
+            }
+            if self.decoder.is_finished() && written == 0 {
+                break;
+            }
+        }
+        self.input.drain(..consumed.min(self.input.len()));
+
+        // Everything decoded so far is `drained` followed by what the decoder still holds.
+        let drained_before = self.drained_total;
+        self.drained_total += drained.len() as u64;
+        let (held_a, held_b) = self.decoder.peek_undrained();
+        let total = self.drained_total + (held_a.len() + held_b.len()) as u64;
+        // Append stream positions [emitted_total, total) from drained ++ held_a ++ held_b,
+        // which together start at `drained_before`.
+        let mut pos = drained_before;
+        for part in [&drained[..], held_a, held_b] {
+            let end = pos + part.len() as u64;
+            if end > self.emitted_total {
+                let skip = self.emitted_total.saturating_sub(pos) as usize;
+                self.out.extend_from_slice(part.get(skip..).unwrap_or(&[]));
+                self.emitted_total = end;
+            }
+            pos = end;
+        }
+        debug_assert_eq!(self.emitted_total, total);
+        Ok(())
+    }
+
+    fn compact(&mut self) {
+        if self.out_start > 0 && self.out_start >= self.out.len() / 2 {
+            self.out.drain(..self.out_start);
+            self.out_pos += self.out_start as u64;
+            self.out_start = 0;
+        }
+    }
+
+    /// The next complete decompressed record, or `None` when the rest (if any) is a partial
+    /// record waiting for the next compressed record.
+    ///
+    /// The record's `offset` is the file offset of the compressed record where it starts and
+    /// `inner_offset` its offset in that record's decompressed bytes.
+    pub fn next_record(&mut self) -> Option<Result<RawRecord<'_>>> {
+        let pending = self.out.get(self.out_start..)?;
+        let stream_pos = self.out_pos + self.out_start as u64;
+        while self.origins.len() > 1 && self.origins.get(1).is_some_and(|o| o.stream_pos <= stream_pos) {
+            self.origins.pop_front();
+        }
+        let origin = self.origins.front().copied().unwrap_or(Origin { stream_pos: 0, file_offset: 0 });
+        match frame_record(pending, origin.file_offset, self.endian) {
+            Ok(mut rec) => {
+                let len = rec.total_len();
+                rec.inner_offset = Some(stream_pos - origin.stream_pos);
+                self.out_start += len;
+                Some(Ok(rec))
+            }
+            Err(e) if matches!(e.kind, ErrorKind::RecordTooSmall { .. }) => {
+                // A framing error inside the compressed stream: nothing after it can be walked.
+                self.out_start = self.out.len();
+                self.failed = true;
+                Some(Err(e))
+            }
+            // An incomplete record: it continues in the next compressed record.
+            Err(_) => None,
+        }
+    }
+
+    /// Whether [`ZstdStream::next_record`] would return a record or an error now.
+    pub fn has_record(&self) -> bool {
+        let pending = self.out.get(self.out_start..).unwrap_or(&[]);
+        match frame_record(pending, 0, self.endian) {
+            Ok(_) => true,
+            Err(e) => matches!(e.kind, ErrorKind::RecordTooSmall { .. }),
+        }
+    }
+
+    /// Bytes left over that do not form a complete record (to report at the end of the data).
+    pub fn leftover(&self) -> usize {
+        self.out.len().saturating_sub(self.out_start)
+    }
+}

@@ -1,0 +1,106 @@
+//! What a reader must know before decoding records — the events (attrs and their ids) and the
+//! header features — built the same way from a file's header sections and from the HEADER_ATTR,
+//! HEADER_FEATURE and EVENT_UPDATE records of a pipe-mode stream.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::attr::EventAttr;
+use crate::bytes::Bytes;
+use crate::constants::{HeaderFeature, RecordType};
+use crate::endian::Endianness;
+use crate::error::Result;
+use crate::features::RawStr;
+use crate::file::{FileAttr, PerfFile};
+use crate::records::RawRecord;
+
+/// A header feature's bytes with the absolute offset they were found at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeatureSection {
+    /// Which feature.
+    pub feature: HeaderFeature,
+    /// Absolute offset of the first byte.
+    pub offset: u64,
+    /// The section (file mode) or the record payload after the feature id (pipe mode).
+    pub bytes: Vec<u8>,
+}
+
+/// `PERF_EVENT_UPDATE__NAME`: the kind of EVENT_UPDATE record that carries an event name.
+pub const EVENT_UPDATE_NAME: u64 = 2;
+
+/// The events and features of a file or stream.
+#[derive(Debug, Clone)]
+pub struct Metadata {
+    /// Byte order.
+    pub endian: Endianness,
+    /// Pipe mode.
+    pub pipe: bool,
+    /// The events, in file order.
+    pub attrs: Vec<FileAttr>,
+    /// Header features, in the order found.
+    pub features: Vec<FeatureSection>,
+    /// Event names from EVENT_UPDATE records, by sample id.
+    pub update_names: Vec<(u64, String)>,
+}
+
+impl Metadata {
+    /// The metadata of a file-mode perf.data.
+    pub fn from_file(file: &PerfFile<'_>) -> Metadata {
+        let features = file
+            .feature_sections()
+            .map(|(feature, b)| FeatureSection { feature, offset: b.offset(), bytes: b.remaining().to_vec() })
+            .collect();
+        Metadata { endian: file.endian(), pipe: false, attrs: file.attrs.clone(), features, update_names: Vec::new() }
+    }
+
+    /// Empty metadata for a pipe-mode stream; fill it with [`Metadata::observe`].
+    pub fn pipe(endian: Endianness) -> Metadata {
+        Metadata { endian, pipe: true, attrs: Vec::new(), features: Vec::new(), update_names: Vec::new() }
+    }
+
+    /// Learns from a metadata record (HEADER_ATTR, HEADER_FEATURE, EVENT_UPDATE with a name).
+    /// Returns whether the record was one of those. Other records are ignored.
+    pub fn observe(&mut self, rec: &RawRecord<'_>) -> Result<bool> {
+        match rec.type_() {
+            RecordType::HEADER_ATTR => {
+                // struct perf_record_header_attr { header; perf_event_attr attr; u64 id[]; }
+                let body = rec.body_bytes();
+                let (attr, len) = EventAttr::parse(&body)?;
+                let mut ids_bytes = body;
+                let skip = (len as usize).min(ids_bytes.len());
+                ids_bytes.skip(skip, "header attr")?;
+                let mut ids = Vec::with_capacity(ids_bytes.len() / 8);
+                while ids_bytes.len() >= 8 {
+                    ids.push(ids_bytes.read_u64("header attr id")?);
+                }
+                self.attrs.push(FileAttr { attr, ids });
+                Ok(true)
+            }
+            RecordType::HEADER_FEATURE => {
+                // struct perf_record_header_feature { header; u64 feat_id; char data[]; }
+                let mut body = rec.body_bytes();
+                let id = body.read_u64("feature id")?;
+                let feature = HeaderFeature(u32::try_from(id).unwrap_or(u32::MAX));
+                self.features.push(FeatureSection { feature, offset: body.offset(), bytes: body.remaining().to_vec() });
+                Ok(true)
+            }
+            RecordType::EVENT_UPDATE => {
+                // struct perf_record_event_update { header; u64 type; u64 id; union { ... } }
+                let mut body = rec.body_bytes();
+                let kind = body.read_u64("event update type")?;
+                let id = body.read_u64("event update id")?;
+                if kind == EVENT_UPDATE_NAME {
+                    let name = RawStr(crate::bytes::until_nul(body.remaining()));
+                    self.update_names.push((id, alloc::format!("{name}")));
+                }
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// The bytes of feature `f`, if present.
+    pub fn feature(&self, f: HeaderFeature) -> Option<Bytes<'_>> {
+        self.features.iter().find(|s| s.feature == f).map(|s| Bytes::new(&s.bytes, s.offset, self.endian))
+    }
+}

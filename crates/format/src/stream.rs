@@ -1,0 +1,280 @@
+//! A push decoder: feed byte chunks of any size, pull records.
+//!
+//! Used for pipe-mode streams (`perf record -o -`, starting with the 16-byte pipe header) and for
+//! data sections read in slices (a browser reading a `File` piece by piece). Records may be cut
+//! anywhere between chunks; they are carried over until complete. Nothing assumes alignment.
+
+use alloc::vec::Vec;
+
+use crate::compression::ZstdStream;
+use crate::constants::RecordType;
+use crate::endian::Endianness;
+use crate::error::{Error, ErrorKind, Result};
+use crate::header::{Magic, PIPE_HEADER_SIZE};
+use crate::records::{frame_record, RawRecord};
+
+/// Keep at most this many consumed bytes before moving the rest to the front.
+const COMPACT_THRESHOLD: usize = 1 << 16;
+
+/// A push decoder of records.
+///
+/// ```
+/// use perfscope_format::stream::StreamDecoder;
+/// let mut d = StreamDecoder::pipe();
+/// let mut bytes = b"PERFILE2".to_vec();
+/// bytes.extend(16u64.to_le_bytes());
+/// bytes.extend([68, 0, 0, 0, 0, 0, 8, 0]); // FINISHED_ROUND
+/// for chunk in bytes.chunks(3) {
+///     d.push(chunk);
+/// }
+/// d.finish();
+/// let rec = d.next_record().unwrap().unwrap();
+/// assert_eq!((rec.offset, rec.header.type_.0), (16, 68));
+/// assert!(d.next_record().is_none());
+/// ```
+#[derive(Debug)]
+pub struct StreamDecoder {
+    buf: Vec<u8>,
+    /// `buf[start..]` is not consumed yet.
+    start: usize,
+    /// Absolute offset of `buf[0]`.
+    buf_offset: u64,
+    endian: Option<Endianness>,
+    expect_pipe_header: bool,
+    zstd: Option<ZstdStream>,
+    finished: bool,
+    failed: bool,
+    end_reported: bool,
+}
+
+impl StreamDecoder {
+    /// A decoder for a pipe-mode stream: the input starts with the pipe header.
+    pub fn pipe() -> StreamDecoder {
+        StreamDecoder::new_inner(None, 0, true)
+    }
+
+    /// A decoder for records only (a file's data section, or a `data.N` file of a directory),
+    /// whose first byte is at absolute `offset`.
+    pub fn records(endian: Endianness, offset: u64) -> StreamDecoder {
+        StreamDecoder::new_inner(Some(endian), offset, false)
+    }
+
+    fn new_inner(endian: Option<Endianness>, offset: u64, expect_pipe_header: bool) -> StreamDecoder {
+        StreamDecoder {
+            buf: Vec::new(),
+            start: 0,
+            buf_offset: offset,
+            endian,
+            expect_pipe_header,
+            zstd: None,
+            finished: false,
+            failed: false,
+            end_reported: false,
+        }
+    }
+
+    /// The byte order, once known.
+    pub fn endian(&self) -> Option<Endianness> {
+        self.endian
+    }
+
+    /// Absolute offset of the next unconsumed byte.
+    pub fn offset(&self) -> u64 {
+        self.buf_offset + self.start as u64
+    }
+
+    /// Bytes received but not yet returned as records.
+    pub fn buffered(&self) -> usize {
+        self.buf.len() - self.start
+    }
+
+    /// Appends input.
+    pub fn push(&mut self, chunk: &[u8]) {
+        if self.start >= COMPACT_THRESHOLD && self.start * 2 >= self.buf.len() {
+            self.buf.drain(..self.start);
+            self.buf_offset += self.start as u64;
+            self.start = 0;
+        }
+        self.buf.extend_from_slice(chunk);
+    }
+
+    /// Says that no more input will come: an incomplete record at the end becomes an error.
+    pub fn finish(&mut self) {
+        self.finished = true;
+    }
+
+    /// Whether all input was consumed after [`StreamDecoder::finish`] or a fatal error.
+    pub fn is_done(&self) -> bool {
+        self.failed || (self.finished && self.buffered() == 0 && !self.zstd.as_ref().is_some_and(ZstdStream::has_record))
+    }
+
+    fn fail(&mut self, e: Error) -> Option<Result<RawRecord<'_>>> {
+        self.failed = true;
+        Some(Err(e))
+    }
+
+    /// The next record, or `None` when more input is needed (or, after `finish`, at the end).
+    #[allow(clippy::should_implement_trait)]
+    pub fn next_record(&mut self) -> Option<Result<RawRecord<'_>>> {
+        if self.zstd.as_ref().is_some_and(ZstdStream::has_record) {
+            return self.zstd.as_mut().and_then(ZstdStream::next_record);
+        }
+        if self.failed {
+            return None;
+        }
+        if self.expect_pipe_header {
+            let pending = self.buf.get(self.start..).unwrap_or(&[]);
+            if pending.len() < PIPE_HEADER_SIZE as usize {
+                if self.finished && !self.end_reported {
+                    self.end_reported = true;
+                    let at = self.offset();
+                    let found = {
+                        let mut f = [0u8; 8];
+                        for (d, s) in f.iter_mut().zip(pending) {
+                            *d = *s;
+                        }
+                        f
+                    };
+                    let kind = if pending.len() < 8 {
+                        ErrorKind::BadMagic { found }
+                    } else {
+                        ErrorKind::UnexpectedEof { what: "pipe header", needed: PIPE_HEADER_SIZE, available: pending.len() as u64 }
+                    };
+                    return self.fail(Error::new(at, kind));
+                }
+                return None;
+            }
+            match Magic::parse(pending) {
+                Ok(m) if m.pipe => {
+                    self.endian = Some(m.endian);
+                    self.start += PIPE_HEADER_SIZE as usize;
+                    self.expect_pipe_header = false;
+                }
+                Ok(m) => {
+                    let at = self.offset() + 8;
+                    return self.fail(Error::new(
+                        at,
+                        ErrorKind::BadValue { what: "pipe header size (this is a file-mode perf.data; open it as a file)", value: m.header_size },
+                    ));
+                }
+                Err(e) => return self.fail(e),
+            }
+        }
+        let endian = self.endian.unwrap_or(Endianness::Little);
+        let offset = self.offset();
+        let pending = self.buf.get(self.start..).unwrap_or(&[]);
+        if pending.is_empty() {
+            return self.end_of_input();
+        }
+        match frame_record(pending, offset, endian) {
+            Ok(rec) => {
+                let len = rec.total_len();
+                if matches!(rec.type_(), RecordType::COMPRESSED | RecordType::COMPRESSED2) {
+                    let z = self.zstd.get_or_insert_with(|| ZstdStream::new(endian));
+                    if let Err(e) = z.push(&rec) {
+                        self.start += len;
+                        return Some(Err(e));
+                    }
+                }
+                self.start += len;
+                let rec_bytes = self.buf.get(self.start - len..self.start).unwrap_or(&[]);
+                match frame_record(rec_bytes, offset, endian) {
+                    Ok(rec) => Some(Ok(rec)),
+                    Err(e) => Some(Err(e)),
+                }
+            }
+            Err(e) => match e.kind {
+                ErrorKind::RecordPastEnd { .. } | ErrorKind::UnexpectedEof { .. } if !self.finished => None,
+                _ => self.fail(e),
+            },
+        }
+    }
+
+    fn end_of_input(&mut self) -> Option<Result<RawRecord<'_>>> {
+        if !self.finished || self.end_reported {
+            return None;
+        }
+        self.end_reported = true;
+        let leftover = self.zstd.as_ref().map_or(0, ZstdStream::leftover);
+        if leftover > 0 {
+            let at = self.offset();
+            return self.fail(Error::new(at, ErrorKind::RecordPastEnd { size: leftover as u64, available: 0 }));
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(endian: Endianness, type_: u32, body: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        v.extend_from_slice(&endian.u32_bytes(type_));
+        v.extend_from_slice(&endian.u16_bytes(0));
+        v.extend_from_slice(&endian.u16_bytes((8 + body.len()) as u16));
+        v.extend_from_slice(body);
+        v
+    }
+
+    fn pipe_stream(endian: Endianness) -> Vec<u8> {
+        let mut v = match endian {
+            Endianness::Little => b"PERFILE2".to_vec(),
+            Endianness::Big => b"2ELIFREP".to_vec(),
+        };
+        v.extend(endian.u64_bytes(16));
+        // TRACING_DATA with a 16-byte payload leaves the next record at 4 mod 8.
+        v.extend(rec(endian, 66, &endian.u32_bytes(16)));
+        v.extend([0x55; 16]);
+        v.extend(rec(endian, 3, &[1, 2, 3, 4, 5, 6, 7, 8]));
+        v.extend(rec(endian, 68, &[]));
+        v
+    }
+
+    #[test]
+    fn any_chunking_gives_the_same_records() {
+        for endian in [Endianness::Little, Endianness::Big] {
+            let bytes = pipe_stream(endian);
+            for chunk in [1, 3, 7, 64] {
+                let mut d = StreamDecoder::pipe();
+                let mut got = Vec::new();
+                for c in bytes.chunks(chunk) {
+                    d.push(c);
+                    while let Some(r) = d.next_record() {
+                        let r = r.unwrap();
+                        got.push((r.offset, r.type_().0, r.body.len(), r.payload.len()));
+                    }
+                }
+                d.finish();
+                assert!(d.next_record().is_none());
+                assert!(d.is_done());
+                assert_eq!(got, [(16, 66, 4, 16), (44, 3, 8, 0), (60, 68, 0, 0)], "chunk {chunk}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_cut_record_is_an_error_only_at_the_end() {
+        let bytes = pipe_stream(Endianness::Little);
+        let mut d = StreamDecoder::pipe();
+        d.push(&bytes[..50]);
+        assert!(d.next_record().unwrap().is_ok());
+        assert!(d.next_record().is_none());
+        d.push(&bytes[50..56]);
+        assert!(d.next_record().is_none());
+        d.finish();
+        let err = d.next_record().unwrap().unwrap_err();
+        assert_eq!(err, Error::new(44, ErrorKind::RecordPastEnd { size: 16, available: 12 }));
+        assert!(d.next_record().is_none());
+    }
+
+    #[test]
+    fn file_mode_header_in_a_pipe_is_refused() {
+        let mut v = b"PERFILE2".to_vec();
+        v.extend(104u64.to_le_bytes());
+        let mut d = StreamDecoder::pipe();
+        d.push(&v);
+        let err = d.next_record().unwrap().unwrap_err();
+        assert_eq!(err.offset, 8);
+    }
+}

@@ -1,0 +1,4 @@
+mod fastest;
+#[cfg(test)]
+mod fastest_tests;
+pub use fastest::compress_fastest;
