@@ -32,7 +32,8 @@ pub enum ErrorKind {
         /// The 8 bytes found.
         found: [u8; 8],
     },
-    /// The file uses perf's first format (`PERFFILE`), which perf itself stopped writing in 2009.
+    /// The file uses perf's first format (`PERFFILE`, written before 2.6.32) and its byte order
+    /// cannot be told from its `attr_size`.
     UnsupportedVersion1,
     /// A record header says the record is smaller than its own 8-byte header.
     RecordTooSmall {
@@ -120,7 +121,7 @@ impl fmt::Display for ErrorKind {
                 f.write_str("\"); this is not a perf.data file")
             }
             ErrorKind::UnsupportedVersion1 => f.write_str(
-                "this is a version 1 perf.data file (magic \"PERFFILE\"), written by perf before 2.6.32; only version 2 (\"PERFILE2\") is supported",
+                "this is a version 1 perf.data file (magic \"PERFFILE\", written by perf before 2.6.32) whose attr_size is none of the sizes perf used then, so its byte order is unknown",
             ),
             ErrorKind::RecordTooSmall { size } => {
                 write!(f, "record size {size} is smaller than its 8-byte header")

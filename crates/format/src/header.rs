@@ -63,7 +63,14 @@ pub struct Magic {
     pub pipe: bool,
     /// The header size field.
     pub header_size: u64,
+    /// The format version: 2 (`PERFILE2`), or 1 for the first format (`PERFFILE`, perf before
+    /// 2.6.32), whose layout is the same but whose byte order is told by `attr_size`.
+    pub version: u8,
 }
+
+/// `attr_file_abi_sizes` in perf's header.c: the attr sizes of perf's first years, which decide
+/// the byte order of version 1 files (attr + ids section).
+const V1_ATTR_ENTRY_SIZES: [u64; 5] = [64 + 16, 72 + 16, 80 + 16, 96 + 16, 104 + 16];
 
 impl Magic {
     /// Reads the magic and the header size.
@@ -79,15 +86,37 @@ impl Magic {
                 return Err(Error::new(0, ErrorKind::BadMagic { found }));
             }
         };
-        let endian = match magic {
-            MAGIC_LE => Endianness::Little,
-            MAGIC_BE => Endianness::Big,
-            MAGIC_V1 => return Err(Error::new(0, ErrorKind::UnsupportedVersion1)),
+        let (endian, version) = match magic {
+            MAGIC_LE => (Endianness::Little, 2),
+            MAGIC_BE => (Endianness::Big, 2),
+            MAGIC_V1 => (v1_endian(data)?, 1),
             found => return Err(Error::new(0, ErrorKind::BadMagic { found })),
         };
         let mut b = Bytes::new(b.remaining(), 8, endian);
         let header_size = b.read_u64("header size")?;
-        Ok(Magic { endian, pipe: header_size == PIPE_HEADER_SIZE, header_size })
+        Ok(Magic { endian, pipe: header_size == PIPE_HEADER_SIZE, header_size, version })
+    }
+}
+
+/// The byte order of a version 1 file, found as perf's `try_all_file_abis` does: the
+/// `attr_size` field, read in either order, must be one of the sizes perf wrote then.
+fn v1_endian(data: &[u8]) -> Result<Endianness> {
+    let mut b = Bytes::new(data, 0, Endianness::Little);
+    b.skip(8, "file magic")?;
+    let header_size = b.read_array::<8>("header size")?;
+    if u64::from_le_bytes(header_size) == PIPE_HEADER_SIZE {
+        return Ok(Endianness::Little);
+    }
+    if u64::from_be_bytes(header_size) == PIPE_HEADER_SIZE {
+        return Ok(Endianness::Big);
+    }
+    let attr_size = b.read_array::<8>("attr_size")?;
+    if V1_ATTR_ENTRY_SIZES.contains(&u64::from_le_bytes(attr_size)) {
+        Ok(Endianness::Little)
+    } else if V1_ATTR_ENTRY_SIZES.contains(&u64::from_be_bytes(attr_size)) {
+        Ok(Endianness::Big)
+    } else {
+        Err(Error::new(16, ErrorKind::UnsupportedVersion1))
     }
 }
 
@@ -195,7 +224,14 @@ mod tests {
         assert_eq!(err.kind, ErrorKind::BadMagic { found: *b"\x7fELF\x02\x01\x01\x00" });
         let text = alloc::format!("{err}");
         assert!(text.contains("7f 45 4c 46"), "{text}");
-        assert_eq!(Magic::parse(b"PERFFILE\0\0\0\0\0\0\0\0").unwrap_err().kind, ErrorKind::UnsupportedVersion1);
+        let mut v1 = b"PERFFILE".to_vec();
+        v1.extend(104u64.to_le_bytes());
+        v1.extend(999u64.to_le_bytes());
+        assert_eq!(Magic::parse(&v1).unwrap_err(), Error::new(16, ErrorKind::UnsupportedVersion1));
+        v1.truncate(16);
+        v1.extend(88u64.to_be_bytes());
+        let m = Magic::parse(&v1).unwrap();
+        assert_eq!((m.endian, m.version, m.header_size), (Endianness::Big, 1, 104u64.swap_bytes()));
         assert!(matches!(Magic::parse(b"PE").unwrap_err().kind, ErrorKind::BadMagic { .. }));
     }
 }

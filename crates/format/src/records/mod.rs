@@ -79,13 +79,15 @@ impl<'a> RawRecord<'a> {
 
 /// How many payload bytes follow a record of this type, read from the record's body.
 ///
-/// * `HEADER_TRACING_DATA` (`struct perf_record_header_tracing_data`): `u32 size` bytes of trace
-///   data follow (perf pads them to 8 bytes and counts the padding in `size`).
+/// * `HEADER_TRACING_DATA` (`struct perf_record_header_tracing_data`, 12 bytes): `u32 size` bytes
+///   of trace data follow (perf pads them to 8 bytes and counts the padding in `size`).
+///   simpleperf instead counts the data in `header.size`; a record longer than 16 bytes has no
+///   trailing payload.
 /// * `AUXTRACE` (`struct perf_record_auxtrace`): `u64 size` bytes of AUX data follow.
 pub fn trailing_payload_len(type_: RecordType, body: &[u8], endian: Endianness) -> Option<u64> {
     let mut b = Bytes::new(body, 0, endian);
     match type_ {
-        RecordType::HEADER_TRACING_DATA => b.read_u32("tracing data size").ok().map(u64::from),
+        RecordType::HEADER_TRACING_DATA if body.len() <= 8 => b.read_u32("tracing data size").ok().map(u64::from),
         RecordType::AUXTRACE => b.read_u64("auxtrace size").ok(),
         _ => None,
     }

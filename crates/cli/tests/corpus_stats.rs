@@ -1,0 +1,72 @@
+//! Record counts per type of every corpus file, against `perf report --stats` (or the
+//! MANIFEST's independent counts where perf 6.1 cannot read the file completely).
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::*;
+
+/// Files we knowingly read differently, with the reason.
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
+    (
+        "platform2/chromiumos-wide-profiling__perf.data.piped.powerpc",
+        "pre-upstream Google pipe format (2013): header records typed 66+feature id collide with today's \
+         ID_INDEX/AUXTRACE_INFO/AUXTRACE; not supported yet",
+    ),
+    (
+        "platform2/chromiumos-wide-profiling__perf.data.piped.production",
+        "pre-upstream Google pipe format (2013), as above",
+    ),
+];
+
+#[test]
+fn record_counts_match_perf() {
+    let Some(root) = corpus_root() else { return };
+    let manifest = manifest_rows(&root.join("public/MANIFEST.md"));
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    let mut skipped = Vec::new();
+    for f in corpus_files(&root) {
+        let row = manifest.get(&f.manifest_name);
+        let fuzz = f.manifest_name.contains("src__quipper__corpus__");
+        let perf_ok = match f.set {
+            "public" => row.and_then(|r| r.get("perf 6.1")).is_some_and(|s| s == "ok"),
+            _ => true,
+        };
+        let oracle_stats = std::fs::read_to_string(f.oracle.with_file_name(format!(
+            "{}.stats.txt",
+            f.oracle.file_name().and_then(|n| n.to_str()).unwrap_or_default()
+        )))
+        .unwrap_or_default();
+        let expected: BTreeMap<String, u64> = if perf_ok && !oracle_stats.trim().is_empty() {
+            parse_perf_stats(&oracle_stats)
+        } else if let Some(cell) = row.and_then(|r| r.get("records (independent count)")) {
+            parse_manifest_counts(cell)
+        } else {
+            if !fuzz {
+                skipped.push(format!("{} (no oracle counts)", f.manifest_name));
+            }
+            continue;
+        };
+        let (code, stdout, stderr) = perfscope(&["stats".as_ref(), "--json".as_ref(), f.path.as_os_str()]);
+        let json: serde_json::Value = match serde_json::from_str(&stdout) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("{}: bad JSON ({e}), exit {code}, stderr {stderr}", f.manifest_name));
+                continue;
+            }
+        };
+        let got: BTreeMap<String, u64> = json["records"]
+            .as_object()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0))).collect())
+            .unwrap_or_default();
+        if got != expected && !KNOWN_DIFFERENCES.iter().any(|(n, _)| *n == f.manifest_name) {
+            failures.push(format!("{}:\n  expected {expected:?}\n  got      {got:?}\n  errors {}", f.manifest_name, json["errors"]));
+        }
+        checked += 1;
+    }
+    eprintln!("checked {checked} files; skipped: {skipped:?}");
+    assert!(failures.is_empty(), "{} files disagree:\n{}", failures.len(), failures.join("\n"));
+    assert!(checked > 60, "only {checked} corpus files were checked");
+}
