@@ -29,6 +29,7 @@ pub mod metadata;
 pub mod reader;
 pub mod records;
 pub mod stream;
+pub mod walk;
 
 pub use attr::{AttrFlags, EventAttr};
 pub use bytes::Bytes;

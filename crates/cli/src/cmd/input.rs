@@ -5,8 +5,6 @@ use std::path::{Path, PathBuf};
 /// The bytes of a perf.data input. For a directory, the header file `data` (the `data.N` files
 /// are listed in `extra`).
 pub struct Input {
-    /// The path given.
-    pub path: PathBuf,
     /// The file-mode header file (or the only file).
     pub bytes: Vec<u8>,
     /// For the directory format: the per-thread data files, in numeric order.
@@ -33,10 +31,10 @@ impl Input {
             }
             extra.sort_by_key(|(n, _, _)| *n);
             let extra = extra.into_iter().map(|(_, p, b)| (p, b)).collect();
-            Ok(Input { path: path.to_path_buf(), bytes, extra })
+            Ok(Input { bytes, extra })
         } else {
             let bytes = std::fs::read(path).map_err(|e| err(e, path))?;
-            Ok(Input { path: path.to_path_buf(), bytes, extra: Vec::new() })
+            Ok(Input { bytes, extra: Vec::new() })
         }
     }
 }

@@ -1,0 +1,65 @@
+//! Walking every record of a whole input held in memory — a file-mode perf.data (with the
+//! `data.N` files of a `perf record --threads` directory) or a pipe-mode stream — in file order,
+//! with compressed records decompressed, while building the [`Metadata`].
+
+use crate::error::{Error, Result};
+use crate::file::PerfFile;
+use crate::header::Magic;
+use crate::metadata::Metadata;
+use crate::reader::RecordReader;
+use crate::records::RawRecord;
+use crate::stream::StreamDecoder;
+
+/// Calls `on_record` for every record and `on_error` for every error of the input, in file
+/// order. `data` is the perf.data (or a directory's `data` file); `extra` are a directory's
+/// `data.N` files in order, whose records follow those of `data`.
+///
+/// Returns the metadata, or the error that prevented reading any record (a bad header).
+///
+/// ```
+/// let err = perfscope_format::walk::walk(b"PERF", &[], |_, _| {}, |_| {}).unwrap_err();
+/// assert_eq!(err.offset, 0);
+/// ```
+pub fn walk(
+    data: &[u8],
+    extra: &[&[u8]],
+    mut on_record: impl FnMut(&Metadata, &RawRecord<'_>),
+    mut on_error: impl FnMut(&Error),
+) -> Result<Metadata> {
+    let magic = Magic::parse(data)?;
+    if magic.pipe {
+        let mut meta = Metadata::pipe(magic.endian);
+        let mut d = StreamDecoder::pipe();
+        d.push(data);
+        d.finish();
+        while let Some(r) = d.next_record() {
+            match r {
+                Ok(rec) => {
+                    if let Err(e) = meta.observe(&rec) {
+                        on_error(&e);
+                    }
+                    on_record(&meta, &rec);
+                }
+                Err(e) => on_error(&e),
+            }
+        }
+        return Ok(meta);
+    }
+    let file = PerfFile::parse(data)?;
+    for w in &file.warnings {
+        on_error(w);
+    }
+    let meta = Metadata::from_file(&file);
+    let (section, offset) = file.data_section();
+    let sources = core::iter::once((section, offset)).chain(extra.iter().map(|b| (*b, 0)));
+    for (bytes, offset) in sources {
+        let mut r = RecordReader::new(bytes, offset, meta.endian);
+        while let Some(item) = r.next_record() {
+            match item {
+                Ok(rec) => on_record(&meta, &rec),
+                Err(e) => on_error(&e),
+            }
+        }
+    }
+    Ok(meta)
+}
