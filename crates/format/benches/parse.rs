@@ -1,0 +1,64 @@
+//! Parsing throughput over a big recording.
+//!
+//! Make one with `scripts/make-big-profile.sh 300 /tmp/big.data` and run
+//! `PERFSCOPE_BIG_PROFILE=/tmp/big.data cargo bench -p perfscope-format`.
+//! The baseline is a bare walk over the record headers of the same bytes, so the figures to
+//! read are the ratios against it.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use perfscope_format::reader::RecordReader;
+use perfscope_format::PerfFile;
+
+fn big_profile() -> Option<Vec<u8>> {
+    let path = std::env::var_os("PERFSCOPE_BIG_PROFILE")?;
+    match std::fs::read(&path) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            eprintln!("cannot read {path:?}: {e}");
+            None
+        }
+    }
+}
+
+/// The least a reader must do: step from record header to record header.
+fn header_walk(data: &[u8]) -> u64 {
+    let mut pos = 0usize;
+    let mut n = 0u64;
+    while let Some(size) = data.get(pos + 6..pos + 8) {
+        let size = u16::from_le_bytes([size[0], size[1]]) as usize;
+        if size < 8 {
+            break;
+        }
+        pos += size;
+        n += 1;
+    }
+    n
+}
+
+fn bench(c: &mut Criterion) {
+    let Some(bytes) = big_profile() else {
+        eprintln!("SKIPPED: set PERFSCOPE_BIG_PROFILE to a big perf.data (scripts/make-big-profile.sh)");
+        return;
+    };
+    let file = PerfFile::parse(&bytes).expect("a file-mode perf.data");
+    let (data, offset) = file.data_section();
+    let mut g = c.benchmark_group("parse");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(data.len() as u64));
+    g.bench_function("baseline: record header walk", |b| b.iter(|| header_walk(data)));
+    g.bench_function("framed records (RecordReader)", |b| {
+        b.iter(|| {
+            let mut r = RecordReader::new(data, offset, file.endian());
+            let mut n = 0u64;
+            while let Some(rec) = r.next_record() {
+                n += rec.is_ok() as u64;
+            }
+            n
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
