@@ -11,6 +11,6 @@ pub fn walk(
     on_record: impl FnMut(&Metadata, &RawRecord<'_>),
     on_error: impl FnMut(&Error),
 ) -> Result<Metadata, Error> {
-    let extra: Vec<&[u8]> = input.extra.iter().map(|(_, b)| b.as_slice()).collect();
+    let extra: Vec<&[u8]> = input.extra.iter().map(|(_, b)| &b[..]).collect();
     perfscope_format::walk::walk(&input.bytes, &extra, on_record, on_error)
 }
