@@ -3,4 +3,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
+pub mod attr_text;
+pub mod event_name;
+pub mod feature_summary;
 pub mod summary;

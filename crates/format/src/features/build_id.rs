@@ -48,6 +48,12 @@ pub fn parse_build_id_event<'a>(b: &mut Bytes<'a>) -> Result<BuildIdEvent<'a>> {
     parse_entry(b, false)
 }
 
+/// Reads the body (what follows the 8-byte record header) of a PERF_RECORD_HEADER_BUILD_ID
+/// record whose header has `misc`.
+pub fn parse_build_id_record(misc: u16, body: Bytes<'_>) -> Result<BuildIdEvent<'_>> {
+    parse_body(misc, body, false)
+}
+
 fn parse_entry<'a>(b: &mut Bytes<'a>, old_layout: bool) -> Result<BuildIdEvent<'a>> {
     let at = b.offset();
     let mut head_bytes = *b;
@@ -60,6 +66,10 @@ fn parse_entry<'a>(b: &mut Bytes<'a>, old_layout: bool) -> Result<BuildIdEvent<'
     }
     let mut e = b.split(size, "build_id entry")?;
     e.skip(8, "build_id header")?;
+    parse_body(misc, e, old_layout)
+}
+
+fn parse_body(misc: u16, mut e: Bytes<'_>, old_layout: bool) -> Result<BuildIdEvent<'_>> {
     let pid = if old_layout {
         match misc {
             misc::GUEST_USER | misc::GUEST_KERNEL => DEFAULT_GUEST_KERNEL_ID,
