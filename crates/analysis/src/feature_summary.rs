@@ -85,6 +85,8 @@ pub struct GroupSummary {
 pub struct CacheSummary {
     /// Cache level (1, 2, 3).
     pub level: u32,
+    /// Cache instance id (HEADER_CACHE version 2).
+    pub id: Option<u32>,
     /// Line size in bytes.
     pub line_size: u32,
     /// Number of sets.
@@ -383,6 +385,7 @@ impl Summary {
                     .iter()
                     .map(|c| CacheSummary {
                         level: c.level,
+                        id: c.id,
                         line_size: c.line_size,
                         sets: c.sets,
                         ways: c.ways,

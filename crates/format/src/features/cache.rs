@@ -13,6 +13,9 @@ use crate::error::{Error, ErrorKind, Result};
 pub struct CacheLevel<'a> {
     /// `level`: 1, 2, 3, …
     pub level: u32,
+    /// `id`: the cache instance id, in version 2 only (the layout proposed upstream to store
+    /// instance ids; perf's own writer still uses version 1).
+    pub id: Option<u32>,
     /// `line_size` in bytes.
     pub line_size: u32,
     /// `sets`.
@@ -27,25 +30,26 @@ pub struct CacheLevel<'a> {
     pub map: RawStr<'a>,
 }
 
-/// Parses HEADER_CACHE: `u32 version` (1), `u32 cnt`, then per cache four `u32` and three
-/// strings.
+/// Parses HEADER_CACHE: `u32 version` (1 or 2), `u32 cnt`, then per cache `u32 level`,
+/// (version 2: `u32 id`), `u32 line_size`, `u32 sets`, `u32 ways` and three strings.
 pub fn parse_cache(mut b: Bytes<'_>) -> Result<Vec<CacheLevel<'_>>> {
     let at = b.offset();
     let version = b.read_u32("cache version")?;
-    if version != 1 {
+    if version != 1 && version != 2 {
         return Err(Error::new(at, ErrorKind::BadValue { what: "cache version", value: version.into() }));
     }
     let n = read_count(&mut b, "cache count", 28)?;
     let mut v = with_capacity(n);
     for _ in 0..n {
         let level = b.read_u32("cache level")?;
+        let id = if version >= 2 { Some(b.read_u32("cache id")?) } else { None };
         let line_size = b.read_u32("cache line_size")?;
         let sets = b.read_u32("cache sets")?;
         let ways = b.read_u32("cache ways")?;
         let type_ = read_string(&mut b)?;
         let size = read_string(&mut b)?;
         let map = read_string(&mut b)?;
-        v.push(CacheLevel { level, line_size, sets, ways, type_, size, map });
+        v.push(CacheLevel { level, id, line_size, sets, ways, type_, size, map });
     }
     Ok(v)
 }
@@ -69,6 +73,7 @@ mod tests {
                 c[1],
                 CacheLevel {
                     level: 3,
+                    id: None,
                     line_size: 64,
                     sets: 4096,
                     ways: 16,
@@ -77,10 +82,16 @@ mod tests {
                     map: RawStr(b"0-1"),
                 }
             );
+            // Version 2 adds the instance id after the level.
             let mut b = Builder::new(endian);
-            b.u32(2).u32(0);
+            b.u32(2).u32(1);
+            b.u32(2).u32(5).u32(64).u32(1024).u32(8).string("Unified").string("512K").string("5,37");
+            let c = parse_cache(b.bytes(0)).unwrap();
+            assert_eq!((c[0].level, c[0].id, c[0].sets, c[0].map), (2, Some(5), 1024, RawStr(b"5,37")));
+            let mut b = Builder::new(endian);
+            b.u32(3).u32(0);
             let err = parse_cache(b.bytes(0x30)).unwrap_err();
-            assert_eq!(err, Error::new(0x30, ErrorKind::BadValue { what: "cache version", value: 2 }));
+            assert_eq!(err, Error::new(0x30, ErrorKind::BadValue { what: "cache version", value: 3 }));
         }
     }
 }
