@@ -354,7 +354,7 @@ fn header_facts_agree_with_perf() {
     }
     let mut failures = Vec::new();
     let mut used_known = BTreeSet::new();
-    let (mut compared_files, mut compared_lines, mut empty_oracles) = (0, 0, 0);
+    let (mut compared_files, mut compared_lines, mut empty_oracles, mut build_id_lists) = (0, 0, 0, 0);
     for (path, oracle, buildids) in &files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(oracle).unwrap();
@@ -391,6 +391,8 @@ fn header_facts_agree_with_perf() {
             let theirs: BTreeSet<String> = std::fs::read_to_string(ids).unwrap().lines().map(String::from).collect();
             let mine: BTreeSet<String> =
                 summary.build_ids.iter().map(|b| format!("{} {}", b.build_id, b.filename)).collect();
+            // Pipe files carry no build-id table: perf buildid-list read those from the disk.
+            build_id_lists += usize::from(!summary.pipe_mode);
             if !summary.pipe_mode && theirs != mine {
                 failures.push(format!("{}: build ids differ:\n      perf: {theirs:?}\n      ours: {mine:?}", path.display()));
             }
@@ -398,7 +400,8 @@ fn header_facts_agree_with_perf() {
     }
     eprintln!(
         "header corpus: {} files, {compared_files} compared ({compared_lines} oracle lines), \
-         {empty_oracles} with no header oracle (perf could not read them); known disagreements used: {used_known:?}",
+         {empty_oracles} with no header oracle (perf could not read them), {build_id_lists} build-id lists; \
+         known disagreements used: {used_known:?}",
         files.len()
     );
     assert!(failures.is_empty(), "{} disagreements with perf:\n{}", failures.len(), failures.join("\n"));
@@ -469,4 +472,25 @@ fn names_without_event_desc_match_perf_script() {
     eprintln!("event names checked against perf script in {} files:\n  {}", checked.len(), checked.join("\n  "));
     assert!(!checked.is_empty(), "no file without EVENT_DESC was checked");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every corpus file cut at 16 evenly spaced points reads without panicking (an error or a
+/// partial summary).
+#[test]
+fn truncated_files_give_errors_not_panics() {
+    let Some(root) = shared() else {
+        eprintln!("skipping: no shared corpus (set PERFSCOPE_SHARED or put it at ../shared)");
+        return;
+    };
+    let mut cuts = 0;
+    for (path, _, _) in corpus_files(&root) {
+        let data = read_input(&path);
+        for i in 0..16 {
+            let end = data.len() * i / 16;
+            let s = Summary::from_bytes(&data[..end]);
+            assert!(end == 0 || !s.byte_order.is_empty() || s.error.is_some(), "{}", path.display());
+            cuts += 1;
+        }
+    }
+    eprintln!("{cuts} truncated inputs read");
 }

@@ -323,6 +323,41 @@ mod tests {
         }
     }
 
+    /// Arbitrary bytes under every feature id: errors, never a panic or a runaway allocation.
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for len in [0usize, 1, 3, 4, 7, 8, 12, 16, 31, 64, 100, 300, 1000] {
+            for round in 0..40 {
+                let mut data: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+                // Small numbers make the parsers go deeper than random u32s would.
+                if round % 2 == 0 {
+                    for chunk in data.chunks_mut(4) {
+                        if let Some(b) = chunk.first_mut() {
+                            *b %= 4;
+                        }
+                        for b in chunk.iter_mut().skip(1) {
+                            *b = 0;
+                        }
+                    }
+                }
+                for endian in [Endianness::Little, Endianness::Big] {
+                    for id in 0..40 {
+                        for ctx in [FeatureContext::default(), FeatureContext { nr_cpus_avail: Some(3), nr_cpus_online: Some(2) }] {
+                            let _ = parse_feature(HeaderFeature(id), Bytes::new(&data, 0, endian), &ctx);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn counts_larger_than_the_bytes_are_refused_with_their_offset() {
         let mut b = Builder::new(Endianness::Little);

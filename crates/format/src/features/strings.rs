@@ -70,6 +70,8 @@ mod tests {
             let mut nr = endian.u32_bytes(4).to_vec();
             nr.extend(endian.u32_bytes(2));
             assert_eq!(parse_nrcpus(Bytes::new(&nr, 0, endian)).unwrap(), NrCpus { available: 4, online: 2 });
+            let mem = endian.u64_bytes(24_684_096);
+            assert_eq!(parse_total_mem(Bytes::new(&mem, 0, endian)).unwrap(), 24_684_096);
         }
     }
 
