@@ -138,6 +138,11 @@ impl Facts {
 fn our_lines(s: &Summary) -> Facts {
     let mut f = Facts { lines: Vec::new() };
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "(null)".into());
+    // perf prints zeroes for pipe-mode streams, which have no sections.
+    let (off, size) = if s.pipe_mode { (0, 0) } else { (s.data_offset, s.data_size) };
+    f.push("data section", format!("# data offset    : {off}"));
+    f.push("data section", format!("# data size      : {size}"));
+    f.push("data section", format!("# feat offset    : {}", off.wrapping_add(size)));
     if s.hostname.is_some() {
         f.push("hostname", format!("# hostname : {}", opt(&s.hostname)));
     }
@@ -290,6 +295,7 @@ fn fact_of(line: &str) -> Option<&'static str> {
     let l = line.strip_prefix("# ")?;
     let starts = |p: &str| l.starts_with(p);
     Some(match () {
+        _ if starts("data offset") || starts("data size") || starts("feat offset") => "data section",
         _ if starts("hostname :") => "hostname",
         _ if starts("os release :") => "os release",
         _ if starts("perf version :") => "perf version",
