@@ -34,12 +34,35 @@ const SAMPLE_TYPE: [(u32, &str); 24] = [
 
 /// `branch_sample_type` bits 0..=18 (perf 6.1).
 const BRANCH_SAMPLE_TYPE: [&str; 19] = [
-    "USER", "KERNEL", "HV", "ANY", "ANY_CALL", "ANY_RETURN", "IND_CALL", "ABORT_TX", "IN_TX", "NO_TX", "COND",
-    "CALL_STACK", "IND_JUMP", "CALL", "NO_FLAGS", "NO_CYCLES", "TYPE_SAVE", "HW_INDEX", "PRIV_SAVE",
+    "USER",
+    "KERNEL",
+    "HV",
+    "ANY",
+    "ANY_CALL",
+    "ANY_RETURN",
+    "IND_CALL",
+    "ABORT_TX",
+    "IN_TX",
+    "NO_TX",
+    "COND",
+    "CALL_STACK",
+    "IND_JUMP",
+    "CALL",
+    "NO_FLAGS",
+    "NO_CYCLES",
+    "TYPE_SAVE",
+    "HW_INDEX",
+    "PRIV_SAVE",
 ];
 
 /// `read_format` bits (perf 6.1).
-const READ_FORMAT: [&str; 5] = ["TOTAL_TIME_ENABLED", "TOTAL_TIME_RUNNING", "ID", "GROUP", "LOST"];
+const READ_FORMAT: [&str; 5] = [
+    "TOTAL_TIME_ENABLED",
+    "TOTAL_TIME_RUNNING",
+    "ID",
+    "GROUP",
+    "LOST",
+];
 
 /// The flag bits perf 6.1 prints, in its order (`precise_ip` comes after `watermark`).
 const FLAGS: [(u64, &str); 36] = [
@@ -63,7 +86,10 @@ const FLAGS: [(u64, &str); 36] = [
     (AttrFlags::SAMPLE_ID_ALL, "sample_id_all"),
     (AttrFlags::EXCLUDE_HOST, "exclude_host"),
     (AttrFlags::EXCLUDE_GUEST, "exclude_guest"),
-    (AttrFlags::EXCLUDE_CALLCHAIN_KERNEL, "exclude_callchain_kernel"),
+    (
+        AttrFlags::EXCLUDE_CALLCHAIN_KERNEL,
+        "exclude_callchain_kernel",
+    ),
     (AttrFlags::EXCLUDE_CALLCHAIN_USER, "exclude_callchain_user"),
     (AttrFlags::MMAP2, "mmap2"),
     (AttrFlags::COMM_EXEC, "comm_exec"),
@@ -82,18 +108,31 @@ const FLAGS: [(u64, &str); 36] = [
 ];
 
 fn bits<'a>(value: u64, names: impl IntoIterator<Item = (u32, &'a str)>) -> String {
-    let parts: Vec<&str> = names.into_iter().filter(|(bit, _)| value & (1 << bit) != 0).map(|(_, n)| n).collect();
+    let parts: Vec<&str> = names
+        .into_iter()
+        .filter(|(bit, _)| value & (1 << bit) != 0)
+        .map(|(_, n)| n)
+        .collect();
     parts.join("|")
 }
 
 /// `read_format` as perf 6.1 prints it (`ID|LOST`).
 pub fn read_format_names(value: u64) -> String {
-    bits(value, READ_FORMAT.iter().enumerate().map(|(i, n)| (i as u32, *n)))
+    bits(
+        value,
+        READ_FORMAT.iter().enumerate().map(|(i, n)| (i as u32, *n)),
+    )
 }
 
 /// `branch_sample_type` as perf 6.1 prints it (`USER|CALL_STACK`).
 pub fn branch_sample_type_names(value: u64) -> String {
-    bits(value, BRANCH_SAMPLE_TYPE.iter().enumerate().map(|(i, n)| (i as u32, *n)))
+    bits(
+        value,
+        BRANCH_SAMPLE_TYPE
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (i as u32, *n)),
+    )
 }
 
 /// `sample_type` as perf 6.1 prints it (its bit order, no TRANSACTION, unknown bits dropped).
@@ -126,16 +165,29 @@ pub fn attr_text(a: &EventAttr) -> String {
         out.push(format!("config = {}", hex(a.config)));
     }
     if a.sample_period_or_freq != 0 {
-        out.push(format!("{{ sample_period, sample_freq }} = {}", a.sample_period_or_freq));
+        out.push(format!(
+            "{{ sample_period, sample_freq }} = {}",
+            a.sample_period_or_freq
+        ));
     }
     if a.sample_type != 0 {
-        out.push(format!("sample_type = {}", perf_sample_type_names(a.sample_type)));
+        out.push(format!(
+            "sample_type = {}",
+            perf_sample_type_names(a.sample_type)
+        ));
     }
     if a.read_format != 0 {
-        out.push(format!("read_format = {}", read_format_names(a.read_format)));
+        out.push(format!(
+            "read_format = {}",
+            read_format_names(a.read_format)
+        ));
     }
     for (mask, name) in FLAGS {
-        let v = if mask == 0 { u64::from(a.flags.precise_ip()) } else { u64::from(a.flags.has(mask)) };
+        let v = if mask == 0 {
+            u64::from(a.flags.precise_ip())
+        } else {
+            u64::from(a.flags.has(mask))
+        };
         if v != 0 {
             out.push(format!("{name} = {v}"));
         }
@@ -148,18 +200,50 @@ pub fn attr_text(a: &EventAttr) -> String {
             out.push(format!("{name} = {text}"));
         }
     };
-    field("{ wakeup_events, wakeup_watermark }", a.wakeup.into(), a.wakeup.to_string());
+    field(
+        "{ wakeup_events, wakeup_watermark }",
+        a.wakeup.into(),
+        a.wakeup.to_string(),
+    );
     field("bp_type", a.bp_type.into(), a.bp_type.to_string());
     field("{ bp_addr, config1 }", a.config1, hex(a.config1));
     field("{ bp_len, config2 }", a.config2, hex(a.config2));
-    field("branch_sample_type", a.branch_sample_type, branch_sample_type_names(a.branch_sample_type));
-    field("sample_regs_user", a.sample_regs_user, hex(a.sample_regs_user));
-    field("sample_stack_user", a.sample_stack_user.into(), a.sample_stack_user.to_string());
+    field(
+        "branch_sample_type",
+        a.branch_sample_type,
+        branch_sample_type_names(a.branch_sample_type),
+    );
+    field(
+        "sample_regs_user",
+        a.sample_regs_user,
+        hex(a.sample_regs_user),
+    );
+    field(
+        "sample_stack_user",
+        a.sample_stack_user.into(),
+        a.sample_stack_user.to_string(),
+    );
     field("clockid", a.clockid as u64, a.clockid.to_string());
-    field("sample_regs_intr", a.sample_regs_intr, hex(a.sample_regs_intr));
-    field("aux_watermark", a.aux_watermark.into(), a.aux_watermark.to_string());
-    field("sample_max_stack", a.sample_max_stack.into(), a.sample_max_stack.to_string());
-    field("aux_sample_size", a.aux_sample_size.into(), a.aux_sample_size.to_string());
+    field(
+        "sample_regs_intr",
+        a.sample_regs_intr,
+        hex(a.sample_regs_intr),
+    );
+    field(
+        "aux_watermark",
+        a.aux_watermark.into(),
+        a.aux_watermark.to_string(),
+    );
+    field(
+        "sample_max_stack",
+        a.sample_max_stack.into(),
+        a.sample_max_stack.to_string(),
+    );
+    field(
+        "aux_sample_size",
+        a.aux_sample_size.into(),
+        a.aux_sample_size.to_string(),
+    );
     field("sig_data", a.sig_data, a.sig_data.to_string());
     out.join(", ")
 }
@@ -191,7 +275,12 @@ mod tests {
             size: 128,
             config: 1,
             sample_period_or_freq: 500,
-            sample_type: [0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 15, 18, 19, 21, 22, 23, 24].iter().map(|b| 1u64 << b).sum(),
+            sample_type: [
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 15, 18, 19, 21, 22, 23, 24,
+            ]
+            .iter()
+            .map(|b| 1u64 << b)
+            .sum(),
             read_format: 0x1c,
             flags: AttrFlags(f),
             sample_regs_user: 0x1c0,
@@ -200,12 +289,22 @@ mod tests {
             ..EventAttr::default()
         };
         let text = attr_text(&a);
-        assert!(text.starts_with("type = 1, size = 128, config = 0x1, { sample_period, sample_freq } = 500, "), "{text}");
+        assert!(
+            text.starts_with(
+                "type = 1, size = 128, config = 0x1, { sample_period, sample_freq } = 500, "
+            ),
+            "{text}"
+        );
         assert!(text.contains(
             "sample_type = IP|TID|TIME|ADDR|READ|CALLCHAIN|ID|CPU|PERIOD|REGS_USER|STACK_USER|REGS_INTR|\
              DATA_SRC|PHYS_ADDR|CGROUP|DATA_PAGE_SIZE|CODE_PAGE_SIZE|WEIGHT_STRUCT, "
         ), "{text}");
-        assert!(text.contains("read_format = ID|GROUP|LOST, disabled = 1, mmap = 1, comm = 1, freq = 1,"), "{text}");
+        assert!(
+            text.contains(
+                "read_format = ID|GROUP|LOST, disabled = 1, mmap = 1, comm = 1, freq = 1,"
+            ),
+            "{text}"
+        );
         assert!(text.ends_with(
             "cgroup = 1, sample_regs_user = 0x1c0, sample_stack_user = 1024, sample_regs_intr = 0x180"
         ), "{text}");
@@ -215,10 +314,23 @@ mod tests {
     fn perf_6_1_names_and_their_order() {
         // IDENTIFIER is printed before REGS_INTR and DATA_SRC before WEIGHT; TRANSACTION is not.
         let st = (1 << 16) | (1 << 15) | (1 << 14) | (1 << 17) | (1 << 18) | 1;
-        assert_eq!(perf_sample_type_names(st), "IP|IDENTIFIER|REGS_INTR|DATA_SRC|WEIGHT");
-        assert_eq!(branch_sample_type_names((1 << 0) | (1 << 11) | (1 << 14) | (1 << 15)), "USER|CALL_STACK|NO_FLAGS|NO_CYCLES");
-        assert_eq!(read_format_names(0x7), "TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING|ID");
-        let a = EventAttr { clockid: -1, flags: AttrFlags(1 << 16), ..EventAttr::default() };
+        assert_eq!(
+            perf_sample_type_names(st),
+            "IP|IDENTIFIER|REGS_INTR|DATA_SRC|WEIGHT"
+        );
+        assert_eq!(
+            branch_sample_type_names((1 << 0) | (1 << 11) | (1 << 14) | (1 << 15)),
+            "USER|CALL_STACK|NO_FLAGS|NO_CYCLES"
+        );
+        assert_eq!(
+            read_format_names(0x7),
+            "TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING|ID"
+        );
+        let a = EventAttr {
+            clockid: -1,
+            flags: AttrFlags(1 << 16),
+            ..EventAttr::default()
+        };
         assert_eq!(attr_text(&a), "precise_ip = 2, clockid = -1");
     }
 }

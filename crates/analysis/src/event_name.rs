@@ -36,9 +36,21 @@ const SW_NAMES: [&str; 12] = [
 ];
 
 /// `evsel__hw_cache` (first name of each `PERF_COUNT_HW_CACHE_*` type).
-const CACHE_TYPES: [&str; 7] = ["L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB", "branch", "node"];
+const CACHE_TYPES: [&str; 7] = [
+    "L1-dcache",
+    "L1-icache",
+    "LLC",
+    "dTLB",
+    "iTLB",
+    "branch",
+    "node",
+];
 /// `evsel__hw_cache_op`: the singular and plural name of each op.
-const CACHE_OPS: [(&str, &str); 3] = [("load", "loads"), ("store", "stores"), ("prefetch", "prefetches")];
+const CACHE_OPS: [(&str, &str); 3] = [
+    ("load", "loads"),
+    ("store", "stores"),
+    ("prefetch", "prefetches"),
+];
 /// `evsel__hw_cache_result`.
 const CACHE_RESULTS: [&str; 2] = ["refs", "misses"];
 /// `evsel__hw_cache_stat`: which ops each cache type has (bit = op).
@@ -62,8 +74,16 @@ const CACHE_STAT: [u8; 7] = [0b111, 0b101, 0b111, 0b111, 0b001, 0b001, 0b111];
 /// ```
 pub fn derived_name(attr: &EventAttr) -> String {
     let base = match attr.type_ {
-        attr_type::HARDWARE => HW_NAMES.get(index(attr.config)).copied().unwrap_or("unknown-hardware").to_string(),
-        attr_type::SOFTWARE => SW_NAMES.get(index(attr.config)).copied().unwrap_or("unknown-software").to_string(),
+        attr_type::HARDWARE => HW_NAMES
+            .get(index(attr.config))
+            .copied()
+            .unwrap_or("unknown-hardware")
+            .to_string(),
+        attr_type::SOFTWARE => SW_NAMES
+            .get(index(attr.config))
+            .copied()
+            .unwrap_or("unknown-software")
+            .to_string(),
         attr_type::HW_CACHE => hw_cache_name(attr.config),
         attr_type::RAW => format!("raw 0x{:x}", attr.config),
         attr_type::BREAKPOINT => breakpoint_name(attr),
@@ -120,8 +140,13 @@ pub fn modifiers(attr: &EventAttr) -> String {
     let has = |m| f.has(m);
     let mut mods = String::new();
     let mut exclude_guest_default = false;
-    if has(AttrFlags::EXCLUDE_KERNEL) || has(AttrFlags::EXCLUDE_USER) || has(AttrFlags::EXCLUDE_HV) {
-        for (m, c) in [(AttrFlags::EXCLUDE_KERNEL, 'k'), (AttrFlags::EXCLUDE_USER, 'u'), (AttrFlags::EXCLUDE_HV, 'h')] {
+    if has(AttrFlags::EXCLUDE_KERNEL) || has(AttrFlags::EXCLUDE_USER) || has(AttrFlags::EXCLUDE_HV)
+    {
+        for (m, c) in [
+            (AttrFlags::EXCLUDE_KERNEL, 'k'),
+            (AttrFlags::EXCLUDE_USER, 'u'),
+            (AttrFlags::EXCLUDE_HV, 'h'),
+        ] {
             if !has(m) {
                 mods.push(c);
             }
@@ -134,7 +159,10 @@ pub fn modifiers(attr: &EventAttr) -> String {
         exclude_guest_default = true;
     }
     if has(AttrFlags::EXCLUDE_HOST) || has(AttrFlags::EXCLUDE_GUEST) == exclude_guest_default {
-        for (m, c) in [(AttrFlags::EXCLUDE_HOST, 'H'), (AttrFlags::EXCLUDE_GUEST, 'G')] {
+        for (m, c) in [
+            (AttrFlags::EXCLUDE_HOST, 'H'),
+            (AttrFlags::EXCLUDE_GUEST, 'G'),
+        ] {
             if !has(m) {
                 mods.push(c);
             }
@@ -152,7 +180,12 @@ mod tests {
     use super::*;
 
     fn attr(type_: u32, config: u64, flags: u64) -> EventAttr {
-        EventAttr { type_, config, flags: AttrFlags(flags), ..EventAttr::default() }
+        EventAttr {
+            type_,
+            config,
+            flags: AttrFlags(flags),
+            ..EventAttr::default()
+        }
     }
 
     #[test]
@@ -185,9 +218,18 @@ mod tests {
         assert_eq!(derived_name(&attr(3, 0x0, g)), "L1-dcache-loads");
         assert_eq!(derived_name(&attr(3, 0x10103, g)), "dTLB-store-misses");
         assert_eq!(derived_name(&attr(3, 0x104, g)), "invalid-cache");
-        assert_eq!(derived_name(&attr(3, 0x9, g)), "unknown-ext-hardware-cache-type");
+        assert_eq!(
+            derived_name(&attr(3, 0x9, g)),
+            "unknown-ext-hardware-cache-type"
+        );
         assert_eq!(derived_name(&attr(4, 0x1c2, g)), "raw 0x1c2");
-        let bp = EventAttr { type_: 5, config1: 0x404078, bp_type: 2, flags: AttrFlags(g), ..EventAttr::default() };
+        let bp = EventAttr {
+            type_: 5,
+            config1: 0x404078,
+            bp_type: 2,
+            flags: AttrFlags(g),
+            ..EventAttr::default()
+        };
         assert_eq!(derived_name(&bp), "mem:0x404078:w");
         assert_eq!(derived_name(&attr(2, 0x531, g)), "tracepoint:1329");
         assert_eq!(derived_name(&attr(8, 0, g)), "unknown attr type: 8");

@@ -273,7 +273,11 @@ pub fn ranges(indexes: impl IntoIterator<Item = u64>) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut run: Option<(u64, u64)> = None;
     let flush = |run: (u64, u64), out: &mut Vec<String>| {
-        out.push(if run.0 == run.1 { run.0.to_string() } else { format!("{}-{}", run.0, run.1) });
+        out.push(if run.0 == run.1 {
+            run.0.to_string()
+        } else {
+            format!("{}-{}", run.0, run.1)
+        });
     };
     for i in indexes {
         run = match run {
@@ -329,7 +333,12 @@ pub fn tracing_data_summary(t: &features::TracingData<'_>) -> TracingDataSummary
 }
 
 fn caps(v: &[features::PmuCap<'_>]) -> Vec<PmuCapSummary> {
-    v.iter().map(|c| PmuCapSummary { name: s(c.name), value: s(c.value) }).collect()
+    v.iter()
+        .map(|c| PmuCapSummary {
+            name: s(c.name),
+            value: s(c.value),
+        })
+        .collect()
 }
 
 impl Summary {
@@ -363,7 +372,12 @@ impl Summary {
                     cpus: t.cpus.as_ref().map(|c| {
                         c.iter()
                             .zip(0u32..)
-                            .map(|(c, cpu)| CpuIdsSummary { cpu, core_id: c.core_id, socket_id: c.socket_id, die_id: c.die_id })
+                            .map(|(c, cpu)| CpuIdsSummary {
+                                cpu,
+                                core_id: c.core_id,
+                                socket_id: c.socket_id,
+                                die_id: c.die_id,
+                            })
                             .collect()
                     }),
                 });
@@ -371,13 +385,24 @@ impl Summary {
             Feature::NumaTopology(nodes) => {
                 self.numa_nodes = nodes
                     .iter()
-                    .map(|n| NumaNodeSummary { node: n.node, mem_total_kb: n.mem_total, mem_free_kb: n.mem_free, cpus: s(n.cpus) })
+                    .map(|n| NumaNodeSummary {
+                        node: n.node,
+                        mem_total_kb: n.mem_total,
+                        mem_free_kb: n.mem_free,
+                        cpus: s(n.cpus),
+                    })
                     .collect();
             }
             Feature::BranchStack => self.branch_stack = true,
             Feature::Stat => self.stat = true,
             Feature::PmuMappings(v) => {
-                self.pmu_mappings = v.iter().map(|m| PmuMappingSummary { name: s(m.name), type_: m.type_ }).collect();
+                self.pmu_mappings = v
+                    .iter()
+                    .map(|m| PmuMappingSummary {
+                        name: s(m.name),
+                        type_: m.type_,
+                    })
+                    .collect();
             }
             Feature::Auxtrace(v) => self.auxtrace_index_entries = Some(v.len()),
             Feature::Cache(v) => {
@@ -395,7 +420,12 @@ impl Summary {
                     })
                     .collect();
             }
-            Feature::SampleTime(t) => self.sample_time = Some(SampleTimeSummary { first_ns: t.first, last_ns: t.last }),
+            Feature::SampleTime(t) => {
+                self.sample_time = Some(SampleTimeSummary {
+                    first_ns: t.first,
+                    last_ns: t.last,
+                })
+            }
             Feature::MemTopology(t) => {
                 self.memory_topology = Some(MemTopologySummary {
                     block_size: t.block_size,
@@ -404,7 +434,12 @@ impl Summary {
                         .iter()
                         .map(|n| {
                             let blocks = n.weight();
-                            MemNodeSummary { node: n.node, blocks, bytes: blocks.saturating_mul(t.block_size), map: ranges(n.blocks()) }
+                            MemNodeSummary {
+                                node: n.node,
+                                blocks,
+                                bytes: blocks.saturating_mul(t.block_size),
+                                map: ranges(n.blocks()),
+                            }
                         })
                         .collect(),
                 });
@@ -423,7 +458,12 @@ impl Summary {
                 self.compressed = Some(CompressedSummary {
                     version: c.version,
                     type_: c.type_,
-                    type_name: if c.type_ == features::Compressed::ZSTD { "zstd" } else { "unknown" }.into(),
+                    type_name: if c.type_ == features::Compressed::ZSTD {
+                        "zstd"
+                    } else {
+                        "unknown"
+                    }
+                    .into(),
                     level: c.level,
                     ratio: c.ratio,
                     mmap_len: c.mmap_len,
@@ -431,10 +471,22 @@ impl Summary {
             }
             Feature::CpuPmuCaps(v) => self.cpu_pmu_caps = Some(caps(v)),
             Feature::PmuCaps(v) => {
-                self.pmu_caps = v.iter().map(|p| PmuCapsSummary { pmu_name: s(p.pmu_name), caps: caps(&p.caps) }).collect();
+                self.pmu_caps = v
+                    .iter()
+                    .map(|p| PmuCapsSummary {
+                        pmu_name: s(p.pmu_name),
+                        caps: caps(&p.caps),
+                    })
+                    .collect();
             }
             Feature::HybridTopology(v) => {
-                self.hybrid_topology = v.iter().map(|n| HybridNodeSummary { pmu_name: s(n.pmu_name), cpus: s(n.cpus) }).collect();
+                self.hybrid_topology = v
+                    .iter()
+                    .map(|n| HybridNodeSummary {
+                        pmu_name: s(n.pmu_name),
+                        cpus: s(n.cpus),
+                    })
+                    .collect();
             }
             Feature::BpfProgInfo(v) => {
                 self.bpf_progs = v
@@ -448,7 +500,15 @@ impl Summary {
                     })
                     .collect();
             }
-            Feature::BpfBtf(v) => self.bpf_btfs = v.iter().map(|b| BtfSummary { id: b.id, size: b.data.len() }).collect(),
+            Feature::BpfBtf(v) => {
+                self.bpf_btfs = v
+                    .iter()
+                    .map(|b| BtfSummary {
+                        id: b.id,
+                        size: b.data.len(),
+                    })
+                    .collect()
+            }
             Feature::CpuDomainInfo(d) => {
                 self.cpu_domain_info = Some(CpuDomainInfoSummary {
                     schedstat_version: d.schedstat_version,
@@ -474,7 +534,10 @@ impl Summary {
             }
             Feature::TracingData(t) => self.tracing_data = Some(tracing_data_summary(t)),
             Feature::Unknown { id, data } => {
-                self.unknown_features.push(UnknownFeatureSummary { id: id.0, size: data.len() as u64 });
+                self.unknown_features.push(UnknownFeatureSummary {
+                    id: id.0,
+                    size: data.len() as u64,
+                });
             }
             // EVENT_DESC and GROUP_DESC are combined with the attrs by the caller.
             _ => {}

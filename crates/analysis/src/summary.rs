@@ -141,7 +141,13 @@ impl Summary {
     /// Reads the summary of a perf.data held in `data` (the whole file, or for a pipe-mode
     /// stream at least its header records).
     pub fn from_bytes(data: &[u8]) -> Summary {
-        let mut r = Reader { s: Summary { file_size: data.len() as u64, ..Summary::default() }, ..Reader::default() };
+        let mut r = Reader {
+            s: Summary {
+                file_size: data.len() as u64,
+                ..Summary::default()
+            },
+            ..Reader::default()
+        };
         let magic = match Magic::parse(data) {
             Ok(m) => m,
             Err(e) => {
@@ -200,8 +206,14 @@ impl Reader {
         self.s.attr_size = Some(file.header.attr_size);
         self.s.data_offset = file.header.data.offset;
         self.s.data_size = file.header.data.size;
-        self.s.warnings.extend(file.warnings.iter().map(ToString::to_string));
-        self.attrs = file.attrs.iter().map(|fa| (fa.attr, fa.ids.clone())).collect();
+        self.s
+            .warnings
+            .extend(file.warnings.iter().map(ToString::to_string));
+        self.attrs = file
+            .attrs
+            .iter()
+            .map(|fa| (fa.attr, fa.ids.clone()))
+            .collect();
         self.s.features = file.header.feature_list().map(|f| f.to_string()).collect();
         for (feature, bytes) in file.feature_sections() {
             self.feature(feature, bytes);
@@ -261,10 +273,17 @@ impl Reader {
             RecordType::HEADER_TRACING_DATA => {
                 // perf puts the trace data after the record (not counted in header.size);
                 // simpleperf puts it inside, after the u32 size.
-                let inside = rec.body.get(4..).filter(|b| b.starts_with(&tracing_data::MAGIC));
+                let inside = rec
+                    .body
+                    .get(4..)
+                    .filter(|b| b.starts_with(&tracing_data::MAGIC));
                 let payload = match inside {
                     Some(b) => Bytes::new(b, rec.offset + 12, rec.endian),
-                    None => Bytes::new(rec.payload, rec.offset + 8 + rec.body.len() as u64, rec.endian),
+                    None => Bytes::new(
+                        rec.payload,
+                        rec.offset + 8 + rec.body.len() as u64,
+                        rec.endian,
+                    ),
                 };
                 if let Ok(f) = parse_feature(HeaderFeature::TRACING_DATA, payload, &self.ctx) {
                     self.keep(&f);
@@ -272,16 +291,23 @@ impl Reader {
                 }
             }
             RecordType::HEADER_BUILD_ID => {
-                match perfscope_format::features::build_id::parse_build_id_record(rec.header.misc, rec.body_bytes()) {
+                match perfscope_format::features::build_id::parse_build_id_record(
+                    rec.header.misc,
+                    rec.body_bytes(),
+                ) {
                     Ok(e) => self.s.build_ids.push(build_id_summary(&e)),
                     Err(e) => self.s.warnings.push(format!("BUILD_ID record: {e}")),
                 }
             }
             RecordType::EVENT_UPDATE => {
                 let mut b = rec.body_bytes();
-                if let (Ok(EVENT_UPDATE_NAME), Ok(id)) = (b.read_u64("event_update type"), b.read_u64("event_update id")) {
+                if let (Ok(EVENT_UPDATE_NAME), Ok(id)) = (
+                    b.read_u64("event_update type"),
+                    b.read_u64("event_update id"),
+                ) {
                     let name = perfscope_format::bytes::until_nul(b.remaining());
-                    self.updates.push((id, String::from_utf8_lossy(name).into_owned()));
+                    self.updates
+                        .push((id, String::from_utf8_lossy(name).into_owned()));
                 }
             }
             _ => {}
@@ -306,18 +332,28 @@ impl Reader {
                 self.ctx.nr_cpus_online = Some(n.online);
             }
             Feature::EventDesc(v) => {
-                self.descs = v.iter().map(|d| (d.name.to_string(), d.ids.clone())).collect();
+                self.descs = v
+                    .iter()
+                    .map(|d| (d.name.to_string(), d.ids.clone()))
+                    .collect();
             }
             Feature::GroupDesc(v) => {
                 self.groups = v
                     .iter()
-                    .map(|g| (g.is_named().then(|| g.name.to_string()), g.leader_idx, g.nr_members))
+                    .map(|g| {
+                        (
+                            g.is_named().then(|| g.name.to_string()),
+                            g.leader_idx,
+                            g.nr_members,
+                        )
+                    })
                     .collect();
             }
             Feature::TracingData(t) => {
                 for e in &t.events {
                     if let (Some(id), Some(name)) = (e.id, e.name) {
-                        self.tracepoints.push((id, format!("{}:{}", e.system, name)));
+                        self.tracepoints
+                            .push((id, format!("{}:{}", e.system, name)));
                     }
                 }
             }
@@ -346,7 +382,12 @@ impl Reader {
                     }
                 }
             }
-            self.s.groups.push(GroupSummary { name: name.clone(), leader_idx: leader as u32, nr_members: *nr, members });
+            self.s.groups.push(GroupSummary {
+                name: name.clone(),
+                leader_idx: leader as u32,
+                nr_members: *nr,
+                members,
+            });
         }
         self.s
     }
@@ -359,7 +400,10 @@ impl Reader {
         if let Some((_, name)) = self.updates.iter().rev().find(|(id, _)| ids.contains(id)) {
             return (name.clone(), "event_update");
         }
-        let by_id = self.descs.iter().find(|(_, d)| d.iter().any(|id| ids.contains(id)));
+        let by_id = self
+            .descs
+            .iter()
+            .find(|(_, d)| d.iter().any(|id| ids.contains(id)));
         if let Some((name, _)) = by_id.or_else(|| self.descs.get(i)) {
             return (name.clone(), "event_desc");
         }
@@ -394,7 +438,10 @@ impl EventSummary {
 /// `sample_type` with every bit named, in bit order (`IP|TID|TIME`); unknown bits in hex.
 pub fn sample_type_names(bits: u64) -> String {
     let mut parts: Vec<String> = Vec::new();
-    for (i, name) in perfscope_format::constants::sample_type::NAMES.iter().enumerate() {
+    for (i, name) in perfscope_format::constants::sample_type::NAMES
+        .iter()
+        .enumerate()
+    {
         if bits & (1 << i) != 0 {
             parts.push((*name).to_string());
         }
@@ -455,7 +502,14 @@ mod tests {
                 Endianness::Little => flags,
                 Endianness::Big => flags.reverse_bits(),
             };
-            let mut v = [self.u32(type_), self.u32(64), self.u64(config), self.u64(4000), self.u64(7)].concat();
+            let mut v = [
+                self.u32(type_),
+                self.u32(64),
+                self.u64(config),
+                self.u64(4000),
+                self.u64(7),
+            ]
+            .concat();
             v.extend(self.u64(0));
             v.extend(self.u64(word));
             v.resize(64, 0);
@@ -493,15 +547,33 @@ mod tests {
             s.record(78, &update);
 
             let sum = Summary::from_bytes(&s.buf);
-            assert_eq!((sum.error.as_deref(), sum.warnings.len()), (None, 0), "{:?}", sum.warnings);
+            assert_eq!(
+                (sum.error.as_deref(), sum.warnings.len()),
+                (None, 0),
+                "{:?}",
+                sum.warnings
+            );
             assert!(sum.pipe_mode);
             assert_eq!(sum.byte_order, e.name());
             assert_eq!(sum.features, ["HOSTNAME", "NRCPUS", "EVENT_DESC"]);
             assert_eq!(sum.hostname.as_deref(), Some("box"));
-            assert_eq!((sum.nr_cpus_available, sum.nr_cpus_online), (Some(4), Some(2)));
-            let names: Vec<(&str, &str)> =
-                sum.events.iter().map(|e| (e.name.as_str(), e.name_source.as_str())).collect();
-            assert_eq!(names, [("first", "event_desc"), ("renamed", "event_update"), ("cycles", "derived")]);
+            assert_eq!(
+                (sum.nr_cpus_available, sum.nr_cpus_online),
+                (Some(4), Some(2))
+            );
+            let names: Vec<(&str, &str)> = sum
+                .events
+                .iter()
+                .map(|e| (e.name.as_str(), e.name_source.as_str()))
+                .collect();
+            assert_eq!(
+                names,
+                [
+                    ("first", "event_desc"),
+                    ("renamed", "event_update"),
+                    ("cycles", "derived")
+                ]
+            );
             assert_eq!(sum.events[1].sample_ids, [200]);
             assert_eq!(sum.events[2].attr, "size = 64, { sample_period, sample_freq } = 4000, sample_type = IP|TID|TIME, exclude_guest = 1");
         }
@@ -510,7 +582,10 @@ mod tests {
     #[test]
     fn not_perf_data_is_an_error_with_nothing_else() {
         let s = Summary::from_bytes(b"hello world, not a profile");
-        assert!(s.error.unwrap().starts_with("at offset 0x0: expected the perf.data magic"));
+        assert!(s
+            .error
+            .unwrap()
+            .starts_with("at offset 0x0: expected the perf.data magic"));
         assert!(s.events.is_empty() && s.byte_order.is_empty());
     }
 }

@@ -4,7 +4,12 @@
 //!
 //! Set `PERFSCOPE_SHARED` to the shared folder when it is not at `../shared` from the workspace.
 //! Files where we knowingly disagree with perf are listed in `KNOWN` with the reason.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -66,7 +71,9 @@ fn corpus_files(root: &Path) -> Vec<(PathBuf, PathBuf, Option<PathBuf>)> {
     let mut out = Vec::new();
     for set in ["gen", "bigendian"] {
         let dir = root.join("corpus").join(set);
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             if let Some(stem) = name.strip_suffix(".data") {
@@ -78,9 +85,16 @@ fn corpus_files(root: &Path) -> Vec<(PathBuf, PathBuf, Option<PathBuf>)> {
     }
     let public = root.join("corpus/public");
     for project in std::fs::read_dir(&public).into_iter().flatten().flatten() {
-        for e in std::fs::read_dir(project.path()).into_iter().flatten().flatten() {
+        for e in std::fs::read_dir(project.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let name = e.file_name().to_string_lossy().into_owned();
-            let oracle = project.path().join("oracle").join(format!("{name}.header.txt"));
+            let oracle = project
+                .path()
+                .join("oracle")
+                .join(format!("{name}.header.txt"));
             if e.path().is_file() && oracle.is_file() {
                 out.push((e.path(), oracle, None));
             }
@@ -116,10 +130,37 @@ fn unit_number(mut n: u64) -> String {
 
 /// The 31 feature names perf 6.1 knows, in bit order (for "missing features").
 const PERF_6_1_FEATURES: [&str; 31] = [
-    "TRACING_DATA", "BUILD_ID", "HOSTNAME", "OSRELEASE", "VERSION", "ARCH", "NRCPUS", "CPUDESC", "CPUID",
-    "TOTAL_MEM", "CMDLINE", "EVENT_DESC", "CPU_TOPOLOGY", "NUMA_TOPOLOGY", "BRANCH_STACK", "PMU_MAPPINGS",
-    "GROUP_DESC", "AUXTRACE", "STAT", "CACHE", "SAMPLE_TIME", "MEM_TOPOLOGY", "CLOCKID", "DIR_FORMAT",
-    "BPF_PROG_INFO", "BPF_BTF", "COMPRESSED", "CPU_PMU_CAPS", "CLOCK_DATA", "HYBRID_TOPOLOGY", "PMU_CAPS",
+    "TRACING_DATA",
+    "BUILD_ID",
+    "HOSTNAME",
+    "OSRELEASE",
+    "VERSION",
+    "ARCH",
+    "NRCPUS",
+    "CPUDESC",
+    "CPUID",
+    "TOTAL_MEM",
+    "CMDLINE",
+    "EVENT_DESC",
+    "CPU_TOPOLOGY",
+    "NUMA_TOPOLOGY",
+    "BRANCH_STACK",
+    "PMU_MAPPINGS",
+    "GROUP_DESC",
+    "AUXTRACE",
+    "STAT",
+    "CACHE",
+    "SAMPLE_TIME",
+    "MEM_TOPOLOGY",
+    "CLOCKID",
+    "DIR_FORMAT",
+    "BPF_PROG_INFO",
+    "BPF_BTF",
+    "COMPRESSED",
+    "CPU_PMU_CAPS",
+    "CLOCK_DATA",
+    "HYBRID_TOPOLOGY",
+    "PMU_CAPS",
 ];
 
 /// What we would print for each oracle line, grouped by fact. Each fact maps to the lines perf
@@ -139,18 +180,31 @@ fn our_lines(s: &Summary) -> Facts {
     let mut f = Facts { lines: Vec::new() };
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "(null)".into());
     // perf prints zeroes for pipe-mode streams, which have no sections.
-    let (off, size) = if s.pipe_mode { (0, 0) } else { (s.data_offset, s.data_size) };
+    let (off, size) = if s.pipe_mode {
+        (0, 0)
+    } else {
+        (s.data_offset, s.data_size)
+    };
     f.push("data section", format!("# data offset    : {off}"));
     f.push("data section", format!("# data size      : {size}"));
-    f.push("data section", format!("# feat offset    : {}", off.wrapping_add(size)));
+    f.push(
+        "data section",
+        format!("# feat offset    : {}", off.wrapping_add(size)),
+    );
     if s.hostname.is_some() {
         f.push("hostname", format!("# hostname : {}", opt(&s.hostname)));
     }
     if s.os_release.is_some() {
-        f.push("os release", format!("# os release : {}", opt(&s.os_release)));
+        f.push(
+            "os release",
+            format!("# os release : {}", opt(&s.os_release)),
+        );
     }
     if s.perf_version.is_some() {
-        f.push("perf version", format!("# perf version : {}", opt(&s.perf_version)));
+        f.push(
+            "perf version",
+            format!("# perf version : {}", opt(&s.perf_version)),
+        );
     }
     if s.arch.is_some() {
         f.push("arch", format!("# arch : {}", opt(&s.arch)));
@@ -167,13 +221,24 @@ fn our_lines(s: &Summary) -> Facts {
         f.push("total memory", format!("# total memory : {m} kB"));
     }
     if let Some(args) = &s.cmdline_args {
-        let text: String = args.iter().map(|a| format!("{} ", a.replace('\'', "\\'"))).collect();
+        let text: String = args
+            .iter()
+            .map(|a| format!("{} ", a.replace('\'', "\\'")))
+            .collect();
         f.push("cmdline", format!("# cmdline : {text}"));
     }
     for e in &s.events {
         let ids: Vec<String> = e.sample_ids.iter().map(ToString::to_string).collect();
-        let ids = if ids.is_empty() { String::new() } else { format!(", id = {{ {} }}", ids.join(", ")) };
-        let attr = if e.attr.is_empty() { String::new() } else { format!(", {}", e.attr) };
+        let ids = if ids.is_empty() {
+            String::new()
+        } else {
+            format!(", id = {{ {} }}", ids.join(", "))
+        };
+        let attr = if e.attr.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", e.attr)
+        };
         f.push("event", format!("# event : name = {}, {ids}{attr}", e.name));
     }
     if let Some(t) = &s.cpu_topology {
@@ -190,61 +255,122 @@ fn our_lines(s: &Summary) -> Facts {
             Some(cpus) => {
                 for c in cpus {
                     let line = match c.die_id {
-                        Some(d) => format!("# CPU {}: Core ID {}, Die ID {d}, Socket ID {}", c.cpu, c.core_id, c.socket_id),
-                        None => format!("# CPU {}: Core ID {}, Socket ID {}", c.cpu, c.core_id, c.socket_id),
+                        Some(d) => format!(
+                            "# CPU {}: Core ID {}, Die ID {d}, Socket ID {}",
+                            c.cpu, c.core_id, c.socket_id
+                        ),
+                        None => format!(
+                            "# CPU {}: Core ID {}, Socket ID {}",
+                            c.cpu, c.core_id, c.socket_id
+                        ),
                     };
                     f.push("cpu topology", line);
                 }
             }
-            None => f.push("cpu topology", "# Core ID and Socket ID information is not available".into()),
+            None => f.push(
+                "cpu topology",
+                "# Core ID and Socket ID information is not available".into(),
+            ),
         }
     }
     for n in &s.numa_nodes {
-        f.push("numa", format!("# node{} meminfo  : total = {} kB, free = {} kB", n.node, n.mem_total_kb, n.mem_free_kb));
+        f.push(
+            "numa",
+            format!(
+                "# node{} meminfo  : total = {} kB, free = {} kB",
+                n.node, n.mem_total_kb, n.mem_free_kb
+            ),
+        );
         f.push("numa", format!("# node{} cpu list : {}", n.node, n.cpus));
     }
     if s.branch_stack {
-        f.push("branch stack", "# contains samples with branch stack".into());
+        f.push(
+            "branch stack",
+            "# contains samples with branch stack".into(),
+        );
     }
     if s.auxtrace_index_entries.is_some() || s.features.iter().any(|x| x == "AUXTRACE") {
-        f.push("auxtrace", "# contains AUX area data (e.g. instruction trace)".into());
+        f.push(
+            "auxtrace",
+            "# contains AUX area data (e.g. instruction trace)".into(),
+        );
     }
     if s.stat {
         f.push("stat", "# contains stat data".into());
     }
     if s.features.iter().any(|x| x == "PMU_MAPPINGS") {
-        let m: Vec<String> = s.pmu_mappings.iter().map(|m| format!("{} = {}", m.name, m.type_)).collect();
-        let text = if m.is_empty() { "not available".into() } else { m.join(", ") };
+        let m: Vec<String> = s
+            .pmu_mappings
+            .iter()
+            .map(|m| format!("{} = {}", m.name, m.type_))
+            .collect();
+        let text = if m.is_empty() {
+            "not available".into()
+        } else {
+            m.join(", ")
+        };
         f.push("pmu mappings", format!("# pmu mappings: {text}"));
     }
     for g in &s.groups {
         if g.nr_members > 1 {
-            f.push("group", format!("# group: {}{{{}}}", g.name.clone().unwrap_or_default(), g.members.join(",")));
+            f.push(
+                "group",
+                format!(
+                    "# group: {}{{{}}}",
+                    g.name.clone().unwrap_or_default(),
+                    g.members.join(",")
+                ),
+            );
         }
     }
     if s.features.iter().any(|x| x == "CACHE") {
         f.push("caches", "# CPU cache info:".into());
         for c in &s.caches {
-            f.push("caches", format!("#  L{} {:<15} {:>8} [{}]", c.level, c.type_, c.size, c.map));
+            f.push(
+                "caches",
+                format!("#  L{} {:<15} {:>8} [{}]", c.level, c.type_, c.size, c.map),
+            );
         }
     }
     if let Some(t) = &s.sample_time {
-        f.push("sample time", format!("# time of first sample : {}", usec(t.first_ns)));
-        f.push("sample time", format!("# time of last sample : {}", usec(t.last_ns)));
+        f.push(
+            "sample time",
+            format!("# time of first sample : {}", usec(t.first_ns)),
+        );
+        f.push(
+            "sample time",
+            format!("# time of last sample : {}", usec(t.last_ns)),
+        );
         let ms = t.last_ns.wrapping_sub(t.first_ns) as f64 / 1e6;
         f.push("sample time", format!("# sample duration : {ms:10.3} ms"));
     }
     if let Some(m) = &s.memory_topology {
-        f.push("memory", format!("# memory nodes (nr {}, block size 0x{:x}):", m.nodes.len(), m.block_size));
+        f.push(
+            "memory",
+            format!(
+                "# memory nodes (nr {}, block size 0x{:x}):",
+                m.nodes.len(),
+                m.block_size
+            ),
+        );
         for n in &m.nodes {
-            f.push("memory", format!("#  {:3} [{}]: {}", n.node, unit_number(n.bytes), n.map));
+            f.push(
+                "memory",
+                format!("#  {:3} [{}]: {}", n.node, unit_number(n.bytes), n.map),
+            );
         }
     }
     if let Some(r) = s.clockid_res_ns {
-        f.push("clockid", format!("# clockid frequency: {} MHz", r.wrapping_mul(1000)));
+        f.push(
+            "clockid",
+            format!("# clockid frequency: {} MHz", r.wrapping_mul(1000)),
+        );
     }
     if let Some(c) = &s.clock_data {
-        let name = c.clockid_name.clone().unwrap_or_else(|| "(not found)".into());
+        let name = c
+            .clockid_name
+            .clone()
+            .unwrap_or_else(|| "(not found)".into());
         f.push("clock data", format!("# clockid: {name} ({})", c.clockid));
         // The date part depends on the time zone of the machine that ran perf: compare the rest.
         let rest = format!(
@@ -259,21 +385,40 @@ fn our_lines(s: &Summary) -> Facts {
         f.push("dir format", format!("# directory data version : {v}"));
     }
     if let Some(c) = &s.compressed {
-        let t = if c.type_name == "zstd" { "Zstd" } else { "Unknown" };
-        f.push("compressed", format!("# compressed : {t}, level = {}, ratio = {}", c.level, c.ratio));
+        let t = if c.type_name == "zstd" {
+            "Zstd"
+        } else {
+            "Unknown"
+        };
+        f.push(
+            "compressed",
+            format!(
+                "# compressed : {t}, level = {}, ratio = {}",
+                c.level, c.ratio
+            ),
+        );
     }
     let caps = |v: &[perfscope_analysis::feature_summary::PmuCapSummary]| {
         if v.is_empty() {
             "not available".to_string()
         } else {
-            v.iter().map(|c| format!("{}={}", c.name, c.value)).collect::<Vec<_>>().join(", ")
+            v.iter()
+                .map(|c| format!("{}={}", c.name, c.value))
+                .collect::<Vec<_>>()
+                .join(", ")
         }
     };
     if let Some(c) = &s.cpu_pmu_caps {
-        f.push("cpu pmu caps", format!("# cpu pmu capabilities: {}", caps(c)));
+        f.push(
+            "cpu pmu caps",
+            format!("# cpu pmu capabilities: {}", caps(c)),
+        );
     }
     for p in &s.pmu_caps {
-        f.push("pmu caps", format!("# {} pmu capabilities: {}", p.pmu_name, caps(&p.caps)));
+        f.push(
+            "pmu caps",
+            format!("# {} pmu capabilities: {}", p.pmu_name, caps(&p.caps)),
+        );
     }
     if !s.hybrid_topology.is_empty() {
         f.push("hybrid", "# hybrid cpu system:".into());
@@ -283,8 +428,11 @@ fn our_lines(s: &Summary) -> Facts {
     }
     if !s.pipe_mode {
         let have: BTreeSet<&str> = s.features.iter().map(String::as_str).collect();
-        let missing: String =
-            PERF_6_1_FEATURES.iter().filter(|n| !have.contains(*n)).map(|n| format!("{n} ")).collect();
+        let missing: String = PERF_6_1_FEATURES
+            .iter()
+            .filter(|n| !have.contains(*n))
+            .map(|n| format!("{n} "))
+            .collect();
         f.push("missing features", format!("# missing features: {missing}"));
     }
     f
@@ -295,7 +443,9 @@ fn fact_of(line: &str) -> Option<&'static str> {
     let l = line.strip_prefix("# ")?;
     let starts = |p: &str| l.starts_with(p);
     Some(match () {
-        _ if starts("data offset") || starts("data size") || starts("feat offset") => "data section",
+        _ if starts("data offset") || starts("data size") || starts("feat offset") => {
+            "data section"
+        }
         _ if starts("hostname :") => "hostname",
         _ if starts("os release :") => "os release",
         _ if starts("perf version :") => "perf version",
@@ -306,7 +456,12 @@ fn fact_of(line: &str) -> Option<&'static str> {
         _ if starts("total memory :") => "total memory",
         _ if starts("cmdline :") => "cmdline",
         _ if starts("event :") => "event",
-        _ if starts("sibling ") || starts("CPU ") && l.contains(": Core ID") || starts("Core ID") => "cpu topology",
+        _ if starts("sibling ")
+            || starts("CPU ") && l.contains(": Core ID")
+            || starts("Core ID") =>
+        {
+            "cpu topology"
+        }
         _ if starts("node") => "numa",
         _ if starts("contains samples with branch stack") => "branch stack",
         _ if starts("contains AUX area data") => "auxtrace",
@@ -340,11 +495,15 @@ fn normalize(line: &str) -> String {
 }
 
 fn known(name: &str, fact: &str) -> bool {
-    KNOWN.iter().any(|(n, facts, _)| *n == name && facts.iter().any(|f| *f == fact || *f == "*"))
+    KNOWN
+        .iter()
+        .any(|(n, facts, _)| *n == name && facts.iter().any(|f| *f == fact || *f == "*"))
 }
 
 fn known_all(name: &str) -> bool {
-    KNOWN.iter().any(|(n, facts, _)| *n == name && facts.contains(&"*"))
+    KNOWN
+        .iter()
+        .any(|(n, facts, _)| *n == name && facts.contains(&"*"))
 }
 
 #[test]
@@ -360,14 +519,17 @@ fn header_facts_agree_with_perf() {
     }
     let mut failures = Vec::new();
     let mut used_known = BTreeSet::new();
-    let (mut compared_files, mut compared_lines, mut empty_oracles, mut build_id_lists) = (0, 0, 0, 0);
+    let (mut compared_files, mut compared_lines, mut empty_oracles, mut build_id_lists) =
+        (0, 0, 0, 0);
     for (path, oracle, buildids) in &files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(oracle).unwrap();
         let summary = Summary::from_bytes(&read_input(path));
         let ours = our_lines(&summary);
-        let oracle_lines: Vec<(&str, String)> =
-            text.lines().filter_map(|l| fact_of(l).map(|f| (f, normalize(l)))).collect();
+        let oracle_lines: Vec<(&str, String)> = text
+            .lines()
+            .filter_map(|l| fact_of(l).map(|f| (f, normalize(l))))
+            .collect();
         if oracle_lines.is_empty() {
             empty_oracles += 1;
             continue;
@@ -375,8 +537,17 @@ fn header_facts_agree_with_perf() {
         compared_files += 1;
         let facts: BTreeSet<&str> = oracle_lines.iter().map(|(f, _)| *f).collect();
         for fact in facts {
-            let theirs: Vec<&String> = oracle_lines.iter().filter(|(f, _)| *f == fact).map(|(_, l)| l).collect();
-            let mine: Vec<&String> = ours.lines.iter().filter(|(f, _)| f == fact).map(|(_, l)| l).collect();
+            let theirs: Vec<&String> = oracle_lines
+                .iter()
+                .filter(|(f, _)| *f == fact)
+                .map(|(_, l)| l)
+                .collect();
+            let mine: Vec<&String> = ours
+                .lines
+                .iter()
+                .filter(|(f, _)| f == fact)
+                .map(|(_, l)| l)
+                .collect();
             compared_lines += theirs.len();
             if theirs != mine {
                 if known(&name, fact) {
@@ -390,17 +561,30 @@ fn header_facts_agree_with_perf() {
                 };
                 failures.push(format!("{}: {fact}:\n      {detail}", path.display()));
             } else if known(&name, fact) && !known_all(&name) {
-                failures.push(format!("{}: {fact}: listed in KNOWN but agrees with perf now", path.display()));
+                failures.push(format!(
+                    "{}: {fact}: listed in KNOWN but agrees with perf now",
+                    path.display()
+                ));
             }
         }
         if let Some(ids) = buildids {
-            let theirs: BTreeSet<String> = std::fs::read_to_string(ids).unwrap().lines().map(String::from).collect();
-            let mine: BTreeSet<String> =
-                summary.build_ids.iter().map(|b| format!("{} {}", b.build_id, b.filename)).collect();
+            let theirs: BTreeSet<String> = std::fs::read_to_string(ids)
+                .unwrap()
+                .lines()
+                .map(String::from)
+                .collect();
+            let mine: BTreeSet<String> = summary
+                .build_ids
+                .iter()
+                .map(|b| format!("{} {}", b.build_id, b.filename))
+                .collect();
             // Pipe files carry no build-id table: perf buildid-list read those from the disk.
             build_id_lists += usize::from(!summary.pipe_mode);
             if !summary.pipe_mode && theirs != mine {
-                failures.push(format!("{}: build ids differ:\n      perf: {theirs:?}\n      ours: {mine:?}", path.display()));
+                failures.push(format!(
+                    "{}: build ids differ:\n      perf: {theirs:?}\n      ours: {mine:?}",
+                    path.display()
+                ));
             }
         }
     }
@@ -410,7 +594,12 @@ fn header_facts_agree_with_perf() {
          known disagreements used: {used_known:?}",
         files.len()
     );
-    assert!(failures.is_empty(), "{} disagreements with perf:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} disagreements with perf:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// The event names of the sample lines of a `perf script` output: the token(s) after the time
@@ -420,16 +609,25 @@ fn script_event_names(text: &str) -> BTreeSet<String> {
     for line in text.lines() {
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let is_time = |t: &&str| {
-            t.strip_suffix(':').is_some_and(|t| t.split_once('.').is_some_and(|(a, b)| {
-                !a.is_empty() && a.bytes().all(|c| c.is_ascii_digit()) && b.bytes().all(|c| c.is_ascii_digit())
-            }))
+            t.strip_suffix(':').is_some_and(|t| {
+                t.split_once('.').is_some_and(|(a, b)| {
+                    !a.is_empty()
+                        && a.bytes().all(|c| c.is_ascii_digit())
+                        && b.bytes().all(|c| c.is_ascii_digit())
+                })
+            })
         };
-        let Some(pos) = tokens.iter().position(is_time) else { continue };
+        let Some(pos) = tokens.iter().position(is_time) else {
+            continue;
+        };
         let mut rest = tokens[pos + 1..].iter().peekable();
         if rest.peek().is_some_and(|t| t.starts_with("PERF_RECORD")) {
             continue;
         }
-        if rest.peek().is_some_and(|t| t.bytes().all(|c| c.is_ascii_digit())) {
+        if rest
+            .peek()
+            .is_some_and(|t| t.bytes().all(|c| c.is_ascii_digit()))
+        {
             rest.next();
         }
         let mut name = Vec::new();
@@ -462,21 +660,42 @@ fn names_without_event_desc_match_perf_script() {
         if summary.features.iter().any(|f| f == "EVENT_DESC") || summary.events.is_empty() {
             continue;
         }
-        let script_path = oracle.to_string_lossy().replace(".header.txt", ".script.txt");
-        let Ok(script) = std::fs::read_to_string(&script_path) else { continue };
+        let script_path = oracle
+            .to_string_lossy()
+            .replace(".header.txt", ".script.txt");
+        let Ok(script) = std::fs::read_to_string(&script_path) else {
+            continue;
+        };
         let theirs = script_event_names(&script);
         if theirs.is_empty() {
             continue;
         }
         let ours: BTreeSet<String> = summary.events.iter().map(|e| e.name.clone()).collect();
-        let sources: BTreeSet<&str> = summary.events.iter().map(|e| e.name_source.as_str()).collect();
-        checked.push(format!("{} {theirs:?} ({sources:?})", path.file_name().unwrap().to_string_lossy()));
+        let sources: BTreeSet<&str> = summary
+            .events
+            .iter()
+            .map(|e| e.name_source.as_str())
+            .collect();
+        checked.push(format!(
+            "{} {theirs:?} ({sources:?})",
+            path.file_name().unwrap().to_string_lossy()
+        ));
         if !theirs.is_subset(&ours) {
-            failures.push(format!("{}: perf script names {theirs:?}, ours {ours:?}", path.display()));
+            failures.push(format!(
+                "{}: perf script names {theirs:?}, ours {ours:?}",
+                path.display()
+            ));
         }
     }
-    eprintln!("event names checked against perf script in {} files:\n  {}", checked.len(), checked.join("\n  "));
-    assert!(!checked.is_empty(), "no file without EVENT_DESC was checked");
+    eprintln!(
+        "event names checked against perf script in {} files:\n  {}",
+        checked.len(),
+        checked.join("\n  ")
+    );
+    assert!(
+        !checked.is_empty(),
+        "no file without EVENT_DESC was checked"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -494,7 +713,11 @@ fn truncated_files_give_errors_not_panics() {
         for i in 0..16 {
             let end = data.len() * i / 16;
             let s = Summary::from_bytes(&data[..end]);
-            assert!(end == 0 || !s.byte_order.is_empty() || s.error.is_some(), "{}", path.display());
+            assert!(
+                end == 0 || !s.byte_order.is_empty() || s.error.is_some(),
+                "{}",
+                path.display()
+            );
             cuts += 1;
         }
     }

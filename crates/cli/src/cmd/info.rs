@@ -24,7 +24,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let input = Input::read(&args.file)?;
     let s = Summary::from_bytes(&input.bytes);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?
+        );
     } else {
         print!("{}", text(&args.file.display().to_string(), &s));
     }
@@ -69,7 +72,10 @@ fn text(name: &str, s: &Summary) -> String {
     if let Some(a) = s.attr_size {
         line("attr size", &a);
     }
-    line("data", &format!("{} bytes at 0x{:x}", s.data_size, s.data_offset));
+    line(
+        "data",
+        &format!("{} bytes at 0x{:x}", s.data_size, s.data_offset),
+    );
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
     let num = |v: Option<u32>| v.map_or_else(|| "-".into(), |v| v.to_string());
     line("hostname", &opt(&s.hostname));
@@ -86,7 +92,16 @@ fn text(name: &str, s: &Summary) -> String {
     line("cmdline", &opt(&s.cmdline));
     for e in &s.events {
         let ids: Vec<String> = e.sample_ids.iter().map(ToString::to_string).collect();
-        line("event", &format!("name = {} ({}), id = {{ {} }}, {}", e.name, e.name_source, ids.join(", "), e.attr));
+        line(
+            "event",
+            &format!(
+                "name = {} ({}), id = {{ {} }}, {}",
+                e.name,
+                e.name_source,
+                ids.join(", "),
+                e.attr
+            ),
+        );
     }
     if let Some(t) = &s.cpu_topology {
         for v in &t.sibling_sockets {
@@ -102,24 +117,44 @@ fn text(name: &str, s: &Summary) -> String {
             Some(cpus) => {
                 for c in cpus {
                     let die = c.die_id.map(|d| format!("die {d}, ")).unwrap_or_default();
-                    line(&format!("CPU {}", c.cpu), &format!("core {}, {die}socket {}", c.core_id, c.socket_id));
+                    line(
+                        &format!("CPU {}", c.cpu),
+                        &format!("core {}, {die}socket {}", c.core_id, c.socket_id),
+                    );
                 }
             }
             None => line("CPU ids", &"not in the file"),
         }
     }
     for n in &s.numa_nodes {
-        line(&format!("node{}", n.node), &format!("total {} kB, free {} kB, cpus {}", n.mem_total_kb, n.mem_free_kb, n.cpus));
+        line(
+            &format!("node{}", n.node),
+            &format!(
+                "total {} kB, free {} kB, cpus {}",
+                n.mem_total_kb, n.mem_free_kb, n.cpus
+            ),
+        );
     }
     if s.branch_stack {
         line("branch stack", &"samples have branch stacks");
     }
     if !s.pmu_mappings.is_empty() {
-        let m: Vec<String> = s.pmu_mappings.iter().map(|m| format!("{} = {}", m.name, m.type_)).collect();
+        let m: Vec<String> = s
+            .pmu_mappings
+            .iter()
+            .map(|m| format!("{} = {}", m.name, m.type_))
+            .collect();
         line("pmu mappings", &m.join(", "));
     }
     for g in &s.groups {
-        line("group", &format!("{}{{{}}}", g.name.clone().unwrap_or_default(), g.members.join(",")));
+        line(
+            "group",
+            &format!(
+                "{}{{{}}}",
+                g.name.clone().unwrap_or_default(),
+                g.members.join(",")
+            ),
+        );
     }
     if let Some(n) = s.auxtrace_index_entries {
         line("auxtrace", &format!("AUX area data, index of {n} entries"));
@@ -128,16 +163,32 @@ fn text(name: &str, s: &Summary) -> String {
         line("stat", &"perf stat record data");
     }
     for c in &s.caches {
-        line("cache", &format!("L{} {:<15} {:>8} [{}]", c.level, c.type_, c.size, c.map));
+        line(
+            "cache",
+            &format!("L{} {:<15} {:>8} [{}]", c.level, c.type_, c.size, c.map),
+        );
     }
     if let Some(t) = &s.sample_time {
         let ms = t.last_ns.saturating_sub(t.first_ns) as f64 / 1e6;
-        line("sample time", &format!("first {}, last {}, duration {ms:.3} ms", usec(t.first_ns), usec(t.last_ns)));
+        line(
+            "sample time",
+            &format!(
+                "first {}, last {}, duration {ms:.3} ms",
+                usec(t.first_ns),
+                usec(t.last_ns)
+            ),
+        );
     }
     if let Some(m) = &s.memory_topology {
-        line("memory nodes", &format!("nr {}, block size 0x{:x}", m.nodes.len(), m.block_size));
+        line(
+            "memory nodes",
+            &format!("nr {}, block size 0x{:x}", m.nodes.len(), m.block_size),
+        );
         for n in &m.nodes {
-            line(&format!("memory node{}", n.node), &format!("[{}]: {}", unit_number(n.bytes), n.map));
+            line(
+                &format!("memory node{}", n.node),
+                &format!("[{}]: {}", unit_number(n.bytes), n.map),
+            );
         }
     }
     if let Some(r) = s.clockid_res_ns {
@@ -146,20 +197,38 @@ fn text(name: &str, s: &Summary) -> String {
     if let Some(c) = &s.clock_data {
         let name = c.clockid_name.clone().unwrap_or_else(|| "unknown".into());
         line("clockid", &format!("{name} ({})", c.clockid));
-        line("reference time", &format!("{} (TOD) = {}.{:09} ({name})", usec(c.tod_ns), c.clockid_ns / 1_000_000_000, c.clockid_ns % 1_000_000_000));
+        line(
+            "reference time",
+            &format!(
+                "{} (TOD) = {}.{:09} ({name})",
+                usec(c.tod_ns),
+                c.clockid_ns / 1_000_000_000,
+                c.clockid_ns % 1_000_000_000
+            ),
+        );
     }
     if let Some(v) = s.dir_format_version {
         line("directory data", &format!("version {v}"));
     }
     if let Some(c) = &s.compressed {
-        line("compressed", &format!("{}, level = {}, ratio = {}", c.type_name, c.level, c.ratio));
+        line(
+            "compressed",
+            &format!("{}, level = {}, ratio = {}", c.type_name, c.level, c.ratio),
+        );
     }
     if let Some(caps) = &s.cpu_pmu_caps {
-        let c: Vec<String> = caps.iter().map(|c| format!("{}={}", c.name, c.value)).collect();
+        let c: Vec<String> = caps
+            .iter()
+            .map(|c| format!("{}={}", c.name, c.value))
+            .collect();
         line("cpu pmu caps", &c.join(", "));
     }
     for p in &s.pmu_caps {
-        let c: Vec<String> = p.caps.iter().map(|c| format!("{}={}", c.name, c.value)).collect();
+        let c: Vec<String> = p
+            .caps
+            .iter()
+            .map(|c| format!("{}={}", c.name, c.value))
+            .collect();
         line(&format!("{} pmu caps", p.pmu_name), &c.join(", "));
     }
     for n in &s.hybrid_topology {
@@ -167,29 +236,77 @@ fn text(name: &str, s: &Summary) -> String {
     }
     for p in &s.bpf_progs {
         let id = p.id.map_or_else(|| "?".into(), |i| i.to_string());
-        let name = p.name.clone().unwrap_or_default();
-        line("bpf prog", &format!("{id}: bpf_prog_{}_{name}", p.tag.clone().unwrap_or_default()));
+        let name = p
+            .name
+            .clone()
+            .filter(|n| !n.is_empty())
+            .map(|n| format!("_{n}"))
+            .unwrap_or_default();
+        let len = p
+            .jited_prog_len
+            .map(|l| format!(", {l} bytes of code"))
+            .unwrap_or_default();
+        line(
+            "bpf prog",
+            &format!(
+                "{id}: bpf_prog_{}{name}{len}",
+                p.tag.clone().unwrap_or_default()
+            ),
+        );
     }
     for b in &s.bpf_btfs {
         line("btf", &format!("id {} ({} bytes)", b.id, b.size));
     }
     if let Some(d) = &s.cpu_domain_info {
-        line("schedstat", &format!("version {}, max sched domains {}", d.schedstat_version, d.max_sched_domains));
+        line(
+            "schedstat",
+            &format!(
+                "version {}, max sched domains {}",
+                d.schedstat_version, d.max_sched_domains
+            ),
+        );
         for (cpu, domains) in &d.cpus {
             for dom in domains {
-                let name = dom.name.clone().map(|n| format!(" {n}")).unwrap_or_default();
-                line(&format!("cpu{cpu} domain{}", dom.domain), &format!("{name} {} [{}]", dom.cpumask, dom.cpulist));
+                let name = dom
+                    .name
+                    .clone()
+                    .map(|n| format!(" {n}"))
+                    .unwrap_or_default();
+                line(
+                    &format!("cpu{cpu} domain{}", dom.domain),
+                    &format!("{name} {} [{}]", dom.cpumask, dom.cpulist),
+                );
             }
         }
     }
     if let Some(t) = &s.tracing_data {
-        line("tracing data", &format!("version {}, {} bytes, {} event formats", t.version, t.size, t.events.len()));
+        line(
+            "tracing data",
+            &format!(
+                "version {}, {} bytes, {} event formats",
+                t.version,
+                t.size,
+                t.events.len()
+            ),
+        );
         for (name, id) in &t.events {
-            line("  tracepoint", &format!("{name} (id {})", id.map_or_else(|| "?".into(), |i| i.to_string())));
+            line(
+                "  tracepoint",
+                &format!(
+                    "{name} (id {})",
+                    id.map_or_else(|| "?".into(), |i| i.to_string())
+                ),
+            );
         }
     }
     for b in &s.build_ids {
-        line("build id", &format!("{} {} ({}, pid {})", b.build_id, b.filename, b.cpumode, b.pid));
+        line(
+            "build id",
+            &format!(
+                "{} {} ({}, pid {})",
+                b.build_id, b.filename, b.cpumode, b.pid
+            ),
+        );
     }
     for u in &s.unknown_features {
         line("unknown feature", &format!("{} ({} bytes)", u.id, u.size));

@@ -41,14 +41,29 @@ mod tests {
             let mut b = Builder::new(endian);
             b.u64(2).u64(0x1a8).u64(48).u64(0x2_0000).u64(48);
             let v = parse_auxtrace_index(b.bytes(0)).unwrap();
-            assert_eq!(v, [
-                AuxtraceIndexEntry { file_offset: 0x1a8, sz: 48 },
-                AuxtraceIndexEntry { file_offset: 0x2_0000, sz: 48 }
-            ]);
+            assert_eq!(
+                v,
+                [
+                    AuxtraceIndexEntry {
+                        file_offset: 0x1a8,
+                        sz: 48
+                    },
+                    AuxtraceIndexEntry {
+                        file_offset: 0x2_0000,
+                        sz: 48
+                    }
+                ]
+            );
             let mut b = Builder::new(endian);
             b.u64(3).u64(1).u64(2);
             let err = parse_auxtrace_index(b.bytes(0x10)).unwrap_err();
-            assert_eq!(err.kind, ErrorKind::BadValue { what: "auxtrace index count", value: 3 });
+            assert_eq!(
+                err.kind,
+                ErrorKind::BadValue {
+                    what: "auxtrace index count",
+                    value: 3
+                }
+            );
             assert_eq!(err.offset, 0x10);
         }
     }

@@ -77,7 +77,14 @@ pub fn parse_bpf_prog_info(mut b: Bytes<'_>) -> Result<Vec<BpfProgInfo<'_>>> {
         let arrays = b.read_u64("bpf_prog_info arrays")?;
         let info = b.read_bytes_u64(info_len.into(), "bpf_prog_info info")?;
         let data = b.read_bytes_u64(data_len.into(), "bpf_prog_info data")?;
-        v.push(BpfProgInfo { info_len, data_len, arrays, info, data, endian: b.endian() });
+        v.push(BpfProgInfo {
+            info_len,
+            data_len,
+            arrays,
+            info,
+            data,
+            endian: b.endian(),
+        });
     }
     Ok(v)
 }
@@ -114,26 +121,52 @@ mod tests {
     fn prog_info_and_btf_in_both_byte_orders() {
         for endian in [Endianness::Little, Endianness::Big] {
             let mut info = Builder::new(endian);
-            info.u32(26).u32(7).raw(&[0x53, 0x0f, 0x69, 0x19, 0x0e, 0x63, 0xcf, 0xa0]).u32(72);
+            info.u32(26)
+                .u32(7)
+                .raw(&[0x53, 0x0f, 0x69, 0x19, 0x0e, 0x63, 0xcf, 0xa0])
+                .u32(72);
             info.buf.resize(64, 0);
             info.raw(b"fentry_blk_star");
             info.buf.resize(104, 0);
             info.u32(1);
             info.buf.resize(128, 0);
             let mut b = Builder::new(endian);
-            b.u32(1).u32(128).u32(8).u64(0x3).raw(&info.buf).u64(0xffff_ffff_c025_95a4);
+            b.u32(1)
+                .u32(128)
+                .u32(8)
+                .u64(0x3)
+                .raw(&info.buf)
+                .u64(0xffff_ffff_c025_95a4);
             let v = parse_bpf_prog_info(b.bytes(0)).unwrap();
             let p = v[0];
-            assert_eq!((p.info_len, p.data_len, p.arrays, p.data.len()), (128, 8, 3, 8));
-            assert_eq!((p.prog_type(), p.id(), p.jited_prog_len()), (Some(26), Some(7), Some(72)));
-            assert_eq!(p.tag(), Some([0x53, 0x0f, 0x69, 0x19, 0x0e, 0x63, 0xcf, 0xa0]));
+            assert_eq!(
+                (p.info_len, p.data_len, p.arrays, p.data.len()),
+                (128, 8, 3, 8)
+            );
+            assert_eq!(
+                (p.prog_type(), p.id(), p.jited_prog_len()),
+                (Some(26), Some(7), Some(72))
+            );
+            assert_eq!(
+                p.tag(),
+                Some([0x53, 0x0f, 0x69, 0x19, 0x0e, 0x63, 0xcf, 0xa0])
+            );
             assert_eq!(p.name(), Some(RawStr(b"fentry_blk_star")));
             assert_eq!(p.nr_jited_ksyms(), Some(1));
 
             let mut b = Builder::new(endian);
             b.u32(2).u32(51).u32(3).raw(&[1, 2, 3]).u32(52).u32(0);
             let v = parse_bpf_btf(b.bytes(0)).unwrap();
-            assert_eq!(v, [BtfEntry { id: 51, data: &[1, 2, 3] }, BtfEntry { id: 52, data: &[] }]);
+            assert_eq!(
+                v,
+                [
+                    BtfEntry {
+                        id: 51,
+                        data: &[1, 2, 3]
+                    },
+                    BtfEntry { id: 52, data: &[] }
+                ]
+            );
         }
     }
 
@@ -144,7 +177,14 @@ mod tests {
         b.u32(1).u32(8).u32(100).u64(0).u32(1).u32(2);
         let err = parse_bpf_prog_info(b.bytes(0)).unwrap_err();
         assert_eq!(err.offset, 28);
-        assert_eq!(err.kind, ErrorKind::UnexpectedEof { what: "bpf_prog_info data", needed: 100, available: 0 });
+        assert_eq!(
+            err.kind,
+            ErrorKind::UnexpectedEof {
+                what: "bpf_prog_info data",
+                needed: 100,
+                available: 0
+            }
+        );
         b.buf.extend(core::iter::repeat_n(0, 100));
         let v = parse_bpf_prog_info(b.bytes(0)).unwrap();
         assert_eq!((v[0].id(), v[0].name(), v[0].tag()), (Some(2), None, None));

@@ -60,9 +60,19 @@ fn parse_entry<'a>(b: &mut Bytes<'a>, old_layout: bool) -> Result<BuildIdEvent<'
     let _type = head_bytes.read_u32("build_id header type")?;
     let misc = head_bytes.read_u16("build_id header misc")?;
     let size = usize::from(head_bytes.read_u16("build_id header size")?);
-    let head = if old_layout { OLD_ENTRY_HEAD } else { ENTRY_HEAD };
+    let head = if old_layout {
+        OLD_ENTRY_HEAD
+    } else {
+        ENTRY_HEAD
+    };
     if size < head {
-        return Err(Error::new(at, ErrorKind::BadValue { what: "build_id entry size", value: size as u64 }));
+        return Err(Error::new(
+            at,
+            ErrorKind::BadValue {
+                what: "build_id entry size",
+                value: size as u64,
+            },
+        ));
     }
     let mut e = b.split(size, "build_id entry")?;
     e.skip(8, "build_id header")?;
@@ -85,7 +95,12 @@ fn parse_body(misc: u16, mut e: Bytes<'_>, old_layout: bool) -> Result<BuildIdEv
         BUILD_ID_SIZE
     };
     let build_id = field.get(..len).unwrap_or(field);
-    Ok(BuildIdEvent { misc, pid, build_id, filename: RawStr(until_nul(e.remaining())) })
+    Ok(BuildIdEvent {
+        misc,
+        pid,
+        build_id,
+        filename: RawStr(until_nul(e.remaining())),
+    })
 }
 
 /// Parses HEADER_BUILD_ID: entries until the section ends.
@@ -94,7 +109,9 @@ fn parse_body(misc: u16, mut e: Bytes<'_>, old_layout: bool) -> Result<BuildIdEv
 /// `nel.kallsyms]` was written in the layout without `pid` and is read again in that layout.
 pub fn parse_build_ids(b: Bytes<'_>) -> Result<Vec<BuildIdEvent<'_>>> {
     match parse_table(b, false) {
-        Ok(v) if v.iter().any(|e| e.filename.0.starts_with(b"nel.kallsyms]")) => parse_table(b, true),
+        Ok(v) if v.iter().any(|e| e.filename.0.starts_with(b"nel.kallsyms]")) => {
+            parse_table(b, true)
+        }
         other => other,
     }
 }
@@ -115,7 +132,11 @@ mod tests {
 
     fn entry(b: &mut Builder, misc: u16, pid: Option<i32>, id: &[u8], name: &str) {
         let name_len = (name.len() + 1).next_multiple_of(64);
-        let head = if pid.is_some() { ENTRY_HEAD } else { OLD_ENTRY_HEAD };
+        let head = if pid.is_some() {
+            ENTRY_HEAD
+        } else {
+            OLD_ENTRY_HEAD
+        };
         b.u32(67).u16(misc).u16((head + name_len) as u16);
         if let Some(pid) = pid {
             b.u32(pid as u32);
@@ -133,12 +154,27 @@ mod tests {
         for endian in [Endianness::Little, Endianness::Big] {
             let mut b = Builder::new(endian);
             let kid: [u8; 20] = core::array::from_fn(|i| i as u8 + 1);
-            entry(&mut b, misc::KERNEL | MISC_BUILD_ID_SIZE, Some(-1), &kid, "[kernel.kallsyms]");
-            entry(&mut b, misc::USER | MISC_BUILD_ID_SIZE, Some(-1), &[0xaa; 16], "/usr/bin/bash");
+            entry(
+                &mut b,
+                misc::KERNEL | MISC_BUILD_ID_SIZE,
+                Some(-1),
+                &kid,
+                "[kernel.kallsyms]",
+            );
+            entry(
+                &mut b,
+                misc::USER | MISC_BUILD_ID_SIZE,
+                Some(-1),
+                &[0xaa; 16],
+                "/usr/bin/bash",
+            );
             entry(&mut b, misc::USER, Some(-1), &[0xbb; 16], "/lib/old.so");
             let v = parse_build_ids(b.bytes(0)).unwrap();
             assert_eq!(v.len(), 3);
-            assert_eq!((v[0].pid, v[0].cpumode(), v[0].build_id), (-1, misc::KERNEL, &kid[..]));
+            assert_eq!(
+                (v[0].pid, v[0].cpumode(), v[0].build_id),
+                (-1, misc::KERNEL, &kid[..])
+            );
             assert_eq!(v[0].filename, RawStr(b"[kernel.kallsyms]"));
             assert_eq!(v[1].build_id, &[0xaa; 16]);
             // Without the size flag the id is always 20 bytes (zero-padded here).
@@ -151,10 +187,19 @@ mod tests {
     fn the_layout_without_pid_is_detected_as_perf_does() {
         let mut b = Builder::new(Endianness::Little);
         entry(&mut b, misc::KERNEL, None, &[7; 20], "[kernel.kallsyms]");
-        entry(&mut b, misc::GUEST_KERNEL, None, &[8; 20], "[guest.kernel.kallsyms]");
+        entry(
+            &mut b,
+            misc::GUEST_KERNEL,
+            None,
+            &[8; 20],
+            "[guest.kernel.kallsyms]",
+        );
         let v = parse_build_ids(b.bytes(0)).unwrap();
         assert_eq!(v.len(), 2);
-        assert_eq!((v[0].pid, v[0].build_id, v[0].filename), (HOST_KERNEL_ID, &[7u8; 20][..], RawStr(b"[kernel.kallsyms]")));
+        assert_eq!(
+            (v[0].pid, v[0].build_id, v[0].filename),
+            (HOST_KERNEL_ID, &[7u8; 20][..], RawStr(b"[kernel.kallsyms]"))
+        );
         assert_eq!(v[1].pid, DEFAULT_GUEST_KERNEL_ID);
     }
 
@@ -163,6 +208,15 @@ mod tests {
         let mut b = Builder::new(Endianness::Big);
         b.u32(67).u16(0).u16(8).u64(1);
         let err = parse_build_ids(b.bytes(0x500)).unwrap_err();
-        assert_eq!(err, Error::new(0x500, ErrorKind::BadValue { what: "build_id entry size", value: 8 }));
+        assert_eq!(
+            err,
+            Error::new(
+                0x500,
+                ErrorKind::BadValue {
+                    what: "build_id entry size",
+                    value: 8
+                }
+            )
+        );
     }
 }

@@ -16,7 +16,10 @@ pub struct Builder {
 
 impl Builder {
     pub fn new(endian: Endianness) -> Builder {
-        Builder { endian, buf: Vec::new() }
+        Builder {
+            endian,
+            buf: Vec::new(),
+        }
     }
 
     pub fn u8(&mut self, v: u8) -> &mut Self {

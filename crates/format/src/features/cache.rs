@@ -36,20 +36,39 @@ pub fn parse_cache(mut b: Bytes<'_>) -> Result<Vec<CacheLevel<'_>>> {
     let at = b.offset();
     let version = b.read_u32("cache version")?;
     if version != 1 && version != 2 {
-        return Err(Error::new(at, ErrorKind::BadValue { what: "cache version", value: version.into() }));
+        return Err(Error::new(
+            at,
+            ErrorKind::BadValue {
+                what: "cache version",
+                value: version.into(),
+            },
+        ));
     }
     let n = read_count(&mut b, "cache count", 28)?;
     let mut v = with_capacity(n);
     for _ in 0..n {
         let level = b.read_u32("cache level")?;
-        let id = if version >= 2 { Some(b.read_u32("cache id")?) } else { None };
+        let id = if version >= 2 {
+            Some(b.read_u32("cache id")?)
+        } else {
+            None
+        };
         let line_size = b.read_u32("cache line_size")?;
         let sets = b.read_u32("cache sets")?;
         let ways = b.read_u32("cache ways")?;
         let type_ = read_string(&mut b)?;
         let size = read_string(&mut b)?;
         let map = read_string(&mut b)?;
-        v.push(CacheLevel { level, id, line_size, sets, ways, type_, size, map });
+        v.push(CacheLevel {
+            level,
+            id,
+            line_size,
+            sets,
+            ways,
+            type_,
+            size,
+            map,
+        });
     }
     Ok(v)
 }
@@ -65,8 +84,20 @@ mod tests {
         for endian in [Endianness::Little, Endianness::Big] {
             let mut b = Builder::new(endian);
             b.u32(1).u32(2);
-            b.u32(1).u32(64).u32(64).u32(12).string("Data").string("48K").string("0");
-            b.u32(3).u32(64).u32(4096).u32(16).string("Unified").string("266240K").string("0-1");
+            b.u32(1)
+                .u32(64)
+                .u32(64)
+                .u32(12)
+                .string("Data")
+                .string("48K")
+                .string("0");
+            b.u32(3)
+                .u32(64)
+                .u32(4096)
+                .u32(16)
+                .string("Unified")
+                .string("266240K")
+                .string("0-1");
             let c = parse_cache(b.bytes(0)).unwrap();
             assert_eq!(c.len(), 2);
             assert_eq!(
@@ -85,13 +116,32 @@ mod tests {
             // Version 2 adds the instance id after the level.
             let mut b = Builder::new(endian);
             b.u32(2).u32(1);
-            b.u32(2).u32(5).u32(64).u32(1024).u32(8).string("Unified").string("512K").string("5,37");
+            b.u32(2)
+                .u32(5)
+                .u32(64)
+                .u32(1024)
+                .u32(8)
+                .string("Unified")
+                .string("512K")
+                .string("5,37");
             let c = parse_cache(b.bytes(0)).unwrap();
-            assert_eq!((c[0].level, c[0].id, c[0].sets, c[0].map), (2, Some(5), 1024, RawStr(b"5,37")));
+            assert_eq!(
+                (c[0].level, c[0].id, c[0].sets, c[0].map),
+                (2, Some(5), 1024, RawStr(b"5,37"))
+            );
             let mut b = Builder::new(endian);
             b.u32(3).u32(0);
             let err = parse_cache(b.bytes(0x30)).unwrap_err();
-            assert_eq!(err, Error::new(0x30, ErrorKind::BadValue { what: "cache version", value: 3 }));
+            assert_eq!(
+                err,
+                Error::new(
+                    0x30,
+                    ErrorKind::BadValue {
+                        what: "cache version",
+                        value: 3
+                    }
+                )
+            );
         }
     }
 }

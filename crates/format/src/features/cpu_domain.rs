@@ -45,10 +45,17 @@ pub struct SchedDomain<'a> {
 /// the cpumask string and the cpulist string.
 ///
 /// perf reads `nr_cpus_online` CPUs; without it, CPUs are read until the bytes end.
-pub fn parse_cpu_domain_info(mut b: Bytes<'_>, nr_cpus_online: Option<u32>) -> Result<CpuDomainInfo<'_>> {
+pub fn parse_cpu_domain_info(
+    mut b: Bytes<'_>,
+    nr_cpus_online: Option<u32>,
+) -> Result<CpuDomainInfo<'_>> {
     let schedstat_version = b.read_u32("schedstat_version")?;
     let max_sched_domains = b.read_u32("max_sched_domains")?;
-    let mut info = CpuDomainInfo { schedstat_version, max_sched_domains, cpus: Vec::new() };
+    let mut info = CpuDomainInfo {
+        schedstat_version,
+        max_sched_domains,
+        cpus: Vec::new(),
+    };
     let named = schedstat_version >= 17;
     let min_domain = if named { 16 } else { 12 };
     loop {
@@ -64,10 +71,19 @@ pub fn parse_cpu_domain_info(mut b: Bytes<'_>, nr_cpus_online: Option<u32>) -> R
         let mut domains = Vec::with_capacity(n as usize);
         for _ in 0..n {
             let domain = b.read_u32("sched domain")?;
-            let name = if named { Some(read_string(&mut b)?) } else { None };
+            let name = if named {
+                Some(read_string(&mut b)?)
+            } else {
+                None
+            };
             let cpumask = read_string(&mut b)?;
             let cpulist = read_string(&mut b)?;
-            domains.push(SchedDomain { domain, name, cpumask, cpulist });
+            domains.push(SchedDomain {
+                domain,
+                name,
+                cpumask,
+                cpulist,
+            });
         }
         info.cpus.push(CpuDomains { cpu, domains });
     }
@@ -85,20 +101,49 @@ mod tests {
         for endian in [Endianness::Little, Endianness::Big] {
             let mut b = Builder::new(endian);
             b.u32(17).u32(2);
-            b.u32(0).u32(2).u32(0).string("SMT").string("00000003").string("0-1");
+            b.u32(0)
+                .u32(2)
+                .u32(0)
+                .string("SMT")
+                .string("00000003")
+                .string("0-1");
             b.u32(1).string("MC").string("0000000f").string("0-3");
             b.u32(1).u32(0);
             let info = parse_cpu_domain_info(b.bytes(0), Some(2)).unwrap();
-            assert_eq!((info.schedstat_version, info.max_sched_domains, info.cpus.len()), (17, 2, 2));
+            assert_eq!(
+                (
+                    info.schedstat_version,
+                    info.max_sched_domains,
+                    info.cpus.len()
+                ),
+                (17, 2, 2)
+            );
             assert_eq!(
                 info.cpus[0].domains[1],
-                SchedDomain { domain: 1, name: Some(RawStr(b"MC")), cpumask: RawStr(b"0000000f"), cpulist: RawStr(b"0-3") }
+                SchedDomain {
+                    domain: 1,
+                    name: Some(RawStr(b"MC")),
+                    cpumask: RawStr(b"0000000f"),
+                    cpulist: RawStr(b"0-3")
+                }
             );
-            assert_eq!(info.cpus[1], CpuDomains { cpu: 1, domains: alloc::vec![] });
+            assert_eq!(
+                info.cpus[1],
+                CpuDomains {
+                    cpu: 1,
+                    domains: alloc::vec![]
+                }
+            );
             assert_eq!(parse_cpu_domain_info(b.bytes(0), None).unwrap(), info);
 
             let mut b = Builder::new(endian);
-            b.u32(15).u32(1).u32(3).u32(1).u32(0).string("8").string("3");
+            b.u32(15)
+                .u32(1)
+                .u32(3)
+                .u32(1)
+                .u32(0)
+                .string("8")
+                .string("3");
             let info = parse_cpu_domain_info(b.bytes(0), None).unwrap();
             assert_eq!(info.cpus[0].cpu, 3);
             assert_eq!(info.cpus[0].domains[0].name, None);

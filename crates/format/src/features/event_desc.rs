@@ -26,12 +26,24 @@ pub fn parse_event_desc<'a>(mut b: Bytes<'a>) -> Result<Vec<EventDesc<'a>>> {
     let size_at = b.offset();
     let attr_size = b.read_u32("event_desc attr size")?;
     if attr_size < crate::attr::ATTR_SIZE_VER0 {
-        return Err(Error::new(size_at, ErrorKind::BadValue { what: "event_desc attr size", value: attr_size.into() }));
+        return Err(Error::new(
+            size_at,
+            ErrorKind::BadValue {
+                what: "event_desc attr size",
+                value: attr_size.into(),
+            },
+        ));
     }
     // Each event takes at least its attr, the id count and a string length.
     let min_event = attr_size as usize + 8;
     if nr as usize > b.len() / min_event {
-        return Err(Error::new(nr_at, ErrorKind::BadValue { what: "event_desc event count", value: nr.into() }));
+        return Err(Error::new(
+            nr_at,
+            ErrorKind::BadValue {
+                what: "event_desc event count",
+                value: nr.into(),
+            },
+        ));
     }
     let mut events = Vec::with_capacity(nr as usize);
     for _ in 0..nr {
@@ -56,7 +68,12 @@ mod tests {
 
     fn attr(b: &mut Builder, type_: u32, config: u64) {
         let start = b.len();
-        b.u32(type_).u32(128).u64(config).u64(4000).u64(0x107).u64(0x14);
+        b.u32(type_)
+            .u32(128)
+            .u64(config)
+            .u64(4000)
+            .u64(0x107)
+            .u64(0x14);
         b.buf.resize(start + 128, 0);
     }
 
@@ -71,9 +88,22 @@ mod tests {
             b.u32(0).string("dummy:HG");
             let v = parse_event_desc(b.bytes(0)).unwrap();
             assert_eq!(v.len(), 2);
-            assert_eq!((v[0].name, &v[0].ids[..]), (RawStr(b"cpu-clock"), &[10u64, 11][..]));
-            assert_eq!((v[0].attr.type_, v[0].attr.sample_type, v[0].attr.read_format), (1, 0x107, 0x14));
-            assert_eq!((v[1].name, v[1].attr.config, v[1].ids.len()), (RawStr(b"dummy:HG"), 9, 0));
+            assert_eq!(
+                (v[0].name, &v[0].ids[..]),
+                (RawStr(b"cpu-clock"), &[10u64, 11][..])
+            );
+            assert_eq!(
+                (
+                    v[0].attr.type_,
+                    v[0].attr.sample_type,
+                    v[0].attr.read_format
+                ),
+                (1, 0x107, 0x14)
+            );
+            assert_eq!(
+                (v[1].name, v[1].attr.config, v[1].ids.len()),
+                (RawStr(b"dummy:HG"), 9, 0)
+            );
         }
     }
 
@@ -82,6 +112,15 @@ mod tests {
         let mut b = Builder::new(Endianness::Little);
         b.u32(1).u32(32);
         let err = parse_event_desc(b.bytes(0x80)).unwrap_err();
-        assert_eq!(err, Error::new(0x84, ErrorKind::BadValue { what: "event_desc attr size", value: 32 }));
+        assert_eq!(
+            err,
+            Error::new(
+                0x84,
+                ErrorKind::BadValue {
+                    what: "event_desc attr size",
+                    value: 32
+                }
+            )
+        );
     }
 }

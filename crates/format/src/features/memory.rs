@@ -38,11 +38,16 @@ impl MemoryNode<'_> {
     pub fn blocks(&self) -> impl Iterator<Item = u64> + '_ {
         let endian = self.endian;
         let size = self.size;
-        self.bitmap.chunks_exact(8).enumerate().flat_map(move |(w, chunk)| {
-            let word = chunk.try_into().map_or(0, |a| endian.u64(a));
-            (0..64u64).filter(move |bit| word & (1 << bit) != 0).map(move |bit| w as u64 * 64 + bit)
-        })
-        .filter(move |&i| i < size)
+        self.bitmap
+            .chunks_exact(8)
+            .enumerate()
+            .flat_map(move |(w, chunk)| {
+                let word = chunk.try_into().map_or(0, |a| endian.u64(a));
+                (0..64u64)
+                    .filter(move |bit| word & (1 << bit) != 0)
+                    .map(move |bit| w as u64 * 64 + bit)
+            })
+            .filter(move |&i| i < size)
     }
 
     /// How many blocks the node has (perf's `bitmap_weight`).
@@ -57,7 +62,13 @@ pub fn parse_mem_topology(mut b: Bytes<'_>) -> Result<MemTopology<'_>> {
     let at = b.offset();
     let version = b.read_u64("mem_topology version")?;
     if version != 1 {
-        return Err(Error::new(at, ErrorKind::BadValue { what: "mem_topology version", value: version }));
+        return Err(Error::new(
+            at,
+            ErrorKind::BadValue {
+                what: "mem_topology version",
+                value: version,
+            },
+        ));
     }
     let block_size = b.read_u64("mem_topology block_size")?;
     let n = read_count_u64(&mut b, "mem_topology node count", 24)?;
@@ -69,9 +80,18 @@ pub fn parse_mem_topology(mut b: Bytes<'_>) -> Result<MemTopology<'_>> {
         let size = b.read_u64("memory node bitmap size")?;
         let words = size.div_ceil(64);
         let bitmap = b.read_bytes_u64(words.saturating_mul(8), "memory node bitmap")?;
-        nodes.push(MemoryNode { node, size, bitmap, endian: b.endian() });
+        nodes.push(MemoryNode {
+            node,
+            size,
+            bitmap,
+            endian: b.endian(),
+        });
     }
-    Ok(MemTopology { version, block_size, nodes })
+    Ok(MemTopology {
+        version,
+        block_size,
+        nodes,
+    })
 }
 
 #[cfg(test)]
@@ -86,7 +106,10 @@ mod tests {
             b.u64(1).u64(0x800_0000).u64(1);
             // Node 0: blocks 0-23 and 32-199 (200 bits, 4 words).
             b.u64(0).u64(200).u64(200);
-            b.u64(0xffff_ffff_00ff_ffff).u64(u64::MAX).u64(u64::MAX).u64(0xff);
+            b.u64(0xffff_ffff_00ff_ffff)
+                .u64(u64::MAX)
+                .u64(u64::MAX)
+                .u64(0xff);
             let t = parse_mem_topology(b.bytes(0)).unwrap();
             assert_eq!((t.version, t.block_size, t.nodes.len()), (1, 0x800_0000, 1));
             let node = t.nodes[0];
@@ -103,6 +126,12 @@ mod tests {
         b.u64(1).u64(4096).u64(1).u64(0).u64(u64::MAX).u64(u64::MAX);
         let err = parse_mem_topology(b.bytes(0)).unwrap_err();
         assert_eq!(err.offset, 48);
-        assert!(matches!(err.kind, ErrorKind::UnexpectedEof { what: "memory node bitmap", .. }));
+        assert!(matches!(
+            err.kind,
+            ErrorKind::UnexpectedEof {
+                what: "memory node bitmap",
+                ..
+            }
+        ));
     }
 }

@@ -112,10 +112,19 @@ pub fn read_count_u64(b: &mut Bytes<'_>, what: &'static str, min_item_size: usiz
     Ok(n)
 }
 
-fn check_count(b: &Bytes<'_>, at: u64, what: &'static str, n: u64, min_item_size: usize) -> Result<()> {
+fn check_count(
+    b: &Bytes<'_>,
+    at: u64,
+    what: &'static str,
+    n: u64,
+    min_item_size: usize,
+) -> Result<()> {
     let max = (b.len() / min_item_size.max(1)) as u64;
     if n > max {
-        return Err(crate::Error::new(at, ErrorKind::BadValue { what, value: n }));
+        return Err(crate::Error::new(
+            at,
+            ErrorKind::BadValue { what, value: n },
+        ));
     }
     Ok(())
 }
@@ -258,7 +267,11 @@ impl Feature<'_> {
 ///
 /// Errors carry the absolute offset of the field that could not be read. Unknown feature ids
 /// are not errors: they come back as [`Feature::Unknown`].
-pub fn parse_feature<'a>(id: HeaderFeature, b: Bytes<'a>, ctx: &FeatureContext) -> Result<Feature<'a>> {
+pub fn parse_feature<'a>(
+    id: HeaderFeature,
+    b: Bytes<'a>,
+    ctx: &FeatureContext,
+) -> Result<Feature<'a>> {
     Ok(match id {
         HeaderFeature::TRACING_DATA => Feature::TracingData(tracing_data::parse_tracing_data(b)?),
         HeaderFeature::BUILD_ID => Feature::BuildId(build_id::parse_build_ids(b)?),
@@ -272,7 +285,9 @@ pub fn parse_feature<'a>(id: HeaderFeature, b: Bytes<'a>, ctx: &FeatureContext) 
         HeaderFeature::TOTAL_MEM => Feature::TotalMem(strings::parse_total_mem(b)?),
         HeaderFeature::CMDLINE => Feature::Cmdline(strings::parse_cmdline(b)?),
         HeaderFeature::EVENT_DESC => Feature::EventDesc(event_desc::parse_event_desc(b)?),
-        HeaderFeature::CPU_TOPOLOGY => Feature::CpuTopology(topology::parse_cpu_topology(b, ctx.nr_cpus_avail)?),
+        HeaderFeature::CPU_TOPOLOGY => {
+            Feature::CpuTopology(topology::parse_cpu_topology(b, ctx.nr_cpus_avail)?)
+        }
         HeaderFeature::NUMA_TOPOLOGY => Feature::NumaTopology(topology::parse_numa_topology(b)?),
         HeaderFeature::BRANCH_STACK => Feature::BranchStack,
         HeaderFeature::PMU_MAPPINGS => Feature::PmuMappings(pmu::parse_pmu_mappings(b)?),
@@ -289,12 +304,17 @@ pub fn parse_feature<'a>(id: HeaderFeature, b: Bytes<'a>, ctx: &FeatureContext) 
         HeaderFeature::COMPRESSED => Feature::Compressed(scalars::parse_compressed(b)?),
         HeaderFeature::CPU_PMU_CAPS => Feature::CpuPmuCaps(pmu::parse_cpu_pmu_caps(b)?),
         HeaderFeature::CLOCK_DATA => Feature::ClockData(scalars::parse_clock_data(b)?),
-        HeaderFeature::HYBRID_TOPOLOGY => Feature::HybridTopology(topology::parse_hybrid_topology(b)?),
+        HeaderFeature::HYBRID_TOPOLOGY => {
+            Feature::HybridTopology(topology::parse_hybrid_topology(b)?)
+        }
         HeaderFeature::PMU_CAPS => Feature::PmuCaps(pmu::parse_pmu_caps(b)?),
         HeaderFeature::CPU_DOMAIN_INFO => {
             Feature::CpuDomainInfo(cpu_domain::parse_cpu_domain_info(b, ctx.nr_cpus_online)?)
         }
-        _ => Feature::Unknown { id, data: b.remaining() },
+        _ => Feature::Unknown {
+            id,
+            data: b.remaining(),
+        },
     })
 }
 
@@ -311,15 +331,27 @@ mod tests {
             let ctx = FeatureContext::default();
             let f = parse_feature(HeaderFeature::BRANCH_STACK, empty.bytes(0), &ctx).unwrap();
             assert_eq!(f, Feature::BranchStack);
-            assert_eq!(parse_feature(HeaderFeature::STAT, empty.bytes(0), &ctx).unwrap(), Feature::Stat);
+            assert_eq!(
+                parse_feature(HeaderFeature::STAT, empty.bytes(0), &ctx).unwrap(),
+                Feature::Stat
+            );
             let raw = [1u8, 2, 3];
             let f = parse_feature(HeaderFeature(40), Bytes::new(&raw, 0, endian), &ctx).unwrap();
-            assert_eq!(f, Feature::Unknown { id: HeaderFeature(40), data: &raw });
+            assert_eq!(
+                f,
+                Feature::Unknown {
+                    id: HeaderFeature(40),
+                    data: &raw
+                }
+            );
             assert_eq!(f.id(), HeaderFeature(40));
             let mut b = Builder::new(endian);
             b.u64(1_000_000);
             let f = parse_feature(HeaderFeature::CLOCKID, b.bytes(0), &ctx).unwrap();
-            assert_eq!((f.id(), f), (HeaderFeature::CLOCKID, Feature::ClockId(1_000_000)));
+            assert_eq!(
+                (f.id(), f),
+                (HeaderFeature::CLOCKID, Feature::ClockId(1_000_000))
+            );
         }
     }
 
@@ -349,8 +381,18 @@ mod tests {
                 }
                 for endian in [Endianness::Little, Endianness::Big] {
                     for id in 0..40 {
-                        for ctx in [FeatureContext::default(), FeatureContext { nr_cpus_avail: Some(3), nr_cpus_online: Some(2) }] {
-                            let _ = parse_feature(HeaderFeature(id), Bytes::new(&data, 0, endian), &ctx);
+                        for ctx in [
+                            FeatureContext::default(),
+                            FeatureContext {
+                                nr_cpus_avail: Some(3),
+                                nr_cpus_online: Some(2),
+                            },
+                        ] {
+                            let _ = parse_feature(
+                                HeaderFeature(id),
+                                Bytes::new(&data, 0, endian),
+                                &ctx,
+                            );
                         }
                     }
                 }
@@ -364,6 +406,15 @@ mod tests {
         b.u64(3).u64(0);
         let mut cur = b.bytes(0x200);
         let err = read_count_u64(&mut cur, "n", 8).unwrap_err();
-        assert_eq!(err, crate::Error::new(0x200, ErrorKind::BadValue { what: "n", value: 3 }));
+        assert_eq!(
+            err,
+            crate::Error::new(
+                0x200,
+                ErrorKind::BadValue {
+                    what: "n",
+                    value: 3
+                }
+            )
+        );
     }
 }

@@ -55,7 +55,11 @@ pub fn parse_group_desc(mut b: Bytes<'_>) -> Result<Vec<GroupDesc<'_>>> {
         let name = read_string(&mut b)?;
         let leader_idx = b.read_u32("group leader_idx")?;
         let nr_members = b.read_u32("group nr_members")?;
-        v.push(GroupDesc { name, leader_idx, nr_members });
+        v.push(GroupDesc {
+            name,
+            leader_idx,
+            nr_members,
+        });
     }
     Ok(v)
 }
@@ -120,18 +124,47 @@ mod tests {
             let mut b = Builder::new(endian);
             b.u32(2).u32(1).string("software").u32(10).string("msr");
             let m = parse_pmu_mappings(b.bytes(0)).unwrap();
-            assert_eq!(m[1], PmuMapping { type_: 10, name: RawStr(b"msr") });
+            assert_eq!(
+                m[1],
+                PmuMapping {
+                    type_: 10,
+                    name: RawStr(b"msr")
+                }
+            );
 
             let mut b = Builder::new(endian);
-            b.u32(2).string("{anon_group}").u32(0).u32(2).string("mygroup").u32(2).u32(3);
+            b.u32(2)
+                .string("{anon_group}")
+                .u32(0)
+                .u32(2)
+                .string("mygroup")
+                .u32(2)
+                .u32(3);
             let g = parse_group_desc(b.bytes(0)).unwrap();
             assert!(!g[0].is_named());
-            assert_eq!(g[1], GroupDesc { name: RawStr(b"mygroup"), leader_idx: 2, nr_members: 3 });
+            assert_eq!(
+                g[1],
+                GroupDesc {
+                    name: RawStr(b"mygroup"),
+                    leader_idx: 2,
+                    nr_members: 3
+                }
+            );
 
             let mut b = Builder::new(endian);
-            b.u32(2).string("branches").string("32").string("max_precise").string("3");
+            b.u32(2)
+                .string("branches")
+                .string("32")
+                .string("max_precise")
+                .string("3");
             let c = parse_cpu_pmu_caps(b.bytes(0)).unwrap();
-            assert_eq!(c[1], PmuCap { name: RawStr(b"max_precise"), value: RawStr(b"3") });
+            assert_eq!(
+                c[1],
+                PmuCap {
+                    name: RawStr(b"max_precise"),
+                    value: RawStr(b"3")
+                }
+            );
 
             let mut b = Builder::new(endian);
             b.u32(2);
@@ -139,7 +172,13 @@ mod tests {
             b.u32(0).string("cpu_atom");
             let p = parse_pmu_caps(b.bytes(0)).unwrap();
             assert_eq!(p[0].pmu_name, RawStr(b"cpu_core"));
-            assert_eq!(p[0].caps, [PmuCap { name: RawStr(b"branches"), value: RawStr(b"32") }]);
+            assert_eq!(
+                p[0].caps,
+                [PmuCap {
+                    name: RawStr(b"branches"),
+                    value: RawStr(b"32")
+                }]
+            );
             assert_eq!((p[1].pmu_name, p[1].caps.len()), (RawStr(b"cpu_atom"), 0));
         }
     }
@@ -151,6 +190,13 @@ mod tests {
         let end = b.len() as u64;
         let err = parse_group_desc(b.bytes(0x40)).unwrap_err();
         assert_eq!(err.offset, 0x40 + end);
-        assert_eq!(err.kind, ErrorKind::UnexpectedEof { what: "group nr_members", needed: 4, available: 0 });
+        assert_eq!(
+            err.kind,
+            ErrorKind::UnexpectedEof {
+                what: "group nr_members",
+                needed: 4,
+                available: 0
+            }
+        );
     }
 }

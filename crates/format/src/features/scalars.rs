@@ -52,12 +52,23 @@ pub fn parse_clock_data(mut b: Bytes<'_>) -> Result<ClockData> {
     let at = b.offset();
     let version = b.read_u32("clock_data version")?;
     if version != 1 {
-        return Err(Error::new(at, ErrorKind::BadValue { what: "clock_data version", value: version.into() }));
+        return Err(Error::new(
+            at,
+            ErrorKind::BadValue {
+                what: "clock_data version",
+                value: version.into(),
+            },
+        ));
     }
     let clockid = b.read_u32("clock_data clockid")?;
     let tod_ns = b.read_u64("clock_data tod_ns")?;
     let clockid_ns = b.read_u64("clock_data clockid_ns")?;
-    Ok(ClockData { version, clockid, tod_ns, clockid_ns })
+    Ok(ClockData {
+        version,
+        clockid,
+        tod_ns,
+        clockid_ns,
+    })
 }
 
 /// The name perf gives a POSIX clock id (`clockid_name` in `tools/perf/util/clockid.c`).
@@ -115,18 +126,39 @@ mod tests {
             let mut b = Builder::new(endian);
             b.u64(3_938_996_551_000).u64(3_939_281_981_000);
             let t = parse_sample_time(b.bytes(0)).unwrap();
-            assert_eq!(t, SampleTime { first: 3_938_996_551_000, last: 3_939_281_981_000 });
+            assert_eq!(
+                t,
+                SampleTime {
+                    first: 3_938_996_551_000,
+                    last: 3_939_281_981_000
+                }
+            );
 
             let mut b = Builder::new(endian);
-            b.u32(1).u32(1).u64(1_795_346_420_527_890_000).u64(3_986_535_499_810);
+            b.u32(1)
+                .u32(1)
+                .u64(1_795_346_420_527_890_000)
+                .u64(3_986_535_499_810);
             let c = parse_clock_data(b.bytes(0)).unwrap();
-            assert_eq!((c.clockid, c.tod_ns, c.clockid_ns), (1, 1_795_346_420_527_890_000, 3_986_535_499_810));
+            assert_eq!(
+                (c.clockid, c.tod_ns, c.clockid_ns),
+                (1, 1_795_346_420_527_890_000, 3_986_535_499_810)
+            );
             assert_eq!(clockid_name(c.clockid), Some("monotonic"));
 
             let mut b = Builder::new(endian);
             b.u32(1).u32(1).u32(1).u32(2).u32(528384);
             let z = parse_compressed(b.bytes(0)).unwrap();
-            assert_eq!(z, Compressed { version: 1, type_: Compressed::ZSTD, level: 1, ratio: 2, mmap_len: 528384 });
+            assert_eq!(
+                z,
+                Compressed {
+                    version: 1,
+                    type_: Compressed::ZSTD,
+                    level: 1,
+                    ratio: 2,
+                    mmap_len: 528384
+                }
+            );
 
             let mut b = Builder::new(endian);
             b.u64(1);
@@ -140,11 +172,27 @@ mod tests {
         let mut b = Builder::new(Endianness::Little);
         b.u32(2);
         let err = parse_clock_data(b.bytes(0x10)).unwrap_err();
-        assert_eq!(err, Error::new(0x10, ErrorKind::BadValue { what: "clock_data version", value: 2 }));
+        assert_eq!(
+            err,
+            Error::new(
+                0x10,
+                ErrorKind::BadValue {
+                    what: "clock_data version",
+                    value: 2
+                }
+            )
+        );
         let mut b = Builder::new(Endianness::Little);
         b.u64(5);
         let err = parse_sample_time(b.bytes(0x10)).unwrap_err();
         assert_eq!(err.offset, 0x18);
-        assert_eq!(err.kind, ErrorKind::UnexpectedEof { what: "last_sample_time", needed: 8, available: 0 });
+        assert_eq!(
+            err.kind,
+            ErrorKind::UnexpectedEof {
+                what: "last_sample_time",
+                needed: 8,
+                available: 0
+            }
+        );
     }
 }

@@ -80,13 +80,20 @@ fn is_padding(rest: &[u8]) -> bool {
 }
 
 /// Reads `n` (core id, socket id) pairs, then the optional die section.
-fn read_ids<'a>(b: &mut Bytes<'a>, n: usize) -> Result<(Vec<CpuTopologyIds>, Option<Vec<RawStr<'a>>>)> {
+fn read_ids<'a>(
+    b: &mut Bytes<'a>,
+    n: usize,
+) -> Result<(Vec<CpuTopologyIds>, Option<Vec<RawStr<'a>>>)> {
     // Each CPU takes 8 bytes: refuse counts the bytes cannot hold before allocating.
     let mut cpus = Vec::with_capacity(n.min(b.len() / 8));
     for _ in 0..n {
         let core_id = b.read_u32("cpu_topology core_id")?;
         let socket_id = b.read_u32("cpu_topology socket_id")?;
-        cpus.push(CpuTopologyIds { core_id, socket_id, die_id: None });
+        cpus.push(CpuTopologyIds {
+            core_id,
+            socket_id,
+            die_id: None,
+        });
     }
     if is_padding(b.remaining()) {
         return Ok((cpus, None));
@@ -133,7 +140,12 @@ pub fn parse_numa_topology(mut b: Bytes<'_>) -> Result<Vec<NumaNode<'_>>> {
         let mem_total = b.read_u64("numa mem_total")?;
         let mem_free = b.read_u64("numa mem_free")?;
         let cpus = read_string(&mut b)?;
-        nodes.push(NumaNode { node, mem_total, mem_free, cpus });
+        nodes.push(NumaNode {
+            node,
+            mem_total,
+            mem_free,
+            cpus,
+        });
     }
     Ok(nodes)
 }
@@ -189,10 +201,24 @@ mod tests {
             let t2 = parse_cpu_topology(b.bytes(0), Some(4)).unwrap();
             let cpus = t2.cpus.unwrap();
             assert_eq!(cpus.len(), 4);
-            assert_eq!(cpus[2], CpuTopologyIds { core_id: 0, socket_id: 1, die_id: None });
+            assert_eq!(
+                cpus[2],
+                CpuTopologyIds {
+                    core_id: 0,
+                    socket_id: 1,
+                    die_id: None
+                }
+            );
             assert_eq!(t2.die_cpus_lists, None);
             // Without NRCPUS the count is inferred from the bytes.
-            assert_eq!(parse_cpu_topology(b.bytes(0), None).unwrap().cpus.unwrap().len(), 4);
+            assert_eq!(
+                parse_cpu_topology(b.bytes(0), None)
+                    .unwrap()
+                    .cpus
+                    .unwrap()
+                    .len(),
+                4
+            );
 
             // Revision 3: die lists and die ids.
             b.u32(1).string("0-3");
@@ -200,7 +226,14 @@ mod tests {
             let t3 = parse_cpu_topology(b.bytes(0), Some(4)).unwrap();
             assert_eq!(t3.die_cpus_lists, Some(alloc::vec![RawStr(b"0-3")]));
             let cpus = t3.cpus.unwrap();
-            assert_eq!(cpus[3], CpuTopologyIds { core_id: 1, socket_id: 1, die_id: Some(7) });
+            assert_eq!(
+                cpus[3],
+                CpuTopologyIds {
+                    core_id: 1,
+                    socket_id: 1,
+                    die_id: Some(7)
+                }
+            );
             let inferred = parse_cpu_topology(b.bytes(0), None).unwrap();
             assert_eq!(inferred.cpus.unwrap()[3].die_id, Some(7));
         }
@@ -221,7 +254,13 @@ mod tests {
         b.u32(0).u32(0).u32(1).u32(0);
         let err = parse_cpu_topology(b.bytes(0x100), Some(4)).unwrap_err();
         assert_eq!(err.offset, 0x100 + at + 16);
-        assert!(matches!(err.kind, ErrorKind::UnexpectedEof { what: "cpu_topology core_id", .. }));
+        assert!(matches!(
+            err.kind,
+            ErrorKind::UnexpectedEof {
+                what: "cpu_topology core_id",
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -234,16 +273,37 @@ mod tests {
             let nodes = parse_numa_topology(b.bytes(0)).unwrap();
             assert_eq!(
                 nodes[1],
-                NumaNode { node: 1, mem_total: 99058912, mem_free: 86439024, cpus: RawStr(b"8-15,24-31") }
+                NumaNode {
+                    node: 1,
+                    mem_total: 99058912,
+                    mem_free: 86439024,
+                    cpus: RawStr(b"8-15,24-31")
+                }
             );
             let mut b = Builder::new(endian);
-            b.u32(2).string("cpu_core").string("0-15").string("cpu_atom").string("16-23");
+            b.u32(2)
+                .string("cpu_core")
+                .string("0-15")
+                .string("cpu_atom")
+                .string("16-23");
             let h = parse_hybrid_topology(b.bytes(0)).unwrap();
-            assert_eq!(h[1], HybridNode { pmu_name: RawStr(b"cpu_atom"), cpus: RawStr(b"16-23") });
+            assert_eq!(
+                h[1],
+                HybridNode {
+                    pmu_name: RawStr(b"cpu_atom"),
+                    cpus: RawStr(b"16-23")
+                }
+            );
             let mut b = Builder::new(endian);
             b.u32(1000);
             let err = parse_numa_topology(b.bytes(8)).unwrap_err();
-            assert_eq!(err.kind, ErrorKind::BadValue { what: "numa node count", value: 1000 });
+            assert_eq!(
+                err.kind,
+                ErrorKind::BadValue {
+                    what: "numa node count",
+                    value: 1000
+                }
+            );
             assert_eq!(err.offset, 8);
         }
     }

@@ -72,7 +72,10 @@ impl<'a> TracingData<'a> {
 /// Parses the tracing data. Never fails: a malformed container keeps `raw` and what was read
 /// before the problem, with the problem in [`TracingData::error`].
 pub fn parse_tracing_data(b: Bytes<'_>) -> Result<TracingData<'_>> {
-    let mut t = TracingData { raw: b.remaining(), ..TracingData::default() };
+    let mut t = TracingData {
+        raw: b.remaining(),
+        ..TracingData::default()
+    };
     let start = b.len();
     let mut cur = b;
     if let Err(e) = walk(&mut cur, &mut t) {
@@ -111,7 +114,11 @@ fn walk<'a>(b: &mut Bytes<'a>, t: &mut TracingData<'a>) -> Result<()> {
     t.version = RawStr(read_cstr(b, "tracing data version")?);
     t.big_endian = b.read_u8("tracing data file_bigendian")? != 0;
     // Numbers inside follow `file_bigendian`, whatever the perf.data's own byte order.
-    let endian = if t.big_endian { Endianness::Big } else { Endianness::Little };
+    let endian = if t.big_endian {
+        Endianness::Big
+    } else {
+        Endianness::Little
+    };
     *b = Bytes::new(b.remaining(), b.offset(), endian);
     t.long_size = b.read_u8("tracing data long_size")?;
     t.page_size = b.read_u32("tracing data page_size")?;
@@ -130,7 +137,12 @@ fn walk<'a>(b: &mut Bytes<'a>, t: &mut TracingData<'a>) -> Result<()> {
         for _ in 0..n {
             let format = sized(b, "event format")?;
             let (name, id) = name_and_id(format);
-            t.events.push(TraceEventFormat { system, name, id, format });
+            t.events.push(TraceEventFormat {
+                system,
+                name,
+                id,
+                format,
+            });
         }
     }
     let n = b.read_u32("kallsyms size")?;
@@ -145,8 +157,14 @@ fn walk<'a>(b: &mut Bytes<'a>, t: &mut TracingData<'a>) -> Result<()> {
 
 /// perf's `atof(version) >= 0.6`.
 fn version_at_least_0_6(v: &[u8]) -> bool {
-    let end = v.iter().position(|c| !(c.is_ascii_digit() || *c == b'.')).unwrap_or(v.len());
-    let num = v.get(..end).and_then(|n| core::str::from_utf8(n).ok()).and_then(|n| n.parse::<f64>().ok());
+    let end = v
+        .iter()
+        .position(|c| !(c.is_ascii_digit() || *c == b'.'))
+        .unwrap_or(v.len());
+    let num = v
+        .get(..end)
+        .and_then(|n| core::str::from_utf8(n).ok())
+        .and_then(|n| n.parse::<f64>().ok());
     num.is_some_and(|n| n >= 0.6)
 }
 
@@ -173,18 +191,29 @@ mod tests {
     use super::super::builder::Builder;
     use super::*;
 
-    const SWITCH: &str = "name: sched_switch\nID: 316\nformat:\n\tfield:unsigned short common_type;\n";
+    const SWITCH: &str =
+        "name: sched_switch\nID: 316\nformat:\n\tfield:unsigned short common_type;\n";
 
     fn tracing(endian: Endianness, version: &str) -> Builder {
         let mut b = Builder::new(endian);
-        b.raw(&MAGIC).cstr(version).u8(matches!(endian, Endianness::Big) as u8).u8(8).u32(4096);
+        b.raw(&MAGIC)
+            .cstr(version)
+            .u8(matches!(endian, Endianness::Big) as u8)
+            .u8(8)
+            .u32(4096);
         b.raw(b"header_page\0").u64(3).raw(b"abc");
         b.raw(b"header_event\0").u64(2).raw(b"de");
         b.u32(1).u64(4).raw(b"ftr\n");
         b.u32(2);
-        b.cstr("sched").u32(1).u64(SWITCH.len() as u64).raw(SWITCH.as_bytes());
+        b.cstr("sched")
+            .u32(1)
+            .u64(SWITCH.len() as u64)
+            .raw(SWITCH.as_bytes());
         let probe = "name: leaf\nID: 1521\n";
-        b.cstr("probe_mt").u32(1).u64(probe.len() as u64).raw(probe.as_bytes());
+        b.cstr("probe_mt")
+            .u32(1)
+            .u64(probe.len() as u64)
+            .raw(probe.as_bytes());
         b.u32(0).u32(0);
         if version == "0.6" {
             b.u64(5).raw(b"1 a\n\0");
@@ -201,12 +230,18 @@ mod tests {
             let t = parse_tracing_data(b.bytes(0)).unwrap();
             assert_eq!(t.error, None);
             assert_eq!((t.size, t.raw.len()), (size, size + 4));
-            assert_eq!((t.version, t.long_size, t.page_size), (RawStr(b"0.6"), 8, 4096));
+            assert_eq!(
+                (t.version, t.long_size, t.page_size),
+                (RawStr(b"0.6"), 8, 4096)
+            );
             assert_eq!((t.header_page, t.header_event), (&b"abc"[..], &b"de"[..]));
             assert_eq!(t.ftrace_formats, [&b"ftr\n"[..]]);
             assert_eq!(t.events.len(), 2);
             let e = t.event_by_id(316).unwrap();
-            assert_eq!((e.system, e.name), (RawStr(b"sched"), Some(RawStr(b"sched_switch"))));
+            assert_eq!(
+                (e.system, e.name),
+                (RawStr(b"sched"), Some(RawStr(b"sched_switch")))
+            );
             assert_eq!(t.event_by_id(1521).unwrap().system, RawStr(b"probe_mt"));
             assert_eq!(t.saved_cmdlines, Some(&b"1 a\n\0"[..]));
         }
@@ -221,9 +256,26 @@ mod tests {
         let t = parse_tracing_data(Bytes::new(cut, 0x40, Endianness::Little)).unwrap();
         assert_eq!(t.events.len(), 2);
         let err = t.error.unwrap();
-        assert!(matches!(err.kind, ErrorKind::UnexpectedEof { what: "kallsyms size", .. }), "{err:?}");
+        assert!(
+            matches!(
+                err.kind,
+                ErrorKind::UnexpectedEof {
+                    what: "kallsyms size",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
         let t = parse_tracing_data(Bytes::new(b"not tracing", 0x40, Endianness::Little)).unwrap();
-        assert_eq!(t.error, Some(Error::new(0x40, ErrorKind::BadString { what: "tracing data magic" })));
+        assert_eq!(
+            t.error,
+            Some(Error::new(
+                0x40,
+                ErrorKind::BadString {
+                    what: "tracing data magic"
+                }
+            ))
+        );
         assert_eq!(t.raw, b"not tracing");
     }
 }
