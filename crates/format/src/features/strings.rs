@@ -61,7 +61,10 @@ mod tests {
     fn strings_and_cmdline_in_both_byte_orders() {
         for endian in [Endianness::Little, Endianness::Big] {
             let data = string(endian, "vm", 64);
-            assert_eq!(parse_string(Bytes::new(&data, 0, endian)).unwrap(), RawStr(b"vm"));
+            assert_eq!(
+                parse_string(Bytes::new(&data, 0, endian)).unwrap(),
+                RawStr(b"vm")
+            );
             let mut cmd = endian.u32_bytes(2).to_vec();
             cmd.extend(string(endian, "/usr/bin/perf", 16));
             cmd.extend(string(endian, "record", 8));
@@ -69,7 +72,18 @@ mod tests {
             assert_eq!(args, [RawStr(b"/usr/bin/perf"), RawStr(b"record")]);
             let mut nr = endian.u32_bytes(4).to_vec();
             nr.extend(endian.u32_bytes(2));
-            assert_eq!(parse_nrcpus(Bytes::new(&nr, 0, endian)).unwrap(), NrCpus { available: 4, online: 2 });
+            assert_eq!(
+                parse_nrcpus(Bytes::new(&nr, 0, endian)).unwrap(),
+                NrCpus {
+                    available: 4,
+                    online: 2
+                }
+            );
+            let mem = endian.u64_bytes(24_684_096);
+            assert_eq!(
+                parse_total_mem(Bytes::new(&mem, 0, endian)).unwrap(),
+                24_684_096
+            );
         }
     }
 
