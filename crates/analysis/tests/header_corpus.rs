@@ -22,11 +22,6 @@ use perfscope_analysis::summary::Summary;
 /// `fact_of`; `*` means every fact.
 const KNOWN: &[(&str, &[&str], &str)] = &[
     (
-        "tests__integrationtests__file_content__perf.data.true.v1",
-        &["*"],
-        "a version 1 (PERFFILE) file: perf 6.1 still reads it, perfscope reports it as unsupported",
-    ),
-    (
         "perf.data",
         &["cpu pmu caps"],
         "frankentui (perf 6.17 without libbpf): the BPF_PROG_INFO section is empty; perf 6.1 fails \

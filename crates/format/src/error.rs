@@ -5,7 +5,7 @@ use core::fmt;
 /// An error found while decoding a perf.data file, with the byte offset it was found at.
 ///
 /// For records inside zstd-compressed records the offset is that of the compressed record in the
-/// file (see [`crate::RecordOrigin`]).
+/// file (see [`crate::RawRecord::inner_offset`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Error {
     /// Absolute byte offset in the file (or stream) where the problem was found.
