@@ -16,3 +16,4 @@ pub mod event_name;
 pub mod feature_summary;
 pub mod ordered;
 pub mod summary;
+pub mod tracepoint;
