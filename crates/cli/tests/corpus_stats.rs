@@ -8,17 +8,7 @@ use std::collections::BTreeMap;
 use common::*;
 
 /// Files we knowingly read differently, with the reason.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "platform2/chromiumos-wide-profiling__perf.data.piped.powerpc",
-        "pre-upstream Google pipe format (2013): header records typed 66+feature id collide with today's \
-         ID_INDEX/AUXTRACE_INFO/AUXTRACE; not supported yet",
-    ),
-    (
-        "platform2/chromiumos-wide-profiling__perf.data.piped.production",
-        "pre-upstream Google pipe format (2013), as above",
-    ),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 #[test]
 fn record_counts_match_perf() {

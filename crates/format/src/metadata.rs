@@ -41,6 +41,9 @@ pub struct Metadata {
     pub features: Vec<FeatureSection>,
     /// Event names from EVENT_UPDATE records, by sample id.
     pub update_names: Vec<(u64, String)>,
+    /// The stream uses the pre-upstream Google pipe format (see
+    /// [`crate::stream::StreamDecoder::legacy_google`]): records 69..=80 are header features.
+    pub legacy_google: bool,
 }
 
 impl Metadata {
@@ -50,17 +53,36 @@ impl Metadata {
             .feature_sections()
             .map(|(feature, b)| FeatureSection { feature, offset: b.offset(), bytes: b.remaining().to_vec() })
             .collect();
-        Metadata { endian: file.endian(), pipe: false, attrs: file.attrs.clone(), features, update_names: Vec::new() }
+        Metadata {
+            endian: file.endian(),
+            pipe: false,
+            attrs: file.attrs.clone(),
+            features,
+            update_names: Vec::new(),
+            legacy_google: false,
+        }
     }
 
     /// Empty metadata for a pipe-mode stream; fill it with [`Metadata::observe`].
     pub fn pipe(endian: Endianness) -> Metadata {
-        Metadata { endian, pipe: true, attrs: Vec::new(), features: Vec::new(), update_names: Vec::new() }
+        Metadata {
+            endian,
+            pipe: true,
+            attrs: Vec::new(),
+            features: Vec::new(),
+            update_names: Vec::new(),
+            legacy_google: false,
+        }
     }
 
     /// Learns from a metadata record (HEADER_ATTR, HEADER_FEATURE, EVENT_UPDATE with a name).
     /// Returns whether the record was one of those. Other records are ignored.
     pub fn observe(&mut self, rec: &RawRecord<'_>) -> Result<bool> {
+        if let Some(feature) = self.legacy_feature(rec.type_()) {
+            let body = rec.body_bytes();
+            self.features.push(FeatureSection { feature, offset: body.offset(), bytes: body.remaining().to_vec() });
+            return Ok(true);
+        }
         match rec.type_() {
             RecordType::HEADER_ATTR => {
                 // struct perf_record_header_attr { header; perf_event_attr attr; u64 id[]; }
@@ -96,6 +118,23 @@ impl Metadata {
                 Ok(true)
             }
             _ => Ok(false),
+        }
+    }
+
+    /// For a legacy Google stream, the header feature a record of type `t` carries.
+    pub fn legacy_feature(&self, t: RecordType) -> Option<HeaderFeature> {
+        (self.legacy_google && (69..=80).contains(&t.0)).then(|| HeaderFeature(t.0 - 66))
+    }
+
+    /// The name of a record type in this file's dialect: perf's name, `LEGACY_GOOGLE_HEADER_<feature>`
+    /// for the features of a legacy Google stream, `UNKNOWN_<n>` for types nobody names.
+    pub fn record_type_name(&self, t: RecordType) -> String {
+        if let Some(f) = self.legacy_feature(t) {
+            return alloc::format!("LEGACY_GOOGLE_HEADER_{f}");
+        }
+        match t.name() {
+            Some(n) => String::from(n),
+            None => alloc::format!("UNKNOWN_{}", t.0),
         }
     }
 

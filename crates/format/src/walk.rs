@@ -32,9 +32,15 @@ pub fn walk(
         let mut d = StreamDecoder::pipe();
         d.push(data);
         d.finish();
+        let mut first = true;
         while let Some(r) = d.next_record() {
             match r {
                 Ok(rec) => {
+                    if first {
+                        // The same test the decoder made on this record.
+                        meta.legacy_google = crate::stream::is_legacy_google_record(&rec);
+                        first = false;
+                    }
                     if let Err(e) = meta.observe(&rec) {
                         on_error(&e);
                     }

@@ -29,10 +29,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         |_, rec| *counts.entry(rec.type_().0).or_default() += 1,
         |e| errors.push(e.to_string()),
     );
-    if let Err(e) = result {
-        errors.push(e.to_string());
-    }
-    let name = |t: u32| RecordType(t).name().map_or_else(|| format!("UNKNOWN_{t}"), str::to_string);
+    let meta = result.map_err(|e| errors.push(e.to_string())).ok();
+    let name = |t: u32| match &meta {
+        Some(m) => m.record_type_name(RecordType(t)),
+        None => RecordType(t).name().map_or_else(|| format!("UNKNOWN_{t}"), str::to_string),
+    };
     let total: u64 = counts.values().sum();
     if args.json {
         let records: serde_json::Map<String, serde_json::Value> =

@@ -98,6 +98,14 @@ pub fn trailing_payload_len(type_: RecordType, body: &[u8], endian: Endianness) 
 /// Errors are framing errors: after one, the rest of `data` cannot be walked.
 #[inline]
 pub fn frame_record(data: &[u8], offset: u64, endian: Endianness) -> Result<RawRecord<'_>> {
+    frame_record_with(data, offset, endian, true)
+}
+
+/// [`frame_record`], optionally without looking for trailing payloads (for the record types
+/// that old pre-upstream streams used with other meanings, see
+/// [`crate::stream::StreamDecoder::legacy_google`]).
+#[inline]
+pub fn frame_record_with(data: &[u8], offset: u64, endian: Endianness, trailing_payloads: bool) -> Result<RawRecord<'_>> {
     if data.len() < RECORD_HEADER_SIZE {
         return Err(Error::new(
             offset,
@@ -117,7 +125,7 @@ pub fn frame_record(data: &[u8], offset: u64, endian: Endianness) -> Result<RawR
         ));
     };
     let mut payload: &[u8] = &[];
-    if let Some(len) = trailing_payload_len(header.type_, body, endian) {
+    if let Some(len) = trailing_payload_len(header.type_, body, endian).filter(|_| trailing_payloads) {
         let rest = data.get(size..).unwrap_or(&[]);
         match usize::try_from(len).ok().and_then(|len| rest.get(..len)) {
             Some(p) => payload = p,
