@@ -24,7 +24,10 @@ pub mod error;
 pub mod features;
 pub mod file;
 pub mod header;
+pub mod layout;
 pub mod records;
+#[cfg(test)]
+mod testutil;
 
 pub use attr::{AttrFlags, EventAttr};
 pub use bytes::Bytes;
@@ -33,4 +36,5 @@ pub use endian::Endianness;
 pub use error::{Error, ErrorKind, Result};
 pub use file::{FileAttr, PerfFile};
 pub use header::{FileHeader, FileSection, Magic};
-pub use records::{RawRecord, RawRecords, RecordHeader};
+pub use layout::{EventIndex, EventLayout, EventTable};
+pub use records::{parse_record, RawRecord, RawRecords, Record, RecordHeader};

@@ -1,6 +1,71 @@
-//! Record framing: `struct perf_event_header` and the walk over a run of records.
-//!
-//! Decoding a record's body into typed fields is done per type in the submodules.
+//! Records: framing (`struct perf_event_header` and the walk over a run of records) and, per
+//! type in the submodules, decoding a record's body into typed fields ([`parse_record`]).
+
+pub mod array;
+pub mod aux;
+pub mod auxtrace;
+pub mod bpf_event;
+pub mod bpf_metadata;
+pub mod branch;
+pub mod build_id;
+pub mod callchain;
+pub mod cgroup;
+pub mod comm;
+pub mod compressed;
+pub mod cpu_map;
+mod decode;
+pub mod event_update;
+pub mod header_attr;
+pub mod header_feature;
+pub mod id_index;
+pub mod ksymbol;
+pub mod lost;
+pub mod mmap;
+pub mod namespaces;
+pub mod read;
+pub mod sample;
+pub mod sample_id;
+pub mod schedstat;
+pub mod stat;
+pub mod switch;
+pub mod task;
+pub mod text_poke;
+pub mod thread_map;
+pub mod throttle;
+pub mod time_conv;
+
+pub use array::{U64Array, U64Iter};
+pub use aux::{AuxOutputHwIdRecord, AuxRecord, ItraceStartRecord};
+pub use auxtrace::{AuxtraceErrorRecord, AuxtraceInfoRecord, AuxtraceRecord};
+pub use bpf_event::BpfEventRecord;
+pub use bpf_metadata::BpfMetadataRecord;
+pub use branch::{BranchEntry, BranchFlags, BranchStack};
+pub use build_id::HeaderBuildIdRecord;
+pub use callchain::{Callchain, CallchainDeferredRecord, CallchainFrame, CallchainItem};
+pub use cgroup::CgroupRecord;
+pub use comm::CommRecord;
+pub use compressed::CompressedRecord;
+pub use cpu_map::{CpuMapData, CpuMapRecord};
+pub use decode::{parse_record, Record};
+pub use event_update::{EventUpdate, EventUpdateRecord};
+pub use header_attr::{HeaderAttrRecord, HeaderEventTypeRecord};
+pub use header_feature::{HeaderFeatureRecord, TracingDataRecord};
+pub use id_index::{IdIndexEntry, IdIndexRecord};
+pub use ksymbol::KsymbolRecord;
+pub use lost::{LostRecord, LostSamplesRecord};
+pub use mmap::{Mmap2FileId, Mmap2Record, MmapRecord};
+pub use namespaces::{NamespacesRecord, NsLinkInfo};
+pub use read::{ReadData, ReadGroup, ReadRecord, ReadValue, ReadValues};
+pub use sample::{Regs, SampleRecord, UserStack, Weight};
+pub use sample_id::SampleId;
+pub use schedstat::SchedstatRecord;
+pub use stat::{StatConfigRecord, StatRecord, StatRoundRecord};
+pub use switch::SwitchRecord;
+pub use task::ForkRecord;
+pub use text_poke::TextPokeRecord;
+pub use thread_map::{ThreadMapEntry, ThreadMapRecord};
+pub use throttle::ThrottleRecord;
+pub use time_conv::{TimeConvExt, TimeConvRecord};
 
 use crate::bytes::Bytes;
 use crate::constants::RecordType;
