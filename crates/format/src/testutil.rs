@@ -53,7 +53,7 @@ impl Builder {
     pub fn cstr8(mut self, s: &str) -> Self {
         self.buf.extend_from_slice(s.as_bytes());
         self.buf.push(0);
-        while self.buf.len() % 8 != 0 {
+        while !self.buf.len().is_multiple_of(8) {
             self.buf.push(0);
         }
         self
@@ -65,10 +65,6 @@ impl Builder {
         field.resize(n, 0);
         self.buf.extend_from_slice(&field);
         self
-    }
-
-    pub fn len(&self) -> usize {
-        self.buf.len()
     }
 
     pub fn into_vec(self) -> Vec<u8> {

@@ -132,7 +132,7 @@ mod tests {
         let a = U64Array::new(&bytes, Endianness::Big);
         assert_eq!(a.len(), 2);
         assert_eq!(a.iter().collect::<alloc::vec::Vec<_>>(), [1, 2]);
-        assert_eq!(a.iter().rev().next(), Some(2));
+        assert_eq!(a.iter().next_back(), Some(2));
         assert_eq!((a.get(1), a.get(2)), (Some(2), None));
         let le = U64Array::new(&bytes[..8], Endianness::Little);
         assert_eq!(le.get(0), Some(1 << 56));

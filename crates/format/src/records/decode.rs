@@ -244,3 +244,7 @@ fn parse_kernel<'a>(raw: &RawRecord<'a>, b: Bytes<'a>, events: &EventTable) -> R
         _ => Record::Unknown(*raw),
     })
 }
+
+#[cfg(test)]
+#[path = "decode_tests.rs"]
+mod tests;
