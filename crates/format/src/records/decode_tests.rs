@@ -59,14 +59,18 @@ fn mmap_and_mmap2() {
         .record(10, 2);
         let Record::Mmap2(m) = parse(&b, e) else { panic!() };
         assert_eq!(m.file_id, mmap::Mmap2FileId::Inode { maj: 8, min: 1, ino: 1234, ino_generation: 9 });
-        assert_eq!((m.prot, m.flags, m.filename, m.sample_id), (5, 2, RawStr(b"/lib/libc.so.6"), SID));
+        assert_eq!((m.prot, m.flags, m.filename, m.sample_id), (Some(5), Some(2), RawStr(b"/lib/libc.so.6"), SID));
+        // The pre-3.16 layout without prot and flags.
+        let b = trailer(Builder::new(e).u32(5).u32(6).u64(0x1000).u64(0x2000).u64(0).u32(0).u32(0).u64(0).u64(0).cstr8("[stack]")).record(10, 2);
+        let Record::Mmap2(m) = parse(&b, e) else { panic!() };
+        assert_eq!((m.prot, m.flags, m.filename, m.sample_id), (None, None, RawStr(b"[stack]"), SID));
 
         let id: Vec<u8> = (1..=20).collect();
         let b = trailer(Builder::new(e).u32(5).u32(6).u64(0x1000).u64(0x2000).u64(0).u8(4).u8(0).u16(0).bytes(&id).u32(5).u32(2).cstr8("x"))
             .record(10, 2 | (1 << 14));
         let Record::Mmap2(m) = parse(&b, e) else { panic!() };
         assert_eq!(m.file_id, mmap::Mmap2FileId::BuildId(&[1, 2, 3, 4]));
-        assert_eq!((m.filename, m.prot), (RawStr(b"x"), 5));
+        assert_eq!((m.filename, m.prot), (RawStr(b"x"), Some(5)));
 
         // Cut inside the fixed fields: the error names the field and its offset.
         let b = trailer(Builder::new(e).u32(5).u32(6).u64(0x1000)).record(1, 0);
@@ -212,6 +216,10 @@ fn pipe_metadata_records() {
 
         let mut b = Builder::new(e).u32(8).record(66, 0);
         b.extend_from_slice(b"tracing!");
+        let Record::TracingData(t) = parse(&b, e) else { panic!() };
+        assert_eq!((t.size, t.data), (8, &b"tracing!"[..]));
+        // simpleperf keeps the data inside the record.
+        let b = Builder::new(e).u32(8).bytes(b"tracing!").u32(0).record(66, 0);
         let Record::TracingData(t) = parse(&b, e) else { panic!() };
         assert_eq!((t.size, t.data), (8, &b"tracing!"[..]));
 

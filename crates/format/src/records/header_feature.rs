@@ -36,7 +36,7 @@ impl<'a> HeaderFeatureRecord<'a> {
 }
 
 /// `struct perf_record_header_tracing_data` (PERF_RECORD_HEADER_TRACING_DATA) and the trace data
-/// that follows it (not counted in its header size).
+/// that follows it (not counted in its header size), or, as simpleperf writes it, that it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TracingDataRecord<'a> {
     /// `size` of the data (perf pads it to 8 bytes and counts the padding).
@@ -47,6 +47,9 @@ pub struct TracingDataRecord<'a> {
 
 impl<'a> TracingDataRecord<'a> {
     pub(crate) fn parse(mut b: Bytes<'a>, payload: &'a [u8]) -> Result<Self> {
-        Ok(TracingDataRecord { size: b.read_u32("tracing_data size")?, data: payload })
+        let size = b.read_u32("tracing_data size")?;
+        // perf: the data follows the record. simpleperf: the data is inside the record.
+        let data = if payload.is_empty() { b.read_bytes(size as usize, "tracing_data data")? } else { payload };
+        Ok(TracingDataRecord { size, data })
     }
 }

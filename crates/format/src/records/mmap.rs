@@ -80,10 +80,11 @@ pub struct Mmap2Record<'a> {
     pub pgoff: u64,
     /// Device/inode or build id.
     pub file_id: Mmap2FileId<'a>,
-    /// `prot` (`PROT_READ` 1, `PROT_WRITE` 2, `PROT_EXEC` 4).
-    pub prot: u32,
-    /// `flags` (`MAP_SHARED` 1, `MAP_PRIVATE` 2).
-    pub flags: u32,
+    /// `prot` (`PROT_READ` 1, `PROT_WRITE` 2, `PROT_EXEC` 4). `None` in the first MMAP2 layout
+    /// (Linux 3.12 to 3.15, and RHEL 7's 3.10), which had no `prot` and `flags`.
+    pub prot: Option<u32>,
+    /// `flags` (`MAP_SHARED` 1, `MAP_PRIVATE` 2). `None` in the first MMAP2 layout.
+    pub flags: Option<u32>,
     /// `filename`.
     pub filename: RawStr<'a>,
     /// The `sample_id` trailer.
@@ -110,8 +111,14 @@ impl<'a> Mmap2Record<'a> {
                 ino_generation: b.read_u64("mmap2 ino_generation")?,
             }
         };
-        let prot = b.read_u32("mmap2 prot")?;
-        let flags = b.read_u32("mmap2 flags")?;
+        // MMAP2 first shipped (Linux 3.12) without `prot` and `flags`; they came in 3.16. The
+        // kernel only ever writes PROT_READ | PROT_WRITE | PROT_EXEC in `prot`, while a file name
+        // read as `prot` starts with '/' or '[': a larger value means the old layout. (perf does
+        // not check, and prints garbage names for such records.)
+        let (prot, flags) = match b.remaining().first_chunk::<4>().map(|p| b.endian().u32(*p)) {
+            Some(p) if p > 7 => (None, None),
+            _ => (Some(b.read_u32("mmap2 prot")?), Some(b.read_u32("mmap2 flags")?)),
+        };
         let filename = RawStr(until_nul(b.remaining()));
         Ok(Mmap2Record { misc, pid, tid, start, len, pgoff, file_id, prot, flags, filename, sample_id })
     }

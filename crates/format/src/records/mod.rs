@@ -145,12 +145,17 @@ impl<'a> RawRecord<'a> {
 /// How many payload bytes follow a record of this type, read from the record's body.
 ///
 /// * `HEADER_TRACING_DATA` (`struct perf_record_header_tracing_data`): `u32 size` bytes of trace
-///   data follow (perf pads them to 8 bytes and counts the padding in `size`).
+///   data follow (perf pads them to 8 bytes and counts the padding in `size`). Android's
+///   simpleperf instead puts the data inside the record (its `header.size` covers it): when the
+///   body already holds `size` bytes after the `u32`, nothing follows.
 /// * `AUXTRACE` (`struct perf_record_auxtrace`): `u64 size` bytes of AUX data follow.
 pub fn trailing_payload_len(type_: RecordType, body: &[u8], endian: Endianness) -> Option<u64> {
     let mut b = Bytes::new(body, 0, endian);
     match type_ {
-        RecordType::HEADER_TRACING_DATA => b.read_u32("tracing data size").ok().map(u64::from),
+        RecordType::HEADER_TRACING_DATA => {
+            let size = b.read_u32("tracing data size").ok()?;
+            Some(if b.len() >= size as usize { 0 } else { u64::from(size) })
+        }
         RecordType::AUXTRACE => b.read_u64("auxtrace size").ok(),
         _ => None,
     }
@@ -283,6 +288,19 @@ mod tests {
         assert_eq!(items[0].payload.len(), 16);
         assert_eq!(items[1].offset, 28);
         assert_eq!(items[1].offset % 8, 4);
+    }
+
+    #[test]
+    fn simpleperf_tracing_data_inside_the_record_is_not_skipped_twice() {
+        // Regression: simpleperf's perf_with_tracepoint_event.data counts the trace data in
+        // header.size; skipping `size` more bytes landed in the middle of the next record.
+        let endian = Endianness::Little;
+        let mut body = endian.u32_bytes(8).to_vec();
+        body.extend_from_slice(&[0xbb; 12]);
+        let mut data = rec(endian, 66, &body);
+        data.extend(rec(endian, 68, &[]));
+        let items: Vec<_> = RawRecords::new(&data, 0, endian).map(Result::unwrap).collect();
+        assert_eq!((items.len(), items[0].payload.len(), items[1].offset), (2, 0, 24));
     }
 
     #[test]
