@@ -172,7 +172,12 @@ pub fn parse_record<'a>(raw: &RawRecord<'a>, events: &EventTable) -> Result<Reco
         let layout = events
             .layout(event)
             .ok_or(Error::new(raw.offset, ErrorKind::NoAttrs))?;
-        return SampleRecord::parse(raw.body, b.offset(), raw.endian, misc, event, layout).map(Record::Sample);
+        // Built in place in the returned value (a sample is ~0.5 kB).
+        let mut rec = Record::Sample(SampleRecord::empty(event, misc));
+        if let Record::Sample(s) = &mut rec {
+            s.fill(raw.body, b.offset(), raw.endian, layout)?;
+        }
+        return Ok(rec);
     }
     if type_.0 <= RecordType::CALLCHAIN_DEFERRED.0 && type_.0 != 0 {
         return parse_kernel(raw, b, events);

@@ -186,6 +186,15 @@ impl<'a> SampleRecord<'a> {
         event: EventIndex,
         layout: &EventLayout,
     ) -> Result<SampleRecord<'a>> {
+        let mut s = SampleRecord::empty(event, misc);
+        s.fill(body, offset, endian, layout)?;
+        Ok(s)
+    }
+
+    /// Decodes the fields into `self` (made by [`SampleRecord::empty`]), in place: a sample is
+    /// large, and building it where it will be returned saves copying it.
+    #[inline]
+    pub(crate) fn fill(&mut self, body: &'a [u8], offset: u64, endian: Endianness, layout: &EventLayout) -> Result<()> {
         let t = layout.sample_type;
         if layout.unknown_sample_bits != 0 {
             return Err(Error::new(offset, ErrorKind::UnknownSampleType { bits: layout.unknown_sample_bits }));
@@ -200,8 +209,8 @@ impl<'a> SampleRecord<'a> {
                 },
             ));
         };
+        let s = self;
         let mut f = Fixed { data: fixed, endian };
-        let mut s = SampleRecord::empty(event, misc);
         if t & st::IDENTIFIER != 0 {
             s.id = Some(f.u64());
         }
@@ -232,11 +241,10 @@ impl<'a> SampleRecord<'a> {
             s.period = Some(f.u64());
         }
         if t & !(st::IDENTIFIER | st::IP | st::TID | st::TIME | st::ADDR | st::ID | st::STREAM_ID | st::CPU | st::PERIOD) == 0 {
-            return Ok(s);
+            return Ok(());
         }
         let mut b = Bytes::new(rest, offset + layout.fixed_size as u64, endian);
-        s.parse_variable(&mut b, layout)?;
-        Ok(s)
+        s.parse_variable(&mut b, layout)
     }
 
     /// The fields after PERIOD.
@@ -306,7 +314,7 @@ impl<'a> SampleRecord<'a> {
         Ok(())
     }
 
-    const fn empty(event: EventIndex, misc: u16) -> SampleRecord<'a> {
+    pub(crate) const fn empty(event: EventIndex, misc: u16) -> SampleRecord<'a> {
         SampleRecord {
             event,
             misc,
