@@ -18,12 +18,15 @@ struct Cli {
 enum Command {
     /// Header facts: host, kernel, perf version, CPUs, command line, events, features.
     Info(cmd::info::Args),
+    /// Every record in file order with its decoded fields (`--json`: one object per line).
+    Script(cmd::script::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => cmd::info::run(&args),
+        Command::Script(args) => cmd::script::run(&args),
     };
     match result {
         Ok(code) => code,

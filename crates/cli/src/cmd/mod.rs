@@ -2,3 +2,4 @@
 
 pub mod info;
 pub mod input;
+pub mod script;
