@@ -440,6 +440,29 @@ impl EventTable {
         self.event_of_id(id).ok_or(Error::new(offset + at as u64, ErrorKind::UnknownId { id }))
     }
 
+    /// The timestamp of a record without decoding it (perf's `evsel__parse_sample_timestamp`):
+    /// a SAMPLE's `time`, or the `time` of a kernel record's `sample_id` trailer. `None` for
+    /// perf-tool records, events without PERF_SAMPLE_TIME, and records that cannot be routed.
+    #[inline]
+    pub fn record_time(&self, raw: &crate::records::RawRecord<'_>) -> Option<u64> {
+        let type_ = raw.header.type_;
+        let is_sample = type_ == crate::constants::RecordType::SAMPLE;
+        // Kernel record types this crate knows (all of them have a trailer).
+        if !(1..=crate::constants::RecordType::CALLCHAIN_DEFERRED.0).contains(&type_.0) {
+            return None;
+        }
+        let event = self.route(raw.body, is_sample, raw.endian, raw.offset).ok()?;
+        let layout = self.layout(event)?;
+        if is_sample {
+            return layout.sample_time(raw.body, raw.endian);
+        }
+        if !layout.sample_id_all {
+            return None;
+        }
+        let start = raw.body.len().checked_sub(layout.trailer.size)?;
+        read_u64_at(raw.body, start.checked_add(layout.trailer.time?)?, raw.endian)
+    }
+
     fn short_id(&self, body: &[u8], offset: u64, needed: usize) -> Error {
         Error::new(
             offset,
@@ -510,6 +533,23 @@ mod tests {
         assert_eq!(table.route(&other, false, e, 0).unwrap(), EventIndex(0));
         let err = table.route(&[0u8; 8], false, e, 0x40).unwrap_err();
         assert_eq!(err, Error::new(0x40, ErrorKind::UnexpectedEof { what: "sample id", needed: 16, available: 8 }));
+    }
+
+    #[test]
+    fn record_time_without_decoding() {
+        for e in [Endianness::Little, Endianness::Big] {
+            let t = st::IP | st::TID | st::TIME | st::IDENTIFIER;
+            let table = EventTable::new([(attr(t, true), &[5u64][..]), (attr(t, true), &[6u64][..])]);
+            // SAMPLE: identifier, ip, pid/tid, time.
+            let sample = crate::testutil::Builder::new(e).u64(6).u64(0x10).u32(1).u32(2).u64(777).record(9, 0);
+            let raw = crate::testutil::raw(&sample, 0, e);
+            assert_eq!(table.record_time(&raw), Some(777));
+            // LOST with trailer tid, time, identifier.
+            let lost = crate::testutil::Builder::new(e).u64(5).u64(1).u32(1).u32(2).u64(888).u64(5).record(2, 0);
+            assert_eq!(table.record_time(&crate::testutil::raw(&lost, 0, e)), Some(888));
+            let round = crate::testutil::Builder::new(e).record(68, 0);
+            assert_eq!(table.record_time(&crate::testutil::raw(&round, 0, e)), None);
+        }
     }
 
     #[test]
