@@ -41,7 +41,8 @@ fn decode_speed() {
         let (mut samples, mut frames, mut sum) = (0u64, 0u64, 0u64);
         for raw in RawRecords::new(&big, 0, file.endian()) {
             let raw = raw.unwrap();
-            if let Ok(Record::Sample(s)) = parse_record(&raw, &table) {
+            let rec = parse_record(&raw, &table);
+            if let Ok(Record::Sample(s)) = &rec {
                 samples += 1;
                 sum = sum.wrapping_add(s.ip.unwrap_or(0)).wrapping_add(u64::from(s.tid.unwrap_or(0)));
                 if let Some(cc) = s.callchain {
