@@ -12,19 +12,21 @@ use crate::stream::StreamDecoder;
 
 /// Calls `on_record` for every record and `on_error` for every error of the input, in file
 /// order. `data` is the perf.data (or a directory's `data` file); `extra` are a directory's
-/// `data.N` files in order, whose records follow those of `data`.
+/// `data.N` files in order, whose records follow those of `data`. The callbacks get the part
+/// the record or error is in: 0 for `data`, `n` for `extra[n - 1]` (record offsets are offsets
+/// in that part).
 ///
 /// Returns the metadata, or the error that prevented reading any record (a bad header).
 ///
 /// ```
-/// let err = perfscope_format::walk::walk(b"PERF", &[], |_, _| {}, |_| {}).unwrap_err();
+/// let err = perfscope_format::walk::walk(b"PERF", &[], |_, _, _| {}, |_, _| {}).unwrap_err();
 /// assert_eq!(err.offset, 0);
 /// ```
 pub fn walk(
     data: &[u8],
     extra: &[&[u8]],
-    mut on_record: impl FnMut(&Metadata, &RawRecord<'_>),
-    mut on_error: impl FnMut(&Error),
+    mut on_record: impl FnMut(&Metadata, usize, &RawRecord<'_>),
+    mut on_error: impl FnMut(usize, &Error),
 ) -> Result<Metadata> {
     let magic = Magic::parse(data)?;
     if magic.pipe {
@@ -42,28 +44,28 @@ pub fn walk(
                         first = false;
                     }
                     if let Err(e) = meta.observe(&rec) {
-                        on_error(&e);
+                        on_error(0, &e);
                     }
-                    on_record(&meta, &rec);
+                    on_record(&meta, 0, &rec);
                 }
-                Err(e) => on_error(&e),
+                Err(e) => on_error(0, &e),
             }
         }
         return Ok(meta);
     }
     let file = PerfFile::parse(data)?;
     for w in &file.warnings {
-        on_error(w);
+        on_error(0, w);
     }
     let meta = Metadata::from_file(&file);
     let (section, offset) = file.data_section();
     let sources = core::iter::once((section, offset)).chain(extra.iter().map(|b| (*b, 0)));
-    for (bytes, offset) in sources {
+    for (part, (bytes, offset)) in sources.enumerate() {
         let mut r = RecordReader::new(bytes, offset, meta.endian);
         while let Some(item) = r.next_record() {
             match item {
-                Ok(rec) => on_record(&meta, &rec),
-                Err(e) => on_error(&e),
+                Ok(rec) => on_record(&meta, part, &rec),
+                Err(e) => on_error(part, &e),
             }
         }
     }

@@ -4,16 +4,16 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use perfscope_format::constants::{attr_type, HeaderFeature};
-use perfscope_format::features::event_desc::parse_event_desc;
-use perfscope_format::header::Magic;
+use perfscope_analysis::summary::Summary;
+use perfscope_format::metadata::Metadata;
 use perfscope_format::records::{
     CpuMapData, EventUpdate, Mmap2FileId, ReadData, ReadValues, SampleId, SampleRecord,
 };
-use perfscope_format::{parse_record, EventAttr, EventTable, PerfFile, RawRecords, Record};
+use perfscope_format::{RawRecord, Record};
 use serde_json::{json, Map, Value};
 
 use super::input::Input;
+use super::walk::walk;
 
 /// Arguments of `perfscope script`.
 #[derive(clap::Args)]
@@ -29,46 +29,32 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<ExitCode, String> {
     let input = Input::read(&args.file)?;
     let name = args.file.display().to_string();
-    match Magic::parse(&input.bytes) {
-        Ok(m) if m.pipe => {
-            eprintln!("error: {name}: pipe-mode perf.data (perf record -o -) is not supported by `script` yet");
-            return Ok(ExitCode::FAILURE);
-        }
-        Ok(_) => {}
-        Err(e) => {
-            eprintln!("error: {name}: {e}");
-            return Ok(ExitCode::FAILURE);
-        }
-    }
-    let file = match PerfFile::parse(&input.bytes) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("error: {name}: {e}");
-            return Ok(ExitCode::FAILURE);
-        }
-    };
-    for w in &file.warnings {
-        eprintln!("warning: {name}: {w}");
-    }
-    let mut printer = Printer {
+    let summary = Summary::from_bytes(&input.bytes);
+    let printer = std::cell::RefCell::new(Printer {
         out: BufWriter::new(io::stdout().lock()),
         json: args.json,
-        table: EventTable::from_file(&file),
-        names: event_names(&file),
+        names: summary.events.iter().map(|e| e.name.clone()).collect(),
+        parts: std::iter::once(None)
+            .chain(input.extra.iter().map(|(path, _)| path.file_name().map(|n| n.to_string_lossy().into_owned())))
+            .collect(),
         failed: false,
-    };
-    let parts = std::iter::once((None, file.raw_records())).chain(input.extra.iter().map(|(path, bytes)| {
-        let part = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        (part, RawRecords::new(bytes, 0, file.endian()))
-    }));
-    for (part, records) in parts {
-        let where_ = part.as_deref().map_or(name.clone(), |p| format!("{name}/{p}"));
-        match printer.print_records(records, part.as_deref(), &where_) {
-            Ok(()) => {}
-            // The reader went away (e.g. `| head`): stop quietly.
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-            Err(e) => return Err(format!("cannot write: {e}")),
-        }
+        io_error: None,
+    });
+    let result = walk(
+        &input,
+        |meta, part, raw| printer.borrow_mut().print_record(meta, part, raw),
+        |part, e| printer.borrow_mut().error(part, &name, e),
+    );
+    let mut printer = printer.into_inner();
+    if let Err(e) = result {
+        eprintln!("error: {name}: {e}");
+        printer.failed = true;
+    }
+    match printer.io_error.take() {
+        // The reader went away (e.g. `| head`): stop quietly.
+        Some(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+        Some(e) => return Err(format!("cannot write: {e}")),
+        None => {}
     }
     if let Err(e) = printer.out.flush() {
         if e.kind() != io::ErrorKind::BrokenPipe {
@@ -78,98 +64,59 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     Ok(if printer.failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
-/// Event names from HEADER_EVENT_DESC (in attr order), else made from the attr.
-fn event_names(file: &PerfFile<'_>) -> Vec<String> {
-    let descs = file.feature(HeaderFeature::EVENT_DESC).and_then(|b| parse_event_desc(b).ok()).unwrap_or_default();
-    file.attrs
-        .iter()
-        .enumerate()
-        .map(|(i, a)| match descs.get(i) {
-            Some(d) if !d.name.as_bytes().is_empty() => d.name.to_string(),
-            _ => attr_name(&a.attr),
-        })
-        .collect()
-}
-
-/// A name for an event without EVENT_DESC, as perf names the generic events.
-fn attr_name(attr: &EventAttr) -> String {
-    const HW: [&str; 10] = [
-        "cycles",
-        "instructions",
-        "cache-references",
-        "cache-misses",
-        "branches",
-        "branch-misses",
-        "bus-cycles",
-        "stalled-cycles-frontend",
-        "stalled-cycles-backend",
-        "ref-cycles",
-    ];
-    const SW: [&str; 12] = [
-        "cpu-clock",
-        "task-clock",
-        "page-faults",
-        "context-switches",
-        "cpu-migrations",
-        "minor-faults",
-        "major-faults",
-        "alignment-faults",
-        "emulation-faults",
-        "dummy",
-        "bpf-output",
-        "cgroup-switches",
-    ];
-    let known = |names: &[&str]| usize::try_from(attr.config).ok().and_then(|i| names.get(i)).map(|s| s.to_string());
-    match attr.type_ {
-        attr_type::HARDWARE => known(&HW),
-        attr_type::SOFTWARE => known(&SW),
-        _ => None,
-    }
-    .unwrap_or_else(|| format!("{}:0x{:x}", attr.type_, attr.config))
-}
-
 struct Printer<W: Write> {
     out: W,
     json: bool,
-    table: EventTable,
     names: Vec<String>,
+    /// The directory part names (`data.N`), by part index; `None` for the main file.
+    parts: Vec<Option<String>>,
     failed: bool,
+    /// The first write error; nothing more is written after one.
+    io_error: Option<io::Error>,
 }
 
 impl<W: Write> Printer<W> {
-    fn print_records(&mut self, records: RawRecords<'_>, part: Option<&str>, where_: &str) -> io::Result<()> {
-        for raw in records {
-            let raw = match raw {
-                Ok(raw) => raw,
+    fn error(&mut self, part: usize, name: &str, e: &perfscope_format::Error) {
+        let _ = self.out.flush();
+        match self.parts.get(part).cloned().flatten() {
+            Some(p) => eprintln!("error: {name}/{p}: {e}"),
+            None => eprintln!("error: {name}: {e}"),
+        }
+        self.failed = true;
+    }
+
+    fn print_record(&mut self, meta: &Metadata, part: usize, raw: &RawRecord<'_>) {
+        if self.io_error.is_some() {
+            return;
+        }
+        if let Err(e) = self.try_print_record(meta, part, raw) {
+            self.io_error = Some(e);
+        }
+    }
+
+    fn try_print_record(&mut self, meta: &Metadata, part: usize, raw: &RawRecord<'_>) -> io::Result<()> {
+        {
+            let rec = match meta.parse(raw) {
+                Ok(rec) => rec,
                 Err(e) => {
-                    // A framing error: nothing after it can be found.
                     self.out.flush()?;
-                    eprintln!("error: {where_}: {e}");
+                    eprintln!("error: {} record at 0x{:x}: {e}", raw.header.type_, raw.offset);
                     self.failed = true;
                     return Ok(());
                 }
             };
-            let rec = match parse_record(&raw, &self.table) {
-                Ok(rec) => rec,
-                Err(e) => {
-                    self.out.flush()?;
-                    eprintln!("error: {where_}: {} record at 0x{:x}: {e}", raw.header.type_, raw.offset);
-                    self.failed = true;
-                    continue;
-                }
-            };
             if let Record::EventUpdate(u) = &rec {
-                if let (EventUpdate::Name(n), Some(e)) = (u.update, self.table.event_of_id(u.id)) {
+                if let (EventUpdate::Name(n), Some(e)) = (u.update, meta.events.event_of_id(u.id)) {
                     if let Some(slot) = self.names.get_mut(e.index()) {
                         *slot = n.to_string();
                     }
                 }
             }
             let mut fields = Fields::default();
-            if let Some(p) = part {
-                fields.push("file", Val::Str(p.to_string()));
+            if let Some(p) = self.parts.get(part).cloned().flatten() {
+                fields.push("file", Val::Str(p));
             }
-            self.describe(&rec, &mut fields);
+            self.describe(meta, &rec, &mut fields);
             let type_ = raw.header.type_;
             if self.json {
                 let mut obj = Map::new();
@@ -202,10 +149,10 @@ impl<W: Write> Printer<W> {
         Ok(())
     }
 
-    fn describe(&self, rec: &Record<'_>, f: &mut Fields) {
+    fn describe(&self, meta: &Metadata, rec: &Record<'_>, f: &mut Fields) {
         use Val::{Bool, Hex, Str, I, U};
         match rec {
-            Record::Sample(s) => self.describe_sample(s, f),
+            Record::Sample(s) => self.describe_sample(meta, s, f),
             Record::Mmap(m) => {
                 f.push("pid", I(i64::from(m.pid as i32)));
                 f.push("tid", I(i64::from(m.tid as i32)));
@@ -435,14 +382,14 @@ impl<W: Write> Printer<W> {
         }
     }
 
-    fn describe_sample(&self, s: &SampleRecord<'_>, f: &mut Fields) {
+    fn describe_sample(&self, meta: &Metadata, s: &SampleRecord<'_>, f: &mut Fields) {
         use Val::{Hex, Str, I, U};
         f.push("event", Str(self.event_name(s.event)));
         f.opt("pid", s.pid.map(|p| I(i64::from(p as i32))));
         f.opt("tid", s.tid.map(|p| I(i64::from(p as i32))));
         f.opt("cpu", s.cpu.map(|c| U(c.into())));
         f.opt("time", s.time.map(U));
-        let attr_period = self.table.layout(s.event).and_then(|l| l.attr_period);
+        let attr_period = meta.events.layout(s.event).and_then(|l| l.attr_period);
         f.opt("period", s.period.or(attr_period).map(U));
         f.opt("ip", s.ip.map(Hex));
         f.opt("addr", s.addr.map(Hex));
