@@ -26,11 +26,13 @@ fn read_all(data: &[u8]) -> (u64, u64) {
     let _ = perfscope_format::walk::walk(
         data,
         &[],
-        |meta, _, rec| {
-            records += 1;
-            let _ = meta.parse(rec);
+        |meta, _, item| match item {
+            perfscope_format::walk::Item::Record(rec) => {
+                records += 1;
+                let _ = meta.parse(rec);
+            }
+            perfscope_format::walk::Item::Error(_) => errors += 1,
         },
-        |_, _| errors += 1,
     );
     (records, errors)
 }

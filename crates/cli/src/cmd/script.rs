@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use perfscope_analysis::summary::Summary;
 use perfscope_format::metadata::Metadata;
+use perfscope_format::walk::Item;
 use perfscope_format::records::{
     CpuMapData, EventUpdate, Mmap2FileId, ReadData, ReadValues, SampleId, SampleRecord,
 };
@@ -30,7 +31,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let input = Input::read(&args.file)?;
     let name = args.file.display().to_string();
     let summary = Summary::from_bytes(&input.bytes);
-    let printer = std::cell::RefCell::new(Printer {
+    let mut printer = Printer {
         out: BufWriter::new(io::stdout().lock()),
         json: args.json,
         names: summary.events.iter().map(|e| e.name.clone()).collect(),
@@ -39,13 +40,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             .collect(),
         failed: false,
         io_error: None,
+    };
+    let result = walk(&input, |meta, part, item| match item {
+        Item::Record(raw) => printer.print_record(meta, part, raw),
+        Item::Error(e) => printer.error(part, &name, e),
     });
-    let result = walk(
-        &input,
-        |meta, part, raw| printer.borrow_mut().print_record(meta, part, raw),
-        |part, e| printer.borrow_mut().error(part, &name, e),
-    );
-    let mut printer = printer.into_inner();
     if let Err(e) = result {
         eprintln!("error: {name}: {e}");
         printer.failed = true;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use perfscope_analysis::delivery::SampleDelivery;
+use perfscope_format::walk::Item;
 use perfscope_format::{Record, RecordType};
 
 use super::input::Input;
@@ -26,11 +27,13 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let mut counts: BTreeMap<u32, u64> = BTreeMap::new();
     let mut per_event: BTreeMap<u32, u64> = BTreeMap::new();
     let mut errors: Vec<String> = Vec::new();
-    let mut route_errors: Vec<String> = Vec::new();
     let mut delivery = SampleDelivery::new();
-    let result = walk(
-        &input,
-        |meta, _, rec| {
+    let result = walk(&input, |meta, _, item| {
+        let rec = match item {
+            Item::Record(rec) => rec,
+            Item::Error(e) => return errors.push(e.to_string()),
+        };
+        {
             *counts.entry(rec.type_().0).or_default() += 1;
             if rec.type_() == RecordType::SAMPLE {
                 match meta.parse(rec) {
@@ -38,13 +41,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                         delivery.deliver(&meta.events, &s, |e, _| *per_event.entry(e.0).or_default() += 1)
                     }
                     Ok(_) => {}
-                    Err(e) => route_errors.push(e.to_string()),
+                    Err(e) => errors.push(e.to_string()),
                 }
             }
-        },
-        |_, e| errors.push(e.to_string()),
-    );
-    errors.extend(route_errors);
+        }
+    });
     let summary = perfscope_analysis::summary::Summary::from_bytes(&input.bytes);
     let event_name = |i: u32| summary.events.get(i as usize).map_or_else(|| format!("event {i}"), |e| e.name.clone());
     let meta = result.map_err(|e| errors.push(e.to_string())).ok();
