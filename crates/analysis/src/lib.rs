@@ -4,3 +4,5 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 pub mod summary;
+pub mod ids;
+pub mod symbols;
