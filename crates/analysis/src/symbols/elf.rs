@@ -9,7 +9,8 @@
 //! `offset - p_offset + p_vaddr`.
 //!
 //! Function symbols follow perf's `dso__load_sym`: `STT_FUNC` and `STT_GNU_IFUNC` symbols with a
-//! name and a section, plus `STT_NOTYPE` labels (not hidden or internal) in executable sections.
+//! name and a section, plus `STT_NOTYPE` labels (not hidden or internal) in executable sections,
+//! plus `name@plt` entries (see [`super::plt`]).
 
 use object::elf;
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, SectionKind, SymbolFlags, SymbolSection};
@@ -75,9 +76,13 @@ fn is_function<'d, S: ObjectSymbol<'d>>(file: &object::File<'d>, sym: &S) -> boo
         elf::STT_FUNC | elf::STT_GNU_IFUNC => true,
         elf::STT_NOTYPE => {
             let vis = st_other & 0x3;
+            // Check the flag, not the kind: in a separate debug file .text is SHT_NOBITS.
             vis != elf::STV_HIDDEN
                 && vis != elf::STV_INTERNAL
-                && file.section_by_index(index).is_ok_and(|s| s.kind() == SectionKind::Text)
+                && file.section_by_index(index).is_ok_and(|s| match s.flags() {
+                    object::SectionFlags::Elf { sh_flags } => sh_flags & u64::from(elf::SHF_EXECINSTR) != 0,
+                    _ => s.kind() == SectionKind::Text,
+                })
         }
         _ => false,
     }
@@ -130,6 +135,9 @@ impl ElfSymbols {
         let file = object::File::parse(bytes).map_err(|e| SymbolError::Elf(e.to_string()))?;
         let mut builder = SymbolTableBuilder::new();
         push_symbols(&file, &mut builder);
+        for def in super::plt::plt_symbols(bytes) {
+            builder.push(def);
+        }
         let mut has_dwarf = file.section_by_name(".debug_info").is_some();
         if let Some(inner) = gnu_debugdata(&file)? {
             if let Ok(inner_file) = object::File::parse(inner.as_slice()) {

@@ -19,6 +19,7 @@ pub mod error;
 pub mod jitdump;
 pub mod kallsyms;
 pub mod perf_map;
+pub mod plt;
 pub mod resolver;
 pub mod table;
 
