@@ -279,3 +279,51 @@ fn python313_jitdump_covers_the_jitted_frames() {
     println!("jitted frames named from the jitdump: {named} of {}; first load {:?}", frames.len(), dump.code_loads[0]);
     assert_eq!(named, frames.len());
 }
+
+struct LocalFiles(std::path::PathBuf);
+
+impl perfscope_analysis::symbols::resolver::FileProvider for LocalFiles {
+    fn read_path(&mut self, path: &str) -> Option<Vec<u8>> {
+        let rel = path.strip_prefix("/tmp/corpus-gen/workloads/")?;
+        std::fs::read(self.0.join(rel)).ok()
+    }
+}
+
+#[test]
+fn resolver_picks_build_id_then_path_and_rejects_wrong_build_ids() {
+    use perfscope_analysis::symbols::archive::parse_hex_build_id;
+    use perfscope_analysis::symbols::resolver::{ModuleRef, SymbolResolver};
+    let Some(shared) = common::shared_dir("resolver_picks_build_id_then_path_and_rejects_wrong_build_ids") else { return };
+    let gen = shared.join("corpus/gen");
+    let mut r = SymbolResolver::new();
+    r.add_archive(PerfArchive::parse(&read(gen.join("extra/fp-callchain.data.tar.bz2"))).unwrap()).unwrap();
+    assert_eq!(r.set_kernel_map("[kernel.kallsyms]_text", 0xffff_ffff_8100_0000), 0);
+    let libc_id = parse_hex_build_id("93ac61ec5a8eb1396f9fbd350e3169a558528a40").unwrap();
+    let libc = ModuleRef { path: "/usr/lib/x86_64-linux-gnu/libc.so.6", build_id: Some(&libc_id) };
+    // From fp-callchain.script.txt: `16e0ba __memset_avx512_unaligned_erms (libc.so.6)`,
+    // `ffffffff821f26e7 exc_page_fault ([kernel.kallsyms])`.
+    let s = r.lookup(libc, 0x16e0ba).unwrap();
+    assert_eq!(s.name, "__memset_avx512_unaligned_erms");
+    let kernel = ModuleRef { path: "[kernel.kallsyms]", build_id: None };
+    assert_eq!(r.lookup(kernel, 0xffff_ffff_821f_26e7).unwrap().name, "exc_page_fault");
+
+    // By path through the provider, when the build id matches (or none was recorded)...
+    let mut r = SymbolResolver::new();
+    r.set_provider(Box::new(LocalFiles(gen.join("workloads"))));
+    let mt_id = parse_hex_build_id("8d278aae627ef2cbf618b3b4feddbfa223e77033").unwrap();
+    let mt = ModuleRef { path: "/tmp/corpus-gen/workloads/mt", build_id: Some(&mt_id) };
+    let leaf = r.lookup(mt, 0x147e).unwrap();
+    assert_eq!((leaf.name.as_str(), leaf.offset), ("leaf", 0x1e));
+    let mt_no_id = ModuleRef { path: "/tmp/corpus-gen/workloads/mt", build_id: None };
+    assert_eq!(r.lookup(mt_no_id, 0x14c9).unwrap().name, "top");
+    // ...but not when the recorded build id is another one.
+    let wrong = [0u8; 20];
+    assert_eq!(r.lookup(ModuleRef { path: "/tmp/corpus-gen/workloads/mt", build_id: Some(&wrong) }, 0x147e), None);
+    // No kallsyms given: kernel addresses stay unnamed.
+    assert_eq!(r.lookup(ModuleRef { path: "[kernel.kallsyms]", build_id: None }, 0xffff_ffff_821f_26e7), None);
+
+    // JIT maps: the perf map of the pid.
+    r.add_perf_map(31813, &read(gen.join("extra/python312-perfmap.perf-31813.map")));
+    let jit = ModuleRef { path: "/tmp/perf-31813.map", build_id: None };
+    assert_eq!(r.lookup(jit, 0x7fe1_5dcb_97c1).unwrap().name, "py::collatz_len:/tmp/corpus-gen/workloads/work.py");
+}
