@@ -4,5 +4,11 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 pub mod summary;
+pub mod call_tree;
 pub mod ids;
+pub mod profile;
+pub mod samples;
+pub mod stack_table;
+pub mod string_table;
 pub mod symbols;
+pub mod text_samples;
