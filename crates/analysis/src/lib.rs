@@ -5,6 +5,8 @@
 
 pub mod summary;
 pub mod call_tree;
+pub mod export;
+pub mod flame_graph;
 pub mod ids;
 pub mod profile;
 pub mod samples;
