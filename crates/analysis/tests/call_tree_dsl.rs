@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 //! Call trees from the text DSL of stacks (one column per sample, root on top). Expected trees
 //! are worked out by hand from the columns.
 

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 //! Symbol sources against perf's own output in the corpus oracles and against binutils.
 //!
 //! Truth: `perf script` callchain lines (address, symbol, dso) in `corpus/gen/oracle/*.script.txt`,

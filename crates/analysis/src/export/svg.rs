@@ -160,7 +160,7 @@ pub fn to_svg(graph: &FlameGraph, profile: &Profile, options: &SvgOptions) -> St
     let _ = writeln!(s, r#"<text id="matched" x="{}" y="{}" text-anchor="end"></text>"#, width - 10, height - 6);
 
     let row_y = |depth: u32| top + (rows - 1 - depth) * fh;
-    let mut rect = |s: &mut String, name: &str, depth: u32, x: u64, w: u64, self_w: u64, color: (u8, u8, u8)| {
+    let rect = |s: &mut String, name: &str, depth: u32, x: u64, w: u64, self_w: u64, color: (u8, u8, u8)| {
         let fx = x as f64 / total;
         let fw = w as f64 / total;
         let px = pad + fx * scale;

@@ -32,7 +32,7 @@ pub struct PerfArchive {
 
 /// Parses a hex build id (any even length up to 64 digits).
 pub fn parse_hex_build_id(s: &str) -> Option<Vec<u8>> {
-    if s.is_empty() || s.len() % 2 != 0 || s.len() > 64 {
+    if s.is_empty() || !s.len().is_multiple_of(2) || s.len() > 64 {
         return None;
     }
     (0..s.len())

@@ -63,6 +63,7 @@ struct ElfFiles {
     debug: Option<Vec<u8>>,
 }
 
+#[allow(clippy::large_enum_variant)] // one per module, in a HashMap
 enum Loaded {
     Elf {
         syms: ElfSymbols,

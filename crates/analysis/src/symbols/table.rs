@@ -87,7 +87,7 @@ pub struct SymbolTableBuilder {
 const PAGE: u64 = 4096;
 
 fn round_up_page(x: u64) -> u64 {
-    x.checked_add(PAGE - 1).map_or(u64::MAX & !(PAGE - 1), |v| v & !(PAGE - 1))
+    x.checked_add(PAGE - 1).map_or(!(PAGE - 1), |v| v & !(PAGE - 1))
 }
 
 fn leading_underscores(name: &str) -> usize {
