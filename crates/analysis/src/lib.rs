@@ -4,10 +4,12 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
 
 pub mod summary;
+pub mod builder;
 pub mod call_tree;
 pub mod export;
 pub mod flame_graph;
 pub mod ids;
+pub mod maps;
 pub mod profile;
 pub mod samples;
 pub mod stack_table;

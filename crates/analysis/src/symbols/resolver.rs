@@ -141,13 +141,18 @@ impl SymbolResolver {
         self.cache.clear();
     }
 
-    /// Adds every file of a `perf archive` tarball (ELF, debug and kallsyms files).
+    /// Adds every file of a `perf archive` tarball (ELF, debug and kallsyms files), found by build
+    /// id and by the DSO path perf recorded.
     pub fn add_archive(&mut self, archive: PerfArchive) -> Result<(), SymbolError> {
         for (id, entry) in archive.into_entries() {
             if let Some(k) = entry.kallsyms {
                 if self.kallsyms.is_none() {
                     self.kallsyms = Some(Kallsyms::parse(&k)?);
                 }
+            }
+            if let Some(elf) = &entry.elf {
+                // Also by the recorded path, for modules whose build id the recording lacks.
+                self.by_path.entry(entry.dso_path.clone()).or_insert_with(|| elf.clone());
             }
             let e = self.by_build_id.entry(id).or_default();
             if entry.elf.is_some() {
