@@ -12,8 +12,21 @@
 )]
 
 pub mod attr_text;
+pub mod delivery;
 pub mod event_name;
 pub mod feature_summary;
 pub mod ordered;
 pub mod summary;
+pub mod builder;
+pub mod call_tree;
+pub mod export;
+pub mod flame_graph;
+pub mod ids;
+pub mod maps;
+pub mod profile;
+pub mod samples;
+pub mod stack_table;
+pub mod string_table;
+pub mod symbols;
+pub mod text_samples;
 pub mod tracepoint;

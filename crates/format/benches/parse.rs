@@ -57,6 +57,22 @@ fn bench(c: &mut Criterion) {
             n
         })
     });
+    let meta = perfscope_format::metadata::Metadata::from_file(&file);
+    g.bench_function("decode every record and callchain", |b| {
+        b.iter(|| {
+            let mut r = RecordReader::new(data, offset, file.endian());
+            let (mut samples, mut frames) = (0u64, 0u64);
+            while let Some(Ok(raw)) = r.next_record() {
+                if let Ok(perfscope_format::Record::Sample(s)) = meta.parse(&raw) {
+                    samples += 1;
+                    if let Some(chain) = s.callchain {
+                        frames += chain.frames().count() as u64;
+                    }
+                }
+            }
+            (samples, frames)
+        })
+    });
     g.finish();
 }
 

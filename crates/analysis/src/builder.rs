@@ -1,0 +1,269 @@
+//! [`ProfileBuilder`]: turns the events of a recording (MMAP, COMM, FORK, SAMPLE with its
+//! callchain) into a [`Profile`] with symbolized, interned stacks. Feed events in time order.
+//!
+//! Callchains are leaf first, as the kernel writes them, with context markers
+//! (`PERF_CONTEXT_KERNEL`, `_USER`, ...; any value ≥ `PERF_CONTEXT_MAX`) that set whether the
+//! following addresses are kernel or user addresses. A `PERF_CONTEXT_USER_DEFERRED` marker is
+//! followed by a cookie, which is skipped.
+
+use std::collections::HashMap;
+
+use crate::ids::{CapacityError, EventIndex, FrameIndex, ModuleIndex, ThreadIndex};
+use crate::maps::{AddressSpace, Mapping};
+use crate::profile::Profile;
+use crate::samples::Sample;
+use crate::symbols::resolver::{ModuleRef, SymbolResolver};
+
+/// `PERF_CONTEXT_HV`.
+pub const PERF_CONTEXT_HV: u64 = -32i64 as u64;
+/// `PERF_CONTEXT_KERNEL`.
+pub const PERF_CONTEXT_KERNEL: u64 = -128i64 as u64;
+/// `PERF_CONTEXT_USER`.
+pub const PERF_CONTEXT_USER: u64 = -512i64 as u64;
+/// `PERF_CONTEXT_USER_DEFERRED` (Linux 6.17+), followed by a cookie.
+pub const PERF_CONTEXT_USER_DEFERRED: u64 = -640i64 as u64;
+/// `PERF_CONTEXT_GUEST`.
+pub const PERF_CONTEXT_GUEST: u64 = -2048i64 as u64;
+/// `PERF_CONTEXT_GUEST_KERNEL`.
+pub const PERF_CONTEXT_GUEST_KERNEL: u64 = -2176i64 as u64;
+/// `PERF_CONTEXT_GUEST_USER`.
+pub const PERF_CONTEXT_GUEST_USER: u64 = -2560i64 as u64;
+/// `PERF_CONTEXT_MAX`: values at or above it are markers, not addresses.
+pub const PERF_CONTEXT_MAX: u64 = -4095i64 as u64;
+
+/// Whether an address belongs to the kernel or to the process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuMode {
+    /// Kernel (or hypervisor) address.
+    Kernel,
+    /// User-space address.
+    User,
+}
+
+/// How frames without a symbol are named.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnknownNames {
+    /// `[unknown]`, as perf script and its collapsers print them (all unknown frames of a module
+    /// merge into one function).
+    #[default]
+    Unknown,
+    /// `module+0xoffset` (file-relative), so call trees merge them by module and offset.
+    ModuleOffset,
+}
+
+/// A sample as the records give it.
+#[derive(Clone, Copy, Debug)]
+pub struct SampleInput<'a> {
+    /// `pid` (u32 of perf's s32; -1 is `u32::MAX`).
+    pub pid: u32,
+    /// `tid`.
+    pub tid: u32,
+    /// Time in ns (0 without `PERF_SAMPLE_TIME`).
+    pub time: u64,
+    /// CPU (`u32::MAX` without `PERF_SAMPLE_CPU`).
+    pub cpu: u32,
+    /// The event.
+    pub event: EventIndex,
+    /// The period.
+    pub period: u64,
+    /// `PERF_SAMPLE_IP`, used when there is no callchain.
+    pub ip: u64,
+    /// Whether `ip` is a kernel address (`header.misc` cpumode).
+    pub ip_mode: CpuMode,
+    /// `PERF_SAMPLE_CALLCHAIN` entries, leaf first, with context markers; empty when absent.
+    pub callchain: &'a [u64],
+}
+
+/// Builds a [`Profile`] from records.
+pub struct ProfileBuilder {
+    profile: Profile,
+    /// The symbol sources. `None` leaves every frame unsymbolized.
+    pub resolver: Option<SymbolResolver>,
+    /// How frames without a symbol are named.
+    pub unknown_names: UnknownNames,
+    kernel: AddressSpace,
+    kernel_module: Option<ModuleIndex>,
+    processes: HashMap<u32, AddressSpace>,
+    threads: HashMap<(u32, u32), ThreadIndex>,
+    frames: HashMap<(Option<ModuleIndex>, u64), Vec<FrameIndex>>,
+    scratch: Vec<FrameIndex>,
+}
+
+fn is_anon_exec(filename: &str) -> bool {
+    filename.starts_with("//anon") || filename.starts_with("[anon") || filename.starts_with("/memfd:") || filename.starts_with("/tmp/perf-")
+}
+
+impl ProfileBuilder {
+    /// A builder that symbolizes with `resolver` (or not at all with `None`).
+    pub fn new(resolver: Option<SymbolResolver>) -> Self {
+        ProfileBuilder {
+            profile: Profile::new(),
+            resolver,
+            unknown_names: UnknownNames::default(),
+            kernel: AddressSpace::default(),
+            kernel_module: None,
+            processes: HashMap::new(),
+            threads: HashMap::new(),
+            frames: HashMap::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Adds an event (one per attr); samples refer to it.
+    pub fn add_event(&mut self, name: &str) -> Result<EventIndex, CapacityError> {
+        self.profile.add_event(name)
+    }
+
+    /// MMAP / MMAP2: `pid` `u32::MAX` (perf's -1) or a `[kernel.kallsyms]…`/kernel-module name
+    /// maps into the kernel address space. For the kernel map the resolver's kallsyms is relocated
+    /// with the map's pgoff. Anonymous executable memory is named `/tmp/perf-PID.map` as perf does.
+    pub fn mmap(&mut self, pid: u32, start: u64, len: u64, pgoff: u64, filename: &str, build_id: Option<&[u8]>) -> Result<(), CapacityError> {
+        let kernel = pid == u32::MAX || crate::symbols::resolver::is_kernel_module_path(filename);
+        let end = start.saturating_add(len);
+        if kernel {
+            let path = if filename.starts_with("[kernel.kallsyms]") { "[kernel.kallsyms]" } else { filename };
+            let module = self.profile.intern_module(path, build_id)?;
+            if filename.starts_with("[kernel.kallsyms]") {
+                self.kernel_module = Some(module);
+                if let Some(r) = self.resolver.as_mut() {
+                    r.set_kernel_map(filename, pgoff);
+                }
+            }
+            self.kernel.insert(Mapping { start, end, pgoff, module, identity: true });
+            return Ok(());
+        }
+        let (path, identity) = if is_anon_exec(filename) { (format!("/tmp/perf-{pid}.map"), true) } else { (filename.to_owned(), false) };
+        let module = self.profile.intern_module(&path, build_id)?;
+        self.processes.entry(pid).or_default().insert(Mapping { start, end, pgoff, module, identity });
+        Ok(())
+    }
+
+    fn thread(&mut self, pid: u32, tid: u32) -> Result<ThreadIndex, CapacityError> {
+        if let Some(&t) = self.threads.get(&(pid, tid)) {
+            return Ok(t);
+        }
+        let t = self.profile.add_thread(pid, tid, &format!(":{tid}"))?;
+        self.threads.insert((pid, tid), t);
+        Ok(t)
+    }
+
+    /// COMM: the thread's command name from now on (samples before keep the old name).
+    pub fn comm(&mut self, pid: u32, tid: u32, name: &str) -> Result<(), CapacityError> {
+        if let Some(&t) = self.threads.get(&(pid, tid)) {
+            if self.profile.thread_name(t) == name {
+                return Ok(());
+            }
+        }
+        let t = self.profile.add_thread(pid, tid, name)?;
+        self.threads.insert((pid, tid), t);
+        Ok(())
+    }
+
+    /// FORK: the child takes the parent's name and, when it is a new process, a copy of the
+    /// parent's address space.
+    pub fn fork(&mut self, ppid: u32, ptid: u32, pid: u32, tid: u32) -> Result<(), CapacityError> {
+        let name = self.threads.get(&(ppid, ptid)).map(|&t| self.profile.thread_name(t).to_owned());
+        if let Some(name) = name {
+            let t = self.profile.add_thread(pid, tid, &name)?;
+            self.threads.insert((pid, tid), t);
+        }
+        if pid != ppid {
+            if let Some(space) = self.processes.get(&ppid).cloned() {
+                self.processes.insert(pid, space);
+            }
+        }
+        Ok(())
+    }
+
+    fn frames_for(&mut self, pid: u32, addr: u64, mode: CpuMode) -> Result<(), CapacityError> {
+        let mapping = match mode {
+            CpuMode::Kernel => self.kernel.find(addr).copied(),
+            CpuMode::User => self.processes.get(&pid).and_then(|s| s.find(addr)).copied(),
+        };
+        let (module, rel) = match (mapping, mode) {
+            (Some(m), _) => (Some(m.module), m.map_ip(addr)),
+            (None, CpuMode::Kernel) => (self.kernel_module, addr),
+            (None, CpuMode::User) => (None, addr),
+        };
+        if let Some(f) = self.frames.get(&(module, rel)) {
+            self.scratch.extend(f.iter().rev());
+            return Ok(());
+        }
+        let path = module.and_then(|m| self.profile.modules.get(m)).map(|m| (self.profile.strings.get(m.path).to_owned(), m.build_id.clone()));
+        let found = match (&path, self.resolver.as_mut()) {
+            (Some((p, id)), Some(r)) => r.lookup(ModuleRef { path: p, build_id: id.as_deref() }, rel),
+            _ => None,
+        };
+        let mut root_first = Vec::new();
+        match found {
+            Some(s) => {
+                let func = self.profile.intern_func(&s.name, module)?;
+                root_first.push(self.profile.intern_frame(func, module, rel, 0)?);
+                #[cfg(feature = "dwarf")]
+                for (depth, inl) in s.inlined.iter().rev().enumerate() {
+                    let name = inl.function.as_deref().unwrap_or("[unknown]");
+                    let func = self.profile.intern_func(name, module)?;
+                    let depth = u16::try_from(depth + 1).unwrap_or(u16::MAX);
+                    root_first.push(self.profile.intern_frame(func, module, rel, depth)?);
+                }
+            }
+            None => {
+                let name = match (self.unknown_names, &path) {
+                    (UnknownNames::ModuleOffset, Some((p, _))) => {
+                        format!("{}+0x{rel:x}", p.rsplit('/').next().unwrap_or(p))
+                    }
+                    (UnknownNames::ModuleOffset, None) => format!("0x{rel:x}"),
+                    (UnknownNames::Unknown, _) => "[unknown]".to_owned(),
+                };
+                let func = self.profile.intern_func(&name, module)?;
+                root_first.push(self.profile.intern_frame(func, module, rel, 0)?);
+            }
+        }
+        self.scratch.extend(root_first.iter().rev());
+        self.frames.insert((module, rel), root_first);
+        Ok(())
+    }
+
+    /// SAMPLE: symbolizes the callchain (or the ip when there is none) and appends the sample.
+    pub fn sample(&mut self, s: &SampleInput<'_>) -> Result<(), CapacityError> {
+        let thread = self.thread(s.pid, s.tid)?;
+        self.scratch.clear();
+        if s.callchain.is_empty() {
+            self.frames_for(s.pid, s.ip, s.ip_mode)?;
+        } else {
+            let mut mode = s.ip_mode;
+            let mut iter = s.callchain.iter().copied();
+            while let Some(addr) = iter.next() {
+                if addr >= PERF_CONTEXT_MAX {
+                    match addr {
+                        PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => mode = CpuMode::Kernel,
+                        PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => mode = CpuMode::User,
+                        PERF_CONTEXT_USER_DEFERRED => {
+                            mode = CpuMode::User;
+                            let _cookie = iter.next();
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
+                self.frames_for(s.pid, addr, mode)?;
+            }
+        }
+        // scratch is leaf first
+        let mut stack = None;
+        for &f in self.scratch.iter().rev() {
+            stack = Some(self.profile.stacks.intern(stack, f)?);
+        }
+        self.profile.push_sample(Sample { time: s.time, thread, cpu: s.cpu, event: s.event, stack, period: s.period })
+    }
+
+    /// The profile so far.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// The finished profile.
+    pub fn finish(self) -> Profile {
+        self.profile
+    }
+}

@@ -1,0 +1,239 @@
+//! Interned modules, functions, frames and stacks.
+//!
+//! A stack is a node of a prefix tree: `(prefix stack, frame)`, root frame first, so a sample
+//! stores one [`StackIndex`] and shared prefixes are stored once. A prefix always has a smaller
+//! index than the stacks built on it, which lets call trees be built in one forward pass.
+//! Functions are `(name, module)` pairs; frames are `(function, module, address)` triples, so
+//! two addresses in one function are two frames but one function. An unsymbolized address gets a
+//! function of its own named `module+0xoffset`, which makes "merge by function" merge
+//! unsymbolized frames by module and offset.
+
+use std::collections::HashMap;
+
+use crate::ids::{CapacityError, FrameIndex, FuncIndex, ModuleIndex, StackIndex, StringIndex};
+
+/// One executable, library, kernel image or JIT region.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Module {
+    /// Its path as recorded (`/usr/lib/x86_64-linux-gnu/libc.so.6`, `[kernel.kallsyms]`).
+    pub path: StringIndex,
+    /// The build id recorded for it.
+    pub build_id: Option<Vec<u8>>,
+}
+
+/// Interned modules.
+#[derive(Clone, Debug, Default)]
+pub struct ModuleTable {
+    modules: Vec<Module>,
+    index: HashMap<(StringIndex, Option<Vec<u8>>), ModuleIndex>,
+}
+
+impl ModuleTable {
+    /// The index of (path, build id), adding it when new.
+    pub fn intern(&mut self, path: StringIndex, build_id: Option<&[u8]>) -> Result<ModuleIndex, CapacityError> {
+        let key = (path, build_id.map(<[u8]>::to_vec));
+        if let Some(&i) = self.index.get(&key) {
+            return Ok(i);
+        }
+        let i = ModuleIndex::from_len(self.modules.len())?;
+        self.modules.push(Module { path, build_id: key.1.clone() });
+        self.index.insert(key, i);
+        Ok(i)
+    }
+
+    /// The module at `i`.
+    pub fn get(&self, i: ModuleIndex) -> Option<&Module> {
+        self.modules.get(i.index())
+    }
+
+    /// Number of modules.
+    pub fn len(&self) -> usize {
+        self.modules.len()
+    }
+
+    /// Whether there is no module.
+    pub fn is_empty(&self) -> bool {
+        self.modules.is_empty()
+    }
+}
+
+/// A function: a name within a module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Func {
+    /// Display name (demangled), or `module+0xoffset` when unsymbolized.
+    pub name: StringIndex,
+    /// The module, when known.
+    pub module: Option<ModuleIndex>,
+}
+
+/// Interned functions.
+#[derive(Clone, Debug, Default)]
+pub struct FuncTable {
+    funcs: Vec<Func>,
+    index: HashMap<Func, FuncIndex>,
+}
+
+impl FuncTable {
+    /// The index of `func`, adding it when new.
+    pub fn intern(&mut self, func: Func) -> Result<FuncIndex, CapacityError> {
+        if let Some(&i) = self.index.get(&func) {
+            return Ok(i);
+        }
+        let i = FuncIndex::from_len(self.funcs.len())?;
+        self.funcs.push(func);
+        self.index.insert(func, i);
+        Ok(i)
+    }
+
+    /// The function at `i`.
+    pub fn get(&self, i: FuncIndex) -> Option<Func> {
+        self.funcs.get(i.index()).copied()
+    }
+
+    /// Number of functions.
+    pub fn len(&self) -> usize {
+        self.funcs.len()
+    }
+
+    /// Whether there is no function.
+    pub fn is_empty(&self) -> bool {
+        self.funcs.is_empty()
+    }
+}
+
+/// A frame: one address in one module, attributed to one function. Inlined calls at one address
+/// are several frames with increasing `inline_depth` (0 = the real function).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Frame {
+    /// The function.
+    pub func: FuncIndex,
+    /// The module the address is in.
+    pub module: Option<ModuleIndex>,
+    /// File-relative address (run-time address for the kernel and JIT code).
+    pub address: u64,
+    /// 0 for the real function, 1.. for inlined calls inside it (outer to inner).
+    pub inline_depth: u16,
+}
+
+/// Interned frames.
+#[derive(Clone, Debug, Default)]
+pub struct FrameTable {
+    frames: Vec<Frame>,
+    index: HashMap<Frame, FrameIndex>,
+}
+
+impl FrameTable {
+    /// The index of `frame`, adding it when new.
+    pub fn intern(&mut self, frame: Frame) -> Result<FrameIndex, CapacityError> {
+        if let Some(&i) = self.index.get(&frame) {
+            return Ok(i);
+        }
+        let i = FrameIndex::from_len(self.frames.len())?;
+        self.frames.push(frame);
+        self.index.insert(frame, i);
+        Ok(i)
+    }
+
+    /// The frame at `i`.
+    pub fn get(&self, i: FrameIndex) -> Option<Frame> {
+        self.frames.get(i.index()).copied()
+    }
+
+    /// Number of frames.
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Whether there is no frame.
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+}
+
+/// A node of the stack prefix tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Stack {
+    /// The stack without its last (leaf-most) frame; `None` for a root frame.
+    pub prefix: Option<StackIndex>,
+    /// The leaf-most frame.
+    pub frame: FrameIndex,
+}
+
+/// Interned stacks as a prefix tree.
+#[derive(Clone, Debug, Default)]
+pub struct StackTable {
+    stacks: Vec<Stack>,
+    index: HashMap<Stack, StackIndex>,
+}
+
+impl StackTable {
+    /// The stack `prefix` + `frame`, adding it when new.
+    pub fn intern(&mut self, prefix: Option<StackIndex>, frame: FrameIndex) -> Result<StackIndex, CapacityError> {
+        let key = Stack { prefix, frame };
+        if let Some(&i) = self.index.get(&key) {
+            return Ok(i);
+        }
+        let i = StackIndex::from_len(self.stacks.len())?;
+        self.stacks.push(key);
+        self.index.insert(key, i);
+        Ok(i)
+    }
+
+    /// Interns a whole stack given root first; `None` for an empty slice.
+    pub fn intern_path(&mut self, root_first: &[FrameIndex]) -> Result<Option<StackIndex>, CapacityError> {
+        let mut stack = None;
+        for &frame in root_first {
+            stack = Some(self.intern(stack, frame)?);
+        }
+        Ok(stack)
+    }
+
+    /// The stack at `i`.
+    pub fn get(&self, i: StackIndex) -> Option<Stack> {
+        self.stacks.get(i.index()).copied()
+    }
+
+    /// The frames of a stack, leaf first.
+    pub fn frames_leaf_first(&self, stack: Option<StackIndex>) -> impl Iterator<Item = FrameIndex> + '_ {
+        let mut cur = stack;
+        core::iter::from_fn(move || {
+            let s = self.get(cur?)?;
+            cur = s.prefix;
+            Some(s.frame)
+        })
+    }
+
+    /// All stacks in index order (prefixes before the stacks built on them).
+    pub fn iter(&self) -> impl Iterator<Item = Stack> + '_ {
+        self.stacks.iter().copied()
+    }
+
+    /// Number of stacks.
+    pub fn len(&self) -> usize {
+        self.stacks.len()
+    }
+
+    /// Whether there is no stack.
+    pub fn is_empty(&self) -> bool {
+        self.stacks.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stacks_share_prefixes() {
+        let mut st = StackTable::default();
+        let (a, b, c) = (FrameIndex(0), FrameIndex(1), FrameIndex(2));
+        let ab = st.intern_path(&[a, b]).unwrap();
+        let ac = st.intern_path(&[a, c]).unwrap();
+        let ab2 = st.intern_path(&[a, b]).unwrap();
+        assert_eq!(ab, ab2);
+        assert_ne!(ab, ac);
+        assert_eq!(st.len(), 3); // a, a;b, a;c
+        assert_eq!(st.frames_leaf_first(ac).collect::<Vec<_>>(), vec![c, a]);
+        assert_eq!(st.intern_path(&[]).unwrap(), None);
+    }
+}

@@ -1,0 +1,324 @@
+//! [`SymbolResolver`]: given (module path, optional build id, file-relative address), picks the
+//! source that knows the module and names the address, loading each module once.
+//!
+//! Which source serves a module:
+//! - `[kernel.kallsyms]…` and kernel modules (`[name]` other than `[vdso]`-like specials):
+//!   kallsyms, with the relocation set by [`SymbolResolver::set_kernel_map`]; addresses are
+//!   run-time kernel addresses.
+//! - `/tmp/perf-PID.map` (perf's name for anonymous executable memory of a JIT): the jitdump of
+//!   that pid first, then its perf map; addresses are process addresses.
+//! - anything else: an ELF file, found by build id first (files added with
+//!   [`SymbolResolver::add_elf`] or from a perf archive, then the [`FileProvider`]), else by path.
+//!   A file found by path whose build id differs from the recorded one is rejected, as perf does.
+
+use std::collections::HashMap;
+
+use super::archive::PerfArchive;
+use super::demangle::demangle;
+use super::elf::{self, ElfSymbols};
+use super::error::SymbolError;
+use super::jitdump::JitDump;
+use super::kallsyms::Kallsyms;
+use super::perf_map::PerfMap;
+use super::table::SymbolTable;
+
+/// A module as the profile knows it: the mmap'd path and the build id recorded for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ModuleRef<'a> {
+    /// The path in the MMAP record (`/usr/lib/x86_64-linux-gnu/libc.so.6`, `[kernel.kallsyms]`,
+    /// `/tmp/perf-1234.map`).
+    pub path: &'a str,
+    /// The build id recorded for it (HEADER_BUILD_ID or MMAP2 with build id), if any.
+    pub build_id: Option<&'a [u8]>,
+}
+
+/// Reads files on demand (the CLI reads the local filesystem; the browser answers from dropped
+/// files). Every method may return `None`.
+pub trait FileProvider {
+    /// The file at `path` as the recording machine named it (apply `--symfs` here).
+    fn read_path(&mut self, path: &str) -> Option<Vec<u8>>;
+    /// A separate debug file for a build id (`/usr/lib/debug/.build-id/xx/yyyy.debug`).
+    fn read_debug(&mut self, build_id: &[u8]) -> Option<Vec<u8>> {
+        let _ = build_id;
+        None
+    }
+}
+
+/// A name found for an address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbolized {
+    /// Demangled function name (the outermost, real function when inlining is expanded).
+    pub name: String,
+    /// Address minus the symbol start.
+    pub offset: u64,
+    /// Inlined calls at this address from DWARF, innermost first, *not* including the real
+    /// function (empty without DWARF or when the address is not inside inlined code).
+    #[cfg(feature = "dwarf")]
+    pub inlined: Vec<super::dwarf::SourceFrame>,
+}
+
+#[derive(Default)]
+struct ElfFiles {
+    elf: Option<Vec<u8>>,
+    debug: Option<Vec<u8>>,
+}
+
+#[allow(clippy::large_enum_variant)] // one per module, in a HashMap
+enum Loaded {
+    Elf {
+        syms: ElfSymbols,
+        #[cfg(feature = "dwarf")]
+        dwarf: Option<super::dwarf::DwarfContext>,
+    },
+    Missing,
+}
+
+/// Resolves (module, file-relative address) pairs to names, caching each module.
+#[derive(Default)]
+pub struct SymbolResolver {
+    by_build_id: HashMap<Vec<u8>, ElfFiles>,
+    by_path: HashMap<String, Vec<u8>>,
+    kallsyms: Option<Kallsyms>,
+    perf_maps: HashMap<u32, PerfMap>,
+    jitdumps: HashMap<u32, SymbolTable>,
+    provider: Option<Box<dyn FileProvider>>,
+    cache: HashMap<(String, Option<Vec<u8>>), Loaded>,
+    /// Expand inline frames from DWARF when present (feature `dwarf`).
+    pub inline_frames: bool,
+    /// Errors met while loading modules (module path, error), for the UI to show.
+    pub diagnostics: Vec<(String, SymbolError)>,
+}
+
+fn perf_map_pid(path: &str) -> Option<u32> {
+    let file = path.rsplit('/').next()?;
+    file.strip_prefix("perf-")?.strip_suffix(".map")?.parse().ok()
+}
+
+/// Whether perf treats this map name as the kernel or a kernel module.
+pub fn is_kernel_module_path(path: &str) -> bool {
+    path.starts_with("[kernel.kallsyms]")
+        || (path.starts_with('[')
+            && path.ends_with(']')
+            && !matches!(path, "[vdso]" | "[vsyscall]" | "[vvar]" | "[heap]" | "[stack]" | "[uprobes]"))
+        || path.ends_with(".ko")
+        || path.ends_with(".ko.xz")
+        || path.ends_with(".ko.zst")
+}
+
+impl SymbolResolver {
+    /// A resolver with no sources.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Lets the resolver read files on demand.
+    pub fn set_provider(&mut self, provider: Box<dyn FileProvider>) {
+        self.provider = Some(provider);
+        self.cache.retain(|_, l| !matches!(l, Loaded::Missing));
+    }
+
+    /// Adds an ELF file (executable, library, or a separate debug file). It is found by its build
+    /// id, and by `path` when given. A file without program text (a debug file) is kept as the
+    /// debug companion of its build id.
+    pub fn add_elf(&mut self, path: Option<&str>, bytes: Vec<u8>) {
+        let id = elf::build_id(&bytes);
+        let is_debug_only = ElfSymbols::parse(&bytes).is_ok_and(|s| s.table().is_empty() || s.segments().is_empty())
+            || path.is_some_and(|p| p.ends_with(".debug"));
+        if let Some(id) = id {
+            let e = self.by_build_id.entry(id).or_default();
+            if is_debug_only {
+                e.debug = Some(bytes);
+                self.cache.clear();
+                return;
+            }
+            if let Some(p) = path {
+                self.by_path.insert(p.to_owned(), bytes.clone());
+            }
+            e.elf = Some(bytes);
+        } else if let Some(p) = path {
+            self.by_path.insert(p.to_owned(), bytes);
+        }
+        self.cache.clear();
+    }
+
+    /// Adds every file of a `perf archive` tarball (ELF, debug and kallsyms files), found by build
+    /// id and by the DSO path perf recorded.
+    pub fn add_archive(&mut self, archive: PerfArchive) -> Result<(), SymbolError> {
+        for (id, entry) in archive.into_entries() {
+            if let Some(k) = entry.kallsyms {
+                if self.kallsyms.is_none() {
+                    self.kallsyms = Some(Kallsyms::parse(&k)?);
+                }
+            }
+            if let Some(elf) = &entry.elf {
+                // Also by the recorded path, for modules whose build id the recording lacks.
+                self.by_path.entry(entry.dso_path.clone()).or_insert_with(|| elf.clone());
+            }
+            let e = self.by_build_id.entry(id).or_default();
+            if entry.elf.is_some() {
+                e.elf = entry.elf;
+            }
+            if entry.debug.is_some() {
+                e.debug = entry.debug;
+            }
+        }
+        self.cache.clear();
+        Ok(())
+    }
+
+    /// Sets the kallsyms used for the kernel and its modules (plain or gzipped text). Call
+    /// [`SymbolResolver::set_kernel_map`] afterwards.
+    pub fn set_kallsyms(&mut self, bytes: &[u8]) -> Result<(), SymbolError> {
+        self.kallsyms = Some(Kallsyms::parse(bytes)?);
+        Ok(())
+    }
+
+    /// Tells the resolver the kernel map (`[kernel.kallsyms]_text` and its pgoff) so that kallsyms
+    /// from another boot is relocated. Returns the relocation in force.
+    pub fn set_kernel_map(&mut self, map_filename: &str, pgoff: u64) -> u64 {
+        self.kallsyms.as_mut().map_or(0, |k| k.relocate_for_map(map_filename, pgoff))
+    }
+
+    /// The kallsyms in use, if any.
+    pub fn kallsyms(&self) -> Option<&Kallsyms> {
+        self.kallsyms.as_ref()
+    }
+
+    /// Adds the `perf-PID.map` of a process.
+    pub fn add_perf_map(&mut self, pid: u32, bytes: &[u8]) {
+        self.perf_maps.insert(pid, PerfMap::parse(bytes));
+    }
+
+    /// Adds a `jit-PID.dump`; its pid comes from the header.
+    pub fn add_jitdump(&mut self, bytes: &[u8]) -> Result<u32, SymbolError> {
+        let dump = JitDump::parse(bytes)?;
+        self.jitdumps.insert(dump.pid, dump.table());
+        Ok(dump.pid)
+    }
+
+    fn load(&mut self, module: ModuleRef<'_>) -> Loaded {
+        let wanted = module.build_id;
+        let mut files = ElfFiles::default();
+        if let Some(id) = wanted {
+            if let Some(e) = self.by_build_id.get(id) {
+                files.elf.clone_from(&e.elf);
+                files.debug.clone_from(&e.debug);
+            }
+        }
+        if files.elf.is_none() {
+            let candidate = self
+                .by_path
+                .get(module.path)
+                .cloned()
+                .or_else(|| self.provider.as_mut().and_then(|p| p.read_path(module.path)));
+            if let Some(bytes) = candidate {
+                let found = elf::build_id(&bytes);
+                if wanted.is_none() || found.is_none() || found.as_deref() == wanted {
+                    if files.debug.is_none() {
+                        if let Some(id) = found.as_deref() {
+                            files.debug = self.by_build_id.get(id).and_then(|e| e.debug.clone());
+                        }
+                    }
+                    files.elf = Some(bytes);
+                }
+            }
+        }
+        if files.debug.is_none() {
+            if let (Some(id), Some(p)) = (wanted, self.provider.as_mut()) {
+                files.debug = p.read_debug(id);
+            }
+        }
+        let Some(elf) = files.elf.as_deref() else {
+            // A debug file alone still has symbols and (identical) program headers.
+            return match files.debug.as_deref().map(ElfSymbols::parse) {
+                Some(Ok(syms)) => self.loaded_elf(module, syms, files.debug.as_deref()),
+                _ => Loaded::Missing,
+            };
+        };
+        match ElfSymbols::parse_with_debug(elf, files.debug.as_deref()) {
+            Ok(syms) => {
+                let dwarf_src = match files.debug.as_deref() {
+                    Some(d) if syms.has_dwarf() => Some(d),
+                    _ => Some(elf),
+                };
+                self.loaded_elf(module, syms, dwarf_src)
+            }
+            Err(e) => {
+                self.diagnostics.push((module.path.to_owned(), e));
+                Loaded::Missing
+            }
+        }
+    }
+
+    #[allow(unused_variables)]
+    fn loaded_elf(&mut self, module: ModuleRef<'_>, syms: ElfSymbols, dwarf_src: Option<&[u8]>) -> Loaded {
+        #[cfg(feature = "dwarf")]
+        {
+            let dwarf = if self.inline_frames && syms.has_dwarf() {
+                match dwarf_src.map(super::dwarf::DwarfContext::parse) {
+                    Some(Ok(ctx)) => ctx,
+                    Some(Err(e)) => {
+                        self.diagnostics.push((module.path.to_owned(), e));
+                        None
+                    }
+                    None => None,
+                }
+            } else {
+                None
+            };
+            Loaded::Elf { syms, dwarf }
+        }
+        #[cfg(not(feature = "dwarf"))]
+        Loaded::Elf { syms }
+    }
+
+    /// Names a file-relative address of a module (for the kernel and JIT maps, the run-time
+    /// address). `None` when no source knows the module or no symbol covers the address.
+    pub fn lookup(&mut self, module: ModuleRef<'_>, address: u64) -> Option<Symbolized> {
+        if is_kernel_module_path(module.path) {
+            let s = self.kallsyms.as_ref()?.lookup(address)?;
+            return Some(Symbolized {
+                name: s.name.to_owned(),
+                offset: s.offset,
+                #[cfg(feature = "dwarf")]
+                inlined: Vec::new(),
+            });
+        }
+        if let Some(pid) = perf_map_pid(module.path) {
+            let from_jit = self.jitdumps.get(&pid).and_then(|t| t.lookup(address));
+            let s = from_jit.or_else(|| self.perf_maps.get(&pid)?.table().lookup(address))?;
+            return Some(Symbolized {
+                name: demangle(s.name).into_owned(),
+                offset: address - s.start,
+                #[cfg(feature = "dwarf")]
+                inlined: Vec::new(),
+            });
+        }
+        let key = (module.path.to_owned(), module.build_id.map(<[u8]>::to_vec));
+        if !self.cache.contains_key(&key) {
+            let loaded = self.load(module);
+            self.cache.insert(key.clone(), loaded);
+        }
+        match self.cache.get(&key)? {
+            Loaded::Elf { syms, #[cfg(feature = "dwarf")] dwarf } => {
+                let vaddr = syms.file_offset_to_vaddr(address);
+                let s = syms.lookup_vaddr(vaddr)?;
+                #[cfg(feature = "dwarf")]
+                let inlined = match dwarf.as_ref().and_then(|d| d.frames(vaddr).ok()) {
+                    Some(mut frames) => {
+                        frames.pop(); // the real function, already named by the symbol table
+                        frames
+                    }
+                    None => Vec::new(),
+                };
+                Some(Symbolized {
+                    name: demangle(s.name).into_owned(),
+                    offset: s.offset,
+                    #[cfg(feature = "dwarf")]
+                    inlined,
+                })
+            }
+            Loaded::Missing => None,
+        }
+    }
+}
