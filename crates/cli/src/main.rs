@@ -22,6 +22,8 @@ enum Command {
     Stats(cmd::stats::Args),
     /// Every record in file order with its decoded fields (`--json`: one object per line).
     Script(cmd::script::Args),
+    /// Tracepoint samples in time order with their fields decoded, like `perf script`'s trace field.
+    Sched(cmd::sched::Args),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
         Command::Info(args) => cmd::info::run(&args),
         Command::Stats(args) => cmd::stats::run(&args),
         Command::Script(args) => cmd::script::run(&args),
+        Command::Sched(args) => cmd::sched::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -44,9 +44,11 @@ use perfscope_format::constants::attr_type;
 use perfscope_format::features::tracing_data::{parse_tracing_data, TracingData};
 use perfscope_format::{Endianness, Error, EventAttr};
 
+use crate::symbols::kallsyms::Kallsyms;
+
 pub use field::{Field, FieldFlags, FieldValue};
 pub use format::EventFormat;
-pub use ksyms::{parse_cmdlines, Function, Functions, KernelSymbols, NoSymbols, PrintkFormats};
+pub use ksyms::{parse_cmdlines, KernelSymbols, NoSymbols, PrintkFormats};
 pub use print_fmt::{Arg, FlagSym, PrintFmt};
 pub use printf::{Conv, ConvKind, Segment};
 
@@ -58,7 +60,7 @@ impl EventFormat {
 }
 
 /// Everything in a HEADER_TRACING_DATA, parsed.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct TraceData {
     /// The format version (`0.6`; `0.5` has no saved cmdlines).
     pub version: String,
@@ -76,8 +78,8 @@ pub struct TraceData {
     pub ftrace_events: Vec<EventFormat>,
     /// The recorded events' formats.
     pub events: Vec<EventFormat>,
-    /// Functions from the kallsyms copy (empty in files from perf 5.19 on).
-    pub kallsyms: Functions,
+    /// The kallsyms copy (empty in files from perf 5.19 on).
+    pub kallsyms: Kallsyms,
     /// The printk format strings by address.
     pub printk: PrintkFormats,
     /// `saved_cmdlines`: comm by pid (empty for version 0.5).
@@ -109,7 +111,7 @@ impl TraceData {
             header_event: text(t.header_event),
             ftrace_events: t.ftrace_formats.iter().map(|f| parse("ftrace", f)).collect(),
             events: t.events.iter().map(|e| parse(&text(e.system.0), e.format)).collect(),
-            kallsyms: Functions::parse_kallsyms(&text(t.kallsyms)),
+            kallsyms: Kallsyms::parse(t.kallsyms).unwrap_or_default(),
             printk: PrintkFormats::parse(&text(t.printk)),
             cmdlines: t.saved_cmdlines.map(|c| parse_cmdlines(&text(c))).unwrap_or_default(),
             error: t.error,
@@ -200,7 +202,7 @@ mod tests {
             let page: Vec<_> = t.header_page.iter().map(|f| (f.name.as_str(), f.offset, f.size)).collect();
             assert_eq!(page, [("timestamp", 0, 8), ("commit", 8, 8)]);
             assert_eq!(t.header_event, "# x\n");
-            assert_eq!(t.kallsyms.len(), 1);
+            assert_eq!(t.kallsyms.table().len(), 1);
             assert_eq!(t.printk.get(0xffffffff82000000), Some("hello"));
             assert_eq!(t.cmdlines.get(&18).map(String::as_str), Some("migration/0"));
             let e = t.event(372).unwrap();

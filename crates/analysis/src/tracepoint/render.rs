@@ -233,7 +233,8 @@ fn uuid(out: &mut String, ctx: &Ctx<'_>, suffix: &str, arg: &Arg) {
 #[cfg(test)]
 mod tests {
     use super::super::format::EventFormat;
-    use super::super::ksyms::{Functions, NoSymbols};
+    use super::super::ksyms::NoSymbols;
+    use crate::symbols::kallsyms::Kallsyms;
     use super::*;
     use perfscope_format::Endianness;
 
@@ -284,7 +285,7 @@ mod tests {
         raw[28..32].copy_from_slice(&(-1i32).to_le_bytes());
         raw[32..40].copy_from_slice(&(0xc08u64 | 0x10000).to_le_bytes());
         raw.extend(b"maple_node\0");
-        let syms = Functions::parse_kallsyms("ffffffff821ce230 T mas_preallocate\nffffffff821ce700 T next\n");
+        let syms = Kallsyms::parse(b"ffffffff821ce230 T mas_preallocate\nffffffff821ce700 T next\n").unwrap();
         assert_eq!(
             render(&e, &raw, &syms, &PrintkFormats::default()),
             "call_site=mas_preallocate+0x3ef ptr=(nil) name=maple_node node=-1 gfp_flags=GFP_A|B|0x10000"
