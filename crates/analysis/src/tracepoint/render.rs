@@ -234,8 +234,8 @@ fn uuid(out: &mut String, ctx: &Ctx<'_>, suffix: &str, arg: &Arg) {
 mod tests {
     use super::super::format::EventFormat;
     use super::super::ksyms::NoSymbols;
-    use crate::symbols::kallsyms::Kallsyms;
     use super::*;
+    use crate::symbols::kallsyms::Kallsyms;
     use perfscope_format::Endianness;
 
     fn event(fields: &str, print: &str, endian: Endianness) -> EventFormat {

@@ -29,6 +29,10 @@ pub struct Args {
     /// Print every field as `name=value` instead of the event's print format.
     #[arg(long)]
     fields: bool,
+    /// Process records in file order instead of time order (what perf script does when it
+    /// shows round events: comm names are then those known at that point of the file).
+    #[arg(long)]
+    file_order: bool,
     /// A perf.data file or a `perf record --threads` directory.
     file: PathBuf,
 }
@@ -84,6 +88,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         io_error: None,
     };
     let mut queue: OrderedQueue<Pending> = OrderedQueue::new();
+    let file_order = args.file_order;
     let mut have_trace = false;
     let result = walk(&input, |meta, _part, item| match item {
         Item::Record(raw) => {
@@ -92,6 +97,9 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 st.set_trace(meta, meta.feature(HeaderFeature::TRACING_DATA).map(TraceData::parse));
             }
             st.record(meta, raw, &mut queue);
+            if file_order {
+                queue.finish(|_, p| st.release(p));
+            }
         }
         Item::Error(e) => {
             eprintln!("error: {name}: {e}");
