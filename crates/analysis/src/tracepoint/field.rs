@@ -289,7 +289,7 @@ pub fn dynamic_location(field: &Field, raw: &[u8], endian: Endianness) -> (usize
         o = 0;
     }
     if field.flags.contains(FieldFlags::RELATIVE) {
-        o += at + size;
+        o = o.saturating_add(at).saturating_add(size);
     }
     (o, len)
 }

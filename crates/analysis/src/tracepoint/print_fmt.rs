@@ -99,15 +99,20 @@ pub enum Arg {
 
 type PResult<T> = Result<T, String>;
 
+/// How deep expressions may nest.
+const MAX_DEPTH: u32 = 128;
+
 struct Parser<'a, 'e> {
     lex: Lexer<'a>,
+    /// Nesting depth of [`Parser::unary`], which every recursion goes through.
+    depth: u32,
     peeked: Option<Option<Token>>,
     event: &'e EventFormat,
 }
 
 /// Parses the text after `print fmt: ` for `event` (whose fields `sizeof(REC->x)` may name).
 pub fn parse_print_fmt(text: &str, event: &EventFormat) -> Result<PrintFmt, String> {
-    let mut p = Parser { lex: Lexer::new(text), peeked: None, event };
+    let mut p = Parser { lex: Lexer::new(text), depth: 0, peeked: None, event };
     let format = match p.next() {
         Some(Token::DQuote(s)) => s,
         t => return Err(format!("expected the format string, found {t:?}")),
@@ -187,6 +192,14 @@ impl Parser<'_, '_> {
 
     /// An expression whose binary operators bind at least as tightly as `min`.
     fn expr(&mut self, min: u8) -> PResult<Arg> {
+        let base = self.depth;
+        let r = self.expr_inner(min);
+        self.depth = base;
+        r
+    }
+
+    /// Each operator applied deepens the tree by one level, which counts towards the limit.
+    fn expr_inner(&mut self, min: u8) -> PResult<Arg> {
         let mut left = self.unary()?;
         loop {
             let op = match self.peek() {
@@ -198,6 +211,10 @@ impl Parser<'_, '_> {
                 return Ok(left);
             }
             self.next();
+            self.depth += 1;
+            if self.depth >= MAX_DEPTH {
+                return Err("expression nested too deeply".into());
+            }
             if op == "?" {
                 let then = self.expr(0)?;
                 self.expect_op(":")?;
@@ -210,7 +227,19 @@ impl Parser<'_, '_> {
         }
     }
 
+    /// Kernel print formats nest a few dozen levels at most; deeper input is refused rather
+    /// than allowed to exhaust the stack.
     fn unary(&mut self) -> PResult<Arg> {
+        if self.depth >= MAX_DEPTH {
+            return Err("expression nested too deeply".into());
+        }
+        self.depth += 1;
+        let r = self.unary_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn unary_inner(&mut self) -> PResult<Arg> {
         if let Some(Token::Op(o)) = self.peek() {
             if matches!(o.as_str(), "-" | "+" | "~" | "!") {
                 let o = o.clone();
@@ -576,6 +605,30 @@ mod tests {
         assert_eq!(delim, "|");
         let flags: Vec<(i64, &str)> = flags.iter().map(|f| (f.value, f.text.as_str())).collect();
         assert_eq!(flags, [(8, "X"), (2, "Y"), (0, "0"), (0, "H")]);
+    }
+
+    #[test]
+    fn deep_input_is_refused_not_overflowed() {
+        let e = event();
+        let nested = format!("\"%d\", {}1{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert_eq!(parse_print_fmt(&nested, &e).unwrap_err(), "expression nested too deeply");
+        let chain = format!("\"%d\", 1{}", " + 1".repeat(100_000));
+        assert_eq!(parse_print_fmt(&chain, &e).unwrap_err(), "expression nested too deeply");
+        let unary = format!("\"%d\", {}1", "-".repeat(100_000));
+        assert!(parse_print_fmt(&unary, &e).is_err());
+        // What kernels write still parses.
+        let ok = format!("\"%d\", {}1{}", "(".repeat(60), ")".repeat(60));
+        assert!(parse_print_fmt(&ok, &e).is_ok());
+        // The deepest accepted input fits a 1 MiB stack (wasm's size) even unoptimized (about
+        // 7 KiB per level; 1.2 KiB optimized).
+        let deep = std::thread::Builder::new()
+            .stack_size(1024 * 1024)
+            .spawn(move || {
+                let text = format!("\"%d\", {}1{}", "(".repeat(125), ")".repeat(125));
+                parse_print_fmt(&text, &event()).is_ok()
+            })
+            .unwrap();
+        assert!(deep.join().unwrap());
     }
 
     #[test]

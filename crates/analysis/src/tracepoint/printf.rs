@@ -175,6 +175,9 @@ fn pointer_suffix_len(s: &[u8]) -> usize {
     }
 }
 
+/// The largest width or precision honoured (what the file asks for beyond is cut).
+const MAX_WIDTH: usize = 4096;
+
 /// The parts of a `%…` conversion that shape its output.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Spec {
@@ -218,11 +221,12 @@ fn parse_spec(spec: &str, star: Option<i64>) -> Spec {
     if b.get(i) == Some(&b'*') && star.is_some_and(|v| v < 0) {
         s.left = true;
     }
-    s.width = number(&mut i);
+    // Widths and precisions come from the file: keep them to a sane size.
+    s.width = number(&mut i).map(|w| w.min(MAX_WIDTH));
     if b.get(i) == Some(&b'.') {
         i += 1;
         let negative = b.get(i) == Some(&b'*') && star.is_some_and(|v| v < 0);
-        s.precision = Some(number(&mut i).unwrap_or(0)).filter(|_| !negative);
+        s.precision = Some(number(&mut i).unwrap_or(0).min(MAX_WIDTH)).filter(|_| !negative);
     }
     s.conv = b
         .iter()

@@ -150,7 +150,7 @@ fn field_bytes<'a>(ctx: &Ctx<'a>, arg: &Arg, size: u32, invalid: &str) -> Result
         return Err(invalid.into());
     }
     let start = f.offset as usize;
-    ctx.raw.get(start..start + size as usize).ok_or_else(String::new)
+    ctx.raw.get(start..start.saturating_add(size as usize)).ok_or_else(String::new)
 }
 
 fn mac(out: &mut String, ctx: &Ctx<'_>, suffix: &str, arg: &Arg) {
@@ -346,5 +346,40 @@ mod tests {
             show(&e, &raw),
             "de ad 01|{0xde,0xad,0x1}|00000000,8000000f|0-3,31|00:1b:21:aa:bb:0c|192.168.0.1|de-ad"
         );
+    }
+
+    #[test]
+    fn any_payload_renders_without_panicking() {
+        use super::super::format::tests::SWITCH;
+        let formats = [
+            EventFormat::parse("sched", SWITCH, Endianness::Big, 8),
+            event(
+                "\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n\
+                 \tfield:__rel_loc u8[] buf;\toffset:12;\tsize:4;\tsigned:0;\n\
+                 \tfield:unsigned long args[2];\toffset:16;\tsize:16;\tsigned:0;\n\
+                 \tfield:u8 mac[6];\toffset:32;\tsize:6;\tsigned:0;\n",
+                r#""%s %.*s %.99999999d %99999999s %pM %pI6c %pUb %*phN %s %s %s", __get_str(name), REC->args[1], __get_str(name), REC->args[7], __get_str(name), REC->mac, REC->mac, REC->mac, REC->args[1], __get_dynamic_array(buf), __print_hex(__get_dynamic_array(buf), REC->args[0]), __print_array(REC->args, REC->args[1], 3), __get_cpumask(buf)"#,
+                Endianness::Little,
+            ),
+        ];
+        assert!(formats.iter().all(|f| f.print_fmt.is_ok()), "{:?}", formats[1].print_fmt);
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for f in &formats {
+            for len in 0..80 {
+                for _ in 0..50 {
+                    let raw: Vec<u8> = (0..len)
+                        .map(|_| {
+                            seed ^= seed << 13;
+                            seed ^= seed >> 7;
+                            seed ^= seed << 17;
+                            seed as u8
+                        })
+                        .collect();
+                    let text = show(f, &raw);
+                    assert!(text.len() < 100_000, "{} bytes", text.len());
+                    let _ = f.values(&raw).count();
+                }
+            }
+        }
     }
 }
