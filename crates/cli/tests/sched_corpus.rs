@@ -181,6 +181,26 @@ fn tracepoint_fields_equal_perf_script() {
     t.compare(&no_rest(&matched), &no_rest(&kept), true);
     all_ok &= t.report("be-multi (corpus oracle, header columns)", kept.len(), kept.len());
 
+    // Public files with tracepoints (a uprobe in file and pipe mode, sched_switch in a zstd file):
+    // their oracles are in time order, with microsecond times and `cycles` samples between.
+    let perfparser = root.join("public/perfparser");
+    for name in [
+        "tests__auto__perfdata__probe.data.file",
+        "tests__auto__perfdata__probe.data.stream",
+        "tests__auto__perfdata__parallel_static_gcc__perf.data.zstd",
+    ] {
+        let text = std::fs::read_to_string(perfparser.join(format!("oracle/{name}.script.txt"))).unwrap();
+        let theirs: Vec<Line> = oracle_samples(&text, true).into_iter().filter(|l| l.event.contains(':')).collect();
+        let usec = |v: Vec<Line>| -> Vec<Line> {
+            v.into_iter().map(|l| Line { time: l.time[..l.time.len() - 3].to_string(), ..l }).collect()
+        };
+        let ours = usec(run_sched(&perfparser.join(name), &kallsyms, false));
+        let mut t = Tally::default();
+        t.compare(&ours, &theirs, false);
+        all_ok &= t.report(name, ours.len(), theirs.len());
+        total.compare(&ours, &theirs, false);
+    }
+
     println!("all files, trace text compared: {}, equal {:?}", total.compared, total.equal);
     assert!(all_ok, "perfscope sched differs from perf script (see above)");
 }
