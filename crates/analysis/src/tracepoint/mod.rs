@@ -30,6 +30,7 @@
 
 mod eval;
 mod field;
+mod flag_values;
 mod format;
 mod ksyms;
 mod lexer;
