@@ -5,11 +5,11 @@ use perfscope_format::bytes::Bytes;
 use perfscope_format::features::{event_desc, strings, RawStr};
 use perfscope_format::header::{Magic, PIPE_HEADER_SIZE};
 use perfscope_format::{EventAttr, HeaderFeature, PerfFile, RawRecords, RecordType};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a file declares about itself. Every field that could not be read is `None`, and the
 /// problems are listed in `warnings` (or in `error` when nothing at all could be read).
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Summary {
     /// Size of the input in bytes.
     pub file_size: u64,
@@ -57,7 +57,7 @@ pub struct Summary {
 }
 
 /// One event (attr) of the file.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct EventSummary {
     /// The event name (from HEADER_EVENT_DESC, else derived from type and config).
     pub name: String,
