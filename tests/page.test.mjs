@@ -142,3 +142,29 @@ test('dark theme', async () => {
     await dark.close();
   }
 });
+
+test('if the app wasm cannot load, the page says so instead of staying blank', async () => {
+  const page = await browser.context.newPage();
+  await page.route(/\/app-[0-9a-f]+_bg\.wasm$/, (route) => route.abort());
+  await page.goto(server.url);
+  assert.equal(await waitForState(page, ['error']), 'error');
+  assert.match(await page.locator('#error').textContent(), /^Perfscope could not start: .+ It needs a browser with WebAssembly/);
+  await shot(page, 'boot-failed');
+  await page.close();
+});
+
+test('if the worker wasm cannot load, opening a file says so', async () => {
+  const page = await browser.context.newPage();
+  await page.route(/\/worker_bg\.wasm$/, (route) => route.abort());
+  await page.goto(server.url);
+  await waitForState(page, ['idle']);
+  await page.setInputFiles('#file', join(DATA, 'example.data'));
+  assert.equal(await waitForState(page, ['error']), 'error');
+  assert.equal(await field(page, 'error-title'), 'Could not open example.data');
+  assert.match(await field(page, 'error'), /^the parser worker failed to load: /);
+  await shot(page, 'worker-failed');
+  // A second try starts a fresh worker, which fails the same way rather than hanging.
+  await page.setInputFiles('#file', join(DATA, 'pipe.data'));
+  await page.waitForFunction(() => document.querySelector('[data-field="error-title"]')?.textContent === 'Could not open pipe.data');
+  await page.close();
+});
