@@ -14,8 +14,12 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SHARED = resolve(process.env.PERFSCOPE_SHARED ?? join(ROOT, '..', 'shared'));
 const CORPUS = join(SHARED, 'corpus');
 const SHOTS = join(ROOT, 'tests', 'screenshots');
-// One little-endian pipe-mode file and one big-endian file-mode file (s390x).
-const FILES = ['gen/pipe.data', 'bigendian/be-plain.data'];
+// Both modes in both byte orders (the big-endian files are from s390x), several events,
+// tracepoints, and a perf stat file.
+const FILES = [
+  'gen/pipe.data', 'bigendian/be-plain.data', 'bigendian/be-pipe.data',
+  'gen/multi-event.data', 'gen/kmem-tp.data', 'gen/stat-record.data',
+];
 
 const present = existsSync(CORPUS);
 if (!present) {

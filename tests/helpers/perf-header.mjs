@@ -34,8 +34,9 @@ export function parsePerfHeader(text) {
     // perf prints every argument followed by one space.
     if (key === 'cmdline') out.cmdline = value.replace(/ $/, '');
     if (key === 'event') {
-      // "name = NAME, , id = { ... }, type = ..." (or "name = NAME, type = ..." without ids).
-      const e = /^name = (.*?), (?:, id = \{|type = )/.exec(value);
+      // perf prints "name = NAME, " and then ", id = { ... }" or ", FIELD = VALUE" for each
+      // nonzero attr field (tools/perf/util/header.c print_event_desc).
+      const e = /^name = (.*?), , /.exec(value);
       if (!e) throw new Error(`cannot read the event name in: ${line}`);
       out.events.push(e[1]);
     }
