@@ -17,13 +17,19 @@ export const CHROMIUM_FLAGS = [
  */
 export async function launch({ colorScheme = 'light' } = {}) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'perfscope-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_FLAGS,
-    viewport: { width: 1280, height: 720 },
-    colorScheme,
-  });
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_FLAGS,
+      viewport: { width: 1280, height: 720 },
+      colorScheme,
+    });
+  } catch (e) {
+    rmSync(userDataDir, { recursive: true, force: true });
+    throw e;
+  }
   return {
     context,
     close: async () => {
