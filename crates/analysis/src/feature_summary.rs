@@ -2,12 +2,12 @@
 //! the strings), converted from [`perfscope_format::features::Feature`].
 
 use perfscope_format::features::{self, Feature, RawStr};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::summary::Summary;
 
 /// One HEADER_BUILD_ID entry (or HEADER_BUILD_ID record).
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct BuildIdSummary {
     /// The machine: -1 host, 0 default guest, else a guest pid.
     pub pid: i32,
@@ -20,7 +20,7 @@ pub struct BuildIdSummary {
 }
 
 /// HEADER_CPU_TOPOLOGY.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct CpuTopologySummary {
     /// The CPUs of each package ("sibling sockets").
     pub sibling_sockets: Vec<String>,
@@ -33,7 +33,7 @@ pub struct CpuTopologySummary {
 }
 
 /// The topology of one CPU.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct CpuIdsSummary {
     /// The CPU number.
     pub cpu: u32,
@@ -46,7 +46,7 @@ pub struct CpuIdsSummary {
 }
 
 /// One NUMA node.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct NumaNodeSummary {
     /// The node number.
     pub node: u32,
@@ -59,7 +59,7 @@ pub struct NumaNodeSummary {
 }
 
 /// One PMU and its `attr.type`.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct PmuMappingSummary {
     /// The PMU name.
     pub name: String,
@@ -68,7 +68,7 @@ pub struct PmuMappingSummary {
 }
 
 /// One event group.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct GroupSummary {
     /// The group's name, if the user gave one.
     pub name: Option<String>,
@@ -81,7 +81,7 @@ pub struct GroupSummary {
 }
 
 /// One CPU cache.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct CacheSummary {
     /// Cache level (1, 2, 3).
     pub level: u32,
@@ -102,7 +102,7 @@ pub struct CacheSummary {
 }
 
 /// HEADER_SAMPLE_TIME.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct SampleTimeSummary {
     /// Time of the first sample (ns, sampling clock).
     pub first_ns: u64,
@@ -111,7 +111,7 @@ pub struct SampleTimeSummary {
 }
 
 /// HEADER_MEM_TOPOLOGY.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct MemTopologySummary {
     /// Bytes per memory block.
     pub block_size: u64,
@@ -120,7 +120,7 @@ pub struct MemTopologySummary {
 }
 
 /// The memory of one node.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct MemNodeSummary {
     /// Node number.
     pub node: u64,
@@ -133,7 +133,7 @@ pub struct MemNodeSummary {
 }
 
 /// HEADER_CLOCK_DATA.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct ClockDataSummary {
     /// The sampling clock id.
     pub clockid: u32,
@@ -146,7 +146,7 @@ pub struct ClockDataSummary {
 }
 
 /// HEADER_COMPRESSED.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct CompressedSummary {
     /// Format version.
     pub version: u32,
@@ -163,7 +163,7 @@ pub struct CompressedSummary {
 }
 
 /// A PMU capability.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct PmuCapSummary {
     /// Name.
     pub name: String,
@@ -172,7 +172,7 @@ pub struct PmuCapSummary {
 }
 
 /// The capabilities of one PMU (HEADER_PMU_CAPS).
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct PmuCapsSummary {
     /// The PMU.
     pub pmu_name: String,
@@ -181,7 +181,7 @@ pub struct PmuCapsSummary {
 }
 
 /// One node of HEADER_HYBRID_TOPOLOGY.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct HybridNodeSummary {
     /// The core PMU.
     pub pmu_name: String,
@@ -190,7 +190,7 @@ pub struct HybridNodeSummary {
 }
 
 /// One BPF program of HEADER_BPF_PROG_INFO.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct BpfProgSummary {
     /// Program id.
     pub id: Option<u32>,
@@ -205,7 +205,7 @@ pub struct BpfProgSummary {
 }
 
 /// One BTF blob of HEADER_BPF_BTF.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct BtfSummary {
     /// BTF id.
     pub id: u32,
@@ -214,7 +214,7 @@ pub struct BtfSummary {
 }
 
 /// HEADER_CPU_DOMAIN_INFO.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct CpuDomainInfoSummary {
     /// `/proc/schedstat` version.
     pub schedstat_version: u32,
@@ -225,7 +225,7 @@ pub struct CpuDomainInfoSummary {
 }
 
 /// One scheduler domain.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct SchedDomainSummary {
     /// Domain number.
     pub domain: u32,
@@ -238,7 +238,7 @@ pub struct SchedDomainSummary {
 }
 
 /// HEADER_TRACING_DATA (or a HEADER_TRACING_DATA record).
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct TracingDataSummary {
     /// Format version.
     pub version: String,
@@ -251,7 +251,7 @@ pub struct TracingDataSummary {
 }
 
 /// A feature this version does not know.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct UnknownFeatureSummary {
     /// Feature bit.
     pub id: u32,

@@ -7,7 +7,7 @@ use perfscope_format::features::{parse_feature, tracing_data, Feature, FeatureCo
 use perfscope_format::header::{Magic, PIPE_HEADER_SIZE};
 use perfscope_format::stream::StreamDecoder;
 use perfscope_format::{EventAttr, HeaderFeature, PerfFile, RawRecord, RecordType};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::attr_text::attr_text;
 use crate::event_name::derived_name;
@@ -15,7 +15,7 @@ use crate::feature_summary::*;
 
 /// What a file declares about itself. Every field that could not be read is `None` (or empty),
 /// and the problems are listed in `warnings` (or in `error` when nothing at all could be read).
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Summary {
     /// Size of the input in bytes.
     pub file_size: u64,
@@ -111,7 +111,7 @@ pub struct Summary {
 }
 
 /// One event (attr) of the file.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct EventSummary {
     /// The event name: from an EVENT_UPDATE record, else HEADER_EVENT_DESC, else the tracing
     /// data (`sys:name`), else derived from the attr as perf does (see `name_source`).

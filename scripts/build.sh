@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds the release page into dist/ with Trunk. Never downloads anything: it uses the tools
+# that scripts/setup.sh installed (run that first) and the crates that it fetched.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# npm's wasm-opt 132 must come before any other (Debian's 108 breaks release builds).
+export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+export TRUNK_SKIP_VERSION_CHECK=true
+exec trunk build --release --locked --offline "$@"

@@ -1,0 +1,170 @@
+// The built page (dist/) in headless Chromium: open each fixture by the file input and by a
+// real drop, and check what a person sees against perf's own header output for that file.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../scripts/static-server.mjs';
+import { dropFile, field, launch, openApp, waitForState } from './helpers/browser.mjs';
+import { assertPageShows } from './helpers/expect.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const DATA = join(ROOT, 'tests', 'data');
+const SHOTS = join(ROOT, 'tests', 'screenshots');
+const FIXTURES = ['example', 'two-events', 'pipe'];
+
+let server;
+let browser;
+
+before(async () => {
+  assert.ok(existsSync(join(ROOT, 'dist', 'index.html')), 'dist/ is missing: run scripts/build.sh');
+  mkdirSync(SHOTS, { recursive: true });
+  server = await startServer(join(ROOT, 'dist'));
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+for (const name of FIXTURES) {
+  const dataPath = join(DATA, `${name}.data`);
+  const headerPath = join(DATA, `${name}.header.txt`);
+
+  describe(`fixture ${name}.data`, () => {
+    test('picked with the file input', async () => {
+      const { page, errors } = await openApp(browser.context, server.url);
+      await page.setInputFiles('#file', dataPath);
+      const state = await waitForState(page, ['loaded', 'error']);
+      if (state !== 'loaded') assert.fail(`state ${state}: ${await page.locator('#error').textContent()}`);
+      await assertPageShows(page, dataPath, headerPath);
+      await shot(page, `input-${name}`);
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+
+    test('dropped on the page', async () => {
+      const { page, errors } = await openApp(browser.context, server.url);
+      await dropFile(page, `${name}.data`, readFileSync(dataPath));
+      assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
+      await assertPageShows(page, dataPath, headerPath);
+      await shot(page, `drop-${name}`);
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+  });
+}
+
+test('"Open example" loads the bundled example.data', async () => {
+  const { page, errors } = await openApp(browser.context, server.url);
+  await shot(page, 'welcome');
+  await page.click('#open-example');
+  assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
+  await assertPageShows(page, join(DATA, 'example.data'), join(DATA, 'example.header.txt'));
+  assert.equal(await page.title(), 'example.data — Perfscope');
+  await shot(page, 'example');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a file that is not a perf.data says what was expected and which bytes were found', async () => {
+  const { page, errors } = await openApp(browser.context, server.url);
+  await page.setInputFiles('#file', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello world\nthis is text\n') });
+  assert.equal(await waitForState(page, ['loaded', 'error']), 'error');
+  assert.equal(await field(page, 'error-title'), 'Not a perf.data file');
+  const message = await field(page, 'error');
+  assert.match(message, /expected the perf\.data magic "PERFILE2"/);
+  // "hello wo" = 68 65 6c 6c 6f 20 77 6f
+  assert.match(message, /68 65 6c 6c 6f 20 77 6f/);
+  assert.equal(await field(page, 'file-name'), 'notes.txt');
+  assert.ok(await page.locator('#error').isVisible());
+  await shot(page, 'not-perf');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a truncated perf.data shows the error and what could be read', async () => {
+  const { page, errors } = await openApp(browser.context, server.url);
+  const bytes = readFileSync(join(DATA, 'example.data')).subarray(0, 30000);
+  await dropFile(page, 'truncated.data', bytes);
+  assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
+  // The data section runs past the end: reading goes on, with a warning naming the offset.
+  const warnings = await page.locator('[data-field="warning"]').allTextContents();
+  assert.ok(warnings.some((w) => /^at offset 0x[0-9a-f]+: data section at 0x108 of 72408 bytes lies outside the 30000-byte file$/.test(w)), warnings.join('\n'));
+  assert.equal(await field(page, 'byte-order'), 'little-endian');
+  await shot(page, 'truncated');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('an empty file is reported as empty', async () => {
+  const { page, errors } = await openApp(browser.context, server.url);
+  await page.setInputFiles('#file', { name: 'empty.data', mimeType: 'application/octet-stream', buffer: Buffer.alloc(0) });
+  assert.equal(await waitForState(page, ['loaded', 'error']), 'error');
+  assert.equal(await field(page, 'error-title'), 'The file is empty');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a second file replaces the first', async () => {
+  const { page, errors } = await openApp(browser.context, server.url);
+  await page.setInputFiles('#file', join(DATA, 'example.data'));
+  await waitForState(page, ['loaded']);
+  await dropFile(page, 'two-events.data', readFileSync(join(DATA, 'two-events.data')));
+  await page.waitForFunction(() => document.querySelector('[data-field="file-name"]')?.textContent === 'two-events.data');
+  assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
+  assert.deepEqual(await page.locator('[data-field="event-name"]').allTextContents(), ['cpu-clock', 'task-clock']);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('dark theme', async () => {
+  const dark = await launch({ colorScheme: 'dark' });
+  try {
+    const { page, errors } = await openApp(dark.context, server.url);
+    await shot(page, 'welcome-dark');
+    await page.click('#open-example');
+    assert.equal(await waitForState(page, ['loaded']), 'loaded');
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    assert.equal(bg, 'rgb(15, 18, 23)', 'the dark palette applies');
+    await shot(page, 'example-dark');
+    await page.setInputFiles('#file', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not perf') });
+    await waitForState(page, ['error']);
+    await shot(page, 'not-perf-dark');
+    assert.deepEqual(errors, []);
+  } finally {
+    await dark.close();
+  }
+});
+
+test('if the app wasm cannot load, the page says so instead of staying blank', async () => {
+  const page = await browser.context.newPage();
+  await page.route(/\/app-[0-9a-f]+_bg\.wasm$/, (route) => route.abort());
+  await page.goto(server.url);
+  assert.equal(await waitForState(page, ['error']), 'error');
+  assert.match(await page.locator('#error').textContent(), /^Perfscope could not start: .+ It needs a browser with WebAssembly/);
+  await shot(page, 'boot-failed');
+  await page.close();
+});
+
+test('if the worker wasm cannot load, opening a file says so', async () => {
+  const page = await browser.context.newPage();
+  await page.route(/\/worker_bg\.wasm$/, (route) => route.abort());
+  await page.goto(server.url);
+  await waitForState(page, ['idle']);
+  await page.setInputFiles('#file', join(DATA, 'example.data'));
+  assert.equal(await waitForState(page, ['error']), 'error');
+  assert.equal(await field(page, 'error-title'), 'Could not open example.data');
+  assert.match(await field(page, 'error'), /^the parser worker failed to load: /);
+  await shot(page, 'worker-failed');
+  // A second try starts a fresh worker, which fails the same way rather than hanging.
+  await page.setInputFiles('#file', join(DATA, 'pipe.data'));
+  await page.waitForFunction(() => document.querySelector('[data-field="error-title"]')?.textContent === 'Could not open pipe.data');
+  await page.close();
+});

@@ -1,0 +1,172 @@
+//! The summary of an opened file: file facts, the machine it was recorded on, the command
+//! line, the events and the header features.
+
+use std::rc::Rc;
+
+use perfscope_analysis::summary::Summary;
+use yew::prelude::*;
+
+use crate::components::{ErrorPanel, EventsTable, Fact, FeaturesList, Warnings};
+use crate::display::{duration_ms, mem_kb, size_with_bytes};
+use crate::protocol::Timings;
+use crate::state::FileInfo;
+
+/// Properties of [`Metadata`].
+#[derive(Properties, PartialEq)]
+pub struct MetadataProps {
+    /// The file.
+    pub file: FileInfo,
+    /// What it declares.
+    pub summary: Rc<Summary>,
+    /// Time spent reading and parsing.
+    pub timings: Timings,
+}
+
+/// Everything known about the file, or why it could not be read.
+#[function_component(Metadata)]
+pub fn metadata(props: &MetadataProps) -> Html {
+    let s = &*props.summary;
+    let not_perf = s.byte_order.is_empty();
+    let error = s.error.as_ref().map(|message| {
+        let (title, hint) = if s.file_size == 0 {
+            ("The file is empty", Some("A perf.data file starts with a 104-byte header (16 bytes in pipe mode)."))
+        } else if not_perf {
+            (
+                "Not a perf.data file",
+                Some("Perfscope opens files written by perf record: they start with the bytes PERFILE2 (or 2ELIFREP when big-endian)."),
+            )
+        } else {
+            ("Parsing stopped early; what could be read is shown below", None)
+        };
+        html! { <ErrorPanel title={title} message={message.clone()} hint={hint.map(AttrValue::from)} /> }
+    });
+    html! {
+        <div class="metadata" id="summary">
+            <FileBar file={props.file.clone()} summary={props.summary.clone()} timings={props.timings} />
+            { error.unwrap_or_default() }
+            if !not_perf {
+                <Warnings warnings={s.warnings.clone()} />
+                <div class="grid">
+                    <FileFacts summary={props.summary.clone()} />
+                    <SystemFacts summary={props.summary.clone()} />
+                </div>
+                <section class="card" id="cmdline-card">
+                    <h2>{ "Command line" }</h2>
+                    { match &s.cmdline {
+                        Some(c) => html! { <pre class="cmdline" data-field="cmdline">{ c }</pre> },
+                        None => html! { <p class="missing" data-field="cmdline" data-missing="true">{ "Not available in this file." }</p> },
+                    } }
+                </section>
+                <section class="card" id="events-card">
+                    <h2>{ "Events" }<span class="count">{ s.events.len() }</span></h2>
+                    <EventsTable summary={props.summary.clone()} />
+                </section>
+                <section class="card" id="features-card">
+                    <h2>{ "Header features" }<span class="count">{ s.features.len() }</span></h2>
+                    <FeaturesList features={s.features.clone()} />
+                </section>
+            }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct SummaryProps {
+    summary: Rc<Summary>,
+}
+
+#[derive(Properties, PartialEq)]
+struct FileBarProps {
+    file: FileInfo,
+    summary: Rc<Summary>,
+    timings: Timings,
+}
+
+/// The file's name and size, and how long it took.
+#[function_component(FileBar)]
+fn file_bar(props: &FileBarProps) -> Html {
+    let s = &*props.summary;
+    let t = props.timings;
+    html! {
+        <div class="file-bar">
+            <h1 class="file-name" data-field="file-name" title={props.file.name.clone()}>{ &props.file.name }</h1>
+            <span class="file-size" data-field="file-size">{ size_with_bytes(s.file_size) }</span>
+            <span class="spacer" />
+            <span class="timing" title="time spent in the parser worker">
+                { format!("read {} · parsed {}", duration_ms(t.read_ms), duration_ms(t.parse_ms)) }
+            </span>
+        </div>
+    }
+}
+
+/// Byte order, mode, sizes.
+#[function_component(FileFacts)]
+fn file_facts(props: &SummaryProps) -> Html {
+    let s = &*props.summary;
+    let byte_order = format!("{}-endian", s.byte_order);
+    let magic = if s.byte_order == "big" { "magic 2ELIFREP" } else { "magic PERFILE2" };
+    let mode = if s.pipe_mode { "pipe" } else { "file" };
+    let mode_detail = if s.pipe_mode { "perf record -o -: attrs and features come as records" } else { "seekable, with sections" };
+    let attr_size = s.attr_size.map(|a| AttrValue::from(format!("{a} bytes")));
+    let data_label = if s.pipe_mode { "Records" } else { "Data section" };
+    html! {
+        <section class="card" id="file-facts">
+            <h2>{ "File" }</h2>
+            <dl class="facts">
+                <Fact label="Byte order" field="byte-order" value={AttrValue::from(byte_order)} detail={AttrValue::from(magic)} />
+                <Fact label="Mode" field="mode" value={AttrValue::from(mode)} detail={AttrValue::from(mode_detail)} />
+                <Fact label="Header size" field="header-size" value={AttrValue::from(format!("{} bytes", s.header_size))} />
+                <Fact label="Attr size" field="attr-size" value={attr_size}
+                      detail={s.pipe_mode.then_some(AttrValue::from("no attrs section in pipe mode"))} />
+                <Fact label={data_label} field="data-size" value={AttrValue::from(size_with_bytes(s.data_size))}
+                      detail={AttrValue::from(format!("at offset 0x{:x}", s.data_offset))} />
+                <Fact label="Events" field="event-count" value={AttrValue::from(s.events.len().to_string())} />
+            </dl>
+        </section>
+    }
+}
+
+/// The machine and perf that recorded.
+#[function_component(SystemFacts)]
+fn system_facts(props: &SummaryProps) -> Html {
+    let s = &*props.summary;
+    let text = |v: &Option<String>| v.clone().map(AttrValue::from);
+    let memory = s.total_mem_kb.map(|kb| AttrValue::from(mem_kb(kb)));
+    html! {
+        <section class="card" id="system-facts">
+            <h2>{ "Recorded on" }</h2>
+            <dl class="facts">
+                <Fact label="Hostname" field="hostname" value={text(&s.hostname)} mono=true title="HEADER_HOSTNAME" />
+                <Fact label="OS release" field="os-release" value={text(&s.os_release)} mono=true title="HEADER_OSRELEASE" />
+                <Fact label="Arch" field="arch" value={text(&s.arch)} mono=true title="HEADER_ARCH" />
+                <Fact label="CPU" field="cpu-desc" value={text(&s.cpu_desc)} title="HEADER_CPUDESC" />
+                <Fact label="CPUID" field="cpuid" value={text(&s.cpuid)} mono=true title="HEADER_CPUID" />
+                <div class="fact">
+                    <dt title="HEADER_NRCPUS">{ "CPUs" }</dt>
+                    <dd>
+                        <CpuCount field="nr-cpus-online" value={s.nr_cpus_online} />
+                        <span class="detail">{ "online of" }</span>
+                        <CpuCount field="nr-cpus-available" value={s.nr_cpus_available} />
+                        <span class="detail">{ "available" }</span>
+                    </dd>
+                </div>
+                <Fact label="Memory" field="total-mem" value={memory} title="HEADER_TOTAL_MEM" />
+                <Fact label="perf version" field="perf-version" value={text(&s.perf_version)} mono=true title="HEADER_VERSION" />
+            </dl>
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct CpuCountProps {
+    field: AttrValue,
+    value: Option<u32>,
+}
+
+#[function_component(CpuCount)]
+fn cpu_count(props: &CpuCountProps) -> Html {
+    match props.value {
+        Some(n) => html! { <span class="value" data-field={props.field.clone()}>{ n }</span> },
+        None => html! { <span class="value missing" data-field={props.field.clone()} data-missing="true">{ "—" }</span> },
+    }
+}

@@ -1,0 +1,52 @@
+//! The top bar: the name, the file picker and the example button.
+
+use web_sys::{Blob, HtmlInputElement};
+use yew::prelude::*;
+
+/// Properties of [`Toolbar`].
+#[derive(Properties, PartialEq)]
+pub struct ToolbarProps {
+    /// A file was picked: its name and contents.
+    pub on_open: Callback<(String, Blob)>,
+    /// "Open example" was pressed.
+    pub on_example: Callback<()>,
+    /// A file is being read (the buttons stay usable; a new file replaces it).
+    pub busy: bool,
+}
+
+/// The top bar.
+#[function_component(Toolbar)]
+pub fn toolbar(props: &ToolbarProps) -> Html {
+    let onchange = {
+        let on_open = props.on_open.clone();
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            if let Some(file) = input.files().and_then(|files| files.get(0)) {
+                on_open.emit((file.name(), file.into()));
+            }
+            // So that picking the same file again is a change too.
+            input.set_value("");
+        })
+    };
+    let onclick = props.on_example.reform(|_: MouseEvent| ());
+    html! {
+        <header class="toolbar">
+            <div class="brand">
+                <svg class="logo" viewBox="0 0 16 16" aria-hidden="true">
+                    <rect x="1" y="9" width="3" height="6" rx="0.5" />
+                    <rect x="5" y="5" width="3" height="10" rx="0.5" />
+                    <rect x="9" y="1" width="3" height="14" rx="0.5" />
+                    <rect x="13" y="7" width="2" height="8" rx="0.5" />
+                </svg>
+                <span class="name">{ "Perfscope" }</span>
+                <span class="tagline">{ "perf.data viewer · runs in your browser, nothing is uploaded" }</span>
+            </div>
+            <div class="actions">
+                if props.busy { <span class="spinner small" aria-label="reading" /> }
+                <label class="button primary" for="file" title="Open a perf.data file">{ "Open file…" }</label>
+                <input type="file" id="file" class="visually-hidden" {onchange} />
+                <button type="button" id="open-example" class="button" {onclick}>{ "Open example" }</button>
+            </div>
+        </header>
+    }
+}

@@ -1,0 +1,18 @@
+// Starts the parser worker (classic worker script, copied into dist/ by Trunk).
+// It loads wasm-bindgen's no-modules glue (worker.js) and then the wasm, whose main() installs
+// the message handler and posts {"type":"ready"}. Written by hand rather than Trunk's
+// data-loader-shim, which passes wasm_bindgen() deprecated arguments (a console warning) and
+// would leave the page waiting forever if the wasm failed to load.
+function fail(error) {
+  postMessage(JSON.stringify({
+    type: 'reply',
+    id: null,
+    outcome: { kind: 'crashed', message: `the parser worker failed to load: ${error}` },
+  }));
+}
+try {
+  importScripts('./worker.js');
+  wasm_bindgen({ module_or_path: './worker_bg.wasm' }).catch(fail);
+} catch (error) {
+  fail(error);
+}
