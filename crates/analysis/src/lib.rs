@@ -29,4 +29,6 @@ pub mod stack_table;
 pub mod string_table;
 pub mod symbols;
 pub mod text_samples;
+pub mod timeline;
+pub mod offcpu;
 pub mod tracepoint;
