@@ -108,10 +108,11 @@ impl Run {
                 closed.on = Some(OnCpuInterval { start: since, end: c.time, cpu: c.cpu.or(cpu), start_bound: bound, end_bound: Bound::Recorded });
             }
             Run::Unknown => {
-                let (start, bound) = match (c.tprev, c.fork) {
-                    (Some(tp), fork) => (tp.max(fork.unwrap_or(0)), Bound::Inferred),
-                    (None, Some(fork)) => (fork, Bound::Inferred),
-                    (None, None) => (c.start, Bound::Truncated),
+                // Running since the previous switch on this CPU (not before its FORK), or since
+                // a time nothing shows.
+                let (start, bound) = match c.tprev {
+                    Some(tp) => (tp.max(c.fork.unwrap_or(0)), Bound::Inferred),
+                    None => (c.fork.unwrap_or(c.start), Bound::Truncated),
                 };
                 let start = start.min(c.time);
                 closed.on = Some(OnCpuInterval { start, end: c.time, cpu: c.cpu, start_bound: bound, end_bound: Bound::Recorded });
@@ -120,12 +121,18 @@ impl Run {
                 closed.duplicate = true;
                 return closed;
             }
-            Run::Off { since, cpu: cpu_out, state: old } => {
+            Run::Off { since, cpu: cpu_out, state: old } => match c.tprev {
                 // The switch-in was missed: it was after the previous switch on this CPU.
-                let back = c.tprev.unwrap_or(since).clamp(since, c.time);
-                closed.off = Some(OffCpuInterval { start: since, end: back, cpu_out, cpu_in: c.cpu, state: old, end_bound: Bound::Inferred });
-                closed.on = Some(OnCpuInterval { start: back, end: c.time, cpu: c.cpu, start_bound: Bound::Inferred, end_bound: Bound::Recorded });
-            }
+                Some(tp) => {
+                    let back = tp.clamp(since, c.time);
+                    closed.off = Some(OffCpuInterval { start: since, end: back, cpu_out, cpu_in: c.cpu, state: old, end_bound: Bound::Inferred });
+                    closed.on = Some(OnCpuInterval { start: back, end: c.time, cpu: c.cpu, start_bound: Bound::Inferred, end_bound: Bound::Recorded });
+                }
+                // Nothing says when: the thread came back some time after `since`.
+                None => {
+                    closed.on = Some(OnCpuInterval { start: since, end: c.time, cpu: c.cpu, start_bound: Bound::Truncated, end_bound: Bound::Recorded });
+                }
+            },
         }
         *self = Run::Off { since: c.time, cpu: c.cpu, state };
         closed

@@ -56,8 +56,10 @@ pub enum Bound {
     /// The switch-in was not recorded: it is taken at the previous switch seen on the CPU, as
     /// `perf sched timehist` does (per-task `sched_switch` recordings, lost events).
     Inferred,
-    /// The interval began before the first or ended after the last event that shows it: the
-    /// bound is the recording's start or end.
+    /// Not known: the interval began before the first or ended after the last event that shows
+    /// it, and the bound is the earliest (latest) time possible — the recording's start (or the
+    /// thread's FORK, or its previous switch-out when nothing was seen on the CPU before) or the
+    /// recording's end.
     Truncated,
 }
 
