@@ -246,3 +246,55 @@ fn per_thread_totals_equal_perf_sched_timehist_summary() {
         eprintln!("{name}: {checked} thread totals equal perf's");
     }
 }
+
+#[test]
+fn every_corpus_file_gives_a_consistent_timeline() {
+    let Some(root) = timeline_common::shared() else {
+        eprintln!("skipped: ../shared (or PERFSCOPE_SHARED) is absent");
+        return;
+    };
+    let mut files = Vec::new();
+    let mut dirs = vec![root.join("corpus")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if p.is_dir() && name != "oracle" && name != "extra" && name != "workloads" {
+                dirs.push(p);
+            } else if p.is_file() && std::fs::read(&p).is_ok_and(|b| b.starts_with(b"PERFILE2") || b.starts_with(b"2ELIFREP")) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let (mut switches, mut markers, mut off) = (0, 0, 0);
+    let mut unreadable = 0;
+    for p in &files {
+        let Ok(t) = timeline_common::try_timeline_of(p) else {
+            unreadable += 1;
+            continue;
+        };
+        for (i, task) in t.tasks.iter().enumerate() {
+            let what = format!("{} task {i}", p.display());
+            for w in task.on_cpu.windows(2) {
+                assert!(w[0].end <= w[1].start, "{what}: on-CPU overlap {w:?}");
+            }
+            for w in task.off_cpu.windows(2) {
+                assert!(w[0].end <= w[1].start, "{what}: off-CPU overlap {w:?}");
+            }
+            assert!(task.on_cpu.iter().all(|i| i.start <= i.end) && task.off_cpu.iter().all(|i| i.start <= i.end), "{what}");
+            if let (Some(a), Some(b)) = (task.first_seen, task.last_seen) {
+                assert!(a <= b && t.start.unwrap() <= a && b <= t.end.unwrap(), "{what}");
+            }
+        }
+        for c in &t.cpus {
+            for w in c.slices.windows(2) {
+                assert!(w[0].end <= w[1].start, "{}: CPU {} slices overlap {w:?}", p.display(), c.cpu);
+            }
+        }
+        switches += t.switches.switch + t.switches.switch_cpu_wide + t.switches.sched_switch;
+        markers += t.markers.len();
+        off += t.off_cpu.len();
+    }
+    eprintln!("{} files ({unreadable} with an unreadable header): {switches} switches, {markers} markers, {off} off-CPU intervals", files.len());
+}

@@ -240,3 +240,36 @@ fn intervals_in_a_window() {
     assert_eq!(got, [(200, 300), (400, 500)]);
     assert!(t.on_cpu_in(TaskIndex(9), 0, 1_000).is_empty());
 }
+
+#[test]
+fn a_thread_taking_the_cpu_evicts_the_one_the_switches_left_there() {
+    // Per-task sched_switch: 20 and 21 are recorded, 99 is not (it never switches out).
+    let mut b = TimelineBuilder::new();
+    b.on_sched_switch(&sched(100, 0, 20, 0x100, 99));
+    b.on_sched_switch(&sched(180, 0, 21, 1, 99)); // 21 ran since 100: 99 left then, unseen
+    b.on_sample(&sample(300, 5, 5, None));
+    let t = b.build();
+    let by_tid = |tid: u32| t.tasks.iter().position(|x| x.tid == tid).unwrap() as u32;
+    assert_eq!(on(&t, by_tid(21)), [(100, 180, I, R)]);
+    assert_eq!(on(&t, by_tid(99)), [(180, 300, R, T)], "nothing for the zero-length run at 100");
+    assert_eq!(off(&t, by_tid(99)), [(100, 180, '?', R)]);
+    assert_eq!(t.tasks[by_tid(99) as usize].off_cpu_ns(), 0, "an unseen switch-out is no off-CPU time");
+    assert!(t.off_cpu.is_empty());
+    let slices: Vec<_> = t.cpu(0).unwrap().slices.iter().map(|s| (s.start, s.end, t.tasks[s.task.unwrap().index()].tid)).collect();
+    assert_eq!(slices, [(100, 100, 20), (100, 180, 21), (180, 300, 99)]);
+}
+
+#[test]
+fn a_switch_out_record_after_the_next_switch_in_tells_the_state() {
+    let mut b = TimelineBuilder::new();
+    let cw = |time, tid, out, preempt| SwitchEvent { time, pid: tid, tid, cpu: Some(0), out, preempt, cpu_wide: true };
+    b.on_switch(&cw(10, 7, false, false));
+    b.on_switch(&cw(50, 8, false, false)); // 8 comes in before 7's out record at the same time
+    b.on_switch(&cw(50, 7, true, true));
+    b.on_switch(&cw(70, 8, true, false));
+    b.on_switch(&cw(70, 7, false, false));
+    let t = b.build();
+    assert_eq!(on(&t, 0), [(10, 50, R, I), (70, 70, R, T)]);
+    assert_eq!(off(&t, 0), [(50, 70, 'R', R)]);
+    assert_eq!((t.off_cpu.len(), t.off_cpu[0].duration()), (1, 20));
+}

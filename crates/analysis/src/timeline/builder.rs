@@ -86,6 +86,8 @@ struct Closed {
     off: Option<OffCpuInterval>,
     /// The event repeats the current state at the same time (two sources of one switch).
     duplicate: bool,
+    /// A duplicate switch-out that told the state of a thread whose leaving was only inferred.
+    upgraded: bool,
 }
 
 /// Where a thread that was never seen switching in could have started running.
@@ -117,8 +119,12 @@ impl Run {
                 let start = start.min(c.time);
                 closed.on = Some(OnCpuInterval { start, end: c.time, cpu: c.cpu, start_bound: bound, end_bound: Bound::Recorded });
             }
-            Run::Off { since, .. } if since == c.time => {
+            Run::Off { since, cpu, state: old } if since == c.time => {
                 closed.duplicate = true;
+                if old == OffCpuState::Unknown && state != OffCpuState::Unknown {
+                    *self = Run::Off { since, cpu, state };
+                    closed.upgraded = true;
+                }
                 return closed;
             }
             Run::Off { since, cpu: cpu_out, state: old } => match c.tprev {
@@ -170,6 +176,8 @@ struct CpuState {
     last_switch: Option<u64>,
     idle: Option<Run>,
     idle_slices: Vec<CpuSlice>,
+    /// The thread running on it, as far as the switches tell.
+    current: Option<TaskIndex>,
 }
 
 /// Builds a [`Timeline`] from events fed in time order.
@@ -385,7 +393,7 @@ impl TimelineBuilder {
         let Some(s) = self.tasks.get_mut(task.index()) else { return };
         let closed = s.run.switch_out(&ctx, state);
         if closed.duplicate {
-            if callchain.is_some() {
+            if callchain.is_some() || closed.upgraded {
                 self.stacks.on_switch_out(task, callchain);
             }
             return;
@@ -396,20 +404,62 @@ impl TimelineBuilder {
             self.emit_off_cpu(task, off);
         }
         self.stacks.on_switch_out(task, callchain);
+        if let Some(on) = closed.on.filter(|on| on.start_bound == Bound::Inferred) {
+            self.evict(on.cpu, on.start, Some(task));
+        }
+        if let Some(state) = cpu.and_then(|c| self.cpus.get_mut(&c)) {
+            if state.current == Some(task) {
+                state.current = None;
+            }
+        }
+    }
+
+    /// `newcomer` (a thread, or the idle task for `None`) got CPU `cpu` at `at`: whoever the
+    /// switches left running there must have left then, unrecorded. A thread that leaves so is
+    /// off-CPU in an [`OffCpuState::Unknown`] state (no off-CPU time is attributed for it).
+    fn evict(&mut self, cpu: Option<u32>, at: u64, newcomer: Option<TaskIndex>) {
+        let Some(c) = cpu else { return };
+        let Some(state) = self.cpus.get_mut(&c) else { return };
+        if let (Some(_), Some(Run::On { since, bound, .. })) = (newcomer, state.idle) {
+            if since <= at {
+                if since < at {
+                    state.idle_slices.push(CpuSlice { start: since, end: at, task: None, start_bound: bound, end_bound: Bound::Inferred });
+                }
+                state.idle = Some(Run::Off { since: at, cpu, state: OffCpuState::Unknown });
+            }
+        }
+        let Some(other) = state.current.filter(|&o| Some(o) != newcomer) else { return };
+        state.current = None;
+        let Some(o) = self.tasks.get_mut(other.index()) else { return };
+        if let Run::On { since, cpu: Some(oc), bound } = o.run {
+            if oc == c && since <= at {
+                if since < at {
+                    o.task.on_cpu.push(OnCpuInterval { start: since, end: at, cpu, start_bound: bound, end_bound: Bound::Inferred });
+                }
+                o.run = Run::Off { since: at, cpu, state: OffCpuState::Unknown };
+            }
+        }
     }
 
     fn task_in(&mut self, task: TaskIndex, time: u64, cpu: Option<u32>) {
         self.touch(task, Some(time));
+        self.evict(cpu, time, Some(task));
         let Some(s) = self.tasks.get_mut(task.index()) else { return };
         let off = s.run.switch_in(time, cpu).off;
         s.task.off_cpu.extend(off);
         if let Some(off) = off {
             self.emit_off_cpu(task, off);
         }
+        if let Some(c) = cpu {
+            self.cpus.entry(c).or_default().current = Some(task);
+        }
     }
 
     fn emit_off_cpu(&mut self, task: TaskIndex, off: OffCpuInterval) {
         let (stack, source) = self.stacks.on_switch_in(task);
+        if off.state == OffCpuState::Unknown {
+            return;
+        }
         self.off_cpu.push(OffCpuSample {
             task,
             start: off.start,
@@ -430,11 +480,15 @@ impl TimelineBuilder {
         let run = state.idle.get_or_insert(Run::Unknown);
         if let Some(on) = run.switch_out(&ctx, OffCpuState::Runnable).on {
             state.idle_slices.push(slice(on, None));
+            if on.start_bound == Bound::Inferred {
+                self.evict(cpu, on.start, None);
+            }
         }
     }
 
     fn idle_in(&mut self, time: u64, cpu: Option<u32>) {
         let Some(c) = cpu else { return };
+        self.evict(cpu, time, None);
         let _ = self.cpus.entry(c).or_default().idle.get_or_insert(Run::Unknown).switch_in(time, cpu);
     }
 

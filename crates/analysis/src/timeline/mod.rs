@@ -77,6 +77,9 @@ pub enum OffCpuState {
     DiskSleep,
     /// Another sched_switch state letter: `T`, `t`, `X` (dead), `Z` (zombie), `P`, `I`.
     Other(char),
+    /// The switch-out was not recorded: it is inferred from another thread (or the idle task)
+    /// taking the CPU. No off-CPU time is attributed for it.
+    Unknown,
 }
 
 impl OffCpuState {
@@ -108,6 +111,7 @@ impl OffCpuState {
             OffCpuState::Sleeping => 'S',
             OffCpuState::DiskSleep => 'D',
             OffCpuState::Other(c) => c,
+            OffCpuState::Unknown => '?',
         }
     }
 }
@@ -200,10 +204,14 @@ impl Task {
         self.on_cpu.iter().map(|i| i.end.saturating_sub(i.start)).sum()
     }
 
-    /// Total off-CPU time (ns) of the intervals that ended with a switch-in (recorded or
-    /// inferred), the time that [`OffCpuSample`]s carry.
+    /// Total off-CPU time (ns) of the intervals that began with a switch-out and ended with a
+    /// switch-in (recorded or inferred), the time that [`OffCpuSample`]s carry.
     pub fn off_cpu_ns(&self) -> u64 {
-        self.off_cpu.iter().filter(|i| i.end_bound != Bound::Truncated).map(|i| i.end.saturating_sub(i.start)).sum()
+        self.off_cpu
+            .iter()
+            .filter(|i| i.end_bound != Bound::Truncated && i.state != OffCpuState::Unknown)
+            .map(|i| i.end.saturating_sub(i.start))
+            .sum()
     }
 }
 

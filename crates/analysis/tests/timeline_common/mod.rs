@@ -58,6 +58,11 @@ fn deliver(meta: &Metadata, feeder: &RecordFeeder, b: &mut TimelineBuilder, raw:
 
 /// The timeline of a perf.data file (no stacks).
 pub fn timeline_of(path: &Path) -> Timeline {
+    try_timeline_of(path).unwrap()
+}
+
+/// The timeline of a perf.data file, or the error that kept its records from being read.
+pub fn try_timeline_of(path: &Path) -> Result<Timeline, perfscope_format::Error> {
     let data = std::fs::read(path).unwrap();
     let mut b = TimelineBuilder::new();
     let mut feeder: Option<RecordFeeder> = None;
@@ -83,11 +88,10 @@ pub fn timeline_of(path: &Path) -> Timeline {
                 _ => deliver(meta, f, &mut b, raw),
             },
         }
-    })
-    .unwrap();
+    })?;
     let f = feeder.unwrap_or_else(|| RecordFeeder::new(&meta));
     queue.finish(|_, q| release(&meta, &f, &mut b, q));
-    b.build()
+    Ok(b.build())
 }
 
 /// perf's `print_sched_time`: msec with 3 decimals, truncated.
