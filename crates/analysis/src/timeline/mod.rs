@@ -29,6 +29,7 @@
 mod builder;
 mod density;
 mod records;
+mod run;
 
 pub use builder::{SchedSwitch, SwitchEvent, TimelineBuilder, TimelineSample};
 pub use density::SampleDensity;
