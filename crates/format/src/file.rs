@@ -99,6 +99,10 @@ impl<'a> PerfFile<'a> {
 pub trait ReadAt {
     /// The length of the file.
     fn len(&self) -> u64;
+    /// Whether the file is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Reads `size` bytes at `offset`. Only called for ranges inside [`ReadAt::len`].
     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>>;
 }
