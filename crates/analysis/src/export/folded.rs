@@ -53,22 +53,24 @@ pub fn folded_lines(profile: &Profile, filter: &SampleFilter, options: FoldedOpt
         let c = counts.entry((comm, stack)).or_default();
         *c = c.saturating_add(w);
     }
-    let mut lines: Vec<(String, u64)> = counts
-        .into_iter()
-        .map(|((comm, stack), count)| {
-            let mut line = String::new();
-            if let Some(comm) = comm {
-                line.extend(profile.strings.get(comm).chars().map(|c| if c == ' ' { '_' } else { c }));
-            }
-            let mut frames: Vec<_> = profile.stacks.frames_leaf_first(stack).collect();
-            frames.reverse();
-            for f in frames {
-                let name = profile.frame_func(f).map_or("[unknown]", |func| profile.func_name(func));
-                push_frame(&mut line, name);
-            }
-            (line, count)
-        })
-        .collect();
+    // Different stacks can print the same: two addresses of one function, or frames whose
+    // names only differ before `;` is replaced. Lines are merged by their text.
+    let mut merged: HashMap<String, u64> = HashMap::with_capacity(counts.len());
+    for ((comm, stack), count) in counts {
+        let mut line = String::new();
+        if let Some(comm) = comm {
+            line.extend(profile.strings.get(comm).chars().map(|c| if c == ' ' { '_' } else { c }));
+        }
+        let mut frames: Vec<_> = profile.stacks.frames_leaf_first(stack).collect();
+        frames.reverse();
+        for f in frames {
+            let name = profile.frame_func(f).map_or("[unknown]", |func| profile.func_name(func));
+            push_frame(&mut line, name);
+        }
+        let c = merged.entry(line).or_default();
+        *c = c.saturating_add(count);
+    }
+    let mut lines: Vec<(String, u64)> = merged.into_iter().collect();
     lines.sort_by(|a, b| format!("{} {}", a.0, a.1).cmp(&format!("{} {}", b.0, b.1)));
     lines
 }
