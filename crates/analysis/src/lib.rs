@@ -29,3 +29,5 @@ pub mod stack_table;
 pub mod string_table;
 pub mod symbols;
 pub mod text_samples;
+pub mod unwind;
+pub mod load;
