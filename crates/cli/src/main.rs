@@ -22,6 +22,12 @@ enum Command {
     Stats(cmd::stats::Args),
     /// Every record in file order with its decoded fields (`--json`: one object per line).
     Script(cmd::script::Args),
+    /// Folded stacks (`comm;root;...;leaf count`), as inferno-collapse-perf prints them.
+    Collapse(cmd::collapse::Args),
+    /// A standalone interactive SVG flame graph.
+    Flamegraph(cmd::flamegraph::Args),
+    /// Functions by self and total weight, like `perf report --no-children`.
+    Report(cmd::report::Args),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +36,9 @@ fn main() -> ExitCode {
         Command::Info(args) => cmd::info::run(&args),
         Command::Stats(args) => cmd::stats::run(&args),
         Command::Script(args) => cmd::script::run(&args),
+        Command::Collapse(args) => cmd::collapse::run(&args),
+        Command::Flamegraph(args) => cmd::flamegraph::run(&args),
+        Command::Report(args) => cmd::report::run(&args),
     };
     match result {
         Ok(code) => code,

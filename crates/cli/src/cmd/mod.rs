@@ -1,7 +1,10 @@
 //! One module per subcommand.
 
+pub mod collapse;
+pub mod flamegraph;
 pub mod info;
 pub mod input;
+pub mod report;
 pub mod script;
 pub mod stats;
 pub mod walk;
