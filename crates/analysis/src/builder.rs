@@ -354,7 +354,9 @@ impl ProfileBuilder {
             let mut mode = s.ip_mode;
             let mut iter = s.callchain.iter().copied().enumerate();
             while let Some((i, addr)) = iter.next() {
-                if addr >= PERF_CONTEXT_MAX {
+                // Unwound frames are addresses only (perf's libdw unwinder ends some stacks
+                // with a `0 - 1` frame, which is not a context marker).
+                if addr >= PERF_CONTEXT_MAX && i < extras.unwound_from {
                     match addr {
                         PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => mode = CpuMode::Kernel,
                         PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => mode = CpuMode::User,

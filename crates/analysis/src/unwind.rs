@@ -230,12 +230,18 @@ impl UserUnwinder {
         let leaf_known = space
             .find(ip)
             .is_some_and(|m| !m.identity && self.module_info(m.module, load).is_some());
+        // Stack reads as perf's libunwind glue (`access_mem` in unwind-libunwind-local.c) makes
+        // them: inside the copy, except its last word (`addr + 8 >= end` is refused); outside it,
+        // an address in a recorded mapping ([stack], anonymous memory) reads as 0 (perf cannot
+        // read it from a file and reports success with 0); anything else fails.
         let sp_for_read = sp.unwrap_or(0);
+        let last_read = std::cell::Cell::new(None::<u64>);
         let mut read_stack = |addr: u64| -> Result<u64, ()> {
-            let sp = sp_for_read;
-            let off = usize::try_from(addr.checked_sub(sp).ok_or(())?).map_err(|_| ())?;
-            let bytes: [u8; 8] = stack.get(off..off.checked_add(8).ok_or(())?).ok_or(())?.try_into().map_err(|_| ())?;
-            Ok(if little_endian { u64::from_le_bytes(bytes) } else { u64::from_be_bytes(bytes) })
+            let value = read_copied(stack, sp_for_read, addr, little_endian)
+                .or_else(|| space.find(addr).map(|_| 0))
+                .ok_or(())?;
+            last_read.set(Some(value));
+            Ok(value)
         };
         let (Some(sp), true) = (sp, self.process(pid, generation, space, load)) else {
             out.push(ip);
@@ -246,23 +252,30 @@ impl UserUnwinder {
             return UnwindOutcome::Truncated;
         };
         let before = out.len();
+        // Like libdw, stop at a frame outside every module with unwind information (JIT code,
+        // a missing binary) rather than guess on with frame pointers.
+        let modules = &self.modules;
+        let known = |addr: u64| {
+            space.find(addr).is_some_and(|m| !m.identity && modules.get(&m.module).is_some_and(Option::is_some))
+        };
         let end = match &p.unwinder {
             ArchUnwinder::X86_64(u) => {
                 let regs = UnwindRegsX86_64::new(ip, sp, regs.reg(6).unwrap_or(0));
                 let mut it = u.iter_frames(ip, regs, &mut self.cache_x86_64, &mut read_stack);
-                collect(|| it.next(), out)
+                collect(|| it.next(), known, out)
             }
             ArchUnwinder::Aarch64(u) => {
                 let regs = UnwindRegsAarch64::new(regs.reg(30).unwrap_or(0), sp, regs.reg(29).unwrap_or(0));
                 let mut it = u.iter_frames(ip, regs, &mut self.cache_aarch64, &mut read_stack);
-                collect(|| it.next(), out)
+                collect(|| it.next(), known, out)
             }
         };
         if out.len() == before {
             out.push(ip);
         }
-        if end == Some(FrameError::ReturnAddressIsNull) {
-            // perf's libdw unwinder reports a null return address as a frame (pc 0, minus one).
+        if end == End::NullReturnAddress || (end == End::Root && last_read.get() == Some(0)) {
+            // libunwind steps to a return address of 0 (perf then reports `0 - 1`,
+            // `ffffffffffffffff [unknown]`) where framehop sees the end of the stack.
             out.push(u64::MAX);
         }
         if leaf_known {
@@ -273,18 +286,53 @@ impl UserUnwinder {
     }
 }
 
-/// Collects frames until the iterator ends; returns the error that ended it, if any.
-fn collect(mut next: impl FnMut() -> Result<Option<FrameAddress>, FrameError>, out: &mut Vec<u64>) -> Option<FrameError> {
+/// How a walk ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// At the root (or at the depth limit).
+    Root,
+    /// At a frame in code without unwind information.
+    UnknownCode,
+    /// A return address of 0.
+    NullReturnAddress,
+    /// Unwinding failed (a stack read out of the copied bytes and mappings, ...).
+    Failed,
+}
+
+/// The `u64` at `addr` in the stack copy that starts at `sp`, its last word excluded as perf's
+/// libunwind glue excludes it.
+fn read_copied(stack: &[u8], sp: u64, addr: u64, little_endian: bool) -> Option<u64> {
+    let off = usize::try_from(addr.checked_sub(sp)?).ok()?;
+    let end = off.checked_add(8)?;
+    if end >= stack.len() {
+        return None;
+    }
+    let bytes: [u8; 8] = stack.get(off..end)?.try_into().ok()?;
+    Some(if little_endian { u64::from_le_bytes(bytes) } else { u64::from_be_bytes(bytes) })
+}
+
+/// Collects frames until the iterator ends or reaches a frame that is not `known` code.
+fn collect(
+    mut next: impl FnMut() -> Result<Option<FrameAddress>, FrameError>,
+    known: impl Fn(u64) -> bool,
+    out: &mut Vec<u64>,
+) -> End {
     // A corrupt stack cannot make this loop forever: framehop stops when sp does not advance,
     // and the depth is capped like perf's max-stack (127).
     for _ in 0..PERF_MAX_STACK_DEPTH {
         match next() {
-            Ok(Some(f)) => out.push(f.address_for_lookup()),
-            Ok(None) => return None,
-            Err(e) => return Some(e),
+            Ok(Some(f)) => {
+                out.push(f.address_for_lookup());
+                if !known(f.address()) {
+                    return End::UnknownCode;
+                }
+            }
+            Ok(None) => return End::Root,
+            Err(FrameError::ReturnAddressIsNull) => return End::NullReturnAddress,
+            Err(_) => return End::Failed,
         }
     }
-    None
+    End::Root
 }
 
 /// perf's default `--max-stack` (`sysctl kernel.perf_event_max_stack`).

@@ -315,6 +315,12 @@ impl SymbolResolver {
             });
         }
         if let Some(pid) = perf_map_pid(module.path) {
+            if !self.perf_maps.contains_key(&pid) && !self.jitdumps.contains_key(&pid) {
+                // Like perf, read `/tmp/perf-PID.map` when the process has JIT code (once: an
+                // absent file leaves an empty map).
+                let bytes = self.provider.as_mut().and_then(|p| p.read_path(module.path)).unwrap_or_default();
+                self.add_perf_map(pid, &bytes);
+            }
             let from_jit = self.jitdumps.get(&pid).and_then(|t| t.lookup(address));
             let s = from_jit.or_else(|| self.perf_maps.get(&pid)?.table().lookup(address))?;
             return Some(Symbolized {
@@ -340,7 +346,9 @@ impl SymbolResolver {
                     // perf's addr2line reports nothing when the innermost frame has no line.
                     Some(mut frames) if frames.first().is_some_and(|f| f.file.is_some() && f.line.is_some()) => {
                         let real = frames.pop(); // the real function, also named by the symbol table
-                        (frames, real.map(|f| f.function.unwrap_or_else(|| "??".to_owned())))
+                        // Without a DWARF name (binutils still finds one, e.g. through the
+                        // symbol table), the symbol table's name stands.
+                        (frames, real.and_then(|f| f.function))
                     }
                     _ => (Vec::new(), None),
                 };

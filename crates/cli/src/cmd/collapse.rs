@@ -30,6 +30,10 @@ pub struct ProfileArgs {
     /// A `perf archive` tarball (.tar.bz2) with the binaries by build id.
     #[arg(long, value_name = "TAR")]
     pub archive: Vec<PathBuf>,
+    /// A JIT's symbol map for a process, named `perf-PID.map` (or `*.perf-PID.map`), used
+    /// instead of `/tmp/perf-PID.map`.
+    #[arg(long, value_name = "FILE")]
+    pub perf_map: Vec<PathBuf>,
     /// Do not look names up: frames are `module+0xoffset`.
     #[arg(long)]
     pub no_symbols: bool,
@@ -121,6 +125,16 @@ pub fn load(args: &ProfileArgs) -> Result<(Profile, LoadDiagnostics), String> {
     for a in &args.archive {
         let archive = PerfArchive::parse(&read(a)?).map_err(|e| format!("{}: {e}", a.display()))?;
         resolver.add_archive(archive).map_err(|e| format!("{}: {e}", a.display()))?;
+    }
+    for m in &args.perf_map {
+        let name = m.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let pid = name
+            .rsplit("perf-")
+            .next()
+            .and_then(|rest| rest.strip_suffix(".map"))
+            .and_then(|pid| pid.parse::<u32>().ok())
+            .ok_or_else(|| format!("{}: expected a file named perf-PID.map", m.display()))?;
+        resolver.add_perf_map(pid, &read(m)?);
     }
     let filter = LoadFilter {
         events: args.event.clone(),
