@@ -4,7 +4,8 @@
 //! Callchains are leaf first, as the kernel writes them, with context markers
 //! (`PERF_CONTEXT_KERNEL`, `_USER`, ...; any value ≥ `PERF_CONTEXT_MAX`) that set whether the
 //! following addresses are kernel or user addresses. A `PERF_CONTEXT_USER_DEFERRED` marker is
-//! followed by a cookie, which is skipped.
+//! followed by a cookie, which is skipped. Any other value ≥ `PERF_CONTEXT_MAX` means a
+//! corrupted callchain, which is dropped whole, as perf drops it.
 
 use std::collections::HashMap;
 
@@ -364,7 +365,13 @@ impl ProfileBuilder {
                             mode = CpuMode::User;
                             let _cookie = iter.next();
                         }
-                        _ => {}
+                        _ => {
+                            // perf's `add_callchain_ip`: "invalid callchain context", the
+                            // callchain is corrupted: discard all of it (the kernel's user
+                            // walk sometimes ends with -1).
+                            self.scratch.clear();
+                            break;
+                        }
                     }
                     continue;
                 }
