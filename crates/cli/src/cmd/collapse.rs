@@ -172,7 +172,7 @@ fn report_diagnostics(file: &Path, d: &LoadDiagnostics) {
     }
     if d.truncated > 0 {
         eprintln!(
-            "warning: {name}: {} of {} DWARF-mode user stacks could not be unwound (binary not found): marked [truncated]",
+            "warning: {name}: {} of {} DWARF-mode user stacks could not be unwound (no binary or unwind information for the leaf, or an architecture framehop does not unwind): marked [truncated]",
             d.truncated,
             d.truncated + d.unwound
         );
