@@ -9,6 +9,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use crate::ids::{CapacityError, EventIndex, FrameIndex, ModuleIndex, ThreadIndex};
 use crate::maps::{AddressSpace, Mapping};
 use crate::profile::Profile;
@@ -122,14 +124,14 @@ pub struct ProfileBuilder {
     pub symbolize: bool,
     kernel: AddressSpace,
     kernel_module: Option<ModuleIndex>,
-    processes: HashMap<u32, AddressSpace>,
+    processes: FxHashMap<u32, AddressSpace>,
     /// A number that changes whenever a process's mappings change (for unwinder caches).
     generations: HashMap<u32, u64>,
     next_generation: u64,
     /// Modules that name their only function (KSYMBOL: BPF programs, JIT code in the kernel).
     named_modules: HashMap<ModuleIndex, String>,
-    threads: HashMap<(u32, u32), ThreadIndex>,
-    frames: HashMap<(Option<ModuleIndex>, u64, bool), Vec<FrameIndex>>,
+    threads: FxHashMap<(u32, u32), ThreadIndex>,
+    frames: FxHashMap<(Option<ModuleIndex>, u64, bool), Vec<FrameIndex>>,
     scratch: Vec<FrameIndex>,
 }
 
@@ -148,12 +150,12 @@ impl ProfileBuilder {
             inline_frames: InlineFrames::default(),
             kernel: AddressSpace::default(),
             kernel_module: None,
-            processes: HashMap::new(),
+            processes: FxHashMap::default(),
             generations: HashMap::new(),
             next_generation: 0,
             named_modules: HashMap::new(),
-            threads: HashMap::new(),
-            frames: HashMap::new(),
+            threads: FxHashMap::default(),
+            frames: FxHashMap::default(),
             scratch: Vec::new(),
         }
     }
@@ -270,10 +272,12 @@ impl ProfileBuilder {
         Ok(())
     }
 
-    fn frames_for(&mut self, pid: u32, addr: u64, mode: CpuMode, expand: bool) -> Result<(), CapacityError> {
+    /// Appends the frames of `addr` (leaf first) to the scratch stack; `space` is the
+    /// sample's process address space.
+    fn frames_for(&mut self, space: Option<&AddressSpace>, addr: u64, mode: CpuMode, expand: bool) -> Result<(), CapacityError> {
         let mapping = match mode {
             CpuMode::Kernel => self.kernel.find(addr).copied(),
-            CpuMode::User => self.processes.get(&pid).and_then(|s| s.find(addr)).copied(),
+            CpuMode::User => space.and_then(|s| s.find(addr)).copied(),
         };
         let (module, rel) = match (mapping, mode) {
             (Some(m), _) => (Some(m.module), m.map_ip(addr)),
@@ -337,6 +341,42 @@ impl ProfileBuilder {
         Ok(())
     }
 
+    /// Fills the scratch stack (leaf first) from the callchain, or the ip when there is none.
+    fn walk_callchain(&mut self, s: &SampleInput<'_>, space: Option<&AddressSpace>, extras: StackExtras) -> Result<(), CapacityError> {
+        let expand_all = self.inline_frames == InlineFrames::Always;
+        let expand_unwound = self.inline_frames != InlineFrames::Never;
+        if s.callchain.is_empty() {
+            return self.frames_for(space, s.ip, s.ip_mode, expand_all);
+        }
+        let mut mode = s.ip_mode;
+        let mut iter = s.callchain.iter().copied().enumerate();
+        while let Some((i, addr)) = iter.next() {
+            // Unwound frames are addresses only (perf's libdw unwinder ends some stacks
+            // with a `0 - 1` frame, which is not a context marker).
+            if addr >= PERF_CONTEXT_MAX && i < extras.unwound_from {
+                match addr {
+                    PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => mode = CpuMode::Kernel,
+                    PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => mode = CpuMode::User,
+                    PERF_CONTEXT_USER_DEFERRED => {
+                        mode = CpuMode::User;
+                        let _cookie = iter.next();
+                    }
+                    _ => {
+                        // perf's `add_callchain_ip`: "invalid callchain context", the
+                        // callchain is corrupted: discard all of it (the kernel's user
+                        // walk sometimes ends with -1).
+                        self.scratch.clear();
+                        return Ok(());
+                    }
+                }
+                continue;
+            }
+            let expand = expand_all || (expand_unwound && i >= extras.unwound_from);
+            self.frames_for(space, addr, mode, expand)?;
+        }
+        Ok(())
+    }
+
     /// SAMPLE: symbolizes the callchain (or the ip when there is none) and appends the sample.
     pub fn sample(&mut self, s: &SampleInput<'_>) -> Result<(), CapacityError> {
         self.sample_with(s, StackExtras::default())
@@ -347,38 +387,13 @@ impl ProfileBuilder {
     pub fn sample_with(&mut self, s: &SampleInput<'_>, extras: StackExtras) -> Result<(), CapacityError> {
         let thread = self.thread(s.pid, s.tid)?;
         self.scratch.clear();
-        let expand_all = self.inline_frames == InlineFrames::Always;
-        let expand_unwound = self.inline_frames != InlineFrames::Never;
-        if s.callchain.is_empty() {
-            self.frames_for(s.pid, s.ip, s.ip_mode, expand_all)?;
-        } else {
-            let mut mode = s.ip_mode;
-            let mut iter = s.callchain.iter().copied().enumerate();
-            while let Some((i, addr)) = iter.next() {
-                // Unwound frames are addresses only (perf's libdw unwinder ends some stacks
-                // with a `0 - 1` frame, which is not a context marker).
-                if addr >= PERF_CONTEXT_MAX && i < extras.unwound_from {
-                    match addr {
-                        PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => mode = CpuMode::Kernel,
-                        PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => mode = CpuMode::User,
-                        PERF_CONTEXT_USER_DEFERRED => {
-                            mode = CpuMode::User;
-                            let _cookie = iter.next();
-                        }
-                        _ => {
-                            // perf's `add_callchain_ip`: "invalid callchain context", the
-                            // callchain is corrupted: discard all of it (the kernel's user
-                            // walk sometimes ends with -1).
-                            self.scratch.clear();
-                            break;
-                        }
-                    }
-                    continue;
-                }
-                let expand = expand_all || (expand_unwound && i >= extras.unwound_from);
-                self.frames_for(s.pid, addr, mode, expand)?;
-            }
+        // Looked up once per sample (frames_for needs `&mut self` to intern).
+        let space = self.processes.remove(&s.pid);
+        let walked = self.walk_callchain(s, space.as_ref(), extras);
+        if let Some(space) = space {
+            self.processes.insert(s.pid, space);
         }
+        walked?;
         let truncated = extras.truncated;
         // scratch is leaf first
         if truncated {
