@@ -89,7 +89,8 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     for (f, w) in rows.iter().take(args.limit) {
         let module = module(*f);
         let short = module.rsplit('/').next().unwrap_or(module);
-        if writeln!(out, "{:6.2}% {:6.2}% {:8}  {}  [{}]", pct(w.self_weight), pct(w.total), w.self_samples, name(*f), short).is_err() {
+        let short = if short.starts_with('[') { short.to_owned() } else { format!("[{short}]") };
+        if writeln!(out, "{:6.2}% {:6.2}% {:8}  {}  {}", pct(w.self_weight), pct(w.total), w.self_samples, name(*f), short).is_err() {
             break;
         }
     }
