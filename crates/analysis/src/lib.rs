@@ -32,3 +32,5 @@ pub mod text_samples;
 pub mod timeline;
 pub mod offcpu;
 pub mod tracepoint;
+pub mod unwind;
+pub mod load;
