@@ -112,6 +112,15 @@ pub struct OffCpuEvents {
 /// profile thread with the task's pid, tid and name at the switch-out (a new thread when the
 /// profile has none). Samples of zero length are left out.
 pub fn add_to_profile(profile: &mut Profile, timeline: &Timeline) -> Result<OffCpuEvents, CapacityError> {
+    add_to_profile_filtered(profile, timeline, |_, _| true)
+}
+
+/// [`add_to_profile`] for the samples `keep` accepts (given the sample and its thread).
+pub fn add_to_profile_filtered(
+    profile: &mut Profile,
+    timeline: &Timeline,
+    keep: impl Fn(&OffCpuSample, &crate::timeline::Task) -> bool,
+) -> Result<OffCpuEvents, CapacityError> {
     let mut events = OffCpuEvents::default();
     let mut threads: HashMap<(u32, u32), Vec<ThreadIndex>> = HashMap::new();
     for i in 0..profile.threads.len() {
@@ -125,7 +134,7 @@ pub fn add_to_profile(profile: &mut Profile, timeline: &Timeline) -> Result<OffC
     let mut order: Vec<&OffCpuSample> = timeline.off_cpu.iter().filter(|s| s.duration() > 0).collect();
     order.sort_by_key(|s| s.end);
     for s in order {
-        let Some(task) = timeline.task(s.task) else { continue };
+        let Some(task) = timeline.task(s.task).filter(|t| keep(s, t)) else { continue };
         let pid = task.pid.unwrap_or(u32::MAX);
         let name = task.name_at(s.start);
         let candidates = threads.get(&(pid, task.tid)).map(Vec::as_slice).unwrap_or(&[]);

@@ -33,7 +33,7 @@ mod run;
 
 pub use builder::{SchedSwitch, SwitchEvent, TimelineBuilder, TimelineSample};
 pub use density::SampleDensity;
-pub use records::{RecordFeeder, SchedSwitchFormat};
+pub use records::{RecordFeeder, SchedSwitchFields, SchedSwitchFormat, TimelineRecorder};
 
 use crate::ids::StackIndex;
 

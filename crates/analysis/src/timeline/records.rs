@@ -186,3 +186,50 @@ impl RecordFeeder {
         }
     }
 }
+
+/// A [`TimelineBuilder`] and its [`RecordFeeder`], the way a loader drives them: started at
+/// the first record (the file's tracing data), then fed every delivered record.
+#[derive(Default)]
+pub struct TimelineRecorder {
+    builder: TimelineBuilder,
+    feeder: Option<RecordFeeder>,
+}
+
+impl TimelineRecorder {
+    /// A recorder that has seen nothing.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn feeder(&mut self, meta: &Metadata) -> &mut RecordFeeder {
+        self.feeder.get_or_insert_with(|| RecordFeeder::new(meta))
+    }
+
+    /// A record in file order, before it is queued: picks up the sched_switch format from the
+    /// file's header (at the first record) or from a pipe-mode HEADER_TRACING_DATA record.
+    pub fn file_order(&mut self, meta: &Metadata, raw: &perfscope_format::RawRecord<'_>) {
+        let f = self.feeder(meta);
+        if raw.type_() == perfscope_format::RecordType::HEADER_TRACING_DATA {
+            if let Ok(Record::TracingData(t)) = meta.parse(raw) {
+                f.tracing_data(Bytes::new(t.data, raw.offset, meta.endian));
+            }
+        }
+    }
+
+    /// A delivered record other than a sample.
+    pub fn record(&mut self, meta: &Metadata, rec: &Record<'_>) {
+        let Self { builder, feeder } = self;
+        feeder.get_or_insert_with(|| RecordFeeder::new(meta)).record(builder, rec);
+    }
+
+    /// One delivery of a sample, with its stack in the profile (if it was kept).
+    pub fn sample(&mut self, meta: &Metadata, s: &SampleRecord<'_>, stack: Option<StackIndex>) {
+        let Self { builder, feeder } = self;
+        feeder.get_or_insert_with(|| RecordFeeder::new(meta)).sample(builder, meta, s, stack);
+    }
+
+    /// The timeline.
+    pub fn finish(self) -> super::Timeline {
+        self.builder.build()
+    }
+}

@@ -1,17 +1,13 @@
 //! Shared by the timeline corpus tests: the corpus, the expected outputs made by perf
 //! (`tests/data/timeline`, see `generate.sh` there), and a timeline read from a file the way
-//! perf delivers records (time order through the round-based queue, untimed records at once).
+//! perf delivers records, through the loader.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, dead_code)]
 
 use std::path::{Path, PathBuf};
 
-use perfscope_analysis::ordered::OrderedQueue;
-use perfscope_analysis::timeline::{RecordFeeder, Timeline, TimelineBuilder};
-use perfscope_format::bytes::Bytes;
-use perfscope_format::metadata::Metadata;
-use perfscope_format::records::{RawRecord, RecordHeader};
-use perfscope_format::walk::{walk, Item};
-use perfscope_format::{Record, RecordType};
+use perfscope_analysis::builder::UnknownNames;
+use perfscope_analysis::load::{load, LoadError, LoadExtras, LoadOptions, Loaded};
+use perfscope_analysis::timeline::Timeline;
 
 /// `../shared` (or `$PERFSCOPE_SHARED`), when present.
 pub fn shared() -> Option<PathBuf> {
@@ -42,56 +38,24 @@ pub fn expected(name: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-struct Queued {
-    header: RecordHeader,
-    offset: u64,
-    body: Vec<u8>,
-}
-
-fn deliver(meta: &Metadata, feeder: &RecordFeeder, b: &mut TimelineBuilder, raw: &RawRecord<'_>) {
-    let Ok(rec) = meta.parse(raw) else { return };
-    match &rec {
-        Record::Sample(s) => feeder.sample(b, meta, s, None),
-        r => feeder.record(b, r),
-    }
-}
-
-/// The timeline of a perf.data file (no stacks).
+/// The timeline of a perf.data file through the loader (no symbols).
 pub fn timeline_of(path: &Path) -> Timeline {
     try_timeline_of(path).unwrap()
 }
 
 /// The timeline of a perf.data file, or the error that kept its records from being read.
-pub fn try_timeline_of(path: &Path) -> Result<Timeline, perfscope_format::Error> {
+pub fn try_timeline_of(path: &Path) -> Result<Timeline, LoadError> {
     let data = std::fs::read(path).unwrap();
-    let mut b = TimelineBuilder::new();
-    let mut feeder: Option<RecordFeeder> = None;
-    let mut queue: OrderedQueue<Queued> = OrderedQueue::new();
-    let release = |meta: &Metadata, feeder: &RecordFeeder, b: &mut TimelineBuilder, q: Queued| {
-        let raw = RawRecord { offset: q.offset, inner_offset: None, endian: meta.endian, header: q.header, body: &q.body, payload: &[] };
-        deliver(meta, feeder, b, &raw);
-    };
-    let meta = walk(&data, &[], |meta, _, item| {
-        let Item::Record(raw) = item else { return };
-        let f = feeder.get_or_insert_with(|| RecordFeeder::new(meta));
-        match raw.type_() {
-            RecordType::FINISHED_ROUND => queue.finished_round(|_, q| release(meta, f, &mut b, q)),
-            RecordType::HEADER_TRACING_DATA => {
-                if let Ok(Record::TracingData(t)) = meta.parse(raw) {
-                    f.tracing_data(Bytes::new(t.data, raw.offset, meta.endian));
-                }
-            }
-            _ => match meta.events.record_time(raw) {
-                Some(time) if time != 0 && time != u64::MAX => {
-                    queue.push(time, Queued { header: raw.header, offset: raw.offset, body: raw.body.to_vec() })
-                }
-                _ => deliver(meta, f, &mut b, raw),
-            },
-        }
-    })?;
-    let f = feeder.unwrap_or_else(|| RecordFeeder::new(&meta));
-    queue.finish(|_, q| release(&meta, &f, &mut b, q));
-    Ok(b.build())
+    let options = LoadOptions { unwind: false, ..LoadOptions::default() };
+    Ok(load(&data, &[], options, LoadExtras { timeline: true, off_cpu: false })?.timeline.unwrap())
+}
+
+/// The profile (frames named `module+0xoffset`, no symbols) with its timeline and the off-CPU
+/// samples added.
+pub fn load_with_off_cpu(path: &Path) -> Loaded {
+    let data = std::fs::read(path).unwrap();
+    let options = LoadOptions { unwind: false, unknown_names: UnknownNames::ModuleOffset, ..LoadOptions::default() };
+    load(&data, &[], options, LoadExtras { timeline: true, off_cpu: true }).unwrap()
 }
 
 /// perf's `print_sched_time`: msec with 3 decimals, truncated.
