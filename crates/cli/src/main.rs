@@ -30,6 +30,8 @@ enum Command {
     Flamegraph(cmd::flamegraph::Args),
     /// Functions by self and total weight, like `perf report --no-children`.
     Report(cmd::report::Args),
+    /// Threads over time: lifetime, samples, on- and off-CPU time from context switches.
+    Timeline(cmd::timeline::Args),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
         Command::Collapse(args) => cmd::collapse::run(&args),
         Command::Flamegraph(args) => cmd::flamegraph::run(&args),
         Command::Report(args) => cmd::report::run(&args),
+        Command::Timeline(args) => cmd::timeline::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -8,4 +8,5 @@ pub mod sched;
 pub mod report;
 pub mod script;
 pub mod stats;
+pub mod timeline;
 pub mod walk;
