@@ -78,3 +78,25 @@ fn two_million_samples_at_any_zoom() {
     assert_eq!(total, expect * rounds as u64);
     eprintln!("{n} samples: index built in {build:?}; {bins} bins at 24 zooms (10 s to 0.6 us): {per_query:?} per query ({per_search:?} by binary searches)");
 }
+
+/// What building the timeline adds to loading a big recording: set `PERFSCOPE_BIG` to a
+/// perf.data and run `cargo test --release -p perfscope-analysis --test timeline_density_bench
+/// -- --ignored --nocapture load`.
+#[test]
+#[ignore = "a benchmark"]
+fn load_with_and_without_the_timeline() {
+    use perfscope_analysis::builder::UnknownNames;
+    use perfscope_analysis::load::{load, LoadExtras, LoadOptions};
+    let Some(path) = std::env::var_os("PERFSCOPE_BIG") else {
+        eprintln!("skipped: set PERFSCOPE_BIG to a perf.data");
+        return;
+    };
+    let data = std::fs::read(&path).unwrap();
+    for extras in [LoadExtras::default(), LoadExtras { timeline: true, off_cpu: false }, LoadExtras::default(), LoadExtras { timeline: true, off_cpu: false }] {
+        let options = LoadOptions { unwind: false, unknown_names: UnknownNames::ModuleOffset, ..LoadOptions::default() };
+        let t = Instant::now();
+        let loaded = load(&data, &[], options, extras).unwrap();
+        let lanes = loaded.timeline.as_ref().map_or(0, |t| t.tasks.len() + t.cpus.len());
+        eprintln!("timeline {}: {:?} ({} samples, {lanes} lanes)", extras.timeline, t.elapsed(), loaded.profile.samples.len());
+    }
+}

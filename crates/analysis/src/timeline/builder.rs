@@ -1,6 +1,8 @@
 //! [`TimelineBuilder`]: the timeline built from events fed in time order.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 
 use super::{
     Bound, CpuLane, CpuSlice, Marker, OffCpuInterval, OffCpuSample, OffCpuState, OnCpuInterval, SampleDensity,
@@ -109,10 +111,10 @@ struct CpuState {
 #[derive(Default)]
 pub struct TimelineBuilder {
     tasks: Vec<TaskState>,
-    by_tid: HashMap<u32, TaskIndex>,
+    by_tid: FxHashMap<u32, TaskIndex>,
     /// Tasks with tid -1 (samples of exiting tasks), by pid.
-    by_pid_unknown_tid: HashMap<u32, TaskIndex>,
-    cpus: BTreeMap<u32, CpuState>,
+    by_pid_unknown_tid: FxHashMap<u32, TaskIndex>,
+    cpus: FxHashMap<u32, CpuState>,
     markers: Vec<Marker>,
     off_cpu: Vec<OffCpuSample>,
     stacks: OffCpuStacks,
@@ -488,7 +490,9 @@ impl TimelineBuilder {
             task_samples.push(SampleDensity::new(s.times));
             tasks.push(s.task);
         }
-        for (c, mut state) in self.cpus {
+        let mut states: Vec<(u32, CpuState)> = self.cpus.into_iter().collect();
+        states.sort_unstable_by_key(|(c, _)| *c);
+        for (c, mut state) in states {
             if let Some(Run::On { since, bound, .. }) = state.idle {
                 state.idle_slices.push(CpuSlice { start: since, end: end.max(since), task: None, start_bound: bound, end_bound: Bound::Truncated });
             }
