@@ -20,6 +20,11 @@
 //!   is inferred at the previous switch seen on that CPU (or the switch-out, if later), which is
 //!   what `perf sched timehist` assumes too ([`Bound::Inferred`]).
 //!
+//! When a thread takes a CPU (recorded, or inferred as above), whoever the switches left running
+//! there must have left unrecorded (lost events, or a task outside a per-task recording): its
+//! interval ends there, [`Bound::Inferred`], and it is off-CPU in [`OffCpuState::Unknown`], which
+//! gets no off-CPU time.
+//!
 //! pid/tid 0 is the idle task, one per CPU: its intervals are the CPU's idle slices, not a
 //! thread's. A thread's first switch-in has no off-CPU interval before it (nothing says where it
 //! was); an interval still open at the end of the recording is closed there and marked
