@@ -3,4 +3,5 @@
 
 pub mod folded;
 pub mod pprof;
+pub mod speedscope;
 pub mod svg;
