@@ -23,6 +23,7 @@ pub mod export;
 pub mod flame_graph;
 pub mod ids;
 pub mod maps;
+pub mod open;
 pub mod profile;
 pub mod samples;
 pub mod stack_table;

@@ -3,5 +3,6 @@
 
 pub mod folded;
 pub mod pprof;
+pub mod share;
 pub mod speedscope;
 pub mod svg;
