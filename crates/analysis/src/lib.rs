@@ -13,6 +13,7 @@
 
 pub mod attr_text;
 pub mod delivery;
+pub mod diff;
 pub mod event_name;
 pub mod feature_summary;
 pub mod ordered;

@@ -383,8 +383,7 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
     }
     if let Some(&period_type) = value_types.get(1) {
         pb::bytes(&mut tail, 11, &value_type(period_type));
-        if first_event_period.1 > 0 {
-            let mean = (first_event_period.0 + first_event_period.1 / 2) / first_event_period.1;
+        if let Some(mean) = (first_event_period.0 + first_event_period.1 / 2).checked_div(first_event_period.1) {
             pb::int(&mut tail, 12, i64::try_from(mean).unwrap_or(i64::MAX));
         }
     }
