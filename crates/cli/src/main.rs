@@ -22,6 +22,10 @@ enum Command {
     Stats(cmd::stats::Args),
     /// Every record in file order with its decoded fields (`--json`: one object per line).
     Script(cmd::script::Args),
+    /// Write a recording as pprof, folded stacks, SVG flame graph, speedscope JSON or a share file.
+    Export(cmd::export::Args),
+    /// Functions of two recordings sorted by how much their share of the samples changed.
+    Diff(cmd::diff::Args),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +34,8 @@ fn main() -> ExitCode {
         Command::Info(args) => cmd::info::run(&args),
         Command::Stats(args) => cmd::stats::run(&args),
         Command::Script(args) => cmd::script::run(&args),
+        Command::Export(args) => cmd::export::run(&args),
+        Command::Diff(args) => cmd::diff::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
+pub mod diff;
+pub mod export;
 pub mod info;
 pub mod input;
 pub mod script;
