@@ -28,6 +28,13 @@ pub enum ShareErrorKind {
     UnsupportedCompression(u8),
     /// The declared body is larger than [`MAX_BODY`].
     BodyTooLarge(u64),
+    /// The declared body size is more than DEFLATE can expand the compressed bytes to.
+    ImplausibleBodySize {
+        /// Declared in the header.
+        declared: u64,
+        /// Compressed bytes in the file.
+        compressed: u64,
+    },
     /// The compressed body is damaged.
     Decompress(String),
     /// The body decompressed to another size than the header declares.
@@ -86,6 +93,9 @@ impl fmt::Display for ShareError {
             }
             ShareErrorKind::UnsupportedCompression(c) => write!(f, "unknown compression {c} (expected {COMPRESSION_GZIP} = gzip)"),
             ShareErrorKind::BodyTooLarge(n) => write!(f, "the body declares {n} bytes, more than the {MAX_BODY} accepted"),
+            ShareErrorKind::ImplausibleBodySize { declared, compressed } => {
+                write!(f, "the header declares a {declared}-byte body, more than {compressed} compressed bytes can hold")
+            }
             ShareErrorKind::Decompress(e) => write!(f, "the compressed body is damaged: {e}"),
             ShareErrorKind::BodySize { declared, found } => {
                 write!(f, "the body decompresses to {found} bytes but the header declares {declared}")
@@ -214,6 +224,10 @@ fn body(bytes: &[u8]) -> Result<Vec<u8>, ShareError> {
         return Err(header_error(24, ShareErrorKind::BodyTooLarge(declared)));
     }
     let compressed = bytes.get(HEADER_SIZE..).unwrap_or_default();
+    // DEFLATE expands at most 1032:1; a larger declared size is a lie, caught before inflating.
+    if declared > (compressed.len() as u64).saturating_mul(1032).saturating_add(64) {
+        return Err(header_error(24, ShareErrorKind::ImplausibleBodySize { declared, compressed: compressed.len() as u64 }));
+    }
     let mut out = Vec::new();
     flate2::read::GzDecoder::new(compressed)
         .take(declared + 1)

@@ -206,6 +206,10 @@ fn header_errors_name_what_is_wrong() {
     let mut b = bytes.clone();
     b[31] = 0x80;
     assert!(matches!(kind(&b), ShareErrorKind::BodyTooLarge(_)));
+    // 1 GiB declared for a few hundred compressed bytes: refused before inflating.
+    let mut b = bytes.clone();
+    b[24..32].copy_from_slice(&(1u64 << 30).to_le_bytes());
+    assert_eq!(kind(&b), ShareErrorKind::ImplausibleBodySize { declared: 1 << 30, compressed: bytes.len() as u64 - 32 });
 }
 
 /// Recompresses a hand-made body behind a valid header.
