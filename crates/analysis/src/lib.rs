@@ -31,3 +31,4 @@ pub mod stack_table;
 pub mod string_table;
 pub mod symbols;
 pub mod text_samples;
+pub mod tracepoint;

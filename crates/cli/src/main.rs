@@ -22,6 +22,8 @@ enum Command {
     Stats(cmd::stats::Args),
     /// Every record in file order with its decoded fields (`--json`: one object per line).
     Script(cmd::script::Args),
+    /// Tracepoint samples in time order with their fields decoded, like `perf script`'s trace field.
+    Sched(cmd::sched::Args),
     /// Write a recording as pprof, folded stacks, SVG flame graph, speedscope JSON or a share file.
     Export(cmd::export::Args),
     /// Functions of two recordings sorted by how much their share of the samples changed.
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         Command::Info(args) => cmd::info::run(&args),
         Command::Stats(args) => cmd::stats::run(&args),
         Command::Script(args) => cmd::script::run(&args),
+        Command::Sched(args) => cmd::sched::run(&args),
         Command::Export(args) => cmd::export::run(&args),
         Command::Diff(args) => cmd::diff::run(&args),
     };
