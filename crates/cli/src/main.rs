@@ -28,6 +28,12 @@ enum Command {
     Export(cmd::export::Args),
     /// Functions of two recordings sorted by how much their share of the samples changed.
     Diff(cmd::diff::Args),
+    /// Folded stacks (`comm;root;...;leaf count`), as inferno-collapse-perf prints them.
+    Collapse(cmd::collapse::Args),
+    /// A standalone interactive SVG flame graph.
+    Flamegraph(cmd::flamegraph::Args),
+    /// Functions by self and total weight, like `perf report --no-children`.
+    Report(cmd::report::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +45,9 @@ fn main() -> ExitCode {
         Command::Sched(args) => cmd::sched::run(&args),
         Command::Export(args) => cmd::export::run(&args),
         Command::Diff(args) => cmd::diff::run(&args),
+        Command::Collapse(args) => cmd::collapse::run(&args),
+        Command::Flamegraph(args) => cmd::flamegraph::run(&args),
+        Command::Report(args) => cmd::report::run(&args),
     };
     match result {
         Ok(code) => code,
