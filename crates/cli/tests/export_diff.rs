@@ -76,6 +76,15 @@ fn share_file_is_accepted_like_a_perf_data() {
     let from_data = ok(perfscope(&["export", "--format", "folded", "--symfs", symfs, "-o", "-", base]));
     let from_share = ok(perfscope(&["export", "--format", "folded", "-o", "-", share]));
     assert_eq!(String::from_utf8(from_share).unwrap(), String::from_utf8(from_data).unwrap());
+    // The sample options select the same samples from both (perf.data: while loading; share
+    // file: as a filter). perf prints the 100th and 200th sample times truncated to µs, so the
+    // window holds samples 100..=199: `perf script --time 5564.802547,5564.898225` prints 100.
+    let window = ["--time", "5564.802547,5564.898225"];
+    let a = ok(perfscope(&[&["export", "--format", "folded", "--symfs", symfs, "-o", "-", base][..], &window].concat()));
+    let b = ok(perfscope(&[&["export", "--format", "folded", "-o", "-", share][..], &window].concat()));
+    assert_eq!(String::from_utf8(b).unwrap(), String::from_utf8(a.clone()).unwrap());
+    let n: u64 = String::from_utf8(a).unwrap().lines().map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap()).sum();
+    assert_eq!(n, 100);
     let slow = data("slow.data");
     let v: Value = serde_json::from_slice(&ok(perfscope(&["diff", "--json", "--symfs", symfs, share, slow.to_str().unwrap()]))).unwrap();
     assert_eq!(v["functions"][0]["function"], "compute_hash");

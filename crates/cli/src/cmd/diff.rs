@@ -9,7 +9,8 @@ use perfscope_analysis::diff::{function_diff, DiffOptions, DiffSort, FunctionDif
 use perfscope_analysis::flame_graph::WeightKind;
 use serde_json::json;
 
-use super::export::{load, write_output, SourceArgs};
+use super::collapse::ProfileArgs;
+use super::export::{load, with_file, write_output};
 
 /// Which change to sort by.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +24,7 @@ pub enum Sort {
 
 /// Arguments of `perfscope diff`.
 #[derive(clap::Args, Debug)]
+#[command(mut_arg("file", |a| a.value_name("BASE").index(1).help("The base recording (perf.data or share file)")))]
 pub struct Args {
     /// Sort by the change of self or total time.
     #[arg(long, value_enum, default_value = "self")]
@@ -36,11 +38,11 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// The base recording and how to read both.
     #[command(flatten)]
-    source: SourceArgs,
-    /// The base recording (perf.data or share file).
-    base: PathBuf,
-    /// The new recording, compared with the base.
+    base: ProfileArgs,
+    /// The new recording (perf.data or share file), compared with the base.
+    #[arg(index = 2)]
     new: PathBuf,
 }
 
@@ -85,15 +87,16 @@ pub fn table(d: &FunctionDiff, limit: usize) -> String {
 
 /// Runs `perfscope diff`.
 pub fn run(args: &Args) -> Result<ExitCode, String> {
-    let base = load(&args.base, &args.source)?;
-    let new = load(&args.new, &args.source)?;
+    let base = load(&args.base)?;
+    let new = load(&with_file(&args.base, args.new.clone()))?;
     let options = DiffOptions {
         weight: if args.period { WeightKind::Period } else { WeightKind::Samples },
         sort: match args.sort {
             Sort::SelfTime => DiffSort::SelfWeight,
             Sort::Total => DiffSort::Total,
         },
-        ..Default::default()
+        base_filter: base.filter,
+        new_filter: new.filter,
     };
     let d = function_diff(&base.profile, &new.profile, &options);
     let out = if args.json {
@@ -115,5 +118,5 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         table(&d, args.limit)
     };
     write_output(std::path::Path::new("-"), out.as_bytes())?;
-    Ok(ExitCode::SUCCESS)
+    Ok(if base.had_errors || new.had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

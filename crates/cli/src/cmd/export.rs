@@ -1,6 +1,6 @@
 //! `perfscope export`: a recording (perf.data or share file) as folded stacks, an interactive
 //! SVG flame graph, pprof, speedscope JSON or a share file. Also the loading shared with
-//! `perfscope diff`: a share file is read as is, a perf.data through the profile loader.
+//! `perfscope diff`: a share file is read as is, a perf.data through [`collapse::load`].
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -19,18 +19,8 @@ use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleFilter;
 use perfscope_analysis::summary::Summary;
 
+use super::collapse::{self, parse_time_range, ProfileArgs};
 use super::input::Input;
-
-/// What to read (shared by `export` and `diff`).
-#[derive(clap::Args, Debug, Clone)]
-pub struct SourceArgs {
-    /// Kernel symbols: a copy of /proc/kallsyms from the recording machine (plain or gzipped).
-    #[arg(long, value_name = "FILE")]
-    pub kallsyms: Option<PathBuf>,
-    /// Look binaries up under this directory (the recorded paths appended), like perf's --symfs.
-    #[arg(long, value_name = "DIR")]
-    pub symfs: Option<PathBuf>,
-}
 
 /// The output formats.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +39,7 @@ pub enum Format {
 
 /// Arguments of `perfscope export`.
 #[derive(clap::Args, Debug)]
+#[command(mut_arg("file", |a| a.help("A perf.data file, pipe-mode stream, `perf record --threads` directory, or share file")))]
 pub struct Args {
     /// The output format.
     #[arg(long, value_enum)]
@@ -68,13 +59,14 @@ pub struct Args {
     /// Share file: name threads `thread-TID` instead of their command names.
     #[arg(long)]
     strip_thread_names: bool,
-    /// Weigh folded stacks, flame graph and speedscope by sample count instead of period.
+    /// Folded stacks, flame graph and speedscope: weigh by summed period (event counts, ns for
+    /// cpu-clock) instead of sample count. pprof always has both.
     #[arg(long)]
-    samples: bool,
+    period: bool,
+    /// The recording: a perf.data file, pipe-mode stream, `perf record --threads` directory, or
+    /// a share file.
     #[command(flatten)]
-    source: SourceArgs,
-    /// A perf.data file, pipe-mode stream, `perf record --threads` directory, or share file.
-    file: PathBuf,
+    profile: ProfileArgs,
 }
 
 /// A profile read from a perf.data or a share file.
@@ -83,18 +75,60 @@ pub struct Loaded {
     pub profile: Profile,
     /// The header summary (a share file may have none).
     pub summary: Option<Summary>,
+    /// The samples the options select. A perf.data is filtered while loading, so this keeps
+    /// everything; a share file is filtered here.
+    pub filter: SampleFilter,
+    /// Whether loading met errors (they were printed as warnings).
+    pub had_errors: bool,
 }
 
-/// Reads `path`: a share file as is, anything else as a perf.data.
-pub fn load(path: &Path, source: &SourceArgs) -> Result<Loaded, String> {
-    let input = Input::read(path)?;
-    match open(&input.bytes).map_err(|e| format!("{}: {e}", path.display()))? {
-        Opened::Share(shared) => Ok(Loaded { profile: shared.profile, summary: shared.summary }),
+/// Reads `args.file`: a share file as is (with the sample options applied as a filter),
+/// anything else as a perf.data through [`collapse::load`].
+pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
+    let input = Input::read(&args.file)?;
+    match open(&input.bytes).map_err(|e| format!("{}: {e}", args.file.display()))? {
+        Opened::Share(shared) => {
+            let filter = share_filter(&shared.profile, args)?;
+            Ok(Loaded { profile: shared.profile, summary: shared.summary, filter, had_errors: false })
+        }
         Opened::PerfData => {
             let summary = Summary::from_bytes(&input.bytes);
-            let profile = interim::load_perf_data(&input, &summary, source).map_err(|e| format!("{}: {e}", path.display()))?;
-            Ok(Loaded { profile, summary: Some(summary) })
+            drop(input);
+            let (profile, diag) = collapse::load(args)?;
+            Ok(Loaded { profile, summary: Some(summary), filter: SampleFilter::all(), had_errors: !diag.errors.is_empty() })
         }
+    }
+}
+
+/// `--event`, `--pid`, `--tid` and `--time` as a filter over a share file's samples.
+fn share_filter(profile: &Profile, args: &ProfileArgs) -> Result<SampleFilter, String> {
+    let mut events = Vec::new();
+    for name in &args.event {
+        let found: Vec<EventIndex> =
+            (0..profile.events.len() as u32).map(EventIndex).filter(|&e| profile.event_name(e) == name).collect();
+        if found.is_empty() {
+            return Err(format!("{}: no event named {name:?}", args.file.display()));
+        }
+        events.extend(found);
+    }
+    // --time includes both ends; the filter's end is exclusive.
+    let time_range = args.time.as_deref().map(parse_time_range).transpose()?.map(|(start, end)| (start, end.saturating_add(1)));
+    Ok(SampleFilter { time_range, pids: args.pid.clone(), tids: args.tid.clone(), cpus: Vec::new(), events })
+}
+
+/// `args` with another file (`perfscope diff` loads two files with the same options).
+pub fn with_file(args: &ProfileArgs, file: PathBuf) -> ProfileArgs {
+    ProfileArgs {
+        file,
+        kallsyms: args.kallsyms.clone(),
+        symfs: args.symfs.clone(),
+        archive: args.archive.clone(),
+        perf_map: args.perf_map.clone(),
+        no_symbols: args.no_symbols,
+        event: args.event.clone(),
+        pid: args.pid.clone(),
+        tid: args.tid.clone(),
+        time: args.time.clone(),
     }
 }
 
@@ -132,118 +166,25 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     if privacy != PrivacyOptions::default() && args.format != Format::Share {
         return Err("--strip-paths, --strip-cmdline, --strip-hostname and --strip-thread-names apply to --format share".into());
     }
-    let Loaded { profile, summary } = load(&args.file, &args.source)?;
-    let name = args.file.file_name().map_or_else(|| args.file.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let weight = if args.samples { WeightKind::Samples } else { WeightKind::Period };
+    let Loaded { profile, summary, filter, had_errors } = load(&args.profile)?;
+    let file = &args.profile.file;
+    let name = file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let weight = if args.period { WeightKind::Period } else { WeightKind::Samples };
     let bytes = match args.format {
-        Format::Folded => {
-            let options = FoldedOptions { include_comm: true, weight: if args.samples { WeightKind::Samples } else { FoldedOptions::default().weight } };
-            to_folded_text(&profile, &SampleFilter::all(), options).into_bytes()
-        }
+        Format::Folded => to_folded_text(&profile, &filter, FoldedOptions { include_comm: true, weight }).into_bytes(),
         Format::Svg => {
-            let tree = CallTree::top_down(&profile, &SampleFilter::all()).map_err(|e| e.to_string())?;
+            let tree = CallTree::top_down(&profile, &filter).map_err(|e| e.to_string())?;
             let graph = FlameGraph::from_call_tree(&tree, &profile, weight);
             let options = SvgOptions { title: format!("Flame Graph: {name}"), unit: unit(&profile, weight).into(), ..Default::default() };
             to_svg(&graph, &profile, &options).into_bytes()
         }
         Format::Pprof => {
             let clock_data = summary.as_ref().and_then(|s| s.clock_data.clone());
-            to_pprof(&profile, &PprofOptions { clock_data, ..Default::default() })
+            to_pprof(&profile, &PprofOptions { filter, clock_data, ..Default::default() })
         }
-        Format::Speedscope => to_speedscope(&profile, &SpeedscopeOptions { weight, name, ..Default::default() }).into_bytes(),
-        Format::Share => to_share(&profile, summary.as_ref(), &ShareOptions { privacy, ..Default::default() }),
+        Format::Speedscope => to_speedscope(&profile, &SpeedscopeOptions { filter, weight, name }).into_bytes(),
+        Format::Share => to_share(&profile, summary.as_ref(), &ShareOptions { filter, privacy }),
     };
     write_output(&args.output, &bytes)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// A minimal perf.data loader until `perfscope_analysis::load::load_profile` is on main:
-/// MMAP, MMAP2, COMM and FORK records first, then the samples, through `ProfileBuilder`, with the
-/// binaries read from their recorded paths (under `--symfs`). Right for one process that does not
-/// re-map code while it is recorded.
-mod interim {
-    use std::path::PathBuf;
-
-    use perfscope_analysis::builder::{CpuMode, ProfileBuilder, SampleInput, PERF_CONTEXT_USER_DEFERRED};
-    use perfscope_analysis::ids::EventIndex;
-    use perfscope_analysis::profile::Profile;
-    use perfscope_analysis::summary::Summary;
-    use perfscope_analysis::symbols::resolver::{FileProvider, SymbolResolver};
-    use perfscope_format::constants::misc;
-    use perfscope_format::records::CallchainItem;
-    use perfscope_format::walk::Item;
-    use perfscope_format::Record;
-
-    use super::super::input::Input;
-    use super::super::walk::walk;
-    use super::SourceArgs;
-
-    struct LocalFiles {
-        symfs: Option<PathBuf>,
-    }
-
-    impl FileProvider for LocalFiles {
-        fn read_path(&mut self, path: &str) -> Option<Vec<u8>> {
-            let rel = path.strip_prefix('/')?;
-            let p = self.symfs.as_ref().map_or_else(|| PathBuf::from(path), |d| d.join(rel));
-            p.is_file().then(|| std::fs::read(p).ok()).flatten()
-        }
-    }
-
-    pub fn load_perf_data(input: &Input, summary: &Summary, source: &SourceArgs) -> Result<Profile, String> {
-        let mut resolver = SymbolResolver::new();
-        resolver.set_provider(Box::new(LocalFiles { symfs: source.symfs.clone() }));
-        if let Some(k) = &source.kallsyms {
-            let bytes = std::fs::read(k).map_err(|e| format!("cannot read {}: {e}", k.display()))?;
-            resolver.set_kallsyms(&bytes).map_err(|e| format!("{}: {e}", k.display()))?;
-        }
-        let mut b = ProfileBuilder::new(Some(resolver));
-        for e in &summary.events {
-            b.add_event(&e.name).map_err(|e| e.to_string())?;
-        }
-        let mut error = None;
-        let mut chain: Vec<u64> = Vec::new();
-        for samples in [false, true] {
-            walk(input, |meta, _, item| {
-                let Item::Record(raw) = item else { return };
-                let Ok(rec) = meta.parse(raw) else { return };
-                let r = match (samples, rec) {
-                    (false, Record::Mmap(m)) => b.mmap(m.pid, m.start, m.len, m.pgoff, &m.filename.to_string(), None),
-                    (false, Record::Mmap2(m)) => b.mmap(m.pid, m.start, m.len, m.pgoff, &m.filename.to_string(), None),
-                    (false, Record::Comm(c)) => b.comm(c.pid, c.tid, &c.comm.to_string()),
-                    (false, Record::Fork(f)) => b.fork(f.ppid, f.ptid, f.pid, f.tid),
-                    (true, Record::Sample(s)) => {
-                        chain.clear();
-                        for item in s.callchain.iter().flat_map(|c| c.items()) {
-                            match item {
-                                CallchainItem::Address(a) | CallchainItem::Context(a) => chain.push(a),
-                                CallchainItem::UserDeferred { cookie } => chain.extend([PERF_CONTEXT_USER_DEFERRED, cookie]),
-                            }
-                        }
-                        let kernel = s.misc & misc::CPUMODE_MASK == misc::KERNEL;
-                        b.sample(&SampleInput {
-                            pid: s.pid.unwrap_or(u32::MAX),
-                            tid: s.tid.unwrap_or(u32::MAX),
-                            time: s.time.unwrap_or(0),
-                            cpu: s.cpu.unwrap_or(u32::MAX),
-                            event: EventIndex(s.event.0),
-                            period: s.period.unwrap_or(1),
-                            ip: s.ip.unwrap_or(0),
-                            ip_mode: if kernel { CpuMode::Kernel } else { CpuMode::User },
-                            callchain: &chain,
-                        })
-                    }
-                    _ => Ok(()),
-                };
-                if let Err(e) = r {
-                    error.get_or_insert(e);
-                }
-            })
-            .map_err(|e| e.to_string())?;
-        }
-        match error {
-            Some(e) => Err(e.to_string()),
-            None => Ok(b.finish()),
-        }
-    }
+    Ok(if had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
