@@ -85,6 +85,16 @@ fn share_file_is_accepted_like_a_perf_data() {
     assert_eq!(String::from_utf8(b).unwrap(), String::from_utf8(a.clone()).unwrap());
     let n: u64 = String::from_utf8(a).unwrap().lines().map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap()).sum();
     assert_eq!(n, 100);
+    // collapse and report read share files too, with the same result as from the perf.data.
+    let mut collapse_data: Vec<String> =
+        String::from_utf8(ok(perfscope(&["collapse", "--symfs", symfs, base]))).unwrap().lines().map(str::to_string).collect();
+    let mut collapse_share: Vec<String> =
+        String::from_utf8(ok(perfscope(&["collapse", share]))).unwrap().lines().map(str::to_string).collect();
+    collapse_data.sort();
+    collapse_share.sort();
+    assert_eq!(collapse_share, collapse_data);
+    let report_data = ok(perfscope(&["report", "--symfs", symfs, base]));
+    assert_eq!(ok(perfscope(&["report", share])), report_data);
     let slow = data("slow.data");
     let v: Value = serde_json::from_slice(&ok(perfscope(&["diff", "--json", "--symfs", symfs, share, slow.to_str().unwrap()]))).unwrap();
     assert_eq!(v["functions"][0]["function"], "compute_hash");
