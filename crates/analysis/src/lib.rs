@@ -12,6 +12,7 @@
 )]
 
 pub mod attr_text;
+pub mod delivery;
 pub mod event_name;
 pub mod feature_summary;
 pub mod ordered;

@@ -5,7 +5,8 @@
 use perfscope_format::bytes::Bytes;
 use perfscope_format::features::{parse_feature, tracing_data, Feature, FeatureContext};
 use perfscope_format::header::{Magic, PIPE_HEADER_SIZE};
-use perfscope_format::{EventAttr, HeaderFeature, PerfFile, RawRecord, RawRecords, RecordType};
+use perfscope_format::stream::StreamDecoder;
+use perfscope_format::{EventAttr, HeaderFeature, PerfFile, RawRecord, RecordType};
 use serde::Serialize;
 
 use crate::attr_text::attr_text;
@@ -226,13 +227,30 @@ impl Reader {
         }
     }
 
-    fn read_pipe(&mut self, data: &[u8], magic: Magic) {
+    fn read_pipe(&mut self, data: &[u8], _magic: Magic) {
         self.s.data_offset = PIPE_HEADER_SIZE;
-        let rest = data.get(PIPE_HEADER_SIZE as usize..).unwrap_or(&[]);
-        self.s.data_size = rest.len() as u64;
-        for rec in RawRecords::new(rest, PIPE_HEADER_SIZE, magic.endian) {
+        self.s.data_size = data.len().saturating_sub(PIPE_HEADER_SIZE as usize) as u64;
+        let mut d = StreamDecoder::pipe();
+        d.push(data);
+        d.finish();
+        let mut first = true;
+        let mut legacy = false;
+        while let Some(rec) = d.next_record() {
             match rec {
-                Ok(rec) => self.record(&rec),
+                Ok(rec) => {
+                    if first {
+                        legacy = perfscope_format::stream::is_legacy_google_record(&rec);
+                        first = false;
+                    }
+                    // The pre-upstream Google format sends features as records 69..=80.
+                    if legacy && (69..=80).contains(&rec.type_().0) {
+                        let feature = HeaderFeature(rec.type_().0 - 66);
+                        self.s.features.push(feature.to_string());
+                        self.feature(feature, rec.body_bytes());
+                    } else {
+                        self.record(&rec);
+                    }
+                }
                 Err(e) => {
                     self.s.error = Some(e.to_string());
                     break;

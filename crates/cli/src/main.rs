@@ -20,6 +20,8 @@ enum Command {
     Info(cmd::info::Args),
     /// Record counts per type, as `perf report --stats` counts them.
     Stats(cmd::stats::Args),
+    /// Every record in file order with its decoded fields (`--json`: one object per line).
+    Script(cmd::script::Args),
 }
 
 fn main() -> ExitCode {
@@ -27,6 +29,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info(args) => cmd::info::run(&args),
         Command::Stats(args) => cmd::stats::run(&args),
+        Command::Script(args) => cmd::script::run(&args),
     };
     match result {
         Ok(code) => code,

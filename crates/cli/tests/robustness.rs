@@ -23,7 +23,17 @@ fn read_all(data: &[u8]) -> (u64, u64) {
     if summary.error.is_some() {
         errors += 1;
     }
-    let _ = perfscope_format::walk::walk(data, &[], |_, _| records += 1, |_| errors += 1);
+    let _ = perfscope_format::walk::walk(
+        data,
+        &[],
+        |meta, _, item| match item {
+            perfscope_format::walk::Item::Record(rec) => {
+                records += 1;
+                let _ = meta.parse(rec);
+            }
+            perfscope_format::walk::Item::Error(_) => errors += 1,
+        },
+    );
     (records, errors)
 }
 

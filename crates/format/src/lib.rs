@@ -25,10 +25,13 @@ pub mod error;
 pub mod features;
 pub mod file;
 pub mod header;
+pub mod layout;
 pub mod metadata;
 pub mod reader;
 pub mod records;
 pub mod stream;
+#[cfg(test)]
+mod testutil;
 pub mod walk;
 
 pub use attr::{AttrFlags, EventAttr};
@@ -38,4 +41,5 @@ pub use endian::Endianness;
 pub use error::{Error, ErrorKind, Result};
 pub use file::{FileAttr, PerfFile};
 pub use header::{FileHeader, FileSection, Magic};
-pub use records::{RawRecord, RawRecords, RecordHeader};
+pub use layout::{EventIndex, EventLayout, EventTable};
+pub use records::{parse_record, RawRecord, RawRecords, Record, RecordHeader};

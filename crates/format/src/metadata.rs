@@ -12,7 +12,8 @@ use crate::endian::Endianness;
 use crate::error::Result;
 use crate::features::RawStr;
 use crate::file::{FileAttr, PerfFile};
-use crate::records::RawRecord;
+use crate::layout::{EventIndex, EventTable};
+use crate::records::{parse_record, RawRecord, Record};
 
 /// A header feature's bytes with the absolute offset they were found at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +42,12 @@ pub struct Metadata {
     pub features: Vec<FeatureSection>,
     /// Event names from EVENT_UPDATE records, by sample id.
     pub update_names: Vec<(u64, String)>,
+    /// How to route and lay out records: the events with their ids and groups, kept in step
+    /// with `attrs` (HEADER_ATTR, ID_INDEX and GROUP_DESC update it).
+    pub events: EventTable,
+    /// The stream uses the pre-upstream Google pipe format (see
+    /// [`crate::stream::StreamDecoder::legacy_google`]): records 69..=80 are header features.
+    pub legacy_google: bool,
 }
 
 impl Metadata {
@@ -50,17 +57,54 @@ impl Metadata {
             .feature_sections()
             .map(|(feature, b)| FeatureSection { feature, offset: b.offset(), bytes: b.remaining().to_vec() })
             .collect();
-        Metadata { endian: file.endian(), pipe: false, attrs: file.attrs.clone(), features, update_names: Vec::new() }
+        let mut meta = Metadata {
+            endian: file.endian(),
+            pipe: false,
+            attrs: file.attrs.clone(),
+            features,
+            update_names: Vec::new(),
+            events: EventTable::from_file(file),
+            legacy_google: false,
+        };
+        meta.apply_groups();
+        meta
     }
 
     /// Empty metadata for a pipe-mode stream; fill it with [`Metadata::observe`].
     pub fn pipe(endian: Endianness) -> Metadata {
-        Metadata { endian, pipe: true, attrs: Vec::new(), features: Vec::new(), update_names: Vec::new() }
+        Metadata {
+            endian,
+            pipe: true,
+            attrs: Vec::new(),
+            features: Vec::new(),
+            update_names: Vec::new(),
+            events: EventTable::default(),
+            legacy_google: false,
+        }
+    }
+
+    /// Decodes a record with this file's events.
+    pub fn parse<'r>(&self, rec: &RawRecord<'r>) -> Result<Record<'r>> {
+        parse_record(rec, &self.events)
+    }
+
+    /// Sets the event groups from HEADER_GROUP_DESC, when present and readable.
+    fn apply_groups(&mut self) {
+        let Some(bytes) = self.feature(HeaderFeature::GROUP_DESC) else { return };
+        if let Ok(groups) = crate::features::pmu::parse_group_desc(bytes) {
+            let groups: Vec<(u32, u32)> = groups.iter().map(|g| (g.leader_idx, g.nr_members)).collect();
+            self.events.set_groups(groups);
+        }
     }
 
     /// Learns from a metadata record (HEADER_ATTR, HEADER_FEATURE, EVENT_UPDATE with a name).
     /// Returns whether the record was one of those. Other records are ignored.
     pub fn observe(&mut self, rec: &RawRecord<'_>) -> Result<bool> {
+        if let Some(feature) = self.legacy_feature(rec.type_()) {
+            let body = rec.body_bytes();
+            self.features.push(FeatureSection { feature, offset: body.offset(), bytes: body.remaining().to_vec() });
+            return Ok(true);
+        }
         match rec.type_() {
             RecordType::HEADER_ATTR => {
                 // struct perf_record_header_attr { header; perf_event_attr attr; u64 id[]; }
@@ -73,6 +117,7 @@ impl Metadata {
                 while ids_bytes.len() >= 8 {
                     ids.push(ids_bytes.read_u64("header attr id")?);
                 }
+                self.events.push_event(attr, &ids);
                 self.attrs.push(FileAttr { attr, ids });
                 Ok(true)
             }
@@ -82,6 +127,24 @@ impl Metadata {
                 let id = body.read_u64("feature id")?;
                 let feature = HeaderFeature(u32::try_from(id).unwrap_or(u32::MAX));
                 self.features.push(FeatureSection { feature, offset: body.offset(), bytes: body.remaining().to_vec() });
+                if feature == HeaderFeature::GROUP_DESC {
+                    self.apply_groups();
+                }
+                Ok(true)
+            }
+            RecordType::ID_INDEX => {
+                // Pipe mode: which event each sample id belongs to (`idx` = attr order).
+                if let Record::IdIndex(index) = self.parse(rec)? {
+                    for e in index.iter() {
+                        let event = EventIndex(u32::try_from(e.idx).unwrap_or(u32::MAX));
+                        self.events.add_ids(event, &[e.id]);
+                        if let Some(a) = self.attrs.get_mut(event.index()) {
+                            if !a.ids.contains(&e.id) {
+                                a.ids.push(e.id);
+                            }
+                        }
+                    }
+                }
                 Ok(true)
             }
             RecordType::EVENT_UPDATE => {
@@ -96,6 +159,23 @@ impl Metadata {
                 Ok(true)
             }
             _ => Ok(false),
+        }
+    }
+
+    /// For a legacy Google stream, the header feature a record of type `t` carries.
+    pub fn legacy_feature(&self, t: RecordType) -> Option<HeaderFeature> {
+        (self.legacy_google && (69..=80).contains(&t.0)).then(|| HeaderFeature(t.0 - 66))
+    }
+
+    /// The name of a record type in this file's dialect: perf's name, `LEGACY_GOOGLE_HEADER_<feature>`
+    /// for the features of a legacy Google stream, `UNKNOWN_<n>` for types nobody names.
+    pub fn record_type_name(&self, t: RecordType) -> String {
+        if let Some(f) = self.legacy_feature(t) {
+            return alloc::format!("LEGACY_GOOGLE_HEADER_{f}");
+        }
+        match t.name() {
+            Some(n) => String::from(n),
+            None => alloc::format!("UNKNOWN_{}", t.0),
         }
     }
 

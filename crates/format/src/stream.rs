@@ -11,7 +11,7 @@ use crate::constants::RecordType;
 use crate::endian::Endianness;
 use crate::error::{Error, ErrorKind, Result};
 use crate::header::{Magic, PIPE_HEADER_SIZE};
-use crate::records::{frame_record, RawRecord};
+use crate::records::{frame_record_with, RawRecord, RECORD_HEADER_SIZE};
 
 /// Keep at most this many consumed bytes before moving the rest to the front.
 const COMPACT_THRESHOLD: usize = 1 << 16;
@@ -45,6 +45,8 @@ pub struct StreamDecoder {
     finished: bool,
     failed: bool,
     end_reported: bool,
+    /// Decided at the first record of a pipe stream, see [`StreamDecoder::legacy_google`].
+    legacy_google: Option<bool>,
 }
 
 impl StreamDecoder {
@@ -70,12 +72,23 @@ impl StreamDecoder {
             finished: false,
             failed: false,
             end_reported: false,
+            legacy_google: if expect_pipe_header { None } else { Some(false) },
         }
     }
 
     /// The byte order, once known.
     pub fn endian(&self) -> Option<Endianness> {
         self.endian
+    }
+
+    /// Whether the stream uses the pre-upstream pipe format of Google's perf of 2012–2013, in
+    /// which the header features were sent as records of type `66 + feature id` (69 = HOSTNAME …
+    /// 80 = NUMA_TOPOLOGY) holding just the feature's bytes, before the ATTR records. Those
+    /// types mean other things today (69 ID_INDEX, 71 AUXTRACE, …), so they are framed without
+    /// trailing payloads. Recognized by a first record of type 69 whose body is exactly one
+    /// perf string (`u32 len` + `len` bytes), which an ID_INDEX body never is.
+    pub fn legacy_google(&self) -> bool {
+        self.legacy_google == Some(true)
     }
 
     /// Absolute offset of the next unconsumed byte.
@@ -166,7 +179,15 @@ impl StreamDecoder {
         if pending.is_empty() {
             return self.end_of_input();
         }
-        match frame_record(pending, offset, endian) {
+        if self.legacy_google.is_none() {
+            match is_legacy_google_first_record(pending, endian) {
+                Some(legacy) => self.legacy_google = Some(legacy),
+                None if !self.finished => return None,
+                None => self.legacy_google = Some(false),
+            }
+        }
+        let payloads = !self.legacy_google();
+        match frame_record_with(pending, offset, endian, payloads) {
             Ok(rec) => {
                 let len = rec.total_len();
                 if matches!(rec.type_(), RecordType::COMPRESSED | RecordType::COMPRESSED2) {
@@ -178,7 +199,7 @@ impl StreamDecoder {
                 }
                 self.start += len;
                 let rec_bytes = self.buf.get(self.start - len..self.start).unwrap_or(&[]);
-                match frame_record(rec_bytes, offset, endian) {
+                match frame_record_with(rec_bytes, offset, endian, payloads) {
                     Ok(rec) => Some(Ok(rec)),
                     Err(e) => Some(Err(e)),
                 }
@@ -202,6 +223,30 @@ impl StreamDecoder {
         }
         None
     }
+}
+
+/// Decides from the first record of a pipe stream whether it is the legacy Google format;
+/// `None` when more bytes are needed.
+fn is_legacy_google_first_record(pending: &[u8], endian: Endianness) -> Option<bool> {
+    let header = pending.get(..RECORD_HEADER_SIZE)?;
+    let type_ = endian.u32(header.get(..4)?.try_into().ok()?);
+    if type_ != 69 {
+        return Some(false);
+    }
+    let size = usize::from(endian.u16(header.get(6..8)?.try_into().ok()?));
+    let body = pending.get(RECORD_HEADER_SIZE..size)?;
+    Some(is_legacy_google_body(type_, body, endian))
+}
+
+fn is_legacy_google_body(type_: u32, body: &[u8], endian: Endianness) -> bool {
+    let len = body.get(..4).and_then(|b| b.try_into().ok()).map(|b| endian.u32(b) as usize);
+    type_ == 69 && len.is_some_and(|len| len + 4 == body.len() && len > 0)
+}
+
+/// Whether `rec`, the first record of a pipe stream, marks the legacy Google format (the test
+/// [`StreamDecoder::legacy_google`] makes).
+pub fn is_legacy_google_record(rec: &RawRecord<'_>) -> bool {
+    is_legacy_google_body(rec.type_().0, rec.body, rec.endian)
 }
 
 #[cfg(test)]
@@ -266,6 +311,34 @@ mod tests {
         let err = d.next_record().unwrap().unwrap_err();
         assert_eq!(err, Error::new(44, ErrorKind::RecordPastEnd { size: 16, available: 12 }));
         assert!(d.next_record().is_none());
+    }
+
+    #[test]
+    fn legacy_google_feature_records_have_no_trailing_payload() {
+        for endian in [Endianness::Little, Endianness::Big] {
+            let mut v = match endian {
+                Endianness::Little => b"PERFILE2".to_vec(),
+                Endianness::Big => b"2ELIFREP".to_vec(),
+            };
+            v.extend(endian.u64_bytes(16));
+            let mut hostname = endian.u32_bytes(8).to_vec();
+            hostname.extend(b"host\0\0\0\0");
+            v.extend(rec(endian, 69, &hostname));
+            // 71 was VERSION; read as AUXTRACE its first u64 would be a payload size.
+            let mut version = endian.u32_bytes(8).to_vec();
+            version.extend(b"3.3.0\0\0\0");
+            v.extend(rec(endian, 71, &version));
+            v.extend(rec(endian, 68, &[]));
+            let mut d = StreamDecoder::pipe();
+            d.push(&v);
+            d.finish();
+            let mut types = Vec::new();
+            while let Some(r) = d.next_record() {
+                types.push(r.unwrap().type_().0);
+            }
+            assert!(d.legacy_google());
+            assert_eq!(types, [69, 71, 68]);
+        }
     }
 
     #[test]

@@ -10,21 +10,30 @@ use crate::reader::RecordReader;
 use crate::records::RawRecord;
 use crate::stream::StreamDecoder;
 
-/// Calls `on_record` for every record and `on_error` for every error of the input, in file
-/// order. `data` is the perf.data (or a directory's `data` file); `extra` are a directory's
-/// `data.N` files in order, whose records follow those of `data`.
+/// What [`walk`] hands its callback.
+#[derive(Debug, Clone, Copy)]
+pub enum Item<'a, 'r> {
+    /// A record.
+    Record(&'a RawRecord<'r>),
+    /// An error: a bad header section (the walk goes on), or a framing error (the part ends).
+    Error(&'a Error),
+}
+
+/// Calls `on_item` for every record and every error of the input, in file order. `data` is the perf.data (or a directory's `data` file); `extra` are a directory's
+/// `data.N` files in order, whose records follow those of `data`. The callback gets the part
+/// the record or error is in: 0 for `data`, `n` for `extra[n - 1]` (record offsets are offsets
+/// in that part).
 ///
 /// Returns the metadata, or the error that prevented reading any record (a bad header).
 ///
 /// ```
-/// let err = perfscope_format::walk::walk(b"PERF", &[], |_, _| {}, |_| {}).unwrap_err();
+/// let err = perfscope_format::walk::walk(b"PERF", &[], |_, _, _| {}).unwrap_err();
 /// assert_eq!(err.offset, 0);
 /// ```
 pub fn walk(
     data: &[u8],
     extra: &[&[u8]],
-    mut on_record: impl FnMut(&Metadata, &RawRecord<'_>),
-    mut on_error: impl FnMut(&Error),
+    mut on_item: impl FnMut(&Metadata, usize, Item<'_, '_>),
 ) -> Result<Metadata> {
     let magic = Magic::parse(data)?;
     if magic.pipe {
@@ -32,32 +41,38 @@ pub fn walk(
         let mut d = StreamDecoder::pipe();
         d.push(data);
         d.finish();
+        let mut first = true;
         while let Some(r) = d.next_record() {
             match r {
                 Ok(rec) => {
-                    if let Err(e) = meta.observe(&rec) {
-                        on_error(&e);
+                    if first {
+                        // The same test the decoder made on this record.
+                        meta.legacy_google = crate::stream::is_legacy_google_record(&rec);
+                        first = false;
                     }
-                    on_record(&meta, &rec);
+                    if let Err(e) = meta.observe(&rec) {
+                        on_item(&meta, 0, Item::Error(&e));
+                    }
+                    on_item(&meta, 0, Item::Record(&rec));
                 }
-                Err(e) => on_error(&e),
+                Err(e) => on_item(&meta, 0, Item::Error(&e)),
             }
         }
         return Ok(meta);
     }
     let file = PerfFile::parse(data)?;
-    for w in &file.warnings {
-        on_error(w);
-    }
     let meta = Metadata::from_file(&file);
+    for w in &file.warnings {
+        on_item(&meta, 0, Item::Error(w));
+    }
     let (section, offset) = file.data_section();
     let sources = core::iter::once((section, offset)).chain(extra.iter().map(|b| (*b, 0)));
-    for (bytes, offset) in sources {
+    for (part, (bytes, offset)) in sources.enumerate() {
         let mut r = RecordReader::new(bytes, offset, meta.endian);
         while let Some(item) = r.next_record() {
             match item {
-                Ok(rec) => on_record(&meta, &rec),
-                Err(e) => on_error(&e),
+                Ok(rec) => on_item(&meta, part, Item::Record(&rec)),
+                Err(e) => on_item(&meta, part, Item::Error(&e)),
             }
         }
     }

@@ -2,5 +2,6 @@
 
 pub mod info;
 pub mod input;
+pub mod script;
 pub mod stats;
 pub mod walk;

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use perfscope_format::RecordType;
+use perfscope_analysis::delivery::SampleDelivery;
+use perfscope_format::walk::Item;
+use perfscope_format::{Record, RecordType};
 
 use super::input::Input;
 use super::walk::walk;
@@ -23,26 +25,54 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<ExitCode, String> {
     let input = Input::read(&args.file)?;
     let mut counts: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut per_event: BTreeMap<u32, u64> = BTreeMap::new();
     let mut errors: Vec<String> = Vec::new();
-    let result = walk(
-        &input,
-        |_, rec| *counts.entry(rec.type_().0).or_default() += 1,
-        |e| errors.push(e.to_string()),
-    );
-    if let Err(e) = result {
-        errors.push(e.to_string());
-    }
-    let name = |t: u32| RecordType(t).name().map_or_else(|| format!("UNKNOWN_{t}"), str::to_string);
+    let mut delivery = SampleDelivery::new();
+    let result = walk(&input, |meta, _, item| {
+        let rec = match item {
+            Item::Record(rec) => rec,
+            Item::Error(e) => return errors.push(e.to_string()),
+        };
+        {
+            *counts.entry(rec.type_().0).or_default() += 1;
+            if rec.type_() == RecordType::SAMPLE {
+                match meta.parse(rec) {
+                    Ok(Record::Sample(s)) => {
+                        delivery.deliver(&meta.events, &s, |e, _| *per_event.entry(e.0).or_default() += 1)
+                    }
+                    Ok(_) => {}
+                    Err(e) => errors.push(e.to_string()),
+                }
+            }
+        }
+    });
+    let summary = perfscope_analysis::summary::Summary::from_bytes(&input.bytes);
+    let event_name = |i: u32| summary.events.get(i as usize).map_or_else(|| format!("event {i}"), |e| e.name.clone());
+    let meta = result.map_err(|e| errors.push(e.to_string())).ok();
+    let name = |t: u32| match &meta {
+        Some(m) => m.record_type_name(RecordType(t)),
+        None => RecordType(t).name().map_or_else(|| format!("UNKNOWN_{t}"), str::to_string),
+    };
     let total: u64 = counts.values().sum();
     if args.json {
         let records: serde_json::Map<String, serde_json::Value> =
             counts.iter().map(|(t, n)| (name(*t), (*n).into())).collect();
-        let obj = serde_json::json!({ "records": records, "samples": {}, "errors": errors });
+        let mut samples = serde_json::Map::new();
+        for (e, n) in &per_event {
+            let name = event_name(*e);
+            let prev = samples.get(&name).and_then(serde_json::Value::as_u64).unwrap_or(0);
+            samples.insert(name, (prev + n).into());
+        }
+        let obj = serde_json::json!({ "records": records, "samples": samples, "errors": errors });
         println!("{obj}");
     } else {
         println!("{:>20} events: {:>10}", "TOTAL", total);
         for (t, n) in &counts {
             println!("{:>20} events: {:>10}", name(*t), n);
+        }
+        for (e, n) in &per_event {
+            println!("{} stats:", event_name(*e));
+            println!("{:>20} events: {:>10}", "SAMPLE", n);
         }
     }
     for e in &errors {

@@ -144,6 +144,27 @@ pub fn parse_perf_stats(text: &str) -> BTreeMap<String, u64> {
     out
 }
 
+/// Reads the per-event part of `perf report --stats` output: event name → SAMPLE count.
+pub fn parse_perf_event_samples(text: &str) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    let mut event: Option<String> = None;
+    for line in text.lines() {
+        if let Some(name) = line.strip_suffix(" stats:") {
+            if !line.starts_with(' ') && name != "Aggregated" {
+                event = Some(name.to_string());
+            }
+            continue;
+        }
+        let Some(ev) = &event else { continue };
+        if let Some(rest) = line.trim_start().strip_prefix("SAMPLE events:") {
+            if let Some(n) = rest.split_whitespace().next().and_then(|n| n.parse::<u64>().ok()) {
+                *out.entry(ev.clone()).or_default() += n;
+            }
+        }
+    }
+    out
+}
+
 /// Reads the MANIFEST's independent record counts ("COMM:3 SAMPLE:7 ; inside compressed: SAMPLE:9")
 /// into perf's names, adding records inside compressed records to the totals.
 pub fn parse_manifest_counts(cell: &str) -> BTreeMap<String, u64> {

@@ -1,6 +1,71 @@
-//! Record framing: `struct perf_event_header` and the walk over a run of records.
-//!
-//! Decoding a record's body into typed fields is done per type in the submodules.
+//! Records: framing (`struct perf_event_header` and the walk over a run of records) and, per
+//! type in the submodules, decoding a record's body into typed fields ([`parse_record`]).
+
+pub mod array;
+pub mod aux;
+pub mod auxtrace;
+pub mod bpf_event;
+pub mod bpf_metadata;
+pub mod branch;
+pub mod build_id;
+pub mod callchain;
+pub mod cgroup;
+pub mod comm;
+pub mod compressed;
+pub mod cpu_map;
+mod decode;
+pub mod event_update;
+pub mod header_attr;
+pub mod header_feature;
+pub mod id_index;
+pub mod ksymbol;
+pub mod lost;
+pub mod mmap;
+pub mod namespaces;
+pub mod read;
+pub mod sample;
+pub mod sample_id;
+pub mod schedstat;
+pub mod stat;
+pub mod switch;
+pub mod task;
+pub mod text_poke;
+pub mod thread_map;
+pub mod throttle;
+pub mod time_conv;
+
+pub use array::{U64Array, U64Iter};
+pub use aux::{AuxOutputHwIdRecord, AuxRecord, ItraceStartRecord};
+pub use auxtrace::{AuxtraceErrorRecord, AuxtraceInfoRecord, AuxtraceRecord};
+pub use bpf_event::BpfEventRecord;
+pub use bpf_metadata::BpfMetadataRecord;
+pub use branch::{BranchEntry, BranchFlags, BranchStack};
+pub use build_id::HeaderBuildIdRecord;
+pub use callchain::{Callchain, CallchainDeferredRecord, CallchainFrame, CallchainItem};
+pub use cgroup::CgroupRecord;
+pub use comm::CommRecord;
+pub use compressed::CompressedRecord;
+pub use cpu_map::{CpuMapData, CpuMapRecord};
+pub use decode::{parse_record, Record};
+pub use event_update::{EventUpdate, EventUpdateRecord};
+pub use header_attr::{HeaderAttrRecord, HeaderEventTypeRecord};
+pub use header_feature::{HeaderFeatureRecord, TracingDataRecord};
+pub use id_index::{IdIndexEntry, IdIndexRecord};
+pub use ksymbol::KsymbolRecord;
+pub use lost::{LostRecord, LostSamplesRecord};
+pub use mmap::{Mmap2FileId, Mmap2Record, MmapRecord};
+pub use namespaces::{NamespacesRecord, NsLinkInfo};
+pub use read::{ReadData, ReadGroup, ReadRecord, ReadValue, ReadValues};
+pub use sample::{Regs, SampleRecord, UserStack, Weight};
+pub use sample_id::SampleId;
+pub use schedstat::SchedstatRecord;
+pub use stat::{StatConfigRecord, StatRecord, StatRoundRecord};
+pub use switch::SwitchRecord;
+pub use task::ForkRecord;
+pub use text_poke::TextPokeRecord;
+pub use thread_map::{ThreadMapEntry, ThreadMapRecord};
+pub use throttle::ThrottleRecord;
+pub use time_conv::{TimeConvExt, TimeConvRecord};
 
 use crate::bytes::Bytes;
 use crate::constants::RecordType;
@@ -79,15 +144,18 @@ impl<'a> RawRecord<'a> {
 
 /// How many payload bytes follow a record of this type, read from the record's body.
 ///
-/// * `HEADER_TRACING_DATA` (`struct perf_record_header_tracing_data`, 12 bytes): `u32 size` bytes
-///   of trace data follow (perf pads them to 8 bytes and counts the padding in `size`).
-///   simpleperf instead counts the data in `header.size`; a record longer than 16 bytes has no
-///   trailing payload.
+/// * `HEADER_TRACING_DATA` (`struct perf_record_header_tracing_data`): `u32 size` bytes of trace
+///   data follow (perf pads them to 8 bytes and counts the padding in `size`). Android's
+///   simpleperf instead puts the data inside the record (its `header.size` covers it): when the
+///   body already holds `size` bytes after the `u32`, nothing follows.
 /// * `AUXTRACE` (`struct perf_record_auxtrace`): `u64 size` bytes of AUX data follow.
 pub fn trailing_payload_len(type_: RecordType, body: &[u8], endian: Endianness) -> Option<u64> {
     let mut b = Bytes::new(body, 0, endian);
     match type_ {
-        RecordType::HEADER_TRACING_DATA if body.len() <= 8 => b.read_u32("tracing data size").ok().map(u64::from),
+        RecordType::HEADER_TRACING_DATA => {
+            let size = b.read_u32("tracing data size").ok()?;
+            Some(if b.len() >= size as usize { 0 } else { u64::from(size) })
+        }
         RecordType::AUXTRACE => b.read_u64("auxtrace size").ok(),
         _ => None,
     }
@@ -98,6 +166,14 @@ pub fn trailing_payload_len(type_: RecordType, body: &[u8], endian: Endianness) 
 /// Errors are framing errors: after one, the rest of `data` cannot be walked.
 #[inline]
 pub fn frame_record(data: &[u8], offset: u64, endian: Endianness) -> Result<RawRecord<'_>> {
+    frame_record_with(data, offset, endian, true)
+}
+
+/// [`frame_record`], optionally without looking for trailing payloads (for the record types
+/// that old pre-upstream streams used with other meanings, see
+/// [`crate::stream::StreamDecoder::legacy_google`]).
+#[inline]
+pub fn frame_record_with(data: &[u8], offset: u64, endian: Endianness, trailing_payloads: bool) -> Result<RawRecord<'_>> {
     if data.len() < RECORD_HEADER_SIZE {
         return Err(Error::new(
             offset,
@@ -117,7 +193,7 @@ pub fn frame_record(data: &[u8], offset: u64, endian: Endianness) -> Result<RawR
         ));
     };
     let mut payload: &[u8] = &[];
-    if let Some(len) = trailing_payload_len(header.type_, body, endian) {
+    if let Some(len) = trailing_payload_len(header.type_, body, endian).filter(|_| trailing_payloads) {
         let rest = data.get(size..).unwrap_or(&[]);
         match usize::try_from(len).ok().and_then(|len| rest.get(..len)) {
             Some(p) => payload = p,
@@ -226,6 +302,19 @@ mod tests {
         assert_eq!(items[0].payload.len(), 16);
         assert_eq!(items[1].offset, 28);
         assert_eq!(items[1].offset % 8, 4);
+    }
+
+    #[test]
+    fn simpleperf_tracing_data_inside_the_record_is_not_skipped_twice() {
+        // Regression: simpleperf's perf_with_tracepoint_event.data counts the trace data in
+        // header.size; skipping `size` more bytes landed in the middle of the next record.
+        let endian = Endianness::Little;
+        let mut body = endian.u32_bytes(8).to_vec();
+        body.extend_from_slice(&[0xbb; 12]);
+        let mut data = rec(endian, 66, &body);
+        data.extend(rec(endian, 68, &[]));
+        let items: Vec<_> = RawRecords::new(&data, 0, endian).map(Result::unwrap).collect();
+        assert_eq!((items.len(), items[0].payload.len(), items[1].offset), (2, 0, 24));
     }
 
     #[test]
