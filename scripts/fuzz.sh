@@ -28,7 +28,7 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 export RUSTC_BOOTSTRAP=1
 rss_mb=${FUZZ_RSS_MB:-512}
-max_len=${FUZZ_MAX_LEN:-262144}
+max_len=${FUZZ_MAX_LEN:-65536}
 
 cargo fuzz build --fuzz-dir fuzz
 for t in "${targets[@]}"; do
@@ -43,7 +43,7 @@ for t in "${targets[@]}"; do
   cargo fuzz run --fuzz-dir fuzz "$t" -- \
     -max_total_time="$secs" -rss_limit_mb="$rss_mb" -malloc_limit_mb="$rss_mb" -timeout=5 \
     -max_len="$max_len" -print_final_stats=1 2>&1 |
-    grep -v -e '^INFO: Loaded' -e '^INFO: Seed' -e '^#[0-9]*.*\(NEW\|REDUCE\|pulse\)' -e ' # Uses: ' -e '^###### '
+    grep -v -e '^INFO: Loaded' -e '^INFO: Seed' -e '^#[0-9]*.*\(NEW\|REDUCE\|pulse\)' -e 'NEW_FUNC' -e ' # Uses: ' -e '^###### '
   status=${PIPESTATUS[0]}
   set -e
   if [ "$status" -ne 0 ]; then
