@@ -13,6 +13,7 @@
 
 pub mod attr_text;
 pub mod delivery;
+pub mod diff;
 pub mod event_name;
 pub mod feature_summary;
 pub mod ordered;
@@ -23,6 +24,7 @@ pub mod export;
 pub mod flame_graph;
 pub mod ids;
 pub mod maps;
+pub mod open;
 pub mod profile;
 pub mod samples;
 pub mod stack_table;
