@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
-use perfscope_analysis::export::folded::{folded_lines, FoldedOptions};
+use perfscope_analysis::export::folded::{write_folded, FoldedOptions};
 use perfscope_analysis::load::{load_profile, LoadDiagnostics, LoadFilter, LoadOptions};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleFilter;
@@ -182,12 +182,9 @@ fn report_diagnostics(file: &Path, d: &LoadDiagnostics) {
 /// Runs `perfscope collapse`.
 pub fn run(args: &Args) -> Result<ExitCode, String> {
     let (profile, diag) = load(&args.profile)?;
-    let lines = folded_lines(&profile, &SampleFilter::all(), FoldedOptions::default());
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for (stack, count) in lines {
-        if writeln!(out, "{stack} {count}").is_err() {
-            return Ok(ExitCode::SUCCESS); // closed pipe (`| head`)
-        }
+    let mut out = std::io::stdout().lock();
+    if write_folded(&profile, &SampleFilter::all(), FoldedOptions::default(), &mut out).is_err() {
+        return Ok(ExitCode::SUCCESS); // closed pipe (`| head`)
     }
     let _ = out.flush();
     Ok(if diag.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
