@@ -9,11 +9,9 @@
 
 mod chain;
 
-use std::collections::HashMap;
-
 use rustc_hash::FxHashMap;
 
-use self::chain::{chain_entries, ChainEntry, Expand, LastStack, TRUNCATED_ROOT};
+use self::chain::{chain_entries, ChainEntry, Expand, LastStack, RecentStacks, TRUNCATED_ROOT};
 
 use crate::ids::{CapacityError, EventIndex, FrameIndex, ModuleIndex, ThreadIndex};
 use crate::maps::{AddressSpace, Mapping};
@@ -136,7 +134,9 @@ pub struct ProfileBuilder {
     /// Changes whenever the kernel's mappings change.
     kernel_generation: u64,
     /// Modules that name their only function (KSYMBOL: BPF programs, JIT code in the kernel).
-    named_modules: HashMap<ModuleIndex, String>,
+    named_modules: FxHashMap<ModuleIndex, String>,
+    /// Scratch space for frame names.
+    name_buf: String,
     threads: FxHashMap<(u32, u32), ThreadState>,
     /// The frames of (module or `u32::MAX`, file-relative address, expanded): a range of
     /// `frame_runs`, root first.
@@ -151,7 +151,7 @@ pub struct ProfileBuilder {
 #[derive(Clone, Debug)]
 struct ThreadState {
     index: ThreadIndex,
-    last: LastStack,
+    last: RecentStacks,
 }
 
 fn is_anon_exec(filename: &str) -> bool {
@@ -173,7 +173,8 @@ impl ProfileBuilder {
             generations: FxHashMap::default(),
             next_generation: 0,
             kernel_generation: 0,
-            named_modules: HashMap::new(),
+            named_modules: FxHashMap::default(),
+            name_buf: String::new(),
             threads: FxHashMap::default(),
             frames: FxHashMap::default(),
             frame_runs: Vec::new(),
@@ -264,7 +265,7 @@ impl ProfileBuilder {
         match self.threads.get_mut(&(pid, tid)) {
             Some(state) => state.index = index,
             None => {
-                self.threads.insert((pid, tid), ThreadState { index, last: LastStack::default() });
+                self.threads.insert((pid, tid), ThreadState { index, last: RecentStacks::default() });
             }
         }
     }
@@ -314,9 +315,9 @@ impl ProfileBuilder {
         if let Some(&(start, len)) = self.frames.get(&key) {
             return Ok((start as usize, len as usize));
         }
-        let path = module.and_then(|m| self.profile.modules.get(m)).map(|m| (self.profile.strings.get(m.path).to_owned(), m.build_id.clone()));
+        let module_entry = module.and_then(|m| self.profile.modules.get(m));
         let named = module.and_then(|m| self.named_modules.get(&m));
-        let found = match (&path, self.resolver.as_mut(), named) {
+        let found = match (module_entry, self.resolver.as_mut(), named) {
             (_, _, Some(name)) => Some(Symbolized {
                 name: name.clone(),
                 offset: 0,
@@ -325,7 +326,9 @@ impl ProfileBuilder {
                 #[cfg(feature = "dwarf")]
                 dwarf_name: None,
             }),
-            (Some((p, id)), Some(r), None) if self.symbolize => r.lookup(ModuleRef { path: p, build_id: id.as_deref() }, rel),
+            (Some(m), Some(r), None) if self.symbolize => {
+                r.lookup(ModuleRef { path: self.profile.strings.get(m.path), build_id: m.build_id.as_deref() }, rel)
+            }
             _ => None,
         };
         let start = self.frame_runs.len();
@@ -352,14 +355,17 @@ impl ProfileBuilder {
                 }
             }
             None => {
-                let name = match (self.unknown_names, &path) {
-                    (UnknownNames::ModuleOffset, Some((p, _))) => {
-                        format!("{}+0x{rel:x}", p.rsplit('/').next().unwrap_or(p))
-                    }
-                    (UnknownNames::ModuleOffset, None) => format!("0x{rel:x}"),
-                    (UnknownNames::Unknown, _) => "[unknown]".to_owned(),
+                use std::fmt::Write as _;
+                let name = &mut self.name_buf;
+                name.clear();
+                let path = module.and_then(|m| self.profile.modules.get(m)).map(|m| self.profile.strings.get(m.path));
+                // Writing to a String cannot fail.
+                let _ = match (self.unknown_names, path) {
+                    (UnknownNames::ModuleOffset, Some(p)) => write!(name, "{}+0x{rel:x}", p.rsplit('/').next().unwrap_or(p)),
+                    (UnknownNames::ModuleOffset, None) => write!(name, "0x{rel:x}"),
+                    (UnknownNames::Unknown, _) => write!(name, "[unknown]"),
                 };
-                let func = self.profile.intern_func(&name, module)?;
+                let func = self.profile.intern_func(name, module)?;
                 root_first.push(self.profile.intern_frame(func, module, rel, 0)?);
             }
         }
@@ -381,7 +387,7 @@ impl ProfileBuilder {
         let key = (s.pid, s.tid);
         let mut state = match self.threads.remove(&key) {
             Some(state) => state,
-            None => ThreadState { index: self.profile.add_thread(s.pid, s.tid, &format!(":{}", s.tid))?, last: LastStack::default() },
+            None => ThreadState { index: self.profile.add_thread(s.pid, s.tid, &format!(":{}", s.tid))?, last: RecentStacks::default() },
         };
         let thread = state.index;
         let expand = Expand { all: self.inline_frames == InlineFrames::Always, unwound: self.inline_frames != InlineFrames::Never };
@@ -389,13 +395,13 @@ impl ProfileBuilder {
         // The root part shared with the thread's previous stack is interned already.
         let generations = (self.generations.get(&s.pid).copied().unwrap_or(0), self.kernel_generation);
         let entries = std::mem::take(&mut self.entries);
-        let reused = state.last.reuse(generations, &entries);
+        let reused = state.last.pick(generations, &entries);
         let added = match entries.get(reused..) {
-            Some(rest) if !rest.is_empty() => self.add_entries(s.pid, rest, &mut state.last),
+            Some(rest) if !rest.is_empty() => self.add_entries(s.pid, rest, &mut state.last.current),
             _ => Ok(()),
         };
         self.entries = entries;
-        let stack = state.last.top();
+        let stack = state.last.current.top();
         self.threads.insert(key, state);
         added?;
         self.profile.push_sample(Sample { time: s.time, thread, cpu: s.cpu, event: s.event, stack, period: s.period })

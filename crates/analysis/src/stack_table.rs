@@ -76,13 +76,16 @@ pub struct FuncTable {
 impl FuncTable {
     /// The index of `func`, adding it when new.
     pub fn intern(&mut self, func: Func) -> Result<FuncIndex, CapacityError> {
-        if let Some(&i) = self.index.get(&func) {
-            return Ok(i);
+        let next = self.funcs.len();
+        match self.index.entry(func) {
+            std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let i = FuncIndex::from_len(next)?;
+                e.insert(i);
+                self.funcs.push(func);
+                Ok(i)
+            }
         }
-        let i = FuncIndex::from_len(self.funcs.len())?;
-        self.funcs.push(func);
-        self.index.insert(func, i);
-        Ok(i)
     }
 
     /// The function at `i`.
@@ -125,13 +128,16 @@ pub struct FrameTable {
 impl FrameTable {
     /// The index of `frame`, adding it when new.
     pub fn intern(&mut self, frame: Frame) -> Result<FrameIndex, CapacityError> {
-        if let Some(&i) = self.index.get(&frame) {
-            return Ok(i);
+        let next = self.frames.len();
+        match self.index.entry(frame) {
+            std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let i = FrameIndex::from_len(next)?;
+                e.insert(i);
+                self.frames.push(frame);
+                Ok(i)
+            }
         }
-        let i = FrameIndex::from_len(self.frames.len())?;
-        self.frames.push(frame);
-        self.index.insert(frame, i);
-        Ok(i)
     }
 
     /// The frame at `i`.

@@ -108,22 +108,62 @@ pub(super) struct LastStack {
 }
 
 impl LastStack {
-    /// How many root entries of `entries` can reuse this stack's nodes; forgets the rest.
-    pub fn reuse(&mut self, generations: (u64, u64), entries: &[ChainEntry]) -> usize {
-        let common = if self.generations == generations {
-            self.entries.iter().zip(entries).take_while(|(a, b)| a == b).count()
-        } else {
-            0
-        };
-        self.generations = generations;
-        self.entries.truncate(common);
-        self.nodes.truncate(common);
-        common
-    }
-
     /// The stack made of the entries kept.
     pub fn top(&self) -> Option<StackIndex> {
         self.nodes.last().copied().flatten()
+    }
+}
+
+/// How many recent stacks of a thread are kept.
+const RECENT: usize = 4;
+
+/// The recent stacks of a thread: a new sample reuses the longest root part it shares with any
+/// of them (threads alternate between a few call paths).
+#[derive(Clone, Debug, Default)]
+pub(super) struct RecentStacks {
+    /// The stack of the thread's last sample.
+    pub current: LastStack,
+    /// Older ones, most recent first.
+    others: Vec<LastStack>,
+    /// The buffers of the one forgotten last.
+    spare: Option<LastStack>,
+}
+
+impl RecentStacks {
+    /// Makes `current` the root part of `entries` found among the recent stacks and returns
+    /// its length (the entries after it are to be added to `current`). The previous stack is
+    /// kept among the others unless the new one contains it.
+    pub fn pick(&mut self, generations: (u64, u64), entries: &[ChainEntry]) -> usize {
+        let common = |s: &LastStack| if s.generations == generations { s.entries.iter().zip(entries).take_while(|(a, b)| a == b).count() } else { 0 };
+        let current = common(&self.current);
+        if current == self.current.entries.len() && self.current.generations == generations {
+            // The previous stack is a root part of the new one (or the same): grow it.
+            return current;
+        }
+        let mut best = (None, current);
+        for (i, s) in self.others.iter().enumerate() {
+            let c = common(s);
+            if c > best.1 {
+                best = (Some(i), c);
+            }
+        }
+        let mut slot = self.spare.take().unwrap_or_default();
+        let (from, reused) = best;
+        let source = match from.and_then(|i| self.others.get(i)) {
+            Some(s) => s,
+            None => &self.current,
+        };
+        slot.generations = generations;
+        slot.entries.clear();
+        slot.nodes.clear();
+        slot.entries.extend_from_slice(source.entries.get(..reused).unwrap_or(&[]));
+        slot.nodes.extend_from_slice(source.nodes.get(..reused).unwrap_or(&[]));
+        std::mem::swap(&mut self.current, &mut slot);
+        self.others.insert(0, slot);
+        if self.others.len() >= RECENT {
+            self.spare = self.others.pop();
+        }
+        reused
     }
 }
 
@@ -147,15 +187,26 @@ mod tests {
     }
 
     #[test]
-    fn the_shared_root_part_is_reused_within_one_generation() {
+    fn the_longest_shared_root_part_of_a_recent_stack_is_reused_within_one_generation() {
         let e = |a| ChainEntry { addr: a, kind: 0 };
-        let mut last = LastStack::default();
-        assert_eq!(last.reuse((1, 1), &[e(1), e(2)]), 0);
-        last.entries.extend([e(1), e(2)]);
-        last.nodes.extend([Some(StackIndex(0)), Some(StackIndex(1))]);
-        assert_eq!(last.reuse((1, 1), &[e(1), e(3)]), 1);
-        assert_eq!(last.top(), Some(StackIndex(0)));
-        assert_eq!(last.reuse((2, 1), &[e(1)]), 0, "a new mapping in the process");
-        assert_eq!(last.top(), None);
+        let node = |i| Some(StackIndex(i));
+        let mut r = RecentStacks::default();
+        let mut add = |r: &mut RecentStacks, g: (u64, u64), chain: &[ChainEntry], nodes: &[u32]| {
+            let reused = r.pick(g, chain);
+            for (i, c) in chain.iter().enumerate().skip(reused) {
+                r.current.entries.push(*c);
+                r.current.nodes.push(node(nodes[i]));
+            }
+            reused
+        };
+        assert_eq!(add(&mut r, (1, 1), &[e(1), e(2), e(3)], &[0, 1, 2]), 0);
+        assert_eq!(add(&mut r, (1, 1), &[e(1), e(4)], &[0, 3]), 1);
+        // Back to the first path: found among the older stacks.
+        assert_eq!(add(&mut r, (1, 1), &[e(1), e(2), e(5)], &[0, 1, 4]), 2);
+        assert_eq!(r.current.nodes, [node(0), node(1), node(4)]);
+        assert_eq!(add(&mut r, (1, 1), &[e(1), e(4), e(6)], &[0, 3, 5]), 2);
+        assert_eq!(r.current.top(), node(5));
+        assert_eq!(add(&mut r, (2, 1), &[e(1)], &[6]), 0, "a new mapping in the process");
+        assert_eq!(r.current.top(), node(6));
     }
 }
