@@ -21,6 +21,7 @@ mod event_names;
 mod record_queue;
 mod sectioned;
 
+pub use event_names::EventNames;
 pub use sectioned::{load_sectioned, load_sectioned_parts};
 
 use std::collections::HashMap;
@@ -33,7 +34,6 @@ use perfscope_format::records::{RawRecord, Record, SampleRecord};
 use perfscope_format::walk::{walk, Item};
 use perfscope_format::Endianness;
 
-use self::event_names::EventNames;
 use self::record_queue::RecordQueue;
 
 use crate::builder::{CpuMode, InlineFrames, ProfileBuilder, SampleInput, StackExtras, UnknownNames, PERF_CONTEXT_USER};
@@ -235,8 +235,10 @@ impl ProfileLoader {
                 return;
             }
             RecordType::HEADER_BUILD_ID => return state.header_build_id(rec),
-            RecordType::EVENT_UPDATE => return state.names.event_update(rec),
-            RecordType::HEADER_TRACING_DATA => return state.names.tracing_data_record(rec),
+            RecordType::EVENT_UPDATE | RecordType::HEADER_TRACING_DATA | RecordType::HEADER_ATTR => {
+                state.names.observe(rec);
+                return;
+            }
             _ if !is_used(t) => return,
             _ => {}
         }

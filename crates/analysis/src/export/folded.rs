@@ -118,6 +118,10 @@ struct Tree<'p> {
     names: Names<'p>,
     nodes: Vec<Node>,
     children: FxHashMap<u64, u32>,
+    /// Below the command, a frame is never asked for twice under one node: every frame prints
+    /// a different text and no command holds a `;` (so the stack tree under a command is the
+    /// text tree, and children need no lookup). Typical without symbols.
+    frames_unique: bool,
 }
 
 impl Tree<'_> {
@@ -125,14 +129,25 @@ impl Tree<'_> {
         let key = (u64::from(parent) << 32) | u64::from(name);
         let next = u32::try_from(self.nodes.len()).unwrap_or(NONE);
         let nodes = &mut self.nodes;
-        *self.children.entry(key).or_insert_with(|| {
-            let first = nodes.get(parent as usize).map_or(NONE, |p| p.first_child);
-            nodes.push(Node { name, count: 0, first_child: NONE, next_sibling: first });
-            if let Some(p) = nodes.get_mut(parent as usize) {
-                p.first_child = next;
-            }
-            next
-        })
+        *self.children.entry(key).or_insert_with(|| Self::push(nodes, parent, name, next))
+    }
+
+    fn push(nodes: &mut Vec<Node>, parent: u32, name: u32, next: u32) -> u32 {
+        let first = nodes.get(parent as usize).map_or(NONE, |p| p.first_child);
+        nodes.push(Node { name, count: 0, first_child: NONE, next_sibling: first });
+        if let Some(p) = nodes.get_mut(parent as usize) {
+            p.first_child = next;
+        }
+        next
+    }
+
+    /// The child of `parent` for a frame not placed under it before (see `frames_unique`).
+    fn frame_child(&mut self, parent: u32, name: u32) -> u32 {
+        if !self.frames_unique {
+            return self.child(parent, name);
+        }
+        let next = u32::try_from(self.nodes.len()).unwrap_or(NONE);
+        Self::push(&mut self.nodes, parent, name, next)
     }
 
     fn node(&self, i: u32) -> Option<&Node> {
@@ -168,10 +183,29 @@ fn build<'p>(profile: &'p Profile, filter: &SampleFilter, options: FoldedOptions
     let mut keys: Vec<(u64, u64)> = counts.into_iter().collect();
     keys.sort_unstable_by_key(|&(k, _)| k);
 
+    let mut names = Names::new(profile);
+    let frames_unique = {
+        let mut seen = vec![false; profile.strings.len()];
+        let unique = (0..profile.frames.len()).all(|i| {
+            let id = names.frame(FrameIndex(i as u32));
+            // A text not among the profile's strings (a name with `;`) may repeat; an empty
+            // one is also the text of a line without command and frames.
+            !names.text(id).is_empty() && seen.get_mut(id as usize).is_some_and(|s| !std::mem::replace(s, true))
+        });
+        // Each command on a node of its own: no `;` in it, no two that print the same.
+        let mut comms: FxHashMap<String, StringIndex> = FxHashMap::default();
+        let comms_apart = (0..profile.threads.len()).all(|i| {
+            let Some(t) = profile.threads.get(crate::ids::ThreadIndex(i as u32)) else { return true };
+            let text = profile.strings.get(t.name);
+            !text.contains(';') && *comms.entry(text.replace(' ', "_")).or_insert(t.name) == t.name
+        });
+        unique && (comms_apart || !options.include_comm)
+    };
     let mut tree = Tree {
-        names: Names::new(profile),
+        names,
         nodes: vec![Node { name: NONE, count: 0, first_child: NONE, next_sibling: NONE }],
         children: FxHashMap::default(),
+        frames_unique,
     };
     // The tree node of each stack under the current command (valid when its epoch matches).
     let mut memo: Vec<(u32, u32)> = vec![(NONE, 0); profile.stacks.len()];
@@ -209,7 +243,7 @@ fn build<'p>(profile: &'p Profile, filter: &SampleFilter, options: FoldedOptions
         for &st in pending.iter().rev() {
             let Some(frame) = profile.stacks.get(st).map(|s| s.frame) else { continue };
             let name = tree.names.frame(frame);
-            node = tree.child(node, name);
+            node = tree.frame_child(node, name);
             if let Some(m) = memo.get_mut(st.index()) {
                 *m = (node, epoch);
             }

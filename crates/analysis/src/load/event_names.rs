@@ -13,18 +13,63 @@ use perfscope_format::HeaderFeature;
 
 use crate::event_name::derived_name;
 
-/// What naming the events needs, gathered while records stream by.
+/// What naming the events needs, gathered while records stream by: feed it every record
+/// with [`EventNames::observe`], ask [`EventNames::name`] at any time (the answer uses what was
+/// seen so far).
+///
+/// ```
+/// use perfscope_analysis::load::EventNames;
+/// let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/two-events.data")).unwrap();
+/// let mut names = EventNames::default();
+/// let meta = perfscope_format::walk::walk(&bytes, &[], |_, _, item| {
+///     if let perfscope_format::walk::Item::Record(rec) = item {
+///         names.observe(rec);
+///     }
+/// })
+/// .unwrap();
+/// let all: Vec<String> = (0..meta.attrs.len()).map(|i| names.name(&meta, i)).collect();
+/// assert_eq!(all.len(), 2);
+/// ```
 #[derive(Debug, Default)]
-pub(crate) struct EventNames {
+pub struct EventNames {
     /// EVENT_UPDATE NAME records: (sample id, name).
     updates: Vec<(u64, String)>,
     /// Tracepoint ids and `sys:name` from a HEADER_TRACING_DATA record (pipe mode).
     record_tracepoints: Vec<(u64, String)>,
+    /// The ids of each HEADER_ATTR record (pipe mode), in order. The metadata's ids also hold
+    /// those of ID_INDEX records, whose `idx` perf reads as a per-CPU index, not an event.
+    header_attr_ids: Vec<Vec<u64>>,
 }
 
 impl EventNames {
+    /// Learns from a record (EVENT_UPDATE names, HEADER_TRACING_DATA tracepoint names);
+    /// returns whether it was one of those.
+    pub fn observe(&mut self, rec: &RawRecord<'_>) -> bool {
+        match rec.type_() {
+            perfscope_format::RecordType::EVENT_UPDATE => self.event_update(rec),
+            perfscope_format::RecordType::HEADER_TRACING_DATA => self.tracing_data_record(rec),
+            perfscope_format::RecordType::HEADER_ATTR => self.header_attr(rec),
+            _ => return false,
+        }
+        true
+    }
+
+    /// A HEADER_ATTR record: the attr, then its ids.
+    fn header_attr(&mut self, rec: &RawRecord<'_>) {
+        let mut ids = Vec::new();
+        if let Ok((_, len)) = perfscope_format::EventAttr::parse(&rec.body_bytes()) {
+            let mut b = rec.body_bytes();
+            if b.skip(len as usize, "attr").is_ok() {
+                while let Ok(id) = b.read_u64("attr id") {
+                    ids.push(id);
+                }
+            }
+        }
+        self.header_attr_ids.push(ids);
+    }
+
     /// An EVENT_UPDATE record.
-    pub(crate) fn event_update(&mut self, rec: &RawRecord<'_>) {
+    fn event_update(&mut self, rec: &RawRecord<'_>) {
         let mut b = rec.body_bytes();
         if let (Ok(EVENT_UPDATE_NAME), Ok(id)) = (b.read_u64("event_update type"), b.read_u64("event_update id")) {
             let name = until_nul(b.remaining());
@@ -34,7 +79,7 @@ impl EventNames {
 
     /// A HEADER_TRACING_DATA record: perf puts the trace data after the record (not counted in
     /// `header.size`), simpleperf inside it after the u32 size.
-    pub(crate) fn tracing_data_record(&mut self, rec: &RawRecord<'_>) {
+    fn tracing_data_record(&mut self, rec: &RawRecord<'_>) {
         let inside = rec.body.get(4..).filter(|b| b.starts_with(&MAGIC));
         let payload = match inside {
             Some(b) => Bytes::new(b, rec.offset + 12, rec.endian),
@@ -50,9 +95,13 @@ impl EventNames {
     }
 
     /// The name of event `i` (attr order) of `meta`.
-    pub(crate) fn name(&self, meta: &Metadata, i: usize) -> String {
+    /// The name of event `i` (attr order) of `meta`, as perf names it.
+    pub fn name(&self, meta: &Metadata, i: usize) -> String {
         let Some(attr) = meta.attrs.get(i) else { return format!("event {i}") };
-        let ids = attr.ids.as_slice();
+        let ids = match self.header_attr_ids.get(i) {
+            Some(ids) if meta.pipe => ids.as_slice(),
+            _ => attr.ids.as_slice(),
+        };
         if let Some((_, name)) = self.updates.iter().rev().find(|(id, _)| ids.contains(id)) {
             return name.clone();
         }
