@@ -11,7 +11,7 @@ use web_sys::{Blob, DragEvent, HtmlElement, KeyboardEvent, Response};
 use yew::prelude::*;
 
 use crate::components::{
-    CallTreeView, DropOverlay, ErrorBanner, ErrorPanel, FlameGraphView, LoadingView, Metadata, RecordsView, Tabs, TimelineView, Toolbar, Welcome,
+    CallTreeView, DropOverlay, ErrorBanner, ErrorPanel, FileBar, FlameGraphView, LoadingView, Metadata, RecordsView, Tabs, TimelineView, Toolbar, Welcome,
 };
 use crate::protocol::js::{describe_js_error, NamedBlob};
 use crate::selectors;
@@ -238,7 +238,7 @@ pub fn app() -> Html {
                 match state.view.tab {
                     Tab::Summary => html! {
                         <div class="view summary-view" id="panel-summary" role="tabpanel" aria-labelledby="tab-summary">
-                            <Metadata file={file.clone()} summary={summary.clone()} profile={profile.clone()} />
+                            <Metadata file={file.clone()} summary={summary.clone()} profile={profile.clone()} file_bar={false} />
                         </div>
                     },
                     Tab::Flame => html! { <FlameGraphView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::tree_query(&state)} on_action={on_action.clone()} /> },
@@ -250,6 +250,7 @@ pub fn app() -> Html {
             html! {
                 <>
                     if !summary.byte_order.is_empty() {
+                        <FileBar file={file.clone()} summary={summary.clone()} timings={profile.overview.timings} />
                         <ErrorBanner profile={profile.clone()} on_show_records={show_records} />
                         <Tabs current={state.view.tab} on_select={on_tab} />
                     }

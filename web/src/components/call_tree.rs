@@ -242,6 +242,7 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
                     { direction("Top-down", "tree-topdown", false) }
                     { direction("Bottom-up", "tree-bottomup", true) }
                 </div>
+                <span class="muted small">{ format!("Total and Self in {unit}") }</span>
                 <span class="spacer" />
                 <span class="total" data-field="calltree-total" data-current={current.to_string()} data-samples={t.meta.samples.to_string()}>
                     { if tree.is_some() { format!("{} samples", grouped(t.meta.samples)) } else { "…".to_string() } }
@@ -258,7 +259,6 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
                             { sort_button("Function", SortBy::Name, "fn") }
                             <th>{ "Module" }</th>
                         </tr>
-                        <tr class="units"><th class="num muted" colspan="3">{ unit }</th><th colspan="2" /></tr>
                     </thead>
                     <tbody>{ for body }</tbody>
                 </table>

@@ -21,6 +21,9 @@ pub struct MetadataProps {
     /// The analysis, once every record was read.
     #[prop_or_default]
     pub profile: Option<Rc<ProfileData>>,
+    /// Show the file's name and size (off when the page shows them above the tabs).
+    #[prop_or(true)]
+    pub file_bar: bool,
 }
 
 /// Everything known about the file, or why it could not be read.
@@ -43,8 +46,10 @@ pub fn metadata(props: &MetadataProps) -> Html {
     });
     html! {
         <div class="metadata" id="summary">
-            <FileBar file={props.file.clone()} summary={props.summary.clone()}
-                     timings={props.profile.as_ref().map(|p| p.overview.timings).unwrap_or_default()} />
+            if props.file_bar {
+                <FileBar file={props.file.clone()} summary={props.summary.clone()}
+                         timings={props.profile.as_ref().map(|p| p.overview.timings).unwrap_or_default()} />
+            }
             { error.unwrap_or_default() }
             if !not_perf {
                 <Warnings warnings={s.warnings.clone()} />
@@ -79,16 +84,20 @@ struct SummaryProps {
     summary: Rc<Summary>,
 }
 
+/// Properties of [`FileBar`].
 #[derive(Properties, PartialEq)]
-struct FileBarProps {
-    file: FileInfo,
-    summary: Rc<Summary>,
-    timings: Timings,
+pub struct FileBarProps {
+    /// The file.
+    pub file: FileInfo,
+    /// Its summary.
+    pub summary: Rc<Summary>,
+    /// Time spent in the worker.
+    pub timings: Timings,
 }
 
 /// The file's name and size, and how long it took.
 #[function_component(FileBar)]
-fn file_bar(props: &FileBarProps) -> Html {
+pub fn file_bar(props: &FileBarProps) -> Html {
     let s = &*props.summary;
     let t = props.timings;
     html! {

@@ -32,7 +32,7 @@ pub use feature_tables::FeatureTables;
 pub use features_list::FeaturesList;
 pub use flame_graph::FlameGraphView;
 pub use loading::LoadingView;
-pub use metadata::Metadata;
+pub use metadata::{FileBar, Metadata};
 pub use profile_summary::ProfileSummary;
 pub use records::RecordsView;
 pub use tabs::Tabs;

@@ -148,7 +148,7 @@ pub fn records_view(props: &RecordsProps) -> Html {
         })
     };
 
-    let details = view.record_selected.map(|index| details(&props.profile, reply.as_deref(), props.state.results.stack.as_deref(), index));
+    let details = view.record_selected.map(|index| details(&props.profile, props.state.results.stack.as_deref(), index));
     let selection_note = view.selection.map(|_| html! { <span class="muted small">{ " in the time selection" }</span> });
     html! {
         <section class="view records-view" id="panel-records" role="tabpanel" aria-labelledby="tab-records">
@@ -194,35 +194,35 @@ pub fn records_view(props: &RecordsProps) -> Html {
     }
 }
 
-fn details(p: &ProfileData, reply: Option<&RecordsReply>, stack: Option<&StackReply>, index: u32) -> Html {
-    let row = reply.and_then(|r| r.rows.index.iter().position(|&i| i == index).map(|k| (r, k)));
-    let (type_name, fields, offset) = match row {
-        Some((r, k)) => {
-            let t = r.rows.type_.get(k).copied().unwrap_or(0);
-            let name = p.overview.record_counts.iter().find(|c| c.type_ == t).map_or_else(|| t.to_string(), |c| c.name.clone());
-            (name, r.rows.fields.get(k as u32).to_string(), r.rows.offset.get(k).copied().unwrap_or(0))
-        }
-        None => (String::new(), String::new(), 0),
+fn details(p: &ProfileData, stack: Option<&StackReply>, index: u32) -> Html {
+    let Some(s) = stack.filter(|s| s.record == index) else {
+        return html! { <aside class="record-details" data-field="record-details" data-index={index.to_string()}><p class="muted small">{ "Loading…" }</p></aside> };
     };
-    let stack_html = match stack.filter(|s| s.record == index) {
-        Some(s) if !s.funcs.is_empty() => html! {
+    let type_name = p.overview.record_counts.iter().find(|c| c.type_ == s.type_).map_or_else(|| s.type_.to_string(), |c| c.name.clone());
+    let is_sample = type_name == "SAMPLE";
+    let stack_html = if !s.funcs.is_empty() {
+        html! {
             <ol class="stack" data-field="record-stack">
                 { for s.funcs.iter().map(|&f| html! {
                     <li><span class="fn-name">{ func_name(p, f).to_string() }</span>
                         <span class="muted small">{ format!(" {}", basename(func_module(p, f))) }</span></li>
                 }) }
             </ol>
-        },
-        Some(s) => html! { <p class="muted small" data-field="record-stack-note">{ s.note.clone().unwrap_or_else(|| "empty stack".into()) }</p> },
-        None if type_name == "SAMPLE" => html! { <p class="muted small">{ "Loading the stack…" }</p> },
-        None => Html::default(),
+        }
+    } else if is_sample {
+        html! { <p class="muted small" data-field="record-stack-note">{ s.note.clone().unwrap_or_else(|| "empty stack".into()) }</p> }
+    } else {
+        Html::default()
     };
     html! {
         <aside class="record-details" data-field="record-details" data-index={index.to_string()}>
             <h3>{ format!("#{index} {type_name}") }</h3>
-            <p class="muted small mono">{ format!("at offset {offset:#x}") }</p>
-            <pre class="fields">{ fields }</pre>
-            if type_name == "SAMPLE" { <h4>{ "Stack (leaf first)" }</h4> }
+            <p class="muted small mono">
+                { format!("at offset {:#x}", s.offset) }
+                { s.time.map(|t| format!(" · {} s", perf_time(t))).unwrap_or_default() }
+            </p>
+            <pre class="fields">{ &s.fields }</pre>
+            if is_sample { <h4>{ "Stack (leaf first)" }</h4> }
             { stack_html }
         </aside>
     }

@@ -435,11 +435,19 @@ pub struct RecordsReply {
     pub rows: RecordRows,
 }
 
-/// The stack of one sample record.
+/// One record in detail: its decoded fields and, for a sample, its stack.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StackReply {
     /// The record.
     pub record: u32,
+    /// `PERF_RECORD_*`.
+    pub type_: u32,
+    /// File offset (of its COMPRESSED record when it was compressed).
+    pub offset: u64,
+    /// Time in ns, when it has one.
+    pub time: Option<u64>,
+    /// Decoded fields.
+    pub fields: String,
     /// The profile generation.
     pub generation: u32,
     /// Functions, leaf first (indices into [`ProfileData::func_name`]).
@@ -666,7 +674,7 @@ mod tests {
         fields.push("comm=mt");
         let rows = RecordRows { index: vec![7], type_: vec![3], time: vec![u64::MAX], cpu: vec![1], pid: vec![2], tid: vec![2], offset: vec![0x108], fields };
         round_trip(WorkerMessage::Records(6, Box::new(RecordsReply { meta: RecordsMeta { matching: 1, ..RecordsMeta::default() }, rows })));
-        round_trip(WorkerMessage::Stack(7, Box::new(StackReply { record: 3, generation: 1, funcs: vec![1, 0], note: None })));
+        round_trip(WorkerMessage::Stack(7, Box::new(StackReply { record: 3, generation: 1, funcs: vec![1, 0], fields: "x".into(), ..StackReply::default() })));
     }
 
     #[test]

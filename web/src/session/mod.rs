@@ -129,6 +129,10 @@ impl Session {
     pub fn overview(&self) -> Overview {
         let mut o = overview::overview(&self.summary, self.meta.as_ref(), &self.index, &self.profile, &self.timeline, &self.symbol_files);
         o.generation = self.generation;
+        // Header warnings are in the summary already; the banner is about records.
+        let before = o.errors.len();
+        o.errors.retain(|e| !self.summary.warnings.contains(&e.message));
+        o.error_count = o.error_count.saturating_sub((before - o.errors.len()) as u64);
         o.symbol_files = self.symbol_infos.clone();
         o.timings = self.timings;
         if let Some(e) = &self.profile_error {
@@ -223,8 +227,21 @@ impl Session {
 
     /// The stack of the sample of record `record`: the profile sample with its time and tid.
     pub fn stack(&self, record: u32) -> StackReply {
-        let mut reply = StackReply { record, generation: self.generation, funcs: Vec::new(), note: None };
         let r = record as usize;
+        let fields = match &self.meta {
+            Some(meta) => self.index.describe_rows(&self.data, meta, &[record], &|e| self.event_name(e)).pop().unwrap_or_default(),
+            None => String::new(),
+        };
+        let mut reply = StackReply {
+            record,
+            type_: self.index.type_.get(r).copied().unwrap_or(u32::MAX),
+            offset: self.index.offset.get(r).copied().unwrap_or(0),
+            time: self.index.time.get(r).copied().filter(|&t| t != u64::MAX),
+            fields,
+            generation: self.generation,
+            funcs: Vec::new(),
+            note: None,
+        };
         if !self.index.is_sample(r) {
             reply.note = Some("not a sample".into());
             return reply;

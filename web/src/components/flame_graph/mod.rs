@@ -7,6 +7,7 @@ pub mod layout;
 
 use std::rc::Rc;
 
+use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlInputElement, KeyboardEvent, MouseEvent};
 use yew::prelude::*;
 
@@ -98,9 +99,16 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     }
 
     let onmousemove = {
-        let (hover, placed) = (hover.clone(), placed.clone());
+        let (hover, placed, t, profile) = (hover.clone(), placed.clone(), t.clone(), props.profile.clone());
         Callback::from(move |e: MouseEvent| {
-            let node = layout::hit_test(&placed, f64::from(e.offset_x()), f64::from(e.offset_y()));
+            let (x, y) = (e.offset_x(), e.offset_y());
+            let node = layout::hit_test(&placed, f64::from(x), f64::from(y));
+            // What is under the pointer, published at once (tests read it after moving there).
+            if let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+                let name = node.and_then(|n| t.nodes.func.get(n as usize)).map(|&f| func_name(&profile, f).to_string()).unwrap_or_default();
+                let _ = el.set_attribute("data-hover-name", &name);
+                let _ = el.set_attribute("data-hover", &format!("{x},{y}"));
+            }
             hover.set(node.map(|node| Hover { node, client_x: e.client_x(), client_y: e.client_y() }));
         })
     };
@@ -127,6 +135,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     };
     let onsearch = props.on_action.reform(|e: InputEvent| ViewAction::Search(e.target_unchecked_into::<HtmlInputElement>().value()));
 
+    let highlighted = view.selected_func.map_or(0, |f| placed.boxes.iter().filter(|b| t.nodes.func.get(b.node as usize) == Some(&f)).count());
     let total_samples = t.meta.samples;
     let weight_total = t.meta.total;
     let tooltip = hover.and_then(|h| tooltip(&props.profile, &t, h, view.weight, weight_total));
@@ -177,6 +186,8 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                 }
                 <canvas ref={canvas} class="flame-canvas" tabindex="0" aria-label="Flame graph: click a box to zoom, Escape to zoom out"
                         data-nodes={t.nodes.len().to_string()} data-zoom={zoom_node.map(|z| z.to_string()).unwrap_or_default()}
+                        data-selected-func={view.selected_func.map(|f| func_name(&props.profile, f).to_string()).unwrap_or_default()}
+                        data-highlighted={highlighted.to_string()} data-boxes={placed.boxes.len().to_string()}
                         {onmousemove} {onmouseleave} {onclick} {onkeydown} />
             </div>
             { tooltip.unwrap_or_default() }
@@ -214,7 +225,12 @@ fn tooltip(profile: &ProfileData, t: &TreeReply, h: Hover, weight: WeightKind, t
     let all_samples = t.meta.samples.max(1) as f64;
     let share = |v: f64, all: f64| if all > 0.0 { percent(v / all) } else { "–".to_string() };
     let module = func_module(profile, func);
-    let (left, top) = (h.client_x + 14, h.client_y + 14);
+    // Keep it on screen: flip to the other side of the pointer near the right and bottom edges.
+    let (vw, vh) = web_sys::window()
+        .map(|w| (w.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(1280.0), w.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(720.0)))
+        .unwrap_or((1280.0, 720.0));
+    let left = if f64::from(h.client_x) + 360.0 > vw { (h.client_x - 374).max(4) } else { h.client_x + 14 };
+    let top = if f64::from(h.client_y) + 150.0 > vh { (h.client_y - 140).max(4) } else { h.client_y + 14 };
     Some(html! {
         <div class="tooltip" role="tooltip" style={format!("left:{left}px;top:{top}px")} data-field="tooltip">
             <div class="tt-name" data-field="tooltip-name">{ func_name(profile, func).to_string() }</div>

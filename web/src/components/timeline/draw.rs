@@ -3,7 +3,6 @@
 use web_sys::CanvasRenderingContext2d;
 
 use super::layout::{tick_step, Row, RowKind, TimeScale, AXIS, GUTTER};
-use crate::display::duration_ns;
 use crate::protocol::{Overview, TimelineReply};
 
 /// Theme colors.
@@ -44,6 +43,24 @@ pub struct Frame<'a> {
     pub origin: u64,
 }
 
+/// A tick's time from the origin, with as many decimals as the step needs: `+1.25 s`, `+200 ms`.
+pub fn tick_label(ns: u64, step: u64) -> String {
+    // The largest unit of which the step is at least half.
+    let (unit, div) = if step >= 500_000_000 {
+        ("s", 1e9)
+    } else if step >= 500_000 {
+        ("ms", 1e6)
+    } else if step >= 500 {
+        ("µs", 1e3)
+    } else {
+        ("ns", 1.0)
+    };
+    let v = ns as f64 / div;
+    let step_v = step as f64 / div;
+    let decimals = if step_v >= 1.0 { 0 } else { (-step_v.log10()).ceil().clamp(0.0, 9.0) as usize };
+    format!("+{v:.decimals$} {unit}")
+}
+
 fn fit(ctx: &CanvasRenderingContext2d, text: &str, max: f64) -> String {
     if ctx.measure_text(text).map_or(0.0, |m| m.width()) <= max {
         return text.to_string();
@@ -69,7 +86,12 @@ pub fn draw(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
 
     // Axis: ticks relative to the first sample.
     let step = tick_step(&f.scale, 110.0);
-    let first = f.scale.start.div_ceil(step).saturating_mul(step);
+    // Ticks at round times from the first sample.
+    let first = if f.scale.start >= f.origin {
+        f.origin.saturating_add((f.scale.start - f.origin).div_ceil(step).saturating_mul(step))
+    } else {
+        f.scale.start.div_ceil(step).saturating_mul(step)
+    };
     ctx.set_stroke_style_str(&c.border);
     ctx.set_line_width(1.0);
     ctx.set_fill_style_str(&c.muted);
@@ -82,7 +104,7 @@ pub fn draw(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
         ctx.set_global_alpha(0.35);
         ctx.stroke();
         ctx.set_global_alpha(1.0);
-        let _ = ctx.fill_text(&format!("+{}", duration_ns(t.saturating_sub(f.origin))), x + 3.0, AXIS / 2.0);
+        let _ = ctx.fill_text(&tick_label(t.saturating_sub(f.origin), step), x + 3.0, AXIS / 2.0);
         match t.checked_add(step) {
             Some(n) => t = n,
             None => break,
@@ -100,7 +122,8 @@ pub fn draw(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
                 ctx.fill_rect(0.0, row.y, w, 1.0);
                 ctx.set_font("600 11px ui-sans-serif, system-ui, sans-serif");
                 ctx.set_fill_style_str(&c.fg);
-                let label = fit(ctx, &format!("{} {} · {} samples", proc_.name, proc_.pid, proc_.samples), GUTTER - 12.0);
+                let plural = if proc_.samples == 1 { "" } else { "s" };
+                let label = fit(ctx, &format!("{} {} · {} sample{plural}", proc_.name, proc_.pid, proc_.samples), GUTTER - 12.0);
                 let _ = ctx.fill_text(&label, 6.0, mid);
                 ctx.set_font("11px ui-sans-serif, system-ui, sans-serif");
             }
@@ -179,5 +202,22 @@ fn density(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, d: &TimelineReply, lan
         let x0 = x0.max(GUTTER);
         let bh = (f64::from(v) / max * h).max(1.5);
         ctx.fill_rect(x0, row.y + row.h - 1.0 - bh, (x1 - x0).max(1.0), bh);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tick_label;
+
+    #[test]
+    fn tick_labels_have_the_step_s_precision() {
+        assert_eq!(tick_label(0, 100_000_000), "+0 ms");
+        assert_eq!(tick_label(200_000_000, 100_000_000), "+200 ms");
+        assert_eq!(tick_label(1_250_000_000, 250_000_000), "+1250 ms");
+        assert_eq!(tick_label(12_500_000_000, 500_000_000), "+12.5 s");
+        assert_eq!(tick_label(3_000_000_000, 1_000_000_000), "+3 s");
+        assert_eq!(tick_label(1_500, 500), "+1.5 µs");
+        assert_eq!(tick_label(150, 50), "+150 ns");
+        assert_eq!(tick_label(2_500_000, 500_000), "+2.5 ms");
     }
 }

@@ -75,10 +75,10 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     let density = state.results.timeline.clone();
     let current = density.as_ref().is_some_and(|d| d.meta.query == props.wanted && d.meta.generation == o.generation);
 
-    // The density has one bin per plot pixel.
+    // The density has one bin per 3 plot pixels.
     {
         let on_action = props.on_action.clone();
-        let bins = scale.plot_width().round().max(0.0) as u32;
+        let bins = (scale.plot_width() / 3.0).round().max(0.0) as u32;
         use_effect_with(bins, move |&bins| {
             if bins > 10 {
                 on_action.emit(ViewAction::TimelineBins(bins));
@@ -251,6 +251,14 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                 <button type="button" class="button small" id="zoom-selection" disabled={state.view.selection.is_none()} onclick={zoom_to_selection}>{ "Zoom to selection" }</button>
                 <button type="button" class="button small" id="reset-zoom" disabled={state.view.viewport.is_none()} onclick={reset}>{ "Reset zoom" }</button>
             </div>
+            <ol class="visually-hidden" data-field="lanes" aria-label="Threads and CPUs">
+                { for o.threads.iter().enumerate().map(|(i, t)| html! {
+                    <li data-lane={i.to_string()} data-pid={t.pid.to_string()} data-tid={t.tid.to_string()} data-name={t.name.clone()} data-samples={t.samples.to_string()}>
+                        { format!("{} {}/{}: {} samples", t.name, t.pid, t.tid, t.samples) }
+                    </li>
+                }) }
+                { for o.cpus.iter().map(|c| html! { <li data-cpu={c.cpu.to_string()} data-samples={c.samples.to_string()}>{ format!("CPU {}: {} samples", c.cpu, c.samples) }</li> }) }
+            </ol>
             <div ref={container} class="timeline-scroll">
                 <canvas ref={canvas} class="timeline-canvas" tabindex="0" data-current={current.to_string()}
                         aria-label="Timeline: drag to select a time range, wheel to zoom, arrow keys to pan"
