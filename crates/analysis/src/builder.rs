@@ -4,15 +4,19 @@
 //! Callchains are leaf first, as the kernel writes them, with context markers
 //! (`PERF_CONTEXT_KERNEL`, `_USER`, ...; any value ≥ `PERF_CONTEXT_MAX`) that set whether the
 //! following addresses are kernel or user addresses. A `PERF_CONTEXT_USER_DEFERRED` marker is
-//! followed by a cookie, which is skipped.
+//! followed by a cookie, which is skipped. Any other value ≥ `PERF_CONTEXT_MAX` means a
+//! corrupted callchain, which is dropped whole, as perf drops it.
 
 use std::collections::HashMap;
+
+use rustc_hash::FxHashMap;
 
 use crate::ids::{CapacityError, EventIndex, FrameIndex, ModuleIndex, ThreadIndex};
 use crate::maps::{AddressSpace, Mapping};
 use crate::profile::Profile;
 use crate::samples::Sample;
-use crate::symbols::resolver::{ModuleRef, SymbolResolver};
+use crate::symbols::resolver::{ModuleRef, SymbolResolver, Symbolized};
+use crate::unwind::{UnwindOutcome, UserRegs, UserUnwinder};
 
 /// `PERF_CONTEXT_HV`.
 pub const PERF_CONTEXT_HV: u64 = -32i64 as u64;
@@ -30,6 +34,38 @@ pub const PERF_CONTEXT_GUEST_KERNEL: u64 = -2176i64 as u64;
 pub const PERF_CONTEXT_GUEST_USER: u64 = -2560i64 as u64;
 /// `PERF_CONTEXT_MAX`: values at or above it are markers, not addresses.
 pub const PERF_CONTEXT_MAX: u64 = -4095i64 as u64;
+
+/// Which frames get their inlined calls (from DWARF) as frames of their own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum InlineFrames {
+    /// None.
+    Never,
+    /// Only frames unwound from a DWARF-mode stack copy, as perf 6.1 does (its `unwind_entry`
+    /// calls `append_inlines`; frame-pointer callchain entries are not expanded).
+    Unwound,
+    /// Every frame.
+    #[default]
+    Always,
+}
+
+/// Facts about a sample's stack that its records do not carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackExtras {
+    /// Callchain entries from this index on were unwound from a DWARF-mode stack copy
+    /// (`usize::MAX`: none).
+    pub unwound_from: usize,
+    /// The stack could not be unwound to its root: a `[truncated]` root frame is added.
+    pub truncated: bool,
+}
+
+impl Default for StackExtras {
+    fn default() -> Self {
+        StackExtras { unwound_from: usize::MAX, truncated: false }
+    }
+}
+
+/// The root frame of a stack that could not be unwound to its root.
+pub const TRUNCATED_FRAME: &str = "[truncated]";
 
 /// Whether an address belongs to the kernel or to the process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,11 +117,21 @@ pub struct ProfileBuilder {
     pub resolver: Option<SymbolResolver>,
     /// How frames without a symbol are named.
     pub unknown_names: UnknownNames,
+    /// Which frames get inline frames (needs the resolver's `inline_frames`).
+    pub inline_frames: InlineFrames,
+    /// Look names up with the resolver (`false`: every frame is named as unknown, while the
+    /// resolver still serves binaries for unwinding).
+    pub symbolize: bool,
     kernel: AddressSpace,
     kernel_module: Option<ModuleIndex>,
-    processes: HashMap<u32, AddressSpace>,
-    threads: HashMap<(u32, u32), ThreadIndex>,
-    frames: HashMap<(Option<ModuleIndex>, u64), Vec<FrameIndex>>,
+    processes: FxHashMap<u32, AddressSpace>,
+    /// A number that changes whenever a process's mappings change (for unwinder caches).
+    generations: HashMap<u32, u64>,
+    next_generation: u64,
+    /// Modules that name their only function (KSYMBOL: BPF programs, JIT code in the kernel).
+    named_modules: HashMap<ModuleIndex, String>,
+    threads: FxHashMap<(u32, u32), ThreadIndex>,
+    frames: FxHashMap<(Option<ModuleIndex>, u64, bool), Vec<FrameIndex>>,
     scratch: Vec<FrameIndex>,
 }
 
@@ -100,11 +146,16 @@ impl ProfileBuilder {
             profile: Profile::new(),
             resolver,
             unknown_names: UnknownNames::default(),
+            symbolize: true,
+            inline_frames: InlineFrames::default(),
             kernel: AddressSpace::default(),
             kernel_module: None,
-            processes: HashMap::new(),
-            threads: HashMap::new(),
-            frames: HashMap::new(),
+            processes: FxHashMap::default(),
+            generations: HashMap::new(),
+            next_generation: 0,
+            named_modules: HashMap::new(),
+            threads: FxHashMap::default(),
+            frames: FxHashMap::default(),
             scratch: Vec::new(),
         }
     }
@@ -135,7 +186,52 @@ impl ProfileBuilder {
         let (path, identity) = if is_anon_exec(filename) { (format!("/tmp/perf-{pid}.map"), true) } else { (filename.to_owned(), false) };
         let module = self.profile.intern_module(&path, build_id)?;
         self.processes.entry(pid).or_default().insert(Mapping { start, end, pgoff, module, identity });
+        self.bump_generation(pid);
         Ok(())
+    }
+
+    fn bump_generation(&mut self, pid: u32) {
+        self.next_generation += 1;
+        self.generations.insert(pid, self.next_generation);
+    }
+
+    /// KSYMBOL (register): kernel code at `[addr, addr + len)` named `name` (a BPF program or
+    /// other kernel JIT code), as perf's `machine__process_ksymbol_register` adds it.
+    pub fn ksymbol(&mut self, addr: u64, len: u64, name: &str) -> Result<(), CapacityError> {
+        let module = self.profile.intern_module(name, None)?;
+        self.named_modules.insert(module, name.to_owned());
+        self.kernel.insert(Mapping { start: addr, end: addr.saturating_add(len), pgoff: 0, module, identity: true });
+        Ok(())
+    }
+
+    /// The mappings of a process, if it has any.
+    pub fn address_space(&self, pid: u32) -> Option<&AddressSpace> {
+        self.processes.get(&pid)
+    }
+
+    /// Unwinds a DWARF-mode sample's user stack (registers and stack copy) with the binaries
+    /// the resolver finds for the process's mappings; appends the user frames, leaf first, as
+    /// addresses to symbolize, to `out`.
+    pub fn unwind_user(
+        &mut self,
+        unwinder: &mut UserUnwinder,
+        pid: u32,
+        regs: &dyn UserRegs,
+        stack: &[u8],
+        little_endian: bool,
+        out: &mut Vec<u64>,
+    ) -> UnwindOutcome {
+        let empty = AddressSpace::default();
+        let space = self.processes.get(&pid).unwrap_or(&empty);
+        let generation = self.generations.get(&pid).copied().unwrap_or(0);
+        let profile = &self.profile;
+        let resolver = &mut self.resolver;
+        let mut load = |m: ModuleIndex| -> Option<Vec<u8>> {
+            let module = profile.modules.get(m)?;
+            let path = profile.strings.get(module.path);
+            resolver.as_mut()?.elf_bytes(ModuleRef { path, build_id: module.build_id.as_deref() })
+        };
+        unwinder.unwind(pid, generation, space, &mut load, regs, stack, little_endian, out)
     }
 
     fn thread(&mut self, pid: u32, tid: u32) -> Result<ThreadIndex, CapacityError> {
@@ -170,38 +266,59 @@ impl ProfileBuilder {
         if pid != ppid {
             if let Some(space) = self.processes.get(&ppid).cloned() {
                 self.processes.insert(pid, space);
+                self.bump_generation(pid);
             }
         }
         Ok(())
     }
 
-    fn frames_for(&mut self, pid: u32, addr: u64, mode: CpuMode) -> Result<(), CapacityError> {
+    /// Appends the frames of `addr` (leaf first) to the scratch stack; `space` is the
+    /// sample's process address space.
+    fn frames_for(&mut self, space: Option<&AddressSpace>, addr: u64, mode: CpuMode, expand: bool) -> Result<(), CapacityError> {
         let mapping = match mode {
             CpuMode::Kernel => self.kernel.find(addr).copied(),
-            CpuMode::User => self.processes.get(&pid).and_then(|s| s.find(addr)).copied(),
+            CpuMode::User => space.and_then(|s| s.find(addr)).copied(),
         };
         let (module, rel) = match (mapping, mode) {
             (Some(m), _) => (Some(m.module), m.map_ip(addr)),
             (None, CpuMode::Kernel) => (self.kernel_module, addr),
             (None, CpuMode::User) => (None, addr),
         };
-        if let Some(f) = self.frames.get(&(module, rel)) {
+        if let Some(f) = self.frames.get(&(module, rel, expand)) {
             self.scratch.extend(f.iter().rev());
             return Ok(());
         }
         let path = module.and_then(|m| self.profile.modules.get(m)).map(|m| (self.profile.strings.get(m.path).to_owned(), m.build_id.clone()));
-        let found = match (&path, self.resolver.as_mut()) {
-            (Some((p, id)), Some(r)) => r.lookup(ModuleRef { path: p, build_id: id.as_deref() }, rel),
+        let named = module.and_then(|m| self.named_modules.get(&m));
+        let found = match (&path, self.resolver.as_mut(), named) {
+            (_, _, Some(name)) => Some(Symbolized {
+                name: name.clone(),
+                offset: 0,
+                #[cfg(feature = "dwarf")]
+                inlined: Vec::new(),
+                #[cfg(feature = "dwarf")]
+                dwarf_name: None,
+            }),
+            (Some((p, id)), Some(r), None) if self.symbolize => r.lookup(ModuleRef { path: p, build_id: id.as_deref() }, rel),
             _ => None,
         };
         let mut root_first = Vec::new();
         match found {
             Some(s) => {
-                let func = self.profile.intern_func(&s.name, module)?;
+                // Expanded like perf's `append_inlines`: every name from DWARF, the real
+                // function's included, when DWARF has a line for the address.
+                #[cfg(feature = "dwarf")]
+                let outer = match (&s.dwarf_name, expand) {
+                    (Some(n), true) => n.as_str(),
+                    _ => s.name.as_str(),
+                };
+                #[cfg(not(feature = "dwarf"))]
+                let outer = s.name.as_str();
+                let func = self.profile.intern_func(outer, module)?;
                 root_first.push(self.profile.intern_frame(func, module, rel, 0)?);
                 #[cfg(feature = "dwarf")]
-                for (depth, inl) in s.inlined.iter().rev().enumerate() {
-                    let name = inl.function.as_deref().unwrap_or("[unknown]");
+                for (depth, inl) in s.inlined.iter().rev().enumerate().filter(|_| expand) {
+                    let name = inl.function.as_deref().unwrap_or("??");
                     let func = self.profile.intern_func(name, module)?;
                     let depth = u16::try_from(depth + 1).unwrap_or(u16::MAX);
                     root_first.push(self.profile.intern_frame(func, module, rel, depth)?);
@@ -220,36 +337,69 @@ impl ProfileBuilder {
             }
         }
         self.scratch.extend(root_first.iter().rev());
-        self.frames.insert((module, rel), root_first);
+        self.frames.insert((module, rel, expand), root_first);
+        Ok(())
+    }
+
+    /// Fills the scratch stack (leaf first) from the callchain, or the ip when there is none.
+    fn walk_callchain(&mut self, s: &SampleInput<'_>, space: Option<&AddressSpace>, extras: StackExtras) -> Result<(), CapacityError> {
+        let expand_all = self.inline_frames == InlineFrames::Always;
+        let expand_unwound = self.inline_frames != InlineFrames::Never;
+        if s.callchain.is_empty() {
+            return self.frames_for(space, s.ip, s.ip_mode, expand_all);
+        }
+        let mut mode = s.ip_mode;
+        let mut iter = s.callchain.iter().copied().enumerate();
+        while let Some((i, addr)) = iter.next() {
+            // Unwound frames are addresses only (perf's libdw unwinder ends some stacks
+            // with a `0 - 1` frame, which is not a context marker).
+            if addr >= PERF_CONTEXT_MAX && i < extras.unwound_from {
+                match addr {
+                    PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => mode = CpuMode::Kernel,
+                    PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => mode = CpuMode::User,
+                    PERF_CONTEXT_USER_DEFERRED => {
+                        mode = CpuMode::User;
+                        let _cookie = iter.next();
+                    }
+                    _ => {
+                        // perf's `add_callchain_ip`: "invalid callchain context", the
+                        // callchain is corrupted: discard all of it (the kernel's user
+                        // walk sometimes ends with -1).
+                        self.scratch.clear();
+                        return Ok(());
+                    }
+                }
+                continue;
+            }
+            let expand = expand_all || (expand_unwound && i >= extras.unwound_from);
+            self.frames_for(space, addr, mode, expand)?;
+        }
         Ok(())
     }
 
     /// SAMPLE: symbolizes the callchain (or the ip when there is none) and appends the sample.
     pub fn sample(&mut self, s: &SampleInput<'_>) -> Result<(), CapacityError> {
+        self.sample_with(s, StackExtras::default())
+    }
+
+    /// [`ProfileBuilder::sample`] with what the records alone do not say: which callchain
+    /// entries were unwound from a DWARF-mode stack copy, and whether the stack is cut short.
+    pub fn sample_with(&mut self, s: &SampleInput<'_>, extras: StackExtras) -> Result<(), CapacityError> {
         let thread = self.thread(s.pid, s.tid)?;
         self.scratch.clear();
-        if s.callchain.is_empty() {
-            self.frames_for(s.pid, s.ip, s.ip_mode)?;
-        } else {
-            let mut mode = s.ip_mode;
-            let mut iter = s.callchain.iter().copied();
-            while let Some(addr) = iter.next() {
-                if addr >= PERF_CONTEXT_MAX {
-                    match addr {
-                        PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => mode = CpuMode::Kernel,
-                        PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => mode = CpuMode::User,
-                        PERF_CONTEXT_USER_DEFERRED => {
-                            mode = CpuMode::User;
-                            let _cookie = iter.next();
-                        }
-                        _ => {}
-                    }
-                    continue;
-                }
-                self.frames_for(s.pid, addr, mode)?;
-            }
+        // Looked up once per sample (frames_for needs `&mut self` to intern).
+        let space = self.processes.remove(&s.pid);
+        let walked = self.walk_callchain(s, space.as_ref(), extras);
+        if let Some(space) = space {
+            self.processes.insert(s.pid, space);
         }
+        walked?;
+        let truncated = extras.truncated;
         // scratch is leaf first
+        if truncated {
+            let func = self.profile.intern_func(TRUNCATED_FRAME, None)?;
+            self.scratch.push(self.profile.intern_frame(func, None, 0, 0)?);
+        }
         let mut stack = None;
         for &f in self.scratch.iter().rev() {
             stack = Some(self.profile.stacks.intern(stack, f)?);

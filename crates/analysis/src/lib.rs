@@ -30,3 +30,5 @@ pub mod string_table;
 pub mod symbols;
 pub mod text_samples;
 pub mod tracepoint;
+pub mod unwind;
+pub mod load;

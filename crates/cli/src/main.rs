@@ -24,6 +24,12 @@ enum Command {
     Script(cmd::script::Args),
     /// Tracepoint samples in time order with their fields decoded, like `perf script`'s trace field.
     Sched(cmd::sched::Args),
+    /// Folded stacks (`comm;root;...;leaf count`), as inferno-collapse-perf prints them.
+    Collapse(cmd::collapse::Args),
+    /// A standalone interactive SVG flame graph.
+    Flamegraph(cmd::flamegraph::Args),
+    /// Functions by self and total weight, like `perf report --no-children`.
+    Report(cmd::report::Args),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +39,9 @@ fn main() -> ExitCode {
         Command::Stats(args) => cmd::stats::run(&args),
         Command::Script(args) => cmd::script::run(&args),
         Command::Sched(args) => cmd::sched::run(&args),
+        Command::Collapse(args) => cmd::collapse::run(&args),
+        Command::Flamegraph(args) => cmd::flamegraph::run(&args),
+        Command::Report(args) => cmd::report::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -76,3 +76,29 @@ fn cut_and_fuzzed_files_fail_cleanly() {
         assert!(peak < 256 * 1024, "peak RSS {peak} KiB");
     }
 }
+
+/// perf killed before it finishes leaves a data size of 0 and no feature sections: every record
+/// up to the end of the file is still read, and the counts equal those of the finished file.
+#[test]
+fn data_size_zero_means_read_to_the_end() {
+    let Some(root) = corpus_root() else { return };
+    let path = root.join("gen/default.data");
+    let bytes = std::fs::read(&path).expect("read default.data");
+    let file = perfscope_format::PerfFile::parse(&bytes).expect("parse default.data");
+    let end = (file.header.data.offset + file.header.data.size) as usize;
+    let mut killed = bytes[..end].to_vec();
+    // struct perf_file_header: magic, size, attr_size, attrs{offset,size}, data{offset,size}:
+    // data.size is the u64 at byte 48 (little-endian here); the feature bitmap at 72 is cleared.
+    killed[48..56].copy_from_slice(&0u64.to_le_bytes());
+    killed[72..104].fill(0);
+    let tmp = std::env::temp_dir().join(format!("perfscope-killed-{}.data", std::process::id()));
+    std::fs::write(&tmp, &killed).expect("write");
+    let (code, stdout, stderr) = perfscope(&["stats".as_ref(), "--json".as_ref(), tmp.as_os_str()]);
+    std::fs::remove_file(&tmp).ok();
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    let want = parse_perf_stats(&std::fs::read_to_string(root.join("gen/oracle/default.stats.txt")).expect("oracle"));
+    let got: std::collections::BTreeMap<String, u64> =
+        json["records"].as_object().expect("records").iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0))).collect();
+    assert_eq!(got, want);
+}

@@ -44,57 +44,18 @@ impl<'a> PerfFile<'a> {
     /// ```
     pub fn parse(data: &'a [u8]) -> Result<PerfFile<'a>> {
         let header = FileHeader::parse(data)?;
-        let endian = header.endian;
-        let mut warnings = Vec::new();
-
-        let attrs = parse_attrs(data, &header)?;
-
-        // The data section. perf killed before it could finish writes a data size of 0: read
-        // to the end of the file then. A truncated file has a data section that runs past
-        // the end: read what is there and say so.
-        let len = data.len();
-        let data_start = usize::try_from(header.data.offset).unwrap_or(usize::MAX).min(len);
-        let mut data_end = if header.data.size == 0 {
-            len
-        } else {
-            usize::try_from(header.data.offset.saturating_add(header.data.size)).unwrap_or(usize::MAX)
-        };
-        if data_end > len {
-            warnings.push(Error::new(
-                len as u64,
-                ErrorKind::SectionOutOfBounds {
-                    what: "data",
-                    section_offset: header.data.offset,
-                    section_size: header.data.size,
-                    file_size: len as u64,
-                },
-            ));
-            data_end = len;
-        }
-
-        // The feature section table follows the data section: one perf_file_section per
-        // feature bit, in bit order.
-        let mut features = Vec::new();
-        if header.data.size != 0 {
-            let table_at = header.data.offset.saturating_add(header.data.size);
-            let table = usize::try_from(table_at).ok().and_then(|at| data.get(at..)).unwrap_or(&[]);
-            let mut b = Bytes::new(table, table_at, endian);
-            for feature in header.feature_list() {
-                let at = b.offset();
-                match FileSection::parse(&mut b) {
-                    Ok(section) => match section.slice(data, "feature", at) {
-                        Ok(_) => features.push((feature, section)),
-                        Err(e) => warnings.push(e),
-                    },
-                    Err(e) => {
-                        warnings.push(e);
-                        break;
-                    }
-                }
-            }
-        }
-
-        Ok(PerfFile { data, header, attrs, features, data_start, data_end, warnings })
+        let layout = FileLayout::read(header, data.len() as u64, |section, what, at| {
+            section.slice(data, what, at).map(alloc::borrow::Cow::Borrowed)
+        })?;
+        Ok(PerfFile {
+            data,
+            header: layout.header,
+            attrs: layout.attrs,
+            features: layout.features,
+            data_start: layout.data.offset as usize,
+            data_end: (layout.data.offset + layout.data.size) as usize,
+            warnings: layout.warnings,
+        })
     }
 
     /// The whole file.
@@ -133,11 +94,134 @@ impl<'a> PerfFile<'a> {
     }
 }
 
+/// Random access to a file that is not held in memory as a whole (a browser `File` read with
+/// `FileReaderSync` and `Blob.slice`, a file read with `pread`).
+pub trait ReadAt {
+    /// The length of the file.
+    fn len(&self) -> u64;
+    /// Whether the file is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Reads `size` bytes at `offset`. Only called for ranges inside [`ReadAt::len`].
+    fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>>;
+}
+
+/// Where the parts of a file-mode perf.data are, read with as few bytes as possible: the
+/// header, the attrs with their ids, the feature section table and the data section's range.
+#[derive(Debug, Clone)]
+pub struct FileLayout {
+    /// The file header.
+    pub header: FileHeader,
+    /// The events, in the order of the attrs section.
+    pub attrs: Vec<FileAttr>,
+    /// The features present and their sections (all inside the file), in table order.
+    pub features: Vec<(HeaderFeature, FileSection)>,
+    /// The data section, clipped to the file (to its end when perf left the size at 0).
+    pub data: FileSection,
+    /// Problems that did not stop reading, each with its offset.
+    pub warnings: Vec<Error>,
+}
+
+impl FileLayout {
+    /// Reads the layout through `fetch(section, what, offset_of_the_field_naming_it)`, which
+    /// returns a section's bytes or an error when it lies outside the file.
+    fn read<'a>(
+        header: FileHeader,
+        len: u64,
+        mut fetch: impl FnMut(FileSection, &'static str, u64) -> Result<alloc::borrow::Cow<'a, [u8]>>,
+    ) -> Result<FileLayout> {
+        let endian = header.endian;
+        let mut warnings = Vec::new();
+        let attrs = parse_attrs(&header, &mut fetch)?;
+
+        // The data section. perf killed before it could finish writes a data size of 0: read
+        // to the end of the file then. A truncated file has a data section that runs past
+        // the end: read what is there and say so.
+        let data_start = header.data.offset.min(len);
+        let mut data_end = if header.data.size == 0 { len } else { header.data.offset.saturating_add(header.data.size) };
+        if data_end > len {
+            warnings.push(Error::new(
+                len,
+                ErrorKind::SectionOutOfBounds {
+                    what: "data",
+                    section_offset: header.data.offset,
+                    section_size: header.data.size,
+                    file_size: len,
+                },
+            ));
+            data_end = len;
+        }
+        let data = FileSection { offset: data_start, size: data_end.saturating_sub(data_start) };
+
+        // The feature section table follows the data section: one perf_file_section per
+        // feature bit, in bit order.
+        let mut features = Vec::new();
+        if header.data.size != 0 {
+            let table_at = header.data.offset.saturating_add(header.data.size);
+            let wanted = header.feature_list().count() as u64 * 16;
+            let table_len = wanted.min(len.saturating_sub(table_at));
+            let table = fetch(FileSection { offset: table_at.min(len), size: table_len }, "feature table", 0)?;
+            let mut b = Bytes::new(&table, table_at, endian);
+            for feature in header.feature_list() {
+                let at = b.offset();
+                match FileSection::parse(&mut b) {
+                    Ok(section) if section.offset.checked_add(section.size).is_some_and(|end| end <= len) => {
+                        features.push((feature, section));
+                    }
+                    Ok(section) => warnings.push(Error::new(
+                        at,
+                        ErrorKind::SectionOutOfBounds {
+                            what: "feature",
+                            section_offset: section.offset,
+                            section_size: section.size,
+                            file_size: len,
+                        },
+                    )),
+                    Err(e) => {
+                        warnings.push(e);
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(FileLayout { header, attrs, features, data, warnings })
+    }
+
+    /// Reads the layout of a file through random access, fetching only the header, the attrs
+    /// with their ids and the feature table (a few KB for any file size). The data section can
+    /// then be streamed through a [`crate::stream::StreamDecoder::records`] and the feature
+    /// sections read one by one.
+    pub fn read_from(r: &mut impl ReadAt) -> Result<FileLayout> {
+        let len = r.len();
+        let head = r.read_at(0, len.min(crate::header::FILE_HEADER_SIZE))?;
+        let header = FileHeader::parse(&head)?;
+        FileLayout::read(header, len, |section, what, at| {
+            let inside = section.offset.checked_add(section.size).is_some_and(|end| end <= len);
+            if !inside {
+                return Err(Error::new(
+                    at,
+                    ErrorKind::SectionOutOfBounds {
+                        what,
+                        section_offset: section.offset,
+                        section_size: section.size,
+                        file_size: len,
+                    },
+                ));
+            }
+            r.read_at(section.offset, section.size).map(alloc::borrow::Cow::Owned)
+        })
+    }
+}
+
 /// Reads the attrs section: `attrs.size / attr_size` entries of `perf_event_attr` followed by a
 /// `perf_file_section` pointing at the entry's ids.
-fn parse_attrs(data: &[u8], header: &FileHeader) -> Result<Vec<FileAttr>> {
+fn parse_attrs<'a>(
+    header: &FileHeader,
+    fetch: &mut impl FnMut(FileSection, &'static str, u64) -> Result<alloc::borrow::Cow<'a, [u8]>>,
+) -> Result<Vec<FileAttr>> {
     let endian = header.endian;
-    let section = header.attrs.slice(data, "attrs", 40)?;
+    let section = fetch(header.attrs, "attrs", 40)?;
     if header.attr_size == 0 {
         return if section.is_empty() {
             Ok(Vec::new())
@@ -161,8 +245,8 @@ fn parse_attrs(data: &[u8], header: &FileHeader) -> Result<Vec<FileAttr>> {
         let (attr_part, ids_part) = entry.split_at(attr_len.min(entry.len()));
         let (attr, _) = EventAttr::parse(&Bytes::new(attr_part, at, endian))?;
         let ids_section = FileSection::parse(&mut Bytes::new(ids_part, at + attr_len as u64, endian))?;
-        let ids_bytes = ids_section.slice(data, "attr ids", at + attr_len as u64)?;
-        let mut ids_cursor = Bytes::new(ids_bytes, ids_section.offset, endian);
+        let ids_bytes = fetch(ids_section, "attr ids", at + attr_len as u64)?;
+        let mut ids_cursor = Bytes::new(&ids_bytes, ids_section.offset, endian);
         let mut ids = Vec::with_capacity(ids_bytes.len() / 8);
         while ids_cursor.len() >= 8 {
             ids.push(ids_cursor.read_u64("attr id")?);

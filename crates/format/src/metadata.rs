@@ -11,7 +11,8 @@ use crate::constants::{HeaderFeature, RecordType};
 use crate::endian::Endianness;
 use crate::error::Result;
 use crate::features::RawStr;
-use crate::file::{FileAttr, PerfFile};
+use crate::error::Error;
+use crate::file::{FileAttr, FileLayout, PerfFile, ReadAt};
 use crate::layout::{EventIndex, EventTable};
 use crate::records::{parse_record, RawRecord, Record};
 
@@ -57,13 +58,33 @@ impl Metadata {
             .feature_sections()
             .map(|(feature, b)| FeatureSection { feature, offset: b.offset(), bytes: b.remaining().to_vec() })
             .collect();
+        Metadata::from_parts(file.endian(), file.attrs.clone(), features)
+    }
+
+    /// The metadata of a file-mode perf.data read through random access: the feature sections
+    /// of `layout` are read from `r`. A section that cannot be read is left out and its error
+    /// returned with the metadata.
+    pub fn from_layout(layout: &FileLayout, r: &mut impl ReadAt) -> (Metadata, Vec<Error>) {
+        let mut errors = Vec::new();
+        let mut features = Vec::new();
+        for &(feature, section) in &layout.features {
+            match r.read_at(section.offset, section.size) {
+                Ok(bytes) => features.push(FeatureSection { feature, offset: section.offset, bytes }),
+                Err(e) => errors.push(e),
+            }
+        }
+        (Metadata::from_parts(layout.header.endian, layout.attrs.clone(), features), errors)
+    }
+
+    fn from_parts(endian: Endianness, attrs: Vec<FileAttr>, features: Vec<FeatureSection>) -> Metadata {
+        let events = EventTable::new(attrs.iter().map(|a| (a.attr, a.ids.as_slice())));
         let mut meta = Metadata {
-            endian: file.endian(),
+            endian,
             pipe: false,
-            attrs: file.attrs.clone(),
+            attrs,
             features,
             update_names: Vec::new(),
-            events: EventTable::from_file(file),
+            events,
             legacy_google: false,
         };
         meta.apply_groups();

@@ -3,7 +3,7 @@
 //! spaces turned into `_`, `;` inside frame names turned into `:`, lines in byte order
 //! (`LC_ALL=C sort`). A sample without frames gives a line with the command alone.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::flame_graph::WeightKind;
 use crate::ids::{StackIndex, StringIndex};
@@ -29,14 +29,18 @@ fn push_frame(line: &mut String, name: &str) {
     if !line.is_empty() {
         line.push(';');
     }
-    line.extend(name.chars().map(|c| if c == ';' { ':' } else { c }));
+    if name.contains(';') {
+        line.extend(name.chars().map(|c| if c == ';' { ':' } else { c }));
+    } else {
+        line.push_str(name);
+    }
 }
 
 /// The folded lines (`"stack"`, count) of the samples that pass `filter`, sorted by the bytes of
 /// the whole output line.
 pub fn folded_lines(profile: &Profile, filter: &SampleFilter, options: FoldedOptions) -> Vec<(String, u64)> {
     let all = *filter == SampleFilter::all();
-    let mut counts: HashMap<(Option<StringIndex>, Option<StackIndex>), u64> = HashMap::new();
+    let mut counts: FxHashMap<(Option<StringIndex>, Option<StackIndex>), u64> = FxHashMap::default();
     let s = &profile.samples;
     for i in 0..s.len() {
         if !all && !filter.matches(s, &profile.threads, i) {
@@ -53,24 +57,52 @@ pub fn folded_lines(profile: &Profile, filter: &SampleFilter, options: FoldedOpt
         let c = counts.entry((comm, stack)).or_default();
         *c = c.saturating_add(w);
     }
-    let mut lines: Vec<(String, u64)> = counts
+    let mut comms: FxHashMap<StringIndex, String> = FxHashMap::default();
+    let mut frames = Vec::new();
+    let mut lines: Vec<(String, u64)> = Vec::with_capacity(counts.len());
+    for ((comm, stack), count) in counts {
+        let mut line = String::with_capacity(128);
+        if let Some(comm) = comm {
+            let name = comms.entry(comm).or_insert_with(|| profile.strings.get(comm).replace(' ', "_"));
+            line.push_str(name);
+        }
+        frames.clear();
+        frames.extend(profile.stacks.frames_leaf_first(stack));
+        for &f in frames.iter().rev() {
+            let name = profile.frame_func(f).map_or("[unknown]", |func| profile.func_name(func));
+            push_frame(&mut line, name);
+        }
+        lines.push((line, count));
+    }
+    // Different stacks can print the same: two addresses of one function, or frames whose
+    // names only differ before `;` is replaced. Lines are merged by their text.
+    lines.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut merged: Vec<(String, u64)> = Vec::with_capacity(lines.len());
+    for (line, count) in lines {
+        match merged.last_mut() {
+            Some(last) if last.0 == line => last.1 = last.1.saturating_add(count),
+            _ => merged.push((line, count)),
+        }
+    }
+    // Then in the byte order of the whole `stack count` line (`LC_ALL=C sort`): append the
+    // count, sort (nearly sorted already), cut it off again.
+    let mut with_counts: Vec<(String, u64, usize)> = merged
         .into_iter()
-        .map(|((comm, stack), count)| {
-            let mut line = String::new();
-            if let Some(comm) = comm {
-                line.extend(profile.strings.get(comm).chars().map(|c| if c == ' ' { '_' } else { c }));
-            }
-            let mut frames: Vec<_> = profile.stacks.frames_leaf_first(stack).collect();
-            frames.reverse();
-            for f in frames {
-                let name = profile.frame_func(f).map_or("[unknown]", |func| profile.func_name(func));
-                push_frame(&mut line, name);
-            }
-            (line, count)
+        .map(|(mut line, count)| {
+            let len = line.len();
+            line.push(' ');
+            line.push_str(&count.to_string());
+            (line, count, len)
         })
         .collect();
-    lines.sort_by(|a, b| format!("{} {}", a.0, a.1).cmp(&format!("{} {}", b.0, b.1)));
-    lines
+    with_counts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    with_counts
+        .into_iter()
+        .map(|(mut line, count, len)| {
+            line.truncate(len);
+            (line, count)
+        })
+        .collect()
 }
 
 /// The folded text: one `stack count` line each, newline-terminated.

@@ -1,5 +1,7 @@
 //! Demangling as perf and inferno print names: Rust (legacy `_ZN…17h<hash>E` and v0 `_R…`)
-//! without the hash, C++ (Itanium `_Z…`) with parameters. Anything else is returned unchanged.
+//! without the hash, C++ (Itanium `_Z…`) without parameters, return types or clone suffixes
+//! (perf 6.1 demangles with `DMGL_NO_OPTS`: `llvm::FPPassManager::runOnFunction`). Anything
+//! else is returned unchanged.
 
 use std::borrow::Cow;
 
@@ -20,7 +22,7 @@ pub enum Mangling {
 /// ```
 /// use perfscope_analysis::symbols::demangle::demangle;
 /// assert_eq!(demangle("_ZN4core3ptr13drop_in_place17h0123456789abcdefE"), "core::ptr::drop_in_place");
-/// assert_eq!(demangle("_ZNSt6vectorIiSaIiEE9push_backERKi"), "std::vector<int, std::allocator<int> >::push_back(int const&)");
+/// assert_eq!(demangle("_ZNSt6vectorIiSaIiEE9push_backERKi"), "std::vector<int, std::allocator<int> >::push_back");
 /// assert_eq!(demangle("leaf"), "leaf");
 /// ```
 pub fn demangle(name: &str) -> Cow<'_, str> {
@@ -34,13 +36,57 @@ pub fn demangle_with_kind(name: &str) -> (Cow<'_, str>, Mangling) {
         return (Cow::Owned(format!("{d:#}")), Mangling::Rust);
     }
     if name.starts_with("_Z") {
-        if let Ok(sym) = cpp_demangle::Symbol::new(name.as_bytes()) {
-            if let Ok(s) = sym.demangle() {
-                return (Cow::Owned(s), Mangling::Cpp);
+        // perf (without libbfd) demangles with DMGL_NO_OPTS: no parameters, and the GCC
+        // `.cold` / `.isra.0` style clone suffixes are left out with them.
+        let base = name.split_once('.').map_or(name, |(b, _)| b);
+        if let Ok(sym) = cpp_demangle::Symbol::new(base.as_bytes()) {
+            let options = cpp_demangle::DemangleOptions::new().no_params().no_return_type();
+            if let Ok(s) = sym.demangle_with_options(&options) {
+                return (Cow::Owned(libiberty_literals(&s)), Mangling::Cpp);
             }
         }
     }
     (Cow::Borrowed(name), Mangling::None)
+}
+
+/// Integer template arguments as libiberty's demangler (perf's) prints them: `4u` where
+/// cpp_demangle prints `(unsigned int)4`, `4` for `(int)4`, and the `l`, `ul`, `ll`, `ull`
+/// suffixes for the long types.
+fn libiberty_literals(s: &str) -> String {
+    const TYPES: [(&str, &str); 6] = [
+        ("(unsigned long long)", "ull"),
+        ("(unsigned long)", "ul"),
+        ("(unsigned int)", "u"),
+        ("(long long)", "ll"),
+        ("(long)", "l"),
+        ("(int)", ""),
+    ];
+    if !s.contains(")") {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    'outer: while !rest.is_empty() {
+        for (ty, suffix) in TYPES {
+            if let Some(after) = rest.strip_prefix(ty) {
+                let digits = after.strip_prefix('-').unwrap_or(after);
+                let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+                if n > 0 {
+                    let len = after.len() - digits.len() + n;
+                    out.push_str(after.get(..len).unwrap_or(""));
+                    out.push_str(suffix);
+                    rest = after.get(len..).unwrap_or("");
+                    continue 'outer;
+                }
+            }
+        }
+        let mut chars = rest.chars();
+        if let Some(c) = chars.next() {
+            out.push(c);
+        }
+        rest = chars.as_str();
+    }
+    out
 }
 
 #[cfg(test)]
@@ -60,12 +106,18 @@ mod tests {
     }
 
     #[test]
-    fn cpp_with_params() {
-        assert_eq!(demangle("_Z3fooi"), "foo(int)");
+    fn cpp_without_params_like_perf() {
+        assert_eq!(demangle("_Z3fooi"), "foo");
+        assert_eq!(demangle_with_kind("_ZN2ns5Class6methodEv"), (Cow::Borrowed("ns::Class::method"), Mangling::Cpp));
+        // From lost.data's libLLVM frames, as perf 6.1 printed them.
         assert_eq!(
-            demangle_with_kind("_ZN2ns5Class6methodEv"),
-            (Cow::Borrowed("ns::Class::method()"), Mangling::Cpp)
+            demangle("_ZN12_GLOBAL__N_111DAGCombiner14visitUADDOLikeEN4llvm7SDValueES2_PNS1_6SDNodeE.warm"),
+            "(anonymous namespace)::DAGCombiner::visitUADDOLike"
         );
+        // Template literals as libiberty prints them (lost.data: `SmallVector<..., 4u>`).
+        assert_eq!(demangle("_Z1fILj4EEvv"), "f<4u>");
+        assert_eq!(demangle("_Z1fILin3EEvv"), "f<-3>");
+        assert_eq!(demangle("_Z1fILm7EEvv"), "f<7ul>");
     }
 
     #[test]

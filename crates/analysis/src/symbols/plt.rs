@@ -1,7 +1,9 @@
 //! `name@plt` symbols for PLT entries, as perf's `dso__synthesize_plt_symbols` (perf 6.1) makes
 //! them: the i-th relocation of `.rela.plt` (or `.rel.plt`) names the i-th PLT entry, entries
 //! starting after the PLT header (x86: 16-byte header and entries; aarch64: 32 and 16). When
-//! `.plt.sec` exists (x86 IBT), entries are in it with no header. Relocations without a symbol
+//! `.plt.sec` exists (x86 IBT), entries are in it with no header. An x86 PLT whose section
+//! does not state its entry size (`sh_entsize` 0, as lld and BOLT leave it) gets no names, as in
+//! perf 6.1, which sizes x86 entries by `sh_entsize`. Relocations without a symbol
 //! (`R_X86_64_IRELATIVE`) are named `*ABS*+0xADDEND@plt` as objdump does.
 
 use object::elf;
@@ -24,10 +26,18 @@ fn synthesize<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Option<Vec<S
         _ => return None,
     };
     let sections = header.sections(endian, data).ok()?;
-    let (start, header_size) = match sections.section_by_name(endian, b".plt.sec") {
-        Some((_, sec)) => (sec.sh_addr(endian).into(), 0),
-        None => (sections.section_by_name(endian, b".plt")?.1.sh_addr(endian).into(), header_size),
+    let (start, header_size, entsize): (u64, u64, u64) = match sections.section_by_name(endian, b".plt.sec") {
+        Some((_, sec)) => (sec.sh_addr(endian).into(), 0, sec.sh_entsize(endian).into()),
+        None => {
+            let plt = sections.section_by_name(endian, b".plt")?.1;
+            (plt.sh_addr(endian).into(), header_size, plt.sh_entsize(endian).into())
+        }
     };
+    // perf 6.1 takes the x86 entry size from `sh_entsize`; a PLT that does not state it (lld,
+    // BOLT) gets only empty symbols, so its entries stay unnamed.
+    if entsize == 0 && matches!(header.e_machine(endian), elf::EM_X86_64 | elf::EM_386) {
+        return None;
+    }
     let rel_section = sections
         .section_by_name(endian, b".rela.plt")
         .or_else(|| sections.section_by_name(endian, b".rel.plt"))?

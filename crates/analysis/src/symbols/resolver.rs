@@ -55,6 +55,11 @@ pub struct Symbolized {
     /// function (empty without DWARF or when the address is not inside inlined code).
     #[cfg(feature = "dwarf")]
     pub inlined: Vec<super::dwarf::SourceFrame>,
+    /// The real function's name as DWARF gives it (`__libc_start_main_impl` where the symbol
+    /// table says `__libc_start_main@@GLIBC_2.34`), when DWARF has a source line for the
+    /// address (what perf's `addr2line` needs before it reports inline frames).
+    #[cfg(feature = "dwarf")]
+    pub dwarf_name: Option<String>,
 }
 
 #[derive(Default)]
@@ -196,7 +201,9 @@ impl SymbolResolver {
         Ok(dump.pid)
     }
 
-    fn load(&mut self, module: ModuleRef<'_>) -> Loaded {
+    /// Finds the ELF file of a module (build id first, then by path with a build-id check) and
+    /// its separate debug file.
+    fn find_files(&mut self, module: ModuleRef<'_>) -> ElfFiles {
         let wanted = module.build_id;
         let mut files = ElfFiles::default();
         if let Some(id) = wanted {
@@ -205,6 +212,9 @@ impl SymbolResolver {
                 files.debug.clone_from(&e.debug);
             }
         }
+        // The build id to look separate debug files up by: the recorded one, else the one of
+        // the file found by path (perf reads it from the file when the recording has none).
+        let mut debug_id = wanted.map(<[u8]>::to_vec);
         if files.elf.is_none() {
             let candidate = self
                 .by_path
@@ -214,6 +224,9 @@ impl SymbolResolver {
             if let Some(bytes) = candidate {
                 let found = elf::build_id(&bytes);
                 if wanted.is_none() || found.is_none() || found.as_deref() == wanted {
+                    if debug_id.is_none() {
+                        debug_id.clone_from(&found);
+                    }
                     if files.debug.is_none() {
                         if let Some(id) = found.as_deref() {
                             files.debug = self.by_build_id.get(id).and_then(|e| e.debug.clone());
@@ -224,10 +237,25 @@ impl SymbolResolver {
             }
         }
         if files.debug.is_none() {
-            if let (Some(id), Some(p)) = (wanted, self.provider.as_mut()) {
+            if let (Some(id), Some(p)) = (debug_id.as_deref(), self.provider.as_mut()) {
                 files.debug = p.read_debug(id);
             }
         }
+        files
+    }
+
+    /// The bytes of a module's ELF file, found as for symbols (build id first, then by path
+    /// with a build-id check); `None` for the kernel, JIT maps and files not at hand. Used for
+    /// unwind information (`.eh_frame`, `.debug_frame`).
+    pub fn elf_bytes(&mut self, module: ModuleRef<'_>) -> Option<Vec<u8>> {
+        if is_kernel_module_path(module.path) || perf_map_pid(module.path).is_some() {
+            return None;
+        }
+        self.find_files(module).elf
+    }
+
+    fn load(&mut self, module: ModuleRef<'_>) -> Loaded {
+        let files = self.find_files(module);
         let Some(elf) = files.elf.as_deref() else {
             // A debug file alone still has symbols and (identical) program headers.
             return match files.debug.as_deref().map(ElfSymbols::parse) {
@@ -282,9 +310,17 @@ impl SymbolResolver {
                 offset: s.offset,
                 #[cfg(feature = "dwarf")]
                 inlined: Vec::new(),
+                #[cfg(feature = "dwarf")]
+                dwarf_name: None,
             });
         }
         if let Some(pid) = perf_map_pid(module.path) {
+            if !self.perf_maps.contains_key(&pid) && !self.jitdumps.contains_key(&pid) {
+                // Like perf, read `/tmp/perf-PID.map` when the process has JIT code (once: an
+                // absent file leaves an empty map).
+                let bytes = self.provider.as_mut().and_then(|p| p.read_path(module.path)).unwrap_or_default();
+                self.add_perf_map(pid, &bytes);
+            }
             let from_jit = self.jitdumps.get(&pid).and_then(|t| t.lookup(address));
             let s = from_jit.or_else(|| self.perf_maps.get(&pid)?.table().lookup(address))?;
             return Some(Symbolized {
@@ -292,6 +328,8 @@ impl SymbolResolver {
                 offset: address - s.start,
                 #[cfg(feature = "dwarf")]
                 inlined: Vec::new(),
+                #[cfg(feature = "dwarf")]
+                dwarf_name: None,
             });
         }
         let key = (module.path.to_owned(), module.build_id.map(<[u8]>::to_vec));
@@ -304,18 +342,23 @@ impl SymbolResolver {
                 let vaddr = syms.file_offset_to_vaddr(address);
                 let s = syms.lookup_vaddr(vaddr)?;
                 #[cfg(feature = "dwarf")]
-                let inlined = match dwarf.as_ref().and_then(|d| d.frames(vaddr).ok()) {
-                    Some(mut frames) => {
-                        frames.pop(); // the real function, already named by the symbol table
-                        frames
+                let (inlined, dwarf_name) = match dwarf.as_ref().and_then(|d| d.frames(vaddr).ok()) {
+                    // perf's addr2line reports nothing when the innermost frame has no line.
+                    Some(mut frames) if frames.first().is_some_and(|f| f.file.is_some() && f.line.is_some()) => {
+                        let real = frames.pop(); // the real function, also named by the symbol table
+                        // Without a DWARF name (binutils still finds one, e.g. through the
+                        // symbol table), the symbol table's name stands.
+                        (frames, real.and_then(|f| f.function))
                     }
-                    None => Vec::new(),
+                    _ => (Vec::new(), None),
                 };
                 Some(Symbolized {
                     name: demangle(s.name).into_owned(),
                     offset: s.offset,
                     #[cfg(feature = "dwarf")]
                     inlined,
+                    #[cfg(feature = "dwarf")]
+                    dwarf_name,
                 })
             }
             Loaded::Missing => None,

@@ -102,8 +102,13 @@ fn compare_quality(a: &SymbolDef, a_end: u64, b: &SymbolDef, b_end: u64) -> Orde
         .cmp(&b_sized)
         .then_with(|| (b.binding == Binding::Weak).cmp(&(a.binding == Binding::Weak)))
         .then_with(|| (a.binding == Binding::Global).cmp(&(b.binding == Binding::Global)))
-        .then_with(|| leading_underscores(&b.name).cmp(&leading_underscores(&a.name)))
-        .then_with(|| a.name.len().cmp(&b.name.len()))
+        // perf stores names demangled (`dso__load_sym`), so it counts and measures those.
+        .then_with(|| {
+            let (a_name, b_name) = (super::demangle::demangle(&a.name), super::demangle::demangle(&b.name));
+            leading_underscores(&b_name)
+                .cmp(&leading_underscores(&a_name))
+                .then_with(|| a_name.len().cmp(&b_name.len()))
+        })
         // arch__choose_best_symbol (x86): avoid the "SyS" syscall aliases, else keep the first.
         .then_with(|| b.name.starts_with("SyS").cmp(&a.name.starts_with("SyS")))
 }

@@ -1,0 +1,509 @@
+//! [`load_profile`]: a whole recording (file, pipe stream, zstd-compressed, `--threads`
+//! directory) turned into a [`Profile`], records delivered in time order as perf delivers them.
+//!
+//! Every record is walked in file order. Records with a timestamp go through an
+//! [`OrderedQueue`] that releases them at each FINISHED_ROUND up to the previous round's newest
+//! time, and at the end; records without one (perf's `-ETIME`: no `sample_id_all`, time 0, or
+//! a time of `-1`) are delivered at once, as `perf_session__process_event` does. The queue holds
+//! where each record is (its part and offset), not the record, and the record is decoded again
+//! when it is released; records decompressed from a COMPRESSED record are copied.
+//!
+//! Delivered records feed a [`ProfileBuilder`]: COMM, FORK, MMAP/MMAP2 (with build ids from the
+//! BUILD_ID feature, HEADER_BUILD_ID records and MMAP2 build-id records), KSYMBOL, and SAMPLE
+//! through [`SampleDelivery`] (once per moved READ value for leader sampling). DWARF-mode samples
+//! (REGS_USER + STACK_USER) get their user part from [`UserUnwinder`]. LOST, LOST_SAMPLES and
+//! THROTTLE records are counted in the [`LoadDiagnostics`].
+
+use std::collections::HashMap;
+
+use perfscope_format::constants::{misc, sample_type, HeaderFeature, RecordType};
+use perfscope_format::features::build_id::{parse_build_id_record, parse_build_ids};
+use perfscope_format::layout::EventIndex as AttrIndex;
+use perfscope_format::metadata::Metadata;
+use perfscope_format::records::{RawRecord, Record, RecordHeader, SampleRecord};
+use perfscope_format::walk::{walk, Item};
+use perfscope_format::Endianness;
+
+use crate::builder::{CpuMode, InlineFrames, ProfileBuilder, SampleInput, StackExtras, UnknownNames, PERF_CONTEXT_USER};
+use crate::delivery::SampleDelivery;
+use crate::ids::{CapacityError, EventIndex};
+use crate::ordered::OrderedQueue;
+use crate::profile::Profile;
+use crate::symbols::resolver::SymbolResolver;
+use crate::unwind::{Arch, UnwindOutcome, UserUnwinder};
+
+/// Which samples to keep. Records that describe processes (COMM, MMAP, ...) are always used.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoadFilter {
+    /// Keep samples of events with these names (as `perf script` names them); empty: all.
+    pub events: Vec<String>,
+    /// Keep samples of these processes; empty: all.
+    pub pids: Vec<u32>,
+    /// Keep samples of these threads; empty: all.
+    pub tids: Vec<u32>,
+    /// Keep samples with `start <= time <= end` (ns; perf's `--time`, both ends included).
+    pub time: Option<(u64, u64)>,
+}
+
+/// How to load.
+pub struct LoadOptions {
+    /// The symbol sources (and binaries for unwinding). `None`: no names, no DWARF unwinding.
+    pub resolver: Option<SymbolResolver>,
+    /// Look names up (`false`, with a resolver: unwind with the binaries but print no names).
+    pub symbolize: bool,
+    /// How frames without a symbol are named.
+    pub unknown_names: UnknownNames,
+    /// Which samples to keep.
+    pub filter: LoadFilter,
+    /// Unwind DWARF-mode user stacks (otherwise their user part is the leaf frame only).
+    pub unwind: bool,
+    /// Which frames get inline frames from DWARF. [`InlineFrames::Unwound`] is what perf 6.1
+    /// prints.
+    pub inline_frames: InlineFrames,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            resolver: None,
+            symbolize: true,
+            unknown_names: UnknownNames::default(),
+            filter: LoadFilter::default(),
+            unwind: true,
+            inline_frames: InlineFrames::Unwound,
+        }
+    }
+}
+
+/// What happened while loading, for the UI and the CLI to report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoadDiagnostics {
+    /// Errors met (bad records, framing errors, bad header sections), in file order.
+    pub errors: Vec<perfscope_format::Error>,
+    /// PERF_RECORD_LOST records and the events they say were lost.
+    pub lost_records: u64,
+    /// Sum of `lost` of the LOST records.
+    pub lost_events: u64,
+    /// Sum of `lost` of the LOST_SAMPLES records.
+    pub lost_samples: u64,
+    /// THROTTLE records.
+    pub throttles: u64,
+    /// UNTHROTTLE records.
+    pub unthrottles: u64,
+    /// Samples delivered (one per READ value for leader sampling), before filtering.
+    pub samples: u64,
+    /// Samples kept by the filter.
+    pub kept_samples: u64,
+    /// DWARF-mode samples whose user stack was unwound.
+    pub unwound: u64,
+    /// DWARF-mode samples whose user stack is only the leaf frame (no binary or unwind
+    /// information for it, or an architecture that is not supported); marked `[truncated]`.
+    pub truncated: u64,
+    /// Records that arrived older than what was already released (perf: "Timestamp below last
+    /// timeslice flush").
+    pub late_records: u64,
+    /// The most records queued at once.
+    pub max_queued: usize,
+    /// Records the queue copied (decompressed or pipe-mode records) rather than pointed at.
+    pub copied_records: u64,
+}
+
+/// A record waiting in the queue: where it is, or a copy.
+struct Queued {
+    header: RecordHeader,
+    offset: u64,
+    inner_offset: Option<u64>,
+    body: QueuedBody,
+}
+
+enum QueuedBody {
+    /// The body is `parts[part][start..start + len]`.
+    InPart { part: u32, start: usize, len: usize },
+    /// A copy.
+    Owned(Box<[u8]>),
+}
+
+/// Whether the record type is one the profile uses.
+fn is_used(t: RecordType) -> bool {
+    matches!(
+        t,
+        RecordType::SAMPLE
+            | RecordType::MMAP
+            | RecordType::MMAP2
+            | RecordType::COMM
+            | RecordType::FORK
+            | RecordType::EXIT
+            | RecordType::KSYMBOL
+            | RecordType::LOST
+            | RecordType::LOST_SAMPLES
+            | RecordType::THROTTLE
+            | RecordType::UNTHROTTLE
+    )
+}
+
+struct Loader {
+    builder: ProfileBuilder,
+    delivery: SampleDelivery,
+    diag: LoadDiagnostics,
+    filter: LoadFilter,
+    /// Event names in attr order (from the header or the stream's metadata records).
+    names: Vec<String>,
+    /// Profile events per attr, added when first used.
+    events: Vec<Option<EventIndex>>,
+    /// Build ids by file name (BUILD_ID feature and HEADER_BUILD_ID records).
+    build_ids: HashMap<String, Vec<u8>>,
+    unwinder: Option<UserUnwinder>,
+    callchain: Vec<u64>,
+    user_frames: Vec<u64>,
+    capacity_error: Option<CapacityError>,
+    /// Whether the resolver's DWARF use was decided (at the first sample).
+    inline_decided: bool,
+    inline_frames: InlineFrames,
+}
+
+/// Reads every record of a recording into a [`Profile`]. `data` is the perf.data file or pipe
+/// stream (a directory's `data` file); `extra` are a directory's `data.N` files in order.
+///
+/// Returns the error that prevented reading any record (a bad file header); errors in single
+/// records are in the diagnostics.
+///
+/// ```
+/// use perfscope_analysis::load::{load_profile, LoadOptions};
+/// assert!(load_profile(b"not a perf.data file", &[], LoadOptions::default()).is_err());
+/// ```
+pub fn load_profile(data: &[u8], extra: &[&[u8]], options: LoadOptions) -> Result<(Profile, LoadDiagnostics), LoadError> {
+    let summary = crate::summary::Summary::from_bytes(data);
+    let arch = summary.arch.as_deref().map_or(Arch::Other, Arch::from_uname);
+    let mut builder = ProfileBuilder::new(options.resolver);
+    builder.unknown_names = options.unknown_names;
+    builder.symbolize = options.symbolize;
+    builder.inline_frames = options.inline_frames;
+    let mut loader = Loader {
+        builder,
+        delivery: SampleDelivery::new(),
+        diag: LoadDiagnostics::default(),
+        filter: options.filter,
+        names: summary.events.into_iter().map(|e| e.name).collect(),
+        events: Vec::new(),
+        build_ids: HashMap::new(),
+        unwinder: options.unwind.then(|| UserUnwinder::new(arch)),
+        callchain: Vec::new(),
+        user_frames: Vec::new(),
+        capacity_error: None,
+        inline_decided: false,
+        inline_frames: options.inline_frames,
+    };
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(extra.len() + 1);
+    parts.push(data);
+    parts.extend_from_slice(extra);
+    let mut queue: OrderedQueue<Queued> = OrderedQueue::new();
+    let mut features_read = false;
+    let meta = walk(data, extra, |meta, part, item| {
+        let rec = match item {
+            Item::Record(rec) => rec,
+            Item::Error(e) => return loader.diag.errors.push(*e),
+        };
+        if !features_read {
+            loader.read_build_id_feature(meta);
+            features_read = true;
+        }
+        let t = rec.type_();
+        if t == RecordType::FINISHED_ROUND {
+            queue.finished_round(|_, q| loader.release(meta, &parts, &q));
+            return;
+        }
+        if t == RecordType::HEADER_BUILD_ID {
+            loader.header_build_id(rec);
+            return;
+        }
+        if !is_used(t) {
+            return;
+        }
+        match meta.events.record_time(rec) {
+            Some(time) if time != 0 && time != u64::MAX => {
+                let q = queued(rec, part, &parts);
+                if matches!(q.body, QueuedBody::Owned(_)) {
+                    loader.diag.copied_records += 1;
+                }
+                queue.push(time, q);
+                loader.diag.max_queued = loader.diag.max_queued.max(queue.len());
+            }
+            _ => loader.deliver(meta, rec),
+        }
+    })
+    .map_err(LoadError::Format)?;
+    queue.finish(|_, q| loader.release(&meta, &parts, &q));
+    loader.diag.late_records = queue.late;
+    if let Some(e) = loader.capacity_error {
+        return Err(LoadError::Capacity(e));
+    }
+    Ok((loader.builder.finish(), loader.diag))
+}
+
+/// Why [`load_profile`] failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadError {
+    /// The file header could not be read.
+    Format(perfscope_format::Error),
+    /// A table outgrew its index type.
+    Capacity(CapacityError),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Format(e) => e.fmt(f),
+            LoadError::Capacity(e) => write!(f, "{e:?}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Where `rec` is: a position in `parts[part]` when its body lies there, else a copy.
+fn queued(rec: &RawRecord<'_>, part: usize, parts: &[&[u8]]) -> Queued {
+    let in_part = rec.inner_offset.is_none().then(|| {
+        let bytes = parts.get(part)?;
+        let start = usize::try_from(rec.offset).ok()?.checked_add(perfscope_format::records::RECORD_HEADER_SIZE)?;
+        let body = bytes.get(start..start.checked_add(rec.body.len())?)?;
+        std::ptr::eq(body.as_ptr(), rec.body.as_ptr()).then_some((u32::try_from(part).ok()?, start))
+    });
+    let body = match in_part.flatten() {
+        Some((part, start)) => QueuedBody::InPart { part, start, len: rec.body.len() },
+        None => QueuedBody::Owned(rec.body.into()),
+    };
+    Queued { header: rec.header, offset: rec.offset, inner_offset: rec.inner_offset, body }
+}
+
+fn cpu_mode(misc_bits: u16) -> CpuMode {
+    match misc_bits & misc::CPUMODE_MASK {
+        misc::KERNEL | misc::HYPERVISOR | misc::GUEST_KERNEL => CpuMode::Kernel,
+        _ => CpuMode::User,
+    }
+}
+
+fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(bytes)
+}
+
+impl Loader {
+    fn read_build_id_feature(&mut self, meta: &Metadata) {
+        let Some(bytes) = meta.feature(HeaderFeature::BUILD_ID) else { return };
+        match parse_build_ids(bytes) {
+            Ok(list) => {
+                for e in list {
+                    self.build_ids.insert(lossy(e.filename.0).into_owned(), e.build_id.to_vec());
+                }
+            }
+            Err(e) => self.diag.errors.push(e),
+        }
+    }
+
+    fn header_build_id(&mut self, rec: &RawRecord<'_>) {
+        match parse_build_id_record(rec.header.misc, rec.body_bytes()) {
+            Ok(e) => {
+                self.build_ids.insert(lossy(e.filename.0).into_owned(), e.build_id.to_vec());
+            }
+            Err(e) => self.diag.errors.push(e),
+        }
+    }
+
+    fn release(&mut self, meta: &Metadata, parts: &[&[u8]], q: &Queued) {
+        let body: &[u8] = match &q.body {
+            QueuedBody::InPart { part, start, len } => {
+                match parts.get(*part as usize).and_then(|p| p.get(*start..start.saturating_add(*len))) {
+                    Some(b) => b,
+                    None => return,
+                }
+            }
+            QueuedBody::Owned(b) => b,
+        };
+        let rec = RawRecord { offset: q.offset, inner_offset: q.inner_offset, endian: meta.endian, header: q.header, body, payload: &[] };
+        self.deliver(meta, &rec);
+    }
+
+    fn event(&mut self, attr: AttrIndex) -> Result<EventIndex, CapacityError> {
+        let i = attr.0 as usize;
+        if self.events.len() <= i {
+            self.events.resize(i + 1, None);
+        }
+        if let Some(Some(e)) = self.events.get(i) {
+            return Ok(*e);
+        }
+        let name = self.names.get(i).cloned().unwrap_or_else(|| format!("event {i}"));
+        let e = self.builder.add_event(&name)?;
+        if let Some(slot) = self.events.get_mut(i) {
+            *slot = Some(e);
+        }
+        Ok(e)
+    }
+
+    fn deliver(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
+        let record = match meta.parse(rec) {
+            Ok(r) => r,
+            Err(e) => return self.diag.errors.push(e),
+        };
+        if let Err(e) = self.record(meta, &record) {
+            self.capacity_error.get_or_insert(e);
+        }
+    }
+
+    fn build_id_of(&self, filename: &str) -> Option<&[u8]> {
+        self.build_ids.get(filename).map(Vec::as_slice)
+    }
+
+    fn record(&mut self, meta: &Metadata, record: &Record<'_>) -> Result<(), CapacityError> {
+        match record {
+            Record::Sample(s) => self.sample(meta, s)?,
+            Record::Mmap(m) => {
+                let name = lossy(m.filename.0);
+                let id = self.build_id_of(&name).map(<[u8]>::to_vec);
+                self.builder.mmap(m.pid, m.start, m.len, m.pgoff, &name, id.as_deref())?;
+            }
+            Record::Mmap2(m) => {
+                let name = lossy(m.filename.0);
+                let id = match m.file_id {
+                    perfscope_format::records::Mmap2FileId::BuildId(id) => Some(id.to_vec()),
+                    _ => self.build_id_of(&name).map(<[u8]>::to_vec),
+                };
+                self.builder.mmap(m.pid, m.start, m.len, m.pgoff, &name, id.as_deref())?;
+            }
+            Record::Comm(c) => self.builder.comm(c.pid, c.tid, &lossy(c.comm.0))?,
+            Record::Fork(f) => self.builder.fork(f.ppid, f.ptid, f.pid, f.tid)?,
+            Record::Ksymbol(k) if !k.is_unregister() => self.builder.ksymbol(k.addr, u64::from(k.len), &lossy(k.name.0))?,
+            Record::Lost(l) => {
+                self.diag.lost_records += 1;
+                self.diag.lost_events = self.diag.lost_events.saturating_add(l.lost);
+            }
+            Record::LostSamples(l) => self.diag.lost_samples = self.diag.lost_samples.saturating_add(l.lost),
+            Record::Throttle(_) => self.diag.throttles += 1,
+            Record::Unthrottle(_) => self.diag.unthrottles += 1,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn keeps(&self, s: &SampleRecord<'_>, attr: AttrIndex) -> bool {
+        let f = &self.filter;
+        if !f.events.is_empty() && !self.names.get(attr.0 as usize).is_some_and(|n| f.events.iter().any(|e| e == n)) {
+            return false;
+        }
+        if !f.pids.is_empty() && !s.pid.is_some_and(|p| f.pids.contains(&p)) {
+            return false;
+        }
+        if !f.tids.is_empty() && !s.tid.is_some_and(|t| f.tids.contains(&t)) {
+            return false;
+        }
+        if let Some((start, end)) = f.time {
+            let t = s.time.unwrap_or(0);
+            if t < start || t > end {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Loads DWARF only when inline frames will be shown: with [`InlineFrames::Unwound`], only
+    /// when some event records DWARF-mode stacks.
+    fn decide_inline(&mut self, meta: &Metadata) {
+        self.inline_decided = true;
+        let dwarf_mode = (0..meta.events.len()).any(|i| {
+            let i = u32::try_from(i).unwrap_or(u32::MAX);
+            meta.events.attr(AttrIndex(i)).is_some_and(|a| a.sample_type & (sample_type::REGS_USER | sample_type::STACK_USER) == (sample_type::REGS_USER | sample_type::STACK_USER))
+        });
+        let wanted = match self.inline_frames {
+            InlineFrames::Never => false,
+            InlineFrames::Unwound => dwarf_mode,
+            InlineFrames::Always => true,
+        };
+        if let Some(r) = self.builder.resolver.as_mut() {
+            r.inline_frames = wanted;
+        }
+    }
+
+    fn sample(&mut self, meta: &Metadata, s: &SampleRecord<'_>) -> Result<(), CapacityError> {
+        if !self.inline_decided {
+            self.decide_inline(meta);
+        }
+        let mut deliveries: [(AttrIndex, u64); 4] = [(AttrIndex(0), 0); 4];
+        let mut n = 0usize;
+        let mut more: Vec<(AttrIndex, u64)> = Vec::new();
+        self.delivery.deliver(&meta.events, s, |e, period| {
+            match deliveries.get_mut(n) {
+                Some(slot) => *slot = (e, period),
+                None => more.push((e, period)),
+            }
+            n += 1;
+        });
+        let list = deliveries.iter().take(n).chain(more.iter());
+        let mut stack_ready = false;
+        let mut extras = StackExtras::default();
+        for &(attr, period) in list {
+            self.diag.samples += 1;
+            if !self.keeps(s, attr) {
+                continue;
+            }
+            self.diag.kept_samples += 1;
+            if !stack_ready {
+                extras = self.prepare_stack(meta, s);
+                stack_ready = true;
+            }
+            let event = self.event(attr)?;
+            let input = SampleInput {
+                pid: s.pid.unwrap_or(u32::MAX),
+                tid: s.tid.unwrap_or(u32::MAX),
+                time: s.time.unwrap_or(0),
+                cpu: s.cpu.unwrap_or(u32::MAX),
+                event,
+                period,
+                ip: s.ip.unwrap_or(0),
+                ip_mode: cpu_mode(s.misc),
+                callchain: &self.callchain,
+            };
+            self.builder.sample_with(&input, extras)?;
+        }
+        Ok(())
+    }
+
+    /// Fills `self.callchain` with the sample's callchain and, for a DWARF-mode sample, the
+    /// unwound user frames after a `PERF_CONTEXT_USER` marker.
+    fn prepare_stack(&mut self, meta: &Metadata, s: &SampleRecord<'_>) -> StackExtras {
+        let none = StackExtras::default();
+        self.callchain.clear();
+        if let Some(c) = &s.callchain {
+            self.callchain.extend(c.ips().iter());
+        }
+        let (Some(regs), Some(stack), Some(unwinder)) = (&s.regs_user, &s.stack_user, self.unwinder.as_mut()) else {
+            return none;
+        };
+        if regs.abi == 0 || stack.data.is_empty() {
+            return none;
+        }
+        self.user_frames.clear();
+        let pid = s.pid.unwrap_or(u32::MAX);
+        let little = meta.endian == Endianness::Little;
+        let outcome = self.builder.unwind_user(unwinder, pid, regs, stack.valid(), little, &mut self.user_frames);
+        if self.user_frames.is_empty() {
+            return none;
+        }
+        // A user-mode sample has an empty callchain (the kernel leaves the user part out in
+        // DWARF mode); the unwinder's first frame is its ip.
+        if self.callchain.last() != Some(&PERF_CONTEXT_USER) {
+            self.callchain.push(PERF_CONTEXT_USER);
+        }
+        let unwound_from = self.callchain.len();
+        self.callchain.extend_from_slice(&self.user_frames);
+        let truncated = match outcome {
+            UnwindOutcome::Unwound => {
+                self.diag.unwound += 1;
+                false
+            }
+            UnwindOutcome::Truncated => {
+                self.diag.truncated += 1;
+                true
+            }
+            UnwindOutcome::NoRegisters => false,
+        };
+        StackExtras { unwound_from, truncated }
+    }
+}

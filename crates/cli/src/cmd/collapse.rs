@@ -1,0 +1,208 @@
+//! `perfscope collapse`: folded stacks (`comm;root;…;leaf count`), as `perf script |
+//! inferno-collapse-perf` prints them. Also the options and loading shared with `flamegraph`
+//! and `report`.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use perfscope_analysis::builder::{InlineFrames, UnknownNames};
+use perfscope_analysis::export::folded::{folded_lines, FoldedOptions};
+use perfscope_analysis::load::{load_profile, LoadDiagnostics, LoadFilter, LoadOptions};
+use perfscope_analysis::profile::Profile;
+use perfscope_analysis::samples::SampleFilter;
+use perfscope_analysis::symbols::archive::{build_id_hex, PerfArchive};
+use perfscope_analysis::symbols::resolver::{FileProvider, SymbolResolver};
+
+use super::input::Input;
+
+/// What to read and how to name frames (shared by `collapse`, `flamegraph` and `report`).
+#[derive(clap::Args, Debug)]
+pub struct ProfileArgs {
+    /// A perf.data file, pipe-mode stream or `perf record --threads` directory.
+    pub file: PathBuf,
+    /// Kernel symbols: a copy of /proc/kallsyms from the recording machine (plain or gzipped).
+    #[arg(long, value_name = "FILE")]
+    pub kallsyms: Option<PathBuf>,
+    /// Look binaries up under this directory (the recorded paths appended), like perf's --symfs.
+    #[arg(long, value_name = "DIR")]
+    pub symfs: Option<PathBuf>,
+    /// A `perf archive` tarball (.tar.bz2) with the binaries by build id.
+    #[arg(long, value_name = "TAR")]
+    pub archive: Vec<PathBuf>,
+    /// A JIT's symbol map for a process, named `perf-PID.map` (or `*.perf-PID.map`), used
+    /// instead of `/tmp/perf-PID.map`.
+    #[arg(long, value_name = "FILE")]
+    pub perf_map: Vec<PathBuf>,
+    /// Do not look names up: frames are `module+0xoffset`.
+    #[arg(long)]
+    pub no_symbols: bool,
+    /// Keep only samples of these events (names as `perf script` prints them; comma-separated).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub event: Vec<String>,
+    /// Keep only samples of these processes (comma-separated).
+    #[arg(long, value_name = "PID", value_delimiter = ',')]
+    pub pid: Vec<u32>,
+    /// Keep only samples of these threads (comma-separated).
+    #[arg(long, value_name = "TID", value_delimiter = ',')]
+    pub tid: Vec<u32>,
+    /// Keep only samples in this time range, in seconds as perf prints them: `START,END`
+    /// (either may be empty), both ends included.
+    #[arg(long, value_name = "START,END")]
+    pub time: Option<String>,
+}
+
+/// Arguments of `perfscope collapse`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    profile: ProfileArgs,
+}
+
+/// Reads binaries from the local filesystem as perf does: the recorded path (under `--symfs`),
+/// separate debug files from `/usr/lib/debug/.build-id/`.
+struct LocalFiles {
+    symfs: Option<PathBuf>,
+}
+
+impl LocalFiles {
+    fn local(&self, path: &str) -> PathBuf {
+        match &self.symfs {
+            Some(dir) => dir.join(path.trim_start_matches('/')),
+            None => PathBuf::from(path),
+        }
+    }
+}
+
+impl FileProvider for LocalFiles {
+    fn read_path(&mut self, path: &str) -> Option<Vec<u8>> {
+        if !path.starts_with('/') {
+            return None;
+        }
+        let p = self.local(path);
+        p.is_file().then(|| std::fs::read(p).ok()).flatten()
+    }
+
+    fn read_debug(&mut self, build_id: &[u8]) -> Option<Vec<u8>> {
+        let hex = build_id_hex(build_id);
+        let (dir, rest) = (hex.get(..2)?, hex.get(2..)?);
+        std::fs::read(self.local(&format!("/usr/lib/debug/.build-id/{dir}/{rest}.debug"))).ok()
+    }
+}
+
+/// Parses perf's `--time` seconds (`123.456789`) into ns.
+fn parse_seconds(s: &str) -> Result<u64, String> {
+    let bad = || format!("bad time {s:?}: expected seconds like 3874.784783");
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let secs: u64 = int.parse().map_err(|_| bad())?;
+    let frac_ns: u64 = if frac.is_empty() { 0 } else { format!("{frac:0<9}").parse().map_err(|_| bad())? };
+    secs.checked_mul(1_000_000_000).and_then(|n| n.checked_add(frac_ns)).ok_or_else(bad)
+}
+
+/// `START,END` (either side may be empty).
+pub fn parse_time_range(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s.split_once(',').ok_or_else(|| format!("bad --time {s:?}: expected START,END"))?;
+    let start = if a.trim().is_empty() { 0 } else { parse_seconds(a.trim())? };
+    let end = if b.trim().is_empty() { u64::MAX } else { parse_seconds(b.trim())? };
+    Ok((start, end))
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// Loads the profile the arguments describe; prints the diagnostics worth telling on stderr.
+pub fn load(args: &ProfileArgs) -> Result<(Profile, LoadDiagnostics), String> {
+    let input = Input::read(&args.file)?;
+    let mut resolver = SymbolResolver::new();
+    resolver.set_provider(Box::new(LocalFiles { symfs: args.symfs.clone() }));
+    if let Some(k) = &args.kallsyms {
+        resolver.set_kallsyms(&read(k)?).map_err(|e| format!("{}: {e}", k.display()))?;
+    }
+    for a in &args.archive {
+        let archive = PerfArchive::parse(&read(a)?).map_err(|e| format!("{}: {e}", a.display()))?;
+        resolver.add_archive(archive).map_err(|e| format!("{}: {e}", a.display()))?;
+    }
+    for m in &args.perf_map {
+        let name = m.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let pid = name
+            .rsplit("perf-")
+            .next()
+            .and_then(|rest| rest.strip_suffix(".map"))
+            .and_then(|pid| pid.parse::<u32>().ok())
+            .ok_or_else(|| format!("{}: expected a file named perf-PID.map", m.display()))?;
+        resolver.add_perf_map(pid, &read(m)?);
+    }
+    let filter = LoadFilter {
+        events: args.event.clone(),
+        pids: args.pid.clone(),
+        tids: args.tid.clone(),
+        time: args.time.as_deref().map(parse_time_range).transpose()?,
+    };
+    let options = LoadOptions {
+        resolver: Some(resolver),
+        symbolize: !args.no_symbols,
+        unknown_names: if args.no_symbols { UnknownNames::ModuleOffset } else { UnknownNames::Unknown },
+        filter,
+        unwind: true,
+        inline_frames: InlineFrames::Unwound,
+    };
+    let extra: Vec<&[u8]> = input.extra.iter().map(|(_, b)| &b[..]).collect();
+    let (profile, diag) = load_profile(&input.bytes, &extra, options).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    report_diagnostics(&args.file, &diag);
+    Ok((profile, diag))
+}
+
+fn report_diagnostics(file: &Path, d: &LoadDiagnostics) {
+    let name = file.display();
+    for e in d.errors.iter().take(10) {
+        eprintln!("warning: {name}: {e}");
+    }
+    if d.errors.len() > 10 {
+        eprintln!("warning: {name}: {} more errors", d.errors.len() - 10);
+    }
+    if d.lost_records > 0 {
+        eprintln!("warning: {name}: {} LOST records: {} events lost", d.lost_records, d.lost_events);
+    }
+    if d.lost_samples > 0 {
+        eprintln!("warning: {name}: {} samples lost (LOST_SAMPLES)", d.lost_samples);
+    }
+    if d.truncated > 0 {
+        eprintln!(
+            "warning: {name}: {} of {} DWARF-mode user stacks could not be unwound (no binary or unwind information for the leaf, or an architecture framehop does not unwind): marked [truncated]",
+            d.truncated,
+            d.truncated + d.unwound
+        );
+    }
+}
+
+/// Runs `perfscope collapse`.
+pub fn run(args: &Args) -> Result<ExitCode, String> {
+    let (profile, diag) = load(&args.profile)?;
+    let lines = folded_lines(&profile, &SampleFilter::all(), FoldedOptions::default());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for (stack, count) in lines {
+        if writeln!(out, "{stack} {count}").is_err() {
+            return Ok(ExitCode::SUCCESS); // closed pipe (`| head`)
+        }
+    }
+    let _ = out.flush();
+    Ok(if diag.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_ranges_parse_like_perf() {
+        assert_eq!(parse_time_range("3874.784783971,3875"), Ok((3_874_784_783_971, 3_875_000_000_000)));
+        assert_eq!(parse_time_range(",1.5"), Ok((0, 1_500_000_000)));
+        assert_eq!(parse_time_range("2.000001,"), Ok((2_000_001_000, u64::MAX)));
+        assert!(parse_time_range("1.2.3,4").is_err());
+        assert!(parse_time_range("12").is_err());
+    }
+}

@@ -1,0 +1,43 @@
+//! `perfscope flamegraph`: a standalone interactive SVG flame graph of the folded stacks.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use perfscope_analysis::call_tree::CallTree;
+use perfscope_analysis::export::svg::{to_svg, SvgOptions};
+use perfscope_analysis::flame_graph::{FlameGraph, WeightKind};
+use perfscope_analysis::samples::SampleFilter;
+
+use super::collapse::{load, ProfileArgs};
+
+/// Arguments of `perfscope flamegraph`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    profile: ProfileArgs,
+    /// Where to write the SVG.
+    #[arg(short, long, value_name = "SVG")]
+    output: PathBuf,
+    /// Widths by summed period instead of sample count.
+    #[arg(long)]
+    period: bool,
+    /// The title.
+    #[arg(long, default_value = "Flame Graph")]
+    title: String,
+}
+
+/// Runs `perfscope flamegraph`.
+pub fn run(args: &Args) -> Result<ExitCode, String> {
+    let (profile, diag) = load(&args.profile)?;
+    let tree = CallTree::top_down(&profile, &SampleFilter::all()).map_err(|e| format!("{e:?}"))?;
+    let kind = if args.period { WeightKind::Period } else { WeightKind::Samples };
+    let graph = FlameGraph::from_call_tree(&tree, &profile, kind);
+    let options = SvgOptions {
+        title: args.title.clone(),
+        unit: if args.period { "events".into() } else { "samples".into() },
+        ..SvgOptions::default()
+    };
+    let svg = to_svg(&graph, &profile, &options);
+    std::fs::write(&args.output, svg).map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
+    Ok(if diag.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
