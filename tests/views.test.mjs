@@ -165,8 +165,10 @@ describe('flame graph', () => {
       await page.fill('#flame-search', dso);
       const matched = page.locator(`[data-field="search-matched"][data-search="${dso}"]`);
       await matched.waitFor();
+      // The samples under the matched boxes (each once), and their share of all samples.
+      assert.equal(Number(await matched.getAttribute('data-weight')), samples, dso);
       const share = Number(await matched.getAttribute('data-share'));
-      assert.ok(Math.abs(share - samples / PERF.length) < 1e-5, `${dso}: ${share} vs ${samples}/${PERF.length}`);
+      assert.ok(Math.abs(share - samples / PERF.length) < 1e-6, `${dso}: ${share} vs ${samples}/${PERF.length}`);
       assert.match(await matched.textContent(), new RegExp(`${(100 * samples / PERF.length).toFixed(1)}% matched`));
       assert.ok(Number(await matched.getAttribute('data-count')) > 0);
     }

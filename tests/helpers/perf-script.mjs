@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 
 // "comm pid/tid time: [period] event:" — comm may contain spaces; PERF_RECORD_* lines do not
 // match (no "event:" right after the time and period).
-const SAMPLE = /^\s*(.*?)\s+(-?\d+)\/(-?\d+)\s+(\d+)\.(\d{6,9}):\s+(?:(\d+)\s+)?([^\s:][^\s]*?):(?:\s|$)/;
+const SAMPLE = /^\s*(.*?)\s+(-?\d+)\/(-?\d+)\s+(?:\[\d+\]\s+)?(\d+)\.(\d{6,9}):\s+(?:(\d+)\s+)?([^\s:][^\s]*?):(?:\s|$)/;
 
 /**
  * The samples of a perf script output, in order.
@@ -24,6 +24,27 @@ export function parseScriptSamples(text) {
   return out;
 }
 
+/**
+ * The samples of a perf script output with their callchains (the tab-indented lines
+ * "addr sym (dso)" that follow a sample line).
+ * @returns {{comm: string, tid: number, time: bigint, frames: {sym: string, dso: string}[]}[]}
+ */
+export function parseScriptStacks(text) {
+  const out = [];
+  let current = null;
+  for (const line of text.split('\n')) {
+    const frame = /^\t\s*([0-9a-f]+)\s(.*)\s\((.*)\)$/.exec(line);
+    if (frame) {
+      current?.frames.push({ sym: frame[2], dso: frame[3] });
+      continue;
+    }
+    const [sample] = parseScriptSamples(line);
+    current = sample ? { ...sample, frames: [] } : null;
+    if (current) out.push(current);
+  }
+  return out;
+}
+
 export function readScriptSamples(path) {
   return parseScriptSamples(readFileSync(path, 'utf8'));
 }
@@ -34,6 +55,26 @@ export function threadCounts(samples) {
   for (const s of samples) {
     const key = `${s.comm} ${s.pid}/${s.tid}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([k, n]) => `${k} ${n}`).sort();
+}
+
+/** Samples per "pid/tid", sorted. */
+export function tidCounts(samples) {
+  const counts = new Map();
+  for (const s of samples) counts.set(`${s.pid}/${s.tid}`, (counts.get(`${s.pid}/${s.tid}`) ?? 0) + 1);
+  return [...counts].map(([k, n]) => `${k} ${n}`).sort();
+}
+
+/** Samples per command in a folded-stacks file (`comm;frames… count`), sorted "comm count". */
+export function foldedCommCounts(text) {
+  const counts = new Map();
+  for (const line of text.split('\n')) {
+    const i = line.lastIndexOf(' ');
+    if (i < 0) continue;
+    const semi = line.indexOf(';');
+    const comm = line.slice(0, semi >= 0 && semi < i ? semi : i);
+    counts.set(comm, (counts.get(comm) ?? 0) + Number(line.slice(i + 1)));
   }
   return [...counts].map(([k, n]) => `${k} ${n}`).sort();
 }

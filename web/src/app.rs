@@ -15,18 +15,18 @@ use crate::components::{
 };
 use crate::protocol::js::{describe_js_error, NamedBlob};
 use crate::selectors;
+use crate::session::symbols::{classify, FileKind};
 use crate::state::{Action, AppState, FileInfo, Load, Tab, ViewAction};
 use crate::worker_client::AnalysisWorker;
 
 /// The bundled example (index.html copies `tests/data/example.data` into the site).
 pub const EXAMPLE_URL: &str = "./example.data";
 
-/// Whether a blob starts with a perf.data magic (either byte order).
-async fn is_perf_data(blob: &Blob) -> bool {
-    let Ok(part) = blob.slice_with_f64_and_f64(0.0, 8.0) else { return false };
-    let Ok(buffer) = JsFuture::from(part.array_buffer()).await else { return false };
-    let head = Uint8Array::new(&buffer).to_vec();
-    head == b"PERFILE2" || head == b"2ELIFREP"
+/// What a file is, from its name and first bytes (the worker decides again on its own).
+async fn kind_of(f: &NamedBlob) -> FileKind {
+    let Ok(part) = f.blob.slice_with_f64_and_f64(0.0, 512.0) else { return FileKind::Unknown };
+    let Ok(buffer) = JsFuture::from(part.array_buffer()).await else { return FileKind::Unknown };
+    classify(&f.name, &Uint8Array::new(&buffer).to_vec())
 }
 
 /// The page.
@@ -52,14 +52,13 @@ pub fn app() -> Html {
         Callback::from(move |files: Vec<NamedBlob>| {
             let (dispatcher, worker) = (dispatcher.clone(), worker.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                let mut perf = None;
-                for (i, f) in files.iter().enumerate() {
-                    if is_perf_data(&f.blob).await {
-                        perf = Some(i);
-                        break;
-                    }
+                let mut kinds = Vec::with_capacity(files.len());
+                for f in &files {
+                    kinds.push(kind_of(f).await);
                 }
-                if perf.is_none() && loaded {
+                let perf = kinds.iter().position(|&k| k == FileKind::PerfData);
+                let symbols = kinds.iter().any(|&k| !matches!(k, FileKind::PerfData | FileKind::Unknown));
+                if perf.is_none() && symbols && loaded {
                     match worker.add_files(files) {
                         Ok(id) => dispatcher.dispatch(Action::SymbolsStarted { id }),
                         Err(message) => dispatcher.dispatch(Action::Failed { file: None, message }),

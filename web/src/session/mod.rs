@@ -2,19 +2,26 @@
 //! it is tested natively; `crate::worker` is the JS glue around it.
 //!
 //! Opening: [`Session::open`] walks the records once into a [`RecordIndex`] (with progress),
-//! builds the [`Profile`] (through the temporary [`profile_adapter`] until `load_profile` is
-//! merged), and the [`Timeline`] lanes. Symbol files dropped later rebuild the profile with a new
-//! resolver ([`Session::add_symbols`]); the generation number then goes up.
+//! builds the [`Profile`] with `perfscope_analysis::load::load_profile` (time order, symbols,
+//! DWARF unwinding with dropped binaries), and the [`Timeline`] lanes. Symbol files dropped later
+//! rebuild the profile with a new resolver ([`Session::add_symbols`]); the generation number
+//! then goes up.
+//!
+//! Events are addressed by attr index everywhere in the protocol (the summary's order);
+//! `load_profile` numbers the profile's events in order of first use, so the session maps
+//! between the two ([`EventMap`]).
 
+pub mod events;
 pub mod overview;
-pub mod profile_adapter;
 pub mod record_fields;
 pub mod records_index;
 pub mod symbols;
 pub mod timeline;
 pub mod tree;
 
+use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::ids::FuncIndex;
+use perfscope_analysis::load::{load_profile, LoadDiagnostics, LoadOptions};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::summary::Summary;
 use perfscope_format::metadata::Metadata;
@@ -24,6 +31,7 @@ use crate::protocol::{
     Overview, Phase, ProfileData, Progress, Query, RecordError, RecordFilter, RecordRows, RecordsMeta, RecordsReply, StackReply,
     SymbolFileInfo, Timings, WorkerMessage,
 };
+pub use events::EventMap;
 use records_index::RecordIndex;
 use symbols::SymbolFile;
 use timeline::Timeline;
@@ -37,6 +45,8 @@ pub struct Session {
     symbol_files: Vec<SymbolFile>,
     symbol_infos: Vec<SymbolFileInfo>,
     profile: Profile,
+    diagnostics: LoadDiagnostics,
+    events: EventMap,
     timeline: Timeline,
     generation: u32,
     profile_error: Option<String>,
@@ -77,6 +87,8 @@ impl Session {
             symbol_files,
             symbol_infos: Vec::new(),
             profile: Profile::new(),
+            diagnostics: LoadDiagnostics::default(),
+            events: EventMap::default(),
             timeline: Timeline::default(),
             generation: 0,
             profile_error: None,
@@ -93,17 +105,24 @@ impl Session {
         self.generation += 1;
         let (resolver, infos) = symbols::build_resolver(&self.symbol_files, &self.index.mapped);
         self.symbol_infos = infos;
-        let names: Vec<String> = self.summary.events.iter().map(|e| e.name.clone()).collect();
         if self.meta.is_some() {
-            match profile_adapter::load_profile(&self.data, resolver, &names) {
-                Ok(p) => {
+            let options = LoadOptions {
+                resolver,
+                unknown_names: UnknownNames::ModuleOffset,
+                inline_frames: InlineFrames::Unwound,
+                ..LoadOptions::default()
+            };
+            match load_profile(&self.data, &[], options) {
+                Ok((p, d)) => {
                     self.profile = p;
+                    self.diagnostics = d;
                     self.profile_error = None;
                 }
-                Err(e) => self.profile_error = Some(e),
+                Err(e) => self.profile_error = Some(e.to_string()),
             }
         }
-        self.timeline = Timeline::new(&self.profile);
+        self.events = EventMap::new(&self.summary, &self.profile);
+        self.timeline = Timeline::new(&self.profile, &self.events);
         self.timings.profile_ms = now() - t0;
     }
 
@@ -127,7 +146,7 @@ impl Session {
 
     /// The overview.
     pub fn overview(&self) -> Overview {
-        let mut o = overview::overview(&self.summary, self.meta.as_ref(), &self.index, &self.profile, &self.timeline, &self.symbol_files);
+        let mut o = overview::overview(&self.summary, self.meta.as_ref(), &self.index, &self.profile, &self.events, &self.timeline, &self.symbol_files, &self.diagnostics);
         o.generation = self.generation;
         // Header warnings are in the summary already; the banner is about records.
         let before = o.errors.len();
@@ -167,7 +186,7 @@ impl Session {
     /// Answers a query.
     pub fn query(&mut self, id: u32, query: Query) -> WorkerMessage {
         match &query {
-            Query::Tree { filter, inverted, weight } => match tree::tree(&self.profile, &self.timeline, filter, *inverted, *weight) {
+            Query::Tree { filter, inverted, weight } => match tree::tree(&self.profile, &self.timeline, &self.events, filter, *inverted, *weight) {
                 Ok(mut t) => {
                     t.meta.query = Some(query);
                     t.meta.generation = self.generation;

@@ -4,29 +4,33 @@
 use std::collections::{BTreeMap, HashMap};
 
 use perfscope_analysis::ids::ThreadIndex;
+use perfscope_analysis::load::LoadDiagnostics;
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::summary::Summary;
 use perfscope_format::constants::sample_type;
 use perfscope_format::layout::EventIndex as AttrIndex;
 use perfscope_format::metadata::Metadata;
 
+use super::events::EventMap;
 use super::records_index::RecordIndex;
 use super::symbols::{FileKind, SymbolFile};
 use super::timeline::Timeline;
 use crate::protocol::{CommCount, EventInfo, Overview, Reason};
 
-/// Events with their sample counts and what their attrs record.
-pub fn events(summary: &Summary, meta: Option<&Metadata>, profile: &Profile) -> Vec<EventInfo> {
-    let n = profile.events.len().max(summary.events.len());
+/// Events (in attr order) with their sample counts and what their attrs record.
+pub fn events(summary: &Summary, meta: Option<&Metadata>, profile: &Profile, map: &EventMap) -> Vec<EventInfo> {
+    let n = map.attrs().max(summary.events.len());
     let mut out: Vec<EventInfo> = (0..n)
         .map(|i| {
-            let name = summary.events.get(i).map(|e| e.name.clone()).unwrap_or_else(|| profile.event_name(perfscope_analysis::ids::EventIndex(i as u32)).to_string());
+            let name = summary.events.get(i).map(|e| e.name.clone()).unwrap_or_else(|| {
+                map.to_profile.get(i).copied().flatten().map(|e| profile.event_name(e).to_string()).unwrap_or_default()
+            });
             let st = meta.and_then(|m| m.events.attr(AttrIndex(i as u32))).map_or(0, |a| a.sample_type);
             EventInfo { name, samples: 0, period: 0, callchain: st & sample_type::CALLCHAIN != 0, dwarf: st & sample_type::STACK_USER != 0 }
         })
         .collect();
     for (e, p) in profile.samples.event.iter().zip(&profile.samples.period) {
-        if let Some(info) = out.get_mut(e.index()) {
+        if let Some(info) = out.get_mut(map.attr(*e) as usize) {
             info.samples += 1;
             info.period = info.period.saturating_add(*p);
         }
@@ -95,7 +99,7 @@ fn percent(share: f64) -> String {
 }
 
 /// Why the flame graph may be empty or misleading.
-pub fn reasons(summary: &Summary, events: &[EventInfo], profile: &Profile, symbols: &[SymbolFile]) -> Vec<Reason> {
+pub fn reasons(summary: &Summary, events: &[EventInfo], profile: &Profile, symbols: &[SymbolFile], diag: &LoadDiagnostics) -> Vec<Reason> {
     let mut out = Vec::new();
     let reason = |code: &str, message: String| Reason { code: code.to_string(), message };
     if profile.samples.is_empty() {
@@ -113,16 +117,19 @@ pub fn reasons(summary: &Summary, events: &[EventInfo], profile: &Profile, symbo
         ));
     }
     let has_binaries = symbols.iter().any(|f| matches!(f.kind, FileKind::Elf | FileKind::Archive));
-    for e in events.iter().filter(|e| e.samples > 0 && e.dwarf) {
-        if !has_binaries {
-            out.push(reason(
-                "dwarf-no-binaries",
-                format!(
-                    "{} was recorded with --call-graph dwarf: user stacks are copies of stack memory that only the program's binaries can unwind. Without them each user stack is its sampled function alone. Drop the executables and libraries (or a perf archive) on the page.",
-                    e.name
-                ),
-            ));
-        }
+    let dwarf_samples: u64 = events.iter().filter(|e| e.dwarf).map(|e| e.samples).sum();
+    if dwarf_samples > 0 && diag.truncated > 0 {
+        let names: Vec<&str> = events.iter().filter(|e| e.dwarf && e.samples > 0).map(|e| e.name.as_str()).collect();
+        let what = if has_binaries { "the dropped binaries do not cover every user module" } else { "no binaries were given" };
+        out.push(reason(
+            "dwarf-no-binaries",
+            format!(
+                "{} was recorded with --call-graph dwarf: user stacks are copies of stack memory that only the program's binaries can unwind, and {what}. {} of {} such samples keep only their sampled function ([truncated]). Drop the executables and libraries (or a perf archive) on the page.",
+                names.join(", "),
+                diag.truncated,
+                dwarf_samples
+            ),
+        ));
     }
     let (kernel, user) = unnamed_leaf_shares(profile);
     if kernel > 0.0 {
@@ -147,13 +154,23 @@ pub fn reasons(summary: &Summary, events: &[EventInfo], profile: &Profile, symbo
 }
 
 /// The whole overview (without symbol files and timings, which the session fills in).
-pub fn overview(summary: &Summary, meta: Option<&Metadata>, index: &RecordIndex, profile: &Profile, timeline: &Timeline, symbols: &[SymbolFile]) -> Overview {
-    let events = events(summary, meta, profile);
+#[allow(clippy::too_many_arguments)]
+pub fn overview(
+    summary: &Summary,
+    meta: Option<&Metadata>,
+    index: &RecordIndex,
+    profile: &Profile,
+    map: &EventMap,
+    timeline: &Timeline,
+    symbols: &[SymbolFile],
+    diag: &LoadDiagnostics,
+) -> Overview {
+    let events = events(summary, meta, profile, map);
     let times = &profile.samples.time;
     let sample_range = times.iter().copied().min().zip(times.iter().copied().max());
     Overview {
         generation: 0,
-        reasons: reasons(summary, &events, profile, symbols),
+        reasons: reasons(summary, &events, profile, symbols, diag),
         events,
         threads: timeline.threads.clone(),
         processes: timeline.processes.clone(),
@@ -186,7 +203,7 @@ mod tests {
     #[test]
     fn a_profile_without_samples_says_so_and_nothing_else() {
         let s = Summary { stat: true, ..Summary::default() };
-        let r = reasons(&s, &[], &Profile::new(), &[]);
+        let r = reasons(&s, &[], &Profile::new(), &[], &LoadDiagnostics::default());
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].code, "no-samples");
         assert!(r[0].message.contains("perf stat record"));

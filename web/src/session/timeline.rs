@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use perfscope_analysis::profile::Profile;
 
+use super::events::EventMap;
 use crate::protocol::{CpuInfo, ProcessInfo, ThreadInfo, TimelineMeta, TimelineReply};
 
 /// Lanes and their sorted sample times.
@@ -19,15 +20,15 @@ pub struct Timeline {
     pub cpus: Vec<CpuInfo>,
     /// Lane of each profile thread (`ThreadIndex`).
     pub lane_of_thread: Vec<u32>,
-    /// `times[lane][event]`: sorted sample times. Thread lanes first, then CPU lanes.
+    /// `times[lane][attr]`: sorted sample times. Thread lanes first, then CPU lanes.
     times: Vec<Vec<Vec<u64>>>,
 }
 
 impl Timeline {
-    /// Builds the lanes of `profile`.
-    pub fn new(profile: &Profile) -> Timeline {
+    /// Builds the lanes of `profile`; samples are kept per attr (`events` maps them).
+    pub fn new(profile: &Profile, event_map: &EventMap) -> Timeline {
         let samples = &profile.samples;
-        let events = profile.events.len().max(1);
+        let events = event_map.attrs().max(1);
         // Threads by (pid, tid): the profile has one entry per (pid, tid, comm).
         let mut key_of: HashMap<(u32, u32), usize> = HashMap::new();
         let mut raw: Vec<ThreadInfo> = Vec::new();
@@ -107,7 +108,7 @@ impl Timeline {
             let (Some(&t), Some(th), Some(&cpu), Some(ev)) = (samples.time.get(i), samples.thread.get(i), samples.cpu.get(i), samples.event.get(i)) else {
                 continue;
             };
-            let e = ev.index().min(events - 1);
+            let e = (event_map.attr(*ev) as usize).min(events - 1);
             if let Some(lane) = lane_of_thread.get(th.index()).and_then(|&l| times.get_mut(l as usize)) {
                 if let Some(v) = lane.get_mut(e) {
                     v.push(t);
@@ -182,6 +183,10 @@ mod tests {
     use perfscope_analysis::builder::{CpuMode, ProfileBuilder, SampleInput};
     use perfscope_analysis::ids::EventIndex;
 
+    fn map() -> EventMap {
+        EventMap { to_profile: vec![Some(EventIndex(0))], to_attr: vec![0] }
+    }
+
     fn profile() -> Profile {
         let mut b = ProfileBuilder::new(None);
         b.add_event("cpu-clock").unwrap();
@@ -203,7 +208,7 @@ mod tests {
 
     #[test]
     fn lanes_group_threads_by_process_busiest_first() {
-        let t = Timeline::new(&profile());
+        let t = Timeline::new(&profile(), &map());
         let names: Vec<_> = t.threads.iter().map(|t| (t.name.as_str(), t.tid, t.samples)).collect();
         assert_eq!(names, vec![("worker", 11, 3), ("main", 10, 1), ("other", 20, 1)]);
         assert_eq!(t.processes.iter().map(|p| (p.pid, p.name.as_str(), p.threads.clone())).collect::<Vec<_>>(), vec![(10, "main", vec![0, 1]), (20, "other", vec![2])]);
@@ -214,7 +219,7 @@ mod tests {
 
     #[test]
     fn density_bins_cover_both_ends() {
-        let t = Timeline::new(&profile());
+        let t = Timeline::new(&profile(), &map());
         // 4 bins of 25 ns over 100..=199: [100,125) [125,150) [150,175) [175,200).
         let d = t.density(100, 199, 4, None);
         assert_eq!((d.meta.lanes, d.meta.bins), (5, 4));

@@ -7,18 +7,20 @@ use perfscope_analysis::ids::EventIndex;
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleFilter;
 
+use super::events::EventMap;
 use super::timeline::Timeline;
 use crate::protocol::{Filter, TreeMeta, TreeNodes, TreeReply, WeightKind};
 
 /// The analysis filter for a view filter. `range` is inclusive; the analysis range is
 /// half-open.
-pub fn sample_filter(filter: &Filter, timeline: &Timeline) -> SampleFilter {
+pub fn sample_filter(filter: &Filter, timeline: &Timeline, events: &EventMap) -> SampleFilter {
     let mut f = SampleFilter::all();
     if let Some((start, end)) = filter.range {
         f.time_range = Some((start, end.saturating_add(1)));
     }
     if let Some(e) = filter.event {
-        f.events = vec![EventIndex(e)];
+        // An attr without samples has no profile event: match nothing.
+        f.events = vec![events.to_profile.get(e as usize).copied().flatten().unwrap_or(EventIndex(u32::MAX))];
     }
     for &lane in &filter.threads {
         if let Some(t) = timeline.threads.get(lane as usize) {
@@ -30,8 +32,8 @@ pub fn sample_filter(filter: &Filter, timeline: &Timeline) -> SampleFilter {
 }
 
 /// The tree for `filter`, laid out in `weight` units.
-pub fn tree(profile: &Profile, timeline: &Timeline, filter: &Filter, inverted: bool, weight: WeightKind) -> Result<TreeReply, String> {
-    let sf = sample_filter(filter, timeline);
+pub fn tree(profile: &Profile, timeline: &Timeline, events: &EventMap, filter: &Filter, inverted: bool, weight: WeightKind) -> Result<TreeReply, String> {
+    let sf = sample_filter(filter, timeline, events);
     let tree = if inverted { CallTree::inverted(profile, &sf) } else { CallTree::top_down(profile, &sf) }.map_err(|e| e.to_string())?;
     let kind = match weight {
         WeightKind::Samples => AnalysisWeight::Samples,
@@ -95,8 +97,9 @@ zeta alpha zeta
 ",
         )
         .unwrap();
-        let tl = Timeline::new(&p);
-        let t = tree(&p, &tl, &Filter::default(), false, WeightKind::Samples).unwrap();
+        let map = EventMap { to_profile: vec![Some(perfscope_analysis::ids::EventIndex(0))], to_attr: vec![0] };
+        let tl = Timeline::new(&p, &map);
+        let t = tree(&p, &tl, &map, &Filter::default(), false, WeightKind::Samples).unwrap();
         let name = |i: usize| p.func_name(perfscope_analysis::ids::FuncIndex(t.nodes.func[i])).to_string();
         let rows: Vec<_> = (0..t.nodes.len()).map(|i| (name(i), t.nodes.parent[i], t.nodes.x[i], t.nodes.width[i], t.nodes.self_samples[i])).collect();
         assert_eq!(
@@ -109,7 +112,7 @@ zeta alpha zeta
             ]
         );
         assert_eq!((t.meta.samples, t.meta.total, t.meta.depth), (4, 4.0, 2));
-        let inv = tree(&p, &tl, &Filter::default(), true, WeightKind::Samples).unwrap();
+        let inv = tree(&p, &tl, &map, &Filter::default(), true, WeightKind::Samples).unwrap();
         // Bottom-up roots are the leaf functions.
         let roots: Vec<_> = (0..inv.nodes.len()).filter(|&i| inv.nodes.parent[i] == u32::MAX).map(|i| p.func_name(perfscope_analysis::ids::FuncIndex(inv.nodes.func[i])).to_string()).collect();
         assert_eq!(roots, vec!["alpha", "other", "zeta"]);

@@ -170,7 +170,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                 <input type="search" id="flame-search" class="search" placeholder="Search functions…" aria-label="Search functions"
                        value={view.search.clone()} oninput={onsearch} />
                 <span class="matched" data-field="search-matched" data-search={view.search.clone()}
-                      data-share={format!("{:.6}", matches.share)} data-count={matches.count.to_string()}>{ matched_text }</span>
+                      data-share={format!("{:.6}", matches.share)} data-weight={matches.weight.to_string()} data-count={matches.count.to_string()}>{ matched_text }</span>
                 <span class="spacer" />
                 <span class="total" data-field="flame-total" data-current={current.to_string()} data-range={range_attr}
                       data-samples={total_samples.to_string()}>
