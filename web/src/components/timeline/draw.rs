@@ -144,9 +144,23 @@ pub fn draw(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
                     f.overview.threads.get(l as usize).map(|t| format!("{} {}", t.name, t.tid)).unwrap_or_default()
                 };
                 let filtered = !is_cpu && f.threads.contains(&l);
-                ctx.set_fill_style_str(if filtered { &c.accent } else { &c.muted });
-                let label = fit(ctx, &label, GUTTER - 24.0);
-                let _ = ctx.fill_text(&label, 16.0, mid);
+                if row.solo {
+                    // A process with one thread: one row, labelled like a process.
+                    ctx.set_fill_style_str(&c.border);
+                    ctx.fill_rect(0.0, row.y, w, 1.0);
+                    let t = f.overview.threads.get(l as usize);
+                    let samples = t.map_or(0, |t| t.samples);
+                    let text = t.map(|t| format!("{} {} · {} sample{}", t.name, t.pid, samples, if samples == 1 { "" } else { "s" })).unwrap_or_default();
+                    ctx.set_font("600 11px ui-sans-serif, system-ui, sans-serif");
+                    ctx.set_fill_style_str(if filtered { &c.accent } else { &c.fg });
+                    let label = fit(ctx, &text, GUTTER - 12.0);
+                    let _ = ctx.fill_text(&label, 6.0, mid);
+                    ctx.set_font("11px ui-sans-serif, system-ui, sans-serif");
+                } else {
+                    ctx.set_fill_style_str(if filtered { &c.accent } else { &c.muted });
+                    let label = fit(ctx, &label, GUTTER - 24.0);
+                    let _ = ctx.fill_text(&label, 16.0, mid);
+                }
                 // Thread lifetime: first to last sample.
                 if let Some(t) = f.overview.threads.get(l as usize).filter(|_| !is_cpu && f.overview.threads.get(l as usize).is_some_and(|t| t.samples > 0)) {
                     let (x0, x1) = (f.scale.x(t.first).max(GUTTER), f.scale.x(t.last).min(w));

@@ -30,6 +30,8 @@ pub enum RowKind {
 pub struct Row {
     /// What it shows.
     pub kind: RowKind,
+    /// A process's only thread, shown on one row with the process's name.
+    pub solo: bool,
     /// Top, CSS px.
     pub y: f64,
     /// Height.
@@ -40,20 +42,24 @@ pub struct Row {
 pub fn rows(o: &Overview) -> Vec<Row> {
     let mut out = Vec::new();
     let mut y = AXIS;
-    let mut push = |kind, h: f64| {
-        out.push(Row { kind, y, h });
+    let mut push = |kind, solo, h: f64| {
+        out.push(Row { kind, solo, y, h });
         y += h;
     };
     for (p, proc_) in o.processes.iter().enumerate() {
-        push(RowKind::Process(p as u32), HEADER);
+        if let [only] = proc_.threads.as_slice() {
+            push(RowKind::Thread(*only), true, HEADER);
+            continue;
+        }
+        push(RowKind::Process(p as u32), false, HEADER);
         for &t in &proc_.threads {
-            push(RowKind::Thread(t), LANE);
+            push(RowKind::Thread(t), false, LANE);
         }
     }
     if !o.cpus.is_empty() {
-        push(RowKind::CpuHeader, HEADER);
+        push(RowKind::CpuHeader, false, HEADER);
         for c in 0..o.cpus.len() {
-            push(RowKind::Cpu(c as u32), LANE);
+            push(RowKind::Cpu(c as u32), false, LANE);
         }
     }
     out
@@ -149,18 +155,24 @@ mod tests {
     #[test]
     fn rows_group_threads_under_processes_then_cpus() {
         let o = Overview {
-            threads: vec![ThreadInfo::default(), ThreadInfo::default(), ThreadInfo::default()],
-            processes: vec![ProcessInfo { threads: vec![0, 1], ..ProcessInfo::default() }, ProcessInfo { threads: vec![2], ..ProcessInfo::default() }],
+            threads: vec![ThreadInfo::default(); 4],
+            processes: vec![
+                ProcessInfo { threads: vec![0, 1], ..ProcessInfo::default() },
+                ProcessInfo { threads: vec![2], ..ProcessInfo::default() },
+                ProcessInfo { threads: vec![3], ..ProcessInfo::default() },
+            ],
             cpus: vec![CpuInfo::default(), CpuInfo::default()],
             ..Overview::default()
         };
         let r = rows(&o);
         let kinds: Vec<_> = r.iter().map(|r| r.kind).collect();
         use RowKind::*;
-        assert_eq!(kinds, vec![Process(0), Thread(0), Thread(1), Process(1), Thread(2), CpuHeader, Cpu(0), Cpu(1)]);
+        // Single-thread processes take one row.
+        assert_eq!(kinds, vec![Process(0), Thread(0), Thread(1), Thread(2), Thread(3), CpuHeader, Cpu(0), Cpu(1)]);
+        assert_eq!(r.iter().map(|r| r.solo).collect::<Vec<_>>(), vec![false, false, false, true, true, false, false, false]);
         assert_eq!(r[1].y, AXIS + HEADER);
         assert_eq!(row_at(&r, AXIS + HEADER + 1.0).map(|r| r.kind), Some(Thread(0)));
-        assert_eq!(height(&r), AXIS + 3.0 * HEADER + 5.0 * LANE + 2.0);
+        assert_eq!(height(&r), AXIS + 4.0 * HEADER + 4.0 * LANE + 2.0);
     }
 
     #[test]
