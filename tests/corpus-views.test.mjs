@@ -135,6 +135,46 @@ test('corpus gen/fp-callchain.data opened together with kallsyms.gz has kernel n
   await page.close();
 });
 
+test('corpus gen/fp-callchain.data: an ELF binary dropped later names its functions as perf does', { skip }, async () => {
+  const rel = 'gen/fp-callchain.data';
+  const stacks = parseScriptStacks(readFileSync(oracle(rel).script, 'utf8'));
+  const count = (name) => stacks.filter((s) => s.frames.some((f) => f.sym === name && f.dso.endsWith('/workloads/mt'))).length;
+  const { page, errors } = await openFile(browser.context, server.url, join(CORPUS, rel));
+  await showTab(page, 'flame');
+  await flameTotal(page);
+  const weight = async (text) => {
+    await page.fill('#flame-search', text);
+    const m = page.locator(`[data-field="search-matched"][data-search="${text}"]`);
+    await m.waitFor();
+    return Number(await m.getAttribute('data-weight'));
+  };
+  assert.equal(await weight('memwalk'), 0);
+  await dropFile(page, 'mt', readFileSync(join(CORPUS, 'gen', 'workloads', 'mt')));
+  await page.waitForFunction(() => document.body.dataset.generation === '2' && document.body.dataset.symbolizing === 'false');
+  await flameTotal(page);
+  for (const name of ['memwalk', 'worker']) {
+    assert.ok(count(name) > 0);
+    assert.equal(await weight(name), count(name), name);
+  }
+  await page.screenshot({ path: join(SHOTS, 'corpus-elf-dropped.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// perf names this file's py:: frames only by unwinding the DWARF stacks through libpython,
+// which the corpus does not carry; here the map is taken and the profile rebuilt with it.
+test('corpus gen/python312-perfmap.data: a perf-PID.map dropped later is used for that process', { skip }, async () => {
+  const { page, errors } = await openFile(browser.context, server.url, join(CORPUS, 'gen', 'python312-perfmap.data'));
+  await page.setInputFiles('#file', join(CORPUS, 'gen', 'extra', 'python312-perfmap.perf-31813.map'));
+  await page.waitForFunction(() => document.body.dataset.generation === '2' && document.body.dataset.symbolizing === 'false');
+  const row = page.locator('[data-symbol-file="python312-perfmap.perf-31813.map"]');
+  assert.equal(await row.getAttribute('data-ok'), 'true');
+  assert.match(await row.textContent(), /perf-map.*JIT symbols of pid 31813/);
+  assert.match(await page.locator('#reasons [data-reason="dwarf-no-binaries"]').textContent(), /--call-graph dwarf/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('corpus gen/multi-event.data: the event selector counts each event as perf does', { skip }, async () => {
   const rel = 'gen/multi-event.data';
   const perf = readScriptSamples(oracle(rel).script);
