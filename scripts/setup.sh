@@ -58,5 +58,17 @@ if ! npm ls --depth=0 >/dev/null 2>&1 || [ package-lock.json -nt node_modules/.p
   npm ci --no-audit --no-fund
 fi
 
-# 6. All crates, so that builds can run --offline.
+# 6. Python checkers used by the export tests (pprof decoded with Google's protobuf against
+#    profile.proto; speedscope JSON validated against its schema). Versions known to work here.
+if ! python3 -c "import google.protobuf, grpc_tools, jsonschema" >/dev/null 2>&1; then
+  step "pip: protobuf grpcio-tools jsonschema"
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends python3-pip
+  fi
+  python3 -m pip install --quiet --disable-pip-version-check --break-system-packages \
+    'protobuf==7.36.2' 'grpcio-tools==1.85.1' 'jsonschema==4.26.0'
+fi
+
+# 7. All crates, so that builds can run --offline.
 cargo fetch --locked

@@ -13,6 +13,7 @@
 
 pub mod attr_text;
 pub mod delivery;
+pub mod diff;
 pub mod event_name;
 pub mod feature_summary;
 pub mod ordered;
@@ -23,12 +24,15 @@ pub mod export;
 pub mod flame_graph;
 pub mod ids;
 pub mod maps;
+pub mod open;
 pub mod profile;
 pub mod samples;
 pub mod stack_table;
 pub mod string_table;
 pub mod symbols;
 pub mod text_samples;
+pub mod timeline;
+pub mod offcpu;
 pub mod tracepoint;
 pub mod unwind;
 pub mod load;

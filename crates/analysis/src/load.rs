@@ -13,6 +13,10 @@
 //! through [`SampleDelivery`] (once per moved READ value for leader sampling). DWARF-mode samples
 //! (REGS_USER + STACK_USER) get their user part from [`UserUnwinder`]. LOST, LOST_SAMPLES and
 //! THROTTLE records are counted in the [`LoadDiagnostics`].
+//!
+//! [`load`] can also build the [`Timeline`] from the same delivered records (plus SWITCH and
+//! SWITCH_CPU_WIDE) — samples once per delivery, with the stack the profile gave them — and add
+//! its off-CPU time to the profile as `offcpu-time` samples (see [`crate::offcpu`]).
 
 use std::collections::HashMap;
 
@@ -30,6 +34,8 @@ use crate::ids::{CapacityError, EventIndex};
 use crate::ordered::OrderedQueue;
 use crate::profile::Profile;
 use crate::symbols::resolver::SymbolResolver;
+use crate::timeline::{Timeline, TimelineRecorder};
+use crate::offcpu::{add_to_profile_filtered, OffCpuEvents, OFF_CPU_APPROX_EVENT, OFF_CPU_EVENT};
 use crate::unwind::{Arch, UnwindOutcome, UserUnwinder};
 
 /// Which samples to keep. Records that describe processes (COMM, MMAP, ...) are always used.
@@ -73,6 +79,31 @@ impl Default for LoadOptions {
             inline_frames: InlineFrames::Unwound,
         }
     }
+}
+
+/// What [`load`] builds besides the profile.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoadExtras {
+    /// Build the [`Timeline`]: threads over time, on- and off-CPU intervals, sample lanes,
+    /// lost/throttle markers.
+    pub timeline: bool,
+    /// Add the timeline's off-CPU time to the profile as samples of the `offcpu-time`
+    /// pseudo-events (period = ns; see [`crate::offcpu::add_to_profile`]), for the threads and
+    /// times the filter keeps. Implies `timeline`.
+    pub off_cpu: bool,
+}
+
+/// What [`load`] returns.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The profile.
+    pub profile: Profile,
+    /// What happened while loading.
+    pub diagnostics: LoadDiagnostics,
+    /// The timeline, when asked for.
+    pub timeline: Option<Timeline>,
+    /// The off-CPU pseudo-events added to the profile.
+    pub off_cpu_events: OffCpuEvents,
 }
 
 /// What happened while loading, for the UI and the CLI to report.
@@ -159,6 +190,8 @@ struct Loader {
     /// Whether the resolver's DWARF use was decided (at the first sample).
     inline_decided: bool,
     inline_frames: InlineFrames,
+    /// The timeline being built, when asked for.
+    timeline: Option<TimelineRecorder>,
 }
 
 /// Reads every record of a recording into a [`Profile`]. `data` is the perf.data file or pipe
@@ -172,6 +205,17 @@ struct Loader {
 /// assert!(load_profile(b"not a perf.data file", &[], LoadOptions::default()).is_err());
 /// ```
 pub fn load_profile(data: &[u8], extra: &[&[u8]], options: LoadOptions) -> Result<(Profile, LoadDiagnostics), LoadError> {
+    load(data, extra, options, LoadExtras::default()).map(|l| (l.profile, l.diagnostics))
+}
+
+/// [`load_profile`], and the timeline and off-CPU samples that `extras` asks for.
+///
+/// ```
+/// use perfscope_analysis::load::{load, LoadExtras, LoadOptions};
+/// let extras = LoadExtras { timeline: true, off_cpu: true };
+/// assert!(load(b"not a perf.data file", &[], LoadOptions::default(), extras).is_err());
+/// ```
+pub fn load(data: &[u8], extra: &[&[u8]], options: LoadOptions, extras: LoadExtras) -> Result<Loaded, LoadError> {
     let summary = crate::summary::Summary::from_bytes(data);
     let arch = summary.arch.as_deref().map_or(Arch::Other, Arch::from_uname);
     let mut builder = ProfileBuilder::new(options.resolver);
@@ -192,6 +236,7 @@ pub fn load_profile(data: &[u8], extra: &[&[u8]], options: LoadOptions) -> Resul
         capacity_error: None,
         inline_decided: false,
         inline_frames: options.inline_frames,
+        timeline: (extras.timeline || extras.off_cpu).then(TimelineRecorder::new),
     };
     let mut parts: Vec<&[u8]> = Vec::with_capacity(extra.len() + 1);
     parts.push(data);
@@ -207,6 +252,9 @@ pub fn load_profile(data: &[u8], extra: &[&[u8]], options: LoadOptions) -> Resul
             loader.read_build_id_feature(meta);
             features_read = true;
         }
+        if let Some(tl) = loader.timeline.as_mut() {
+            tl.file_order(meta, rec);
+        }
         let t = rec.type_();
         if t == RecordType::FINISHED_ROUND {
             queue.finished_round(|_, q| loader.release(meta, &parts, &q));
@@ -216,7 +264,8 @@ pub fn load_profile(data: &[u8], extra: &[&[u8]], options: LoadOptions) -> Resul
             loader.header_build_id(rec);
             return;
         }
-        if !is_used(t) {
+        let for_timeline = loader.timeline.is_some() && matches!(t, RecordType::SWITCH | RecordType::SWITCH_CPU_WIDE);
+        if !is_used(t) && !for_timeline {
             return;
         }
         match meta.events.record_time(rec) {
@@ -237,7 +286,27 @@ pub fn load_profile(data: &[u8], extra: &[&[u8]], options: LoadOptions) -> Resul
     if let Some(e) = loader.capacity_error {
         return Err(LoadError::Capacity(e));
     }
-    Ok((loader.builder.finish(), loader.diag))
+    let mut profile = loader.builder.finish();
+    let timeline = loader.timeline.map(TimelineRecorder::finish);
+    let off_cpu_events = match (&timeline, extras.off_cpu) {
+        (Some(t), true) => add_off_cpu(&mut profile, t, &loader.filter).map_err(LoadError::Capacity)?,
+        _ => OffCpuEvents::default(),
+    };
+    Ok(Loaded { profile, diagnostics: loader.diag, timeline, off_cpu_events })
+}
+
+/// The timeline's off-CPU samples into the profile, for the threads and times `filter` keeps.
+fn add_off_cpu(profile: &mut Profile, timeline: &Timeline, filter: &LoadFilter) -> Result<OffCpuEvents, CapacityError> {
+    let named = |n: &String| n == OFF_CPU_EVENT || n == OFF_CPU_APPROX_EVENT;
+    if !filter.events.is_empty() && !filter.events.iter().any(named) {
+        return Ok(OffCpuEvents::default());
+    }
+    add_to_profile_filtered(profile, timeline, |s, task| {
+        let pid_ok = filter.pids.is_empty() || task.pid.is_some_and(|p| filter.pids.contains(&p));
+        let tid_ok = filter.tids.is_empty() || filter.tids.contains(&task.tid);
+        let time_ok = filter.time.is_none_or(|(a, b)| a <= s.end && s.end <= b);
+        pid_ok && tid_ok && time_ok
+    })
 }
 
 /// Why [`load_profile`] failed.
@@ -353,6 +422,9 @@ impl Loader {
     }
 
     fn record(&mut self, meta: &Metadata, record: &Record<'_>) -> Result<(), CapacityError> {
+        if let (Some(tl), false) = (self.timeline.as_mut(), matches!(record, Record::Sample(_))) {
+            tl.record(meta, record);
+        }
         match record {
             Record::Sample(s) => self.sample(meta, s)?,
             Record::Mmap(m) => {
@@ -441,6 +513,7 @@ impl Loader {
         for &(attr, period) in list {
             self.diag.samples += 1;
             if !self.keeps(s, attr) {
+                self.timeline_sample(meta, s, None);
                 continue;
             }
             self.diag.kept_samples += 1;
@@ -461,8 +534,17 @@ impl Loader {
                 callchain: &self.callchain,
             };
             self.builder.sample_with(&input, extras)?;
+            let stack = self.builder.profile().samples.stack.last().copied().flatten();
+            self.timeline_sample(meta, s, stack);
         }
         Ok(())
+    }
+
+    /// One delivery of a sample to the timeline, with the stack the profile gave it.
+    fn timeline_sample(&mut self, meta: &Metadata, s: &SampleRecord<'_>, stack: Option<crate::ids::StackIndex>) {
+        if let Some(tl) = self.timeline.as_mut() {
+            tl.sample(meta, s, stack);
+        }
     }
 
     /// Fills `self.callchain` with the sample's callchain and, for a DWARF-mode sample, the

@@ -390,14 +390,19 @@ impl Reader {
         }
         for (name, leader, nr) in &self.groups {
             let leader = *leader as usize;
-            let members: Vec<String> = (leader..leader.saturating_add(*nr as usize))
-                .filter_map(|i| self.s.events.get(i).map(|e| e.name.clone()))
+            // The members that exist: `nr_members` comes from the file and may be anything.
+            let end = leader.saturating_add(*nr as usize).min(self.s.events.len());
+            let members: Vec<String> = self
+                .s
+                .events
+                .get(leader..end)
+                .unwrap_or(&[])
+                .iter()
+                .map(|e| e.name.clone())
                 .collect();
             if *nr > 1 {
-                for i in leader..leader.saturating_add(*nr as usize) {
-                    if let Some(e) = self.s.events.get_mut(i) {
-                        e.group_leader = Some(leader);
-                    }
+                if let Some(group) = self.s.events.get_mut(leader..end) {
+                    group.iter_mut().for_each(|e| e.group_leader = Some(leader));
                 }
             }
             self.s.groups.push(GroupSummary {

@@ -24,12 +24,18 @@ enum Command {
     Script(cmd::script::Args),
     /// Tracepoint samples in time order with their fields decoded, like `perf script`'s trace field.
     Sched(cmd::sched::Args),
+    /// Write a recording as pprof, folded stacks, SVG flame graph, speedscope JSON or a share file.
+    Export(cmd::export::Args),
+    /// Functions of two recordings sorted by how much their share of the samples changed.
+    Diff(cmd::diff::Args),
     /// Folded stacks (`comm;root;...;leaf count`), as inferno-collapse-perf prints them.
     Collapse(cmd::collapse::Args),
     /// A standalone interactive SVG flame graph.
     Flamegraph(cmd::flamegraph::Args),
     /// Functions by self and total weight, like `perf report --no-children`.
     Report(cmd::report::Args),
+    /// Threads over time: lifetime, samples, on- and off-CPU time from context switches.
+    Timeline(cmd::timeline::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,9 +45,12 @@ fn main() -> ExitCode {
         Command::Stats(args) => cmd::stats::run(&args),
         Command::Script(args) => cmd::script::run(&args),
         Command::Sched(args) => cmd::sched::run(&args),
+        Command::Export(args) => cmd::export::run(&args),
+        Command::Diff(args) => cmd::diff::run(&args),
         Command::Collapse(args) => cmd::collapse::run(&args),
         Command::Flamegraph(args) => cmd::flamegraph::run(&args),
         Command::Report(args) => cmd::report::run(&args),
+        Command::Timeline(args) => cmd::timeline::run(&args),
     };
     match result {
         Ok(code) => code,

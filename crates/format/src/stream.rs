@@ -170,6 +170,8 @@ impl StreamDecoder {
                         ErrorKind::BadValue { what: "pipe header size (this is a file-mode perf.data; open it as a file)", value: m.header_size },
                     ));
                 }
+                // A version 1 magic needs `attr_size` too (bytes 16..24) to tell its byte order.
+                Err(Error { kind: ErrorKind::UnexpectedEof { .. }, .. }) if !self.finished => return None,
                 Err(e) => return self.fail(e),
             }
         }
@@ -349,5 +351,35 @@ mod tests {
         d.push(&v);
         let err = d.next_record().unwrap().unwrap_err();
         assert_eq!(err.offset, 8);
+    }
+
+    /// Found by the `stream` fuzz target: a version 1 magic (`PERFFILE`) is told apart by its
+    /// `attr_size` at bytes 16..24, so a decoder holding 16 to 23 bytes failed with "needed 8
+    /// bytes of attr_size" instead of waiting for more, unlike the same bytes in one push.
+    #[test]
+    fn version_1_magic_cut_before_attr_size_waits_for_more() {
+        // attr_size 80 + 16 is a version 1 attr entry size; 0x99 is none.
+        for (attr_size, offset, want) in [
+            (96u64, 8, ErrorKind::BadValue { what: "pipe header size (this is a file-mode perf.data; open it as a file)", value: 104 }),
+            (0x99, 16, ErrorKind::UnsupportedVersion1),
+        ] {
+            let mut v = b"PERFFILE".to_vec();
+            v.extend(104u64.to_le_bytes());
+            v.extend(attr_size.to_le_bytes());
+            for cut in [v.len(), 16, 21] {
+                let mut d = StreamDecoder::pipe();
+                d.push(&v[..cut]);
+                let mut got = Vec::new();
+                while let Some(r) = d.next_record() {
+                    got.push(r.map(|r| r.offset));
+                }
+                d.push(&v[cut..]);
+                d.finish();
+                while let Some(r) = d.next_record() {
+                    got.push(r.map(|r| r.offset));
+                }
+                assert_eq!(got, [Err(Error::new(offset, want))], "cut at {cut}");
+            }
+        }
     }
 }

@@ -132,3 +132,62 @@ fn not_perf_data_is_an_error_with_nothing_else() {
         .starts_with("at offset 0x0: expected the perf.data magic"));
     assert!(s.events.is_empty() && s.byte_order.is_empty());
 }
+
+/// Found by the `file` fuzz target (a 5 s timeout): a GROUP_DESC group's `nr_members` is a u32
+/// from the file, and `finish` walked every index from the leader to leader + nr_members — four
+/// billion steps for nr_members = 0xffffffff — looking for events, twice per group.
+#[test]
+fn group_desc_with_a_huge_member_count_is_clamped_to_the_events() {
+    let run = || {
+        let mut s = Stream::new(Endianness::Little);
+        let mut groups = s.u32(3);
+        for (name, leader) in [("a", 0u32), ("b", 1), ("c", 9)] {
+            groups.extend(s.string(name));
+            groups.extend(s.u32(leader));
+            groups.extend(s.u32(u32::MAX));
+        }
+        s.record(80, &[s.u64(17), groups].concat()); // HEADER_GROUP_DESC
+        for (config, id) in [(0u64, 1u64), (1, 2)] {
+            s.record(
+                64,
+                &[s.attr(0, config, AttrFlags::EXCLUDE_GUEST), s.u64(id)].concat(),
+            );
+        }
+        Summary::from_bytes(&s.buf)
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(run());
+    });
+    let sum = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("Summary::from_bytes still running after 10 s");
+    assert_eq!(
+        (sum.error.as_deref(), sum.warnings.len()),
+        (None, 0),
+        "{:?}",
+        sum.warnings
+    );
+    let groups: Vec<(Option<&str>, u32, Vec<&str>)> = sum
+        .groups
+        .iter()
+        .map(|g| {
+            (
+                g.name.as_deref(),
+                g.leader_idx,
+                g.members.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            (Some("a"), 0, vec!["cycles", "instructions"]),
+            (Some("b"), 1, vec!["instructions"]),
+            (Some("c"), 9, vec![])
+        ]
+    );
+    // Group "b" comes last among those that reach event 1.
+    let leaders: Vec<Option<usize>> = sum.events.iter().map(|e| e.group_leader).collect();
+    assert_eq!(leaders, [Some(0), Some(1)]);
+}

@@ -10,7 +10,6 @@ use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::export::folded::{folded_lines, FoldedOptions};
 use perfscope_analysis::load::{load_profile, LoadDiagnostics, LoadFilter, LoadOptions};
 use perfscope_analysis::profile::Profile;
-use perfscope_analysis::samples::SampleFilter;
 use perfscope_analysis::symbols::archive::{build_id_hex, PerfArchive};
 use perfscope_analysis::symbols::resolver::{FileProvider, SymbolResolver};
 
@@ -181,8 +180,9 @@ fn report_diagnostics(file: &Path, d: &LoadDiagnostics) {
 
 /// Runs `perfscope collapse`.
 pub fn run(args: &Args) -> Result<ExitCode, String> {
-    let (profile, diag) = load(&args.profile)?;
-    let lines = folded_lines(&profile, &SampleFilter::all(), FoldedOptions::default());
+    // A perf.data or a share file (`perfscope export --format share`).
+    let loaded = super::export::load(&args.profile)?;
+    let lines = folded_lines(&loaded.profile, &loaded.filter, FoldedOptions::default());
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for (stack, count) in lines {
         if writeln!(out, "{stack} {count}").is_err() {
@@ -190,7 +190,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         }
     }
     let _ = out.flush();
-    Ok(if diag.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if loaded.had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
 #[cfg(test)]

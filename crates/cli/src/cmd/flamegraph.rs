@@ -6,9 +6,8 @@ use std::process::ExitCode;
 use perfscope_analysis::call_tree::CallTree;
 use perfscope_analysis::export::svg::{to_svg, SvgOptions};
 use perfscope_analysis::flame_graph::{FlameGraph, WeightKind};
-use perfscope_analysis::samples::SampleFilter;
 
-use super::collapse::{load, ProfileArgs};
+use super::collapse::ProfileArgs;
 
 /// Arguments of `perfscope flamegraph`.
 #[derive(clap::Args)]
@@ -28,16 +27,18 @@ pub struct Args {
 
 /// Runs `perfscope flamegraph`.
 pub fn run(args: &Args) -> Result<ExitCode, String> {
-    let (profile, diag) = load(&args.profile)?;
-    let tree = CallTree::top_down(&profile, &SampleFilter::all()).map_err(|e| format!("{e:?}"))?;
+    // A perf.data or a share file (`perfscope export --format share`).
+    let loaded = super::export::load(&args.profile)?;
+    let profile = &loaded.profile;
+    let tree = CallTree::top_down(profile, &loaded.filter).map_err(|e| format!("{e:?}"))?;
     let kind = if args.period { WeightKind::Period } else { WeightKind::Samples };
-    let graph = FlameGraph::from_call_tree(&tree, &profile, kind);
+    let graph = FlameGraph::from_call_tree(&tree, profile, kind);
     let options = SvgOptions {
         title: args.title.clone(),
         unit: if args.period { "events".into() } else { "samples".into() },
         ..SvgOptions::default()
     };
-    let svg = to_svg(&graph, &profile, &options);
+    let svg = to_svg(&graph, profile, &options);
     std::fs::write(&args.output, svg).map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
-    Ok(if diag.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if loaded.had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

@@ -10,7 +10,7 @@ use perfscope_analysis::ids::FuncIndex;
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleFilter;
 
-use super::collapse::{load, ProfileArgs};
+use super::collapse::ProfileArgs;
 
 /// Arguments of `perfscope report`.
 #[derive(clap::Args)]
@@ -37,8 +37,8 @@ pub struct FuncWeight {
 }
 
 /// Self and total weight per function; the grand total.
-pub fn function_weights(profile: &Profile, by_samples: bool) -> (HashMap<FuncIndex, FuncWeight>, u64) {
-    let (weights, empty) = stack_self_weights(profile, &SampleFilter::all());
+pub fn function_weights(profile: &Profile, filter: &SampleFilter, by_samples: bool) -> (HashMap<FuncIndex, FuncWeight>, u64) {
+    let (weights, empty) = stack_self_weights(profile, filter);
     let pick = |w: perfscope_analysis::call_tree::Weight| if by_samples { w.samples } else { w.period };
     let mut out: HashMap<FuncIndex, FuncWeight> = HashMap::new();
     let mut grand = pick(empty);
@@ -69,8 +69,10 @@ pub fn function_weights(profile: &Profile, by_samples: bool) -> (HashMap<FuncInd
 
 /// Runs `perfscope report`.
 pub fn run(args: &Args) -> Result<ExitCode, String> {
-    let (profile, diag) = load(&args.profile)?;
-    let (weights, grand) = function_weights(&profile, args.samples);
+    // A perf.data or a share file (`perfscope export --format share`).
+    let loaded = super::export::load(&args.profile)?;
+    let profile = &loaded.profile;
+    let (weights, grand) = function_weights(profile, &loaded.filter, args.samples);
     let mut rows: Vec<(FuncIndex, FuncWeight)> = weights.into_iter().collect();
     let name = |f: FuncIndex| profile.func_name(f);
     let module = |f: FuncIndex| {
@@ -95,5 +97,5 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         }
     }
     let _ = out.flush();
-    Ok(if diag.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if loaded.had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

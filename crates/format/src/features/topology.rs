@@ -110,11 +110,28 @@ fn read_ids<'a>(
 fn infer_nr_cpus(b: Bytes<'_>) -> usize {
     let rest = b.len();
     (1..=(rest / 12).min(MAX_INFERRED_CPUS))
-        .find(|&n| {
-            let mut c = b;
-            matches!(read_ids(&mut c, n), Ok((_, Some(d))) if d.len() <= n && is_padding(c.remaining()))
-        })
+        .find(|&n| is_revision3(b, n))
         .unwrap_or(rest / 8)
+}
+
+/// Whether `b` is exactly the revision 3 part of CPU_TOPOLOGY for `n` CPUs: what [`read_ids`]
+/// would read with a die section of at most `n` lists, then only padding. Checked without
+/// building anything, since [`infer_nr_cpus`] tries up to 4096 counts.
+fn is_revision3(mut b: Bytes<'_>, n: usize) -> bool {
+    let (Some(ids), Some(die_ids)) = (n.checked_mul(8), n.checked_mul(4)) else {
+        return false;
+    };
+    if b.skip(ids, "cpu_topology ids").is_err() || is_padding(b.remaining()) {
+        return false;
+    }
+    let dies = match b.read_u32("cpu_topology die count") {
+        Ok(d) => d as usize,
+        Err(_) => return false,
+    };
+    dies <= n
+        && (0..dies).all(|_| read_string(&mut b).is_ok())
+        && b.skip(die_ids, "cpu_topology die_id").is_ok()
+        && is_padding(b.remaining())
 }
 
 /// One node of HEADER_NUMA_TOPOLOGY.

@@ -1,0 +1,478 @@
+//! pprof export: google/pprof's `profile.proto`, gzip-compressed, as `go tool pprof`, Grafana
+//! Pyroscope, Parca and Polar Signals read it. The protobuf encoding is written by hand (varints
+//! and length-delimited fields).
+//!
+//! What goes where:
+//! - **Sample types.** For each event that has samples, in event order: its sample count
+//!   (`samples`/`count`) and its summed period (`<event>`/`nanoseconds` for `cpu-clock` and
+//!   `task-clock`, `<event>`/`count` otherwise). With one event the two types are
+//!   `samples`/`count` and `<event>`/unit; with several, `<event>_samples`/`count` and
+//!   `<event>`/unit per event. Event names lose perf's modifier suffix (`cpu-clock:pppH` →
+//!   `cpu-clock`) unless two events would then share a name. `default_sample_type` and
+//!   `period_type` are the first event's period; `period` is its mean period.
+//! - **Samples.** One pprof sample per distinct (stack, thread) — with
+//!   [`PprofOptions::thread_labels`] — or per distinct stack. Its values are the sums over the
+//!   perf samples merged into it, so every column adds up to the profile's totals. Thread labels
+//!   are `thread` (the command name), `pid` and `tid`, so `pprof -tagfocus` can select threads.
+//!   Samples without any frame are kept with an empty location list.
+//! - **Locations.** One per frame; inlined frames at one address (consecutive frames with the
+//!   same module and address and decreasing `inline_depth`) share one location with one `line`
+//!   each, innermost first, as `profile.proto` specifies. Addresses are the frames' file-relative
+//!   addresses (run-time addresses for the kernel and JIT code); each mapping spans the addresses
+//!   used in it with `file_offset == memory_start`, so a reader's `address - memory_start +
+//!   file_offset` gives the same address back.
+//! - **Mappings.** One per module with its path and build id (lower-case hex),
+//!   `has_functions = true` (names are already resolved: pprof does not symbolize again). The
+//!   module whose file name starts with the most sampled command name comes first ("the main
+//!   binary").
+//! - **Functions.** One per function with its (demangled) name as `name` and `system_name`.
+//! - **Time.** `duration_nanos` spans the first to the last sample; `time_nanos` is the first
+//!   sample in wall-clock time when the recording has HEADER_CLOCK_DATA (else 0).
+
+use std::collections::HashMap;
+use std::io::Write as _;
+
+use crate::feature_summary::ClockDataSummary;
+use crate::ids::{EventIndex, FrameIndex, FuncIndex, ModuleIndex, StackIndex, ThreadIndex};
+use crate::profile::Profile;
+use crate::samples::SampleFilter;
+
+/// Options for [`to_pprof`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct PprofOptions {
+    /// Which samples to export.
+    pub filter: SampleFilter,
+    /// One pprof sample per (stack, thread) with `thread`/`pid`/`tid` labels (`true`), or one
+    /// per stack without labels.
+    pub thread_labels: bool,
+    /// HEADER_CLOCK_DATA of the recording, to give `time_nanos` in wall-clock time.
+    pub clock_data: Option<ClockDataSummary>,
+}
+
+impl Default for PprofOptions {
+    fn default() -> Self {
+        PprofOptions { filter: SampleFilter::all(), thread_labels: true, clock_data: None }
+    }
+}
+
+/// The unit of an event's period.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeriodUnit {
+    /// Nanoseconds: the software clocks (`cpu-clock`, `task-clock`).
+    Nanoseconds,
+    /// Event counts: everything else.
+    Count,
+}
+
+impl PeriodUnit {
+    /// `"nanoseconds"` or `"count"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PeriodUnit::Nanoseconds => "nanoseconds",
+            PeriodUnit::Count => "count",
+        }
+    }
+}
+
+/// An event name without perf's modifier suffix: `cpu-clock:pppH` → `cpu-clock`,
+/// `cycles:u` → `cycles`; a tracepoint (`sched:sched_switch`) is left alone.
+pub fn event_base_name(name: &str) -> &str {
+    match name.rsplit_once(':') {
+        Some((base, mods)) if !base.is_empty() && !mods.is_empty() && mods.chars().all(|c| "ukhIGHpPSDWeb".contains(c)) => base,
+        _ => name,
+    }
+}
+
+/// The unit of the period of the event named `name`.
+pub fn period_unit(name: &str) -> PeriodUnit {
+    match event_base_name(name) {
+        "cpu-clock" | "task-clock" => PeriodUnit::Nanoseconds,
+        _ => PeriodUnit::Count,
+    }
+}
+
+/// Protobuf wire encoding: only what `profile.proto` needs.
+mod pb {
+    /// Appends `v` as a base-128 varint.
+    pub fn varint(buf: &mut Vec<u8>, mut v: u64) {
+        while v >= 0x80 {
+            buf.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        buf.push(v as u8);
+    }
+
+    fn key(buf: &mut Vec<u8>, field: u32, wire: u8) {
+        varint(buf, (u64::from(field) << 3) | u64::from(wire));
+    }
+
+    /// A varint field (uint64, int64, bool); zero is the default and is not written.
+    pub fn uint(buf: &mut Vec<u8>, field: u32, v: u64) {
+        if v != 0 {
+            key(buf, field, 0);
+            varint(buf, v);
+        }
+    }
+
+    /// An int64 field (two's complement varint, as protobuf encodes int64).
+    pub fn int(buf: &mut Vec<u8>, field: u32, v: i64) {
+        uint(buf, field, v as u64);
+    }
+
+    /// A length-delimited field (string, bytes, embedded message), written even when empty.
+    pub fn bytes(buf: &mut Vec<u8>, field: u32, data: &[u8]) {
+        key(buf, field, 2);
+        varint(buf, data.len() as u64);
+        buf.extend_from_slice(data);
+    }
+
+    /// A packed repeated varint field; nothing when empty.
+    pub fn packed(buf: &mut Vec<u8>, field: u32, values: impl IntoIterator<Item = u64>) {
+        let mut body = Vec::new();
+        for v in values {
+            varint(&mut body, v);
+        }
+        if !body.is_empty() {
+            bytes(buf, field, &body);
+        }
+    }
+}
+
+/// The string table under construction; index 0 is `""`.
+struct Strings {
+    list: Vec<String>,
+    index: HashMap<String, i64>,
+}
+
+impl Strings {
+    fn new() -> Self {
+        let mut s = Strings { list: Vec::new(), index: HashMap::new() };
+        s.get("");
+        s
+    }
+
+    fn get(&mut self, s: &str) -> i64 {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        let i = self.list.len() as i64;
+        self.list.push(s.to_owned());
+        self.index.insert(s.to_owned(), i);
+        i
+    }
+}
+
+/// Frames of a stack, leaf first, grouped into locations (a frame and the frames it was inlined
+/// into at the same address).
+fn location_groups(profile: &Profile, stack: Option<StackIndex>) -> Vec<Vec<FrameIndex>> {
+    let mut groups: Vec<Vec<FrameIndex>> = Vec::new();
+    let mut prev: Option<(Option<ModuleIndex>, u64, u16)> = None;
+    for f in profile.stacks.frames_leaf_first(stack) {
+        let Some(frame) = profile.frames.get(f) else { continue };
+        let joins = match (prev, groups.last_mut()) {
+            (Some((m, a, d)), Some(g)) if d > 0 && m == frame.module && a == frame.address && frame.inline_depth + 1 == d => {
+                g.push(f);
+                true
+            }
+            _ => false,
+        };
+        if !joins {
+            groups.push(vec![f]);
+        }
+        prev = Some((frame.module, frame.address, frame.inline_depth));
+    }
+    groups
+}
+
+/// The gzip-compressed `profile.proto` bytes of the samples of `profile` that pass the filter.
+pub fn to_pprof(profile: &Profile, options: &PprofOptions) -> Vec<u8> {
+    let raw = to_pprof_uncompressed(profile, options);
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    // Writing into a Vec cannot fail.
+    let _ = enc.write_all(&raw);
+    enc.finish().unwrap_or_default()
+}
+
+/// The uncompressed `profile.proto` message (what [`to_pprof`] gzips).
+pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u8> {
+    let s = &profile.samples;
+    let all = options.filter == SampleFilter::all();
+    let kept: Vec<usize> = (0..s.len()).filter(|&i| all || options.filter.matches(s, &profile.threads, i)).collect();
+
+    // Events with samples, in event order; each gets two value columns.
+    let mut used_events: Vec<EventIndex> = kept.iter().filter_map(|&i| s.event.get(i).copied()).collect();
+    used_events.sort();
+    used_events.dedup();
+    let column: HashMap<EventIndex, usize> = used_events.iter().enumerate().map(|(c, &e)| (e, 2 * c)).collect();
+    let n_values = 2 * used_events.len();
+
+    let mut st = Strings::new();
+    let mut out = Vec::new();
+
+    // sample_type
+    let bases: Vec<&str> = used_events.iter().map(|&e| event_base_name(profile.event_name(e))).collect();
+    let unique = |b: &str| bases.iter().filter(|&&x| x == b).count() == 1;
+    let type_names: Vec<String> = used_events
+        .iter()
+        .zip(&bases)
+        .map(|(&e, &b)| if unique(b) { b.to_owned() } else { profile.event_name(e).to_owned() })
+        .collect();
+    let mut value_types: Vec<(i64, i64)> = Vec::new();
+    for (&e, name) in used_events.iter().zip(&type_names) {
+        let count_name = if used_events.len() == 1 { "samples".to_owned() } else { format!("{name}_samples") };
+        value_types.push((st.get(&count_name), st.get("count")));
+        value_types.push((st.get(name), st.get(period_unit(profile.event_name(e)).name())));
+    }
+    let value_type = |t: (i64, i64)| {
+        let mut m = Vec::new();
+        pb::int(&mut m, 1, t.0);
+        pb::int(&mut m, 2, t.1);
+        m
+    };
+    for &t in &value_types {
+        pb::bytes(&mut out, 1, &value_type(t));
+    }
+
+    // Samples merged by (stack, thread).
+    let mut merged: Vec<(Option<StackIndex>, Option<ThreadIndex>, Vec<i64>)> = Vec::new();
+    let mut merged_index: HashMap<(Option<StackIndex>, Option<ThreadIndex>), usize> = HashMap::new();
+    let (mut t_min, mut t_max) = (u64::MAX, 0u64);
+    let mut first_event_period: (u128, u128) = (0, 0);
+    for &i in &kept {
+        let Some(sample) = s.get(i) else { continue };
+        let Some(&c) = column.get(&sample.event) else { continue };
+        let thread = options.thread_labels.then_some(sample.thread);
+        let slot = *merged_index.entry((sample.stack, thread)).or_insert_with(|| {
+            merged.push((sample.stack, thread, vec![0; n_values]));
+            merged.len() - 1
+        });
+        if let Some((_, _, values)) = merged.get_mut(slot) {
+            if let Some(v) = values.get_mut(c) {
+                *v = v.saturating_add(1);
+            }
+            if let Some(v) = values.get_mut(c + 1) {
+                *v = v.saturating_add(i64::try_from(sample.period).unwrap_or(i64::MAX));
+            }
+        }
+        if c == 0 {
+            first_event_period.0 += u128::from(sample.period);
+            first_event_period.1 += 1;
+        }
+        if sample.time != 0 {
+            t_min = t_min.min(sample.time);
+            t_max = t_max.max(sample.time);
+        }
+    }
+
+    // Locations, functions and mappings, numbered in order of first use.
+    let mut location_ids: HashMap<Vec<FrameIndex>, u64> = HashMap::new();
+    let mut locations: Vec<Vec<FrameIndex>> = Vec::new();
+    let mut func_ids: HashMap<FuncIndex, u64> = HashMap::new();
+    let mut module_range: HashMap<ModuleIndex, (u64, u64)> = HashMap::new();
+    let mut stack_locations: HashMap<Option<StackIndex>, Vec<u64>> = HashMap::new();
+    for (stack, _, _) in &merged {
+        if stack_locations.contains_key(stack) {
+            continue;
+        }
+        let mut ids = Vec::new();
+        for group in location_groups(profile, *stack) {
+            let next = locations.len() as u64 + 1;
+            let id = *location_ids.entry(group.clone()).or_insert(next);
+            if id == next {
+                for &f in &group {
+                    let Some(frame) = profile.frames.get(f) else { continue };
+                    let n = func_ids.len() as u64 + 1;
+                    func_ids.entry(frame.func).or_insert(n);
+                    if let Some(m) = frame.module {
+                        let r = module_range.entry(m).or_insert((frame.address, frame.address));
+                        r.0 = r.0.min(frame.address);
+                        r.1 = r.1.max(frame.address);
+                    }
+                }
+                locations.push(group);
+            }
+            ids.push(id);
+        }
+        stack_locations.insert(*stack, ids);
+    }
+
+    // Mappings: the main binary first, then by module index.
+    let mut modules: Vec<ModuleIndex> = module_range.keys().copied().collect();
+    modules.sort();
+    if let Some(main) = main_module(profile, &kept, &modules) {
+        modules.retain(|&m| m != main);
+        modules.insert(0, main);
+    }
+    let mapping_ids: HashMap<ModuleIndex, u64> = modules.iter().enumerate().map(|(i, &m)| (m, i as u64 + 1)).collect();
+
+    for (stack, thread, values) in &merged {
+        let mut m = Vec::new();
+        pb::packed(&mut m, 1, stack_locations.get(stack).cloned().unwrap_or_default());
+        pb::packed(&mut m, 2, values.iter().map(|&v| v as u64));
+        if let Some(t) = thread.and_then(|t| profile.threads.get(t)) {
+            let label = |key: i64, str_: i64, num: i64| {
+                let mut l = Vec::new();
+                pb::int(&mut l, 1, key);
+                pb::int(&mut l, 2, str_);
+                pb::int(&mut l, 3, num);
+                l
+            };
+            let (kt, kp, kd) = (st.get("thread"), st.get("pid"), st.get("tid"));
+            let name = st.get(profile.strings.get(t.name));
+            pb::bytes(&mut m, 3, &label(kt, name, 0));
+            // perf's pid -1 (u32::MAX) stays -1.
+            pb::bytes(&mut m, 3, &label(kp, 0, i64::from(t.pid as i32)));
+            pb::bytes(&mut m, 3, &label(kd, 0, i64::from(t.tid as i32)));
+        }
+        pb::bytes(&mut out, 2, &m);
+    }
+
+    for &module in &modules {
+        let Some(md) = profile.modules.get(module) else { continue };
+        let (lo, hi) = module_range.get(&module).copied().unwrap_or_default();
+        let mut m = Vec::new();
+        pb::uint(&mut m, 1, mapping_ids.get(&module).copied().unwrap_or_default());
+        pb::uint(&mut m, 2, lo);
+        pb::uint(&mut m, 3, hi.saturating_add(1));
+        pb::uint(&mut m, 4, lo);
+        pb::int(&mut m, 5, st.get(profile.strings.get(md.path)));
+        let build_id: String = md.build_id.as_deref().unwrap_or_default().iter().map(|b| format!("{b:02x}")).collect();
+        pb::int(&mut m, 6, st.get(&build_id));
+        pb::uint(&mut m, 7, 1);
+        let inline = locations
+            .iter()
+            .any(|g| g.len() > 1 && g.first().and_then(|&f| profile.frames.get(f)).is_some_and(|f| f.module == Some(module)));
+        pb::uint(&mut m, 10, u64::from(inline));
+        pb::bytes(&mut out, 3, &m);
+    }
+
+    for (i, group) in locations.iter().enumerate() {
+        let mut m = Vec::new();
+        pb::uint(&mut m, 1, i as u64 + 1);
+        let first = group.first().and_then(|&f| profile.frames.get(f));
+        pb::uint(&mut m, 2, first.and_then(|f| f.module).and_then(|md| mapping_ids.get(&md).copied()).unwrap_or(0));
+        pb::uint(&mut m, 3, first.map_or(0, |f| f.address));
+        for &f in group {
+            let Some(frame) = profile.frames.get(f) else { continue };
+            let mut line = Vec::new();
+            pb::uint(&mut line, 1, func_ids.get(&frame.func).copied().unwrap_or(0));
+            pb::bytes(&mut m, 4, &line);
+        }
+        pb::bytes(&mut out, 4, &m);
+    }
+
+    let mut funcs: Vec<(FuncIndex, u64)> = func_ids.into_iter().collect();
+    funcs.sort_by_key(|&(_, id)| id);
+    for (func, id) in funcs {
+        let name = st.get(profile.func_name(func));
+        let mut m = Vec::new();
+        pb::uint(&mut m, 1, id);
+        pb::int(&mut m, 2, name);
+        pb::int(&mut m, 3, name);
+        pb::bytes(&mut out, 5, &m);
+    }
+
+    // Scalars, whose strings must be in the table before it is written.
+    let mut tail = Vec::new();
+    if t_min <= t_max {
+        if let Some(c) = &options.clock_data {
+            let wall = i128::from(c.tod_ns) + i128::from(t_min) - i128::from(c.clockid_ns);
+            pb::int(&mut tail, 9, i64::try_from(wall).unwrap_or(0));
+        }
+        pb::int(&mut tail, 10, i64::try_from(t_max - t_min).unwrap_or(i64::MAX));
+    }
+    if let Some(&period_type) = value_types.get(1) {
+        pb::bytes(&mut tail, 11, &value_type(period_type));
+        if let Some(mean) = (first_event_period.0 + first_event_period.1 / 2).checked_div(first_event_period.1) {
+            pb::int(&mut tail, 12, i64::try_from(mean).unwrap_or(i64::MAX));
+        }
+    }
+    let comment = st.get("exported by perfscope");
+    pb::packed(&mut tail, 13, [comment as u64]);
+    if let Some(&(t, _)) = value_types.get(1) {
+        pb::int(&mut tail, 14, t);
+    }
+
+    for s in &st.list {
+        pb::bytes(&mut out, 6, s.as_bytes());
+    }
+    out.extend_from_slice(&tail);
+    out
+}
+
+/// The module to list first: the one whose file name starts with the command name that has the
+/// most samples (command names are cut to 15 bytes), if any.
+fn main_module(profile: &Profile, kept: &[usize], modules: &[ModuleIndex]) -> Option<ModuleIndex> {
+    let mut by_comm: HashMap<&str, usize> = HashMap::new();
+    for &i in kept {
+        if let Some(t) = profile.samples.thread.get(i) {
+            *by_comm.entry(profile.thread_name(*t)).or_default() += 1;
+        }
+    }
+    let mut comms: Vec<(&str, usize)> = by_comm.into_iter().filter(|(c, _)| !c.is_empty()).collect();
+    comms.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let (comm, _) = comms.first()?;
+    modules.iter().copied().find(|&m| {
+        profile.modules.get(m).is_some_and(|md| {
+            let path = profile.strings.get(md.path);
+            let base = path.rsplit('/').next().unwrap_or(path);
+            !base.is_empty() && base.starts_with(comm)
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text_samples::profile_from_text_samples;
+
+    #[test]
+    fn varints_and_fields_match_the_protobuf_encoding() {
+        // Examples from the protobuf encoding guide: 150 = 96 01, field 1 varint = 08 96 01.
+        let mut b = Vec::new();
+        pb::uint(&mut b, 1, 150);
+        assert_eq!(b, [0x08, 0x96, 0x01]);
+        let mut b = Vec::new();
+        pb::bytes(&mut b, 2, b"testing");
+        assert_eq!(b, [0x12, 0x07, b't', b'e', b's', b't', b'i', b'n', b'g']);
+        // int64 -1 is ten bytes; zero is not written.
+        let mut b = Vec::new();
+        pb::int(&mut b, 1, -1);
+        pb::int(&mut b, 2, 0);
+        assert_eq!(b, [0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+        let mut b = Vec::new();
+        pb::packed(&mut b, 4, [3, 270, 86942]);
+        assert_eq!(b, [0x22, 0x06, 0x03, 0x8e, 0x02, 0x9e, 0xa7, 0x05]);
+    }
+
+    #[test]
+    fn event_names_and_units() {
+        assert_eq!(event_base_name("cpu-clock:pppH"), "cpu-clock");
+        assert_eq!(event_base_name("cycles:u"), "cycles");
+        assert_eq!(event_base_name("sched:sched_switch"), "sched:sched_switch");
+        assert_eq!(event_base_name("cycles"), "cycles");
+        assert_eq!(period_unit("task-clock:u"), PeriodUnit::Nanoseconds);
+        assert_eq!(period_unit("instructions"), PeriodUnit::Count);
+    }
+
+    #[test]
+    fn inlined_frames_at_one_address_share_a_location() {
+        let mut p = profile_from_text_samples("main\n").unwrap();
+        let m = p.intern_module("/bin/app", None).unwrap();
+        let outer = p.intern_func("outer", Some(m)).unwrap();
+        let inner = p.intern_func("inner", Some(m)).unwrap();
+        let f0 = p.intern_frame(outer, Some(m), 0x10, 0).unwrap();
+        let f1 = p.intern_frame(inner, Some(m), 0x10, 1).unwrap();
+        let g = p.intern_frame(outer, Some(m), 0x20, 0).unwrap();
+        // root first: outer@0x20 -> outer@0x10 -> (inlined) inner@0x10
+        let stack = p.stacks.intern_path(&[g, f0, f1]).unwrap();
+        assert_eq!(location_groups(&p, stack), vec![vec![f1, f0], vec![g]]);
+    }
+
+    #[test]
+    fn gzip_header() {
+        let p = profile_from_text_samples("main main\na    b\n").unwrap();
+        let gz = to_pprof(&p, &PprofOptions::default());
+        assert_eq!(&gz[..2], &[0x1f, 0x8b]);
+    }
+}

@@ -1,0 +1,190 @@
+//! `perfscope export`: a recording (perf.data or share file) as folded stacks, an interactive
+//! SVG flame graph, pprof, speedscope JSON or a share file. Also the loading shared with
+//! `perfscope diff`: a share file is read as is, a perf.data through [`collapse::load`].
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use perfscope_analysis::call_tree::CallTree;
+use perfscope_analysis::export::folded::{to_folded_text, FoldedOptions};
+use perfscope_analysis::export::pprof::{period_unit, to_pprof, PeriodUnit, PprofOptions};
+use perfscope_analysis::export::share::{to_share, PrivacyOptions, ShareOptions};
+use perfscope_analysis::export::speedscope::{to_speedscope, SpeedscopeOptions};
+use perfscope_analysis::export::svg::{to_svg, SvgOptions};
+use perfscope_analysis::flame_graph::{FlameGraph, WeightKind};
+use perfscope_analysis::ids::EventIndex;
+use perfscope_analysis::open::{open, Opened};
+use perfscope_analysis::profile::Profile;
+use perfscope_analysis::samples::SampleFilter;
+use perfscope_analysis::summary::Summary;
+
+use super::collapse::{self, parse_time_range, ProfileArgs};
+use super::input::Input;
+
+/// The output formats.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// pprof's profile.proto, gzipped (go tool pprof, Grafana Pyroscope, Parca).
+    Pprof,
+    /// Folded stacks, `comm;root;...;leaf count` (inferno, FlameGraph.pl).
+    Folded,
+    /// A standalone interactive SVG flame graph.
+    Svg,
+    /// speedscope's JSON file format.
+    Speedscope,
+    /// A self-contained perfscope share file (names resolved; opens without the binaries).
+    Share,
+}
+
+/// Arguments of `perfscope export`.
+#[derive(clap::Args, Debug)]
+#[command(mut_arg("file", |a| a.help("A perf.data file, pipe-mode stream, `perf record --threads` directory, or share file")))]
+pub struct Args {
+    /// The output format.
+    #[arg(long, value_enum)]
+    format: Format,
+    /// The output file (`-` for standard output).
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+    /// Share file: module paths become base names.
+    #[arg(long)]
+    strip_paths: bool,
+    /// Share file: leave out the recorded command line.
+    #[arg(long)]
+    strip_cmdline: bool,
+    /// Share file: leave out the host name.
+    #[arg(long)]
+    strip_hostname: bool,
+    /// Share file: name threads `thread-TID` instead of their command names.
+    #[arg(long)]
+    strip_thread_names: bool,
+    /// Folded stacks, flame graph and speedscope: weigh by summed period (event counts, ns for
+    /// cpu-clock) instead of sample count. pprof always has both.
+    #[arg(long)]
+    period: bool,
+    /// The recording: a perf.data file, pipe-mode stream, `perf record --threads` directory, or
+    /// a share file.
+    #[command(flatten)]
+    profile: ProfileArgs,
+}
+
+/// A profile read from a perf.data or a share file.
+pub struct Loaded {
+    /// The profile.
+    pub profile: Profile,
+    /// The header summary (a share file may have none).
+    pub summary: Option<Summary>,
+    /// The samples the options select. A perf.data is filtered while loading, so this keeps
+    /// everything; a share file is filtered here.
+    pub filter: SampleFilter,
+    /// Whether loading met errors (they were printed as warnings).
+    pub had_errors: bool,
+}
+
+/// Reads `args.file`: a share file as is (with the sample options applied as a filter),
+/// anything else as a perf.data through [`collapse::load`].
+pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
+    let input = Input::read(&args.file)?;
+    match open(&input.bytes).map_err(|e| format!("{}: {e}", args.file.display()))? {
+        Opened::Share(shared) => {
+            let filter = share_filter(&shared.profile, args)?;
+            Ok(Loaded { profile: shared.profile, summary: shared.summary, filter, had_errors: false })
+        }
+        Opened::PerfData => {
+            let summary = Summary::from_bytes(&input.bytes);
+            drop(input);
+            let (profile, diag) = collapse::load(args)?;
+            Ok(Loaded { profile, summary: Some(summary), filter: SampleFilter::all(), had_errors: !diag.errors.is_empty() })
+        }
+    }
+}
+
+/// `--event`, `--pid`, `--tid` and `--time` as a filter over a share file's samples.
+fn share_filter(profile: &Profile, args: &ProfileArgs) -> Result<SampleFilter, String> {
+    let mut events = Vec::new();
+    for name in &args.event {
+        let found: Vec<EventIndex> =
+            (0..profile.events.len() as u32).map(EventIndex).filter(|&e| profile.event_name(e) == name).collect();
+        if found.is_empty() {
+            return Err(format!("{}: no event named {name:?}", args.file.display()));
+        }
+        events.extend(found);
+    }
+    // --time includes both ends; the filter's end is exclusive.
+    let time_range = args.time.as_deref().map(parse_time_range).transpose()?.map(|(start, end)| (start, end.saturating_add(1)));
+    Ok(SampleFilter { time_range, pids: args.pid.clone(), tids: args.tid.clone(), cpus: Vec::new(), events })
+}
+
+/// `args` with another file (`perfscope diff` loads two files with the same options).
+pub fn with_file(args: &ProfileArgs, file: PathBuf) -> ProfileArgs {
+    ProfileArgs {
+        file,
+        kallsyms: args.kallsyms.clone(),
+        symfs: args.symfs.clone(),
+        archive: args.archive.clone(),
+        perf_map: args.perf_map.clone(),
+        no_symbols: args.no_symbols,
+        event: args.event.clone(),
+        pid: args.pid.clone(),
+        tid: args.tid.clone(),
+        time: args.time.clone(),
+    }
+}
+
+/// Writes `bytes` to `path`, or to standard output for `-`.
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let result = if path.as_os_str() == "-" {
+        let mut out = std::io::stdout().lock();
+        out.write_all(bytes).and_then(|()| out.flush())
+    } else {
+        std::fs::write(path, bytes)
+    };
+    match result {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.map_err(|e| format!("cannot write {}: {e}", path.display())),
+    }
+}
+
+/// The unit of the first event's period, for labels.
+fn unit(profile: &Profile, weight: WeightKind) -> &'static str {
+    match (weight, period_unit(profile.event_name(EventIndex(0)))) {
+        (WeightKind::Samples, _) => "samples",
+        (WeightKind::Period, PeriodUnit::Nanoseconds) => "ns",
+        (WeightKind::Period, PeriodUnit::Count) => "events",
+    }
+}
+
+/// Runs `perfscope export`.
+pub fn run(args: &Args) -> Result<ExitCode, String> {
+    let privacy = PrivacyOptions {
+        strip_paths: args.strip_paths,
+        strip_cmdline: args.strip_cmdline,
+        strip_hostname: args.strip_hostname,
+        strip_thread_names: args.strip_thread_names,
+    };
+    if privacy != PrivacyOptions::default() && args.format != Format::Share {
+        return Err("--strip-paths, --strip-cmdline, --strip-hostname and --strip-thread-names apply to --format share".into());
+    }
+    let Loaded { profile, summary, filter, had_errors } = load(&args.profile)?;
+    let file = &args.profile.file;
+    let name = file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let weight = if args.period { WeightKind::Period } else { WeightKind::Samples };
+    let bytes = match args.format {
+        Format::Folded => to_folded_text(&profile, &filter, FoldedOptions { include_comm: true, weight }).into_bytes(),
+        Format::Svg => {
+            let tree = CallTree::top_down(&profile, &filter).map_err(|e| e.to_string())?;
+            let graph = FlameGraph::from_call_tree(&tree, &profile, weight);
+            let options = SvgOptions { title: format!("Flame Graph: {name}"), unit: unit(&profile, weight).into(), ..Default::default() };
+            to_svg(&graph, &profile, &options).into_bytes()
+        }
+        Format::Pprof => {
+            let clock_data = summary.as_ref().and_then(|s| s.clock_data.clone());
+            to_pprof(&profile, &PprofOptions { filter, clock_data, ..Default::default() })
+        }
+        Format::Speedscope => to_speedscope(&profile, &SpeedscopeOptions { filter, weight, name }).into_bytes(),
+        Format::Share => to_share(&profile, summary.as_ref(), &ShareOptions { filter, privacy }),
+    };
+    write_output(&args.output, &bytes)?;
+    Ok(if had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
