@@ -66,6 +66,42 @@ describe('summary', () => {
   });
 });
 
+test('summary tables: topology, NUMA, PMUs, caches and sample times equal perf\'s header output', async () => {
+  const header = readFileSync(join(DATA, 'example.header.txt'), 'utf8').split('\n');
+  const values = (prefix) => header.filter((l) => l.startsWith(prefix)).map((l) => l.slice(l.indexOf(':') + 1).trim());
+  const { page, errors } = await openFile(browser.context, server.url, EXAMPLE);
+  const table = (field) => page.locator(`[data-field="${field}"] tbody tr`).evaluateAll((rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+  const topo = await table('cpu-topology');
+  assert.deepEqual(topo.map((r) => r[1]), [values('# sibling sockets')[0], values('# sibling dies')[0], values('# sibling threads').join(' · ')]);
+  const cpus = await table('cpu-ids');
+  assert.deepEqual(cpus.map(([cpu, core, socket, die]) => `CPU ${cpu}: Core ID ${core}, Die ID ${die}, Socket ID ${socket}`), header.filter((l) => /^# CPU \d+:/.test(l)).map((l) => l.slice(2)));
+  const numa = await table('numa');
+  assert.deepEqual(numa.map((r) => r[3]), values('# node0 cpu list'));
+  const pmus = await table('pmu-mappings');
+  assert.deepEqual(pmus.map(([type, name]) => `${name} = ${type}`).sort(), values('# pmu mappings')[0].split(', ').sort());
+  const caches = await table('caches');
+  const perfCaches = header.filter((l) => /^# {2}L\d/.test(l)).map((l) => l.slice(3).replace(/\s+/g, ' ').trim());
+  assert.deepEqual(caches.map(([level, type, size, , , , map]) => `${level} ${type} ${size} [${map}]`), perfCaches);
+  const time = await table('time');
+  assert.ok(time[0][1].startsWith(values('# time of first sample')[0]), `${time[0][1]}`);
+  assert.ok(time[1][1].startsWith(values('# time of last sample')[0]), `${time[1][1]}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('?url= opens a perf.data from an address', async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (['error', 'warning'].includes(m.type())) errors.push(`console.${m.type()}: ${m.text()}`); });
+  await page.goto(`${server.url}?url=example.data`);
+  assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
+  assert.equal(await page.locator('[data-field="file-name"]').textContent(), 'example.data');
+  assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), PERF.length);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 describe('timeline', () => {
   test('a lane per thread with perf\'s names; dragging a range makes the flame total perf\'s count for it', async () => {
     const { page, errors } = await openFile(browser.context, server.url, EXAMPLE);

@@ -259,8 +259,10 @@ pub struct Overview {
     pub generation: u32,
     /// Events, in attr order.
     pub events: Vec<EventInfo>,
-    /// Thread lanes.
+    /// Thread lanes (threads with samples).
     pub threads: Vec<ThreadInfo>,
+    /// Threads without samples (not in `threads`).
+    pub idle_threads: u64,
     /// Processes, busiest first.
     pub processes: Vec<ProcessInfo>,
     /// CPU lanes, by number.

@@ -173,6 +173,7 @@ pub fn overview(
         reasons: reasons(summary, &events, profile, symbols, diag),
         events,
         threads: timeline.threads.clone(),
+        idle_threads: timeline.idle_threads,
         processes: timeline.processes.clone(),
         cpus: timeline.cpus.clone(),
         comms: comms(profile),

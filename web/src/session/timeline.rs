@@ -18,8 +18,10 @@ pub struct Timeline {
     pub processes: Vec<ProcessInfo>,
     /// CPU lanes.
     pub cpus: Vec<CpuInfo>,
-    /// Lane of each profile thread (`ThreadIndex`).
+    /// Lane of each profile thread (`ThreadIndex`); `u32::MAX` for threads without samples.
     pub lane_of_thread: Vec<u32>,
+    /// Threads without samples (no lane).
+    pub idle_threads: u64,
     /// `times[lane][attr]`: sorted sample times. Thread lanes first, then CPU lanes.
     times: Vec<Vec<Vec<u64>>>,
 }
@@ -61,8 +63,15 @@ impl Timeline {
             }
         }
         // Processes busiest first, their threads busiest first; threads without samples last.
+        // Threads without samples (kernel threads synthesized at the start of a system-wide
+        // recording, idle shells, ...) get no lane; they are counted.
         let mut by_pid: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        let mut idle_threads = 0;
         for (k, t) in raw.iter().enumerate() {
+            if t.samples == 0 {
+                idle_threads += 1;
+                continue;
+            }
             by_pid.entry(t.pid).or_default().push(k);
         }
         let mut procs: Vec<(u32, Vec<usize>, u64)> = by_pid
@@ -74,7 +83,7 @@ impl Timeline {
             })
             .collect();
         procs.sort_by_key(|(pid, _, total)| (std::cmp::Reverse(*total), *pid));
-        let mut lane_of_key = vec![0u32; raw.len()];
+        let mut lane_of_key = vec![u32::MAX; raw.len()];
         let mut threads = Vec::with_capacity(raw.len());
         let mut processes = Vec::with_capacity(procs.len());
         for (pid, ks, total) in procs {
@@ -83,11 +92,7 @@ impl Timeline {
                 if let (Some(slot), Some(t)) = (lane_of_key.get_mut(k), raw.get(k)) {
                     *slot = threads.len() as u32;
                     lanes.push(threads.len() as u32);
-                    let mut t = t.clone();
-                    if t.samples == 0 {
-                        t.first = 0;
-                    }
-                    threads.push(t);
+                    threads.push(t.clone());
                 }
             }
             let name = lanes
@@ -99,7 +104,7 @@ impl Timeline {
                 .unwrap_or_default();
             processes.push(ProcessInfo { pid, name, threads: lanes, samples: total });
         }
-        let lane_of_thread: Vec<u32> = thread_key.iter().map(|&k| lane_of_key.get(k).copied().unwrap_or(0)).collect();
+        let lane_of_thread: Vec<u32> = thread_key.iter().map(|&k| lane_of_key.get(k).copied().unwrap_or(u32::MAX)).collect();
         let cpu_numbers: Vec<u32> = cpu_key.keys().copied().collect();
         let cpu_lane: HashMap<u32, usize> = cpu_numbers.iter().enumerate().map(|(i, &c)| (c, threads.len() + i)).collect();
         let mut times = vec![vec![Vec::new(); events]; threads.len() + cpu_numbers.len()];
@@ -128,7 +133,7 @@ impl Timeline {
                 v.sort_unstable();
             }
         }
-        Timeline { threads, processes, cpus, lane_of_thread, times }
+        Timeline { threads, processes, cpus, lane_of_thread, idle_threads, times }
     }
 
     /// Number of lanes (threads, then CPUs).
@@ -193,6 +198,7 @@ mod tests {
         b.comm(10, 10, "main").unwrap();
         b.comm(10, 11, "worker").unwrap();
         b.comm(20, 20, "other").unwrap();
+        b.comm(30, 30, "idle").unwrap();
         let mut s = |pid, tid, time, cpu| {
             let input = SampleInput { pid, tid, time, cpu, event: EventIndex(0), period: 1, ip: 0x10, ip_mode: CpuMode::User, callchain: &[] };
             b.sample(&input).unwrap();
@@ -214,6 +220,7 @@ mod tests {
         assert_eq!(t.processes.iter().map(|p| (p.pid, p.name.as_str(), p.threads.clone())).collect::<Vec<_>>(), vec![(10, "main", vec![0, 1]), (20, "other", vec![2])]);
         assert_eq!(t.cpus.iter().map(|c| (c.cpu, c.samples)).collect::<Vec<_>>(), vec![(0, 2), (1, 3)]);
         assert_eq!(t.threads[0].first, 100);
+        assert_eq!(t.idle_threads, 1, "idle 30/30 has no lane");
         assert_eq!(t.threads[0].last, 199);
     }
 

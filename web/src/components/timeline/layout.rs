@@ -46,6 +46,13 @@ pub fn rows(o: &Overview) -> Vec<Row> {
         out.push(Row { kind, solo, y, h });
         y += h;
     };
+    // CPUs first: a few lanes that show the whole machine.
+    if !o.cpus.is_empty() {
+        push(RowKind::CpuHeader, false, HEADER);
+        for c in 0..o.cpus.len() {
+            push(RowKind::Cpu(c as u32), false, LANE);
+        }
+    }
     for (p, proc_) in o.processes.iter().enumerate() {
         if let [only] = proc_.threads.as_slice() {
             push(RowKind::Thread(*only), true, HEADER);
@@ -54,12 +61,6 @@ pub fn rows(o: &Overview) -> Vec<Row> {
         push(RowKind::Process(p as u32), false, HEADER);
         for &t in &proc_.threads {
             push(RowKind::Thread(t), false, LANE);
-        }
-    }
-    if !o.cpus.is_empty() {
-        push(RowKind::CpuHeader, false, HEADER);
-        for c in 0..o.cpus.len() {
-            push(RowKind::Cpu(c as u32), false, LANE);
         }
     }
     out
@@ -168,10 +169,10 @@ mod tests {
         let kinds: Vec<_> = r.iter().map(|r| r.kind).collect();
         use RowKind::*;
         // Single-thread processes take one row.
-        assert_eq!(kinds, vec![Process(0), Thread(0), Thread(1), Thread(2), Thread(3), CpuHeader, Cpu(0), Cpu(1)]);
-        assert_eq!(r.iter().map(|r| r.solo).collect::<Vec<_>>(), vec![false, false, false, true, true, false, false, false]);
+        assert_eq!(kinds, vec![CpuHeader, Cpu(0), Cpu(1), Process(0), Thread(0), Thread(1), Thread(2), Thread(3)]);
+        assert_eq!(r.iter().map(|r| r.solo).collect::<Vec<_>>(), vec![false, false, false, false, false, false, true, true]);
         assert_eq!(r[1].y, AXIS + HEADER);
-        assert_eq!(row_at(&r, AXIS + HEADER + 1.0).map(|r| r.kind), Some(Thread(0)));
+        assert_eq!(row_at(&r, AXIS + HEADER + 1.0).map(|r| r.kind), Some(Cpu(0)));
         assert_eq!(height(&r), AXIS + 4.0 * HEADER + 4.0 * LANE + 2.0);
     }
 

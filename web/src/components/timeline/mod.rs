@@ -246,8 +246,11 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                     { format!("{} – {} · {} shown", duration_ns(start.saturating_sub(origin)), duration_ns(end.saturating_sub(origin)), duration_ns(end - start)) }
                 </span>
                 <span class="muted small">{ format!("starts at {} s", perf_time(origin)) }</span>
+                if o.idle_threads > 0 {
+                    <span class="muted small" data-field="idle-threads">{ format!("· {} idle threads hidden", o.idle_threads) }</span>
+                }
                 <span class="spacer" />
-                <span class="hint muted small">{ "Drag: select · Shift+drag: pan · Wheel: zoom · Click a thread: filter" }</span>
+                <span class="hint muted small" title="Drag to select a range (it filters every view) · Shift+drag to pan · wheel to zoom, Shift+wheel to pan · ←/→ pan, +/− zoom, 0 reset, Enter zoom to the selection, Esc clear it · click a thread's name to filter by it">{ "Drag: select · Shift+drag: pan · Wheel: zoom" }</span>
                 <button type="button" class="button small" id="zoom-selection" disabled={state.view.selection.is_none()} onclick={zoom_to_selection}>{ "Zoom to selection" }</button>
                 <button type="button" class="button small" id="reset-zoom" disabled={state.view.viewport.is_none()} onclick={reset}>{ "Reset zoom" }</button>
             </div>
