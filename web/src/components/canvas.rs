@@ -67,10 +67,13 @@ pub fn prepare(canvas: &HtmlCanvasElement, width: CssPx, height: CssPx) -> Optio
     Some(ctx)
 }
 
+/// A drawing waiting for its frame.
+type Pending = Rc<RefCell<Option<Box<dyn FnOnce()>>>>;
+
 /// Runs the latest scheduled drawing once per animation frame.
 #[derive(Clone, Default)]
 pub struct FrameScheduler {
-    pending: Rc<RefCell<Option<Box<dyn FnOnce()>>>>,
+    pending: Pending,
     scheduled: Rc<Cell<bool>>,
     frames: Rc<Cell<u32>>,
 }

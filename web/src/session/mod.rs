@@ -72,9 +72,11 @@ impl Session {
         }) {
             Ok((index, meta)) => (index, Some(meta)),
             Err(e) => {
-                let mut index = RecordIndex::default();
-                index.error_count = 1;
-                index.errors.push(RecordError { offset: e.offset, message: e.to_string(), records_before: 0 });
+                let index = RecordIndex {
+                    error_count: 1,
+                    errors: vec![RecordError { offset: e.offset, message: e.to_string(), records_before: 0 }],
+                    ..RecordIndex::default()
+                };
                 (index, None)
             }
         };

@@ -59,9 +59,7 @@ impl RecordIndex {
             Item::Record(raw) => {
                 let t = raw.type_().0;
                 *ix.counts.entry(t).or_insert(0) += 1;
-                if !ix.names.contains_key(&t) {
-                    ix.names.insert(t, meta.record_type_name(raw.type_()));
-                }
+                ix.names.entry(t).or_insert_with(|| meta.record_type_name(raw.type_()));
                 let (mut time, mut w) = (None, Default::default());
                 match meta.parse(raw) {
                     Ok(rec) => {
@@ -82,7 +80,7 @@ impl RecordIndex {
                     progress(raw.offset, ix.type_.len() as u64);
                 }
             }
-            Item::Error(e) => ix.error(e.clone()),
+            Item::Error(e) => ix.error(*e),
         })?;
         progress(data.len() as u64, ix.type_.len() as u64);
         Ok((ix, meta))

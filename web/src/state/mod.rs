@@ -336,7 +336,7 @@ mod tests {
     #[test]
     fn messages_of_an_old_request_are_dropped() {
         let s = started(1, "old.data").apply(Action::Started { id: 2, file: file("new.data", 20) });
-        let after = s.clone().apply(Action::Worker(WorkerMessage::Summary(1, Box::new(Summary::default()))));
+        let after = s.clone().apply(Action::Worker(WorkerMessage::Summary(1, Box::default())));
         assert_eq!(after, s);
     }
 
@@ -351,7 +351,7 @@ mod tests {
     #[test]
     fn symbols_replace_the_profile_in_place() {
         let s = started(1, "a.data")
-            .apply(Action::Worker(WorkerMessage::Summary(1, Box::new(Summary::default()))))
+            .apply(Action::Worker(WorkerMessage::Summary(1, Box::default())))
             .apply(Action::Worker(profile(&[3])))
             .apply(Action::View(ViewAction::Tab(Tab::Flame)))
             .apply(Action::SymbolsStarted { id: 9 });

@@ -129,7 +129,9 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
         Callback::from(move |e: KeyboardEvent| {
             if e.key() == "Escape" && !zoom.is_empty() {
                 e.prevent_default();
-                on_action.emit(ViewAction::Zoom(zoom[..zoom.len() - 1].to_vec()));
+                let mut parent = zoom.clone();
+                parent.pop();
+                on_action.emit(ViewAction::Zoom(parent));
             }
         })
     };
@@ -201,7 +203,7 @@ fn breadcrumbs(profile: &ProfileData, zoom: &[u32], on_action: &Callback<ViewAct
         html! { <button type="button" class={classes!("crumb", zoom.is_empty().then_some("current"))} data-depth="0" onclick={cb}>{ "All" }</button> }
     };
     let rest = zoom.iter().enumerate().map(|(i, &f)| {
-        let path = zoom[..=i].to_vec();
+        let path: Vec<u32> = zoom.iter().take(i + 1).copied().collect();
         let cb = on_action.reform(move |_: MouseEvent| ViewAction::Zoom(path.clone()));
         let last = i + 1 == zoom.len();
         html! {
