@@ -47,6 +47,9 @@ describe('summary', () => {
       for (const s of perf) perEvent.set(s.event, (perEvent.get(s.event) ?? 0) + 1);
       const shown = await page.locator('[data-field="event-samples"] tr[data-event]').evaluateAll((rs) => rs.map((r) => [r.dataset.event, r.querySelector('[data-field="event-sample-count"]').textContent]));
       assert.deepEqual(shown.map(([e, n]) => [e, Number(n.replace(/,/g, ''))]), [...perEvent]);
+      // two-events.data was recorded without -g: the page says why its flame graph is flat.
+      const reasons = await page.locator('#reasons [data-reason]').evaluateAll((ls) => ls.map((l) => l.dataset.reason));
+      assert.equal(reasons.includes('no-callchains'), name === 'two-events', `${name}: ${reasons}`);
       if (name === 'example') await shot(page, 'view-summary');
       assert.deepEqual(errors, []);
       await page.close();

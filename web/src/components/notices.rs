@@ -42,7 +42,7 @@ pub fn notices(props: &NoticesProps) -> Html {
     html! {
         <ul class="notices" data-field="notices">
             { for reasons.iter().map(|r| html! {
-                <li class={classes!("notice", r.code.clone())} data-reason={r.code.clone()}>{ &r.message }</li>
+                <li class={classes!("notice", r.code.clone())} data-reason={r.code.clone()} title={r.message.clone()}>{ &r.message }</li>
             }) }
         </ul>
     }
