@@ -1,14 +1,15 @@
-// Starts the parser worker (classic worker script, copied into dist/ by Trunk).
+// Starts the analysis worker (classic worker script, copied into dist/ by Trunk).
 // It loads wasm-bindgen's no-modules glue (worker.js) and then the wasm, whose main() installs
-// the message handler and posts {"type":"ready"}. Written by hand rather than Trunk's
+// the message handler and posts a "ready" packet. Written by hand rather than Trunk's
 // data-loader-shim, which passes wasm_bindgen() deprecated arguments (a console warning) and
 // would leave the page waiting forever if the wasm failed to load.
 function fail(error) {
-  postMessage(JSON.stringify({
-    type: 'reply',
-    id: null,
-    outcome: { kind: 'crashed', message: `the parser worker failed to load: ${error}` },
-  }));
+  postMessage({
+    kind: 'failed',
+    id: 0,
+    json: JSON.stringify({ message: `the parser worker failed to load: ${error}`, crashed: true }),
+    cols: {},
+  });
 }
 try {
   importScripts('./worker.js');

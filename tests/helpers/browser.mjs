@@ -15,7 +15,7 @@ export const CHROMIUM_FLAGS = [
  * Starts Chromium with a fresh --user-data-dir.
  * @returns {Promise<{context: import('playwright-core').BrowserContext, close: () => Promise<void>}>}
  */
-export async function launch({ colorScheme = 'light' } = {}) {
+export async function launch({ colorScheme = 'light', deviceScaleFactor = 1 } = {}) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'perfscope-chromium-'));
   let context;
   try {
@@ -25,6 +25,7 @@ export async function launch({ colorScheme = 'light' } = {}) {
       args: CHROMIUM_FLAGS,
       viewport: { width: 1280, height: 720 },
       colorScheme,
+      deviceScaleFactor,
     });
   } catch (e) {
     rmSync(userDataDir, { recursive: true, force: true });

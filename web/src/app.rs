@@ -1,20 +1,33 @@
-//! The root component: owns the state and the parser worker, routes files to it and picks the
-//! view for the current [`Load`].
+//! The root component: owns the state (a reducer) and the analysis worker, routes files to it,
+//! sends the queries the current view needs, publishes the ready signals and picks the view.
 
 use std::rc::Rc;
 
+use js_sys::Uint8Array;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, DragEvent, Response};
+use web_sys::{Blob, DragEvent, HtmlElement, KeyboardEvent, Response};
 use yew::prelude::*;
 
-use crate::components::{DropOverlay, ErrorPanel, LoadingView, Metadata, Toolbar, Welcome};
-use crate::protocol::describe_js_error;
-use crate::state::{Action, AppState, FileInfo, Load};
-use crate::worker_client::ParserWorker;
+use crate::components::{
+    CallTreeView, DropOverlay, ErrorBanner, ErrorPanel, FileBar, FlameGraphView, LoadingView, Metadata, RecordsView, Tabs, TimelineView, Toolbar, Welcome,
+};
+use crate::protocol::js::{describe_js_error, NamedBlob};
+use crate::selectors;
+use crate::session::symbols::{classify, FileKind};
+use crate::state::{Action, AppState, FileInfo, Load, Tab, ViewAction};
+use crate::worker_client::AnalysisWorker;
 
 /// The bundled example (index.html copies `tests/data/example.data` into the site).
 pub const EXAMPLE_URL: &str = "./example.data";
+
+/// What a file is, from its name and first bytes (the worker decides again on its own).
+async fn kind_of(f: &NamedBlob) -> FileKind {
+    let Ok(part) = f.blob.slice_with_f64_and_f64(0.0, 512.0) else { return FileKind::Unknown };
+    let Ok(buffer) = JsFuture::from(part.array_buffer()).await else { return FileKind::Unknown };
+    classify(&f.name, &Uint8Array::new(&buffer).to_vec())
+}
 
 /// The page.
 #[function_component(App)]
@@ -22,43 +35,153 @@ pub fn app() -> Html {
     let state = use_reducer(AppState::default);
     let dragging = use_state_eq(|| false);
 
-    let worker: Rc<ParserWorker> = {
+    let worker: Rc<AnalysisWorker> = {
         let dispatcher = state.dispatcher();
-        use_memo((), move |_| ParserWorker::new(Callback::from(move |reply| dispatcher.dispatch(Action::Replied(reply)))))
+        use_memo((), move |_| AnalysisWorker::new(Callback::from(move |m| dispatcher.dispatch(Action::Worker(m)))))
+    };
+    let on_action = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |a: ViewAction| dispatcher.dispatch(Action::View(a)))
     };
 
-    // Every way of opening a file ends here: the blob goes to the worker.
+    // Every way of opening files ends here. A perf.data among them opens it (the others are its
+    // symbol files); symbol files alone re-symbolize the open profile.
     let open = {
-        let dispatcher = state.dispatcher();
-        let worker = worker.clone();
-        Callback::from(move |(name, blob): (String, Blob)| {
-            let file = FileInfo { name: name.clone(), size: Some(blob.size() as u64) };
-            match worker.parse(&name, &blob) {
-                Ok(id) => dispatcher.dispatch(Action::Started { id, file }),
-                Err(message) => dispatcher.dispatch(Action::Failed { file: Some(file), message }),
-            }
+        let (dispatcher, worker) = (state.dispatcher(), worker.clone());
+        let loaded = state.profile().is_some();
+        Callback::from(move |files: Vec<NamedBlob>| {
+            let (dispatcher, worker) = (dispatcher.clone(), worker.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let mut kinds = Vec::with_capacity(files.len());
+                for f in &files {
+                    kinds.push(kind_of(f).await);
+                }
+                let perf = kinds.iter().position(|&k| k == FileKind::PerfData);
+                let symbols = kinds.iter().any(|&k| !matches!(k, FileKind::PerfData | FileKind::Unknown));
+                if perf.is_none() && symbols && loaded {
+                    match worker.add_files(files) {
+                        Ok(id) => dispatcher.dispatch(Action::SymbolsStarted { id }),
+                        Err(message) => dispatcher.dispatch(Action::Failed { file: None, message }),
+                    }
+                    return;
+                }
+                let Some(main) = files.get(perf.unwrap_or(0)) else { return };
+                let file = FileInfo { name: main.name.clone(), size: Some(main.blob.size() as u64) };
+                match worker.open(files) {
+                    Ok(id) => dispatcher.dispatch(Action::Started { id, file }),
+                    Err(message) => dispatcher.dispatch(Action::Failed { file: Some(file), message }),
+                }
+            });
         })
     };
 
-    let open_example = {
-        let dispatcher = state.dispatcher();
-        let open = open.clone();
-        Callback::from(move |()| {
-            let name = "example.data".to_string();
+    let fetch_and_open = {
+        let (dispatcher, open) = (state.dispatcher(), open.clone());
+        Callback::from(move |(name, url): (String, String)| {
             dispatcher.dispatch(Action::Fetching { name: name.clone() });
-            let dispatcher = dispatcher.clone();
-            let open = open.clone();
+            let (dispatcher, open) = (dispatcher.clone(), open.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                match fetch_blob(EXAMPLE_URL).await {
-                    Ok(blob) => open.emit((name, blob)),
+                match fetch_blob(&url).await {
+                    Ok(blob) => open.emit(vec![NamedBlob { name, blob }]),
                     Err(message) => dispatcher.dispatch(Action::Failed {
                         file: Some(FileInfo { name, size: None }),
-                        message: format!("could not fetch the example ({EXAMPLE_URL}): {message}"),
+                        message: format!("could not fetch {url}: {message}"),
                     }),
                 }
             });
         })
     };
+    let open_example = fetch_and_open.reform(|()| ("example.data".to_string(), EXAMPLE_URL.to_string()));
+
+    // ?url=https://… opens that file on start.
+    {
+        let fetch_and_open = fetch_and_open.clone();
+        use_effect_with((), move |_| {
+            let url = web_sys::window()
+                .and_then(|w| w.location().search().ok())
+                .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
+                .and_then(|p| p.get("url"));
+            if let Some(url) = url.filter(|u| !u.is_empty()) {
+                let name = url.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or("perf.data").to_string();
+                fetch_and_open.emit((name, url));
+            }
+        });
+    }
+
+    let cancel = {
+        let (dispatcher, worker) = (state.dispatcher(), worker.clone());
+        Callback::from(move |()| {
+            worker.cancel();
+            dispatcher.dispatch(Action::Cancelled);
+        })
+    };
+
+    // The queries the shown view needs; the worker client skips repeats and coalesces.
+    {
+        let wanted = selectors::wanted_queries(&state);
+        let generation = state.profile().map_or(0, |p| p.overview.generation);
+        let worker = worker.clone();
+        use_effect_with((wanted, generation), move |(wanted, generation)| {
+            for q in wanted {
+                worker.want(*generation, q.clone());
+            }
+        });
+    }
+
+    // Ready signals for tests and tools: body[data-state], [data-generation], [data-tab].
+    {
+        let ready = state.ready_state();
+        let title = match state.file() {
+            Some(file) => format!("{} — Perfscope", file.name),
+            None => "Perfscope".to_string(),
+        };
+        let generation = state.profile().map_or(0, |p| p.overview.generation);
+        let tab = state.view.tab.id();
+        let symbolizing = state.symbols_request.is_some();
+        use_effect_with((ready, title, generation, tab, symbolizing), |(ready, title, generation, tab, symbolizing)| {
+            if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+                if let Some(body) = document.body() {
+                    let _ = body.set_attribute("data-state", ready.as_str());
+                    let _ = body.set_attribute("data-generation", &generation.to_string());
+                    let _ = body.set_attribute("data-tab", tab);
+                    let _ = body.set_attribute("data-symbolizing", &symbolizing.to_string());
+                }
+                document.set_title(title);
+            }
+        });
+    }
+
+    // Digits 1–5 switch tabs (outside text fields).
+    {
+        let on_action = on_action.clone();
+        use_effect_with((), move |_| {
+            let cb = Closure::<dyn Fn(KeyboardEvent)>::new(move |e: KeyboardEvent| {
+                if e.ctrl_key() || e.meta_key() || e.alt_key() {
+                    return;
+                }
+                let typing = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<HtmlElement>().ok())
+                    .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
+                if typing {
+                    return;
+                }
+                let tab = e.key().parse::<usize>().ok().and_then(|d| d.checked_sub(1)).and_then(|i| Tab::ALL.get(i).copied());
+                if let Some(tab) = tab {
+                    on_action.emit(ViewAction::Tab(tab));
+                }
+            });
+            let document = web_sys::window().and_then(|w| w.document());
+            if let Some(d) = &document {
+                let _ = d.add_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(d) = document {
+                    let _ = d.remove_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
+                }
+            }
+        });
+    }
 
     // The drop zone is the whole window.
     let ondragover = {
@@ -82,55 +205,76 @@ pub fn app() -> Html {
         })
     };
     let ondrop = {
-        let dragging = dragging.clone();
-        let open = open.clone();
+        let (dragging, open) = (dragging.clone(), open.clone());
         Callback::from(move |e: DragEvent| {
             e.prevent_default();
             dragging.set(false);
-            let file = e.data_transfer().and_then(|dt| dt.files()).and_then(|files| files.get(0));
-            if let Some(file) = file {
-                open.emit((file.name(), file.into()));
+            if let Some(files) = e.data_transfer().and_then(|dt| dt.files()) {
+                let list: Vec<NamedBlob> = (0..files.length()).filter_map(|i| files.get(i)).map(|f| NamedBlob { name: f.name(), blob: f.into() }).collect();
+                if !list.is_empty() {
+                    open.emit(list);
+                }
             }
         })
     };
 
-    {
-        let ready = state.ready_state();
-        let title = match state.file() {
-            Some(file) => format!("{} — Perfscope", file.name),
-            None => "Perfscope".to_string(),
-        };
-        use_effect_with((ready, title), |(ready, title)| {
-            if let Some(document) = web_sys::window().and_then(|w| w.document()) {
-                if let Some(body) = document.body() {
-                    // `document.body.dataset.state`: the ready signal for tests.
-                    let _ = body.set_attribute("data-state", ready.as_str());
-                }
-                document.set_title(title);
-            }
-        });
-    }
-
     let busy = matches!(state.load, Load::Loading { .. });
+    let snapshot = Rc::new((*state).clone());
     let content = match &state.load {
         Load::Idle => html! { <Welcome on_example={open_example.clone()} /> },
-        Load::Loading { file } => html! { <LoadingView file={file.clone()} /> },
-        Load::Loaded { file, summary, timings } => html! {
-            <Metadata file={file.clone()} summary={summary.clone()} timings={*timings} />
+        Load::Loading { file, progress, summary } => html! {
+            <>
+                <LoadingView file={file.clone()} progress={*progress} on_cancel={cancel.clone()} />
+                if let Some(summary) = summary { <Metadata file={file.clone()} summary={summary.clone()} /> }
+            </>
         },
+        Load::Loaded { file, summary, profile } => {
+            let show_records = on_action.reform(|()| ViewAction::Tab(Tab::Records));
+            let on_tab = on_action.reform(ViewAction::Tab);
+            let panel = if summary.byte_order.is_empty() {
+                html! { <Metadata file={file.clone()} summary={summary.clone()} profile={profile.clone()} /> }
+            } else {
+                match state.view.tab {
+                    Tab::Summary => html! {
+                        <div class="view summary-view" id="panel-summary" role="tabpanel" aria-labelledby="tab-summary">
+                            <Metadata file={file.clone()} summary={summary.clone()} profile={profile.clone()} file_bar={false} />
+                        </div>
+                    },
+                    Tab::Flame => html! { <FlameGraphView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::tree_query(&state)} on_action={on_action.clone()} /> },
+                    Tab::CallTree => html! { <CallTreeView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::tree_query(&state)} on_action={on_action.clone()} /> },
+                    Tab::Timeline => html! { <TimelineView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::timeline_query(&state)} on_action={on_action.clone()} /> },
+                    Tab::Records => html! { <RecordsView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::records_query(&state)} on_action={on_action.clone()} /> },
+                }
+            };
+            html! {
+                <>
+                    if !summary.byte_order.is_empty() {
+                        <FileBar file={file.clone()} summary={summary.clone()} timings={profile.overview.timings} />
+                        <ErrorBanner profile={profile.clone()} on_show_records={show_records} />
+                        <Tabs current={state.view.tab} on_select={on_tab} />
+                    }
+                    if let Some(e) = &state.symbols_error { <div class="banner warning" role="alert" id="symbols-error">{ format!("Symbol files: {e}") }</div> }
+                    { panel }
+                </>
+            }
+        }
         Load::Failed { file, message } => {
             let title = match file {
                 Some(f) => format!("Could not open {}", f.name),
                 None => "Could not open the file".to_string(),
             };
-            html! { <ErrorPanel title={title} message={message.clone()} /> }
+            html! {
+                <>
+                    if let Some(f) = file { <div class="file-bar"><h1 class="file-name" data-field="file-name">{ &f.name }</h1></div> }
+                    <ErrorPanel title={title} message={message.clone()} />
+                </>
+            }
         }
     };
 
     html! {
-        <div id="dropzone" class={classes!("app", dragging.then_some("dragging"))}
-             {ondragover} {ondragleave} {ondrop}>
-            <Toolbar on_open={open} on_example={open_example} {busy} />
+        <div id="dropzone" class={classes!("app", dragging.then_some("dragging"))} {ondragover} {ondragleave} {ondrop}>
+            <Toolbar on_open={open} on_example={open_example} {busy} symbolizing={state.symbols_request.is_some()} />
             <main class="content" aria-live="polite">{ content }</main>
             if *dragging { <DropOverlay /> }
         </div>

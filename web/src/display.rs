@@ -59,8 +59,87 @@ pub fn mem_kb(kb: u64) -> String {
     format!("{} ({} kB)", human_bytes(kb.saturating_mul(1024)), grouped(kb))
 }
 
+/// A share (0..=1) as a percentage for people: `"12.5%"`, `"<0.1%"`, `"0%"`.
+pub fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if !p.is_finite() || p <= 0.0 {
+        "0%".to_string()
+    } else if p < 0.1 {
+        "<0.1%".to_string()
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+/// A timestamp in ns as perf prints it: seconds with 9 decimals (`"3874.783522540"`).
+pub fn perf_time(ns: u64) -> String {
+    format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
+}
+
+/// A duration in ns for people: `"850 ns"`, `"12.5 µs"`, `"3.25 ms"`, `"1.500 s"`.
+pub fn duration_ns(ns: u64) -> String {
+    let f = ns as f64;
+    if ns < 1_000 {
+        format!("{ns} ns")
+    } else if ns < 1_000_000 {
+        format!("{:.1} µs", f / 1e3)
+    } else if ns < 1_000_000_000 {
+        format!("{:.2} ms", f / 1e6)
+    } else {
+        format!("{:.3} s", f / 1e9)
+    }
+}
+
+/// Parses one time as `perf --time` takes it (seconds, with up to 9 decimals) into ns.
+pub fn parse_perf_time(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (secs, frac) = text.split_once('.').unwrap_or((text, ""));
+    if secs.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let secs: u64 = if secs.is_empty() { 0 } else { secs.parse().ok()? };
+    if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let frac_ns: u64 = if frac.is_empty() { 0 } else { format!("{frac:0<9}").parse().ok()? };
+    secs.checked_mul(1_000_000_000)?.checked_add(frac_ns)
+}
+
+/// Parses a `perf --time` range `"start,end"` (either side may be empty) into inclusive ns.
+pub fn parse_perf_range(text: &str) -> Option<(u64, u64)> {
+    let (a, b) = text.split_once(',')?;
+    let start = if a.trim().is_empty() { 0 } else { parse_perf_time(a)? };
+    let end = if b.trim().is_empty() { u64::MAX } else { parse_perf_time(b)? };
+    (start <= end).then_some((start, end))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn perf_times() {
+        assert_eq!(perf_time(3_874_783_522_540), "3874.783522540");
+        assert_eq!(parse_perf_time("3874.783522540"), Some(3_874_783_522_540));
+        assert_eq!(parse_perf_time("3874.78"), Some(3_874_780_000_000));
+        assert_eq!(parse_perf_time("12"), Some(12_000_000_000));
+        assert_eq!(parse_perf_time("1.0000000001"), None);
+        assert_eq!(parse_perf_time("x"), None);
+        assert_eq!(parse_perf_range("1.5,2"), Some((1_500_000_000, 2_000_000_000)));
+        assert_eq!(parse_perf_range(",2"), Some((0, 2_000_000_000)));
+        assert_eq!(parse_perf_range("3,"), Some((3_000_000_000, u64::MAX)));
+        assert_eq!(parse_perf_range("3,2"), None);
+        assert_eq!(parse_perf_range("3"), None);
+    }
+
+    #[test]
+    fn percents_and_durations() {
+        assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(0.0004), "<0.1%");
+        assert_eq!(percent(0.1234), "12.3%");
+        assert_eq!(duration_ns(850), "850 ns");
+        assert_eq!(duration_ns(3_250_000), "3.25 ms");
+        assert_eq!(duration_ns(1_500_000_000), "1.500 s");
+    }
+
     use super::*;
 
     #[test]

@@ -1,7 +1,8 @@
-//! The parser worker: receives [`ParseRequest`]s, reads the file, parses it and posts a
-//! [`ParseReply`]. It runs off the page's main thread, so a large file never freezes the page.
+//! The analysis worker's JS glue: receives requests, reads files in slices (with progress),
+//! hands them to a [`Session`] and posts its answers as packets with transferred typed arrays.
+//! Everything heavy happens here, off the page's main thread.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use js_sys::Uint8Array;
 use perfscope_analysis::summary::Summary;
@@ -10,20 +11,28 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent, WorkerGlobalScope};
 
-use crate::protocol::{describe_js_error, ParseOutcome, ParseReply, ParseRequest, Timings, WorkerMessage};
+use crate::protocol::js::{describe_js_error, packet_to_js, NamedBlob, Request};
+use crate::protocol::{Failure, Phase, Progress, Timings, WorkerMessage};
+use crate::session::symbols::{classify, FileKind, SymbolFile};
+use crate::session::Session;
+
+/// Files are read in slices of this many bytes (progress is reported after each).
+pub const SLICE: u64 = 8 << 20;
 
 thread_local! {
     /// The request being handled, so that a panic can still be answered.
-    static CURRENT_REQUEST: Cell<Option<u32>> = const { Cell::new(None) };
+    static CURRENT_REQUEST: Cell<u32> = const { Cell::new(0) };
+    /// The open file.
+    static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
 }
 
-/// Installs the message handler (and a panic hook that reports to the page). Call once, from
+/// Installs the message handler and a panic hook that reports to the page. Call once, from
 /// the worker's `main`.
 pub fn start() {
     std::panic::set_hook(Box::new(|info| {
-        let message = format!("the parser worker crashed: {info}");
+        let message = format!("the analysis worker crashed: {info}");
         web_sys::console::error_1(&JsValue::from(message.as_str()));
-        post(&WorkerMessage::Reply(ParseReply { id: CURRENT_REQUEST.get(), outcome: ParseOutcome::Crashed { message } }));
+        post(WorkerMessage::Failed(CURRENT_REQUEST.get(), Failure { message, crashed: true }));
     }));
     let onmessage = Closure::<dyn Fn(MessageEvent)>::new(|event: MessageEvent| {
         wasm_bindgen_futures::spawn_local(handle(event.data()));
@@ -31,79 +40,136 @@ pub fn start() {
     scope().set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     onmessage.forget();
-    post(&WorkerMessage::Ready);
+    post(WorkerMessage::Ready);
 }
 
 async fn handle(data: JsValue) {
-    let reply = match ParseRequest::from_js(&data) {
-        Ok(request) => {
-            CURRENT_REQUEST.set(Some(request.id));
-            let outcome = parse(&request).await;
-            ParseReply { id: Some(request.id), outcome }
+    match Request::from_js(&data) {
+        Ok(Request::Files { id, files }) => {
+            CURRENT_REQUEST.set(id);
+            if let Err(message) = open_files(id, files).await {
+                post(WorkerMessage::Failed(id, Failure { message, crashed: false }));
+            }
         }
-        Err(message) => ParseReply { id: None, outcome: ParseOutcome::Crashed { message } },
-    };
-    post(&WorkerMessage::Reply(reply));
-}
-
-/// Reads the whole blob and summarizes it.
-async fn parse(request: &ParseRequest) -> ParseOutcome {
-    let source = BlobSource::new(request.blob.clone());
-    let start = now_ms();
-    let bytes = match source.read(0, source.len()).await {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            return ParseOutcome::ReadFailed { message: format!("could not read {}: {e}", request.name) };
+        Ok(Request::Query { id, query }) => {
+            CURRENT_REQUEST.set(id);
+            let start = now_ms();
+            let reply = SESSION.with_borrow_mut(|s| match s {
+                Some(s) => s.query(id, query),
+                None => WorkerMessage::Failed(id, Failure { message: "no file is open".into(), crashed: false }),
+            });
+            let reply = match reply {
+                WorkerMessage::Tree(id, mut t) => {
+                    t.meta.ms = now_ms() - start;
+                    WorkerMessage::Tree(id, t)
+                }
+                other => other,
+            };
+            post(reply);
         }
+        Err(message) => post(WorkerMessage::Failed(0, Failure { message, crashed: false })),
+    }
+}
+
+/// Reads the files' first bytes, then the perf.data (with progress) and the symbol files.
+async fn open_files(id: u32, files: Vec<NamedBlob>) -> Result<(), String> {
+    let mut perf_data: Option<NamedBlob> = None;
+    let mut symbol_blobs = Vec::new();
+    for f in files {
+        let head = read(&f.blob, 0, 512).await.map_err(|e| format!("could not read {}: {e}", f.name))?;
+        match classify(&f.name, &head) {
+            FileKind::PerfData if perf_data.is_none() => perf_data = Some(f),
+            kind => symbol_blobs.push((f, kind)),
+        }
+    }
+    // A file that is neither a perf.data nor a symbol file, dropped alone, is opened as a
+    // perf.data: the summary then says what was expected.
+    if perf_data.is_none() && symbol_blobs.len() == 1 && symbol_blobs.iter().all(|(_, k)| *k == FileKind::Unknown) {
+        perf_data = symbol_blobs.pop().map(|(f, _)| f);
+    }
+    let symbols_total: f64 = symbol_blobs.iter().map(|(f, _)| f.blob.size()).sum();
+    let mut symbol_files = Vec::new();
+    let mut done = 0.0;
+    for (f, kind) in symbol_blobs {
+        let bytes = read_all(&f.blob, |n| post(WorkerMessage::Progress(id, Progress { phase: Phase::Symbols, bytes: done + n, total: symbols_total, records: 0.0 })))
+            .await
+            .map_err(|e| format!("could not read {}: {e}", f.name))?;
+        done += bytes.len() as f64;
+        symbol_files.push(SymbolFile { name: f.name, kind, bytes });
+    }
+    let progress = &mut |p: Progress| post(WorkerMessage::Progress(id, p));
+    let Some(perf_data) = perf_data else {
+        // Symbol files only: re-symbolize the open profile.
+        let data = SESSION.with_borrow_mut(|s| {
+            s.as_mut().map(|s| {
+                s.add_symbols(symbol_files, progress, &now_ms);
+                s.profile_data()
+            })
+        });
+        return match data {
+            Some(data) => {
+                post(WorkerMessage::Profile(id, Box::new(data)));
+                Ok(())
+            }
+            None => Err("none of these files is a perf.data, and no perf.data is open to use them with".into()),
+        };
     };
-    let read = now_ms();
-    let summary = Summary::from_bytes(&bytes);
-    let parsed = now_ms();
-    ParseOutcome::Parsed { summary: Box::new(summary), timings: Timings { read_ms: read - start, parse_ms: parsed - read } }
+    // Drop the old file first: its memory is needed for the new one.
+    SESSION.set(None);
+    let t0 = now_ms();
+    let total = perf_data.blob.size();
+    let data = read_all(&perf_data.blob, |n| post(WorkerMessage::Progress(id, Progress { phase: Phase::Read, bytes: n, total, records: 0.0 })))
+        .await
+        .map_err(|e| format!("could not read {}: {e}", perf_data.name))?;
+    let t1 = now_ms();
+    let summary = Summary::from_bytes(&data);
+    let t2 = now_ms();
+    post(WorkerMessage::Summary(id, Box::new(summary.clone())));
+    let timings = Timings { read_ms: t1 - t0, summary_ms: t2 - t1, ..Timings::default() };
+    let session = Session::open(data, summary, symbol_files, progress, &now_ms, timings);
+    let profile = session.profile_data();
+    SESSION.set(Some(session));
+    post(WorkerMessage::Profile(id, Box::new(profile)));
+    Ok(())
 }
 
-/// Byte ranges of a `Blob` (a `File` is one), read with `Blob.slice`, so that later readers can
-/// fetch only the parts they need (header, attrs, feature sections, a window of records)
-/// instead of the whole file.
-#[derive(Debug, Clone)]
-pub struct BlobSource {
-    blob: Blob,
+/// Bytes `start..end` of a blob (clamped to it, as `Blob.slice` does).
+async fn read(blob: &Blob, start: u64, end: u64) -> Result<Vec<u8>, String> {
+    let part = blob.slice_with_f64_and_f64(start as f64, end as f64).map_err(|e| describe_js_error(&e))?;
+    let buffer = JsFuture::from(part.array_buffer()).await.map_err(|e| describe_js_error(&e))?;
+    Ok(Uint8Array::new(&buffer).to_vec())
 }
 
-impl BlobSource {
-    /// Wraps a blob.
-    pub fn new(blob: Blob) -> BlobSource {
-        BlobSource { blob }
-    }
-
-    /// The blob's size in bytes.
-    pub fn len(&self) -> u64 {
-        // `Blob.size` is an integral double below 2^53.
-        self.blob.size() as u64
-    }
-
-    /// Whether the blob is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Bytes `start..end` (clamped to the blob, as `Blob.slice` does).
-    pub async fn read(&self, start: u64, end: u64) -> Result<Vec<u8>, String> {
-        let part = self
-            .blob
-            .slice_with_f64_and_f64(start as f64, end as f64)
-            .map_err(|e| describe_js_error(&e))?;
+/// The whole blob, read in [`SLICE`]s into one buffer; `progress(bytes)` after each slice.
+async fn read_all(blob: &Blob, progress: impl Fn(f64)) -> Result<Vec<u8>, String> {
+    let size = blob.size() as u64;
+    let mut out = Vec::new();
+    out.try_reserve_exact(usize::try_from(size).map_err(|_| "the file is too large for this browser".to_string())?)
+        .map_err(|_| format!("cannot allocate {size} bytes for the file"))?;
+    let mut start = 0;
+    while start < size {
+        let end = (start + SLICE).min(size);
+        let part = blob.slice_with_f64_and_f64(start as f64, end as f64).map_err(|e| describe_js_error(&e))?;
         let buffer = JsFuture::from(part.array_buffer()).await.map_err(|e| describe_js_error(&e))?;
-        Ok(Uint8Array::new(&buffer).to_vec())
+        let array = Uint8Array::new(&buffer);
+        let old = out.len();
+        out.resize(old + array.length() as usize, 0);
+        if let Some(dst) = out.get_mut(old..) {
+            array.copy_to(dst);
+        }
+        start = end;
+        progress(start as f64);
     }
+    Ok(out)
 }
 
 fn scope() -> DedicatedWorkerGlobalScope {
     js_sys::global().unchecked_into()
 }
 
-fn post(message: &WorkerMessage) {
-    if let Err(e) = scope().post_message(&JsValue::from(message.to_json())) {
+fn post(message: WorkerMessage) {
+    let (value, transfer) = packet_to_js(message.into_packet());
+    if let Err(e) = scope().post_message_with_transfer(&value, &transfer) {
         web_sys::console::error_1(&e);
     }
 }

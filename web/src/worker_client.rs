@@ -1,45 +1,69 @@
-//! The page's side of the parser worker: starts it, posts [`ParseRequest`]s (held until the
-//! worker says it is ready) and turns its messages and errors into [`ParseReply`]s.
+//! The page's side of the analysis worker: starts it, posts requests (held until the worker says
+//! it is ready), keeps at most one query of each kind in flight (a newer wanted query waits for
+//! the reply to the older one, so zooming never floods the worker), and turns its packets and
+//! errors into [`WorkerMessage`]s. Cancelling terminates the worker.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
+use web_sys::{ErrorEvent, MessageEvent, Worker};
 use yew::Callback;
 
-use crate::protocol::{describe_js_error, ParseOutcome, ParseReply, ParseRequest, WorkerMessage};
+use crate::protocol::js::{describe_js_error, packet_from_js, NamedBlob, Request};
+use crate::protocol::{Failure, Query, WorkerMessage};
 
 /// The worker's start script (`web/worker_loader.js`, next to Trunk's `worker.js` and
 /// `worker_bg.wasm`). Relative, so the page also works when served under a sub-path.
 pub const WORKER_SCRIPT: &str = "./worker_loader.js";
 
-/// A parser worker, started on first use and restarted after it fails.
-pub struct ParserWorker {
-    running: RefCell<Option<Running>>,
-    on_reply: Callback<ParseReply>,
-    next_id: Cell<u32>,
+/// The kinds of query that are coalesced separately.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum QueryKind {
+    /// Call tree / flame graph.
+    Tree,
+    /// Timeline density.
+    Timeline,
+    /// Records page.
+    Records,
+    /// A sample's stack.
+    Stack,
 }
 
-/// One started worker.
-struct Running {
-    worker: Worker,
-    /// Shared with the message handler.
-    link: Rc<Link>,
-    _onmessage: Closure<dyn Fn(MessageEvent)>,
-    _onerror: Closure<dyn Fn(ErrorEvent)>,
+impl QueryKind {
+    /// The kind of a query.
+    pub fn of(q: &Query) -> QueryKind {
+        match q {
+            Query::Tree { .. } => QueryKind::Tree,
+            Query::Timeline { .. } => QueryKind::Timeline,
+            Query::Records { .. } => QueryKind::Records,
+            Query::Stack { .. } => QueryKind::Stack,
+        }
+    }
 }
 
 /// What the page and the worker's event handlers share.
 #[derive(Default)]
 struct Link {
-    /// The worker sent `Ready`: its message handler is installed.
+    /// The worker sent `ready`.
     ready: Cell<bool>,
-    /// Requests posted before `Ready` (the worker would drop them).
+    /// Requests posted before `ready`.
     queue: RefCell<Vec<JsValue>>,
-    /// An error event came: the wasm instance may be unusable; start a new worker next time.
+    /// An error event came: start a new worker next time.
     failed: Cell<bool>,
+    /// Query id in flight per kind.
+    in_flight: RefCell<HashMap<QueryKind, u32>>,
+    /// The newest query wanted per kind while one is in flight: (generation, query).
+    pending: RefCell<HashMap<QueryKind, Query>>,
+}
+
+struct Running {
+    worker: Worker,
+    link: Rc<Link>,
+    _onmessage: Closure<dyn Fn(MessageEvent)>,
+    _onerror: Closure<dyn Fn(ErrorEvent)>,
 }
 
 impl Drop for Running {
@@ -48,75 +72,144 @@ impl Drop for Running {
     }
 }
 
-impl ParserWorker {
-    /// A worker handle whose replies (and failures) go to `on_reply`. The worker itself is
-    /// started on the first [`ParserWorker::parse`].
-    pub fn new(on_reply: Callback<ParseReply>) -> ParserWorker {
-        ParserWorker { running: RefCell::new(None), on_reply, next_id: Cell::new(1) }
+/// The analysis worker, started on first use and restarted after it fails or is cancelled.
+pub struct AnalysisWorker {
+    running: Rc<RefCell<Option<Running>>>,
+    on_message: Callback<WorkerMessage>,
+    next_id: Rc<Cell<u32>>,
+    /// The last query sent (or pending) per kind, with the generation it was for.
+    wanted: RefCell<HashMap<QueryKind, (u32, Query)>>,
+}
+
+impl AnalysisWorker {
+    /// A worker whose messages (and failures) go to `on_message`.
+    pub fn new(on_message: Callback<WorkerMessage>) -> AnalysisWorker {
+        AnalysisWorker { running: Rc::new(RefCell::new(None)), on_message, next_id: Rc::new(Cell::new(1)), wanted: RefCell::new(HashMap::new()) }
     }
 
-    /// Sends `blob` to the worker; returns the id that its reply will carry.
-    pub fn parse(&self, name: &str, blob: &Blob) -> Result<u32, String> {
+    fn id(&self) -> u32 {
         let id = self.next_id.get();
-        self.next_id.set(id.wrapping_add(1));
-        let request = ParseRequest { id, name: name.to_string(), blob: blob.clone() }.to_js();
+        self.next_id.set(id.wrapping_add(1).max(1));
+        id
+    }
+
+    /// Sends files to open; returns the request id.
+    pub fn open(&self, files: Vec<NamedBlob>) -> Result<u32, String> {
+        let id = self.id();
+        self.wanted.borrow_mut().clear();
+        self.post(Request::Files { id, files }.to_js())?;
+        Ok(id)
+    }
+
+    /// Sends symbol files for the open profile; returns the request id.
+    pub fn add_files(&self, files: Vec<NamedBlob>) -> Result<u32, String> {
+        let id = self.id();
+        self.post(Request::Files { id, files }.to_js())?;
+        Ok(id)
+    }
+
+    /// Makes sure the worker answers `query` for profile `generation`: sends it unless it was
+    /// the last one sent for this generation; waits while a query of its kind is in flight.
+    pub fn want(&self, generation: u32, query: Query) {
+        let kind = QueryKind::of(&query);
+        if self.wanted.borrow().get(&kind) == Some(&(generation, query.clone())) {
+            return;
+        }
+        self.wanted.borrow_mut().insert(kind, (generation, query.clone()));
+        let link = self.running.borrow().as_ref().map(|r| r.link.clone());
+        if let Some(link) = &link {
+            if link.in_flight.borrow().contains_key(&kind) {
+                link.pending.borrow_mut().insert(kind, query);
+                return;
+            }
+        }
+        let id = self.id();
+        if let Some(link) = link {
+            link.in_flight.borrow_mut().insert(kind, id);
+        }
+        if let Err(message) = self.post(Request::Query { id, query }.to_js()) {
+            self.on_message.emit(WorkerMessage::Failed(id, Failure { message, crashed: false }));
+        }
+    }
+
+    /// Stops whatever the worker is doing (terminates it; the next request starts a new one).
+    pub fn cancel(&self) {
+        self.running.borrow_mut().take();
+        self.wanted.borrow_mut().clear();
+    }
+
+    fn post(&self, request: JsValue) -> Result<(), String> {
         let mut running = self.running.borrow_mut();
         if running.as_ref().is_none_or(|r| r.link.failed.get()) {
-            // Dropping the old one terminates it.
             *running = None;
             *running = Some(self.spawn()?);
         }
-        let running = running.as_ref().ok_or("the parser worker did not start")?;
+        let running = running.as_ref().ok_or("the analysis worker did not start")?;
         if running.link.ready.get() {
-            running.worker.post_message(&request).map_err(|e| describe_js_error(&e))?;
+            running.worker.post_message(&request).map_err(|e| describe_js_error(&e))
         } else {
             running.link.queue.borrow_mut().push(request);
+            Ok(())
         }
-        Ok(id)
     }
 
     fn spawn(&self) -> Result<Running, String> {
         let worker = Worker::new(WORKER_SCRIPT)
-            .map_err(|e| format!("cannot start the parser worker ({WORKER_SCRIPT}): {}", describe_js_error(&e)))?;
+            .map_err(|e| format!("cannot start the analysis worker ({WORKER_SCRIPT}): {}", describe_js_error(&e)))?;
         let link = Rc::new(Link::default());
-
-        let on_reply = self.on_reply.clone();
-        let (handle, shared) = (worker.clone(), link.clone());
+        let on_message = self.on_message.clone();
+        let (handle, shared, next_id) = (worker.clone(), link.clone(), self.next_id.clone());
         let onmessage = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-            let crashed = |message: String| ParseReply { id: None, outcome: ParseOutcome::Crashed { message } };
-            let message = match event.data().as_string() {
-                Some(json) => WorkerMessage::from_json(&json),
-                None => Err("the worker sent a message that is not text".to_string()),
+            let message = packet_from_js(&event.data()).and_then(WorkerMessage::from_packet);
+            let message = match message {
+                Ok(m) => m,
+                Err(message) => WorkerMessage::Failed(0, Failure { message, crashed: false }),
             };
-            match message {
-                Ok(WorkerMessage::Ready) => {
+            match &message {
+                WorkerMessage::Ready => {
                     shared.ready.set(true);
                     for request in shared.queue.take() {
                         if let Err(e) = handle.post_message(&request) {
-                            on_reply.emit(crashed(describe_js_error(&e)));
+                            on_message.emit(WorkerMessage::Failed(0, Failure { message: describe_js_error(&e), crashed: true }));
                         }
                     }
+                    return;
                 }
-                Ok(WorkerMessage::Reply(reply)) => {
-                    if matches!(reply.outcome, ParseOutcome::Crashed { .. }) {
-                        // E.g. the wasm failed to load: this worker will never answer.
-                        shared.failed.set(true);
-                        shared.queue.borrow_mut().clear();
-                    }
-                    on_reply.emit(reply);
+                WorkerMessage::Failed(_, f) if f.crashed => {
+                    shared.failed.set(true);
+                    shared.queue.borrow_mut().clear();
                 }
-                Err(message) => on_reply.emit(crashed(message)),
+                _ => {}
             }
+            // A reply frees its kind; send what waited.
+            let kind = match &message {
+                WorkerMessage::Tree(..) => Some(QueryKind::Tree),
+                WorkerMessage::Timeline(..) => Some(QueryKind::Timeline),
+                WorkerMessage::Records(..) => Some(QueryKind::Records),
+                WorkerMessage::Stack(..) => Some(QueryKind::Stack),
+                WorkerMessage::Failed(id, _) => shared.in_flight.borrow().iter().find(|(_, v)| *v == id).map(|(k, _)| *k),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                shared.in_flight.borrow_mut().remove(&kind);
+                if let Some(query) = shared.pending.borrow_mut().remove(&kind) {
+                    let id = next_id.get();
+                    next_id.set(id.wrapping_add(1).max(1));
+                    shared.in_flight.borrow_mut().insert(kind, id);
+                    if let Err(e) = handle.post_message(&Request::Query { id, query }.to_js()) {
+                        on_message.emit(WorkerMessage::Failed(id, Failure { message: describe_js_error(&e), crashed: false }));
+                    }
+                }
+            }
+            on_message.emit(message);
         });
-
-        let on_reply = self.on_reply.clone();
+        let on_message = self.on_message.clone();
         let shared = link.clone();
         let onerror = Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
             shared.failed.set(true);
             shared.queue.borrow_mut().clear();
-            on_reply.emit(ParseReply { id: None, outcome: ParseOutcome::Crashed { message: describe_error_event(&event) } });
+            on_message.emit(WorkerMessage::Failed(0, Failure { message: describe_error_event(&event), crashed: true }));
         });
-
         worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
         worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
         Ok(Running { worker, link, _onmessage: onmessage, _onerror: onerror })
@@ -130,21 +223,17 @@ fn describe_error_event(event: &ErrorEvent) -> String {
         let error = event.error();
         if error.is_undefined() || error.is_null() {
             return format!(
-                "the parser worker failed to load ({WORKER_SCRIPT} and its .wasm must be served, the .wasm as application/wasm)"
+                "the analysis worker failed to load ({WORKER_SCRIPT} and its .wasm must be served, the .wasm as application/wasm)"
             );
         }
-        return format!("the parser worker failed: {}", describe_js_error(&error));
+        return format!("the analysis worker failed: {}", describe_js_error(&error));
     }
-    let place = if event.filename().is_empty() {
-        String::new()
-    } else {
-        format!(" ({}:{})", event.filename(), event.lineno())
-    };
-    format!("the parser worker failed: {message}{place}")
+    let place = if event.filename().is_empty() { String::new() } else { format!(" ({}:{})", event.filename(), event.lineno()) };
+    format!("the analysis worker failed: {message}{place}")
 }
 
-impl std::fmt::Debug for ParserWorker {
+impl std::fmt::Debug for AnalysisWorker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ParserWorker").field("next_id", &self.next_id.get()).finish_non_exhaustive()
+        f.debug_struct("AnalysisWorker").field("next_id", &self.next_id.get()).finish_non_exhaustive()
     }
 }

@@ -1,8 +1,9 @@
-//! What the page shows while a file is read.
+//! What the page shows while a file is read: a progress bar (bytes, then records) and Cancel.
 
 use yew::prelude::*;
 
-use crate::display::size_with_bytes;
+use crate::display::{grouped, size_with_bytes};
+use crate::protocol::{Phase, Progress};
 use crate::state::FileInfo;
 
 /// Properties of [`LoadingView`].
@@ -10,16 +11,48 @@ use crate::state::FileInfo;
 pub struct LoadingProps {
     /// The file being read.
     pub file: FileInfo,
+    /// The last progress report.
+    #[prop_or_default]
+    pub progress: Option<Progress>,
+    /// Cancel was pressed.
+    pub on_cancel: Callback<()>,
 }
 
-/// A spinner with the file's name.
+/// The phase as words.
+pub fn phase_label(p: Phase) -> &'static str {
+    match p {
+        Phase::Read => "Reading the file",
+        Phase::Records => "Reading records",
+        Phase::Profile => "Building the profile",
+        Phase::Symbols => "Reading symbol files",
+    }
+}
+
+/// A progress bar with the file's name and a Cancel button.
 #[function_component(LoadingView)]
 pub fn loading_view(props: &LoadingProps) -> Html {
     let size = props.file.size.map(|s| format!(" ({})", size_with_bytes(s))).unwrap_or_default();
+    let (label, value, detail) = match props.progress {
+        Some(p) => {
+            let frac = if p.total > 0.0 { (p.bytes / p.total).clamp(0.0, 1.0) } else { 0.0 };
+            let detail = if p.records > 0.0 { format!("{} records", grouped(p.records as u64)) } else { String::new() };
+            (phase_label(p.phase), frac, detail)
+        }
+        None => ("Starting", 0.0, String::new()),
+    };
+    let onclick = props.on_cancel.reform(|_: MouseEvent| ());
     html! {
-        <section class="loading" id="loading">
-            <span class="spinner" aria-hidden="true" />
-            <span>{ "Reading " }<strong>{ &props.file.name }</strong>{ size }{ "…" }</span>
+        <section class="loading" id="loading" aria-busy="true">
+            <div class="loading-line">
+                <span class="spinner" aria-hidden="true" />
+                <span>{ "Opening " }<strong>{ &props.file.name }</strong>{ size }{ "…" }</span>
+                <button type="button" class="button small" id="cancel" {onclick}>{ "Cancel" }</button>
+            </div>
+            <progress id="progress" max="1" value={value.to_string()} data-phase={label} aria-label={label} />
+            <div class="progress-text muted small" data-field="progress">
+                { format!("{label} · {:.0}%", value * 100.0) }
+                if !detail.is_empty() { { format!(" · {detail}") } }
+            </div>
         </section>
     }
 }

@@ -6,9 +6,9 @@ use std::rc::Rc;
 use perfscope_analysis::summary::Summary;
 use yew::prelude::*;
 
-use crate::components::{ErrorPanel, EventsTable, Fact, FeaturesList, Warnings};
+use crate::components::{ErrorPanel, EventsTable, Fact, FeatureTables, FeaturesList, ProfileSummary, Warnings};
 use crate::display::{duration_ms, mem_kb, size_with_bytes};
-use crate::protocol::Timings;
+use crate::protocol::{ProfileData, Timings};
 use crate::state::FileInfo;
 
 /// Properties of [`Metadata`].
@@ -18,8 +18,12 @@ pub struct MetadataProps {
     pub file: FileInfo,
     /// What it declares.
     pub summary: Rc<Summary>,
-    /// Time spent reading and parsing.
-    pub timings: Timings,
+    /// The analysis, once every record was read.
+    #[prop_or_default]
+    pub profile: Option<Rc<ProfileData>>,
+    /// Show the file's name and size (off when the page shows them above the tabs).
+    #[prop_or(true)]
+    pub file_bar: bool,
 }
 
 /// Everything known about the file, or why it could not be read.
@@ -42,10 +46,14 @@ pub fn metadata(props: &MetadataProps) -> Html {
     });
     html! {
         <div class="metadata" id="summary">
-            <FileBar file={props.file.clone()} summary={props.summary.clone()} timings={props.timings} />
+            if props.file_bar {
+                <FileBar file={props.file.clone()} summary={props.summary.clone()}
+                         timings={props.profile.as_ref().map(|p| p.overview.timings).unwrap_or_default()} />
+            }
             { error.unwrap_or_default() }
             if !not_perf {
                 <Warnings warnings={s.warnings.clone()} />
+                if let Some(p) = &props.profile { <ProfileSummary profile={p.clone()} /> }
                 <div class="grid">
                     <FileFacts summary={props.summary.clone()} />
                     <SystemFacts summary={props.summary.clone()} />
@@ -61,6 +69,7 @@ pub fn metadata(props: &MetadataProps) -> Html {
                     <h2>{ "Events" }<span class="count">{ s.events.len() }</span></h2>
                     <EventsTable summary={props.summary.clone()} />
                 </section>
+                <FeatureTables summary={props.summary.clone()} />
                 <section class="card" id="features-card">
                     <h2>{ "Header features" }<span class="count">{ s.features.len() }</span></h2>
                     <FeaturesList features={s.features.clone()} />
@@ -75,16 +84,20 @@ struct SummaryProps {
     summary: Rc<Summary>,
 }
 
+/// Properties of [`FileBar`].
 #[derive(Properties, PartialEq)]
-struct FileBarProps {
-    file: FileInfo,
-    summary: Rc<Summary>,
-    timings: Timings,
+pub struct FileBarProps {
+    /// The file.
+    pub file: FileInfo,
+    /// Its summary.
+    pub summary: Rc<Summary>,
+    /// Time spent in the worker.
+    pub timings: Timings,
 }
 
 /// The file's name and size, and how long it took.
 #[function_component(FileBar)]
-fn file_bar(props: &FileBarProps) -> Html {
+pub fn file_bar(props: &FileBarProps) -> Html {
     let s = &*props.summary;
     let t = props.timings;
     html! {
@@ -92,8 +105,8 @@ fn file_bar(props: &FileBarProps) -> Html {
             <h1 class="file-name" data-field="file-name" title={props.file.name.clone()}>{ &props.file.name }</h1>
             <span class="file-size" data-field="file-size">{ size_with_bytes(s.file_size) }</span>
             <span class="spacer" />
-            <span class="timing" title="time spent in the parser worker">
-                { format!("read {} · parsed {}", duration_ms(t.read_ms), duration_ms(t.parse_ms)) }
+            <span class="timing" title="time spent in the analysis worker">
+                { format!("read {} · summary {} · records {} · profile {}", duration_ms(t.read_ms), duration_ms(t.summary_ms), duration_ms(t.records_ms), duration_ms(t.profile_ms)) }
             </span>
         </div>
     }

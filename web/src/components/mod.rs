@@ -1,23 +1,42 @@
 //! Components: they draw what they are given and report what the user did. No parsing here.
 
+pub mod banner;
+pub mod call_tree;
+pub mod canvas;
+pub mod controls;
 mod drop_overlay;
 mod error_panel;
 mod events_table;
 mod fact;
+pub mod feature_tables;
 mod features_list;
+pub mod flame_graph;
 mod loading;
 mod metadata;
+pub mod notices;
+pub mod profile_summary;
+pub mod records;
+pub mod tabs;
+pub mod timeline;
 mod toolbar;
 mod warnings;
 mod welcome;
 
+pub use banner::ErrorBanner;
+pub use call_tree::CallTreeView;
 pub use drop_overlay::DropOverlay;
 pub use error_panel::ErrorPanel;
 pub use events_table::EventsTable;
 pub use fact::Fact;
+pub use feature_tables::FeatureTables;
 pub use features_list::FeaturesList;
+pub use flame_graph::FlameGraphView;
 pub use loading::LoadingView;
-pub use metadata::Metadata;
+pub use metadata::{FileBar, Metadata};
+pub use profile_summary::ProfileSummary;
+pub use records::RecordsView;
+pub use tabs::Tabs;
+pub use timeline::TimelineView;
 pub use toolbar::Toolbar;
 pub use warnings::Warnings;
 pub use welcome::Welcome;

@@ -1,17 +1,22 @@
 //! The top bar: the name, the file picker and the example button.
 
-use web_sys::{Blob, HtmlInputElement};
+use web_sys::HtmlInputElement;
 use yew::prelude::*;
+
+use crate::protocol::js::NamedBlob;
 
 /// Properties of [`Toolbar`].
 #[derive(Properties, PartialEq)]
 pub struct ToolbarProps {
-    /// A file was picked: its name and contents.
-    pub on_open: Callback<(String, Blob)>,
+    /// Files were picked (a perf.data and/or symbol files).
+    pub on_open: Callback<Vec<NamedBlob>>,
     /// "Open example" was pressed.
     pub on_example: Callback<()>,
     /// A file is being read (the buttons stay usable; a new file replaces it).
     pub busy: bool,
+    /// Symbol files are being applied.
+    #[prop_or_default]
+    pub symbolizing: bool,
 }
 
 /// The top bar.
@@ -21,8 +26,11 @@ pub fn toolbar(props: &ToolbarProps) -> Html {
         let on_open = props.on_open.clone();
         Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();
-            if let Some(file) = input.files().and_then(|files| files.get(0)) {
-                on_open.emit((file.name(), file.into()));
+            if let Some(files) = input.files() {
+                let list: Vec<NamedBlob> = (0..files.length()).filter_map(|i| files.get(i)).map(|f| NamedBlob { name: f.name(), blob: f.into() }).collect();
+                if !list.is_empty() {
+                    on_open.emit(list);
+                }
             }
             // So that picking the same file again is a change too.
             input.set_value("");
@@ -43,8 +51,9 @@ pub fn toolbar(props: &ToolbarProps) -> Html {
             </div>
             <div class="actions">
                 if props.busy { <span class="spinner small" aria-label="reading" /> }
-                <label class="button primary" for="file" title="Open a perf.data file">{ "Open file…" }</label>
-                <input type="file" id="file" class="visually-hidden" {onchange} />
+                if props.symbolizing { <span class="muted small" id="symbolizing">{ "Applying symbols…" }</span> }
+                <label class="button primary" for="file" title="Open a perf.data file, with symbol files if you have them (ELF binaries, kallsyms, perf-PID.map, perf archive)">{ "Open file…" }</label>
+                <input type="file" id="file" class="visually-hidden" multiple=true {onchange} />
                 <button type="button" id="open-example" class="button" {onclick}>{ "Open example" }</button>
             </div>
         </header>

@@ -1,0 +1,120 @@
+//! The bar above every sample view: the event and weight selectors, the time selection (typed
+//! as `perf --time` takes it, or dragged in the timeline) and the thread filter.
+
+use std::rc::Rc;
+
+use web_sys::{HtmlInputElement, HtmlSelectElement, KeyboardEvent};
+use yew::prelude::*;
+
+use crate::display::{duration_ns, grouped, parse_perf_range, perf_time};
+use crate::protocol::{ProfileData, WeightKind};
+use crate::state::{AppState, ViewAction};
+
+/// Properties of [`SampleControls`].
+#[derive(Properties, PartialEq)]
+pub struct SampleControlsProps {
+    /// The state.
+    pub state: Rc<AppState>,
+    /// The profile.
+    pub profile: Rc<ProfileData>,
+    /// View changes.
+    pub on_action: Callback<ViewAction>,
+}
+
+/// `start,end` as perf prints and takes it.
+pub fn range_text(range: Option<(u64, u64)>) -> String {
+    match range {
+        Some((a, b)) => format!("{},{}", perf_time(a), if b == u64::MAX { String::new() } else { perf_time(b) }),
+        None => String::new(),
+    }
+}
+
+/// Event, weight, time selection and thread filter.
+#[function_component(SampleControls)]
+pub fn sample_controls(props: &SampleControlsProps) -> Html {
+    let view = &props.state.view;
+    let overview = &props.profile.overview;
+    let range_error = use_state_eq(|| false);
+
+    let onevent = props.on_action.reform(|e: Event| {
+        let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+        ViewAction::Event(v.parse().ok())
+    });
+    let onweight = props.on_action.reform(|e: Event| {
+        let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+        ViewAction::Weight(if v == "period" { WeightKind::Period } else { WeightKind::Samples })
+    });
+    let apply_range = {
+        let (on_action, range_error) = (props.on_action.clone(), range_error.clone());
+        move |input: HtmlInputElement| {
+            let text = input.value();
+            if text.trim().is_empty() {
+                range_error.set(false);
+                on_action.emit(ViewAction::Select(None));
+            } else if let Some(r) = parse_perf_range(&text) {
+                range_error.set(false);
+                on_action.emit(ViewAction::Select(Some(r)));
+            } else {
+                range_error.set(true);
+            }
+        }
+    };
+    let onkeydown = {
+        let apply = apply_range.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" {
+                apply(e.target_unchecked_into::<HtmlInputElement>());
+            }
+        })
+    };
+    let onchange = Callback::from(move |e: Event| apply_range(e.target_unchecked_into::<HtmlInputElement>()));
+    let clear = props.on_action.reform(|_: MouseEvent| ViewAction::Select(None));
+    let clear_threads = props.on_action.reform(|_: MouseEvent| ViewAction::Threads(Vec::new()));
+    let threads: Vec<String> = view
+        .threads
+        .iter()
+        .filter_map(|&l| overview.threads.get(l as usize))
+        .map(|t| format!("{} {}/{}", t.name, t.pid, t.tid))
+        .collect();
+
+    html! {
+        <div class="controls">
+            <label class="control">
+                <span>{ "Event" }</span>
+                <select id="event-select" onchange={onevent} disabled={overview.events.len() < 2}>
+                    <option value="" selected={view.event.is_none()}>{ "All events" }</option>
+                    { for overview.events.iter().enumerate().map(|(i, e)| html! {
+                        <option value={i.to_string()} selected={view.event == Some(i as u32)}>
+                            { format!("{} ({} samples)", e.name, grouped(e.samples)) }
+                        </option>
+                    }) }
+                </select>
+            </label>
+            <label class="control">
+                <span>{ "Weight" }</span>
+                <select id="weight-select" onchange={onweight}>
+                    <option value="samples" selected={view.weight == WeightKind::Samples}>{ "Samples" }</option>
+                    <option value="period" selected={view.weight == WeightKind::Period}>{ "Period" }</option>
+                </select>
+            </label>
+            <label class="control range">
+                <span title="Seconds, as perf script --time takes them: start,end">{ "Time" }</span>
+                <input id="time-range" type="text" class={classes!("mono", range_error.then_some("invalid"))} spellcheck="false"
+                       placeholder="start,end (s) — or drag in the timeline" aria-invalid={range_error.to_string()}
+                       value={range_text(view.selection)} {onkeydown} {onchange} />
+            </label>
+            if let Some((a, b)) = view.selection {
+                <span class="chip" data-field="selection" data-start={a.to_string()} data-end={b.to_string()}>
+                    { if b == u64::MAX { "from start".to_string() } else { duration_ns(b - a) } }
+                    <button type="button" class="chip-x" id="clear-selection" aria-label="Clear the time selection" onclick={clear}>{ "×" }</button>
+                </span>
+            }
+            if !threads.is_empty() {
+                <span class="chip" data-field="thread-filter">
+                    { threads.join(", ") }
+                    <button type="button" class="chip-x" aria-label="Show all threads" onclick={clear_threads}>{ "×" }</button>
+                </span>
+            }
+        </div>
+    }
+}

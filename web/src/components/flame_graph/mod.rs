@@ -1,0 +1,250 @@
+//! The flame graph view: a canvas drawn from the worker's tree, with zoom (click, breadcrumbs,
+//! Escape), search with highlighted matches and the matched share, a hover tooltip, flame or
+//! icicle, colors by name or module.
+
+pub mod draw;
+pub mod layout;
+
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlCanvasElement, HtmlInputElement, KeyboardEvent, MouseEvent};
+use yew::prelude::*;
+
+use super::canvas::{css_var, prepare, use_frame_scheduler, use_width};
+use super::controls::SampleControls;
+use super::notices::Notices;
+use crate::display::{grouped, percent};
+use crate::protocol::{ProfileData, Query, TreeReply, WeightKind};
+use crate::selectors::{basename, find_path, func_module, func_name, path_of, search, TreeIndex};
+use crate::state::{AppState, ColorBy, ViewAction};
+
+/// Properties of [`FlameGraphView`].
+#[derive(Properties, PartialEq)]
+pub struct FlameGraphProps {
+    /// The state (view settings and the worker's answers).
+    pub state: Rc<AppState>,
+    /// The loaded profile.
+    pub profile: Rc<ProfileData>,
+    /// The tree query the current view needs.
+    pub wanted: Option<Query>,
+    /// View changes.
+    pub on_action: Callback<ViewAction>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+struct Hover {
+    node: u32,
+    client_x: i32,
+    client_y: i32,
+}
+
+/// The flame graph tab.
+#[function_component(FlameGraphView)]
+pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
+    let view = &props.state.view;
+    let tree: Option<Rc<TreeReply>> = props.state.results.tree.clone();
+    let current = tree.as_ref().is_some_and(|t| t.meta.query == props.wanted && t.meta.generation == props.profile.overview.generation);
+    let container = use_node_ref();
+    let canvas = use_node_ref();
+    let width = use_width(container.clone());
+    let hover = use_state_eq(|| None::<Hover>);
+    let scheduler = use_frame_scheduler();
+
+    let empty = Rc::new(TreeReply::default());
+    let t = tree.clone().unwrap_or(empty);
+    let index = use_memo(Rc::as_ptr(&t) as usize, {
+        let t = t.clone();
+        move |_| TreeIndex::new(&t.nodes)
+    });
+    let zoom_node = find_path(&t.nodes, &index, &view.zoom);
+    let matches = use_memo((Rc::as_ptr(&t) as usize, view.search.clone()), {
+        let (t, p) = (t.clone(), props.profile.clone());
+        move |(_, q)| search(&t, &p, q)
+    });
+    let vp = layout::Viewport::new(&t.nodes, zoom_node, t.meta.total, t.meta.depth, width, view.icicle);
+    let placed = use_memo((Rc::as_ptr(&t) as usize, zoom_node, width.to_bits(), view.icicle), {
+        let (t, index) = (t.clone(), index.clone());
+        move |_| Rc::new(layout::layout(&t.nodes, &index, &vp))
+    });
+
+    // One draw per change, in the next animation frame.
+    {
+        let key = (Rc::as_ptr(&placed) as usize, Rc::as_ptr(&matches) as usize, view.selected_func, hover.map(|h| h.node), view.color_by, props.profile.overview.generation);
+        let (canvas, placed, matches, t, profile) = (canvas.clone(), (*placed).clone(), matches.clone(), t.clone(), props.profile.clone());
+        let (selected_func, color_by, hovered) = (view.selected_func, view.color_by, hover.map(|h| h.node));
+        let scheduler = scheduler.clone();
+        let drawn_key = format!("{}:{}:{}", current, t.nodes.len(), matches.count);
+        use_effect_with(key, move |_| {
+            scheduler.schedule(move || {
+                let Some(el) = canvas.cast::<HtmlCanvasElement>() else { return };
+                if placed.width <= 0.0 {
+                    return;
+                }
+                let Some(ctx) = prepare(&el, placed.width, placed.height) else { return };
+                let style = draw::Style {
+                    profile: &profile,
+                    nodes: &t.nodes,
+                    color_by,
+                    matched: (matches.count > 0).then_some(matches.matched.as_slice()),
+                    selected_func,
+                    hovered,
+                    accent: css_var("--accent", "#2563eb"),
+                    background: css_var("--canvas-bg", "#ffffff"),
+                };
+                draw::draw(&ctx, &placed, &style);
+                let _ = el.set_attribute("data-drawn", &drawn_key);
+            });
+        });
+    }
+
+    let onmousemove = {
+        let (hover, placed, t, profile) = (hover.clone(), placed.clone(), t.clone(), props.profile.clone());
+        Callback::from(move |e: MouseEvent| {
+            let (x, y) = (e.offset_x(), e.offset_y());
+            let node = layout::hit_test(&placed, f64::from(x), f64::from(y));
+            // What is under the pointer, published at once (tests read it after moving there).
+            if let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+                let name = node.and_then(|n| t.nodes.func.get(n as usize)).map(|&f| func_name(&profile, f).to_string()).unwrap_or_default();
+                let _ = el.set_attribute("data-hover-name", &name);
+                let _ = el.set_attribute("data-hover", &format!("{x},{y}"));
+            }
+            hover.set(node.map(|node| Hover { node, client_x: e.client_x(), client_y: e.client_y() }));
+        })
+    };
+    let onmouseleave = {
+        let hover = hover.clone();
+        Callback::from(move |_: MouseEvent| hover.set(None))
+    };
+    let onclick = {
+        let (placed, t, on_action) = (placed.clone(), t.clone(), props.on_action.clone());
+        Callback::from(move |e: MouseEvent| {
+            if let Some(node) = layout::hit_test(&placed, f64::from(e.offset_x()), f64::from(e.offset_y())) {
+                on_action.emit(ViewAction::Zoom(path_of(&t.nodes, node)));
+            }
+        })
+    };
+    let onkeydown = {
+        let (on_action, zoom) = (props.on_action.clone(), view.zoom.clone());
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Escape" && !zoom.is_empty() {
+                e.prevent_default();
+                let mut parent = zoom.clone();
+                parent.pop();
+                on_action.emit(ViewAction::Zoom(parent));
+            }
+        })
+    };
+    let onsearch = props.on_action.reform(|e: InputEvent| ViewAction::Search(e.target_unchecked_into::<HtmlInputElement>().value()));
+
+    let highlighted = view.selected_func.map_or(0, |f| placed.boxes.iter().filter(|b| t.nodes.func.get(b.node as usize) == Some(&f)).count());
+    let total_samples = t.meta.samples;
+    let weight_total = t.meta.total;
+    let tooltip = hover.and_then(|h| tooltip(&props.profile, &t, h, view.weight, weight_total));
+    let range_attr = view.selection.map(|(a, b)| format!("{a},{b}")).unwrap_or_default();
+    let crumbs = breadcrumbs(&props.profile, &view.zoom, &props.on_action);
+    let toggle = |label: &'static str, id: &'static str, on: bool, action: ViewAction| {
+        let cb = props.on_action.reform(move |_: MouseEvent| action.clone());
+        html! { <button type="button" id={id} class={classes!("seg", on.then_some("on"))} aria-pressed={on.to_string()} onclick={cb}>{ label }</button> }
+    };
+    let matched_text = if view.search.trim().is_empty() {
+        String::new()
+    } else {
+        format!("{} match{} · {} matched", grouped(matches.count as u64), if matches.count == 1 { "" } else { "es" }, percent(matches.share))
+    };
+
+    html! {
+        <section class="view flame-view" id="panel-flame" role="tabpanel" aria-labelledby="tab-flame">
+            <SampleControls state={props.state.clone()} profile={props.profile.clone()} on_action={props.on_action.clone()} />
+            <div class="view-bar">
+                <div class="segmented" role="group" aria-label="Orientation">
+                    { toggle("Flame", "flame-mode-flame", !view.icicle, ViewAction::Icicle(false)) }
+                    { toggle("Icicle", "flame-mode-icicle", view.icicle, ViewAction::Icicle(true)) }
+                </div>
+                <div class="segmented" role="group" aria-label="Direction">
+                    { toggle("Top-down", "flame-topdown", !view.inverted, ViewAction::Inverted(false)) }
+                    { toggle("Inverted", "flame-inverted", view.inverted, ViewAction::Inverted(true)) }
+                </div>
+                <div class="segmented" role="group" aria-label="Colors">
+                    { toggle("By name", "color-name", view.color_by == ColorBy::Name, ViewAction::ColorBy(ColorBy::Name)) }
+                    { toggle("By module", "color-module", view.color_by == ColorBy::Module, ViewAction::ColorBy(ColorBy::Module)) }
+                </div>
+                <input type="search" id="flame-search" class="search" placeholder="Search functions…" aria-label="Search functions"
+                       value={view.search.clone()} oninput={onsearch} />
+                <span class="matched" data-field="search-matched" data-search={view.search.clone()}
+                      data-share={format!("{:.6}", matches.share)} data-weight={matches.weight.to_string()} data-count={matches.count.to_string()}>{ matched_text }</span>
+                <span class="spacer" />
+                <span class="total" data-field="flame-total" data-current={current.to_string()} data-range={range_attr}
+                      data-samples={total_samples.to_string()}>
+                    { if tree.is_some() { format!("{} samples", grouped(total_samples)) } else { "…".to_string() } }
+                    if view.selection.is_some() { <span class="muted">{ " in the selection" }</span> }
+                </span>
+            </div>
+            <nav class="breadcrumbs" aria-label="Zoom" data-field="breadcrumbs">{ crumbs }</nav>
+            <Notices state={props.state.clone()} profile={props.profile.clone()} />
+            <div ref={container} class={classes!("flame-scroll", (!view.icicle).then_some("bottom-up"))}>
+                if tree.is_some() && t.nodes.is_empty() {
+                    <p class="empty" data-field="flame-empty">{ "No samples to draw for this selection." }</p>
+                }
+                <canvas ref={canvas} class="flame-canvas" tabindex="0" aria-label="Flame graph: click a box to zoom, Escape to zoom out"
+                        data-nodes={t.nodes.len().to_string()} data-zoom={zoom_node.map(|z| z.to_string()).unwrap_or_default()}
+                        data-selected-func={view.selected_func.map(|f| func_name(&props.profile, f).to_string()).unwrap_or_default()}
+                        data-highlighted={highlighted.to_string()} data-boxes={placed.boxes.len().to_string()}
+                        {onmousemove} {onmouseleave} {onclick} {onkeydown} />
+            </div>
+            { tooltip.unwrap_or_default() }
+        </section>
+    }
+}
+
+fn breadcrumbs(profile: &ProfileData, zoom: &[u32], on_action: &Callback<ViewAction>) -> Html {
+    let all = {
+        let cb = on_action.reform(|_: MouseEvent| ViewAction::Zoom(Vec::new()));
+        html! { <button type="button" class={classes!("crumb", zoom.is_empty().then_some("current"))} data-depth="0" onclick={cb}>{ "All" }</button> }
+    };
+    let rest = zoom.iter().enumerate().map(|(i, &f)| {
+        let path: Vec<u32> = zoom.iter().take(i + 1).copied().collect();
+        let cb = on_action.reform(move |_: MouseEvent| ViewAction::Zoom(path.clone()));
+        let last = i + 1 == zoom.len();
+        html! {
+            <>
+                <span class="sep" aria-hidden="true">{ "›" }</span>
+                <button type="button" class={classes!("crumb", last.then_some("current"))} data-depth={(i + 1).to_string()} data-field="crumb" onclick={cb}>
+                    { func_name(profile, f).to_string() }
+                </button>
+            </>
+        }
+    });
+    html! { <>{ all }{ for rest }</> }
+}
+
+fn tooltip(profile: &ProfileData, t: &TreeReply, h: Hover, weight: WeightKind, total: f64) -> Option<Html> {
+    let i = h.node as usize;
+    let n = &t.nodes;
+    let func = *n.func.get(i)?;
+    let (ts, ss) = (*n.total_samples.get(i)?, *n.self_samples.get(i)?);
+    let (tp, sp) = (*n.total_period.get(i)?, *n.self_period.get(i)?);
+    let all_samples = t.meta.samples.max(1) as f64;
+    let share = |v: f64, all: f64| if all > 0.0 { percent(v / all) } else { "–".to_string() };
+    let module = func_module(profile, func);
+    // Keep it on screen: flip to the other side of the pointer near the right and bottom edges.
+    let (vw, vh) = web_sys::window()
+        .map(|w| (w.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(1280.0), w.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(720.0)))
+        .unwrap_or((1280.0, 720.0));
+    let left = if f64::from(h.client_x) + 360.0 > vw { (h.client_x - 374).max(4) } else { h.client_x + 14 };
+    let top = if f64::from(h.client_y) + 150.0 > vh { (h.client_y - 140).max(4) } else { h.client_y + 14 };
+    Some(html! {
+        <div class="tooltip" role="tooltip" style={format!("left:{left}px;top:{top}px")} data-field="tooltip">
+            <div class="tt-name" data-field="tooltip-name">{ func_name(profile, func).to_string() }</div>
+            <div class="tt-module muted" title={module.to_string()}>{ if module.is_empty() { "unknown module".to_string() } else { basename(module).to_string() } }</div>
+            <table>
+                <tr><th>{ "Total" }</th><td data-field="tooltip-total">{ format!("{} samples", grouped(ts as u64)) }</td><td>{ share(ts, all_samples) }</td></tr>
+                <tr><th>{ "Self" }</th><td data-field="tooltip-self">{ format!("{} samples", grouped(ss as u64)) }</td><td>{ share(ss, all_samples) }</td></tr>
+                if weight == WeightKind::Period {
+                    <tr><th>{ "Total period" }</th><td>{ grouped(tp as u64) }</td><td>{ share(tp, total) }</td></tr>
+                    <tr><th>{ "Self period" }</th><td>{ grouped(sp as u64) }</td><td>{ share(sp, total) }</td></tr>
+                }
+            </table>
+        </div>
+    })
+}

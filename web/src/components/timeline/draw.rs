@@ -1,0 +1,237 @@
+//! Drawing the timeline: axis, lane labels, thread lifetimes, sample density, the selection.
+
+use web_sys::CanvasRenderingContext2d;
+
+use super::layout::{tick_step, Row, RowKind, TimeScale, AXIS, GUTTER};
+use crate::protocol::{Overview, TimelineReply};
+
+/// Theme colors.
+pub struct Colors {
+    /// Background.
+    pub bg: String,
+    /// Text.
+    pub fg: String,
+    /// Secondary text and grid.
+    pub muted: String,
+    /// Lines between groups.
+    pub border: String,
+    /// Thread density.
+    pub thread: String,
+    /// CPU density.
+    pub cpu: String,
+    /// Selection.
+    pub accent: String,
+}
+
+/// Everything a frame shows.
+pub struct Frame<'a> {
+    /// Lanes and names.
+    pub overview: &'a Overview,
+    /// Rows.
+    pub rows: &'a [Row],
+    /// Time mapping.
+    pub scale: TimeScale,
+    /// Density (possibly for another range, remapped while a newer one is on its way).
+    pub density: Option<&'a TimelineReply>,
+    /// The selection, or the one being dragged.
+    pub selection: Option<(u64, u64)>,
+    /// Thread lanes filtering the views.
+    pub threads: &'a [u32],
+    /// Canvas height.
+    pub height: f64,
+    /// Where times are counted from (the first sample).
+    pub origin: u64,
+}
+
+/// A tick's time from the origin, with as many decimals as the step needs: `+1.25 s`, `+200 ms`.
+pub fn tick_label(ns: u64, step: u64) -> String {
+    // The largest unit of which the step is at least half.
+    let (unit, div) = if step >= 500_000_000 {
+        ("s", 1e9)
+    } else if step >= 500_000 {
+        ("ms", 1e6)
+    } else if step >= 500 {
+        ("µs", 1e3)
+    } else {
+        ("ns", 1.0)
+    };
+    let v = ns as f64 / div;
+    let step_v = step as f64 / div;
+    let decimals = if step_v >= 1.0 { 0 } else { (-step_v.log10()).ceil().clamp(0.0, 9.0) as usize };
+    format!("+{v:.decimals$} {unit}")
+}
+
+fn fit(ctx: &CanvasRenderingContext2d, text: &str, max: f64) -> String {
+    if ctx.measure_text(text).map_or(0.0, |m| m.width()) <= max {
+        return text.to_string();
+    }
+    let mut s: Vec<char> = text.chars().collect();
+    while !s.is_empty() {
+        s.pop();
+        let t: String = s.iter().collect::<String>() + "…";
+        if ctx.measure_text(&t).map_or(0.0, |m| m.width()) <= max {
+            return t;
+        }
+    }
+    String::new()
+}
+
+/// Draws a frame.
+pub fn draw(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
+    let w = f.scale.width;
+    ctx.set_fill_style_str(&c.bg);
+    ctx.fill_rect(0.0, 0.0, w, f.height);
+    ctx.set_font("11px ui-sans-serif, system-ui, -apple-system, 'Segoe UI', sans-serif");
+    ctx.set_text_baseline("middle");
+
+    // Axis: ticks relative to the first sample.
+    let step = tick_step(&f.scale, 110.0);
+    // Ticks at round times from the first sample.
+    let first = if f.scale.start >= f.origin {
+        f.origin.saturating_add((f.scale.start - f.origin).div_ceil(step).saturating_mul(step))
+    } else {
+        f.scale.start.div_ceil(step).saturating_mul(step)
+    };
+    ctx.set_stroke_style_str(&c.border);
+    ctx.set_line_width(1.0);
+    ctx.set_fill_style_str(&c.muted);
+    let mut t = first;
+    while t <= f.scale.end {
+        let x = f.scale.x(t).round() + 0.5;
+        ctx.begin_path();
+        ctx.move_to(x, AXIS - 6.0);
+        ctx.line_to(x, f.height);
+        ctx.set_global_alpha(0.35);
+        ctx.stroke();
+        ctx.set_global_alpha(1.0);
+        let _ = ctx.fill_text(&tick_label(t.saturating_sub(f.origin), step), x + 3.0, AXIS / 2.0);
+        match t.checked_add(step) {
+            Some(n) => t = n,
+            None => break,
+        }
+    }
+
+    let counts = f.density;
+    let lanes_threads = f.overview.threads.len();
+    for row in f.rows {
+        let mid = row.y + row.h / 2.0;
+        match row.kind {
+            RowKind::Process(p) => {
+                let Some(proc_) = f.overview.processes.get(p as usize) else { continue };
+                ctx.set_fill_style_str(&c.border);
+                ctx.fill_rect(0.0, row.y, w, 1.0);
+                ctx.set_font("600 11px ui-sans-serif, system-ui, sans-serif");
+                ctx.set_fill_style_str(&c.fg);
+                let plural = if proc_.samples == 1 { "" } else { "s" };
+                let label = fit(ctx, &format!("{} {} · {} sample{plural}", proc_.name, proc_.pid, proc_.samples), GUTTER - 12.0);
+                let _ = ctx.fill_text(&label, 6.0, mid);
+                ctx.set_font("11px ui-sans-serif, system-ui, sans-serif");
+            }
+            RowKind::CpuHeader => {
+                ctx.set_fill_style_str(&c.border);
+                ctx.fill_rect(0.0, row.y, w, 1.0);
+                ctx.set_font("600 11px ui-sans-serif, system-ui, sans-serif");
+                ctx.set_fill_style_str(&c.fg);
+                let _ = ctx.fill_text("CPUs", 6.0, mid);
+                ctx.set_font("11px ui-sans-serif, system-ui, sans-serif");
+            }
+            RowKind::Thread(l) | RowKind::Cpu(l) => {
+                let is_cpu = matches!(row.kind, RowKind::Cpu(_));
+                let lane = if is_cpu { lanes_threads + l as usize } else { l as usize };
+                let label = if is_cpu {
+                    f.overview.cpus.get(l as usize).map(|c| format!("CPU {}", c.cpu)).unwrap_or_default()
+                } else {
+                    f.overview.threads.get(l as usize).map(|t| format!("{} {}", t.name, t.tid)).unwrap_or_default()
+                };
+                let filtered = !is_cpu && f.threads.contains(&l);
+                if row.solo {
+                    // A process with one thread: one row, labelled like a process.
+                    ctx.set_fill_style_str(&c.border);
+                    ctx.fill_rect(0.0, row.y, w, 1.0);
+                    let t = f.overview.threads.get(l as usize);
+                    let samples = t.map_or(0, |t| t.samples);
+                    let text = t.map(|t| format!("{} {} · {} sample{}", t.name, t.pid, samples, if samples == 1 { "" } else { "s" })).unwrap_or_default();
+                    ctx.set_font("600 11px ui-sans-serif, system-ui, sans-serif");
+                    ctx.set_fill_style_str(if filtered { &c.accent } else { &c.fg });
+                    let label = fit(ctx, &text, GUTTER - 12.0);
+                    let _ = ctx.fill_text(&label, 6.0, mid);
+                    ctx.set_font("11px ui-sans-serif, system-ui, sans-serif");
+                } else {
+                    ctx.set_fill_style_str(if filtered { &c.accent } else { &c.muted });
+                    let label = fit(ctx, &label, GUTTER - 24.0);
+                    let _ = ctx.fill_text(&label, 16.0, mid);
+                }
+                // Thread lifetime: first to last sample.
+                if let Some(t) = f.overview.threads.get(l as usize).filter(|_| !is_cpu && f.overview.threads.get(l as usize).is_some_and(|t| t.samples > 0)) {
+                    let (x0, x1) = (f.scale.x(t.first).max(GUTTER), f.scale.x(t.last).min(w));
+                    if x1 >= x0 {
+                        ctx.set_fill_style_str(&c.border);
+                        ctx.set_global_alpha(0.45);
+                        ctx.fill_rect(x0, row.y + 2.0, (x1 - x0).max(1.0), row.h - 4.0);
+                        ctx.set_global_alpha(1.0);
+                    }
+                }
+                if let Some(d) = counts {
+                    density(ctx, f, d, lane, row, is_cpu, if is_cpu { &c.cpu } else { &c.thread });
+                }
+            }
+        }
+    }
+
+    // The gutter's edge.
+    ctx.set_fill_style_str(&c.border);
+    ctx.fill_rect(GUTTER - 1.0, 0.0, 1.0, f.height);
+
+    if let Some((a, b)) = f.selection {
+        let (x0, x1) = (f.scale.x(a).max(GUTTER), f.scale.x(b.min(f.scale.end.max(a))).min(w));
+        if x1 >= x0 - 1.0 {
+            ctx.set_fill_style_str(&c.accent);
+            ctx.set_global_alpha(0.16);
+            ctx.fill_rect(x0, 0.0, (x1 - x0).max(1.0), f.height);
+            ctx.set_global_alpha(1.0);
+            ctx.fill_rect(x0, 0.0, 1.0, f.height);
+            ctx.fill_rect(x1, 0.0, 1.0, f.height);
+        }
+    }
+}
+
+fn density(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, d: &TimelineReply, lane: usize, row: &Row, is_cpu: bool, color: &str) {
+    let Some(crate::protocol::Query::Timeline { start, end, .. }) = d.meta.query.clone() else { return };
+    let bins = d.meta.bins as usize;
+    let Some(values) = d.counts.get(lane * bins..(lane + 1) * bins) else { return };
+    let max = f64::from(if is_cpu { d.meta.max_cpu } else { d.meta.max_thread }.max(1));
+    let bin_span = (end.saturating_sub(start) as f64 + 1.0) / bins.max(1) as f64;
+    let h = row.h - 2.0;
+    ctx.set_fill_style_str(color);
+    for (k, &v) in values.iter().enumerate() {
+        if v == 0 {
+            continue;
+        }
+        let t0 = start as f64 + k as f64 * bin_span;
+        let x0 = f.scale.x(t0.max(0.0) as u64);
+        let x1 = f.scale.x((t0 + bin_span).max(0.0) as u64);
+        if x1 < GUTTER || x0 > f.scale.width {
+            continue;
+        }
+        let x0 = x0.max(GUTTER);
+        let bh = (f64::from(v) / max * h).max(1.5);
+        ctx.fill_rect(x0, row.y + row.h - 1.0 - bh, (x1 - x0).max(1.0), bh);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tick_label;
+
+    #[test]
+    fn tick_labels_have_the_step_s_precision() {
+        assert_eq!(tick_label(0, 100_000_000), "+0 ms");
+        assert_eq!(tick_label(200_000_000, 100_000_000), "+200 ms");
+        assert_eq!(tick_label(1_250_000_000, 250_000_000), "+1250 ms");
+        assert_eq!(tick_label(12_500_000_000, 500_000_000), "+12.5 s");
+        assert_eq!(tick_label(3_000_000_000, 1_000_000_000), "+3 s");
+        assert_eq!(tick_label(1_500, 500), "+1.5 µs");
+        assert_eq!(tick_label(150, 50), "+150 ns");
+        assert_eq!(tick_label(2_500_000, 500_000), "+2.5 ms");
+    }
+}

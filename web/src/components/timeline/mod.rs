@@ -1,0 +1,272 @@
+//! The timeline view: a lane per thread grouped by process and a lane per CPU, with sample
+//! density; wheel to zoom (shift+wheel to pan), drag to select a time range (shift+drag to pan),
+//! keyboard (←/→ pan, +/− zoom, 0 reset, Enter zoom to the selection, Escape clear it). Clicking
+//! a thread's name filters the other views to it. The selection filters every other view.
+
+pub mod draw;
+pub mod layout;
+
+use std::rc::Rc;
+
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{AddEventListenerOptions, HtmlCanvasElement, KeyboardEvent, PointerEvent, WheelEvent};
+use yew::prelude::*;
+
+use super::canvas::{css_var, prepare, use_frame_scheduler, use_width};
+use super::controls::SampleControls;
+use crate::display::{duration_ns, perf_time};
+use crate::protocol::{ProfileData, Query};
+use crate::state::{AppState, ViewAction};
+use layout::{row_at, RowKind, TimeScale, GUTTER};
+
+/// Properties of [`TimelineView`].
+#[derive(Properties, PartialEq)]
+pub struct TimelineProps {
+    /// The state.
+    pub state: Rc<AppState>,
+    /// The profile.
+    pub profile: Rc<ProfileData>,
+    /// The timeline query the view needs.
+    pub wanted: Option<Query>,
+    /// View changes.
+    pub on_action: Callback<ViewAction>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum DragKind {
+    Select,
+    Pan,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+struct Drag {
+    kind: DragKind,
+    x0: f64,
+    x: f64,
+    scale: TimeScale,
+}
+
+/// What the wheel handler (a plain DOM listener) needs at event time.
+#[derive(Clone, Copy)]
+struct Live {
+    scale: TimeScale,
+    limit: (u64, u64),
+}
+
+/// The timeline tab.
+#[function_component(TimelineView)]
+pub fn timeline_view(props: &TimelineProps) -> Html {
+    let state = &props.state;
+    let o = &props.profile.overview;
+    let container = use_node_ref();
+    let canvas = use_node_ref();
+    let width = use_width(container.clone());
+    let drag = use_state_eq(|| None::<Drag>);
+    let scheduler = use_frame_scheduler();
+    let rows = use_memo(Rc::as_ptr(&props.profile) as usize, {
+        let p = props.profile.clone();
+        move |_| layout::rows(&p.overview)
+    });
+    let limit = o.sample_range.unwrap_or((0, 1));
+    let (start, end) = state.view.viewport.unwrap_or(limit);
+    let scale = TimeScale { start, end: end.max(start + 1), width: width.max(GUTTER + 100.0) };
+    let height = layout::height(&rows);
+    let density = state.results.timeline.clone();
+    let current = density.as_ref().is_some_and(|d| d.meta.query == props.wanted && d.meta.generation == o.generation);
+
+    // The density has one bin per 3 plot pixels.
+    {
+        let on_action = props.on_action.clone();
+        let bins = (scale.plot_width() / 3.0).round().max(0.0) as u32;
+        use_effect_with(bins, move |&bins| {
+            if bins > 10 {
+                on_action.emit(ViewAction::TimelineBins(bins));
+            }
+        });
+    }
+
+    let live = use_mut_ref(|| Live { scale, limit });
+    *live.borrow_mut() = Live { scale, limit };
+
+    // The wheel needs a non-passive listener to keep the page from scrolling.
+    {
+        let (canvas, live, on_action) = (canvas.clone(), live.clone(), props.on_action.clone());
+        use_effect_with((), move |_| {
+            let el = canvas.cast::<HtmlCanvasElement>();
+            let listener = el.map(|el| {
+                let cb = Closure::<dyn Fn(WheelEvent)>::new(move |e: WheelEvent| {
+                    let Live { scale, limit } = *live.borrow();
+                    let x = f64::from(e.offset_x());
+                    if x < GUTTER {
+                        return;
+                    }
+                    e.prevent_default();
+                    let (dx, dy) = (e.delta_x(), e.delta_y());
+                    let range = if e.shift_key() || dx.abs() > dy.abs() {
+                        scale.panned(-(if dx.abs() > dy.abs() { dx } else { dy }), limit)
+                    } else {
+                        scale.zoomed(x, (dy * 0.0015).exp(), limit)
+                    };
+                    on_action.emit(ViewAction::Viewport(Some(range)));
+                });
+                let options = AddEventListenerOptions::new();
+                options.set_passive(false);
+                let _ = el.add_event_listener_with_callback_and_add_event_listener_options("wheel", cb.as_ref().unchecked_ref(), &options);
+                (el, cb)
+            });
+            move || {
+                if let Some((el, cb)) = listener {
+                    let _ = el.remove_event_listener_with_callback("wheel", cb.as_ref().unchecked_ref());
+                }
+            }
+        });
+    }
+
+    let shown_selection = match *drag {
+        Some(Drag { kind: DragKind::Select, x0, x, scale }) if (x - x0).abs() > 2.0 => {
+            let (a, b) = (scale.time(x0.min(x)), scale.time(x0.max(x)));
+            Some((a, b))
+        }
+        _ => state.view.selection,
+    };
+
+    {
+        let key = (density.as_ref().map(|d| Rc::as_ptr(d) as usize), start, end, width.to_bits(), shown_selection, state.view.threads.clone(), Rc::as_ptr(&rows) as usize);
+        let (canvas, rows, profile, density, threads) = (canvas.clone(), rows.clone(), props.profile.clone(), density.clone(), state.view.threads.clone());
+        let scheduler = scheduler.clone();
+        let drawn = format!("{current}:{start}:{end}");
+        use_effect_with(key, move |_| {
+            scheduler.schedule(move || {
+                let Some(el) = canvas.cast::<HtmlCanvasElement>() else { return };
+                if scale.width <= GUTTER {
+                    return;
+                }
+                let Some(ctx) = prepare(&el, scale.width, height) else { return };
+                let colors = draw::Colors {
+                    bg: css_var("--canvas-bg", "#fff"),
+                    fg: css_var("--fg", "#111"),
+                    muted: css_var("--muted", "#666"),
+                    border: css_var("--border", "#ddd"),
+                    thread: css_var("--lane-thread", "#2563eb"),
+                    cpu: css_var("--lane-cpu", "#059669"),
+                    accent: css_var("--accent", "#2563eb"),
+                };
+                let frame = draw::Frame {
+                    overview: &profile.overview,
+                    rows: &rows,
+                    scale,
+                    density: density.as_deref(),
+                    selection: shown_selection,
+                    threads: &threads,
+                    height,
+                    origin: profile.overview.sample_range.map_or(0, |r| r.0),
+                };
+                draw::draw(&ctx, &frame, &colors);
+                let _ = el.set_attribute("data-drawn", &drawn);
+            });
+        });
+    }
+
+    let onpointerdown = {
+        let (drag, rows, on_action, threads) = (drag.clone(), rows.clone(), props.on_action.clone(), state.view.threads.clone());
+        Callback::from(move |e: PointerEvent| {
+            let (x, y) = (f64::from(e.offset_x()), f64::from(e.offset_y()));
+            if x < GUTTER {
+                if let Some(RowKind::Thread(l)) = row_at(&rows, y).map(|r| r.kind) {
+                    on_action.emit(ViewAction::Threads(if threads == [l] { Vec::new() } else { vec![l] }));
+                }
+                return;
+            }
+            if let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+                let _ = el.set_pointer_capture(e.pointer_id());
+            }
+            let kind = if e.shift_key() || e.button() == 1 { DragKind::Pan } else { DragKind::Select };
+            drag.set(Some(Drag { kind, x0: x, x, scale }));
+        })
+    };
+    let onpointermove = {
+        let (drag, on_action) = (drag.clone(), props.on_action.clone());
+        Callback::from(move |e: PointerEvent| {
+            let Some(d) = *drag else { return };
+            let x = f64::from(e.offset_x());
+            if d.kind == DragKind::Pan {
+                on_action.emit(ViewAction::Viewport(Some(d.scale.panned(x - d.x0, limit))));
+            }
+            drag.set(Some(Drag { x, ..d }));
+        })
+    };
+    let onpointerup = {
+        let (drag, on_action) = (drag.clone(), props.on_action.clone());
+        Callback::from(move |e: PointerEvent| {
+            let Some(d) = *drag else { return };
+            let x = f64::from(e.offset_x());
+            if d.kind == DragKind::Select && (x - d.x0).abs() > 2.0 {
+                on_action.emit(ViewAction::Select(Some((d.scale.time(d.x0.min(x)), d.scale.time(d.x0.max(x))))));
+            }
+            drag.set(None);
+        })
+    };
+    let onkeydown = {
+        let (on_action, selection) = (props.on_action.clone(), state.view.selection);
+        Callback::from(move |e: KeyboardEvent| {
+            let center = GUTTER + scale.plot_width() / 2.0;
+            let action = match e.key().as_str() {
+                "ArrowLeft" => Some(ViewAction::Viewport(Some(scale.panned(scale.plot_width() * 0.1, limit)))),
+                "ArrowRight" => Some(ViewAction::Viewport(Some(scale.panned(-scale.plot_width() * 0.1, limit)))),
+                "+" | "=" => Some(ViewAction::Viewport(Some(scale.zoomed(center, 0.8, limit)))),
+                "-" | "_" => Some(ViewAction::Viewport(Some(scale.zoomed(center, 1.25, limit)))),
+                "0" | "Home" => Some(ViewAction::Viewport(None)),
+                "Enter" => selection.map(|s| ViewAction::Viewport(Some(s))),
+                "Escape" => Some(ViewAction::Select(None)),
+                _ => None,
+            };
+            if let Some(a) = action {
+                e.prevent_default();
+                on_action.emit(a);
+            }
+        })
+    };
+    let zoom_to_selection = {
+        let (on_action, selection) = (props.on_action.clone(), state.view.selection);
+        Callback::from(move |_: MouseEvent| {
+            if let Some(s) = selection {
+                on_action.emit(ViewAction::Viewport(Some(s)));
+            }
+        })
+    };
+    let reset = props.on_action.reform(|_: MouseEvent| ViewAction::Viewport(None));
+    let origin = o.sample_range.map_or(0, |r| r.0);
+
+    html! {
+        <section class="view timeline-view" id="panel-timeline" role="tabpanel" aria-labelledby="tab-timeline">
+            <SampleControls state={props.state.clone()} profile={props.profile.clone()} on_action={props.on_action.clone()} />
+            <div class="view-bar">
+                <span class="muted" data-field="timeline-range" data-start={start.to_string()} data-end={end.to_string()}>
+                    { format!("{} – {} · {} shown", duration_ns(start.saturating_sub(origin)), duration_ns(end.saturating_sub(origin)), duration_ns(end - start)) }
+                </span>
+                <span class="muted small">{ format!("starts at {} s", perf_time(origin)) }</span>
+                if o.idle_threads > 0 {
+                    <span class="muted small" data-field="idle-threads">{ format!("· {} idle threads hidden", o.idle_threads) }</span>
+                }
+                <span class="spacer" />
+                <span class="hint muted small" title="Drag to select a range (it filters every view) · Shift+drag to pan · wheel to zoom, Shift+wheel to pan · ←/→ pan, +/− zoom, 0 reset, Enter zoom to the selection, Esc clear it · click a thread's name to filter by it">{ "Drag: select · Shift+drag: pan · Wheel: zoom" }</span>
+                <button type="button" class="button small" id="zoom-selection" disabled={state.view.selection.is_none()} onclick={zoom_to_selection}>{ "Zoom to selection" }</button>
+                <button type="button" class="button small" id="reset-zoom" disabled={state.view.viewport.is_none()} onclick={reset}>{ "Reset zoom" }</button>
+            </div>
+            <ol class="visually-hidden" data-field="lanes" aria-label="Threads and CPUs">
+                { for o.threads.iter().enumerate().map(|(i, t)| html! {
+                    <li data-lane={i.to_string()} data-pid={t.pid.to_string()} data-tid={t.tid.to_string()} data-name={t.name.clone()} data-samples={t.samples.to_string()}>
+                        { format!("{} {}/{}: {} samples", t.name, t.pid, t.tid, t.samples) }
+                    </li>
+                }) }
+                { for o.cpus.iter().map(|c| html! { <li data-cpu={c.cpu.to_string()} data-samples={c.samples.to_string()}>{ format!("CPU {}: {} samples", c.cpu, c.samples) }</li> }) }
+            </ol>
+            <div ref={container} class="timeline-scroll">
+                <canvas ref={canvas} class="timeline-canvas" tabindex="0" data-current={current.to_string()}
+                        aria-label="Timeline: drag to select a time range, wheel to zoom, arrow keys to pan"
+                        {onpointerdown} {onpointermove} {onpointerup} {onkeydown} />
+            </div>
+        </section>
+    }
+}

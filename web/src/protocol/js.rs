@@ -1,0 +1,168 @@
+//! Packets and requests as JS values: `{kind, id, json, cols: {name: TypedArray}}`, posted with
+//! the typed arrays' buffers in the transfer list.
+
+use js_sys::{Array, BigUint64Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::Blob;
+
+use super::messages::Query;
+use super::packet::{Column, Packet};
+
+fn set(object: &Object, key: &str, value: &JsValue) {
+    // Setting a property of a fresh plain object cannot fail.
+    let _ = Reflect::set(object, &JsValue::from_str(key), value);
+}
+
+fn get(object: &JsValue, key: &str) -> JsValue {
+    Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn id_of(value: &JsValue) -> Option<u32> {
+    get(value, "id").as_f64().and_then(|v| (v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v)).then_some(v as u32))
+}
+
+/// A packet as a JS object, and the buffers to transfer with it.
+pub fn packet_to_js(p: Packet) -> (JsValue, Array) {
+    let object = Object::new();
+    let transfer = Array::new();
+    set(&object, "kind", &JsValue::from_str(&p.kind));
+    set(&object, "id", &JsValue::from(p.id));
+    set(&object, "json", &JsValue::from_str(&p.json));
+    let cols = Object::new();
+    for (name, column) in p.columns {
+        let array: JsValue = match column {
+            Column::U8(v) => Uint8Array::from(v.as_slice()).into(),
+            Column::U32(v) => Uint32Array::from(v.as_slice()).into(),
+            Column::U64(v) => BigUint64Array::from(v.as_slice()).into(),
+            Column::F64(v) => Float64Array::from(v.as_slice()).into(),
+        };
+        transfer.push(&get(&array, "buffer"));
+        set(&cols, &name, &array);
+    }
+    set(&object, "cols", &cols);
+    (object.into(), transfer)
+}
+
+/// Reads a packet made by [`packet_to_js`].
+pub fn packet_from_js(value: &JsValue) -> Result<Packet, String> {
+    let kind = get(value, "kind").as_string().ok_or("the worker sent a message without a kind")?;
+    let id = id_of(value).unwrap_or(0);
+    let json = get(value, "json").as_string().unwrap_or_else(|| "{}".to_string());
+    let cols = get(value, "cols");
+    let mut columns = Vec::new();
+    if cols.is_object() {
+        for key in Object::keys(cols.unchecked_ref::<Object>()).iter() {
+            let Some(name) = key.as_string() else { continue };
+            let array = get(&cols, &name);
+            let column = if let Some(a) = array.dyn_ref::<Uint8Array>() {
+                Column::U8(a.to_vec())
+            } else if let Some(a) = array.dyn_ref::<Uint32Array>() {
+                Column::U32(a.to_vec())
+            } else if let Some(a) = array.dyn_ref::<BigUint64Array>() {
+                Column::U64(a.to_vec())
+            } else if let Some(a) = array.dyn_ref::<Float64Array>() {
+                Column::F64(a.to_vec())
+            } else {
+                return Err(format!("{kind} message: column {name} is not a typed array"));
+            };
+            columns.push((name, column));
+        }
+    }
+    Ok(Packet { kind, id, json, columns })
+}
+
+/// A file handed to the worker.
+#[derive(Debug, Clone)]
+pub struct NamedBlob {
+    /// The file name.
+    pub name: String,
+    /// The file.
+    pub blob: Blob,
+}
+
+/// A request from the page.
+#[derive(Debug, Clone)]
+pub enum Request {
+    /// Open these files (one perf.data and symbol files, or symbol files only).
+    Files {
+        /// Request id.
+        id: u32,
+        /// The files.
+        files: Vec<NamedBlob>,
+    },
+    /// A query on the open profile.
+    Query {
+        /// Request id.
+        id: u32,
+        /// The query.
+        query: Query,
+    },
+}
+
+impl Request {
+    /// The JS object posted to the worker (Blobs travel as handles).
+    pub fn to_js(&self) -> JsValue {
+        let object = Object::new();
+        match self {
+            Request::Files { id, files } => {
+                set(&object, "op", &JsValue::from_str("files"));
+                set(&object, "id", &JsValue::from(*id));
+                let list = Array::new();
+                for f in files {
+                    let entry = Object::new();
+                    set(&entry, "name", &JsValue::from_str(&f.name));
+                    set(&entry, "blob", &f.blob);
+                    list.push(&entry);
+                }
+                set(&object, "files", &list);
+            }
+            Request::Query { id, query } => {
+                set(&object, "op", &JsValue::from_str("query"));
+                set(&object, "id", &JsValue::from(*id));
+                let json = serde_json::to_string(query).unwrap_or_default();
+                set(&object, "json", &JsValue::from_str(&json));
+            }
+        }
+        object.into()
+    }
+
+    /// Reads a request posted by [`Request::to_js`].
+    pub fn from_js(value: &JsValue) -> Result<Request, String> {
+        let id = id_of(value).ok_or("the request has no numeric `id`")?;
+        match get(value, "op").as_string().as_deref() {
+            Some("files") => {
+                let list: Array = get(value, "files").dyn_into().map_err(|_| "the files request has no `files` array".to_string())?;
+                let mut files = Vec::new();
+                for entry in list.iter() {
+                    let name = get(&entry, "name").as_string().unwrap_or_default();
+                    let blob = get(&entry, "blob")
+                        .dyn_into::<Blob>()
+                        .map_err(|_| format!("the file {name:?} carries no Blob"))?;
+                    files.push(NamedBlob { name, blob });
+                }
+                Ok(Request::Files { id, files })
+            }
+            Some("query") => {
+                let json = get(value, "json").as_string().unwrap_or_default();
+                let query = serde_json::from_str(&json).map_err(|e| format!("unreadable query: {e}"))?;
+                Ok(Request::Query { id, query })
+            }
+            other => Err(format!("unknown request op {other:?}")),
+        }
+    }
+}
+
+/// A JS exception or rejection as one line for people: `"NotReadableError: The file could not
+/// be read"`.
+pub fn describe_js_error(error: &JsValue) -> String {
+    if let Some(text) = error.as_string() {
+        return text;
+    }
+    let field = |key: &str| get(error, key).as_string().filter(|s| !s.is_empty());
+    match (field("name"), field("message")) {
+        (Some(name), Some(message)) => format!("{name}: {message}"),
+        (None, Some(message)) => message,
+        (Some(name), None) => name,
+        (None, None) => format!("{error:?}"),
+    }
+}

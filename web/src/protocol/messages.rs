@@ -1,0 +1,696 @@
+//! Every message type, and its encoding as a [`Packet`].
+
+use perfscope_analysis::summary::Summary;
+use serde::{Deserialize, Serialize};
+
+use super::packet::{same_len, Column, Packet};
+use super::strings::StringTable;
+
+/// Which samples a view counts. Times are ns, both ends included (as `perf script --time`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Filter {
+    /// Keep samples with `start <= time <= end`.
+    pub range: Option<(u64, u64)>,
+    /// Keep samples of this event (index into [`Overview::events`]); `None`: all events.
+    pub event: Option<u32>,
+    /// Keep samples of these threads (lane indices into [`Overview::threads`]); empty: all.
+    pub threads: Vec<u32>,
+}
+
+/// What a width measures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum WeightKind {
+    /// Number of samples.
+    #[default]
+    Samples,
+    /// Sum of the samples' periods (event counts; ns for cpu-clock).
+    Period,
+}
+
+/// Which records the records table lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RecordFilter {
+    /// Record types (`PERF_RECORD_*` numbers); empty: all.
+    pub types: Vec<u32>,
+    /// Only this pid.
+    pub pid: Option<u32>,
+    /// Only this tid.
+    pub tid: Option<u32>,
+    /// Only this CPU.
+    pub cpu: Option<u32>,
+    /// Only records with a time in this range (both ends included); records without a time
+    /// are left out when a range is set.
+    pub range: Option<(u64, u64)>,
+}
+
+/// A question about the open profile.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Query {
+    /// The call tree (top-down, or inverted = bottom-up) laid out as a flame graph.
+    Tree {
+        /// Which samples.
+        filter: Filter,
+        /// Bottom-up.
+        inverted: bool,
+        /// What widths measure.
+        weight: WeightKind,
+    },
+    /// Sample density per lane in `bins` equal bins over `start..=end` (ns).
+    Timeline {
+        /// First ns.
+        start: u64,
+        /// Last ns.
+        end: u64,
+        /// Number of bins.
+        bins: u32,
+        /// Only this event's samples.
+        event: Option<u32>,
+    },
+    /// Rows `start..start + count` of the records matching `filter`.
+    Records {
+        /// Which records.
+        filter: RecordFilter,
+        /// First row.
+        start: u32,
+        /// Number of rows.
+        count: u32,
+    },
+    /// The stack of the sample in record row `record` (an index into all records).
+    Stack {
+        /// The record's index in file order.
+        record: u32,
+    },
+}
+
+/// How far the worker is with a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Reading the file (bytes).
+    Read,
+    /// Framing and decoding records.
+    Records,
+    /// Building the profile (symbols, stacks).
+    Profile,
+    /// Reading symbol files.
+    Symbols,
+}
+
+/// A progress report.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    /// The phase.
+    pub phase: Phase,
+    /// Bytes done (of the file, or of the data being walked).
+    pub bytes: f64,
+    /// Bytes in all.
+    pub total: f64,
+    /// Records seen so far.
+    pub records: f64,
+}
+
+/// Time spent in the worker, ms.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timings {
+    /// Reading the file.
+    pub read_ms: f64,
+    /// Summary (header and features).
+    pub summary_ms: f64,
+    /// Records pass.
+    pub records_ms: f64,
+    /// Profile building.
+    pub profile_ms: f64,
+}
+
+/// One event of the profile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EventInfo {
+    /// As in the summary.
+    pub name: String,
+    /// Samples delivered for it.
+    pub samples: u64,
+    /// Their summed period.
+    pub period: u64,
+    /// `PERF_SAMPLE_CALLCHAIN` is recorded.
+    pub callchain: bool,
+    /// `PERF_SAMPLE_STACK_USER` (DWARF unwinding needed for user stacks).
+    pub dwarf: bool,
+}
+
+/// A thread lane: one (pid, tid).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThreadInfo {
+    /// Process id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// Its last command name.
+    pub name: String,
+    /// Samples (all events).
+    pub samples: u64,
+    /// First and last sample time, ns.
+    pub first: u64,
+    /// Last sample time.
+    pub last: u64,
+}
+
+/// A process: its thread lanes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProcessInfo {
+    /// Process id.
+    pub pid: u32,
+    /// The main thread's (or first thread's) name.
+    pub name: String,
+    /// Lane indices into [`Overview::threads`], busiest first.
+    pub threads: Vec<u32>,
+    /// Samples.
+    pub samples: u64,
+}
+
+/// A CPU lane.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuInfo {
+    /// The CPU number.
+    pub cpu: u32,
+    /// Samples taken on it.
+    pub samples: u64,
+}
+
+/// Samples of one thread under one command name (what `perf script` prints as `comm pid/tid`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CommCount {
+    /// Command name.
+    pub comm: String,
+    /// Process id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// Samples.
+    pub samples: u64,
+}
+
+/// Records of one type.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RecordCount {
+    /// `PERF_RECORD_*` number.
+    pub type_: u32,
+    /// Its name (`SAMPLE`, `MMAP2`, ...).
+    pub name: String,
+    /// How many.
+    pub count: u64,
+}
+
+/// A problem met while reading records.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RecordError {
+    /// The offset the error names.
+    pub offset: u64,
+    /// The message (it names the offset too).
+    pub message: String,
+    /// Records read before it.
+    pub records_before: u64,
+}
+
+/// Lost and throttled samples.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LostInfo {
+    /// PERF_RECORD_LOST records.
+    pub lost_records: u64,
+    /// Events they say were lost.
+    pub lost_events: u64,
+    /// PERF_RECORD_LOST_SAMPLES records.
+    pub lost_samples_records: u64,
+    /// Samples they say were lost.
+    pub lost_samples: u64,
+    /// THROTTLE records.
+    pub throttle: u64,
+    /// UNTHROTTLE records.
+    pub unthrottle: u64,
+}
+
+/// Why the flame graph would be empty or misleading.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reason {
+    /// Stable code for tests and styling: `no-samples`, `no-callchains`, `dwarf-no-binaries`,
+    /// `kernel-unnamed`, `user-unnamed`.
+    pub code: String,
+    /// For people.
+    pub message: String,
+}
+
+/// A symbol file the worker was given.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SymbolFileInfo {
+    /// File name.
+    pub name: String,
+    /// `kallsyms`, `elf`, `perf-map`, `jitdump`, `archive`, or `unknown`.
+    pub kind: String,
+    /// What was done with it, or the error.
+    pub detail: String,
+    /// Whether it could be used.
+    pub ok: bool,
+}
+
+/// Everything about a loaded profile that does not depend on view state (the JSON part of the
+/// `profile` message; the string and function tables travel as columns).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Overview {
+    /// Increases with every re-symbolization.
+    pub generation: u32,
+    /// Events, in attr order.
+    pub events: Vec<EventInfo>,
+    /// Thread lanes (threads with samples).
+    pub threads: Vec<ThreadInfo>,
+    /// Threads without samples (not in `threads`).
+    pub idle_threads: u64,
+    /// Processes, busiest first.
+    pub processes: Vec<ProcessInfo>,
+    /// CPU lanes, by number.
+    pub cpus: Vec<CpuInfo>,
+    /// Samples per (comm, pid, tid), busiest first.
+    pub comms: Vec<CommCount>,
+    /// First and last sample time, ns.
+    pub sample_range: Option<(u64, u64)>,
+    /// Samples delivered.
+    pub samples: u64,
+    /// Records read (including those inside COMPRESSED records).
+    pub records: u64,
+    /// Per type, in type order.
+    pub record_counts: Vec<RecordCount>,
+    /// Lost and throttled.
+    pub lost: LostInfo,
+    /// The first errors (at most 100).
+    pub errors: Vec<RecordError>,
+    /// How many errors in all.
+    pub error_count: u64,
+    /// Why the flame graph may mislead.
+    pub reasons: Vec<Reason>,
+    /// Symbol files used.
+    pub symbol_files: Vec<SymbolFileInfo>,
+    /// Where the time went.
+    pub timings: Timings,
+}
+
+/// The `profile` message: the overview plus the tables that name functions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProfileData {
+    /// The JSON part.
+    pub overview: Overview,
+    /// The profile's strings.
+    pub strings: StringTable,
+    /// Per function: its name (index into `strings`).
+    pub func_name: Vec<u32>,
+    /// Per function: its module's path (index into `strings`), `u32::MAX` when unknown.
+    pub func_module: Vec<u32>,
+}
+
+/// A flame graph / call tree: nodes in depth-first order (a parent before its children,
+/// siblings by name), as columns.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TreeNodes {
+    /// Index of the parent node, `u32::MAX` for roots.
+    pub parent: Vec<u32>,
+    /// Function (index into [`ProfileData::func_name`]).
+    pub func: Vec<u32>,
+    /// 0 for roots.
+    pub depth: Vec<u32>,
+    /// Left edge in weight units.
+    pub x: Vec<f64>,
+    /// Width in weight units (the node's total weight).
+    pub width: Vec<f64>,
+    /// Samples through the node.
+    pub total_samples: Vec<f64>,
+    /// Samples ending in the node.
+    pub self_samples: Vec<f64>,
+    /// Period through the node.
+    pub total_period: Vec<f64>,
+    /// Period ending in the node.
+    pub self_period: Vec<f64>,
+}
+
+impl TreeNodes {
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.func.len()
+    }
+
+    /// Whether there is no node.
+    pub fn is_empty(&self) -> bool {
+        self.func.is_empty()
+    }
+}
+
+/// The JSON part of a tree reply.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TreeMeta {
+    /// The query answered.
+    pub query: Option<Query>,
+    /// The profile generation.
+    pub generation: u32,
+    /// Samples that passed the filter (with or without frames): what `perf script` would count.
+    pub samples: u64,
+    /// Their period.
+    pub period: u64,
+    /// Of those, samples without any frame.
+    pub empty_samples: u64,
+    /// Total width in weight units.
+    pub total: f64,
+    /// Deepest row + 1.
+    pub depth: u32,
+    /// Time in the worker, ms.
+    pub ms: f64,
+}
+
+/// A tree reply.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TreeReply {
+    /// Totals and the query.
+    pub meta: TreeMeta,
+    /// The nodes.
+    pub nodes: TreeNodes,
+}
+
+/// The JSON part of a timeline reply.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimelineMeta {
+    /// The query answered.
+    pub query: Option<Query>,
+    /// The profile generation.
+    pub generation: u32,
+    /// Lanes: the thread lanes then the CPU lanes, as in the overview.
+    pub lanes: u32,
+    /// Bins per lane.
+    pub bins: u32,
+    /// Largest bin over the thread lanes.
+    pub max_thread: u32,
+    /// Largest bin over the CPU lanes.
+    pub max_cpu: u32,
+}
+
+/// Sample density per lane.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TimelineReply {
+    /// Sizes and the query.
+    pub meta: TimelineMeta,
+    /// `lanes × bins` counts, lane after lane.
+    pub counts: Vec<u32>,
+}
+
+/// The JSON part of a records reply.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RecordsMeta {
+    /// The query answered.
+    pub query: Option<Query>,
+    /// Records matching the filter.
+    pub matching: u64,
+    /// First row returned.
+    pub start: u32,
+}
+
+/// A page of the records table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RecordRows {
+    /// Index of the record in file order.
+    pub index: Vec<u32>,
+    /// `PERF_RECORD_*`.
+    pub type_: Vec<u32>,
+    /// Time in ns, `u64::MAX` when none.
+    pub time: Vec<u64>,
+    /// CPU, `u32::MAX` when none.
+    pub cpu: Vec<u32>,
+    /// pid, `u32::MAX` when none.
+    pub pid: Vec<u32>,
+    /// tid, `u32::MAX` when none.
+    pub tid: Vec<u32>,
+    /// File offset.
+    pub offset: Vec<u64>,
+    /// Decoded fields, one string per row.
+    pub fields: StringTable,
+}
+
+/// A records reply.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RecordsReply {
+    /// Counts and the query.
+    pub meta: RecordsMeta,
+    /// The rows.
+    pub rows: RecordRows,
+}
+
+/// One record in detail: its decoded fields and, for a sample, its stack.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StackReply {
+    /// The record.
+    pub record: u32,
+    /// `PERF_RECORD_*`.
+    pub type_: u32,
+    /// File offset (of its COMPRESSED record when it was compressed).
+    pub offset: u64,
+    /// Time in ns, when it has one.
+    pub time: Option<u64>,
+    /// Decoded fields.
+    pub fields: String,
+    /// The profile generation.
+    pub generation: u32,
+    /// Functions, leaf first (indices into [`ProfileData::func_name`]).
+    pub funcs: Vec<u32>,
+    /// When the record is not a sample or its sample was not found.
+    pub note: Option<String>,
+}
+
+/// Why a request failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// For people.
+    pub message: String,
+    /// The worker crashed (a bug): the page starts a fresh one.
+    pub crashed: bool,
+}
+
+/// A message from the worker.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkerMessage {
+    /// Listening.
+    Ready,
+    /// Progress of request `id`.
+    Progress(u32, Progress),
+    /// The summary of the file of request `id` (before records are read).
+    Summary(u32, Box<Summary>),
+    /// The profile of request `id` is ready (or was re-symbolized).
+    Profile(u32, Box<ProfileData>),
+    /// Request `id` (0: unknown) failed.
+    Failed(u32, Failure),
+    /// A tree.
+    Tree(u32, Box<TreeReply>),
+    /// Timeline density.
+    Timeline(u32, Box<TimelineReply>),
+    /// Records.
+    Records(u32, Box<RecordsReply>),
+    /// A sample's stack.
+    Stack(u32, Box<StackReply>),
+}
+
+#[derive(Serialize, Deserialize)]
+struct Empty {}
+
+impl WorkerMessage {
+    /// Encodes the message (consuming it: columns move, not copy).
+    pub fn into_packet(self) -> Packet {
+        match self {
+            WorkerMessage::Ready => Packet::new("ready", 0, &Empty {}),
+            WorkerMessage::Progress(id, p) => Packet::new("progress", id, &p),
+            WorkerMessage::Summary(id, s) => Packet::new("summary", id, &s),
+            WorkerMessage::Failed(id, f) => Packet::new("failed", id, &f),
+            WorkerMessage::Stack(id, s) => Packet::new("stack", id, &s),
+            WorkerMessage::Profile(id, p) => {
+                let p = *p;
+                let (bytes, ends) = p.strings.into_parts();
+                Packet::new("profile", id, &p.overview)
+                    .with("str_bytes", Column::U8(bytes))
+                    .with("str_ends", Column::U32(ends))
+                    .with("func_name", Column::U32(p.func_name))
+                    .with("func_module", Column::U32(p.func_module))
+            }
+            WorkerMessage::Tree(id, t) => {
+                let t = *t;
+                let n = t.nodes;
+                Packet::new("tree", id, &t.meta)
+                    .with("parent", Column::U32(n.parent))
+                    .with("func", Column::U32(n.func))
+                    .with("depth", Column::U32(n.depth))
+                    .with("x", Column::F64(n.x))
+                    .with("width", Column::F64(n.width))
+                    .with("total_samples", Column::F64(n.total_samples))
+                    .with("self_samples", Column::F64(n.self_samples))
+                    .with("total_period", Column::F64(n.total_period))
+                    .with("self_period", Column::F64(n.self_period))
+            }
+            WorkerMessage::Timeline(id, t) => Packet::new("timeline", id, &t.meta).with("counts", Column::U32(t.counts)),
+            WorkerMessage::Records(id, r) => {
+                let r = *r;
+                let rows = r.rows;
+                let (bytes, ends) = rows.fields.into_parts();
+                Packet::new("records", id, &r.meta)
+                    .with("index", Column::U32(rows.index))
+                    .with("type", Column::U32(rows.type_))
+                    .with("time", Column::U64(rows.time))
+                    .with("cpu", Column::U32(rows.cpu))
+                    .with("pid", Column::U32(rows.pid))
+                    .with("tid", Column::U32(rows.tid))
+                    .with("offset", Column::U64(rows.offset))
+                    .with("str_bytes", Column::U8(bytes))
+                    .with("str_ends", Column::U32(ends))
+            }
+        }
+    }
+
+    /// Decodes a packet made by [`WorkerMessage::into_packet`].
+    pub fn from_packet(mut p: Packet) -> Result<WorkerMessage, String> {
+        let id = p.id;
+        Ok(match p.kind.as_str() {
+            "ready" => WorkerMessage::Ready,
+            "progress" => WorkerMessage::Progress(id, p.json()?),
+            "summary" => WorkerMessage::Summary(id, Box::new(p.json()?)),
+            "failed" => WorkerMessage::Failed(id, p.json()?),
+            "stack" => WorkerMessage::Stack(id, Box::new(p.json()?)),
+            "profile" => {
+                let overview = p.json()?;
+                let strings = StringTable::from_parts(p.take_u8("str_bytes")?, p.take_u32("str_ends")?);
+                let func_name = p.take_u32("func_name")?;
+                let func_module = p.take_u32("func_module")?;
+                same_len("profile", &[("func_name", func_name.len()), ("func_module", func_module.len())])?;
+                WorkerMessage::Profile(id, Box::new(ProfileData { overview, strings, func_name, func_module }))
+            }
+            "tree" => {
+                let meta = p.json()?;
+                let nodes = TreeNodes {
+                    parent: p.take_u32("parent")?,
+                    func: p.take_u32("func")?,
+                    depth: p.take_u32("depth")?,
+                    x: p.take_f64("x")?,
+                    width: p.take_f64("width")?,
+                    total_samples: p.take_f64("total_samples")?,
+                    self_samples: p.take_f64("self_samples")?,
+                    total_period: p.take_f64("total_period")?,
+                    self_period: p.take_f64("self_period")?,
+                };
+                same_len(
+                    "tree",
+                    &[
+                        ("parent", nodes.parent.len()),
+                        ("func", nodes.func.len()),
+                        ("depth", nodes.depth.len()),
+                        ("x", nodes.x.len()),
+                        ("width", nodes.width.len()),
+                        ("total_samples", nodes.total_samples.len()),
+                        ("self_samples", nodes.self_samples.len()),
+                        ("total_period", nodes.total_period.len()),
+                        ("self_period", nodes.self_period.len()),
+                    ],
+                )?;
+                WorkerMessage::Tree(id, Box::new(TreeReply { meta, nodes }))
+            }
+            "timeline" => {
+                let meta: TimelineMeta = p.json()?;
+                let counts = p.take_u32("counts")?;
+                let want = (meta.lanes as usize).saturating_mul(meta.bins as usize);
+                if counts.len() != want {
+                    return Err(format!("timeline message: {} counts for {} lanes × {} bins", counts.len(), meta.lanes, meta.bins));
+                }
+                WorkerMessage::Timeline(id, Box::new(TimelineReply { meta, counts }))
+            }
+            "records" => {
+                let meta = p.json()?;
+                let rows = RecordRows {
+                    index: p.take_u32("index")?,
+                    type_: p.take_u32("type")?,
+                    time: p.take_u64("time")?,
+                    cpu: p.take_u32("cpu")?,
+                    pid: p.take_u32("pid")?,
+                    tid: p.take_u32("tid")?,
+                    offset: p.take_u64("offset")?,
+                    fields: StringTable::from_parts(p.take_u8("str_bytes")?, p.take_u32("str_ends")?),
+                };
+                same_len(
+                    "records",
+                    &[
+                        ("index", rows.index.len()),
+                        ("type", rows.type_.len()),
+                        ("time", rows.time.len()),
+                        ("cpu", rows.cpu.len()),
+                        ("pid", rows.pid.len()),
+                        ("tid", rows.tid.len()),
+                        ("offset", rows.offset.len()),
+                        ("fields", rows.fields.len()),
+                    ],
+                )?;
+                WorkerMessage::Records(id, Box::new(RecordsReply { meta, rows }))
+            }
+            other => return Err(format!("the worker sent an unknown message kind {other:?}")),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(m: WorkerMessage) {
+        let back = WorkerMessage::from_packet(m.clone().into_packet()).unwrap();
+        assert_eq!(back, m);
+    }
+
+    #[test]
+    fn every_message_round_trips() {
+        round_trip(WorkerMessage::Ready);
+        round_trip(WorkerMessage::Progress(2, Progress { phase: Phase::Records, bytes: 10.0, total: 20.0, records: 3.0 }));
+        round_trip(WorkerMessage::Summary(2, Box::new(Summary { file_size: 9, ..Summary::default() })));
+        round_trip(WorkerMessage::Failed(0, Failure { message: "x".into(), crashed: true }));
+        let mut strings = StringTable::new();
+        strings.push("main");
+        strings.push("/bin/x");
+        round_trip(WorkerMessage::Profile(
+            3,
+            Box::new(ProfileData {
+                overview: Overview { generation: 2, samples: 5, ..Overview::default() },
+                strings,
+                func_name: vec![0],
+                func_module: vec![1],
+            }),
+        ));
+        let nodes = TreeNodes {
+            parent: vec![u32::MAX, 0],
+            func: vec![0, 0],
+            depth: vec![0, 1],
+            x: vec![0.0, 0.0],
+            width: vec![3.0, 1.0],
+            total_samples: vec![3.0, 1.0],
+            self_samples: vec![2.0, 1.0],
+            total_period: vec![30.0, 10.0],
+            self_period: vec![20.0, 10.0],
+        };
+        let query = Query::Tree { filter: Filter { range: Some((1, u64::MAX)), event: Some(0), threads: vec![] }, inverted: false, weight: WeightKind::Samples };
+        round_trip(WorkerMessage::Tree(4, Box::new(TreeReply { meta: TreeMeta { query: Some(query), samples: 3, total: 3.0, depth: 2, ..TreeMeta::default() }, nodes })));
+        round_trip(WorkerMessage::Timeline(5, Box::new(TimelineReply { meta: TimelineMeta { lanes: 2, bins: 2, max_thread: 4, ..TimelineMeta::default() }, counts: vec![1, 4, 0, 2] })));
+        let mut fields = StringTable::new();
+        fields.push("comm=mt");
+        let rows = RecordRows { index: vec![7], type_: vec![3], time: vec![u64::MAX], cpu: vec![1], pid: vec![2], tid: vec![2], offset: vec![0x108], fields };
+        round_trip(WorkerMessage::Records(6, Box::new(RecordsReply { meta: RecordsMeta { matching: 1, ..RecordsMeta::default() }, rows })));
+        round_trip(WorkerMessage::Stack(7, Box::new(StackReply { record: 3, generation: 1, funcs: vec![1, 0], fields: "x".into(), ..StackReply::default() })));
+    }
+
+    #[test]
+    fn ragged_columns_are_refused() {
+        let mut p = WorkerMessage::Timeline(1, Box::new(TimelineReply { meta: TimelineMeta { lanes: 2, bins: 2, ..TimelineMeta::default() }, counts: vec![1, 2, 3, 4] })).into_packet();
+        p.columns[0].1 = Column::U32(vec![1]);
+        assert_eq!(WorkerMessage::from_packet(p).unwrap_err(), "timeline message: 1 counts for 2 lanes × 2 bins");
+    }
+
+    #[test]
+    fn queries_serialize_as_tagged_json() {
+        let q = Query::Stack { record: 4 };
+        let json = serde_json::to_string(&q).unwrap();
+        assert_eq!(json, r#"{"Stack":{"record":4}}"#);
+        assert_eq!(serde_json::from_str::<Query>(&json).unwrap(), q);
+    }
+}

@@ -1,0 +1,246 @@
+//! Derivations from the state, pure and tested natively. Components call them through
+//! `use_memo` with the inputs they depend on, so each is computed once per change.
+//!
+//! - the queries the worker must answer for the current view state;
+//! - tree navigation over the worker's node columns (children, subtree ends, paths);
+//! - flame-graph search matches and their share.
+
+use crate::protocol::{Filter, ProfileData, Query, RecordFilter, TreeNodes, TreeReply};
+use crate::state::{AppState, FuncPath, Tab};
+
+/// A function's name.
+pub fn func_name(p: &ProfileData, func: u32) -> &str {
+    p.func_name.get(func as usize).map_or("", |&s| p.strings.get(s))
+}
+
+/// A function's module path ("" when unknown).
+pub fn func_module(p: &ProfileData, func: u32) -> &str {
+    p.func_module.get(func as usize).filter(|&&m| m != u32::MAX).map_or("", |&s| p.strings.get(s))
+}
+
+/// The last component of a path.
+pub fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The filter every sample view shares.
+pub fn filter(state: &AppState) -> Filter {
+    Filter { range: state.view.selection, event: state.view.event, threads: state.view.threads.clone() }
+}
+
+/// The tree the flame graph and call tree need.
+pub fn tree_query(state: &AppState) -> Option<Query> {
+    state.profile()?;
+    Some(Query::Tree { filter: filter(state), inverted: state.view.inverted, weight: state.view.weight })
+}
+
+/// The timeline's visible range: the chosen viewport, else every sample.
+pub fn viewport(state: &AppState) -> Option<(u64, u64)> {
+    state.view.viewport.or_else(|| state.profile()?.overview.sample_range)
+}
+
+/// The density the timeline needs (once it knows its width).
+pub fn timeline_query(state: &AppState) -> Option<Query> {
+    let (start, end) = viewport(state)?;
+    let bins = state.view.timeline_bins;
+    (bins > 0).then_some(Query::Timeline { start, end, bins, event: state.view.event })
+}
+
+/// The records filter with the time selection applied.
+pub fn record_filter(state: &AppState) -> RecordFilter {
+    RecordFilter { range: state.view.selection, ..state.view.record_filter.clone() }
+}
+
+/// Records rows are fetched in pages of this many.
+pub const RECORD_PAGE: u32 = 128;
+
+/// The records page the table needs: pages aligned to [`RECORD_PAGE`] around the scroll row.
+pub fn records_query(state: &AppState) -> Option<Query> {
+    state.profile()?;
+    let start = (state.view.record_scroll / RECORD_PAGE) * RECORD_PAGE;
+    let visible = state.view.record_rows.max(1);
+    let end = state.view.record_scroll.saturating_add(visible);
+    let count = (end.div_ceil(RECORD_PAGE) * RECORD_PAGE).saturating_sub(start).max(RECORD_PAGE);
+    Some(Query::Records { filter: record_filter(state), start, count })
+}
+
+/// The stack of the selected record.
+pub fn stack_query(state: &AppState) -> Option<Query> {
+    state.profile()?;
+    Some(Query::Stack { record: state.view.record_selected? })
+}
+
+/// Every query the current tab needs (other tabs query when shown).
+pub fn wanted_queries(state: &AppState) -> Vec<Query> {
+    let mut out = Vec::new();
+    match state.view.tab {
+        Tab::Summary => {}
+        Tab::Flame | Tab::CallTree => out.extend(tree_query(state)),
+        Tab::Timeline => out.extend(timeline_query(state)),
+        Tab::Records => {
+            out.extend(records_query(state));
+            out.extend(stack_query(state));
+        }
+    }
+    out
+}
+
+/// Children lists and subtree ends of a node list in depth-first order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TreeIndex {
+    /// Roots in order.
+    pub roots: Vec<u32>,
+    /// Children of each node, in order.
+    pub children: Vec<Vec<u32>>,
+    /// One past the last node of each node's subtree.
+    pub end: Vec<u32>,
+}
+
+impl TreeIndex {
+    /// Indexes `nodes` (parents before children, subtrees contiguous).
+    pub fn new(nodes: &TreeNodes) -> TreeIndex {
+        let n = nodes.len();
+        let mut ix = TreeIndex { roots: Vec::new(), children: vec![Vec::new(); n], end: (1..=n as u32).collect() };
+        for (i, &p) in nodes.parent.iter().enumerate() {
+            match ix.children.get_mut(p as usize) {
+                Some(c) => c.push(i as u32),
+                None => ix.roots.push(i as u32),
+            }
+        }
+        // Children come after their parent: a backward pass carries ends up.
+        for i in (0..n).rev() {
+            let e = ix.end.get(i).copied().unwrap_or(0);
+            if let Some(&p) = nodes.parent.get(i) {
+                if let Some(pe) = ix.end.get_mut(p as usize) {
+                    *pe = (*pe).max(e);
+                }
+            }
+        }
+        ix
+    }
+}
+
+/// The node reached by following `path` (function ids from a root).
+pub fn find_path(nodes: &TreeNodes, ix: &TreeIndex, path: &[u32]) -> Option<u32> {
+    let mut level: &[u32] = &ix.roots;
+    let mut found = None;
+    for &func in path {
+        let n = *level.iter().find(|&&c| nodes.func.get(c as usize) == Some(&func))?;
+        found = Some(n);
+        level = ix.children.get(n as usize).map_or(&[], Vec::as_slice);
+    }
+    found
+}
+
+/// The functions from the root down to node `i`.
+pub fn path_of(nodes: &TreeNodes, i: u32) -> FuncPath {
+    let mut path = Vec::new();
+    let mut cur = i;
+    while let Some(&f) = nodes.func.get(cur as usize) {
+        path.push(f);
+        match nodes.parent.get(cur as usize) {
+            Some(&p) if p != u32::MAX && path.len() <= nodes.len() => cur = p,
+            _ => break,
+        }
+    }
+    path.reverse();
+    path
+}
+
+/// Search results over a tree.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SearchResult {
+    /// The text searched.
+    pub query: String,
+    /// Per node: its function's name contains the text (case-insensitive).
+    pub matched: Vec<bool>,
+    /// Nodes matched.
+    pub count: usize,
+    /// Weight of the matched nodes that are not inside another matched node.
+    pub weight: f64,
+    /// `weight` over the tree's total, 0..=1.
+    pub share: f64,
+}
+
+/// Finds the nodes whose function name contains `query`.
+pub fn search(tree: &TreeReply, profile: &ProfileData, query: &str) -> SearchResult {
+    let q = query.trim().to_lowercase();
+    let nodes = &tree.nodes;
+    let mut r = SearchResult { query: query.to_string(), matched: vec![false; nodes.len()], ..SearchResult::default() };
+    if q.is_empty() {
+        return r;
+    }
+    let mut func_hit: std::collections::HashMap<u32, bool> = std::collections::HashMap::new();
+    // Nodes are depth-first: a node is inside a matched one while i < that one's subtree end.
+    let ix = TreeIndex::new(nodes);
+    let mut covered_until = 0u32;
+    for i in 0..nodes.len() {
+        let f = nodes.func.get(i).copied().unwrap_or(0);
+        let hit = *func_hit.entry(f).or_insert_with(|| func_name(profile, f).to_lowercase().contains(&q));
+        if hit {
+            if let Some(m) = r.matched.get_mut(i) {
+                *m = true;
+            }
+            r.count += 1;
+            if (i as u32) >= covered_until {
+                r.weight += nodes.width.get(i).copied().unwrap_or(0.0);
+                covered_until = ix.end.get(i).copied().unwrap_or(0);
+            }
+        }
+    }
+    r.share = if tree.meta.total > 0.0 { (r.weight / tree.meta.total).min(1.0) } else { 0.0 };
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::strings::StringTable;
+    use crate::protocol::TreeMeta;
+
+    /// main(4) → [alpha(1), zeta(2) → [alpha(1)]], other(1): functions main=0 alpha=1 zeta=2 other=3.
+    fn tree() -> (TreeReply, ProfileData) {
+        let mut strings = StringTable::new();
+        for s in ["main", "alpha", "zeta", "other"] {
+            strings.push(s);
+        }
+        let p = ProfileData { strings, func_name: vec![0, 1, 2, 3], func_module: vec![u32::MAX; 4], ..ProfileData::default() };
+        let nodes = TreeNodes {
+            parent: vec![u32::MAX, 0, 0, 2, u32::MAX],
+            func: vec![0, 1, 2, 1, 3],
+            depth: vec![0, 1, 1, 2, 0],
+            x: vec![0.0, 0.0, 1.0, 1.0, 4.0],
+            width: vec![4.0, 1.0, 2.0, 1.0, 1.0],
+            ..TreeNodes::default()
+        };
+        (TreeReply { meta: TreeMeta { total: 5.0, ..TreeMeta::default() }, nodes }, p)
+    }
+
+    #[test]
+    fn index_paths_and_subtree_ends() {
+        let (t, _) = tree();
+        let ix = TreeIndex::new(&t.nodes);
+        assert_eq!(ix.roots, vec![0, 4]);
+        assert_eq!(ix.children[0], vec![1, 2]);
+        assert_eq!(ix.end, vec![4, 2, 4, 4, 5]);
+        assert_eq!(path_of(&t.nodes, 3), vec![0, 2, 1]);
+        assert_eq!(find_path(&t.nodes, &ix, &[0, 2, 1]), Some(3));
+        assert_eq!(find_path(&t.nodes, &ix, &[0, 3]), None);
+        assert_eq!(find_path(&t.nodes, &ix, &[]), None);
+    }
+
+    #[test]
+    fn search_counts_nested_matches_once() {
+        let (t, p) = tree();
+        // "a" matches main, alpha, zeta, alpha: main covers the whole of its subtree (4 of 5).
+        let r = search(&t, &p, "A");
+        assert_eq!(r.count, 4);
+        assert_eq!(r.weight, 4.0);
+        assert!((r.share - 0.8).abs() < 1e-12);
+        // "alpha": two separate nodes, 1 + 1.
+        let r = search(&t, &p, "alpha");
+        assert_eq!((r.count, r.weight), (2, 2.0));
+        assert_eq!(r.matched, vec![false, true, false, true, false]);
+        assert_eq!(search(&t, &p, "  ").count, 0);
+    }
+}

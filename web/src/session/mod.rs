@@ -1,0 +1,334 @@
+//! What the worker holds for an open file and how it answers queries. Plain Rust (no JS), so
+//! it is tested natively; `crate::worker` is the JS glue around it.
+//!
+//! Opening: [`Session::open`] walks the records once into a [`RecordIndex`] (with progress),
+//! builds the [`Profile`] with `perfscope_analysis::load::load_profile` (time order, symbols,
+//! DWARF unwinding with dropped binaries), and the [`Timeline`] lanes. Symbol files dropped later
+//! rebuild the profile with a new resolver ([`Session::add_symbols`]); the generation number
+//! then goes up.
+//!
+//! Events are addressed by attr index everywhere in the protocol (the summary's order);
+//! `load_profile` numbers the profile's events in order of first use, so the session maps
+//! between the two ([`EventMap`]).
+
+pub mod events;
+pub mod overview;
+pub mod record_fields;
+pub mod records_index;
+pub mod symbols;
+pub mod timeline;
+pub mod tree;
+
+use perfscope_analysis::builder::{InlineFrames, UnknownNames};
+use perfscope_analysis::ids::FuncIndex;
+use perfscope_analysis::load::{load_profile, LoadDiagnostics, LoadOptions};
+use perfscope_analysis::profile::Profile;
+use perfscope_analysis::summary::Summary;
+use perfscope_format::metadata::Metadata;
+
+use crate::protocol::strings::StringTable;
+use crate::protocol::{
+    Overview, Phase, ProfileData, Progress, Query, RecordError, RecordFilter, RecordRows, RecordsMeta, RecordsReply, StackReply,
+    SymbolFileInfo, Timings, WorkerMessage,
+};
+pub use events::EventMap;
+use records_index::RecordIndex;
+use symbols::SymbolFile;
+use timeline::Timeline;
+
+/// An open file.
+pub struct Session {
+    data: Vec<u8>,
+    summary: Summary,
+    meta: Option<Metadata>,
+    index: RecordIndex,
+    symbol_files: Vec<SymbolFile>,
+    symbol_infos: Vec<SymbolFileInfo>,
+    profile: Profile,
+    diagnostics: LoadDiagnostics,
+    events: EventMap,
+    timeline: Timeline,
+    generation: u32,
+    profile_error: Option<String>,
+    timings: Timings,
+    records_cache: Option<(RecordFilter, Vec<u32>)>,
+}
+
+impl Session {
+    /// Opens `data` (already summarized as `summary`) with `symbol_files`. `progress` gets
+    /// reports; `now` is a clock in ms (timings only).
+    pub fn open(
+        data: Vec<u8>,
+        summary: Summary,
+        symbol_files: Vec<SymbolFile>,
+        progress: &mut dyn FnMut(Progress),
+        now: &dyn Fn() -> f64,
+        mut timings: Timings,
+    ) -> Session {
+        let total = data.len() as f64;
+        let t0 = now();
+        let (index, meta) = match RecordIndex::build(&data, &mut |bytes, records| {
+            progress(Progress { phase: Phase::Records, bytes: bytes as f64, total, records: records as f64 })
+        }) {
+            Ok((index, meta)) => (index, Some(meta)),
+            Err(e) => {
+                let index = RecordIndex {
+                    error_count: 1,
+                    errors: vec![RecordError { offset: e.offset, message: e.to_string(), records_before: 0 }],
+                    ..RecordIndex::default()
+                };
+                (index, None)
+            }
+        };
+        timings.records_ms = now() - t0;
+        let mut s = Session {
+            data,
+            summary,
+            meta,
+            index,
+            symbol_files,
+            symbol_infos: Vec::new(),
+            profile: Profile::new(),
+            diagnostics: LoadDiagnostics::default(),
+            events: EventMap::default(),
+            timeline: Timeline::default(),
+            generation: 0,
+            profile_error: None,
+            timings,
+            records_cache: None,
+        };
+        progress(Progress { phase: Phase::Profile, bytes: total, total, records: s.index.len() as f64 });
+        s.rebuild(now);
+        s
+    }
+
+    fn rebuild(&mut self, now: &dyn Fn() -> f64) {
+        let t0 = now();
+        self.generation += 1;
+        let (resolver, infos) = symbols::build_resolver(&self.symbol_files, &self.index.mapped);
+        self.symbol_infos = infos;
+        if self.meta.is_some() {
+            let options = LoadOptions {
+                resolver,
+                unknown_names: UnknownNames::ModuleOffset,
+                inline_frames: InlineFrames::Unwound,
+                ..LoadOptions::default()
+            };
+            match load_profile(&self.data, &[], options) {
+                Ok((p, d)) => {
+                    self.profile = p;
+                    self.diagnostics = d;
+                    self.profile_error = None;
+                }
+                Err(e) => self.profile_error = Some(e.to_string()),
+            }
+        }
+        self.events = EventMap::new(&self.summary, &self.profile);
+        self.timeline = Timeline::new(&self.profile, &self.events);
+        self.timings.profile_ms = now() - t0;
+    }
+
+    /// Adds symbol files and rebuilds the profile with them.
+    pub fn add_symbols(&mut self, files: Vec<SymbolFile>, progress: &mut dyn FnMut(Progress), now: &dyn Fn() -> f64) {
+        self.symbol_files.extend(files);
+        let total = self.data.len() as f64;
+        progress(Progress { phase: Phase::Profile, bytes: total, total, records: self.index.len() as f64 });
+        self.rebuild(now);
+    }
+
+    /// The summary.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// The overview.
+    pub fn overview(&self) -> Overview {
+        let mut o = overview::overview(&self.summary, self.meta.as_ref(), &self.index, &self.profile, &self.events, &self.timeline, &self.symbol_files, &self.diagnostics);
+        o.generation = self.generation;
+        // Header warnings are in the summary already; the banner is about records.
+        let before = o.errors.len();
+        o.errors.retain(|e| !self.summary.warnings.contains(&e.message));
+        o.error_count = o.error_count.saturating_sub((before - o.errors.len()) as u64);
+        o.symbol_files = self.symbol_infos.clone();
+        o.timings = self.timings;
+        if let Some(e) = &self.profile_error {
+            o.errors.push(RecordError { offset: 0, message: format!("the profile could not be built: {e}"), records_before: o.records });
+            o.error_count += 1;
+        }
+        o
+    }
+
+    /// The `profile` message's contents.
+    pub fn profile_data(&self) -> ProfileData {
+        let p = &self.profile;
+        let mut strings = StringTable::new();
+        for i in 0..p.strings.len() {
+            strings.push(p.strings.get(perfscope_analysis::ids::StringIndex(i as u32)));
+        }
+        let n = p.funcs.len();
+        let mut func_name = Vec::with_capacity(n);
+        let mut func_module = Vec::with_capacity(n);
+        for i in 0..n {
+            let f = p.funcs.get(FuncIndex(i as u32));
+            func_name.push(f.map_or(u32::MAX, |f| f.name.0));
+            func_module.push(f.and_then(|f| f.module).and_then(|m| p.modules.get(m)).map_or(u32::MAX, |m| m.path.0));
+        }
+        ProfileData { overview: self.overview(), strings, func_name, func_module }
+    }
+
+    fn event_name(&self, e: u32) -> String {
+        self.summary.events.get(e as usize).map(|e| e.name.clone()).unwrap_or_else(|| format!("event {e}"))
+    }
+
+    /// Answers a query.
+    pub fn query(&mut self, id: u32, query: Query) -> WorkerMessage {
+        match &query {
+            Query::Tree { filter, inverted, weight } => match tree::tree(&self.profile, &self.timeline, &self.events, filter, *inverted, *weight) {
+                Ok(mut t) => {
+                    t.meta.query = Some(query);
+                    t.meta.generation = self.generation;
+                    WorkerMessage::Tree(id, Box::new(t))
+                }
+                Err(message) => WorkerMessage::Failed(id, crate::protocol::Failure { message, crashed: false }),
+            },
+            Query::Timeline { start, end, bins, event } => {
+                let mut t = self.timeline.density(*start, *end, *bins, *event);
+                t.meta.query = Some(query);
+                t.meta.generation = self.generation;
+                WorkerMessage::Timeline(id, Box::new(t))
+            }
+            Query::Records { filter, start, count } => {
+                let (filter, start, count) = (filter.clone(), *start, *count);
+                let r = self.records(&filter, start, count);
+                WorkerMessage::Records(id, Box::new(RecordsReply { meta: RecordsMeta { query: Some(query), ..r.meta }, rows: r.rows }))
+            }
+            Query::Stack { record } => WorkerMessage::Stack(id, Box::new(self.stack(*record))),
+        }
+    }
+
+    fn records(&mut self, filter: &RecordFilter, start: u32, count: u32) -> RecordsReply {
+        let rows = match &self.records_cache {
+            Some((f, rows)) if f == filter => rows,
+            _ => {
+                let rows = self.index.matching(filter);
+                &self.records_cache.insert((filter.clone(), rows)).1
+            }
+        };
+        let page: Vec<u32> = rows.iter().skip(start as usize).take(count.min(1000) as usize).copied().collect();
+        let matching = rows.len() as u64;
+        let ix = &self.index;
+        let at32 = |c: &Vec<u32>, i: u32| c.get(i as usize).copied().unwrap_or(u32::MAX);
+        let mut fields = StringTable::new();
+        if let Some(meta) = &self.meta {
+            for text in ix.describe_rows(&self.data, meta, &page, &|e| self.event_name(e)) {
+                fields.push(&text);
+            }
+        } else {
+            page.iter().for_each(|_| {
+                fields.push("");
+            });
+        }
+        let rows = RecordRows {
+            type_: page.iter().map(|&i| at32(&ix.type_, i)).collect(),
+            time: page.iter().map(|&i| ix.time.get(i as usize).copied().unwrap_or(u64::MAX)).collect(),
+            cpu: page.iter().map(|&i| at32(&ix.cpu, i)).collect(),
+            pid: page.iter().map(|&i| at32(&ix.pid, i)).collect(),
+            tid: page.iter().map(|&i| at32(&ix.tid, i)).collect(),
+            offset: page.iter().map(|&i| ix.offset.get(i as usize).copied().unwrap_or(0)).collect(),
+            index: page,
+            fields,
+        };
+        RecordsReply { meta: RecordsMeta { query: None, matching, start }, rows }
+    }
+
+    /// The stack of the sample of record `record`: the profile sample with its time and tid.
+    pub fn stack(&self, record: u32) -> StackReply {
+        let r = record as usize;
+        let fields = match &self.meta {
+            Some(meta) => self.index.describe_rows(&self.data, meta, &[record], &|e| self.event_name(e)).pop().unwrap_or_default(),
+            None => String::new(),
+        };
+        let mut reply = StackReply {
+            record,
+            type_: self.index.type_.get(r).copied().unwrap_or(u32::MAX),
+            offset: self.index.offset.get(r).copied().unwrap_or(0),
+            time: self.index.time.get(r).copied().filter(|&t| t != u64::MAX),
+            fields,
+            generation: self.generation,
+            funcs: Vec::new(),
+            note: None,
+        };
+        if !self.index.is_sample(r) {
+            reply.note = Some("not a sample".into());
+            return reply;
+        }
+        let (Some(&time), Some(&tid)) = (self.index.time.get(r), self.index.tid.get(r)) else {
+            reply.note = Some("no such record".into());
+            return reply;
+        };
+        let p = &self.profile;
+        let times = &p.samples.time;
+        let start = times.partition_point(|&t| t < time);
+        let found = (start..times.len()).take_while(|&i| times.get(i) == Some(&time)).find(|&i| {
+            p.samples.thread.get(i).and_then(|&t| p.threads.get(t)).is_some_and(|t| t.tid == tid || tid == u32::MAX)
+        });
+        match found.and_then(|i| p.samples.stack.get(i).copied()) {
+            Some(stack) => {
+                reply.funcs = p.stacks.frames_leaf_first(stack).filter_map(|f| p.frame_func(f)).map(|f| f.0).collect();
+            }
+            None => reply.note = Some("this sample is not in the profile (it could not be decoded)".into()),
+        }
+        reply
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Filter, WeightKind};
+
+    fn open(name: &str) -> Session {
+        let data = std::fs::read(format!("{}/../tests/data/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let summary = Summary::from_bytes(&data);
+        Session::open(data, summary, Vec::new(), &mut |_| {}, &|| 0.0, Timings::default())
+    }
+
+    #[test]
+    fn example_opens_with_samples_threads_and_a_tree() {
+        let mut s = open("example.data");
+        let o = s.overview();
+        assert!(o.samples > 100, "{}", o.samples);
+        assert_eq!(o.events.len(), 1);
+        assert_eq!(o.events[0].samples, o.samples);
+        assert!(o.events[0].callchain);
+        assert_eq!(o.comms.iter().map(|c| c.samples).sum::<u64>(), o.samples);
+        assert!(o.reasons.iter().any(|r| r.code == "kernel-unnamed"), "{:?}", o.reasons);
+        let sample_count = o.record_counts.iter().find(|c| c.name == "SAMPLE").unwrap().count;
+        assert_eq!(sample_count, o.samples);
+        match s.query(1, Query::Tree { filter: Filter::default(), inverted: false, weight: WeightKind::Samples }) {
+            WorkerMessage::Tree(1, t) => {
+                assert_eq!(t.meta.samples, o.samples);
+                assert!(t.nodes.len() > 10);
+            }
+            other => panic!("{other:?}"),
+        }
+        // The first sample record's stack is found.
+        let first_sample = (0..s.index.len()).find(|&i| s.index.is_sample(i)).unwrap();
+        let st = s.stack(first_sample as u32);
+        assert_eq!(st.note, None);
+        assert!(!st.funcs.is_empty());
+    }
+
+    #[test]
+    fn pipe_mode_opens_too() {
+        let s = open("pipe.data");
+        let o = s.overview();
+        assert!(o.samples > 10);
+        assert!(o.threads.iter().any(|t| t.name == "sort"), "{:?}", o.threads);
+    }
+}

@@ -1,0 +1,212 @@
+//! The [`Overview`] of a loaded profile: events, threads, CPUs, counts, problems, and the
+//! reasons the flame graph could be empty or misleading.
+
+use std::collections::{BTreeMap, HashMap};
+
+use perfscope_analysis::ids::ThreadIndex;
+use perfscope_analysis::load::LoadDiagnostics;
+use perfscope_analysis::profile::Profile;
+use perfscope_analysis::summary::Summary;
+use perfscope_format::constants::sample_type;
+use perfscope_format::layout::EventIndex as AttrIndex;
+use perfscope_format::metadata::Metadata;
+
+use super::events::EventMap;
+use super::records_index::RecordIndex;
+use super::symbols::{FileKind, SymbolFile};
+use super::timeline::Timeline;
+use crate::protocol::{CommCount, EventInfo, Overview, Reason};
+
+/// Events (in attr order) with their sample counts and what their attrs record.
+pub fn events(summary: &Summary, meta: Option<&Metadata>, profile: &Profile, map: &EventMap) -> Vec<EventInfo> {
+    let n = map.attrs().max(summary.events.len());
+    let mut out: Vec<EventInfo> = (0..n)
+        .map(|i| {
+            let name = summary.events.get(i).map(|e| e.name.clone()).unwrap_or_else(|| {
+                map.to_profile.get(i).copied().flatten().map(|e| profile.event_name(e).to_string()).unwrap_or_default()
+            });
+            let st = meta.and_then(|m| m.events.attr(AttrIndex(i as u32))).map_or(0, |a| a.sample_type);
+            EventInfo { name, samples: 0, period: 0, callchain: st & sample_type::CALLCHAIN != 0, dwarf: st & sample_type::STACK_USER != 0 }
+        })
+        .collect();
+    for (e, p) in profile.samples.event.iter().zip(&profile.samples.period) {
+        if let Some(info) = out.get_mut(map.attr(*e) as usize) {
+            info.samples += 1;
+            info.period = info.period.saturating_add(*p);
+        }
+    }
+    out
+}
+
+/// Samples per (comm, pid, tid), as `perf script` prints them, busiest first.
+pub fn comms(profile: &Profile) -> Vec<CommCount> {
+    let mut per_thread = vec![0u64; profile.threads.len()];
+    for t in &profile.samples.thread {
+        if let Some(c) = per_thread.get_mut(t.index()) {
+            *c += 1;
+        }
+    }
+    let mut merged: BTreeMap<(String, u32, u32), u64> = BTreeMap::new();
+    for (i, &n) in per_thread.iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        let Some(t) = profile.threads.get(ThreadIndex(i as u32)) else { continue };
+        *merged.entry((profile.strings.get(t.name).to_string(), t.pid, t.tid)).or_insert(0) += n;
+    }
+    let mut out: Vec<CommCount> = merged.into_iter().map(|((comm, pid, tid), samples)| CommCount { comm, pid, tid, samples }).collect();
+    out.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.pid.cmp(&b.pid)).then(a.tid.cmp(&b.tid)));
+    out
+}
+
+fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Whether a function is a placeholder for an address without a symbol (`module+0x1f`).
+fn unnamed(name: &str, module: &str) -> bool {
+    name.starts_with("0x") || name.strip_prefix(basename(module)).is_some_and(|rest| rest.starts_with("+0x"))
+}
+
+/// (kernel, user) shares of samples whose leaf function has no name.
+pub fn unnamed_leaf_shares(profile: &Profile) -> (f64, f64) {
+    let mut cache: HashMap<u32, Option<bool>> = HashMap::new();
+    let (mut kernel, mut user, mut all) = (0u64, 0u64, 0u64);
+    for s in profile.samples.stack.iter().flatten() {
+        all += 1;
+        let Some(func) = profile.stack_func(*s) else { continue };
+        let class = *cache.entry(func.0).or_insert_with(|| {
+            let f = profile.funcs.get(func)?;
+            let module = f.module.and_then(|m| profile.modules.get(m)).map_or("", |m| profile.strings.get(m.path));
+            let name = profile.strings.get(f.name);
+            unnamed(name, module).then(|| perfscope_analysis::symbols::resolver::is_kernel_module_path(module))
+        });
+        match class {
+            Some(true) => kernel += 1,
+            Some(false) => user += 1,
+            None => {}
+        }
+    }
+    if all == 0 {
+        return (0.0, 0.0);
+    }
+    (kernel as f64 / all as f64, user as f64 / all as f64)
+}
+
+fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p < 1.0 { format!("{p:.1}%") } else { format!("{p:.0}%") }
+}
+
+/// Why the flame graph may be empty or misleading.
+pub fn reasons(summary: &Summary, events: &[EventInfo], profile: &Profile, symbols: &[SymbolFile], diag: &LoadDiagnostics) -> Vec<Reason> {
+    let mut out = Vec::new();
+    let reason = |code: &str, message: String| Reason { code: code.to_string(), message };
+    if profile.samples.is_empty() {
+        let why = if summary.stat { " (it was made by perf stat record, which stores counts, not samples)" } else { "" };
+        out.push(reason("no-samples", format!("This file has no samples{why}: there is no call tree or flame graph to show.")));
+        return out;
+    }
+    for e in events.iter().filter(|e| e.samples > 0 && !e.callchain && !e.dwarf) {
+        out.push(reason(
+            "no-callchains",
+            format!(
+                "No call chains were recorded for {} (perf record without -g): each sample is only the function it hit, so the flame graph is one level deep.",
+                e.name
+            ),
+        ));
+    }
+    let has_binaries = symbols.iter().any(|f| matches!(f.kind, FileKind::Elf | FileKind::Archive));
+    let dwarf_samples: u64 = events.iter().filter(|e| e.dwarf).map(|e| e.samples).sum();
+    if dwarf_samples > 0 && diag.truncated > 0 {
+        let names: Vec<&str> = events.iter().filter(|e| e.dwarf && e.samples > 0).map(|e| e.name.as_str()).collect();
+        let what = if has_binaries { "the dropped binaries do not cover every user module" } else { "no binaries were given" };
+        out.push(reason(
+            "dwarf-no-binaries",
+            format!(
+                "{} was recorded with --call-graph dwarf: user stacks are copies of stack memory that only the program's binaries can unwind, and {what}. {} of {} such samples keep only their sampled function ([truncated]). Drop the executables and libraries (or a perf archive) on the page.",
+                names.join(", "),
+                diag.truncated,
+                dwarf_samples
+            ),
+        ));
+    }
+    let (kernel, user) = unnamed_leaf_shares(profile);
+    if kernel > 0.0 {
+        out.push(reason(
+            "kernel-unnamed",
+            format!(
+                "{} of the samples end in kernel code without names ([kernel.kallsyms]+0x…): drop /proc/kallsyms (or kallsyms.gz) of the machine that recorded.",
+                percent(kernel)
+            ),
+        ));
+    }
+    if user > 0.0 {
+        out.push(reason(
+            "user-unnamed",
+            format!(
+                "{} of the samples end in user code without symbols (module+0x…): drop the binaries or a perf archive (perf archive) to name them.",
+                percent(user)
+            ),
+        ));
+    }
+    out
+}
+
+/// The whole overview (without symbol files and timings, which the session fills in).
+#[allow(clippy::too_many_arguments)]
+pub fn overview(
+    summary: &Summary,
+    meta: Option<&Metadata>,
+    index: &RecordIndex,
+    profile: &Profile,
+    map: &EventMap,
+    timeline: &Timeline,
+    symbols: &[SymbolFile],
+    diag: &LoadDiagnostics,
+) -> Overview {
+    let events = events(summary, meta, profile, map);
+    let times = &profile.samples.time;
+    let sample_range = times.iter().copied().min().zip(times.iter().copied().max());
+    Overview {
+        generation: 0,
+        reasons: reasons(summary, &events, profile, symbols, diag),
+        events,
+        threads: timeline.threads.clone(),
+        idle_threads: timeline.idle_threads,
+        processes: timeline.processes.clone(),
+        cpus: timeline.cpus.clone(),
+        comms: comms(profile),
+        sample_range,
+        samples: profile.samples.len() as u64,
+        records: index.len() as u64,
+        record_counts: index.record_counts(),
+        lost: index.lost.clone(),
+        errors: index.errors.clone(),
+        error_count: index.error_count,
+        symbol_files: Vec::new(),
+        timings: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unnamed_names_are_module_offsets() {
+        assert!(unnamed("libc.so.6+0x1f", "/usr/lib/libc.so.6"));
+        assert!(unnamed("[kernel.kallsyms]+0xffffffff81000000", "[kernel.kallsyms]"));
+        assert!(unnamed("0x7f00", ""));
+        assert!(!unnamed("memcpy", "/usr/lib/libc.so.6"));
+    }
+
+    #[test]
+    fn a_profile_without_samples_says_so_and_nothing_else() {
+        let s = Summary { stat: true, ..Summary::default() };
+        let r = reasons(&s, &[], &Profile::new(), &[], &LoadDiagnostics::default());
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].code, "no-samples");
+        assert!(r[0].message.contains("perf stat record"));
+    }
+}

@@ -1,0 +1,244 @@
+//! Timeline lanes (a lane per thread grouped by process, then a lane per CPU) and sample density
+//! per lane in time bins. Each lane keeps its sample times sorted, per event, so a query costs
+//! `lanes × bins × log(samples)` whatever the zoom.
+
+use std::collections::{BTreeMap, HashMap};
+
+use perfscope_analysis::profile::Profile;
+
+use super::events::EventMap;
+use crate::protocol::{CpuInfo, ProcessInfo, ThreadInfo, TimelineMeta, TimelineReply};
+
+/// Lanes and their sorted sample times.
+#[derive(Debug, Default)]
+pub struct Timeline {
+    /// Thread lanes (lane index = position).
+    pub threads: Vec<ThreadInfo>,
+    /// Processes with their lanes, busiest first.
+    pub processes: Vec<ProcessInfo>,
+    /// CPU lanes.
+    pub cpus: Vec<CpuInfo>,
+    /// Lane of each profile thread (`ThreadIndex`); `u32::MAX` for threads without samples.
+    pub lane_of_thread: Vec<u32>,
+    /// Threads without samples (no lane).
+    pub idle_threads: u64,
+    /// `times[lane][attr]`: sorted sample times. Thread lanes first, then CPU lanes.
+    times: Vec<Vec<Vec<u64>>>,
+}
+
+impl Timeline {
+    /// Builds the lanes of `profile`; samples are kept per attr (`events` maps them).
+    pub fn new(profile: &Profile, event_map: &EventMap) -> Timeline {
+        let samples = &profile.samples;
+        let events = event_map.attrs().max(1);
+        // Threads by (pid, tid): the profile has one entry per (pid, tid, comm).
+        let mut key_of: HashMap<(u32, u32), usize> = HashMap::new();
+        let mut raw: Vec<ThreadInfo> = Vec::new();
+        let mut thread_key = Vec::with_capacity(profile.threads.len());
+        for i in 0..profile.threads.len() {
+            let t = profile.threads.get(perfscope_analysis::ids::ThreadIndex(i as u32));
+            let (pid, tid, name) = t.map_or((u32::MAX, u32::MAX, String::new()), |t| (t.pid, t.tid, profile.strings.get(t.name).to_string()));
+            let k = *key_of.entry((pid, tid)).or_insert_with(|| {
+                raw.push(ThreadInfo { pid, tid, name: String::new(), samples: 0, first: u64::MAX, last: 0 });
+                raw.len() - 1
+            });
+            if let Some(info) = raw.get_mut(k) {
+                // The last name the thread had.
+                info.name = name;
+            }
+            thread_key.push(k);
+        }
+        let mut cpu_key: BTreeMap<u32, usize> = BTreeMap::new();
+        for (i, &cpu) in samples.cpu.iter().enumerate() {
+            if cpu != u32::MAX {
+                let n = cpu_key.len();
+                cpu_key.entry(cpu).or_insert(n);
+            }
+            let Some(&k) = samples.thread.get(i).and_then(|t| thread_key.get(t.index())) else { continue };
+            let t = samples.time.get(i).copied().unwrap_or(0);
+            if let Some(info) = raw.get_mut(k) {
+                info.samples += 1;
+                info.first = info.first.min(t);
+                info.last = info.last.max(t);
+            }
+        }
+        // Processes busiest first, their threads busiest first; threads without samples last.
+        // Threads without samples (kernel threads synthesized at the start of a system-wide
+        // recording, idle shells, ...) get no lane; they are counted.
+        let mut by_pid: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        let mut idle_threads = 0;
+        for (k, t) in raw.iter().enumerate() {
+            if t.samples == 0 {
+                idle_threads += 1;
+                continue;
+            }
+            by_pid.entry(t.pid).or_default().push(k);
+        }
+        let mut procs: Vec<(u32, Vec<usize>, u64)> = by_pid
+            .into_iter()
+            .map(|(pid, mut ks)| {
+                ks.sort_by_key(|&k| (std::cmp::Reverse(raw.get(k).map_or(0, |t| t.samples)), raw.get(k).map_or(0, |t| t.tid)));
+                let total = ks.iter().map(|&k| raw.get(k).map_or(0, |t| t.samples)).sum();
+                (pid, ks, total)
+            })
+            .collect();
+        procs.sort_by_key(|(pid, _, total)| (std::cmp::Reverse(*total), *pid));
+        let mut lane_of_key = vec![u32::MAX; raw.len()];
+        let mut threads = Vec::with_capacity(raw.len());
+        let mut processes = Vec::with_capacity(procs.len());
+        for (pid, ks, total) in procs {
+            let mut lanes = Vec::with_capacity(ks.len());
+            for k in ks {
+                if let (Some(slot), Some(t)) = (lane_of_key.get_mut(k), raw.get(k)) {
+                    *slot = threads.len() as u32;
+                    lanes.push(threads.len() as u32);
+                    threads.push(t.clone());
+                }
+            }
+            let name = lanes
+                .iter()
+                .filter_map(|&l| threads.get(l as usize))
+                .find(|t| t.tid == pid)
+                .or_else(|| lanes.first().and_then(|&l| threads.get(l as usize)))
+                .map(|t| t.name.clone())
+                .unwrap_or_default();
+            processes.push(ProcessInfo { pid, name, threads: lanes, samples: total });
+        }
+        let lane_of_thread: Vec<u32> = thread_key.iter().map(|&k| lane_of_key.get(k).copied().unwrap_or(u32::MAX)).collect();
+        let cpu_numbers: Vec<u32> = cpu_key.keys().copied().collect();
+        let cpu_lane: HashMap<u32, usize> = cpu_numbers.iter().enumerate().map(|(i, &c)| (c, threads.len() + i)).collect();
+        let mut times = vec![vec![Vec::new(); events]; threads.len() + cpu_numbers.len()];
+        let mut cpus: Vec<CpuInfo> = cpu_numbers.iter().map(|&cpu| CpuInfo { cpu, samples: 0 }).collect();
+        for i in 0..samples.len() {
+            let (Some(&t), Some(th), Some(&cpu), Some(ev)) = (samples.time.get(i), samples.thread.get(i), samples.cpu.get(i), samples.event.get(i)) else {
+                continue;
+            };
+            let e = (event_map.attr(*ev) as usize).min(events - 1);
+            if let Some(lane) = lane_of_thread.get(th.index()).and_then(|&l| times.get_mut(l as usize)) {
+                if let Some(v) = lane.get_mut(e) {
+                    v.push(t);
+                }
+            }
+            if let Some(&l) = cpu_lane.get(&cpu) {
+                if let Some(v) = times.get_mut(l).and_then(|lane| lane.get_mut(e)) {
+                    v.push(t);
+                }
+                if let Some(c) = cpus.get_mut(l - threads.len()) {
+                    c.samples += 1;
+                }
+            }
+        }
+        for lane in &mut times {
+            for v in lane {
+                v.sort_unstable();
+            }
+        }
+        Timeline { threads, processes, cpus, lane_of_thread, idle_threads, times }
+    }
+
+    /// Number of lanes (threads, then CPUs).
+    pub fn lanes(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Density of samples (of `event`, or all) in `bins` equal bins over `start..=end`.
+    pub fn density(&self, start: u64, end: u64, bins: u32, event: Option<u32>) -> TimelineReply {
+        let bins = bins.clamp(1, 8192);
+        let end = end.max(start);
+        let span = u128::from(end - start) + 1;
+        // Bin k covers [edge(k), edge(k + 1)).
+        let edge = |k: u32| -> u64 { start.saturating_add((span * u128::from(k) / u128::from(bins)) as u64) };
+        let edges: Vec<u64> = (0..=bins).map(|k| if k == bins { end.saturating_add(1) } else { edge(k) }).collect();
+        let mut counts = vec![0u32; self.lanes() * bins as usize];
+        let mut max = [0u32; 2];
+        for (lane, per_event) in self.times.iter().enumerate() {
+            let row = counts.get_mut(lane * bins as usize..(lane + 1) * bins as usize).unwrap_or(&mut []);
+            for (e, times) in per_event.iter().enumerate() {
+                if event.is_some_and(|want| want as usize != e) || times.is_empty() {
+                    continue;
+                }
+                let mut lo = times.partition_point(|&t| t < edges.first().copied().unwrap_or(start));
+                for (k, slot) in row.iter_mut().enumerate() {
+                    let hi_edge = edges.get(k + 1).copied().unwrap_or(u64::MAX);
+                    let hi = lo + times.get(lo..).unwrap_or(&[]).partition_point(|&t| t < hi_edge);
+                    *slot = slot.saturating_add(u32::try_from(hi - lo).unwrap_or(u32::MAX));
+                    lo = hi;
+                }
+            }
+            let group = usize::from(lane >= self.threads.len());
+            if let Some(m) = max.get_mut(group) {
+                *m = (*m).max(row.iter().copied().max().unwrap_or(0));
+            }
+        }
+        let meta = TimelineMeta {
+            query: None,
+            generation: 0,
+            lanes: self.lanes() as u32,
+            bins,
+            max_thread: max[0],
+            max_cpu: max[1],
+        };
+        TimelineReply { meta, counts }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use perfscope_analysis::builder::{CpuMode, ProfileBuilder, SampleInput};
+    use perfscope_analysis::ids::EventIndex;
+
+    fn map() -> EventMap {
+        EventMap { to_profile: vec![Some(EventIndex(0))], to_attr: vec![0] }
+    }
+
+    fn profile() -> Profile {
+        let mut b = ProfileBuilder::new(None);
+        b.add_event("cpu-clock").unwrap();
+        b.comm(10, 10, "main").unwrap();
+        b.comm(10, 11, "worker").unwrap();
+        b.comm(20, 20, "other").unwrap();
+        b.comm(30, 30, "idle").unwrap();
+        let mut s = |pid, tid, time, cpu| {
+            let input = SampleInput { pid, tid, time, cpu, event: EventIndex(0), period: 1, ip: 0x10, ip_mode: CpuMode::User, callchain: &[] };
+            b.sample(&input).unwrap();
+        };
+        // Times 100..=199: thread 10/11 gets 3 samples, 10/10 one, 20/20 one.
+        s(10, 11, 100, 0);
+        s(10, 11, 150, 1);
+        s(10, 11, 199, 1);
+        s(10, 10, 120, 0);
+        s(20, 20, 160, 1);
+        b.finish()
+    }
+
+    #[test]
+    fn lanes_group_threads_by_process_busiest_first() {
+        let t = Timeline::new(&profile(), &map());
+        let names: Vec<_> = t.threads.iter().map(|t| (t.name.as_str(), t.tid, t.samples)).collect();
+        assert_eq!(names, vec![("worker", 11, 3), ("main", 10, 1), ("other", 20, 1)]);
+        assert_eq!(t.processes.iter().map(|p| (p.pid, p.name.as_str(), p.threads.clone())).collect::<Vec<_>>(), vec![(10, "main", vec![0, 1]), (20, "other", vec![2])]);
+        assert_eq!(t.cpus.iter().map(|c| (c.cpu, c.samples)).collect::<Vec<_>>(), vec![(0, 2), (1, 3)]);
+        assert_eq!(t.threads[0].first, 100);
+        assert_eq!(t.idle_threads, 1, "idle 30/30 has no lane");
+        assert_eq!(t.threads[0].last, 199);
+    }
+
+    #[test]
+    fn density_bins_cover_both_ends() {
+        let t = Timeline::new(&profile(), &map());
+        // 4 bins of 25 ns over 100..=199: [100,125) [125,150) [150,175) [175,200).
+        let d = t.density(100, 199, 4, None);
+        assert_eq!((d.meta.lanes, d.meta.bins), (5, 4));
+        let lane = |l: usize| d.counts[l * 4..l * 4 + 4].to_vec();
+        assert_eq!(lane(0), vec![1, 0, 1, 1]); // worker
+        assert_eq!(lane(1), vec![1, 0, 0, 0]); // main
+        assert_eq!(lane(3), vec![2, 0, 0, 0]); // cpu 0
+        assert_eq!(lane(4), vec![0, 0, 2, 1]); // cpu 1
+        assert_eq!((d.meta.max_thread, d.meta.max_cpu), (1, 2));
+        // A zoomed range leaves the rest out.
+        let z = t.density(150, 160, 1, None);
+        assert_eq!(z.counts, vec![1, 0, 1, 0, 2]);
+        assert_eq!(t.density(100, 199, 2, Some(1)).counts.iter().sum::<u32>(), 0);
+    }
+}

@@ -1,0 +1,365 @@
+//! The page's state and the actions that change it (a yew reducer). Pure data: tested natively.
+//!
+//! [`Load`] says where the page is with its file; [`view::ViewState`] holds what the person
+//! chose; [`Results`] holds the worker's latest answers. Queries are derived from the state by
+//! `crate::selectors`, never stored.
+
+pub mod view;
+
+use std::rc::Rc;
+
+use perfscope_analysis::summary::Summary;
+use yew::Reducible;
+
+use crate::protocol::{Failure, ProfileData, Progress, RecordsReply, StackReply, TimelineReply, TreeReply, WorkerMessage};
+pub use view::{ColorBy, FuncPath, SortBy, Tab, ViewAction, ViewState};
+
+/// The file being shown (or opened).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileInfo {
+    /// The file name as the browser gave it.
+    pub name: String,
+    /// Its size in bytes, when known (not yet while the example is being fetched).
+    pub size: Option<u64>,
+}
+
+/// Where the page is with its file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Load {
+    /// Nothing opened yet.
+    #[default]
+    Idle,
+    /// Being fetched, read or analyzed; the summary shows as soon as it is known.
+    Loading {
+        /// The file.
+        file: FileInfo,
+        /// The last progress report.
+        progress: Option<Progress>,
+        /// The summary, once read.
+        summary: Option<Rc<Summary>>,
+    },
+    /// Analyzed. `summary.error` may still say that the file could not be read at all; then
+    /// `profile` is empty.
+    Loaded {
+        /// The file.
+        file: FileInfo,
+        /// What it declares.
+        summary: Rc<Summary>,
+        /// The analysis.
+        profile: Rc<ProfileData>,
+    },
+    /// Could not be read at all (fetch failed, browser read error, worker failure).
+    Failed {
+        /// The file, if one was chosen.
+        file: Option<FileInfo>,
+        /// What went wrong, for people.
+        message: String,
+    },
+}
+
+/// The worker's latest answers.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Results {
+    /// Call tree / flame graph.
+    pub tree: Option<Rc<TreeReply>>,
+    /// Timeline density.
+    pub timeline: Option<Rc<TimelineReply>>,
+    /// A page of records.
+    pub records: Option<Rc<RecordsReply>>,
+    /// A sample's stack.
+    pub stack: Option<Rc<StackReply>>,
+}
+
+/// The page's state.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AppState {
+    /// The current file.
+    pub load: Load,
+    /// The open request whose answers are awaited; messages for other requests are dropped.
+    pub request: Option<u32>,
+    /// A symbol-file request in progress (the profile stays shown meanwhile).
+    pub symbols_request: Option<u32>,
+    /// Progress of the symbol request.
+    pub symbols_progress: Option<Progress>,
+    /// The last symbol request's failure.
+    pub symbols_error: Option<String>,
+    /// What the person chose.
+    pub view: ViewState,
+    /// What the worker answered.
+    pub results: Results,
+}
+
+/// What can happen to [`AppState`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// A file is being fetched (the example) before it can be opened.
+    Fetching {
+        /// Its name.
+        name: String,
+    },
+    /// Files were posted to the worker as request `id`.
+    Started {
+        /// The request id.
+        id: u32,
+        /// The perf.data (or the first file).
+        file: FileInfo,
+    },
+    /// Symbol files were posted for the open profile.
+    SymbolsStarted {
+        /// The request id.
+        id: u32,
+    },
+    /// The person cancelled the load (the worker was terminated).
+    Cancelled,
+    /// The worker said something.
+    Worker(WorkerMessage),
+    /// The page itself failed to get the file to the worker.
+    Failed {
+        /// The file, if known.
+        file: Option<FileInfo>,
+        /// What went wrong.
+        message: String,
+    },
+    /// A view change.
+    View(ViewAction),
+}
+
+/// The page's readiness, published as `document.body.dataset.state` for tests and tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadyState {
+    /// Nothing opened.
+    Idle,
+    /// Working.
+    Loading,
+    /// A file is shown, fully analyzed.
+    Loaded,
+    /// An error is shown (possibly with whatever could be read).
+    Error,
+}
+
+impl ReadyState {
+    /// The `data-state` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReadyState::Idle => "idle",
+            ReadyState::Loading => "loading",
+            ReadyState::Loaded => "loaded",
+            ReadyState::Error => "error",
+        }
+    }
+}
+
+impl AppState {
+    /// Applies one action.
+    pub fn apply(mut self, action: Action) -> AppState {
+        match action {
+            Action::Fetching { name } => {
+                self.load = Load::Loading { file: FileInfo { name, size: None }, progress: None, summary: None };
+                self.request = None;
+            }
+            Action::Started { id, file } => {
+                self.load = Load::Loading { file, progress: None, summary: None };
+                self.request = Some(id);
+                self.symbols_request = None;
+                self.results = Results::default();
+                // A new file: keep the tab and the display options, drop what named the old one.
+                self.view = ViewState {
+                    tab: self.view.tab,
+                    weight: self.view.weight,
+                    icicle: self.view.icicle,
+                    color_by: self.view.color_by,
+                    timeline_bins: self.view.timeline_bins,
+                    record_rows: self.view.record_rows,
+                    ..ViewState::default()
+                };
+            }
+            Action::SymbolsStarted { id } => {
+                self.symbols_request = Some(id);
+                self.symbols_progress = None;
+                self.symbols_error = None;
+            }
+            Action::Cancelled => {
+                self.load = Load::Idle;
+                self.request = None;
+                self.symbols_request = None;
+                self.results = Results::default();
+            }
+            Action::Failed { file, message } => {
+                self.load = Load::Failed { file, message };
+                self.request = None;
+            }
+            Action::View(a) => self.view.apply(a),
+            Action::Worker(m) => self.on_message(m),
+        }
+        self
+    }
+
+    fn on_message(&mut self, m: WorkerMessage) {
+        match m {
+            WorkerMessage::Ready => {}
+            WorkerMessage::Progress(id, p) => {
+                if Some(id) == self.symbols_request {
+                    self.symbols_progress = Some(p);
+                } else if Some(id) == self.request {
+                    if let Load::Loading { progress, .. } = &mut self.load {
+                        *progress = Some(p);
+                    }
+                }
+            }
+            WorkerMessage::Summary(id, s) => {
+                if Some(id) == self.request {
+                    if let Load::Loading { file, summary, .. } = &mut self.load {
+                        file.size = Some(s.file_size);
+                        *summary = Some(Rc::new(*s));
+                    }
+                }
+            }
+            WorkerMessage::Profile(id, p) => {
+                if Some(id) == self.symbols_request {
+                    self.symbols_request = None;
+                    self.symbols_progress = None;
+                    if let Load::Loaded { profile, .. } = &mut self.load {
+                        *profile = Rc::new(*p);
+                    }
+                } else if Some(id) == self.request {
+                    if let Load::Loading { file, summary: Some(summary), .. } = &self.load {
+                        self.load = Load::Loaded { file: file.clone(), summary: summary.clone(), profile: Rc::new(*p) };
+                        self.request = None;
+                        self.pick_default_event();
+                    }
+                }
+            }
+            WorkerMessage::Failed(id, Failure { message, crashed }) => {
+                if Some(id) == self.symbols_request {
+                    self.symbols_request = None;
+                    self.symbols_error = Some(message);
+                } else if Some(id) == self.request || (id == 0 && matches!(self.load, Load::Loading { .. })) || (crashed && self.request.is_some()) {
+                    let file = match &self.load {
+                        Load::Loading { file, .. } => Some(file.clone()),
+                        _ => None,
+                    };
+                    self.load = Load::Failed { file, message };
+                    self.request = None;
+                }
+            }
+            WorkerMessage::Tree(_, t) => self.results.tree = Some(Rc::new(*t)),
+            WorkerMessage::Timeline(_, t) => self.results.timeline = Some(Rc::new(*t)),
+            WorkerMessage::Records(_, r) => self.results.records = Some(Rc::new(*r)),
+            WorkerMessage::Stack(_, s) => self.results.stack = Some(Rc::new(*s)),
+        }
+    }
+
+    /// The first event with samples: mixing events would add up unlike units.
+    fn pick_default_event(&mut self) {
+        if let Load::Loaded { profile, .. } = &self.load {
+            let events = &profile.overview.events;
+            self.view.event = if events.len() > 1 { events.iter().position(|e| e.samples > 0).map(|i| i as u32) } else { None };
+        }
+    }
+
+    /// What `data-state` should say.
+    pub fn ready_state(&self) -> ReadyState {
+        match &self.load {
+            Load::Idle => ReadyState::Idle,
+            Load::Loading { .. } => ReadyState::Loading,
+            Load::Loaded { summary, .. } if summary.error.is_some() => ReadyState::Error,
+            Load::Loaded { .. } => ReadyState::Loaded,
+            Load::Failed { .. } => ReadyState::Error,
+        }
+    }
+
+    /// The file shown or being opened.
+    pub fn file(&self) -> Option<&FileInfo> {
+        match &self.load {
+            Load::Idle => None,
+            Load::Loading { file, .. } | Load::Loaded { file, .. } => Some(file),
+            Load::Failed { file, .. } => file.as_ref(),
+        }
+    }
+
+    /// The loaded profile.
+    pub fn profile(&self) -> Option<&Rc<ProfileData>> {
+        match &self.load {
+            Load::Loaded { profile, .. } => Some(profile),
+            _ => None,
+        }
+    }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        Rc::new((*self).clone().apply(action))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{EventInfo, Overview, Phase};
+
+    fn file(name: &str, size: u64) -> FileInfo {
+        FileInfo { name: name.into(), size: Some(size) }
+    }
+
+    fn started(id: u32, name: &str) -> AppState {
+        AppState::default().apply(Action::Started { id, file: file(name, 10) })
+    }
+
+    fn profile(events: &[u64]) -> WorkerMessage {
+        let events = events.iter().map(|&samples| EventInfo { samples, ..EventInfo::default() }).collect();
+        let data = ProfileData { overview: Overview { events, ..Overview::default() }, ..ProfileData::default() };
+        WorkerMessage::Profile(1, Box::new(data))
+    }
+
+    #[test]
+    fn summary_then_profile_loads() {
+        let s = started(1, "a.data");
+        let s = s.apply(Action::Worker(WorkerMessage::Progress(1, Progress { phase: Phase::Read, bytes: 5.0, total: 10.0, records: 0.0 })));
+        assert!(matches!(&s.load, Load::Loading { progress: Some(p), .. } if p.bytes == 5.0));
+        let s = s.apply(Action::Worker(WorkerMessage::Summary(1, Box::new(Summary { file_size: 10, ..Summary::default() }))));
+        assert_eq!(s.ready_state(), ReadyState::Loading);
+        let s = s.apply(Action::Worker(profile(&[0, 7])));
+        assert_eq!(s.ready_state(), ReadyState::Loaded);
+        // Two events: the first with samples is counted.
+        assert_eq!(s.view.event, Some(1));
+    }
+
+    #[test]
+    fn a_summary_with_an_error_is_the_error_state() {
+        let s = started(1, "notes.txt").apply(Action::Worker(WorkerMessage::Summary(1, Box::new(Summary { error: Some("at offset 0x0: x".into()), ..Summary::default() }))));
+        let s = s.apply(Action::Worker(profile(&[])));
+        assert_eq!(s.ready_state(), ReadyState::Error);
+    }
+
+    #[test]
+    fn messages_of_an_old_request_are_dropped() {
+        let s = started(1, "old.data").apply(Action::Started { id: 2, file: file("new.data", 20) });
+        let after = s.clone().apply(Action::Worker(WorkerMessage::Summary(1, Box::default())));
+        assert_eq!(after, s);
+    }
+
+    #[test]
+    fn a_crash_fails_the_current_load_and_cancel_goes_back_to_idle() {
+        let s = started(4, "a.data").apply(Action::Worker(WorkerMessage::Failed(0, Failure { message: "the parser worker failed to load".into(), crashed: true })));
+        assert_eq!(s.load, Load::Failed { file: Some(file("a.data", 10)), message: "the parser worker failed to load".into() });
+        let s = started(5, "b.data").apply(Action::Cancelled);
+        assert_eq!(s.ready_state(), ReadyState::Idle);
+    }
+
+    #[test]
+    fn symbols_replace_the_profile_in_place() {
+        let s = started(1, "a.data")
+            .apply(Action::Worker(WorkerMessage::Summary(1, Box::default())))
+            .apply(Action::Worker(profile(&[3])))
+            .apply(Action::View(ViewAction::Tab(Tab::Flame)))
+            .apply(Action::SymbolsStarted { id: 9 });
+        let mut data = ProfileData::default();
+        data.overview.generation = 2;
+        let s = s.apply(Action::Worker(WorkerMessage::Profile(9, Box::new(data))));
+        assert_eq!(s.profile().map(|p| p.overview.generation), Some(2));
+        assert_eq!(s.view.tab, Tab::Flame);
+        assert_eq!(s.symbols_request, None);
+    }
+}

@@ -1,0 +1,247 @@
+//! View state: which tab, the filters every view shares (time selection, event, threads), and
+//! each view's own settings (flame-graph zoom and search, call-tree expansion and sort, records
+//! filter and scroll). Changed only through [`ViewAction`]s.
+
+use std::collections::BTreeSet;
+
+use crate::protocol::{RecordFilter, WeightKind};
+
+/// The views.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tab {
+    /// File facts and header features.
+    #[default]
+    Summary,
+    /// Threads and CPUs over time.
+    Timeline,
+    /// The flame graph.
+    Flame,
+    /// Top-down / bottom-up tables.
+    CallTree,
+    /// Every record.
+    Records,
+}
+
+impl Tab {
+    /// All tabs in order.
+    pub const ALL: [Tab; 5] = [Tab::Summary, Tab::Timeline, Tab::Flame, Tab::CallTree, Tab::Records];
+
+    /// The label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Tab::Summary => "Summary",
+            Tab::Timeline => "Timeline",
+            Tab::Flame => "Flame graph",
+            Tab::CallTree => "Call tree",
+            Tab::Records => "Records",
+        }
+    }
+
+    /// The stable id (`tab-flame`, `panel-flame`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Tab::Summary => "summary",
+            Tab::Timeline => "timeline",
+            Tab::Flame => "flame",
+            Tab::CallTree => "calltree",
+            Tab::Records => "records",
+        }
+    }
+}
+
+/// How flame-graph boxes are colored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ColorBy {
+    /// FlameGraph.pl's hot palette hashed from the function name.
+    #[default]
+    Name,
+    /// One hue per module.
+    Module,
+}
+
+/// Call-tree columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortBy {
+    /// Total weight.
+    #[default]
+    Total,
+    /// Self weight.
+    SelfWeight,
+    /// Function name.
+    Name,
+}
+
+/// A call-tree node named by its functions from the root: survives re-queries.
+pub type FuncPath = Vec<u32>;
+
+/// Every view's state.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ViewState {
+    /// The tab shown.
+    pub tab: Tab,
+    /// The event whose samples are counted; `None`: all events.
+    pub event: Option<u32>,
+    /// Samples or period.
+    pub weight: WeightKind,
+    /// Bottom-up trees (flame graph and call tree).
+    pub inverted: bool,
+    /// Roots at the top.
+    pub icicle: bool,
+    /// Flame colors.
+    pub color_by: ColorBy,
+    /// Flame-graph search text.
+    pub search: String,
+    /// Flame-graph zoom: the node shown full width.
+    pub zoom: FuncPath,
+    /// The function selected in the call tree (highlighted in the flame graph).
+    pub selected_func: Option<u32>,
+    /// The selected time range (ns, both ends included): filters every view.
+    pub selection: Option<(u64, u64)>,
+    /// The timeline's visible range (ns); `None`: everything.
+    pub viewport: Option<(u64, u64)>,
+    /// Thread lanes that filter the views; empty: all.
+    pub threads: Vec<u32>,
+    /// Timeline bins (its plot width in CSS px).
+    pub timeline_bins: u32,
+    /// Expanded call-tree nodes.
+    pub expanded: BTreeSet<FuncPath>,
+    /// The call-tree row selected.
+    pub tree_selected: Option<FuncPath>,
+    /// Call-tree sort column.
+    pub sort: SortBy,
+    /// Records filter (the time selection is added to it).
+    pub record_filter: RecordFilter,
+    /// The first records row shown.
+    pub record_scroll: u32,
+    /// Rows that fit the records viewport.
+    pub record_rows: u32,
+    /// The record whose details (and stack) are shown.
+    pub record_selected: Option<u32>,
+}
+
+/// What can happen to [`ViewState`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum ViewAction {
+    /// Show a tab.
+    Tab(Tab),
+    /// Count this event (or all).
+    Event(Option<u32>),
+    /// Samples or period.
+    Weight(WeightKind),
+    /// Bottom-up or top-down.
+    Inverted(bool),
+    /// Icicle or flame.
+    Icicle(bool),
+    /// Colors.
+    ColorBy(ColorBy),
+    /// Search text.
+    Search(String),
+    /// Zoom the flame graph to a node (empty: everything).
+    Zoom(FuncPath),
+    /// Select a function (from the call tree).
+    SelectFunc(Option<u32>),
+    /// Set or clear the time selection.
+    Select(Option<(u64, u64)>),
+    /// Set the timeline's visible range.
+    Viewport(Option<(u64, u64)>),
+    /// Filter by thread lanes.
+    Threads(Vec<u32>),
+    /// The timeline's width in CSS px.
+    TimelineBins(u32),
+    /// Expand or collapse a call-tree node.
+    Toggle(FuncPath),
+    /// Expand these nodes (and keep the others).
+    Expand(Vec<FuncPath>),
+    /// Select a call-tree row.
+    TreeSelect(Option<FuncPath>),
+    /// Sort the call tree.
+    Sort(SortBy),
+    /// Filter the records.
+    RecordFilter(RecordFilter),
+    /// Scroll the records table.
+    RecordScroll(u32),
+    /// Rows that fit the records table.
+    RecordRows(u32),
+    /// Select a record.
+    RecordSelect(Option<u32>),
+}
+
+impl ViewState {
+    /// Applies one action.
+    pub fn apply(&mut self, action: ViewAction) {
+        match action {
+            ViewAction::Tab(t) => self.tab = t,
+            ViewAction::Event(e) => {
+                self.event = e;
+                self.zoom.clear();
+            }
+            ViewAction::Weight(w) => self.weight = w,
+            ViewAction::Inverted(i) => {
+                if self.inverted != i {
+                    self.inverted = i;
+                    // Paths of one tree mean nothing in the other.
+                    self.zoom.clear();
+                    self.expanded.clear();
+                    self.tree_selected = None;
+                }
+            }
+            ViewAction::Icicle(i) => self.icicle = i,
+            ViewAction::ColorBy(c) => self.color_by = c,
+            ViewAction::Search(s) => self.search = s,
+            ViewAction::Zoom(p) => self.zoom = p,
+            ViewAction::SelectFunc(f) => self.selected_func = f,
+            ViewAction::Select(range) => {
+                self.selection = range.map(|(a, b)| (a.min(b), a.max(b)));
+                self.record_scroll = 0;
+            }
+            ViewAction::Viewport(v) => self.viewport = v.map(|(a, b)| (a.min(b), a.max(b))),
+            ViewAction::Threads(t) => {
+                self.threads = t;
+                self.zoom.clear();
+            }
+            ViewAction::TimelineBins(b) => self.timeline_bins = b,
+            ViewAction::Toggle(p) => {
+                if !self.expanded.remove(&p) {
+                    self.expanded.insert(p);
+                }
+            }
+            ViewAction::Expand(paths) => self.expanded.extend(paths),
+            ViewAction::TreeSelect(p) => self.tree_selected = p,
+            ViewAction::Sort(s) => self.sort = s,
+            ViewAction::RecordFilter(f) => {
+                self.record_filter = f;
+                self.record_scroll = 0;
+                self.record_selected = None;
+            }
+            ViewAction::RecordScroll(r) => self.record_scroll = r,
+            ViewAction::RecordRows(r) => self.record_rows = r,
+            ViewAction::RecordSelect(r) => self.record_selected = r,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inverting_forgets_paths_of_the_other_tree() {
+        let mut v = ViewState { zoom: vec![1, 2], tree_selected: Some(vec![1]), ..ViewState::default() };
+        v.expanded.insert(vec![1]);
+        v.apply(ViewAction::Inverted(false));
+        assert_eq!(v.zoom, vec![1, 2], "no change, nothing forgotten");
+        v.apply(ViewAction::Inverted(true));
+        assert!(v.zoom.is_empty() && v.expanded.is_empty() && v.tree_selected.is_none());
+    }
+
+    #[test]
+    fn selections_are_ordered_and_reset_the_records_scroll() {
+        let mut v = ViewState { record_scroll: 40, ..ViewState::default() };
+        v.apply(ViewAction::Select(Some((9, 3))));
+        assert_eq!(v.selection, Some((3, 9)));
+        assert_eq!(v.record_scroll, 0);
+        v.apply(ViewAction::Toggle(vec![4]));
+        v.apply(ViewAction::Toggle(vec![4]));
+        assert!(v.expanded.is_empty());
+    }
+}
