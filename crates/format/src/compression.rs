@@ -152,6 +152,11 @@ impl ZstdStream {
                 Ok(rw) => rw,
                 Err(_) => return Err(err("corrupt zstd block")),
             };
+            if read > src.len() {
+                // A finished frame that wants a content checksum answers "4 bytes read" even when
+                // fewer are there, every time: wait for them instead of looping forever.
+                break;
+            }
             consumed += read;
             drained.extend_from_slice(scratch.get(..written).unwrap_or(&[]));
             if read == 0 && written == 0 {

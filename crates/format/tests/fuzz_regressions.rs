@@ -69,3 +69,48 @@ fn cpu_topology_inferring_the_cpu_count_allocates_per_try() {
         assert!(bytes < 4 * data.len() as u64, "{bytes} bytes allocated for a {}-byte section", data.len());
     }
 }
+
+/// Runs `f` on another thread and fails if it has not returned after 10 s (a hang).
+fn within_10s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(10)).expect("still running after 10 s")
+}
+
+/// Found by the `stream` fuzz target (a timeout): a zstd frame that asks for a content checksum
+/// and ends without it. ruzstd then answers every call with "4 bytes read, 0 written" even with
+/// no bytes left, and the decompression loop, which stopped only when nothing was read or
+/// written, never ended.
+#[test]
+fn zstd_frame_missing_its_checksum_hung_the_decompressor() {
+    use perfscope_format::stream::StreamDecoder;
+    for (endian, magic) in [(Endianness::Little, *b"PERFILE2"), (Endianness::Big, *b"2ELIFREP")] {
+        // A zstd frame: magic, FHD 0x04 (content checksum, not single segment), window
+        // descriptor 0 (1 KiB), one last raw block of 8 bytes holding a FINISHED_ROUND record;
+        // no checksum.
+        let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x00, 0x41, 0x00, 0x00];
+        frame.extend(endian.u32_bytes(68));
+        frame.extend(endian.u16_bytes(0));
+        frame.extend(endian.u16_bytes(8));
+        let mut v = magic.to_vec();
+        v.extend(endian.u64_bytes(16));
+        // PERF_RECORD_COMPRESSED (81) around the frame.
+        v.extend(endian.u32_bytes(81));
+        v.extend(endian.u16_bytes(0));
+        v.extend(endian.u16_bytes(8 + frame.len() as u16));
+        v.extend(&frame);
+        let got = within_10s(move || {
+            let mut d = StreamDecoder::pipe();
+            d.push(&v);
+            d.finish();
+            let mut got = Vec::new();
+            while let Some(r) = d.next_record() {
+                got.push(r.map(|r| (r.type_().0, r.offset, r.inner_offset)));
+            }
+            got
+        });
+        assert_eq!(got, [Ok((81, 16, None)), Ok((68, 16, Some(0)))], "{endian:?}");
+    }
+}
