@@ -6,6 +6,8 @@
 //!   the timestamp read without decoding (`EventTable::record_time`) must be the decoded one;
 //! - `PerfFile::parse` and every feature section through `parse_feature` (for a pipe-mode
 //!   input, the HEADER_FEATURE payloads the walk collected);
+//! - `FileLayout::read_from` + `Metadata::from_layout`, the browser's random-access path: only
+//!   reads inside the file, and the same layout, errors and metadata as `PerfFile::parse`;
 //! - `Summary::from_bytes`, the header summary of `perfscope info`.
 #![no_main]
 
@@ -14,6 +16,8 @@ use core::fmt::Write;
 use libfuzzer_sys::fuzz_target;
 use perfscope_analysis::delivery::SampleDelivery;
 use perfscope_format::bytes::Bytes;
+use perfscope_format::file::{FileLayout, ReadAt};
+use perfscope_format::metadata::Metadata;
 use perfscope_format::walk::Item;
 use perfscope_format::{PerfFile, Record};
 
@@ -62,14 +66,54 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 
-    if let Ok(file) = PerfFile::parse(data) {
+    let file = PerfFile::parse(data);
+    if let Ok(file) = &file {
         for w in &file.warnings {
             let _ = write!(sink, "{w}");
         }
         parse_features(file.feature_sections(), &mut sink);
+    }
+    if perfscope_format::Magic::parse(data).is_ok_and(|m| !m.pipe) {
+        random_access(data, &file);
     }
 
     let summary = perfscope_analysis::summary::Summary::from_bytes(data);
     let _ = write!(sink, "{summary:?}");
     std::hint::black_box((sink.0, delivered));
 });
+
+/// A `ReadAt` over the input that holds `FileLayout` to its contract (reads inside the file).
+struct Reader<'a>(&'a [u8]);
+
+impl ReadAt for Reader<'_> {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn read_at(&mut self, offset: u64, size: u64) -> perfscope_format::Result<Vec<u8>> {
+        let end = offset.checked_add(size).expect("read_at range overflows");
+        assert!(end <= self.len(), "read_at({offset:#x}, {size:#x}) past the end {:#x}", self.len());
+        Ok(self.0[offset as usize..end as usize].to_vec())
+    }
+}
+
+/// Reads the file as the browser does and checks it against the whole-file reading.
+fn random_access(data: &[u8], file: &perfscope_format::Result<PerfFile<'_>>) {
+    let mut r = Reader(data);
+    let layout = FileLayout::read_from(&mut r);
+    let (layout, file) = match (layout, file) {
+        (Ok(l), Ok(f)) => (l, f),
+        (Err(a), Err(b)) => {
+            assert_eq!(&a, b, "read_from and PerfFile::parse fail differently");
+            return;
+        }
+        (l, f) => panic!("read_from gives {:?}, PerfFile::parse {:?}", l.err(), f.as_ref().err()),
+    };
+    assert_eq!(layout.header, file.header);
+    assert_eq!(layout.attrs, file.attrs);
+    assert_eq!(layout.warnings, file.warnings);
+    let (section, offset) = file.data_section();
+    assert_eq!((layout.data.offset, layout.data.size), (offset, section.len() as u64));
+    let (meta, errors) = Metadata::from_layout(&layout, &mut r);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(meta.features, Metadata::from_file(file).features);
+}

@@ -7,9 +7,11 @@
 //! followed by a cookie, which is skipped. Any other value ≥ `PERF_CONTEXT_MAX` means a
 //! corrupted callchain, which is dropped whole, as perf drops it.
 
-use std::collections::HashMap;
+mod chain;
 
 use rustc_hash::FxHashMap;
+
+use self::chain::{chain_entries, ChainEntry, Expand, LastStack, RecentStacks, TRUNCATED_ROOT};
 
 use crate::ids::{CapacityError, EventIndex, FrameIndex, ModuleIndex, ThreadIndex};
 use crate::maps::{AddressSpace, Mapping};
@@ -125,14 +127,31 @@ pub struct ProfileBuilder {
     kernel: AddressSpace,
     kernel_module: Option<ModuleIndex>,
     processes: FxHashMap<u32, AddressSpace>,
-    /// A number that changes whenever a process's mappings change (for unwinder caches).
-    generations: HashMap<u32, u64>,
+    /// A number that changes whenever a process's mappings change (for unwinder caches and
+    /// the per-thread stack memory).
+    generations: FxHashMap<u32, u64>,
     next_generation: u64,
+    /// Changes whenever the kernel's mappings change.
+    kernel_generation: u64,
     /// Modules that name their only function (KSYMBOL: BPF programs, JIT code in the kernel).
-    named_modules: HashMap<ModuleIndex, String>,
-    threads: FxHashMap<(u32, u32), ThreadIndex>,
-    frames: FxHashMap<(Option<ModuleIndex>, u64, bool), Vec<FrameIndex>>,
-    scratch: Vec<FrameIndex>,
+    named_modules: FxHashMap<ModuleIndex, String>,
+    /// Scratch space for frame names.
+    name_buf: String,
+    threads: FxHashMap<(u32, u32), ThreadState>,
+    /// The frames of (module or `u32::MAX`, file-relative address, expanded): a range of
+    /// `frame_runs`, root first.
+    frames: FxHashMap<(u32, u64, bool), (u32, u32)>,
+    frame_runs: Vec<FrameIndex>,
+    truncated_frame: Option<FrameIndex>,
+    entries: Vec<ChainEntry>,
+    leaf_first: Vec<ChainEntry>,
+}
+
+/// A thread: its profile index (which changes with its name) and its last stack.
+#[derive(Clone, Debug)]
+struct ThreadState {
+    index: ThreadIndex,
+    last: RecentStacks,
 }
 
 fn is_anon_exec(filename: &str) -> bool {
@@ -151,12 +170,17 @@ impl ProfileBuilder {
             kernel: AddressSpace::default(),
             kernel_module: None,
             processes: FxHashMap::default(),
-            generations: HashMap::new(),
+            generations: FxHashMap::default(),
             next_generation: 0,
-            named_modules: HashMap::new(),
+            kernel_generation: 0,
+            named_modules: FxHashMap::default(),
+            name_buf: String::new(),
             threads: FxHashMap::default(),
             frames: FxHashMap::default(),
-            scratch: Vec::new(),
+            frame_runs: Vec::new(),
+            truncated_frame: None,
+            entries: Vec::new(),
+            leaf_first: Vec::new(),
         }
     }
 
@@ -181,6 +205,7 @@ impl ProfileBuilder {
                 }
             }
             self.kernel.insert(Mapping { start, end, pgoff, module, identity: true });
+            self.kernel_generation += 1;
             return Ok(());
         }
         let (path, identity) = if is_anon_exec(filename) { (format!("/tmp/perf-{pid}.map"), true) } else { (filename.to_owned(), false) };
@@ -201,6 +226,7 @@ impl ProfileBuilder {
         let module = self.profile.intern_module(name, None)?;
         self.named_modules.insert(module, name.to_owned());
         self.kernel.insert(Mapping { start: addr, end: addr.saturating_add(len), pgoff: 0, module, identity: true });
+        self.kernel_generation += 1;
         Ok(())
     }
 
@@ -234,34 +260,35 @@ impl ProfileBuilder {
         unwinder.unwind(pid, generation, space, &mut load, regs, stack, little_endian, out)
     }
 
-    fn thread(&mut self, pid: u32, tid: u32) -> Result<ThreadIndex, CapacityError> {
-        if let Some(&t) = self.threads.get(&(pid, tid)) {
-            return Ok(t);
+    /// Sets the profile thread of (pid, tid), keeping its stack memory.
+    fn set_thread(&mut self, pid: u32, tid: u32, index: ThreadIndex) {
+        match self.threads.get_mut(&(pid, tid)) {
+            Some(state) => state.index = index,
+            None => {
+                self.threads.insert((pid, tid), ThreadState { index, last: RecentStacks::default() });
+            }
         }
-        let t = self.profile.add_thread(pid, tid, &format!(":{tid}"))?;
-        self.threads.insert((pid, tid), t);
-        Ok(t)
     }
 
     /// COMM: the thread's command name from now on (samples before keep the old name).
     pub fn comm(&mut self, pid: u32, tid: u32, name: &str) -> Result<(), CapacityError> {
-        if let Some(&t) = self.threads.get(&(pid, tid)) {
-            if self.profile.thread_name(t) == name {
+        if let Some(state) = self.threads.get(&(pid, tid)) {
+            if self.profile.thread_name(state.index) == name {
                 return Ok(());
             }
         }
         let t = self.profile.add_thread(pid, tid, name)?;
-        self.threads.insert((pid, tid), t);
+        self.set_thread(pid, tid, t);
         Ok(())
     }
 
     /// FORK: the child takes the parent's name and, when it is a new process, a copy of the
     /// parent's address space.
     pub fn fork(&mut self, ppid: u32, ptid: u32, pid: u32, tid: u32) -> Result<(), CapacityError> {
-        let name = self.threads.get(&(ppid, ptid)).map(|&t| self.profile.thread_name(t).to_owned());
+        let name = self.threads.get(&(ppid, ptid)).map(|t| self.profile.thread_name(t.index).to_owned());
         if let Some(name) = name {
             let t = self.profile.add_thread(pid, tid, &name)?;
-            self.threads.insert((pid, tid), t);
+            self.set_thread(pid, tid, t);
         }
         if pid != ppid {
             if let Some(space) = self.processes.get(&ppid).cloned() {
@@ -272,9 +299,9 @@ impl ProfileBuilder {
         Ok(())
     }
 
-    /// Appends the frames of `addr` (leaf first) to the scratch stack; `space` is the
-    /// sample's process address space.
-    fn frames_for(&mut self, space: Option<&AddressSpace>, addr: u64, mode: CpuMode, expand: bool) -> Result<(), CapacityError> {
+    /// The frames of `addr` (root first, several when inlined calls are expanded) as a range
+    /// of `frame_runs`; `space` is the sample's process address space.
+    fn frame_run(&mut self, space: Option<&AddressSpace>, addr: u64, mode: CpuMode, expand: bool) -> Result<(usize, usize), CapacityError> {
         let mapping = match mode {
             CpuMode::Kernel => self.kernel.find(addr).copied(),
             CpuMode::User => space.and_then(|s| s.find(addr)).copied(),
@@ -284,13 +311,13 @@ impl ProfileBuilder {
             (None, CpuMode::Kernel) => (self.kernel_module, addr),
             (None, CpuMode::User) => (None, addr),
         };
-        if let Some(f) = self.frames.get(&(module, rel, expand)) {
-            self.scratch.extend(f.iter().rev());
-            return Ok(());
+        let key = (module.map_or(u32::MAX, |m| m.0), rel, expand);
+        if let Some(&(start, len)) = self.frames.get(&key) {
+            return Ok((start as usize, len as usize));
         }
-        let path = module.and_then(|m| self.profile.modules.get(m)).map(|m| (self.profile.strings.get(m.path).to_owned(), m.build_id.clone()));
+        let module_entry = module.and_then(|m| self.profile.modules.get(m));
         let named = module.and_then(|m| self.named_modules.get(&m));
-        let found = match (&path, self.resolver.as_mut(), named) {
+        let found = match (module_entry, self.resolver.as_mut(), named) {
             (_, _, Some(name)) => Some(Symbolized {
                 name: name.clone(),
                 offset: 0,
@@ -299,10 +326,13 @@ impl ProfileBuilder {
                 #[cfg(feature = "dwarf")]
                 dwarf_name: None,
             }),
-            (Some((p, id)), Some(r), None) if self.symbolize => r.lookup(ModuleRef { path: p, build_id: id.as_deref() }, rel),
+            (Some(m), Some(r), None) if self.symbolize => {
+                r.lookup(ModuleRef { path: self.profile.strings.get(m.path), build_id: m.build_id.as_deref() }, rel)
+            }
             _ => None,
         };
-        let mut root_first = Vec::new();
+        let start = self.frame_runs.len();
+        let root_first = &mut self.frame_runs;
         match found {
             Some(s) => {
                 // Expanded like perf's `append_inlines`: every name from DWARF, the real
@@ -325,56 +355,25 @@ impl ProfileBuilder {
                 }
             }
             None => {
-                let name = match (self.unknown_names, &path) {
-                    (UnknownNames::ModuleOffset, Some((p, _))) => {
-                        format!("{}+0x{rel:x}", p.rsplit('/').next().unwrap_or(p))
-                    }
-                    (UnknownNames::ModuleOffset, None) => format!("0x{rel:x}"),
-                    (UnknownNames::Unknown, _) => "[unknown]".to_owned(),
+                use std::fmt::Write as _;
+                let name = &mut self.name_buf;
+                name.clear();
+                let path = module.and_then(|m| self.profile.modules.get(m)).map(|m| self.profile.strings.get(m.path));
+                // Writing to a String cannot fail.
+                let _ = match (self.unknown_names, path) {
+                    (UnknownNames::ModuleOffset, Some(p)) => write!(name, "{}+0x{rel:x}", p.rsplit('/').next().unwrap_or(p)),
+                    (UnknownNames::ModuleOffset, None) => write!(name, "0x{rel:x}"),
+                    (UnknownNames::Unknown, _) => write!(name, "[unknown]"),
                 };
-                let func = self.profile.intern_func(&name, module)?;
+                let func = self.profile.intern_func(name, module)?;
                 root_first.push(self.profile.intern_frame(func, module, rel, 0)?);
             }
         }
-        self.scratch.extend(root_first.iter().rev());
-        self.frames.insert((module, rel, expand), root_first);
-        Ok(())
-    }
-
-    /// Fills the scratch stack (leaf first) from the callchain, or the ip when there is none.
-    fn walk_callchain(&mut self, s: &SampleInput<'_>, space: Option<&AddressSpace>, extras: StackExtras) -> Result<(), CapacityError> {
-        let expand_all = self.inline_frames == InlineFrames::Always;
-        let expand_unwound = self.inline_frames != InlineFrames::Never;
-        if s.callchain.is_empty() {
-            return self.frames_for(space, s.ip, s.ip_mode, expand_all);
-        }
-        let mut mode = s.ip_mode;
-        let mut iter = s.callchain.iter().copied().enumerate();
-        while let Some((i, addr)) = iter.next() {
-            // Unwound frames are addresses only (perf's libdw unwinder ends some stacks
-            // with a `0 - 1` frame, which is not a context marker).
-            if addr >= PERF_CONTEXT_MAX && i < extras.unwound_from {
-                match addr {
-                    PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => mode = CpuMode::Kernel,
-                    PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => mode = CpuMode::User,
-                    PERF_CONTEXT_USER_DEFERRED => {
-                        mode = CpuMode::User;
-                        let _cookie = iter.next();
-                    }
-                    _ => {
-                        // perf's `add_callchain_ip`: "invalid callchain context", the
-                        // callchain is corrupted: discard all of it (the kernel's user
-                        // walk sometimes ends with -1).
-                        self.scratch.clear();
-                        return Ok(());
-                    }
-                }
-                continue;
-            }
-            let expand = expand_all || (expand_unwound && i >= extras.unwound_from);
-            self.frames_for(space, addr, mode, expand)?;
-        }
-        Ok(())
+        let len = self.frame_runs.len() - start;
+        let run = (u32::try_from(start), u32::try_from(len));
+        let (Ok(s32), Ok(l32)) = run else { return Err(CapacityError { table: "frame run" }) };
+        self.frames.insert(key, (s32, l32));
+        Ok((start, len))
     }
 
     /// SAMPLE: symbolizes the callchain (or the ip when there is none) and appends the sample.
@@ -385,26 +384,65 @@ impl ProfileBuilder {
     /// [`ProfileBuilder::sample`] with what the records alone do not say: which callchain
     /// entries were unwound from a DWARF-mode stack copy, and whether the stack is cut short.
     pub fn sample_with(&mut self, s: &SampleInput<'_>, extras: StackExtras) -> Result<(), CapacityError> {
-        let thread = self.thread(s.pid, s.tid)?;
-        self.scratch.clear();
-        // Looked up once per sample (frames_for needs `&mut self` to intern).
-        let space = self.processes.remove(&s.pid);
-        let walked = self.walk_callchain(s, space.as_ref(), extras);
-        if let Some(space) = space {
-            self.processes.insert(s.pid, space);
-        }
-        walked?;
-        let truncated = extras.truncated;
-        // scratch is leaf first
-        if truncated {
-            let func = self.profile.intern_func(TRUNCATED_FRAME, None)?;
-            self.scratch.push(self.profile.intern_frame(func, None, 0, 0)?);
-        }
-        let mut stack = None;
-        for &f in self.scratch.iter().rev() {
-            stack = Some(self.profile.stacks.intern(stack, f)?);
-        }
+        let key = (s.pid, s.tid);
+        let mut state = match self.threads.remove(&key) {
+            Some(state) => state,
+            None => ThreadState { index: self.profile.add_thread(s.pid, s.tid, &format!(":{}", s.tid))?, last: RecentStacks::default() },
+        };
+        let thread = state.index;
+        let expand = Expand { all: self.inline_frames == InlineFrames::Always, unwound: self.inline_frames != InlineFrames::Never };
+        chain_entries(s.callchain, s.ip, s.ip_mode, extras, expand, &mut self.leaf_first, &mut self.entries);
+        // The root part shared with the thread's previous stack is interned already.
+        let generations = (self.generations.get(&s.pid).copied().unwrap_or(0), self.kernel_generation);
+        let entries = std::mem::take(&mut self.entries);
+        let reused = state.last.pick(generations, &entries);
+        let added = match entries.get(reused..) {
+            Some(rest) if !rest.is_empty() => self.add_entries(s.pid, rest, &mut state.last.current),
+            _ => Ok(()),
+        };
+        self.entries = entries;
+        let stack = state.last.current.top();
+        self.threads.insert(key, state);
+        added?;
         self.profile.push_sample(Sample { time: s.time, thread, cpu: s.cpu, event: s.event, stack, period: s.period })
+    }
+
+    /// Interns `entries` (root first) on top of `last`, recording each node in it.
+    fn add_entries(&mut self, pid: u32, entries: &[ChainEntry], last: &mut LastStack) -> Result<(), CapacityError> {
+        // Looked up once per sample (frame_run needs `&mut self` to intern).
+        let space = self.processes.remove(&pid);
+        let result = self.add_entries_in(space.as_ref(), entries, last);
+        if let Some(space) = space {
+            self.processes.insert(pid, space);
+        }
+        result
+    }
+
+    fn add_entries_in(&mut self, space: Option<&AddressSpace>, entries: &[ChainEntry], last: &mut LastStack) -> Result<(), CapacityError> {
+        let mut stack = last.top();
+        for &e in entries {
+            if e.kind & TRUNCATED_ROOT != 0 {
+                let frame = match self.truncated_frame {
+                    Some(f) => f,
+                    None => {
+                        let func = self.profile.intern_func(TRUNCATED_FRAME, None)?;
+                        let f = self.profile.intern_frame(func, None, 0, 0)?;
+                        *self.truncated_frame.insert(f)
+                    }
+                };
+                stack = Some(self.profile.stacks.intern(stack, frame)?);
+            } else {
+                let (start, len) = self.frame_run(space, e.addr, e.mode(), e.kind & chain::EXPAND != 0)?;
+                for i in start..start + len {
+                    if let Some(&frame) = self.frame_runs.get(i) {
+                        stack = Some(self.profile.stacks.intern(stack, frame)?);
+                    }
+                }
+            }
+            last.entries.push(e);
+            last.nodes.push(stack);
+        }
+        Ok(())
     }
 
     /// The profile so far.

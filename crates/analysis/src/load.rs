@@ -1,12 +1,15 @@
-//! [`load_profile`]: a whole recording (file, pipe stream, zstd-compressed, `--threads`
-//! directory) turned into a [`Profile`], records delivered in time order as perf delivers them.
+//! Loading a recording into a [`Profile`], records delivered in time order as perf delivers
+//! them: [`ProfileLoader`] is pushed one record at a time (so the input never has to be in
+//! memory as a whole); [`load_profile`] feeds it a whole file, pipe stream or `--threads`
+//! directory held in memory; [`load_sectioned`] reads a file through random access in chunks
+//! (the browser's path).
 //!
-//! Every record is walked in file order. Records with a timestamp go through an
-//! [`OrderedQueue`] that releases them at each FINISHED_ROUND up to the previous round's newest
-//! time, and at the end; records without one (perf's `-ETIME`: no `sample_id_all`, time 0, or
-//! a time of `-1`) are delivered at once, as `perf_session__process_event` does. The queue holds
-//! where each record is (its part and offset), not the record, and the record is decoded again
-//! when it is released; records decompressed from a COMPRESSED record are copied.
+//! Records with a timestamp go through a queue that releases them at each FINISHED_ROUND up to
+//! the previous round's newest time, and at the end; records without one (perf's `-ETIME`: no
+//! `sample_id_all`, time 0, or a time of `-1`) are delivered at once, as
+//! `perf_session__process_event` does. The queue copies each record's bytes into an arena of
+//! per-round chunks and never points into the caller's input, so memory stays proportional to
+//! the couple of rounds it holds, whatever the file size.
 //!
 //! Delivered records feed a [`ProfileBuilder`]: COMM, FORK, MMAP/MMAP2 (with build ids from the
 //! BUILD_ID feature, HEADER_BUILD_ID records and MMAP2 build-id records), KSYMBOL, and SAMPLE
@@ -18,20 +21,28 @@
 //! SWITCH_CPU_WIDE) — samples once per delivery, with the stack the profile gave them — and add
 //! its off-CPU time to the profile as `offcpu-time` samples (see [`crate::offcpu`]).
 
+mod event_names;
+mod record_queue;
+mod sectioned;
+
+pub use event_names::EventNames;
+pub use sectioned::{load_sectioned, load_sectioned_parts};
+
 use std::collections::HashMap;
 
 use perfscope_format::constants::{misc, sample_type, HeaderFeature, RecordType};
 use perfscope_format::features::build_id::{parse_build_id_record, parse_build_ids};
 use perfscope_format::layout::EventIndex as AttrIndex;
 use perfscope_format::metadata::Metadata;
-use perfscope_format::records::{RawRecord, Record, RecordHeader, SampleRecord};
+use perfscope_format::records::{RawRecord, Record, SampleRecord};
 use perfscope_format::walk::{walk, Item};
 use perfscope_format::Endianness;
+
+use self::record_queue::RecordQueue;
 
 use crate::builder::{CpuMode, InlineFrames, ProfileBuilder, SampleInput, StackExtras, UnknownNames, PERF_CONTEXT_USER};
 use crate::delivery::SampleDelivery;
 use crate::ids::{CapacityError, EventIndex};
-use crate::ordered::OrderedQueue;
 use crate::profile::Profile;
 use crate::symbols::resolver::SymbolResolver;
 use crate::timeline::{Timeline, TimelineRecorder};
@@ -135,23 +146,12 @@ pub struct LoadDiagnostics {
     pub late_records: u64,
     /// The most records queued at once.
     pub max_queued: usize,
-    /// Records the queue copied (decompressed or pipe-mode records) rather than pointed at.
+    /// The most record bytes queued at once.
+    pub max_queued_bytes: usize,
+    /// The most bytes the queue's arena had allocated at once.
+    pub max_queue_allocated: usize,
+    /// Records the queue copied (every record that waited for its turn).
     pub copied_records: u64,
-}
-
-/// A record waiting in the queue: where it is, or a copy.
-struct Queued {
-    header: RecordHeader,
-    offset: u64,
-    inner_offset: Option<u64>,
-    body: QueuedBody,
-}
-
-enum QueuedBody {
-    /// The body is `parts[part][start..start + len]`.
-    InPart { part: u32, start: usize, len: usize },
-    /// A copy.
-    Owned(Box<[u8]>),
 }
 
 /// Whether the record type is one the profile uses.
@@ -172,17 +172,45 @@ fn is_used(t: RecordType) -> bool {
     )
 }
 
-struct Loader {
+/// Builds a [`Profile`] from records pushed one at a time, in file order.
+///
+/// Records need the [`Metadata`] of their input to be decoded (the events, and the features for
+/// build ids and event names): in pipe mode it grows as the stream's HEADER_ATTR and
+/// HEADER_FEATURE records go by, so each call takes the metadata as it is at that record.
+///
+/// ```
+/// use perfscope_analysis::load::{LoadOptions, ProfileLoader};
+/// use perfscope_format::walk::{walk, Item};
+/// let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/example.data")).unwrap();
+/// let mut loader = ProfileLoader::new(LoadOptions::default());
+/// let meta = walk(&bytes, &[], |meta, _part, item| match item {
+///     Item::Record(rec) => loader.push(meta, rec),
+///     Item::Error(e) => loader.push_error(*e),
+/// })
+/// .unwrap();
+/// let (profile, diagnostics) = loader.finish(&meta).unwrap();
+/// assert_eq!(profile.samples.len() as u64, diagnostics.kept_samples);
+/// ```
+pub struct ProfileLoader {
+    queue: RecordQueue,
+    state: LoaderState,
+}
+
+/// Everything but the queue (borrowed apart from it while it releases records).
+struct LoaderState {
     builder: ProfileBuilder,
     delivery: SampleDelivery,
     diag: LoadDiagnostics,
     filter: LoadFilter,
-    /// Event names in attr order (from the header or the stream's metadata records).
-    names: Vec<String>,
+    names: EventNames,
+    /// Event names by attr, decided at first use.
+    attr_names: Vec<Option<String>>,
     /// Profile events per attr, added when first used.
     events: Vec<Option<EventIndex>>,
     /// Build ids by file name (BUILD_ID feature and HEADER_BUILD_ID records).
     build_ids: HashMap<String, Vec<u8>>,
+    /// Whether to unwind DWARF-mode stacks; the unwinder is made at the first one.
+    unwind: bool,
     unwinder: Option<UserUnwinder>,
     callchain: Vec<u64>,
     user_frames: Vec<u64>,
@@ -190,8 +218,132 @@ struct Loader {
     /// Whether the resolver's DWARF use was decided (at the first sample).
     inline_decided: bool,
     inline_frames: InlineFrames,
+    /// Whether the BUILD_ID feature was read (at the first record).
+    features_read: bool,
     /// The timeline being built, when asked for.
     timeline: Option<TimelineRecorder>,
+    /// Whether to add the timeline's off-CPU time to the profile at the end.
+    off_cpu: bool,
+}
+
+impl ProfileLoader {
+    /// A loader with nothing pushed yet.
+    pub fn new(options: LoadOptions) -> ProfileLoader {
+        ProfileLoader::with_extras(options, LoadExtras::default())
+    }
+
+    /// A loader that also builds what `extras` asks for (see [`ProfileLoader::finish_loaded`]).
+    pub fn with_extras(options: LoadOptions, extras: LoadExtras) -> ProfileLoader {
+        let mut builder = ProfileBuilder::new(options.resolver);
+        builder.unknown_names = options.unknown_names;
+        builder.symbolize = options.symbolize;
+        builder.inline_frames = options.inline_frames;
+        let state = LoaderState {
+            builder,
+            delivery: SampleDelivery::new(),
+            diag: LoadDiagnostics::default(),
+            filter: options.filter,
+            names: EventNames::default(),
+            attr_names: Vec::new(),
+            events: Vec::new(),
+            build_ids: HashMap::new(),
+            unwind: options.unwind,
+            unwinder: None,
+            callchain: Vec::new(),
+            user_frames: Vec::new(),
+            capacity_error: None,
+            inline_decided: false,
+            inline_frames: options.inline_frames,
+            features_read: false,
+            timeline: (extras.timeline || extras.off_cpu).then(TimelineRecorder::new),
+            off_cpu: extras.off_cpu,
+        };
+        ProfileLoader { queue: RecordQueue::new(), state }
+    }
+
+    /// The next record of the input, in file order. `meta` is the input's metadata as known at
+    /// this record. Nothing of `rec` is kept by reference: a record that must wait for its turn
+    /// is copied.
+    pub fn push(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
+        let state = &mut self.state;
+        if !state.features_read {
+            state.read_build_id_feature(meta);
+            state.features_read = true;
+        }
+        if let Some(tl) = state.timeline.as_mut() {
+            tl.file_order(meta, rec);
+        }
+        let t = rec.type_();
+        let for_timeline = state.timeline.is_some() && matches!(t, RecordType::SWITCH | RecordType::SWITCH_CPU_WIDE);
+        match t {
+            RecordType::FINISHED_ROUND => {
+                self.queue.finished_round(meta.endian, |r| state.deliver(meta, r));
+                return;
+            }
+            RecordType::HEADER_BUILD_ID => return state.header_build_id(rec),
+            RecordType::EVENT_UPDATE | RecordType::HEADER_TRACING_DATA | RecordType::HEADER_ATTR => {
+                state.names.observe(rec);
+                return;
+            }
+            _ if !is_used(t) && !for_timeline => return,
+            _ => {}
+        }
+        match meta.events.record_time(rec) {
+            Some(time) if time != 0 && time != u64::MAX => {
+                self.queue.push(time, rec);
+                let d = &mut state.diag;
+                d.copied_records += 1;
+                d.max_queued = d.max_queued.max(self.queue.len());
+            }
+            _ => state.deliver(meta, rec),
+        }
+    }
+
+    /// An error met while reading the input (a bad header section, a framing error).
+    pub fn push_error(&mut self, e: perfscope_format::Error) {
+        self.state.diag.errors.push(e);
+    }
+
+    /// What happened so far.
+    pub fn diagnostics(&self) -> &LoadDiagnostics {
+        &self.state.diag
+    }
+
+    /// The end of the input: delivers the records still queued and returns the profile.
+    ///
+    /// Fails only when a table outgrew its index type.
+    pub fn finish(self, meta: &Metadata) -> Result<(Profile, LoadDiagnostics), LoadError> {
+        self.finish_loaded(meta).map(|l| (l.profile, l.diagnostics))
+    }
+
+    /// [`ProfileLoader::finish`], with the timeline and off-CPU samples asked for at creation.
+    pub fn finish_loaded(mut self, meta: &Metadata) -> Result<Loaded, LoadError> {
+        let state = &mut self.state;
+        self.queue.finish(meta.endian, |r| state.deliver(meta, r));
+        let mut state = self.state;
+        state.diag.late_records = self.queue.late();
+        state.diag.max_queued_bytes = self.queue.max_held;
+        state.diag.max_queue_allocated = self.queue.max_allocated;
+        if let Some(e) = state.capacity_error {
+            return Err(LoadError::Capacity(e));
+        }
+        let mut profile = state.builder.finish();
+        // Name the events with everything the input said (an EVENT_UPDATE may follow the
+        // first sample of its event).
+        for (attr, event) in state.events.iter().enumerate() {
+            let Some(event) = event else { continue };
+            let name = state.names.name(meta, attr);
+            if let (Ok(s), Some(slot)) = (profile.strings.intern(&name), profile.events.get_mut(event.index())) {
+                *slot = s;
+            }
+        }
+        let timeline = state.timeline.map(TimelineRecorder::finish);
+        let off_cpu_events = match (&timeline, state.off_cpu) {
+            (Some(t), true) => add_off_cpu(&mut profile, t, &state.filter).map_err(LoadError::Capacity)?,
+            _ => OffCpuEvents::default(),
+        };
+        Ok(Loaded { profile, diagnostics: state.diag, timeline, off_cpu_events })
+    }
 }
 
 /// Reads every record of a recording into a [`Profile`]. `data` is the perf.data file or pipe
@@ -216,83 +368,13 @@ pub fn load_profile(data: &[u8], extra: &[&[u8]], options: LoadOptions) -> Resul
 /// assert!(load(b"not a perf.data file", &[], LoadOptions::default(), extras).is_err());
 /// ```
 pub fn load(data: &[u8], extra: &[&[u8]], options: LoadOptions, extras: LoadExtras) -> Result<Loaded, LoadError> {
-    let summary = crate::summary::Summary::from_bytes(data);
-    let arch = summary.arch.as_deref().map_or(Arch::Other, Arch::from_uname);
-    let mut builder = ProfileBuilder::new(options.resolver);
-    builder.unknown_names = options.unknown_names;
-    builder.symbolize = options.symbolize;
-    builder.inline_frames = options.inline_frames;
-    let mut loader = Loader {
-        builder,
-        delivery: SampleDelivery::new(),
-        diag: LoadDiagnostics::default(),
-        filter: options.filter,
-        names: summary.events.into_iter().map(|e| e.name).collect(),
-        events: Vec::new(),
-        build_ids: HashMap::new(),
-        unwinder: options.unwind.then(|| UserUnwinder::new(arch)),
-        callchain: Vec::new(),
-        user_frames: Vec::new(),
-        capacity_error: None,
-        inline_decided: false,
-        inline_frames: options.inline_frames,
-        timeline: (extras.timeline || extras.off_cpu).then(TimelineRecorder::new),
-    };
-    let mut parts: Vec<&[u8]> = Vec::with_capacity(extra.len() + 1);
-    parts.push(data);
-    parts.extend_from_slice(extra);
-    let mut queue: OrderedQueue<Queued> = OrderedQueue::new();
-    let mut features_read = false;
-    let meta = walk(data, extra, |meta, part, item| {
-        let rec = match item {
-            Item::Record(rec) => rec,
-            Item::Error(e) => return loader.diag.errors.push(*e),
-        };
-        if !features_read {
-            loader.read_build_id_feature(meta);
-            features_read = true;
-        }
-        if let Some(tl) = loader.timeline.as_mut() {
-            tl.file_order(meta, rec);
-        }
-        let t = rec.type_();
-        if t == RecordType::FINISHED_ROUND {
-            queue.finished_round(|_, q| loader.release(meta, &parts, &q));
-            return;
-        }
-        if t == RecordType::HEADER_BUILD_ID {
-            loader.header_build_id(rec);
-            return;
-        }
-        let for_timeline = loader.timeline.is_some() && matches!(t, RecordType::SWITCH | RecordType::SWITCH_CPU_WIDE);
-        if !is_used(t) && !for_timeline {
-            return;
-        }
-        match meta.events.record_time(rec) {
-            Some(time) if time != 0 && time != u64::MAX => {
-                let q = queued(rec, part, &parts);
-                if matches!(q.body, QueuedBody::Owned(_)) {
-                    loader.diag.copied_records += 1;
-                }
-                queue.push(time, q);
-                loader.diag.max_queued = loader.diag.max_queued.max(queue.len());
-            }
-            _ => loader.deliver(meta, rec),
-        }
+    let mut loader = ProfileLoader::with_extras(options, extras);
+    let meta = walk(data, extra, |meta, _part, item| match item {
+        Item::Record(rec) => loader.push(meta, rec),
+        Item::Error(e) => loader.push_error(*e),
     })
     .map_err(LoadError::Format)?;
-    queue.finish(|_, q| loader.release(&meta, &parts, &q));
-    loader.diag.late_records = queue.late;
-    if let Some(e) = loader.capacity_error {
-        return Err(LoadError::Capacity(e));
-    }
-    let mut profile = loader.builder.finish();
-    let timeline = loader.timeline.map(TimelineRecorder::finish);
-    let off_cpu_events = match (&timeline, extras.off_cpu) {
-        (Some(t), true) => add_off_cpu(&mut profile, t, &loader.filter).map_err(LoadError::Capacity)?,
-        _ => OffCpuEvents::default(),
-    };
-    Ok(Loaded { profile, diagnostics: loader.diag, timeline, off_cpu_events })
+    loader.finish_loaded(&meta)
 }
 
 /// The timeline's off-CPU samples into the profile, for the threads and times `filter` keeps.
@@ -329,21 +411,6 @@ impl std::fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// Where `rec` is: a position in `parts[part]` when its body lies there, else a copy.
-fn queued(rec: &RawRecord<'_>, part: usize, parts: &[&[u8]]) -> Queued {
-    let in_part = rec.inner_offset.is_none().then(|| {
-        let bytes = parts.get(part)?;
-        let start = usize::try_from(rec.offset).ok()?.checked_add(perfscope_format::records::RECORD_HEADER_SIZE)?;
-        let body = bytes.get(start..start.checked_add(rec.body.len())?)?;
-        std::ptr::eq(body.as_ptr(), rec.body.as_ptr()).then_some((u32::try_from(part).ok()?, start))
-    });
-    let body = match in_part.flatten() {
-        Some((part, start)) => QueuedBody::InPart { part, start, len: rec.body.len() },
-        None => QueuedBody::Owned(rec.body.into()),
-    };
-    Queued { header: rec.header, offset: rec.offset, inner_offset: rec.inner_offset, body }
-}
-
 fn cpu_mode(misc_bits: u16) -> CpuMode {
     match misc_bits & misc::CPUMODE_MASK {
         misc::KERNEL | misc::HYPERVISOR | misc::GUEST_KERNEL => CpuMode::Kernel,
@@ -351,11 +418,17 @@ fn cpu_mode(misc_bits: u16) -> CpuMode {
     }
 }
 
+/// The machine of HEADER_ARCH (`x86_64`, `aarch64`, …).
+fn arch(meta: &Metadata) -> Arch {
+    let name = meta.feature(HeaderFeature::ARCH).and_then(|b| perfscope_format::features::strings::parse_string(b).ok());
+    name.map_or(Arch::Other, |n| Arch::from_uname(&n.to_string()))
+}
+
 fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(bytes)
 }
 
-impl Loader {
+impl LoaderState {
     fn read_build_id_feature(&mut self, meta: &Metadata) {
         let Some(bytes) = meta.feature(HeaderFeature::BUILD_ID) else { return };
         match parse_build_ids(bytes) {
@@ -377,21 +450,20 @@ impl Loader {
         }
     }
 
-    fn release(&mut self, meta: &Metadata, parts: &[&[u8]], q: &Queued) {
-        let body: &[u8] = match &q.body {
-            QueuedBody::InPart { part, start, len } => {
-                match parts.get(*part as usize).and_then(|p| p.get(*start..start.saturating_add(*len))) {
-                    Some(b) => b,
-                    None => return,
-                }
-            }
-            QueuedBody::Owned(b) => b,
-        };
-        let rec = RawRecord { offset: q.offset, inner_offset: q.inner_offset, endian: meta.endian, header: q.header, body, payload: &[] };
-        self.deliver(meta, &rec);
+    /// The name of an attr's event, decided at its first use.
+    fn attr_name(&mut self, meta: &Metadata, attr: AttrIndex) -> &str {
+        let i = attr.0 as usize;
+        if self.attr_names.len() <= i {
+            self.attr_names.resize(i + 1, None);
+        }
+        let names = &self.names;
+        match self.attr_names.get_mut(i) {
+            Some(slot) => slot.get_or_insert_with(|| names.name(meta, i)),
+            None => "",
+        }
     }
 
-    fn event(&mut self, attr: AttrIndex) -> Result<EventIndex, CapacityError> {
+    fn event(&mut self, meta: &Metadata, attr: AttrIndex) -> Result<EventIndex, CapacityError> {
         let i = attr.0 as usize;
         if self.events.len() <= i {
             self.events.resize(i + 1, None);
@@ -399,7 +471,7 @@ impl Loader {
         if let Some(Some(e)) = self.events.get(i) {
             return Ok(*e);
         }
-        let name = self.names.get(i).cloned().unwrap_or_else(|| format!("event {i}"));
+        let name = self.attr_name(meta, attr).to_owned();
         let e = self.builder.add_event(&name)?;
         if let Some(slot) = self.events.get_mut(i) {
             *slot = Some(e);
@@ -455,11 +527,17 @@ impl Loader {
         Ok(())
     }
 
-    fn keeps(&self, s: &SampleRecord<'_>, attr: AttrIndex) -> bool {
+    fn keeps(&mut self, meta: &Metadata, s: &SampleRecord<'_>, attr: AttrIndex) -> bool {
         let f = &self.filter;
-        if !f.events.is_empty() && !self.names.get(attr.0 as usize).is_some_and(|n| f.events.iter().any(|e| e == n)) {
-            return false;
+        if !f.events.is_empty() {
+            let mut events = std::mem::take(&mut self.filter.events);
+            let kept = events.iter().any(|e| e == self.attr_name(meta, attr));
+            std::mem::swap(&mut self.filter.events, &mut events);
+            if !kept {
+                return false;
+            }
         }
+        let f = &self.filter;
         if !f.pids.is_empty() && !s.pid.is_some_and(|p| f.pids.contains(&p)) {
             return false;
         }
@@ -512,7 +590,7 @@ impl Loader {
         let mut extras = StackExtras::default();
         for &(attr, period) in list {
             self.diag.samples += 1;
-            if !self.keeps(s, attr) {
+            if !self.keeps(meta, s, attr) {
                 self.timeline_sample(meta, s, None);
                 continue;
             }
@@ -521,7 +599,7 @@ impl Loader {
                 extras = self.prepare_stack(meta, s);
                 stack_ready = true;
             }
-            let event = self.event(attr)?;
+            let event = self.event(meta, attr)?;
             let input = SampleInput {
                 pid: s.pid.unwrap_or(u32::MAX),
                 tid: s.tid.unwrap_or(u32::MAX),
@@ -555,12 +633,13 @@ impl Loader {
         if let Some(c) = &s.callchain {
             self.callchain.extend(c.ips().iter());
         }
-        let (Some(regs), Some(stack), Some(unwinder)) = (&s.regs_user, &s.stack_user, self.unwinder.as_mut()) else {
+        let (Some(regs), Some(stack), true) = (&s.regs_user, &s.stack_user, self.unwind) else {
             return none;
         };
         if regs.abi == 0 || stack.data.is_empty() {
             return none;
         }
+        let unwinder = self.unwinder.get_or_insert_with(|| UserUnwinder::new(arch(meta)));
         self.user_frames.clear();
         let pid = s.pid.unwrap_or(u32::MAX);
         let little = meta.endian == Endianness::Little;

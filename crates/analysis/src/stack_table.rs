@@ -8,7 +8,7 @@
 //! function of its own named `module+0xoffset`, which makes "merge by function" merge
 //! unsymbolized frames by module and offset.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ids::{CapacityError, FrameIndex, FuncIndex, ModuleIndex, StackIndex, StringIndex};
 
@@ -76,13 +76,16 @@ pub struct FuncTable {
 impl FuncTable {
     /// The index of `func`, adding it when new.
     pub fn intern(&mut self, func: Func) -> Result<FuncIndex, CapacityError> {
-        if let Some(&i) = self.index.get(&func) {
-            return Ok(i);
+        let next = self.funcs.len();
+        match self.index.entry(func) {
+            std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let i = FuncIndex::from_len(next)?;
+                e.insert(i);
+                self.funcs.push(func);
+                Ok(i)
+            }
         }
-        let i = FuncIndex::from_len(self.funcs.len())?;
-        self.funcs.push(func);
-        self.index.insert(func, i);
-        Ok(i)
     }
 
     /// The function at `i`.
@@ -125,13 +128,16 @@ pub struct FrameTable {
 impl FrameTable {
     /// The index of `frame`, adding it when new.
     pub fn intern(&mut self, frame: Frame) -> Result<FrameIndex, CapacityError> {
-        if let Some(&i) = self.index.get(&frame) {
-            return Ok(i);
+        let next = self.frames.len();
+        match self.index.entry(frame) {
+            std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let i = FrameIndex::from_len(next)?;
+                e.insert(i);
+                self.frames.push(frame);
+                Ok(i)
+            }
         }
-        let i = FrameIndex::from_len(self.frames.len())?;
-        self.frames.push(frame);
-        self.index.insert(frame, i);
-        Ok(i)
     }
 
     /// The frame at `i`.
@@ -163,20 +169,32 @@ pub struct Stack {
 #[derive(Clone, Debug, Default)]
 pub struct StackTable {
     stacks: Vec<Stack>,
-    index: HashMap<Stack, StackIndex>,
+    /// By [`stack_key`]: one integer, hashed with one multiplication.
+    index: HashMap<u64, StackIndex>,
+}
+
+/// `(prefix + 1) << 32 | frame` (0 in the high half: no prefix). The table never hands out
+/// `StackIndex(u32::MAX)`, so `prefix + 1` fits.
+#[inline]
+fn stack_key(prefix: Option<StackIndex>, frame: FrameIndex) -> u64 {
+    let prefix = prefix.map_or(0, |p| u64::from(p.0) + 1);
+    (prefix << 32) | u64::from(frame.0)
 }
 
 impl StackTable {
     /// The stack `prefix` + `frame`, adding it when new.
+    #[inline]
     pub fn intern(&mut self, prefix: Option<StackIndex>, frame: FrameIndex) -> Result<StackIndex, CapacityError> {
-        let key = Stack { prefix, frame };
-        if let Some(&i) = self.index.get(&key) {
-            return Ok(i);
+        let next = self.stacks.len();
+        match self.index.entry(stack_key(prefix, frame)) {
+            std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let i = StackIndex::from_len(next).ok().filter(|i| i.0 != u32::MAX).ok_or(CapacityError { table: "stack" })?;
+                e.insert(i);
+                self.stacks.push(Stack { prefix, frame });
+                Ok(i)
+            }
         }
-        let i = StackIndex::from_len(self.stacks.len())?;
-        self.stacks.push(key);
-        self.index.insert(key, i);
-        Ok(i)
     }
 
     /// Interns a whole stack given root first; `None` for an empty slice.

@@ -1,6 +1,6 @@
 //! [`StringTable`]: interned strings addressed by [`StringIndex`].
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ids::{CapacityError, StringIndex};
 

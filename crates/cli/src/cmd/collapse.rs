@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
-use perfscope_analysis::export::folded::{folded_lines, FoldedOptions};
+use perfscope_analysis::export::folded::{write_folded, FoldedOptions};
 use perfscope_analysis::load::{load_profile, LoadDiagnostics, LoadFilter, LoadOptions};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::symbols::archive::{build_id_hex, PerfArchive};
@@ -182,12 +182,9 @@ fn report_diagnostics(file: &Path, d: &LoadDiagnostics) {
 pub fn run(args: &Args) -> Result<ExitCode, String> {
     // A perf.data or a share file (`perfscope export --format share`).
     let loaded = super::export::load(&args.profile)?;
-    let lines = folded_lines(&loaded.profile, &loaded.filter, FoldedOptions::default());
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for (stack, count) in lines {
-        if writeln!(out, "{stack} {count}").is_err() {
-            return Ok(ExitCode::SUCCESS); // closed pipe (`| head`)
-        }
+    let mut out = std::io::stdout().lock();
+    if write_folded(&loaded.profile, &loaded.filter, FoldedOptions::default(), &mut out).is_err() {
+        return Ok(ExitCode::SUCCESS); // closed pipe (`| head`)
     }
     let _ = out.flush();
     Ok(if loaded.had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS })

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use perfscope_analysis::delivery::SampleDelivery;
+use perfscope_analysis::load::EventNames;
 use perfscope_format::walk::Item;
 use perfscope_format::{Record, RecordType};
 
@@ -28,11 +29,13 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let mut per_event: BTreeMap<u32, u64> = BTreeMap::new();
     let mut errors: Vec<String> = Vec::new();
     let mut delivery = SampleDelivery::new();
+    let mut names = EventNames::default();
     let result = walk(&input, |meta, _, item| {
         let rec = match item {
             Item::Record(rec) => rec,
             Item::Error(e) => return errors.push(e.to_string()),
         };
+        names.observe(rec);
         {
             *counts.entry(rec.type_().0).or_default() += 1;
             if rec.type_() == RecordType::SAMPLE {
@@ -46,9 +49,12 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             }
         }
     });
-    let summary = perfscope_analysis::summary::Summary::from_bytes(&input.bytes);
-    let event_name = |i: u32| summary.events.get(i as usize).map_or_else(|| format!("event {i}"), |e| e.name.clone());
     let meta = result.map_err(|e| errors.push(e.to_string())).ok();
+    // Named in the same pass (a second walk for the names took as long as the counting).
+    let event_name = |i: u32| match &meta {
+        Some(m) if (i as usize) < m.attrs.len() => names.name(m, i as usize),
+        _ => format!("event {i}"),
+    };
     let name = |t: u32| match &meta {
         Some(m) => m.record_type_name(RecordType(t)),
         None => RecordType(t).name().map_or_else(|| format!("UNKNOWN_{t}"), str::to_string),

@@ -1,0 +1,128 @@
+//! `stats` and `collapse` over a big recording, each beside the floor it is measured against
+//! (issue #6): a bare walk over the record headers of the same bytes.
+//!
+//! Make a recording with `scripts/make-big-profile.sh 300 /tmp/big.data` and run
+//! `PERFSCOPE_BIG_PROFILE=/tmp/big.data cargo bench -p perfscope-analysis`. Without the
+//! variable every benchmark is skipped with a message. The figures to read are the ratios
+//! against the header walk; `scripts/bench.sh` measures the command-line tools end to end.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use perfscope_analysis::builder::UnknownNames;
+use perfscope_analysis::delivery::SampleDelivery;
+use perfscope_analysis::export::folded::{write_folded, FoldedOptions};
+use perfscope_analysis::load::{load_profile, load_sectioned, EventNames, LoadOptions};
+use perfscope_analysis::samples::SampleFilter;
+use perfscope_format::file::ReadAt;
+use perfscope_format::walk::{walk, Item};
+use perfscope_format::{PerfFile, Record, RecordType};
+
+fn big_profile() -> Option<Vec<u8>> {
+    let path = std::env::var_os("PERFSCOPE_BIG_PROFILE")?;
+    match std::fs::read(&path) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            eprintln!("cannot read {path:?}: {e}");
+            None
+        }
+    }
+}
+
+/// The least a reader must do: step from record header to record header.
+fn header_walk(data: &[u8]) -> u64 {
+    let mut pos = 0usize;
+    let mut n = 0u64;
+    while let Some(size) = data.get(pos + 6..pos + 8) {
+        let size = u16::from_le_bytes([size[0], size[1]]) as usize;
+        if size < 8 {
+            break;
+        }
+        pos += size;
+        n += 1;
+    }
+    n
+}
+
+/// What `perfscope stats` does: count records by type, decode every sample to count it for its
+/// event (leader sampling delivers one per read value), name the events.
+fn stats(bytes: &[u8]) -> (usize, Vec<u64>, Vec<String>) {
+    let mut counts = std::collections::BTreeMap::<u32, u64>::new();
+    let mut per_event = vec![0u64; 64];
+    let mut delivery = SampleDelivery::new();
+    let mut names = EventNames::default();
+    let meta = walk(bytes, &[], |meta, _, item| {
+        let Item::Record(rec) = item else { return };
+        names.observe(rec);
+        *counts.entry(rec.type_().0).or_default() += 1;
+        if rec.type_() == RecordType::SAMPLE {
+            if let Ok(Record::Sample(s)) = meta.parse(rec) {
+                delivery.deliver(&meta.events, &s, |e, _| {
+                    if let Some(n) = per_event.get_mut(e.index()) {
+                        *n += 1;
+                    }
+                });
+            }
+        }
+    })
+    .unwrap();
+    let names = (0..meta.attrs.len()).map(|i| names.name(&meta, i)).collect();
+    (counts.len(), per_event, names)
+}
+
+fn no_symbols() -> LoadOptions {
+    LoadOptions { symbolize: false, unknown_names: UnknownNames::ModuleOffset, ..LoadOptions::default() }
+}
+
+struct Slices<'a>(&'a [u8]);
+
+impl ReadAt for Slices<'_> {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn read_at(&mut self, offset: u64, size: u64) -> perfscope_format::Result<Vec<u8>> {
+        Ok(self.0[offset as usize..(offset + size) as usize].to_vec())
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let Some(bytes) = big_profile() else {
+        eprintln!("SKIPPED: set PERFSCOPE_BIG_PROFILE to a big perf.data (scripts/make-big-profile.sh)");
+        return;
+    };
+    let file = PerfFile::parse(&bytes).expect("a file-mode perf.data");
+    let (data, _) = file.data_section();
+    let mut g = c.benchmark_group("load");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(data.len() as u64));
+    g.bench_function("baseline: record header walk", |b| b.iter(|| header_walk(data)));
+    g.bench_function("stats", |b| b.iter(|| stats(&bytes)));
+    g.bench_function("collapse --no-symbols: load_profile", |b| b.iter(|| load_profile(&bytes, &[], no_symbols()).unwrap().0.samples.len()));
+    g.bench_function("collapse --no-symbols: load_sectioned, 4 MiB chunks", |b| {
+        b.iter(|| load_sectioned(&mut Slices(&bytes), 4 << 20, no_symbols(), |_, _| {}).unwrap().0.samples.len())
+    });
+    let (profile, _) = load_profile(&bytes, &[], no_symbols()).unwrap();
+    g.bench_function("collapse --no-symbols: folded text", |b| {
+        b.iter(|| {
+            let mut out = CountingSink(0);
+            write_folded(&profile, &SampleFilter::all(), FoldedOptions::default(), &mut out).unwrap();
+            out.0
+        })
+    });
+    g.finish();
+}
+
+/// Counts the bytes written.
+struct CountingSink(u64);
+
+impl std::io::Write for CountingSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

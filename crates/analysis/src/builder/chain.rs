@@ -1,0 +1,212 @@
+//! A sample's callchain as the addresses to symbolize, root first, and the per-thread memory
+//! of the previous stack that lets a sample reuse the root part it shares with the previous
+//! sample of its thread (at high sampling rates most of it: only the leaf end moves).
+
+use super::{CpuMode, StackExtras, PERF_CONTEXT_GUEST, PERF_CONTEXT_GUEST_KERNEL, PERF_CONTEXT_GUEST_USER, PERF_CONTEXT_HV, PERF_CONTEXT_KERNEL, PERF_CONTEXT_MAX, PERF_CONTEXT_USER, PERF_CONTEXT_USER_DEFERRED};
+use crate::ids::StackIndex;
+
+/// One frame to add: an address with how to read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ChainEntry {
+    /// The address (unused for the truncated root).
+    pub addr: u64,
+    /// [`KERNEL`], [`EXPAND`], [`TRUNCATED_ROOT`] bits.
+    pub kind: u8,
+}
+
+/// A kernel address (else a user address).
+pub(super) const KERNEL: u8 = 1;
+/// Inline frames are added for it.
+pub(super) const EXPAND: u8 = 2;
+/// The `[truncated]` root of a stack that could not be unwound to its root.
+pub(super) const TRUNCATED_ROOT: u8 = 4;
+
+impl ChainEntry {
+    /// The address's mode.
+    pub fn mode(self) -> CpuMode {
+        if self.kind & KERNEL != 0 {
+            CpuMode::Kernel
+        } else {
+            CpuMode::User
+        }
+    }
+
+    fn new(addr: u64, mode: CpuMode, expand: bool) -> ChainEntry {
+        let kind = match mode {
+            CpuMode::Kernel => KERNEL,
+            CpuMode::User => 0,
+        } | if expand { EXPAND } else { 0 };
+        ChainEntry { addr, kind }
+    }
+}
+
+/// Which frames get inline frames: every frame, the unwound ones, none.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Expand {
+    pub all: bool,
+    pub unwound: bool,
+}
+
+/// Fills `out` with the entries of a callchain (leaf first, with context markers), root
+/// first. `leaf_first` is scratch space. A callchain with an invalid context marker is dropped
+/// whole, as perf's `add_callchain_ip` drops it ("invalid callchain context").
+#[allow(clippy::too_many_arguments)]
+pub(super) fn chain_entries(
+    callchain: &[u64],
+    ip: u64,
+    ip_mode: CpuMode,
+    extras: StackExtras,
+    expand: Expand,
+    leaf_first: &mut Vec<ChainEntry>,
+    out: &mut Vec<ChainEntry>,
+) {
+    out.clear();
+    leaf_first.clear();
+    if extras.truncated {
+        out.push(ChainEntry { addr: 0, kind: TRUNCATED_ROOT });
+    }
+    if callchain.is_empty() {
+        out.push(ChainEntry::new(ip, ip_mode, expand.all));
+        return;
+    }
+    let mut mode = ip_mode;
+    let mut iter = callchain.iter().copied().enumerate();
+    while let Some((i, addr)) = iter.next() {
+        // Unwound frames are addresses only (perf's libdw unwinder ends some stacks with a
+        // `0 - 1` frame, which is not a context marker).
+        if addr >= PERF_CONTEXT_MAX && i < extras.unwound_from {
+            match addr {
+                PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => mode = CpuMode::Kernel,
+                PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => mode = CpuMode::User,
+                PERF_CONTEXT_USER_DEFERRED => {
+                    mode = CpuMode::User;
+                    let _cookie = iter.next();
+                }
+                // The kernel's user walk sometimes ends with -1: the chain is corrupted.
+                _ => {
+                    leaf_first.clear();
+                    break;
+                }
+            }
+            continue;
+        }
+        let expand = expand.all || (expand.unwound && i >= extras.unwound_from);
+        leaf_first.push(ChainEntry::new(addr, mode, expand));
+    }
+    out.extend(leaf_first.iter().rev());
+}
+
+/// The last stack of a thread, entry by entry.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LastStack {
+    /// The address-space generations it was resolved in (process, kernel).
+    pub generations: (u64, u64),
+    /// Root first.
+    pub entries: Vec<ChainEntry>,
+    /// `nodes[i]`: the stack made of `entries[..=i]`.
+    pub nodes: Vec<Option<StackIndex>>,
+}
+
+impl LastStack {
+    /// The stack made of the entries kept.
+    pub fn top(&self) -> Option<StackIndex> {
+        self.nodes.last().copied().flatten()
+    }
+}
+
+/// How many recent stacks of a thread are kept.
+const RECENT: usize = 4;
+
+/// The recent stacks of a thread: a new sample reuses the longest root part it shares with any
+/// of them (threads alternate between a few call paths).
+#[derive(Clone, Debug, Default)]
+pub(super) struct RecentStacks {
+    /// The stack of the thread's last sample.
+    pub current: LastStack,
+    /// Older ones, most recent first.
+    others: Vec<LastStack>,
+    /// The buffers of the one forgotten last.
+    spare: Option<LastStack>,
+}
+
+impl RecentStacks {
+    /// Makes `current` the root part of `entries` found among the recent stacks and returns
+    /// its length (the entries after it are to be added to `current`). The previous stack is
+    /// kept among the others unless the new one contains it.
+    pub fn pick(&mut self, generations: (u64, u64), entries: &[ChainEntry]) -> usize {
+        let common = |s: &LastStack| if s.generations == generations { s.entries.iter().zip(entries).take_while(|(a, b)| a == b).count() } else { 0 };
+        let current = common(&self.current);
+        if current == self.current.entries.len() && self.current.generations == generations {
+            // The previous stack is a root part of the new one (or the same): grow it.
+            return current;
+        }
+        let mut best = (None, current);
+        for (i, s) in self.others.iter().enumerate() {
+            let c = common(s);
+            if c > best.1 {
+                best = (Some(i), c);
+            }
+        }
+        let mut slot = self.spare.take().unwrap_or_default();
+        let (from, reused) = best;
+        let source = match from.and_then(|i| self.others.get(i)) {
+            Some(s) => s,
+            None => &self.current,
+        };
+        slot.generations = generations;
+        slot.entries.clear();
+        slot.nodes.clear();
+        slot.entries.extend_from_slice(source.entries.get(..reused).unwrap_or(&[]));
+        slot.nodes.extend_from_slice(source.nodes.get(..reused).unwrap_or(&[]));
+        std::mem::swap(&mut self.current, &mut slot);
+        self.others.insert(0, slot);
+        if self.others.len() >= RECENT {
+            self.spare = self.others.pop();
+        }
+        reused
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NO: Expand = Expand { all: false, unwound: false };
+
+    #[test]
+    fn markers_set_modes_and_a_bad_marker_drops_the_chain() {
+        let (mut scratch, mut out) = (Vec::new(), Vec::new());
+        let chain = [PERF_CONTEXT_KERNEL, 0xffff_1, 0xffff_2, PERF_CONTEXT_USER, 0x10, 0x20];
+        chain_entries(&chain, 0, CpuMode::User, StackExtras::default(), NO, &mut scratch, &mut out);
+        let got: Vec<(u64, u8)> = out.iter().map(|e| (e.addr, e.kind)).collect();
+        assert_eq!(got, [(0x20, 0), (0x10, 0), (0xffff_2, KERNEL), (0xffff_1, KERNEL)]);
+        let bad = [PERF_CONTEXT_USER, 0x10, u64::MAX];
+        let extras = StackExtras { truncated: true, ..StackExtras::default() };
+        chain_entries(&bad, 0, CpuMode::User, extras, NO, &mut scratch, &mut out);
+        assert_eq!(out, [ChainEntry { addr: 0, kind: TRUNCATED_ROOT }]);
+    }
+
+    #[test]
+    fn the_longest_shared_root_part_of_a_recent_stack_is_reused_within_one_generation() {
+        let e = |a| ChainEntry { addr: a, kind: 0 };
+        let node = |i| Some(StackIndex(i));
+        let mut r = RecentStacks::default();
+        let mut add = |r: &mut RecentStacks, g: (u64, u64), chain: &[ChainEntry], nodes: &[u32]| {
+            let reused = r.pick(g, chain);
+            for (i, c) in chain.iter().enumerate().skip(reused) {
+                r.current.entries.push(*c);
+                r.current.nodes.push(node(nodes[i]));
+            }
+            reused
+        };
+        assert_eq!(add(&mut r, (1, 1), &[e(1), e(2), e(3)], &[0, 1, 2]), 0);
+        assert_eq!(add(&mut r, (1, 1), &[e(1), e(4)], &[0, 3]), 1);
+        // Back to the first path: found among the older stacks.
+        assert_eq!(add(&mut r, (1, 1), &[e(1), e(2), e(5)], &[0, 1, 4]), 2);
+        assert_eq!(r.current.nodes, [node(0), node(1), node(4)]);
+        assert_eq!(add(&mut r, (1, 1), &[e(1), e(4), e(6)], &[0, 3, 5]), 2);
+        assert_eq!(r.current.top(), node(5));
+        assert_eq!(add(&mut r, (2, 1), &[e(1)], &[6]), 0, "a new mapping in the process");
+        assert_eq!(r.current.top(), node(6));
+    }
+}

@@ -1,0 +1,194 @@
+//! [`RecordQueue`]: records waiting for their turn in time order, each copied into an arena of
+//! per-round chunks, so the queue never points into the caller's input and its memory stays
+//! proportional to the rounds it holds (about two).
+//!
+//! Records pushed between two FINISHED_ROUNDs go into one chunk. A chunk is recycled (its
+//! allocation kept for a later round) once every record in it was released; records are
+//! released in time order, so a chunk can outlive its round by one or two rounds, no more
+//! unless records arrive late.
+
+use std::collections::VecDeque;
+
+use perfscope_format::records::{RawRecord, RecordHeader};
+use perfscope_format::Endianness;
+
+use crate::ordered::OrderedQueue;
+
+/// Where a queued record's body is, and the fields of its [`RawRecord`].
+#[derive(Debug)]
+struct Slot {
+    header: RecordHeader,
+    offset: u64,
+    inner_offset: Option<u64>,
+    /// The chunk's id (ids grow by one per round).
+    chunk: u64,
+    start: usize,
+    len: usize,
+}
+
+#[derive(Debug, Default)]
+struct Chunk {
+    bytes: Vec<u8>,
+    /// Records of this chunk not released yet.
+    live: usize,
+}
+
+/// Chunks kept for reuse at most.
+const SPARE_CHUNKS: usize = 4;
+
+/// Records in (time, arrival) order, released at round ends; see the module docs.
+#[derive(Debug)]
+pub(crate) struct RecordQueue {
+    queue: OrderedQueue<Slot>,
+    chunks: VecDeque<Chunk>,
+    /// The id of `chunks[0]`.
+    first_chunk: u64,
+    spare: Vec<Vec<u8>>,
+    /// Body bytes held now.
+    held: usize,
+    /// The most body bytes held at once.
+    pub max_held: usize,
+    /// The most bytes allocated for chunks at once (held, spare and slack).
+    pub max_allocated: usize,
+}
+
+impl RecordQueue {
+    pub(crate) fn new() -> RecordQueue {
+        RecordQueue {
+            queue: OrderedQueue::new(),
+            chunks: VecDeque::from([Chunk::default()]),
+            first_chunk: 0,
+            spare: Vec::new(),
+            held: 0,
+            max_held: 0,
+            max_allocated: 0,
+        }
+    }
+
+    /// Records queued.
+    pub(crate) fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Records that arrived older than what was already released.
+    pub(crate) fn late(&self) -> u64 {
+        self.queue.late
+    }
+
+    /// Queues a copy of `rec` (its header and body; trailing payloads are not kept).
+    pub(crate) fn push(&mut self, time: u64, rec: &RawRecord<'_>) {
+        if self.chunks.is_empty() {
+            self.chunks.push_back(Chunk::default());
+        }
+        let chunk_id = self.first_chunk + self.chunks.len() as u64 - 1;
+        let Some(chunk) = self.chunks.back_mut() else { return };
+        let start = chunk.bytes.len();
+        let before = chunk.bytes.capacity();
+        chunk.bytes.extend_from_slice(rec.body);
+        chunk.live += 1;
+        let grown = chunk.bytes.capacity() - before;
+        self.held += rec.body.len();
+        self.max_held = self.max_held.max(self.held);
+        if grown > 0 {
+            self.max_allocated = self.max_allocated.max(self.allocated());
+        }
+        let slot = Slot { header: rec.header, offset: rec.offset, inner_offset: rec.inner_offset, chunk: chunk_id, start, len: rec.body.len() };
+        self.queue.push(time, slot);
+    }
+
+    fn allocated(&self) -> usize {
+        self.chunks.iter().map(|c| c.bytes.capacity()).sum::<usize>() + self.spare.iter().map(Vec::capacity).sum::<usize>()
+    }
+
+    /// A FINISHED_ROUND: releases, in time order, every record up to the newest time of the
+    /// previous round, and starts a new chunk for the records that follow.
+    pub(crate) fn finished_round(&mut self, endian: Endianness, mut release: impl FnMut(&RawRecord<'_>)) {
+        let (queue, mut store) = self.split();
+        queue.finished_round(|_, slot| store.release(endian, slot, &mut release));
+        self.reclaim();
+        let bytes = self.spare.pop().unwrap_or_default();
+        self.chunks.push_back(Chunk { bytes, live: 0 });
+    }
+
+    /// The end of the input: releases everything, in time order.
+    pub(crate) fn finish(&mut self, endian: Endianness, mut release: impl FnMut(&RawRecord<'_>)) {
+        let (queue, mut store) = self.split();
+        queue.finish(|_, slot| store.release(endian, slot, &mut release));
+        self.reclaim();
+    }
+
+    fn split(&mut self) -> (&mut OrderedQueue<Slot>, Store<'_>) {
+        (&mut self.queue, Store { chunks: &mut self.chunks, first_chunk: self.first_chunk, held: &mut self.held })
+    }
+
+    /// Recycles the oldest chunks whose records were all released (never the newest one).
+    fn reclaim(&mut self) {
+        while self.chunks.len() > 1 && self.chunks.front().is_some_and(|c| c.live == 0) {
+            if let Some(mut c) = self.chunks.pop_front() {
+                self.first_chunk += 1;
+                if self.spare.len() < SPARE_CHUNKS {
+                    c.bytes.clear();
+                    self.spare.push(c.bytes);
+                }
+            }
+        }
+    }
+}
+
+/// The chunks, borrowed apart from the queue while it releases.
+struct Store<'q> {
+    chunks: &'q mut VecDeque<Chunk>,
+    first_chunk: u64,
+    held: &'q mut usize,
+}
+
+impl Store<'_> {
+    fn release(&mut self, endian: Endianness, slot: Slot, release: &mut impl FnMut(&RawRecord<'_>)) {
+        let index = usize::try_from(slot.chunk - self.first_chunk).unwrap_or(usize::MAX);
+        let Some(chunk) = self.chunks.get_mut(index) else { return };
+        let body = chunk.bytes.get(slot.start..slot.start.saturating_add(slot.len)).unwrap_or(&[]);
+        let rec = RawRecord { offset: slot.offset, inner_offset: slot.inner_offset, endian, header: slot.header, body, payload: &[] };
+        release(&rec);
+        chunk.live = chunk.live.saturating_sub(1);
+        *self.held = self.held.saturating_sub(slot.len);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use perfscope_format::RecordType;
+
+    fn raw(offset: u64, body: &[u8]) -> RawRecord<'_> {
+        let header = RecordHeader { type_: RecordType::SAMPLE, misc: 0, size: 8 + body.len() as u16 };
+        RawRecord { offset, inner_offset: None, endian: Endianness::Little, header, body, payload: &[] }
+    }
+
+    #[test]
+    fn records_come_back_in_time_order_as_copies_and_chunks_are_recycled() {
+        let mut q = RecordQueue::new();
+        let mut out: Vec<(u64, Vec<u8>)> = Vec::new();
+        let mut take = |r: &RawRecord<'_>| out.push((r.offset, r.body.to_vec()));
+        {
+            // The caller's buffer is gone after the push.
+            let input = vec![1u8, 2, 3, 9, 9];
+            q.push(30, &raw(0x10, &input[..3]));
+            q.push(10, &raw(0x20, &input[3..]));
+        }
+        q.finished_round(Endianness::Little, &mut take);
+        q.push(20, &raw(0x30, &[7; 4]));
+        q.push(40, &raw(0x40, &[8; 2]));
+        q.finished_round(Endianness::Little, &mut take);
+        // Round 1's newest time was 30: 10, 20, 30 go out; the first chunk is empty now.
+        assert_eq!(q.chunks.len(), 2);
+        assert_eq!(q.held, 2);
+        q.finish(Endianness::Little, &mut take);
+        assert_eq!(
+            out,
+            [(0x20, vec![9, 9]), (0x30, vec![7; 4]), (0x10, vec![1, 2, 3]), (0x40, vec![8; 2])]
+        );
+        assert_eq!(q.max_held, 11);
+        assert_eq!(q.held, 0);
+        assert_eq!(q.len(), 0);
+    }
+}

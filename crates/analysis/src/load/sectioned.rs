@@ -1,0 +1,186 @@
+//! [`load_sectioned`]: a recording read through random access, chunk by chunk, so that it is
+//! never held in memory as a whole (a browser `File` read with `FileReaderSync` and
+//! `Blob.slice` in a worker; a multi-GB file read with `pread`).
+
+use perfscope_format::file::{FileLayout, ReadAt};
+use perfscope_format::header::Magic;
+use perfscope_format::metadata::Metadata;
+use perfscope_format::stream::{is_legacy_google_record, StreamDecoder};
+
+use super::{LoadDiagnostics, LoadError, LoadOptions, ProfileLoader};
+use crate::profile::Profile;
+
+/// Reads a perf.data (file mode or a pipe-mode stream saved to a file) through `r`, at most
+/// `chunk_size` bytes at a time, into a [`Profile`] — the same profile [`super::load_profile`]
+/// makes from the whole file in memory.
+///
+/// File mode: the header, attrs and feature table are read first ([`FileLayout::read_from`]:
+/// a few KB), then each feature section ([`Metadata::from_layout`]), then the data section in
+/// chunks through a [`StreamDecoder`] (zstd-compressed records are decompressed on the way).
+/// Pipe mode: the whole stream in chunks. Memory is the chunk, the profile, and the records
+/// waiting for their turn in time order (about two FINISHED_ROUND rounds) — not the file.
+///
+/// `progress(bytes_done, records)` is called after each chunk, with the bytes read so far
+/// and the records decoded so far (for a progress bar: `bytes_done` grows to `r.len()` at
+/// most).
+///
+/// Errors: the header could not be read ([`LoadError::Format`]), or a table outgrew its index
+/// type. Problems in single records, and a failed read in the data section (which ends the
+/// data), are in the diagnostics.
+///
+/// In a browser worker, `r` is a [`ReadAt`] over the `File` (`FileReaderSync::read_as_array_buffer`
+/// of `file.slice(offset, offset + size)`); here, a file on disk:
+///
+/// ```no_run
+/// use std::io::{Read, Seek, SeekFrom};
+/// use perfscope_analysis::load::{load_sectioned, LoadOptions};
+/// use perfscope_format::file::ReadAt;
+/// use perfscope_format::{Error, ErrorKind};
+///
+/// struct DiskFile(std::fs::File, u64);
+///
+/// impl ReadAt for DiskFile {
+///     fn len(&self) -> u64 {
+///         self.1
+///     }
+///     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, Error> {
+///         let eof = |_| Error::new(offset, ErrorKind::UnexpectedEof { what: "file", needed: size, available: 0 });
+///         let mut buf = vec![0; size as usize];
+///         self.0.seek(SeekFrom::Start(offset)).map_err(eof)?;
+///         self.0.read_exact(&mut buf).map_err(eof)?;
+///         Ok(buf)
+///     }
+/// }
+///
+/// let file = std::fs::File::open("perf.data")?;
+/// let len = file.metadata()?.len();
+/// let mut r = DiskFile(file, len);
+/// let (profile, diagnostics) = load_sectioned(&mut r, 4 << 20, LoadOptions::default(), |done, records| {
+///     eprint!("\r{} MB, {records} records", done >> 20);
+/// })?;
+/// println!("{} samples, {} errors", profile.samples.len(), diagnostics.errors.len());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn load_sectioned<R: ReadAt>(
+    r: &mut R,
+    chunk_size: usize,
+    options: LoadOptions,
+    progress: impl FnMut(u64, u64),
+) -> Result<(Profile, LoadDiagnostics), LoadError> {
+    load_sectioned_parts(r, &mut [], chunk_size, options, progress)
+}
+
+/// [`load_sectioned`] for a `perf record --threads` directory: `r` is its `data` file, `extra`
+/// its `data.N` files in order (their records follow those of `data`). `bytes_done` counts the
+/// bytes of all parts.
+pub fn load_sectioned_parts<R: ReadAt>(
+    r: &mut R,
+    extra: &mut [R],
+    chunk_size: usize,
+    options: LoadOptions,
+    mut progress: impl FnMut(u64, u64),
+) -> Result<(Profile, LoadDiagnostics), LoadError> {
+    let chunk_size = chunk_size.max(1) as u64;
+    // The magic, the header size and (for a version 1 file) the attr size that tells its byte order.
+    let head = r.read_at(0, r.len().min(24)).map_err(LoadError::Format)?;
+    let magic = Magic::parse(&head).map_err(LoadError::Format)?;
+    let mut loader = ProfileLoader::new(options);
+    let mut feed = Feed { loader: &mut loader, bytes_done: 0, records: 0, progress: &mut progress };
+    if magic.pipe {
+        let mut meta = Metadata::pipe(magic.endian);
+        feed.pipe(r, chunk_size, &mut meta);
+        return loader.finish(&meta);
+    }
+    let layout = FileLayout::read_from(r).map_err(LoadError::Format)?;
+    let (meta, errors) = Metadata::from_layout(&layout, r);
+    for e in layout.warnings.iter().chain(&errors) {
+        feed.loader.push_error(*e);
+    }
+    let data = layout.data;
+    let mut decoder = StreamDecoder::records(meta.endian, data.offset);
+    feed.records(r, data.offset, data.offset.saturating_add(data.size), chunk_size, &meta, &mut decoder);
+    for part in extra.iter_mut() {
+        let mut decoder = StreamDecoder::records(meta.endian, 0);
+        let len = part.len();
+        feed.records(part, 0, len, chunk_size, &meta, &mut decoder);
+    }
+    loader.finish(&meta)
+}
+
+/// Chunks read from a [`ReadAt`] into a [`StreamDecoder`], records into the loader.
+struct Feed<'l, P> {
+    loader: &'l mut ProfileLoader,
+    bytes_done: u64,
+    records: u64,
+    progress: &'l mut P,
+}
+
+impl<P: FnMut(u64, u64)> Feed<'_, P> {
+    /// The records of `r[start..end]`, a data section or a `data.N` file.
+    fn records(&mut self, r: &mut impl ReadAt, start: u64, end: u64, chunk_size: u64, meta: &Metadata, d: &mut StreamDecoder) {
+        let mut at = start;
+        while at < end {
+            let size = chunk_size.min(end - at);
+            match r.read_at(at, size) {
+                Ok(chunk) => d.push(&chunk),
+                Err(e) => {
+                    self.loader.push_error(e);
+                    break;
+                }
+            }
+            at += size;
+            self.bytes_done += size;
+            self.drain(d, |loader, rec| loader.push(meta, rec));
+            (self.progress)(self.bytes_done, self.records);
+        }
+        d.finish();
+        self.drain(d, |loader, rec| loader.push(meta, rec));
+    }
+
+    /// A pipe-mode stream: the metadata grows with its HEADER_ATTR, HEADER_FEATURE, ID_INDEX
+    /// and EVENT_UPDATE records, as [`perfscope_format::walk::walk`] builds it.
+    fn pipe(&mut self, r: &mut impl ReadAt, chunk_size: u64, meta: &mut Metadata) {
+        let mut d = StreamDecoder::pipe();
+        let end = r.len();
+        let mut at = 0;
+        let mut first = true;
+        let mut observe = |loader: &mut ProfileLoader, rec: &perfscope_format::RawRecord<'_>| {
+            if first {
+                meta.legacy_google = is_legacy_google_record(rec);
+                first = false;
+            }
+            if let Err(e) = meta.observe(rec) {
+                loader.push_error(e);
+            }
+            loader.push(meta, rec);
+        };
+        while at < end {
+            let size = chunk_size.min(end - at);
+            match r.read_at(at, size) {
+                Ok(chunk) => d.push(&chunk),
+                Err(e) => {
+                    self.loader.push_error(e);
+                    break;
+                }
+            }
+            at += size;
+            self.bytes_done += size;
+            self.drain(&mut d, &mut observe);
+            (self.progress)(self.bytes_done, self.records);
+        }
+        d.finish();
+        self.drain(&mut d, &mut observe);
+    }
+
+    fn drain(&mut self, d: &mut StreamDecoder, mut push: impl FnMut(&mut ProfileLoader, &perfscope_format::RawRecord<'_>)) {
+        while let Some(item) = d.next_record() {
+            match item {
+                Ok(rec) => {
+                    self.records += 1;
+                    push(self.loader, &rec);
+                }
+                Err(e) => self.loader.push_error(e),
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Native benchmarks of issue #6, measured in one run on the same files, with the ratios:
+#
+#   scripts/bench.sh [FILE...]        (default: /work/big/big300-g.data /work/big/big300-z.data)
+#
+# For each file, RUNS times each (the best wall time is kept, with its peak RSS):
+#   header walk        a program that maps the file and steps over record headers (the floor
+#                      for stats; crates/cli/examples/header_walk.rs, little-endian files)
+#   perfscope stats
+#   perfscope collapse --no-symbols  > folded text file
+#   perf report --stdio              > /dev/null
+#   perf script | inferno-collapse-perf > folded text file
+#   linux-perf-data    the linux-perf-data crate iterating the samples in time order into a hash
+#                      map of (pid, callchain) (crates/cli/examples/baseline_linux_perf_data.rs)
+# and prints the table and the ratios the targets are about. Needs perf, inferno-collapse-perf,
+# GNU time at /usr/bin/time. Environment: RUNS (default 3), SLOW_RUNS for the perf pipelines
+# (default 1), OUT (scratch directory, default a temporary one).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${RUNS:-3}
+slow_runs=${SLOW_RUNS:-1}
+files=("$@")
+[ ${#files[@]} -gt 0 ] || files=(/work/big/big300-g.data /work/big/big300-z.data)
+out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
+
+cargo build --release -q -p perfscope-cli --bin perfscope --example header_walk --example baseline_linux_perf_data
+bin=target/release
+for tool in perf inferno-collapse-perf /usr/bin/time; do
+  command -v "$tool" > /dev/null || { echo "bench.sh: $tool is needed" >&2; exit 1; }
+done
+
+echo "# machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# perf $(perf version 2>&1 | awk '{print $3}'), $(inferno-collapse-perf --version 2>&1 | head -1), $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+
+# best NAME RUNS CMD...: runs CMD (a bash command line) RUNS times; sets best_s, best_kb,
+# best_user (of the fastest run) and prints a row.
+best() {
+  local name=$1 n=$2 cmd=$3 i wall kb user
+  best_s=""
+  for ((i = 0; i < n; i++)); do
+    /usr/bin/time -f "%e %M %U" -o "$out/time" bash -c "$cmd" 2> "$out/stderr" || {
+      echo "bench.sh: '$name' failed:" >&2
+      cat "$out/stderr" >&2
+      return 1
+    }
+    read -r wall kb user < <(tail -1 "$out/time")
+    if [ -z "$best_s" ] || awk -v a="$wall" -v b="$best_s" 'BEGIN { exit !(a < b) }'; then
+      best_s=$wall best_kb=$kb best_user=$user
+    fi
+  done
+  printf '  %-40s %8.2f s  %8.2f s user  %8.0f MB peak RSS\n' "$name" "$best_s" "$best_user" "$((best_kb / 1024))"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "inf" }'; }
+
+for f in "${files[@]}"; do
+  [ -f "$f" ] || { echo "bench.sh: no $f (make it with scripts/make-big-profile.sh)" >&2; continue; }
+  size_mb=$(( $(stat -c %s "$f") / 1000000 ))
+  samples=$("$bin/perfscope" stats "$f" 2> /dev/null | awk '$1 == "SAMPLE" {print $3; exit}')
+  echo
+  echo "## $f: $size_mb MB, $samples samples"
+  best "header walk (floor for stats)" "$runs" "$bin/examples/header_walk '$f' > /dev/null"; walk_s=$best_s
+  best "perfscope stats" "$runs" "$bin/perfscope stats '$f' > /dev/null"; stats_s=$best_s
+  best "perfscope collapse --no-symbols" "$runs" "$bin/perfscope collapse --no-symbols '$f' > '$out/perfscope.folded'"; collapse_s=$best_s
+  best "linux-perf-data into a hash map" "$runs" "$bin/examples/baseline_linux_perf_data '$f' > /dev/null"; lpd_s=$best_s
+  best "perf report --stdio" "$slow_runs" "perf report --stdio -i '$f' > /dev/null"; report_s=$best_s
+  best "perf script | inferno-collapse-perf" "$slow_runs" "perf script -i '$f' | inferno-collapse-perf > '$out/inferno.folded'"; pipeline_s=$best_s
+  echo "  folded lines: perfscope --no-symbols $(wc -l < "$out/perfscope.folded") ($(( $(stat -c %s "$out/perfscope.folded") / 1000000 )) MB), perf script | inferno $(wc -l < "$out/inferno.folded") ($(( $(stat -c %s "$out/inferno.folded") / 1000000 )) MB, symbolized)"
+  echo "  ratios:"
+  echo "    stats / header walk                              $(ratio "$stats_s" "$walk_s")x   (target <= 2)"
+  echo "    perf script | inferno  /  collapse --no-symbols  $(ratio "$pipeline_s" "$collapse_s")x   (target >= 30)"
+  echo "    linux-perf-data        /  collapse --no-symbols  $(ratio "$lpd_s" "$collapse_s")x   (target >= 5)"
+  echo "    perf report --stdio    /  collapse --no-symbols  $(ratio "$report_s" "$collapse_s")x"
+done
