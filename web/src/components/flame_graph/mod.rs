@@ -70,7 +70,16 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
 
     // One draw per change, in the next animation frame.
     {
-        let key = (Rc::as_ptr(&placed) as usize, Rc::as_ptr(&matches) as usize, view.selected_func, hover.map(|h| h.node), view.color_by, props.profile.overview.generation);
+        // Keyed by what the picture depends on, not by the addresses of memoized values (a new
+        // value may be allocated where the previous one was freed).
+        let key = (
+            (Rc::as_ptr(&t) as usize, zoom_node, width.to_bits(), view.icicle),
+            view.search.clone(),
+            view.selected_func,
+            hover.map(|h| h.node),
+            view.color_by,
+            props.profile.overview.generation,
+        );
         let (canvas, placed, matches, t, profile) = (canvas.clone(), (*placed).clone(), matches.clone(), t.clone(), props.profile.clone());
         let (selected_func, color_by, hovered) = (view.selected_func, view.color_by, hover.map(|h| h.node));
         let scheduler = scheduler.clone();

@@ -132,7 +132,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     };
 
     {
-        let key = (density.as_ref().map(|d| Rc::as_ptr(d) as usize), start, end, width.to_bits(), shown_selection, state.view.threads.clone(), Rc::as_ptr(&rows) as usize);
+        let key = (density.as_ref().map(|d| Rc::as_ptr(d) as usize), start, end, width.to_bits(), shown_selection, state.view.threads.clone(), (Rc::as_ptr(&props.profile) as usize, o.generation));
         let (canvas, rows, profile, density, threads) = (canvas.clone(), rows.clone(), props.profile.clone(), density.clone(), state.view.threads.clone());
         let scheduler = scheduler.clone();
         let drawn = format!("{current}:{start}:{end}");
