@@ -71,11 +71,15 @@ pub struct Func {
 pub struct FuncTable {
     funcs: Vec<Func>,
     index: HashMap<Func, FuncIndex>,
+    /// `funcs[..indexed]` are in `index` (those added with `push_new` after are indexed at
+    /// the next `intern`).
+    indexed: usize,
 }
 
 impl FuncTable {
     /// The index of `func`, adding it when new.
     pub fn intern(&mut self, func: Func) -> Result<FuncIndex, CapacityError> {
+        self.catch_up();
         let next = self.funcs.len();
         match self.index.entry(func) {
             std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
@@ -83,9 +87,26 @@ impl FuncTable {
                 let i = FuncIndex::from_len(next)?;
                 e.insert(i);
                 self.funcs.push(func);
+                self.indexed = self.funcs.len();
                 Ok(i)
             }
         }
+    }
+
+    /// Appends `func`, which the caller knows is not in the table yet (it made every
+    /// func of its kind itself), without looking it up; a later [`FuncTable::intern`] finds it.
+    pub fn push_new(&mut self, func: Func) -> Result<FuncIndex, CapacityError> {
+        let i = FuncIndex::from_len(self.funcs.len())?;
+        self.funcs.push(func);
+        Ok(i)
+    }
+
+    fn catch_up(&mut self) {
+        for (i, x) in self.funcs.iter().enumerate().skip(self.indexed) {
+            // The first of equal entries keeps the index.
+            self.index.entry(*x).or_insert(FuncIndex(i as u32));
+        }
+        self.indexed = self.funcs.len();
     }
 
     /// The function at `i`.
@@ -123,11 +144,15 @@ pub struct Frame {
 pub struct FrameTable {
     frames: Vec<Frame>,
     index: HashMap<Frame, FrameIndex>,
+    /// `frames[..indexed]` are in `index` (those added with `push_new` after are indexed at
+    /// the next `intern`).
+    indexed: usize,
 }
 
 impl FrameTable {
     /// The index of `frame`, adding it when new.
     pub fn intern(&mut self, frame: Frame) -> Result<FrameIndex, CapacityError> {
+        self.catch_up();
         let next = self.frames.len();
         match self.index.entry(frame) {
             std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
@@ -135,9 +160,26 @@ impl FrameTable {
                 let i = FrameIndex::from_len(next)?;
                 e.insert(i);
                 self.frames.push(frame);
+                self.indexed = self.frames.len();
                 Ok(i)
             }
         }
+    }
+
+    /// Appends `frame`, which the caller knows is not in the table yet (it made every
+    /// frame of its kind itself), without looking it up; a later [`FrameTable::intern`] finds it.
+    pub fn push_new(&mut self, frame: Frame) -> Result<FrameIndex, CapacityError> {
+        let i = FrameIndex::from_len(self.frames.len())?;
+        self.frames.push(frame);
+        Ok(i)
+    }
+
+    fn catch_up(&mut self) {
+        for (i, x) in self.frames.iter().enumerate().skip(self.indexed) {
+            // The first of equal entries keeps the index.
+            self.index.entry(*x).or_insert(FrameIndex(i as u32));
+        }
+        self.indexed = self.frames.len();
     }
 
     /// The frame at `i`.
