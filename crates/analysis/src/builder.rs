@@ -17,6 +17,7 @@ use crate::ids::{CapacityError, EventIndex, FrameIndex, ModuleIndex, ThreadIndex
 use crate::maps::{AddressSpace, Mapping};
 use crate::profile::Profile;
 use crate::samples::Sample;
+use crate::stack_table::{Frame, Func};
 use crate::symbols::resolver::{ModuleRef, SymbolResolver, Symbolized};
 use crate::unwind::{UnwindOutcome, UserRegs, UserUnwinder};
 
@@ -311,12 +312,14 @@ impl ProfileBuilder {
             (None, CpuMode::Kernel) => (self.kernel_module, addr),
             (None, CpuMode::User) => (None, addr),
         };
-        let key = (module.map_or(u32::MAX, |m| m.0), rel, expand);
+        let module_entry = module.and_then(|m| self.profile.modules.get(m));
+        let named = module.and_then(|m| self.named_modules.get(&m));
+        // Without a name to look up, inline expansion changes nothing: one frame per address.
+        let may_have_name = named.is_some() || (self.symbolize && self.resolver.is_some() && module_entry.is_some());
+        let key = (module.map_or(u32::MAX, |m| m.0), rel, expand && may_have_name);
         if let Some(&(start, len)) = self.frames.get(&key) {
             return Ok((start as usize, len as usize));
         }
-        let module_entry = module.and_then(|m| self.profile.modules.get(m));
-        let named = module.and_then(|m| self.named_modules.get(&m));
         let found = match (module_entry, self.resolver.as_mut(), named) {
             (_, _, Some(name)) => Some(Symbolized {
                 name: name.clone(),
@@ -365,8 +368,17 @@ impl ProfileBuilder {
                     (UnknownNames::ModuleOffset, None) => write!(name, "0x{rel:x}"),
                     (UnknownNames::Unknown, _) => write!(name, "[unknown]"),
                 };
-                let func = self.profile.intern_func(name, module)?;
-                root_first.push(self.profile.intern_frame(func, module, rel, 0)?);
+                // Made once per (module, address) here: `module+0xoffset` names one frame and
+                // one function, so the tables need not look them up.
+                let func = match self.unknown_names {
+                    UnknownNames::ModuleOffset if !may_have_name => {
+                        let name = self.profile.strings.intern(name)?;
+                        self.profile.funcs.push_new(Func { name, module })?
+                    }
+                    _ => self.profile.intern_func(name, module)?,
+                };
+                let frame = Frame { func, module, address: rel, inline_depth: 0 };
+                root_first.push(if may_have_name { self.profile.frames.intern(frame)? } else { self.profile.frames.push_new(frame)? });
             }
         }
         let len = self.frame_runs.len() - start;

@@ -71,11 +71,15 @@ pub struct Func {
 pub struct FuncTable {
     funcs: Vec<Func>,
     index: HashMap<Func, FuncIndex>,
+    /// `funcs[..indexed]` are in `index` (those added with `push_new` after are indexed at
+    /// the next `intern`).
+    indexed: usize,
 }
 
 impl FuncTable {
     /// The index of `func`, adding it when new.
     pub fn intern(&mut self, func: Func) -> Result<FuncIndex, CapacityError> {
+        self.catch_up();
         let next = self.funcs.len();
         match self.index.entry(func) {
             std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
@@ -83,9 +87,26 @@ impl FuncTable {
                 let i = FuncIndex::from_len(next)?;
                 e.insert(i);
                 self.funcs.push(func);
+                self.indexed = self.funcs.len();
                 Ok(i)
             }
         }
+    }
+
+    /// Appends `func`, which the caller knows is not in the table yet (it made every
+    /// func of its kind itself), without looking it up; a later [`FuncTable::intern`] finds it.
+    pub fn push_new(&mut self, func: Func) -> Result<FuncIndex, CapacityError> {
+        let i = FuncIndex::from_len(self.funcs.len())?;
+        self.funcs.push(func);
+        Ok(i)
+    }
+
+    fn catch_up(&mut self) {
+        for (i, x) in self.funcs.iter().enumerate().skip(self.indexed) {
+            // The first of equal entries keeps the index.
+            self.index.entry(*x).or_insert(FuncIndex(i as u32));
+        }
+        self.indexed = self.funcs.len();
     }
 
     /// The function at `i`.
@@ -123,11 +144,15 @@ pub struct Frame {
 pub struct FrameTable {
     frames: Vec<Frame>,
     index: HashMap<Frame, FrameIndex>,
+    /// `frames[..indexed]` are in `index` (those added with `push_new` after are indexed at
+    /// the next `intern`).
+    indexed: usize,
 }
 
 impl FrameTable {
     /// The index of `frame`, adding it when new.
     pub fn intern(&mut self, frame: Frame) -> Result<FrameIndex, CapacityError> {
+        self.catch_up();
         let next = self.frames.len();
         match self.index.entry(frame) {
             std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
@@ -135,9 +160,26 @@ impl FrameTable {
                 let i = FrameIndex::from_len(next)?;
                 e.insert(i);
                 self.frames.push(frame);
+                self.indexed = self.frames.len();
                 Ok(i)
             }
         }
+    }
+
+    /// Appends `frame`, which the caller knows is not in the table yet (it made every
+    /// frame of its kind itself), without looking it up; a later [`FrameTable::intern`] finds it.
+    pub fn push_new(&mut self, frame: Frame) -> Result<FrameIndex, CapacityError> {
+        let i = FrameIndex::from_len(self.frames.len())?;
+        self.frames.push(frame);
+        Ok(i)
+    }
+
+    fn catch_up(&mut self) {
+        for (i, x) in self.frames.iter().enumerate().skip(self.indexed) {
+            // The first of equal entries keeps the index.
+            self.index.entry(*x).or_insert(FrameIndex(i as u32));
+        }
+        self.indexed = self.frames.len();
     }
 
     /// The frame at `i`.
@@ -169,8 +211,13 @@ pub struct Stack {
 #[derive(Clone, Debug, Default)]
 pub struct StackTable {
     stacks: Vec<Stack>,
-    /// By [`stack_key`]: one integer, hashed with one multiplication.
+    /// The children that are not a first child, and the roots, by [`stack_key`] (one integer,
+    /// hashed with one multiplication).
     index: HashMap<u64, StackIndex>,
+    /// Per stack, its first child (frame, stack): most stacks have one child, so most children
+    /// are found here without the hash table, and the first children of a path made together
+    /// sit side by side.
+    first_child: Vec<(FrameIndex, StackIndex)>,
 }
 
 /// `(prefix + 1) << 32 | frame` (0 in the high half: no prefix). The table never hands out
@@ -181,10 +228,27 @@ fn stack_key(prefix: Option<StackIndex>, frame: FrameIndex) -> u64 {
     (prefix << 32) | u64::from(frame.0)
 }
 
+/// No child yet (no stack has this index).
+const NO_CHILD: (FrameIndex, StackIndex) = (FrameIndex(u32::MAX), StackIndex(u32::MAX));
+
 impl StackTable {
     /// The stack `prefix` + `frame`, adding it when new.
     #[inline]
     pub fn intern(&mut self, prefix: Option<StackIndex>, frame: FrameIndex) -> Result<StackIndex, CapacityError> {
+        let first = prefix.and_then(|p| self.first_child.get(p.index()).copied());
+        if let Some((f, child)) = first {
+            if child == NO_CHILD.1 {
+                // No child yet: this one is the first.
+                let i = self.push(prefix, frame)?;
+                if let Some(slot) = prefix.and_then(|p| self.first_child.get_mut(p.index())) {
+                    *slot = (frame, i);
+                }
+                return Ok(i);
+            }
+            if f == frame {
+                return Ok(child);
+            }
+        }
         let next = self.stacks.len();
         match self.index.entry(stack_key(prefix, frame)) {
             std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
@@ -192,9 +256,17 @@ impl StackTable {
                 let i = StackIndex::from_len(next).ok().filter(|i| i.0 != u32::MAX).ok_or(CapacityError { table: "stack" })?;
                 e.insert(i);
                 self.stacks.push(Stack { prefix, frame });
+                self.first_child.push(NO_CHILD);
                 Ok(i)
             }
         }
+    }
+
+    fn push(&mut self, prefix: Option<StackIndex>, frame: FrameIndex) -> Result<StackIndex, CapacityError> {
+        let i = StackIndex::from_len(self.stacks.len()).ok().filter(|i| i.0 != u32::MAX).ok_or(CapacityError { table: "stack" })?;
+        self.stacks.push(Stack { prefix, frame });
+        self.first_child.push(NO_CHILD);
+        Ok(i)
     }
 
     /// Interns a whole stack given root first; `None` for an empty slice.
@@ -253,5 +325,21 @@ mod tests {
         assert_eq!(st.len(), 3); // a, a;b, a;c
         assert_eq!(st.frames_leaf_first(ac).collect::<Vec<_>>(), vec![c, a]);
         assert_eq!(st.intern_path(&[]).unwrap(), None);
+    }
+
+    #[test]
+    fn first_children_and_later_children_are_found_again() {
+        let mut st = StackTable::default();
+        let f = FrameIndex;
+        let root = st.intern(None, f(0)).unwrap();
+        let first = st.intern(Some(root), f(1)).unwrap();
+        let second = st.intern(Some(root), f(2)).unwrap();
+        let third = st.intern(Some(root), f(3)).unwrap();
+        assert_eq!([first, second, third].map(|s| st.get(s).unwrap()), [1, 2, 3].map(|i| Stack { prefix: Some(root), frame: f(i) }));
+        assert_eq!(st.intern(Some(root), f(2)).unwrap(), second);
+        assert_eq!(st.intern(Some(root), f(1)).unwrap(), first);
+        assert_eq!(st.intern(Some(root), f(3)).unwrap(), third);
+        assert_eq!(st.intern(None, f(0)).unwrap(), root);
+        assert_eq!(st.len(), 4);
     }
 }
