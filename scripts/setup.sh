@@ -70,5 +70,18 @@ if ! python3 -c "import google.protobuf, grpc_tools, jsonschema" >/dev/null 2>&1
     'protobuf==7.36.2' 'grpcio-tools==1.85.1' 'jsonschema==4.26.0'
 fi
 
-# 7. All crates, so that builds can run --offline.
+# 7. cargo-fuzz for the brief fuzz runs of test.sh (stable rustc with RUSTC_BOOTSTRAP=1; libFuzzer
+#    is built with the C++ compiler).
+if ! have c++; then
+  step "apt: g++"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends g++
+fi
+if [ "$(cargo fuzz --version 2>/dev/null | cut -d' ' -f2)" != "0.13.2" ]; then
+  step "cargo install cargo-fuzz 0.13.2"
+  cargo install cargo-fuzz --version 0.13.2 --locked --force
+fi
+
+# 8. All crates, so that builds can run --offline.
 cargo fetch --locked
+cargo fetch --locked --manifest-path fuzz/Cargo.toml

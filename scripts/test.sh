@@ -32,6 +32,7 @@ run "perfscope-format for wasm32-unknown-unknown" \
   cargo build -p perfscope-format --locked --offline --target wasm32-unknown-unknown
 run "perfscope-format for thumbv7em-none-eabihf (no_std)" \
   cargo build -p perfscope-format --locked --offline --target thumbv7em-none-eabihf
+run "fuzz targets, 15 s each (scripts/fuzz.sh)" env CARGO_NET_OFFLINE=true scripts/fuzz.sh 15
 run "page build (scripts/build.sh)" scripts/build.sh
 
 printf '\n== test.sh: steps so far\n'
