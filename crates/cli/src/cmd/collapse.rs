@@ -187,6 +187,8 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         return Ok(ExitCode::SUCCESS); // closed pipe (`| head`)
     }
     let _ = out.flush();
+    // The process ends now: freeing millions of table entries one by one would only cost time.
+    std::mem::forget(profile);
     Ok(if diag.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
