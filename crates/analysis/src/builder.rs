@@ -136,16 +136,36 @@ pub struct ProfileBuilder {
     kernel_generation: u64,
     /// Modules that name their only function (KSYMBOL: BPF programs, JIT code in the kernel).
     named_modules: FxHashMap<ModuleIndex, String>,
+    /// Whether each module is in `named_modules`.
+    named_flags: Vec<bool>,
     /// Scratch space for frame names.
     name_buf: String,
     threads: FxHashMap<(u32, u32), ThreadState>,
-    /// The frames of (module or `u32::MAX`, file-relative address, expanded): a range of
-    /// `frame_runs`, root first.
+    /// The frames of (module or `u32::MAX`, file-relative address, expanded): (the frame,
+    /// 1) for one frame, else (start, len) in `frame_runs`, root first.
     frames: FxHashMap<(u32, u64, bool), (u32, u32)>,
     frame_runs: Vec<FrameIndex>,
     truncated_frame: Option<FrameIndex>,
     entries: Vec<ChainEntry>,
     leaf_first: Vec<ChainEntry>,
+}
+
+/// The frames of one address: one, or a range of `frame_runs` (root first).
+#[derive(Clone, Copy, Debug)]
+enum FrameRun {
+    One(FrameIndex),
+    Many(usize, usize),
+}
+
+impl FrameRun {
+    /// From the frame cache's (frame or start, len).
+    fn from_cached(first: u32, len: u32) -> FrameRun {
+        if len == 1 {
+            FrameRun::One(FrameIndex(first))
+        } else {
+            FrameRun::Many(first as usize, len as usize)
+        }
+    }
 }
 
 /// A thread: its profile index (which changes with its name) and its last stack.
@@ -175,6 +195,7 @@ impl ProfileBuilder {
             next_generation: 0,
             kernel_generation: 0,
             named_modules: FxHashMap::default(),
+            named_flags: Vec::new(),
             name_buf: String::new(),
             threads: FxHashMap::default(),
             frames: FxHashMap::default(),
@@ -226,6 +247,12 @@ impl ProfileBuilder {
     pub fn ksymbol(&mut self, addr: u64, len: u64, name: &str) -> Result<(), CapacityError> {
         let module = self.profile.intern_module(name, None)?;
         self.named_modules.insert(module, name.to_owned());
+        if self.named_flags.len() <= module.index() {
+            self.named_flags.resize(module.index() + 1, false);
+        }
+        if let Some(f) = self.named_flags.get_mut(module.index()) {
+            *f = true;
+        }
         self.kernel.insert(Mapping { start: addr, end: addr.saturating_add(len), pgoff: 0, module, identity: true });
         self.kernel_generation += 1;
         Ok(())
@@ -302,7 +329,7 @@ impl ProfileBuilder {
 
     /// The frames of `addr` (root first, several when inlined calls are expanded) as a range
     /// of `frame_runs`; `space` is the sample's process address space.
-    fn frame_run(&mut self, space: Option<&AddressSpace>, addr: u64, mode: CpuMode, expand: bool) -> Result<(usize, usize), CapacityError> {
+    fn frame_run(&mut self, space: Option<&AddressSpace>, addr: u64, mode: CpuMode, expand: bool) -> Result<FrameRun, CapacityError> {
         let mapping = match mode {
             CpuMode::Kernel => self.kernel.find(addr).copied(),
             CpuMode::User => space.and_then(|s| s.find(addr)).copied(),
@@ -312,14 +339,15 @@ impl ProfileBuilder {
             (None, CpuMode::Kernel) => (self.kernel_module, addr),
             (None, CpuMode::User) => (None, addr),
         };
+        // Without a name to look up, inline expansion changes nothing: one frame per address.
+        let named = module.is_some_and(|m| self.named_flags.get(m.index()).copied().unwrap_or(false));
+        let may_have_name = named || (self.symbolize && self.resolver.is_some() && module.is_some());
+        let key = (module.map_or(u32::MAX, |m| m.0), rel, expand && may_have_name);
+        if let Some(&(first, len)) = self.frames.get(&key) {
+            return Ok(FrameRun::from_cached(first, len));
+        }
         let module_entry = module.and_then(|m| self.profile.modules.get(m));
         let named = module.and_then(|m| self.named_modules.get(&m));
-        // Without a name to look up, inline expansion changes nothing: one frame per address.
-        let may_have_name = named.is_some() || (self.symbolize && self.resolver.is_some() && module_entry.is_some());
-        let key = (module.map_or(u32::MAX, |m| m.0), rel, expand && may_have_name);
-        if let Some(&(start, len)) = self.frames.get(&key) {
-            return Ok((start as usize, len as usize));
-        }
         let found = match (module_entry, self.resolver.as_mut(), named) {
             (_, _, Some(name)) => Some(Symbolized {
                 name: name.clone(),
@@ -382,10 +410,14 @@ impl ProfileBuilder {
             }
         }
         let len = self.frame_runs.len() - start;
-        let run = (u32::try_from(start), u32::try_from(len));
-        let (Ok(s32), Ok(l32)) = run else { return Err(CapacityError { table: "frame run" }) };
-        self.frames.insert(key, (s32, l32));
-        Ok((start, len))
+        // One frame (the usual case): kept in the cache itself.
+        let first = match (len, self.frame_runs.get(start)) {
+            (1, Some(f)) => f.0,
+            _ => u32::try_from(start).map_err(|_| CapacityError { table: "frame run" })?,
+        };
+        let len = u32::try_from(len).map_err(|_| CapacityError { table: "frame run" })?;
+        self.frames.insert(key, (first, len));
+        Ok(FrameRun::from_cached(first, len))
     }
 
     /// SAMPLE: symbolizes the callchain (or the ip when there is none) and appends the sample.
@@ -444,10 +476,14 @@ impl ProfileBuilder {
                 };
                 stack = Some(self.profile.stacks.intern(stack, frame)?);
             } else {
-                let (start, len) = self.frame_run(space, e.addr, e.mode(), e.kind & chain::EXPAND != 0)?;
-                for i in start..start + len {
-                    if let Some(&frame) = self.frame_runs.get(i) {
-                        stack = Some(self.profile.stacks.intern(stack, frame)?);
+                match self.frame_run(space, e.addr, e.mode(), e.kind & chain::EXPAND != 0)? {
+                    FrameRun::One(frame) => stack = Some(self.profile.stacks.intern(stack, frame)?),
+                    FrameRun::Many(start, len) => {
+                        for i in start..start + len {
+                            if let Some(&frame) = self.frame_runs.get(i) {
+                                stack = Some(self.profile.stacks.intern(stack, frame)?);
+                            }
+                        }
                     }
                 }
             }

@@ -15,7 +15,7 @@ use perfscope_format::Endianness;
 use crate::ordered::OrderedQueue;
 
 /// Where a queued record's body is, and the fields of its [`RawRecord`].
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Slot {
     header: RecordHeader,
     offset: u64,
@@ -39,7 +39,10 @@ const SPARE_CHUNKS: usize = 4;
 /// Records in (time, arrival) order, released at round ends; see the module docs.
 #[derive(Debug)]
 pub(crate) struct RecordQueue {
-    queue: OrderedQueue<Slot>,
+    /// Indices into `slots` (the heap moves small entries).
+    queue: OrderedQueue<u32>,
+    slots: Vec<Slot>,
+    free_slots: Vec<u32>,
     chunks: VecDeque<Chunk>,
     /// The id of `chunks[0]`.
     first_chunk: u64,
@@ -56,6 +59,8 @@ impl RecordQueue {
     pub(crate) fn new() -> RecordQueue {
         RecordQueue {
             queue: OrderedQueue::new(),
+            slots: Vec::new(),
+            free_slots: Vec::new(),
             chunks: VecDeque::from([Chunk::default()]),
             first_chunk: 0,
             spare: Vec::new(),
@@ -93,7 +98,19 @@ impl RecordQueue {
             self.max_allocated = self.max_allocated.max(self.allocated());
         }
         let slot = Slot { header: rec.header, offset: rec.offset, inner_offset: rec.inner_offset, chunk: chunk_id, start, len: rec.body.len() };
-        self.queue.push(time, slot);
+        let index = match self.free_slots.pop() {
+            Some(i) => {
+                if let Some(s) = self.slots.get_mut(i as usize) {
+                    *s = slot;
+                }
+                i
+            }
+            None => {
+                self.slots.push(slot);
+                u32::try_from(self.slots.len() - 1).unwrap_or(u32::MAX)
+            }
+        };
+        self.queue.push(time, index);
     }
 
     fn allocated(&self) -> usize {
@@ -117,8 +134,9 @@ impl RecordQueue {
         self.reclaim();
     }
 
-    fn split(&mut self) -> (&mut OrderedQueue<Slot>, Store<'_>) {
-        (&mut self.queue, Store { chunks: &mut self.chunks, first_chunk: self.first_chunk, held: &mut self.held })
+    fn split(&mut self) -> (&mut OrderedQueue<u32>, Store<'_>) {
+        let store = Store { chunks: &mut self.chunks, first_chunk: self.first_chunk, held: &mut self.held, slots: &self.slots, free_slots: &mut self.free_slots };
+        (&mut self.queue, store)
     }
 
     /// Recycles the oldest chunks whose records were all released (never the newest one).
@@ -140,10 +158,14 @@ struct Store<'q> {
     chunks: &'q mut VecDeque<Chunk>,
     first_chunk: u64,
     held: &'q mut usize,
+    slots: &'q [Slot],
+    free_slots: &'q mut Vec<u32>,
 }
 
 impl Store<'_> {
-    fn release(&mut self, endian: Endianness, slot: Slot, release: &mut impl FnMut(&RawRecord<'_>)) {
+    fn release(&mut self, endian: Endianness, index: u32, release: &mut impl FnMut(&RawRecord<'_>)) {
+        let Some(&slot) = self.slots.get(index as usize) else { return };
+        self.free_slots.push(index);
         let index = usize::try_from(slot.chunk - self.first_chunk).unwrap_or(usize::MAX);
         let Some(chunk) = self.chunks.get_mut(index) else { return };
         let body = chunk.bytes.get(slot.start..slot.start.saturating_add(slot.len)).unwrap_or(&[]);
