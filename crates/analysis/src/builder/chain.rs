@@ -191,7 +191,7 @@ mod tests {
         let e = |a| ChainEntry { addr: a, kind: 0 };
         let node = |i| Some(StackIndex(i));
         let mut r = RecentStacks::default();
-        let mut add = |r: &mut RecentStacks, g: (u64, u64), chain: &[ChainEntry], nodes: &[u32]| {
+        let add = |r: &mut RecentStacks, g: (u64, u64), chain: &[ChainEntry], nodes: &[u32]| {
             let reused = r.pick(g, chain);
             for (i, c) in chain.iter().enumerate().skip(reused) {
                 r.current.entries.push(*c);
