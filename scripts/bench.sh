@@ -31,7 +31,8 @@ for tool in perf inferno-collapse-perf /usr/bin/time; do
 done
 
 echo "# machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# perf $(perf version 2>&1 | awk '{print $3}'), $(inferno-collapse-perf --version 2>&1 | head -1), $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+inferno=$(grep -o '"inferno [0-9.]*' ~/.cargo/.crates.toml 2>/dev/null | tr -d '"' || true)
+echo "# perf $(perf version 2>&1 | awk '{print $3}'), ${inferno:-inferno (version unknown)}, perfscope $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 
 # best NAME RUNS CMD...: runs CMD (a bash command line) RUNS times; sets best_s, best_kb,
 # best_user (of the fastest run) and prints a row.
@@ -49,7 +50,7 @@ best() {
       best_s=$wall best_kb=$kb best_user=$user
     fi
   done
-  printf '  %-40s %8.2f s  %8.2f s user  %8.0f MB peak RSS\n' "$name" "$best_s" "$best_user" "$((best_kb / 1024))"
+  printf '  %-40s %8.2f s  %8.2f s user  %8d MB peak RSS\n' "$name" "$best_s" "$best_user" "$((best_kb / 1024))"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "inf" }'; }
@@ -68,7 +69,7 @@ for f in "${files[@]}"; do
   best "perf script | inferno-collapse-perf" "$slow_runs" "perf script -i '$f' | inferno-collapse-perf > '$out/inferno.folded'"; pipeline_s=$best_s
   echo "  folded lines: perfscope --no-symbols $(wc -l < "$out/perfscope.folded") ($(( $(stat -c %s "$out/perfscope.folded") / 1000000 )) MB), perf script | inferno $(wc -l < "$out/inferno.folded") ($(( $(stat -c %s "$out/inferno.folded") / 1000000 )) MB, symbolized)"
   echo "  ratios:"
-  echo "    stats / header walk                              $(ratio "$stats_s" "$walk_s")x   (target <= 2)"
+  echo "    stats / header walk                              $(ratio "$stats_s" "$walk_s")x   (target <= 2; the walk cannot see inside compressed records)"
   echo "    perf script | inferno  /  collapse --no-symbols  $(ratio "$pipeline_s" "$collapse_s")x   (target >= 30)"
   echo "    linux-perf-data        /  collapse --no-symbols  $(ratio "$lpd_s" "$collapse_s")x   (target >= 5)"
   echo "    perf report --stdio    /  collapse --no-symbols  $(ratio "$report_s" "$collapse_s")x"

@@ -46,14 +46,18 @@ fn header_walk(data: &[u8]) -> u64 {
 /// What `perfscope stats` does: count records by type, decode every sample to count it for its
 /// event (leader sampling delivers one per read value), name the events.
 fn stats(bytes: &[u8]) -> (usize, Vec<u64>, Vec<String>) {
-    let mut counts = std::collections::BTreeMap::<u32, u64>::new();
+    let mut counts = [0u64; 128];
+    let mut other_counts = std::collections::BTreeMap::<u32, u64>::new();
     let mut per_event = vec![0u64; 64];
     let mut delivery = SampleDelivery::new();
     let mut names = EventNames::default();
     let meta = walk(bytes, &[], |meta, _, item| {
         let Item::Record(rec) = item else { return };
         names.observe(rec);
-        *counts.entry(rec.type_().0).or_default() += 1;
+        match counts.get_mut(rec.type_().0 as usize) {
+            Some(n) => *n += 1,
+            None => *other_counts.entry(rec.type_().0).or_default() += 1,
+        }
         if rec.type_() == RecordType::SAMPLE {
             if let Ok(Record::Sample(s)) = meta.parse(rec) {
                 delivery.deliver(&meta.events, &s, |e, _| {
@@ -66,7 +70,7 @@ fn stats(bytes: &[u8]) -> (usize, Vec<u64>, Vec<String>) {
     })
     .unwrap();
     let names = (0..meta.attrs.len()).map(|i| names.name(&meta, i)).collect();
-    (counts.len(), per_event, names)
+    (counts.iter().filter(|n| **n > 0).count() + other_counts.len(), per_event, names)
 }
 
 fn no_symbols() -> LoadOptions {

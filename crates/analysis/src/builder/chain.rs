@@ -176,10 +176,10 @@ mod tests {
     #[test]
     fn markers_set_modes_and_a_bad_marker_drops_the_chain() {
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
-        let chain = [PERF_CONTEXT_KERNEL, 0xffff_1, 0xffff_2, PERF_CONTEXT_USER, 0x10, 0x20];
+        let chain = [PERF_CONTEXT_KERNEL, 0xfff1, 0xfff2, PERF_CONTEXT_USER, 0x10, 0x20];
         chain_entries(&chain, 0, CpuMode::User, StackExtras::default(), NO, &mut scratch, &mut out);
         let got: Vec<(u64, u8)> = out.iter().map(|e| (e.addr, e.kind)).collect();
-        assert_eq!(got, [(0x20, 0), (0x10, 0), (0xffff_2, KERNEL), (0xffff_1, KERNEL)]);
+        assert_eq!(got, [(0x20, 0), (0x10, 0), (0xfff2, KERNEL), (0xfff1, KERNEL)]);
         let bad = [PERF_CONTEXT_USER, 0x10, u64::MAX];
         let extras = StackExtras { truncated: true, ..StackExtras::default() };
         chain_entries(&bad, 0, CpuMode::User, extras, NO, &mut scratch, &mut out);
@@ -191,7 +191,7 @@ mod tests {
         let e = |a| ChainEntry { addr: a, kind: 0 };
         let node = |i| Some(StackIndex(i));
         let mut r = RecentStacks::default();
-        let mut add = |r: &mut RecentStacks, g: (u64, u64), chain: &[ChainEntry], nodes: &[u32]| {
+        let add = |r: &mut RecentStacks, g: (u64, u64), chain: &[ChainEntry], nodes: &[u32]| {
             let reused = r.pick(g, chain);
             for (i, c) in chain.iter().enumerate().skip(reused) {
                 r.current.entries.push(*c);

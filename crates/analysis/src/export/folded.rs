@@ -1,7 +1,8 @@
 //! Folded stacks, as `inferno-collapse-perf` and `stackcollapse-perf.pl` write them: one
 //! `comm;root;…;leaf count` line per distinct (command, stack), the command name first with
 //! spaces turned into `_`, `;` inside frame names turned into `:`, lines in byte order
-//! (`LC_ALL=C sort`). A sample without frames gives a line with the command alone.
+//! (`LC_ALL=C sort`). A sample without frames gives a line with the command alone; stacks of
+//! weight 0 (periods of 0) give no line.
 //!
 //! Lines are never built as strings to be sorted. The (command, stack) pairs are counted, then
 //! merged into a tree keyed by the text of each frame (two frames that print the same — two
@@ -45,6 +46,9 @@ struct Node {
     count: u64,
     first_child: u32,
     next_sibling: u32,
+    /// Reached by one (command, stack) only, so its children need no lookup (see
+    /// [`Tree::frame_child`]).
+    pure: bool,
 }
 
 /// Frame texts by id: the profile's strings where the text is one of them, else extra ones.
@@ -118,36 +122,43 @@ struct Tree<'p> {
     names: Names<'p>,
     nodes: Vec<Node>,
     children: FxHashMap<u64, u32>,
-    /// Below the command, a frame is never asked for twice under one node: every frame prints
-    /// a different text and no command holds a `;` (so the stack tree under a command is the
-    /// text tree, and children need no lookup). Typical without symbols.
-    frames_unique: bool,
+    /// Whether each text is printed by one frame only (by text id).
+    unique_text: Vec<bool>,
+    /// Whether command nodes are pure: no `;` in a command, no two that print the same.
+    comms_apart: bool,
 }
 
 impl Tree<'_> {
+    /// The child of `parent` named `name`, found or added through the lookup table.
     fn child(&mut self, parent: u32, name: u32) -> u32 {
         let key = (u64::from(parent) << 32) | u64::from(name);
         let next = u32::try_from(self.nodes.len()).unwrap_or(NONE);
         let nodes = &mut self.nodes;
-        *self.children.entry(key).or_insert_with(|| Self::push(nodes, parent, name, next))
+        *self.children.entry(key).or_insert_with(|| Self::push(nodes, parent, name, next, false))
     }
 
-    fn push(nodes: &mut Vec<Node>, parent: u32, name: u32, next: u32) -> u32 {
+    fn push(nodes: &mut Vec<Node>, parent: u32, name: u32, next: u32, pure: bool) -> u32 {
         let first = nodes.get(parent as usize).map_or(NONE, |p| p.first_child);
-        nodes.push(Node { name, count: 0, first_child: NONE, next_sibling: first });
+        nodes.push(Node { name, count: 0, first_child: NONE, next_sibling: first, pure });
         if let Some(p) = nodes.get_mut(parent as usize) {
             p.first_child = next;
         }
         next
     }
 
-    /// The child of `parent` for a frame not placed under it before (see `frames_unique`).
+    /// The child of `parent` for the frame of a stack placed for the first time under this
+    /// command. Under a pure node (reached by one stack only), a frame whose text no other
+    /// frame prints cannot meet a sibling of the same text (the sibling would be the same
+    /// stack), so it gets a new pure node without a lookup — typical without symbols, where
+    /// almost every frame is its own text. Elsewhere children are looked up (and not pure:
+    /// lines of different stacks merge there).
     fn frame_child(&mut self, parent: u32, name: u32) -> u32 {
-        if !self.frames_unique {
-            return self.child(parent, name);
+        let parent_pure = self.nodes.get(parent as usize).is_some_and(|p| p.pure);
+        if parent_pure && self.unique_text.get(name as usize).copied().unwrap_or(false) {
+            let next = u32::try_from(self.nodes.len()).unwrap_or(NONE);
+            return Self::push(&mut self.nodes, parent, name, next, true);
         }
-        let next = u32::try_from(self.nodes.len()).unwrap_or(NONE);
-        Self::push(&mut self.nodes, parent, name, next)
+        self.child(parent, name)
     }
 
     fn node(&self, i: u32) -> Option<&Node> {
@@ -159,8 +170,10 @@ impl Tree<'_> {
 fn build<'p>(profile: &'p Profile, filter: &SampleFilter, options: FoldedOptions) -> Tree<'p> {
     let all = *filter == SampleFilter::all();
     let s = &profile.samples;
-    // (thread name or NONE) << 32 | (stack or NONE) → weight.
-    let mut counts: FxHashMap<u64, u64> = FxHashMap::default();
+    // Weights by stack for the first command seen with each stack (an array: most stacks are
+    // sampled under one command); other (command, stack) pairs and empty stacks in a map.
+    let mut by_stack: Vec<(u32, u64)> = vec![(NONE, 0); profile.stacks.len()];
+    let mut others: FxHashMap<u64, u64> = FxHashMap::default();
     let thread_names: Vec<u32> = (0..profile.threads.len())
         .map(|i| match (options.include_comm, profile.threads.get(crate::ids::ThreadIndex(i as u32))) {
             (true, Some(t)) => t.name.0,
@@ -172,40 +185,59 @@ fn build<'p>(profile: &'p Profile, filter: &SampleFilter, options: FoldedOptions
             continue;
         }
         let comm = thread_names.get(thread.index()).copied().unwrap_or(NONE);
-        let stack = stack.map_or(NONE, |s| s.0);
         let w = match options.weight {
             WeightKind::Samples => 1,
             WeightKind::Period => *period,
         };
-        let c = counts.entry((u64::from(comm) << 32) | u64::from(stack)).or_default();
-        *c = c.saturating_add(w);
+        let slot = stack.and_then(|st| by_stack.get_mut(st.index()));
+        match slot {
+            Some(slot) if slot.0 == comm || slot.1 == 0 => {
+                slot.0 = comm;
+                slot.1 = slot.1.saturating_add(w);
+            }
+            _ => {
+                let key = (u64::from(comm) << 32) | u64::from(stack.map_or(NONE, |s| s.0));
+                let c = others.entry(key).or_default();
+                *c = c.saturating_add(w);
+            }
+        }
     }
-    let mut keys: Vec<(u64, u64)> = counts.into_iter().collect();
+    let counts = by_stack
+        .iter()
+        .enumerate()
+        .filter(|(_, &(_, w))| w > 0)
+        .map(|(st, &(comm, w))| ((u64::from(comm) << 32) | st as u64, w))
+        .chain(others);
+    let mut keys: Vec<(u64, u64)> = counts.collect();
     keys.sort_unstable_by_key(|&(k, _)| k);
 
     let mut names = Names::new(profile);
-    let frames_unique = {
-        let mut seen = vec![false; profile.strings.len()];
-        let unique = (0..profile.frames.len()).all(|i| {
-            let id = names.frame(FrameIndex(i as u32));
-            // A text not among the profile's strings (a name with `;`) may repeat; an empty
-            // one is also the text of a line without command and frames.
-            !names.text(id).is_empty() && seen.get_mut(id as usize).is_some_and(|s| !std::mem::replace(s, true))
-        });
-        // Each command on a node of its own: no `;` in it, no two that print the same.
-        let mut comms: FxHashMap<String, StringIndex> = FxHashMap::default();
-        let comms_apart = (0..profile.threads.len()).all(|i| {
-            let Some(t) = profile.threads.get(crate::ids::ThreadIndex(i as u32)) else { return true };
-            let text = profile.strings.get(t.name);
-            !text.contains(';') && *comms.entry(text.replace(' ', "_")).or_insert(t.name) == t.name
-        });
-        unique && (comms_apart || !options.include_comm)
-    };
+    // Texts printed by exactly one frame (an empty text is also the text of a line without
+    // command and frames: never unique).
+    let mut frames_per_text: Vec<u8> = vec![0; profile.strings.len()];
+    for i in 0..profile.frames.len() {
+        let id = names.frame(FrameIndex(i as u32)) as usize;
+        if frames_per_text.len() <= id {
+            frames_per_text.resize(id + 1, 0);
+        }
+        if let Some(n) = frames_per_text.get_mut(id) {
+            *n = n.saturating_add(1);
+        }
+    }
+    let unique_text: Vec<bool> = frames_per_text.iter().enumerate().map(|(id, &n)| n == 1 && !names.text(id as u32).is_empty()).collect();
+    // Each command on a node of its own: no `;` in it, no two that print the same.
+    let mut comms: FxHashMap<String, StringIndex> = FxHashMap::default();
+    let comms_apart = (0..profile.threads.len()).all(|i| {
+        let Some(t) = profile.threads.get(crate::ids::ThreadIndex(i as u32)) else { return true };
+        let text = profile.strings.get(t.name);
+        !text.contains(';') && *comms.entry(text.replace(' ', "_")).or_insert(t.name) == t.name
+    }) || !options.include_comm;
     let mut tree = Tree {
         names,
-        nodes: vec![Node { name: NONE, count: 0, first_child: NONE, next_sibling: NONE }],
+        nodes: vec![Node { name: NONE, count: 0, first_child: NONE, next_sibling: NONE, pure: !options.include_comm }],
         children: FxHashMap::default(),
-        frames_unique,
+        unique_text,
+        comms_apart,
     };
     // The tree node of each stack under the current command (valid when its epoch matches).
     let mut memo: Vec<(u32, u32)> = vec![(NONE, 0); profile.stacks.len()];
@@ -222,6 +254,10 @@ fn build<'p>(profile: &'p Profile, filter: &SampleFilter, options: FoldedOptions
             if comm != NONE {
                 for part in tree.names.comm(StringIndex(comm)) {
                     comm_node = tree.child(comm_node, part);
+                }
+                let pure = tree.comms_apart;
+                if let Some(n) = tree.nodes.get_mut(comm_node as usize) {
+                    n.pure = pure;
                 }
             }
         }

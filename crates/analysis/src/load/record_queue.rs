@@ -193,7 +193,7 @@ mod tests {
         let mut take = |r: &RawRecord<'_>| out.push((r.offset, r.body.to_vec()));
         {
             // The caller's buffer is gone after the push.
-            let input = vec![1u8, 2, 3, 9, 9];
+            let input = [1u8, 2, 3, 9, 9].to_vec();
             q.push(30, &raw(0x10, &input[..3]));
             q.push(10, &raw(0x20, &input[3..]));
         }

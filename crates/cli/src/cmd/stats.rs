@@ -26,6 +26,8 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<ExitCode, String> {
     let input = Input::read(&args.file)?;
     let mut counts: BTreeMap<u32, u64> = BTreeMap::new();
+    // Counted in an array first: a map lookup per record was a tenth of the time.
+    let mut by_type = [0u64; 128];
     let mut per_event: BTreeMap<u32, u64> = BTreeMap::new();
     let mut errors: Vec<String> = Vec::new();
     let mut delivery = SampleDelivery::new();
@@ -37,7 +39,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         };
         names.observe(rec);
         {
-            *counts.entry(rec.type_().0).or_default() += 1;
+            match by_type.get_mut(rec.type_().0 as usize) {
+                Some(n) => *n += 1,
+                None => *counts.entry(rec.type_().0).or_default() += 1,
+            }
             if rec.type_() == RecordType::SAMPLE {
                 match meta.parse(rec) {
                     Ok(Record::Sample(s)) => {
@@ -49,6 +54,9 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             }
         }
     });
+    for (t, n) in (0u32..).zip(by_type).filter(|(_, n)| *n > 0) {
+        counts.insert(t, n);
+    }
     let meta = result.map_err(|e| errors.push(e.to_string())).ok();
     // Named in the same pass (a second walk for the names took as long as the counting).
     let event_name = |i: u32| match &meta {

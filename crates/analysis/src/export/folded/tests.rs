@@ -75,13 +75,17 @@ fn tree_order_equals_sorting_whole_lines_for_names_that_prefix_each_other() {
     // Names that are prefixes of each other, hold ' ', ';' (printed ':'), bytes below and above
     // ' ' and ';', digits (like counts), the empty name, and two texts that print the same.
     let names = ["a", "a b", "a;b", "a:b", "a+x", "a0", "a 1", "a!", "a~", "", " ", "b", "b;", "0", "a 10"];
-    let comms = ["sh", "s h", "s_h", "x;y", "x", ""];
+    // Odd seeds: commands that print the same or hold `;` (merged command nodes); even seeds:
+    // commands apart (stacks placed without lookups where frame texts are unique).
+    let merging = ["sh", "s h", "s_h", "x;y", "x", ""];
+    let apart = ["sh", "s h", "x", "y", "bash"];
     for seed in 1..200u64 {
+        let comms: &[&str] = if seed % 2 == 1 { &merging } else { &apart };
         let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut p = Profile::new();
         let event = p.add_event("e").unwrap();
         let threads: Vec<ThreadIndex> = comms.iter().enumerate().map(|(i, c)| p.add_thread(1, i as u32, c).unwrap()).collect();
-        let frames: Vec<_> = names
+        let mut frames: Vec<_> = names
             .iter()
             .enumerate()
             .map(|(i, n)| {
@@ -89,6 +93,11 @@ fn tree_order_equals_sorting_whole_lines_for_names_that_prefix_each_other() {
                 p.intern_frame(f, None, i as u64, 0).unwrap()
             })
             .collect();
+        // Two more addresses of `a` and `b`: frames that print the same text.
+        for (n, addr) in [("a", 100), ("b", 101)] {
+            let f = p.intern_func(n, None).unwrap();
+            frames.push(p.intern_frame(f, None, addr, 0).unwrap());
+        }
         for _ in 0..40 {
             let depth = rng.next(4);
             let mut stack = None;
