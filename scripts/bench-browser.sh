@@ -9,8 +9,9 @@
 #
 # Environment: SPEEDSCOPE_FILES (the files whose perf script text speedscope opens; default the
 # first file; "none" to skip), STEPS (interaction steps per kind, default 20; 0 skips them),
-# TIMEOUT (seconds per file, default 600), JSON (also write the measurements there), REBUILD=1
-# (build the page even when dist/ exists).
+# TIMEOUT (seconds per file, default 600), JSON (also write the measurements there),
+# SCREENSHOTS (a directory for a screenshot of each page once drawn), REBUILD=1 (build the page
+# even when dist/ exists).
 #
 # Builds the page into dist/ when there is none (scripts/build.sh: run scripts/setup.sh once
 # first), installs the npm packages when missing, and makes the perf script text of each
@@ -47,6 +48,7 @@ if [ "$speedscope_files" != none ]; then
   done
 fi
 [ -n "${JSON:-}" ] && args+=(--json "$JSON")
+[ -n "${SCREENSHOTS:-}" ] && args+=(--screenshots "$SCREENSHOTS")
 
 echo "machine: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM, load $(cut -d' ' -f1-3 /proc/loadavg); $(/usr/bin/chromium --version 2>/dev/null || echo chromium); commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')" >&2
 exec node tests/bench/browser-bench.mjs --steps "${STEPS:-20}" --timeout "${TIMEOUT:-600}" "${args[@]}" "$@"

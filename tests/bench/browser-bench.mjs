@@ -8,6 +8,8 @@
 //     --json FILE              also write every measurement as JSON
 //     --timeout S              per file, in seconds (default 600)
 //     --screenshots DIR        save a screenshot of each page once drawn there
+//     --reopen-max MB          open files up to this size a second time in the same page, with
+//                              the worker already running (default 1000)
 //
 // Every scenario runs in a fresh headless Chromium (tests/helpers' flags), so the renderer's
 // peak memory (VmHWM) belongs to that file alone. scripts/bench-browser.sh builds the page,
@@ -16,13 +18,13 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../scripts/static-server.mjs';
-import { interact, openInPerfscope, stats } from './perfscope-page.mjs';
+import { interact, openInPerfscope, reopen, stats } from './perfscope-page.mjs';
 import { openInSpeedscope } from './speedscope-page.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 function parseArgs(argv) {
-  const o = { dist: join(root, 'dist'), speedscope: [], steps: 20, json: null, timeout: 600, screenshots: null, files: [] };
+  const o = { dist: join(root, 'dist'), speedscope: [], steps: 20, json: null, timeout: 600, screenshots: null, reopenMax: 1000, files: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -37,6 +39,7 @@ function parseArgs(argv) {
     else if (a === '--json') o.json = resolve(next());
     else if (a === '--timeout') o.timeout = Number(next());
     else if (a === '--screenshots') o.screenshots = resolve(next());
+    else if (a === '--reopen-max') o.reopenMax = Number(next());
     else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
     else o.files.push(resolve(a));
   }
@@ -75,6 +78,10 @@ async function main() {
           log(`  interactions (${o.steps} steps each)`);
           results.interactions[file] = await interact(p, { steps: o.steps }).catch((e) => ({ error: e.message.split('\n')[0] }));
         }
+        if (result.flameMs !== null && result.size <= o.reopenMax * MB) {
+          result.warm = await reopen(p, file, { timeoutMs: o.timeout * 1000 });
+          log(`  opened again (worker running): summary ${ms(result.warm.summaryMs)}, flame graph ${ms(result.warm.flameMs)}`);
+        }
       } finally {
         await close();
       }
@@ -98,10 +105,10 @@ async function main() {
 function report(results) {
   const out = [];
   out.push('## Opening a file (Perfscope page)', '');
-  out.push('| file | size | samples | to summary | to flame graph | state | peak wasm memory | wasm / file | renderer peak RSS |');
-  out.push('| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |');
+  out.push('| file | size | samples | to summary | to profile loaded | to flame graph | again, worker running: summary, flame graph | state | peak wasm memory | wasm / file | renderer peak RSS |');
+  out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |');
   for (const r of results.perfscope) {
-    out.push(`| ${basename(r.file)} | ${mb(r.size)} | ${r.samples?.toLocaleString('en-US') ?? '—'} | ${ms(r.summaryMs)} | ${ms(r.flameMs)} | ${r.state}${r.error ? `: ${r.error.slice(0, 80)}` : ''} | ${mb(r.wasmBytes)} | ${r.wasmBytes ? (r.wasmBytes / r.size).toFixed(2) : '—'} | ${mb(r.renderer?.hwm)} |`);
+    out.push(`| ${basename(r.file)} | ${mb(r.size)} | ${r.samples?.toLocaleString('en-US') ?? '—'} | ${ms(r.summaryMs)} | ${ms(r.loadedMs)} | ${ms(r.flameMs)} | ${r.warm ? `${ms(r.warm.summaryMs)}, ${ms(r.warm.flameMs)}` : '—'} | ${r.state}${r.error ? `: ${r.error.slice(0, 80)}` : ''} | ${mb(r.wasmBytes)} | ${r.wasmBytes ? (r.wasmBytes / r.size).toFixed(2) : '—'} | ${mb(r.renderer?.hwm)} |`);
   }
   out.push('');
   for (const r of results.perfscope) out.push(`- ${basename(r.file)}: worker ${r.workerTimings ?? '—'}; wall ${ms(r.wallMs)}${r.errors.length ? `; errors: ${r.errors.join('; ').slice(0, 300)}` : ''}`);

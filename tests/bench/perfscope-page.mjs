@@ -34,7 +34,7 @@ function instrument() {
     if (t.done === undefined && (state === 'loaded' || state === 'error')) {
       t.done = now;
       t.state = state;
-      t.error = state === 'error' ? (document.querySelector('#error, .error-panel, [role=alert]')?.textContent ?? 'error') : undefined;
+      t.error = state === 'error' ? (document.querySelector('[data-field="error"]')?.textContent ?? 'error') : undefined;
     }
     if (b.autoFlame && t.flameClick === undefined) {
       const tab = document.getElementById('tab-flame');
@@ -46,6 +46,30 @@ function instrument() {
     if (t.flame === undefined && document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:')) t.flame = now;
   };
   new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state', 'data-drawn'] });
+}
+
+/** Sets `file` on the input and waits for its flame graph; the marks of that open. */
+async function openAndWait(page, file, timeoutMs, errors) {
+  await page.evaluate(() => { window.__bench.autoFlame = true; });
+  await page.setInputFiles('#file', file);
+  await page.waitForFunction(() => {
+    const t = window.__bench.t;
+    return t.flame !== undefined || t.state === 'error' || (t.done !== undefined && document.querySelector('[data-field="flame-empty"]'));
+  }, null, { timeout: timeoutMs, polling: 100 }).catch((e) => {
+    errors.push(`waiting for the flame graph: ${e.message.split('\n')[0]}`);
+  });
+  return page.evaluate(() => window.__bench.t).catch(() => ({}));
+}
+
+/**
+ * Opens `file` again in the same page (the worker is running: no start-up) and returns the
+ * times to the summary and to the flame graph.
+ */
+export async function reopen(page, file, { timeoutMs = 600_000 } = {}) {
+  const errors = [];
+  const t = await openAndWait(page, file, timeoutMs, errors);
+  const since = (k) => (t[k] === undefined || t.set === undefined ? null : t[k] - t.set);
+  return { summaryMs: since('summary'), flameMs: since('flame'), state: t.state, errors };
 }
 
 /** The worker's wasm memory in bytes (it only grows: this is its peak), or null. */
@@ -75,17 +99,8 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   await page.goto(url);
   await page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 30_000 });
   const wall0 = Date.now();
-  await page.setInputFiles('#file', file);
-  let timedOut = false;
-  await page.waitForFunction(() => {
-    const t = window.__bench.t;
-    return t.flame !== undefined || t.state === 'error' || (t.done !== undefined && document.querySelector('[data-field="flame-empty"]'));
-  }, null, { timeout: timeoutMs, polling: 100 }).catch((e) => {
-    timedOut = true;
-    errors.push(`waiting for the flame graph: ${e.message.split('\n')[0]}`);
-  });
+  const t = await openAndWait(page, file, timeoutMs, errors);
   const wallMs = Date.now() - wall0;
-  const t = await page.evaluate(() => window.__bench.t).catch(() => ({}));
   if (screenshot) await page.screenshot({ path: screenshot }).catch(() => {});
   const since = (k) => (t[k] === undefined || t.set === undefined ? null : t[k] - t.set);
   const samples = await page.locator('[data-field="flame-total"]').getAttribute('data-samples', { timeout: 1000 }).catch(() => null);
@@ -97,12 +112,13 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
     summaryMs: since('summary'),
     loadedMs: since('done'),
     flameMs: since('flame'),
-    state: t.state ?? (timedOut ? 'timeout' : 'unknown'),
+    state: t.state ?? 'timeout',
     error: t.error,
     samples: samples === null ? null : Number(samples),
     wasmBytes: await wasmMemory(worker),
     renderer: busiestRenderer(browser.renderers()),
     wallMs,
+    marks: t,
     errors,
   };
   return { result, page, close: browser.close };
@@ -135,18 +151,21 @@ async function runSteps(page, kind, selector, events) {
     const frame = () => new Promise((ok) => requestAnimationFrame(() => ok()));
     const out = [];
     for (const ev of events) {
-      // Start at the beginning of a frame, with earlier draws delivered.
+      // Start when the view shows what it asked the worker for (the timeline's density of the
+      // current range), at the beginning of a frame, with earlier draws delivered.
+      for (let i = 0; i < 600 && el.dataset.current === 'false'; i++) await frame();
       await frame();
       await nextTask();
-      const before = b.draws[kind].length;
       const init = { bubbles: true, cancelable: true, clientX: r.left + ev.x, clientY: r.top + ev.y, ...ev.init };
       const t0 = performance.now();
       el.dispatchEvent(ev.type === 'wheel' ? new WheelEvent('wheel', init) : ev.type === 'key' ? new KeyboardEvent('keydown', init) : new MouseEvent(ev.type, init));
       await nextTask();
       const t1 = performance.now();
-      // The draw runs in the next animation frame; the observer delivers its measure after.
-      for (let i = 0; i < 20 && b.draws[kind].length === before; i++) { await frame(); await nextTask(); }
-      const d = b.draws[kind][before];
+      // The draw runs in a later animation frame; the observer delivers its measure after it
+      // (measures of earlier draws, such as a density reply's, may still arrive: skip them).
+      const first = () => b.draws[kind].find((x) => x.at >= t0);
+      for (let i = 0; i < 20 && !first(); i++) { await frame(); await nextTask(); }
+      const d = first();
       if (!d) { out.push({ render: t1 - t0, draw: null, frame: null, latency: null }); continue; }
       const render = Math.min(t1, d.at) - t0;
       out.push({ render, draw: d.ms, frame: render + d.ms, latency: d.at + d.ms - t0 });
@@ -179,8 +198,10 @@ export async function interact(page, { steps = 20 } = {}) {
   const zoomIn = Array.from({ length: steps }, () => ({ type: 'wheel', x, y, init: { deltaY: -120 } }));
   const pan = Array.from({ length: steps }, (_, i) => ({ type: 'wheel', x, y, init: { deltaY: i % 2 ? 150 : -150, shiftKey: true } }));
   const zoomOut = Array.from({ length: steps }, () => ({ type: 'wheel', x, y, init: { deltaY: 120 } }));
-  out.timelineZoom = await runSteps(page, 'timeline', 'canvas.timeline-canvas', [...zoomIn, ...zoomOut]);
+  // Pan while zoomed in (at the full range there is nothing to pan to).
+  out.timelineZoom = await runSteps(page, 'timeline', 'canvas.timeline-canvas', zoomIn);
   out.timelinePan = await runSteps(page, 'timeline', 'canvas.timeline-canvas', pan);
+  out.timelineZoom.push(...await runSteps(page, 'timeline', 'canvas.timeline-canvas', zoomOut));
   out.timelineDraws = await page.evaluate(() => window.__bench.draws.timeline.map((d) => d.ms));
   await page.click('#reset-zoom').catch(() => {});
 
@@ -188,10 +209,15 @@ export async function interact(page, { steps = 20 } = {}) {
   await showTab(page, 'flame');
   await page.waitForFunction(() => document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'));
   const fc = await page.locator('canvas.flame-canvas').boundingBox();
-  const rowY = (depth) => fc.height - 2 - (depth + 1) * 18 + 9;
+  const rowY = (depth) => fc.height - 2 - (depth + 1) * 18 + 9; // flame/layout.rs, roots at the bottom
+  // Zoom into a root (the bottom row is covered by roots), into the box in the middle of the
+  // row above it (the zoomed root spans the width), then Escape out twice. A click on a gap
+  // changes nothing and is counted as a step without a draw.
   const flame = [];
-  for (let depth = 0; depth < steps; depth++) {
-    flame.push({ type: 'click', x: Math.round(fc.width * 0.3), y: rowY(Math.min(depth, 6)) });
+  for (let i = 0; i < Math.max(1, Math.floor(steps / 4)); i++) {
+    flame.push({ type: 'click', x: Math.round(fc.width * (0.1 + (0.8 * i) / Math.max(1, steps / 4))), y: rowY(0) });
+    flame.push({ type: 'click', x: Math.round(fc.width / 2), y: rowY(1) });
+    flame.push({ type: 'key', x: 0, y: 0, init: { key: 'Escape' } });
     flame.push({ type: 'key', x: 0, y: 0, init: { key: 'Escape' } });
   }
   out.flameZoom = await runSteps(page, 'flame', 'canvas.flame-canvas', flame);
