@@ -3,6 +3,7 @@
 use web_sys::CanvasRenderingContext2d;
 
 use super::layout::{tick_step, Row, RowKind, TimeScale, AXIS, GUTTER};
+use crate::components::canvas::timed;
 use crate::protocol::{Overview, TimelineReply};
 
 /// Theme colors.
@@ -76,8 +77,12 @@ fn fit(ctx: &CanvasRenderingContext2d, text: &str, max: f64) -> String {
     String::new()
 }
 
-/// Draws a frame.
+/// Draws a frame, timed as the measure `perfscope:timeline-draw`.
 pub fn draw(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
+    timed("perfscope:timeline-draw", || draw_frame(ctx, f, c));
+}
+
+fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
     let w = f.scale.width;
     ctx.set_fill_style_str(&c.bg);
     ctx.fill_rect(0.0, 0.0, w, f.height);
