@@ -4,7 +4,9 @@
 //! a thread's name filters the other views to it. The selection filters every other view.
 
 pub mod draw;
+pub mod heatmap;
 pub mod layout;
+pub mod tooltip;
 
 use std::rc::Rc;
 
@@ -63,6 +65,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     let canvas = use_node_ref();
     let width = use_width(container.clone());
     let drag = use_state_eq(|| None::<Drag>);
+    let hover = use_state_eq(|| None::<(f64, f64)>);
     let scheduler = use_frame_scheduler();
     let rows = use_memo(Rc::as_ptr(&props.profile) as usize, {
         let p = props.profile.clone();
@@ -92,7 +95,8 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     // The wheel needs a non-passive listener to keep the page from scrolling.
     {
         let (canvas, live, on_action) = (canvas.clone(), live.clone(), props.on_action.clone());
-        use_effect_with((), move |_| {
+        // Again when the lanes come back from the heatmap (a new canvas).
+        use_effect_with(state.view.heatmap, move |_| {
             let el = canvas.cast::<HtmlCanvasElement>();
             let listener = el.map(|el| {
                 let cb = Closure::<dyn Fn(WheelEvent)>::new(move |e: WheelEvent| {
@@ -151,6 +155,12 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                     thread: css_var("--lane-thread", "#2563eb"),
                     cpu: css_var("--lane-cpu", "#059669"),
                     accent: css_var("--accent", "#2563eb"),
+                    run: css_var("--tl-run", "#16a34a"),
+                    off: [css_var("--tl-runnable", "#f59e0b"), css_var("--tl-sleep", "#94a3b8"), css_var("--tl-disk", "#dc2626"), css_var("--tl-other", "#a78bfa")],
+                    lost: css_var("--tl-lost", "#dc2626"),
+                    throttle: css_var("--tl-throttle", "#ea580c"),
+                    tracepoint: css_var("--tl-tracepoint", "#9333ea"),
+                    highlight: css_var("--tl-highlight", "#e11d74"),
                 };
                 let frame = draw::Frame {
                     overview: &profile.overview,
@@ -186,10 +196,11 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
         })
     };
     let onpointermove = {
-        let (drag, on_action) = (drag.clone(), props.on_action.clone());
+        let (drag, on_action, hover) = (drag.clone(), props.on_action.clone(), hover.clone());
         Callback::from(move |e: PointerEvent| {
-            let Some(d) = *drag else { return };
             let x = f64::from(e.offset_x());
+            hover.set((x >= GUTTER).then(|| (x, f64::from(e.offset_y()))));
+            let Some(d) = *drag else { return };
             if d.kind == DragKind::Pan {
                 on_action.emit(ViewAction::Viewport(Some(d.scale.panned(x - d.x0, limit))));
             }
@@ -236,12 +247,58 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
         })
     };
     let reset = props.on_action.reform(|_: MouseEvent| ViewAction::Viewport(None));
+    let onpointerleave = {
+        let hover = hover.clone();
+        Callback::from(move |_: PointerEvent| hover.set(None))
+    };
+    let func_name = state.view.selected_func.map(|f| crate::selectors::func_name(&props.profile, f).to_string());
+    let tip = match (*hover, density.as_ref(), drag.is_none()) {
+        (Some((x, y)), Some(d), true) => tooltip::lines(o, &rows, &scale, d, x, y, func_name.as_deref()).map(|lines| {
+            html! {
+                <div class="timeline-tip" data-field="timeline-tip" style={format!("left:{}px;top:{}px", (x + 14.0).min(scale.width - 260.0).max(0.0), y + 14.0)}>
+                    { for lines.iter().enumerate().map(|(i, l)| html! { <div class={(i == 0).then_some("strong")}>{ l }</div> }) }
+                </div>
+            }
+        }),
+        _ => None,
+    };
+    // What the canvas shows besides density, for tests and tools: markers by kind, activity.
+    let marker_summary = density.as_ref().map(|d| {
+        let mut by_kind = std::collections::BTreeMap::<&str, u64>::new();
+        for (k, r) in d.detail.marker_kind.iter().zip(&d.detail.marker_records) {
+            if let Some(kind) = crate::protocol::MarkerKind::from_u8(*k) {
+                *by_kind.entry(kind.label()).or_default() += u64::from(*r);
+            }
+        }
+        by_kind.iter().map(|(k, n)| format!("{k}:{n}")).collect::<Vec<_>>().join(",")
+    });
+    let activity = density.as_ref().is_some_and(|d| !d.detail.on_cpu.is_empty());
+    let highlighted: u64 = density.as_ref().map_or(0, |d| d.detail.highlight.iter().take(o.threads.len() * d.meta.bins as usize).map(|&v| u64::from(v)).sum());
+    let heatmap_mode = state.view.heatmap;
+    let set_lanes = props.on_action.reform(|_: MouseEvent| ViewAction::Heatmap(false));
+    let set_heatmap = props.on_action.reform(|_: MouseEvent| ViewAction::Heatmap(true));
+    let mode_switch = html! {
+        <span class="segmented" role="group" aria-label="Timeline view">
+            <button type="button" class={classes!("seg", (!heatmap_mode).then_some("on"))} id="timeline-mode-lanes" aria-pressed={(!heatmap_mode).to_string()} onclick={set_lanes}>{ "Lanes" }</button>
+            <button type="button" class={classes!("seg", heatmap_mode.then_some("on"))} id="timeline-mode-heatmap" aria-pressed={heatmap_mode.to_string()} onclick={set_heatmap}>{ "Sub-second heatmap" }</button>
+        </span>
+    };
+    if heatmap_mode {
+        return html! {
+            <section class="view timeline-view" id="panel-timeline" role="tabpanel" aria-labelledby="tab-timeline">
+                <SampleControls state={props.state.clone()} profile={props.profile.clone()} on_action={props.on_action.clone()} />
+                <div class="view-bar">{ mode_switch }</div>
+                <heatmap::HeatmapView state={props.state.clone()} wanted={crate::selectors::heatmap_query(state)} generation={o.generation} on_action={props.on_action.clone()} />
+            </section>
+        };
+    }
     let origin = o.sample_range.map_or(0, |r| r.0);
 
     html! {
         <section class="view timeline-view" id="panel-timeline" role="tabpanel" aria-labelledby="tab-timeline">
             <SampleControls state={props.state.clone()} profile={props.profile.clone()} on_action={props.on_action.clone()} />
             <div class="view-bar">
+                { mode_switch }
                 <span class="muted" data-field="timeline-range" data-start={start.to_string()} data-end={end.to_string()}>
                     { format!("{} – {} · {} shown", duration_ns(start.saturating_sub(origin)), duration_ns(end.saturating_sub(origin)), duration_ns(end - start)) }
                 </span>
@@ -265,7 +322,9 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
             <div ref={container} class="timeline-scroll">
                 <canvas ref={canvas} class="timeline-canvas" tabindex="0" data-current={current.to_string()}
                         aria-label="Timeline: drag to select a time range, wheel to zoom, arrow keys to pan"
-                        {onpointerdown} {onpointermove} {onpointerup} {onkeydown} />
+                        data-markers={marker_summary.unwrap_or_default()} data-activity={activity.to_string()} data-highlighted={highlighted.to_string()}
+                        {onpointerdown} {onpointermove} {onpointerup} {onkeydown} {onpointerleave} />
+                { for tip }
             </div>
         </section>
     }
