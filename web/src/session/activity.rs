@@ -272,6 +272,7 @@ impl Activity {
 
 /// Per lane and bin, the samples (of `event`, or all) whose stack contains `func`: `lanes ×
 /// bins` counts, thread lanes then CPU lanes.
+#[allow(clippy::too_many_arguments)]
 pub fn highlight(profile: &Profile, events: &EventMap, lane_of_thread: &[u32], cpu_lane: &HashMap<u32, usize>, lanes: usize, bins: Bins, event: Option<u32>, func: u32) -> Vec<u32> {
     let n = bins.n as usize;
     let mut out = vec![0u32; lanes * n];

@@ -141,7 +141,8 @@ fn switch_periods_equal_perf_script_switch_lines() {
     let s = open_path(&corpus.join("gen/switch-events.data"));
     let script = std::fs::read_to_string(corpus.join("gen/oracle/switch-events.script.txt")).unwrap();
     // Per thread, the switch lines in order: (time, out, preempt).
-    let mut switches: BTreeMap<(u32, u32), Vec<(u64, bool, bool)>> = BTreeMap::new();
+    type Switch = (u64, bool, bool);
+    let mut switches: BTreeMap<(u32, u32), Vec<Switch>> = BTreeMap::new();
     for l in parse_script(&script) {
         if let Some(what) = l.rest.strip_prefix("PERF_RECORD_SWITCH ") {
             switches.entry((l.pid, l.tid)).or_default().push((l.time, what.starts_with("OUT"), what.contains("preempt")));
@@ -278,4 +279,41 @@ fn function_bins_count_the_samples_whose_stack_has_it() {
         tested += 1;
     }
     assert!(tested >= 3);
+}
+
+#[test]
+fn sched_switch_samples_start_off_cpu_periods_and_are_markers() {
+    let Some(corpus) = corpus() else {
+        println!("skipped: no shared corpus (set PERFSCOPE_SHARED to the folder holding corpus/)");
+        return;
+    };
+    let s = open_path(&corpus.join("gen/tp-callchain.data"));
+    let script = std::fs::read_to_string(corpus.join("gen/oracle/tp-callchain.script.txt")).unwrap();
+    let samples: Vec<ScriptLine> = parse_script(&script).into_iter().filter(|l| l.rest.contains("sched:sched_switch")).collect();
+    assert_eq!(samples.len(), 150);
+    let a = &s.timeline.activity;
+    assert!(a.switches);
+    // Per task recording: each sched_switch sample is its thread switching out.
+    let mut by_thread: BTreeMap<(u32, u32), Vec<u64>> = BTreeMap::new();
+    for l in &samples {
+        by_thread.entry((l.pid, l.tid)).or_default().push(l.time);
+    }
+    for ((pid, tid), mut times) in by_thread {
+        times.sort_unstable();
+        let lane = s.timeline.threads.iter().position(|t| t.pid == pid && t.tid == tid).unwrap();
+        let starts: Vec<u64> = a.off_cpu(lane).iter().map(|i| i.0).collect();
+        // The last switch-out of a thread that exits (state X) has no period after it.
+        assert!(starts.iter().all(|t| times.contains(t)), "{pid}/{tid}: {starts:?} vs {times:?}");
+        assert!(times.len() - starts.len() <= 1, "{pid}/{tid}: {} periods for {} switch-outs", starts.len(), times.len());
+    }
+    let (start, end) = (samples.iter().map(|l| l.time).min().unwrap(), samples.iter().map(|l| l.time).max().unwrap());
+    let r = s.timeline.reply(&s.profile, &s.events, start, end, 300, None, None);
+    let d = &r.detail;
+    let marked: u32 = (0..d.markers()).filter(|&i| d.marker_kind[i] == MarkerKind::Tracepoint as u8).map(|i| d.marker_records[i]).sum();
+    assert_eq!(marked, 150);
+    // Never more than one marker per lane, bin and event.
+    let mut keys: Vec<_> = (0..d.markers()).map(|i| (d.marker_lane[i], d.marker_bin[i], d.marker_kind[i], d.marker_event[i])).collect();
+    let n = keys.len();
+    keys.dedup();
+    assert_eq!(keys.len(), n);
 }
