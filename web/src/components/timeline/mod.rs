@@ -95,8 +95,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     // The wheel needs a non-passive listener to keep the page from scrolling.
     {
         let (canvas, live, on_action) = (canvas.clone(), live.clone(), props.on_action.clone());
-        // Again when the lanes come back from the heatmap (a new canvas).
-        use_effect_with(state.view.heatmap, move |_| {
+        use_effect_with((), move |_| {
             let el = canvas.cast::<HtmlCanvasElement>();
             let listener = el.map(|el| {
                 let cb = Closure::<dyn Fn(WheelEvent)>::new(move |e: WheelEvent| {
@@ -283,15 +282,6 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
             <button type="button" class={classes!("seg", heatmap_mode.then_some("on"))} id="timeline-mode-heatmap" aria-pressed={heatmap_mode.to_string()} onclick={set_heatmap}>{ "Sub-second heatmap" }</button>
         </span>
     };
-    if heatmap_mode {
-        return html! {
-            <section class="view timeline-view" id="panel-timeline" role="tabpanel" aria-labelledby="tab-timeline">
-                <SampleControls state={props.state.clone()} profile={props.profile.clone()} on_action={props.on_action.clone()} />
-                <div class="view-bar">{ mode_switch }</div>
-                <heatmap::HeatmapView state={props.state.clone()} wanted={crate::selectors::heatmap_query(state)} generation={o.generation} on_action={props.on_action.clone()} />
-            </section>
-        };
-    }
     let origin = o.sample_range.map_or(0, |r| r.0);
 
     html! {
@@ -299,6 +289,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
             <SampleControls state={props.state.clone()} profile={props.profile.clone()} on_action={props.on_action.clone()} />
             <div class="view-bar">
                 { mode_switch }
+                if !heatmap_mode {
                 <span class="muted" data-field="timeline-range" data-start={start.to_string()} data-end={end.to_string()}>
                     { format!("{} – {} · {} shown", duration_ns(start.saturating_sub(origin)), duration_ns(end.saturating_sub(origin)), duration_ns(end - start)) }
                 </span>
@@ -310,6 +301,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                 <span class="hint muted small" title="Drag to select a range (it filters every view) · Shift+drag to pan · wheel to zoom, Shift+wheel to pan · ←/→ pan, +/− zoom, 0 reset, Enter zoom to the selection, Esc clear it · click a thread's name to filter by it">{ "Drag: select · Shift+drag: pan · Wheel: zoom" }</span>
                 <button type="button" class="button small" id="zoom-selection" disabled={state.view.selection.is_none()} onclick={zoom_to_selection}>{ "Zoom to selection" }</button>
                 <button type="button" class="button small" id="reset-zoom" disabled={state.view.viewport.is_none()} onclick={reset}>{ "Reset zoom" }</button>
+                }
             </div>
             <ol class="visually-hidden" data-field="lanes" aria-label="Threads and CPUs">
                 { for o.threads.iter().enumerate().map(|(i, t)| html! {
@@ -319,7 +311,11 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                 }) }
                 { for o.cpus.iter().map(|c| html! { <li data-cpu={c.cpu.to_string()} data-samples={c.samples.to_string()}>{ format!("CPU {}: {} samples", c.cpu, c.samples) }</li> }) }
             </ol>
-            <div ref={container} class="timeline-scroll">
+            if heatmap_mode {
+                <heatmap::HeatmapView state={props.state.clone()} wanted={crate::selectors::heatmap_query(state)} generation={o.generation} on_action={props.on_action.clone()} />
+            }
+            // Kept while the heatmap shows (hidden), so that its width is observed throughout.
+            <div ref={container} class="timeline-scroll" hidden={heatmap_mode}>
                 <canvas ref={canvas} class="timeline-canvas" tabindex="0" data-current={current.to_string()}
                         aria-label="Timeline: drag to select a time range, wheel to zoom, arrow keys to pan"
                         data-markers={marker_summary.unwrap_or_default()} data-activity={activity.to_string()} data-highlighted={highlighted.to_string()}
