@@ -42,7 +42,8 @@ impl Grid {
 
     /// The canvas size.
     pub fn size(&self) -> (f64, f64) {
-        (LEFT + f64::from(self.columns) * self.cell_w + 8.0, TOP + f64::from(self.rows) * CELL_H + 30.0)
+        // At least as wide as the legend.
+        ((LEFT + f64::from(self.columns) * self.cell_w + 8.0).max(LEFT + 260.0), TOP + f64::from(self.rows) * CELL_H + 30.0)
     }
 
     /// The cell at `(x, y)`, clamped to the grid when `clamp` (for drags), else `None` outside.
@@ -218,20 +219,22 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
         let hover = hover.clone();
         Callback::from(move |_: PointerEvent| hover.set(None))
     };
+    // Always one tooltip element (hidden when unused): a changing number of children would make
+    // yew's unkeyed diff replace the canvas.
     let tip = match (*hover, reply.as_ref()) {
         (Some((c, r, x, y)), Some(h)) => {
             let m = &h.meta;
             let (s, e) = (m.cell_start(c, r) - m.origin, m.cell_end(c, r) + 1 - m.origin);
             let n = h.count(c, r);
-            Some(html! {
+            html! {
                 <div class="timeline-tip" data-field="heatmap-tip" data-column={c.to_string()} data-row={r.to_string()} data-count={n.to_string()}
                      style={format!("left:{}px;top:{}px", x + 14.0, y + 14.0)}>
                     <div>{ format!("+{} – +{}", duration_ns(s), duration_ns(e)) }</div>
                     <div>{ format!("{n} sample{}", if n == 1 { "" } else { "s" }) }</div>
                 </div>
-            })
+            }
         }
-        _ => None,
+        _ => html! { <div class="timeline-tip" hidden=true /> },
     };
     let meta = reply.as_ref().map(|h| h.meta.clone()).unwrap_or_default();
     let status = match reply.as_ref() {
@@ -253,7 +256,7 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
                         data-left={LEFT.to_string()} data-top={TOP.to_string()} data-cell-w={grid.map_or(0.0, |g| g.cell_w).to_string()} data-cell-h={CELL_H.to_string()}
                         aria-label="Sub-second heatmap: columns are seconds, rows 20 ms fractions; drag over cells to select a time range"
                         {onpointerdown} {onpointermove} {onpointerup} {onpointerleave} />
-                { for tip }
+                { tip }
             </div>
         </div>
     }

@@ -251,15 +251,19 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
         Callback::from(move |_: PointerEvent| hover.set(None))
     };
     let func_name = state.view.selected_func.map(|f| crate::selectors::func_name(&props.profile, f).to_string());
+    // Always one tooltip element (hidden when unused): a changing number of children would make
+    // yew's unkeyed diff replace the canvas.
     let tip = match (*hover, density.as_ref(), drag.is_none()) {
-        (Some((x, y)), Some(d), true) => tooltip::lines(o, &rows, &scale, d, x, y, func_name.as_deref()).map(|lines| {
-            html! {
-                <div class="timeline-tip" data-field="timeline-tip" style={format!("left:{}px;top:{}px", (x + 14.0).min(scale.width - 260.0).max(0.0), y + 14.0)}>
-                    { for lines.iter().enumerate().map(|(i, l)| html! { <div class={(i == 0).then_some("strong")}>{ l }</div> }) }
-                </div>
-            }
-        }),
+        (Some((x, y)), Some(d), true) => tooltip::lines(o, &rows, &scale, d, x, y, func_name.as_deref()),
         _ => None,
+    };
+    let tip = match tip {
+        Some(lines) => html! {
+            <div class="timeline-tip" data-field="timeline-tip" style={format!("left:{}px;top:{}px", (hover.map_or(0.0, |h| h.0) + 14.0).min(scale.width - 260.0).max(0.0), hover.map_or(0.0, |h| h.1) + 14.0)}>
+                { for lines.iter().enumerate().map(|(i, l)| html! { <div class={(i == 0).then_some("strong")}>{ l }</div> }) }
+            </div>
+        },
+        None => html! { <div class="timeline-tip" hidden=true /> },
     };
     // What the canvas shows besides density, for tests and tools: markers by kind, activity.
     let marker_summary = density.as_ref().map(|d| {
@@ -279,7 +283,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     let mode_switch = html! {
         <span class="segmented" role="group" aria-label="Timeline view">
             <button type="button" class={classes!("seg", (!heatmap_mode).then_some("on"))} id="timeline-mode-lanes" aria-pressed={(!heatmap_mode).to_string()} onclick={set_lanes}>{ "Lanes" }</button>
-            <button type="button" class={classes!("seg", heatmap_mode.then_some("on"))} id="timeline-mode-heatmap" aria-pressed={heatmap_mode.to_string()} onclick={set_heatmap}>{ "Sub-second heatmap" }</button>
+            <button type="button" class={classes!("seg", heatmap_mode.then_some("on"))} id="timeline-mode-heatmap" aria-pressed={heatmap_mode.to_string()} onclick={set_heatmap} title="Sub-second heatmap: seconds across, 20 ms rows down">{ "Heatmap" }</button>
         </span>
     };
     let origin = o.sample_range.map_or(0, |r| r.0);
@@ -298,7 +302,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                     <span class="muted small" data-field="idle-threads">{ format!("· {} idle threads hidden", o.idle_threads) }</span>
                 }
                 <span class="spacer" />
-                <span class="hint muted small" title="Drag to select a range (it filters every view) · Shift+drag to pan · wheel to zoom, Shift+wheel to pan · ←/→ pan, +/− zoom, 0 reset, Enter zoom to the selection, Esc clear it · click a thread's name to filter by it">{ "Drag: select · Shift+drag: pan · Wheel: zoom" }</span>
+                <span class="hint muted small" title="Drag to select a range (it filters every view) · Shift+drag to pan · wheel to zoom, Shift+wheel to pan · ←/→ pan, +/− zoom, 0 reset, Enter zoom to the selection, Esc clear it · click a thread's name to filter by it">{ "Drag: select · Wheel: zoom" }</span>
                 <button type="button" class="button small" id="zoom-selection" disabled={state.view.selection.is_none()} onclick={zoom_to_selection}>{ "Zoom to selection" }</button>
                 <button type="button" class="button small" id="reset-zoom" disabled={state.view.viewport.is_none()} onclick={reset}>{ "Reset zoom" }</button>
                 }
@@ -311,16 +315,19 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                 }) }
                 { for o.cpus.iter().map(|c| html! { <li data-cpu={c.cpu.to_string()} data-samples={c.samples.to_string()}>{ format!("CPU {}: {} samples", c.cpu, c.samples) }</li> }) }
             </ol>
-            if heatmap_mode {
-                <heatmap::HeatmapView state={props.state.clone()} wanted={crate::selectors::heatmap_query(state)} generation={o.generation} on_action={props.on_action.clone()} />
-            }
+            // A fixed number of children here too (see the tooltip).
+            <div class="heatmap-slot" hidden={!heatmap_mode}>
+                if heatmap_mode {
+                    <heatmap::HeatmapView state={props.state.clone()} wanted={crate::selectors::heatmap_query(state)} generation={o.generation} on_action={props.on_action.clone()} />
+                }
+            </div>
             // Kept while the heatmap shows (hidden), so that its width is observed throughout.
             <div ref={container} class="timeline-scroll" hidden={heatmap_mode}>
                 <canvas ref={canvas} class="timeline-canvas" tabindex="0" data-current={current.to_string()}
                         aria-label="Timeline: drag to select a time range, wheel to zoom, arrow keys to pan"
                         data-markers={marker_summary.unwrap_or_default()} data-activity={activity.to_string()} data-highlighted={highlighted.to_string()}
                         {onpointerdown} {onpointermove} {onpointerup} {onkeydown} {onpointerleave} />
-                { for tip }
+                { tip }
             </div>
         </section>
     }
