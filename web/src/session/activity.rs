@@ -145,11 +145,14 @@ impl Activity {
                     None => by_tid.get(&task.tid).copied().flatten(),
                 };
                 let Some(lane) = lane else { continue };
+                // Nothing after the thread's EXIT (an interval left open is closed at the end of
+                // the recording).
+                let until = task.exit_time.unwrap_or(u64::MAX);
                 if let Some(v) = a.on.get_mut(lane) {
-                    v.extend(task.on_cpu.iter().map(|i| (i.start, i.end)));
+                    v.extend(task.on_cpu.iter().filter(|i| i.start < until).map(|i| (i.start, i.end.min(until))));
                 }
                 if let Some(v) = a.off.get_mut(lane) {
-                    v.extend(task.off_cpu.iter().filter_map(|i| Some((i.start, i.end, class(i.state)?))));
+                    v.extend(task.off_cpu.iter().filter(|i| i.start < until).filter_map(|i| Some((i.start, i.end.min(until), class(i.state)?))));
                 }
             }
             for c in &tl.cpus {

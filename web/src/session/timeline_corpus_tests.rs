@@ -176,6 +176,19 @@ fn switch_periods_equal_perf_script_switch_lines() {
         checked += want_off.len();
     }
     assert!(checked > 50, "{checked}");
+    // Nothing after a thread's PERF_RECORD_EXIT. (perf script prints the record's sample_id
+    // time; the analysis takes the exit time from the record's own `time` field, a few hundred ns
+    // later.)
+    let mut exits = 0;
+    for l in parse_script(&script) {
+        if l.rest.starts_with("PERF_RECORD_EXIT") {
+            let Some(lane) = s.timeline.threads.iter().position(|t| t.pid == l.pid && t.tid == l.tid) else { continue };
+            let until = l.time + 10_000;
+            assert!(a.on_cpu(lane).iter().all(|i| i.1 <= until) && a.off_cpu(lane).iter().all(|i| i.1 <= until), "{}/{} after its exit at {}: {:?} {:?}", l.pid, l.tid, l.time, a.on_cpu(lane).last(), a.off_cpu(lane).last());
+            exits += 1;
+        }
+    }
+    assert!(exits >= 4, "{exits}");
     // The reply: bins with off-CPU time are those the periods overlap.
     let (start, end) = (s.timeline.threads.iter().map(|t| t.first).min().unwrap(), s.timeline.threads.iter().map(|t| t.last).max().unwrap());
     let r = s.timeline.reply(&s.profile, &s.events, start, end, 400, None, None);
