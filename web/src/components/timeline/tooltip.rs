@@ -55,8 +55,8 @@ pub fn lines(o: &Overview, rows: &[Row], scale: &TimeScale, d: &TimelineReply, x
         let records = det.marker_records.get(i).copied().unwrap_or(0);
         let count = det.marker_count.get(i).copied().unwrap_or(0);
         out.push(match kind {
-            MarkerKind::Lost => format!("PERF_RECORD_LOST ×{records}: {count} events lost"),
-            MarkerKind::LostSamples => format!("PERF_RECORD_LOST_SAMPLES ×{records}: {count} samples lost"),
+            MarkerKind::Lost => format!("PERF_RECORD_LOST ×{records}: {count} event{} lost", if count == 1 { "" } else { "s" }),
+            MarkerKind::LostSamples => format!("PERF_RECORD_LOST_SAMPLES ×{records}: {count} sample{} lost", if count == 1 { "" } else { "s" }),
             MarkerKind::Throttle | MarkerKind::Unthrottle => format!("PERF_RECORD_{} ×{records}", kind.label()),
             MarkerKind::Tracepoint => {
                 let name = det.marker_event.get(i).and_then(|&e| o.events.get(e as usize)).map_or("tracepoint", |e| e.name.as_str());
