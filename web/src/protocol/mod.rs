@@ -16,5 +16,7 @@ pub mod js;
 pub mod messages;
 pub mod packet;
 pub mod strings;
+pub mod timeline;
 
 pub use messages::*;
+pub use timeline::{HeatmapMeta, HeatmapReply, MarkerKind, TimelineDetail};

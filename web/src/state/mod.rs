@@ -11,7 +11,7 @@ use std::rc::Rc;
 use perfscope_analysis::summary::Summary;
 use yew::Reducible;
 
-use crate::protocol::{Failure, ProfileData, Progress, RecordsReply, StackReply, TimelineReply, TreeReply, WorkerMessage};
+use crate::protocol::{Failure, HeatmapReply, ProfileData, Progress, RecordsReply, StackReply, TimelineReply, TreeReply, WorkerMessage};
 pub use view::{ColorBy, FuncPath, SortBy, Tab, ViewAction, ViewState};
 
 /// The file being shown (or opened).
@@ -64,6 +64,8 @@ pub struct Results {
     pub tree: Option<Rc<TreeReply>>,
     /// Timeline density.
     pub timeline: Option<Rc<TimelineReply>>,
+    /// The sub-second heatmap.
+    pub heatmap: Option<Rc<HeatmapReply>>,
     /// A page of records.
     pub records: Option<Rc<RecordsReply>>,
     /// A sample's stack.
@@ -169,6 +171,7 @@ impl AppState {
                     icicle: self.view.icicle,
                     color_by: self.view.color_by,
                     timeline_bins: self.view.timeline_bins,
+                    heatmap: self.view.heatmap,
                     record_rows: self.view.record_rows,
                     ..ViewState::default()
                 };
@@ -244,6 +247,7 @@ impl AppState {
             }
             WorkerMessage::Tree(_, t) => self.results.tree = Some(Rc::new(*t)),
             WorkerMessage::Timeline(_, t) => self.results.timeline = Some(Rc::new(*t)),
+            WorkerMessage::Heatmap(_, h) => self.results.heatmap = Some(Rc::new(*h)),
             WorkerMessage::Records(_, r) => self.results.records = Some(Rc::new(*r)),
             WorkerMessage::Stack(_, s) => self.results.stack = Some(Rc::new(*s)),
         }
