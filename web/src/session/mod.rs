@@ -242,6 +242,16 @@ impl Session {
         ProfileData { overview: self.overview(), strings, func_name, func_module }
     }
 
+    /// Records in the file.
+    pub fn record_count(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Bytes the records index holds (its columns' capacities).
+    pub fn index_bytes(&self) -> usize {
+        self.index.heap_bytes()
+    }
+
     /// The timings so far.
     pub fn timings_mut(&mut self) -> &mut Timings {
         &mut self.timings

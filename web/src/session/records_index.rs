@@ -142,6 +142,11 @@ impl RecordIndex {
         }
     }
 
+    /// Bytes held by the columns (their capacities).
+    pub fn heap_bytes(&self) -> usize {
+        self.offset.capacity() * 8 + self.time.capacity() * 8 + (self.inner.capacity() + self.type_.capacity() + self.cpu.capacity() + self.pid.capacity() + self.tid.capacity()) * 4
+    }
+
     /// Number of records.
     pub fn len(&self) -> usize {
         self.type_.len()
