@@ -77,22 +77,8 @@ impl RecordIndex {
         Ok((ix, meta))
     }
 
-    fn reserve_exact(&mut self, more: usize) {
-        self.offset.reserve_exact(more);
-        self.inner.reserve_exact(more);
-        self.type_.reserve_exact(more);
-        self.time.reserve_exact(more);
-        self.cpu.reserve_exact(more);
-        self.pid.reserve_exact(more);
-        self.tid.reserve_exact(more);
-    }
-
     /// Adds the next record of the file.
     pub fn push(&mut self, meta: &Metadata, raw: &RawRecord<'_>) {
-        if self.type_.len() == self.type_.capacity() {
-            // Grow by an eighth, not by doubling: at most 12% of the columns unused.
-            self.reserve_exact((self.len() / 8).max(4096));
-        }
         let t = raw.type_().0;
         *self.counts.entry(t).or_insert(0) += 1;
         self.names.entry(t).or_insert_with(|| meta.record_type_name(raw.type_()));
