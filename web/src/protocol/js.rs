@@ -21,6 +21,10 @@ fn id_of(value: &JsValue) -> Option<u32> {
     get(value, "id").as_f64().and_then(|v| (v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v)).then_some(v as u32))
 }
 
+fn slice_of(value: &JsValue) -> u32 {
+    get(value, "slice").as_f64().filter(|v| (0.0..=f64::from(u32::MAX)).contains(v)).map_or(0, |v| v as u32)
+}
+
 /// A packet as a JS object, and the buffers to transfer with it.
 pub fn packet_to_js(p: Packet) -> (JsValue, Array) {
     let object = Object::new();
@@ -89,6 +93,19 @@ pub enum Request {
         id: u32,
         /// The files.
         files: Vec<NamedBlob>,
+        /// Read the perf.data in slices of this many bytes (0: the worker's default).
+        slice: u32,
+    },
+    /// Download a perf.data from `url` (with progress) and open it.
+    Url {
+        /// Request id.
+        id: u32,
+        /// The file name to show.
+        name: String,
+        /// An absolute URL.
+        url: String,
+        /// As in [`Request::Files`].
+        slice: u32,
     },
     /// A query on the open profile.
     Query {
@@ -104,9 +121,17 @@ impl Request {
     pub fn to_js(&self) -> JsValue {
         let object = Object::new();
         match self {
-            Request::Files { id, files } => {
+            Request::Url { id, name, url, slice } => {
+                set(&object, "op", &JsValue::from_str("url"));
+                set(&object, "id", &JsValue::from(*id));
+                set(&object, "name", &JsValue::from_str(name));
+                set(&object, "url", &JsValue::from_str(url));
+                set(&object, "slice", &JsValue::from(*slice));
+            }
+            Request::Files { id, files, slice } => {
                 set(&object, "op", &JsValue::from_str("files"));
                 set(&object, "id", &JsValue::from(*id));
+                set(&object, "slice", &JsValue::from(*slice));
                 let list = Array::new();
                 for f in files {
                     let entry = Object::new();
@@ -140,7 +165,12 @@ impl Request {
                         .map_err(|_| format!("the file {name:?} carries no Blob"))?;
                     files.push(NamedBlob { name, blob });
                 }
-                Ok(Request::Files { id, files })
+                Ok(Request::Files { id, files, slice: slice_of(value) })
+            }
+            Some("url") => {
+                let name = get(value, "name").as_string().unwrap_or_default();
+                let url = get(value, "url").as_string().ok_or("the url request has no `url`")?;
+                Ok(Request::Url { id, name, url, slice: slice_of(value) })
             }
             Some("query") => {
                 let json = get(value, "json").as_string().unwrap_or_default();
