@@ -34,7 +34,7 @@ impl Default for FoldedImportOptions {
 /// One line: the stack text and its count. `Err` with what is wrong.
 pub fn parse_line(line: &str) -> Result<(&str, u64), &'static str> {
     let line = line.trim_end();
-    let (stack, count) = line.rsplit_once(|c: char| c == ' ' || c == '\t').ok_or("expected `stack count`")?;
+    let (stack, count) = line.rsplit_once([' ', '\t']).ok_or("expected `stack count`")?;
     if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
         return Err("the count at the end is not a whole number");
     }

@@ -105,9 +105,8 @@ pub fn detect(bytes: &[u8]) -> Option<TextKind> {
     let mut folded_lines = 0usize;
     let mut other = 0usize;
     for line in lines.iter().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).take(200) {
-        if line.contains("PERF_RECORD_") || perf_script::parse_header(line).is_some() {
-            script += 1;
-        } else if line.starts_with('\t') && perf_script::parse_frame(line).is_some() {
+        let frame = line.starts_with('\t') && perf_script::parse_frame(line).is_some();
+        if line.contains("PERF_RECORD_") || frame || perf_script::parse_header(line).is_some() {
             script += 1;
         } else if folded::parse_line(line).is_ok() {
             folded_lines += 1;

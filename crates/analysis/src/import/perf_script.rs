@@ -1,10 +1,12 @@
 //! `perf script` text: sample header lines, each followed (with callchains) by indented frame
 //! lines, leaf first, and a blank line.
 //!
+//! (frame lines start with a tab)
+//!
 //! ```text
 //!        mt 26314/26314 [001]  3874.783760326:     250000 cpu-clock:pppH:
-//! 	           15389 update_active.constprop.0 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)
-//! 	    7f16c893a8a8 [unknown] ([unknown])
+//!                15389 update_active.constprop.0 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)
+//!         7f16c893a8a8 [unknown] ([unknown])
 //!
 //!        mt 26314/26314  3874.784556045:     250000 cpu-clock:pppH:      7f945808a4a2 main+0x12 (/tmp/mt)
 //! ```
