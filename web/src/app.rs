@@ -56,8 +56,8 @@ pub fn app() -> Html {
                 for f in &files {
                     kinds.push(kind_of(f).await);
                 }
-                let perf = kinds.iter().position(|&k| k == FileKind::PerfData);
-                let symbols = kinds.iter().any(|&k| !matches!(k, FileKind::PerfData | FileKind::Unknown));
+                let perf = kinds.iter().position(|&k| k.is_profile());
+                let symbols = kinds.iter().any(|&k| !k.is_profile() && k != FileKind::Unknown);
                 if perf.is_none() && symbols && loaded {
                     match worker.add_files(files) {
                         Ok(id) => dispatcher.dispatch(Action::SymbolsStarted { id }),

@@ -78,7 +78,7 @@ async fn open_files(id: u32, files: Vec<NamedBlob>) -> Result<(), String> {
     for f in files {
         let head = read(&f.blob, 0, 512).await.map_err(|e| format!("could not read {}: {e}", f.name))?;
         match classify(&f.name, &head) {
-            FileKind::PerfData if perf_data.is_none() => perf_data = Some(f),
+            kind if kind.is_profile() && perf_data.is_none() => perf_data = Some(f),
             kind => symbol_blobs.push((f, kind)),
         }
     }
@@ -122,6 +122,15 @@ async fn open_files(id: u32, files: Vec<NamedBlob>) -> Result<(), String> {
         .await
         .map_err(|e| format!("could not read {}: {e}", perf_data.name))?;
     let t1 = now_ms();
+    // perf script text or folded stacks (session/text_input.rs).
+    if let Some(opened) = Session::open_text(&data, &now_ms, Timings { read_ms: t1 - t0, ..Timings::default() }) {
+        let session = opened.map_err(|e| format!("{}: {e}", perf_data.name))?;
+        post(WorkerMessage::Summary(id, Box::new(session.summary().clone())));
+        let profile = session.profile_data();
+        SESSION.set(Some(session));
+        post(WorkerMessage::Profile(id, Box::new(profile)));
+        return Ok(());
+    }
     let summary = Summary::from_bytes(&data);
     let t2 = now_ms();
     post(WorkerMessage::Summary(id, Box::new(summary.clone())));

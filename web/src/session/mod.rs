@@ -16,6 +16,7 @@ pub mod overview;
 pub mod record_fields;
 pub mod records_index;
 pub mod symbols;
+pub mod text_input;
 pub mod timeline;
 pub mod tree;
 

@@ -88,8 +88,9 @@ pub struct Imported {
 /// How many bytes [`detect`] looks at.
 pub const DETECT_BYTES: usize = 64 * 1024;
 
-/// Recognizes `perf script` text and folded stacks from the first [`DETECT_BYTES`] bytes.
-/// `None` for anything else (perf.data, share files, other text).
+/// Recognizes `perf script` text and folded stacks from the first [`DETECT_BYTES`] bytes (the
+/// input's first bytes are enough: a few hundred do). `None` for anything else (perf.data,
+/// share files, other text).
 pub fn detect(bytes: &[u8]) -> Option<TextKind> {
     let head = bytes.get(..DETECT_BYTES.min(bytes.len()))?;
     if head.is_empty() || head.contains(&0) {
@@ -98,7 +99,9 @@ pub fn detect(bytes: &[u8]) -> Option<TextKind> {
     // A cut in the middle of a UTF-8 sequence or a line: look at whole lines only.
     let text = String::from_utf8_lossy(head);
     let mut lines: Vec<&str> = text.lines().collect();
-    if head.len() == DETECT_BYTES && lines.len() > 1 {
+    // The bytes may be a prefix of the input (a 512-byte head): a last line without its newline
+    // may be cut.
+    if !head.ends_with(b"\n") && lines.len() > 1 {
         lines.pop();
     }
     let mut script = 0usize;
