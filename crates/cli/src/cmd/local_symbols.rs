@@ -156,6 +156,7 @@ pub fn kallsyms_has_addresses(bytes: &[u8]) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing)]
 mod tests {
     use super::*;
 
