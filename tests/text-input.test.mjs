@@ -78,6 +78,9 @@ test('perf\'s script and folded oracles of a -g recording give perf\'s sample to
   const want = foldedTotal(folded);
   const script = await dropAndShowFlame('fp-callchain.script.txt', readFileSync(join(ORACLE, 'fp-callchain.script.txt')));
   assert.equal(script.total, want);
+  // Its stacks are deep: no "recorded without -g" reason.
+  const reasons = await script.page.locator('[data-reason]').evaluateAll((ls) => ls.map((l) => l.dataset.reason));
+  assert.ok(!reasons.includes('no-callchains'), `${reasons}`);
   await script.page.screenshot({ path: join(SHOTS, 'text-input-script-g.png') });
   assert.deepEqual(script.errors, []);
   await script.page.close();

@@ -94,6 +94,10 @@ mt 10/12 [000]  1.000002000:     250000 cpu-clock:pppH:
         assert_eq!(s.summary().events[0].name, "cpu-clock:pppH");
         assert_eq!(s.profile_data().overview.samples, 2);
         assert_eq!(tree_total(&mut s), 2.0);
+        // Two-frame stacks: the event has call chains (no "recorded without -g" reason).
+        assert!(s.profile_data().overview.events[0].callchain);
+        let flat = Session::open_text(b"mt 1/1 1.5: 1 cpu-clock: 10 main (/bin/mt)\n", &|| 0.0, Timings::default()).unwrap().unwrap();
+        assert!(!flat.profile_data().overview.events[0].callchain);
     }
 
     #[test]
