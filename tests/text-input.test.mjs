@@ -56,6 +56,7 @@ test('perf script text (comm,pid,tid,time,event) shows every sample, per thread 
   await showTab(page, 'summary');
   const rows = await page.locator('[data-field="thread-row"]').evaluateAll((rs) => rs.map((r) => `${r.dataset.comm} ${r.dataset.pid}/${r.dataset.tid} ${r.dataset.samples}`));
   assert.deepEqual(rows.sort(), threadCounts(perf));
+  await page.screenshot({ path: join(SHOTS, 'text-input-summary.png') });
   assert.deepEqual(errors, []);
   await page.close();
 });
