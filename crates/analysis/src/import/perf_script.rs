@@ -183,16 +183,52 @@ fn trailing_frame(rest: &str) -> Option<FrameLine<'_>> {
     None
 }
 
+/// Whether a token is `pid/tid`, `tid` or `[cpu]`.
+fn is_ids(t: &str) -> bool {
+    let ids = |t: &str| t.split_once('/').map_or(is_digits(t), |(p, t)| (is_digits(p) || p == "-1") && (is_digits(t) || t == "-1"));
+    ids(t) || t.strip_prefix('[').and_then(|c| c.strip_suffix(']')).is_some_and(|c| is_digits(c.trim_start_matches('-')))
+}
+
+/// In a line without a time: the index of the event token (`name:`) right after the ids (or
+/// after the ids and a period), and whether a period stands between.
+fn event_after_ids(toks: &[(usize, &str)]) -> Option<(usize, bool)> {
+    let is_event = |t: &str| t.len() > 1 && t.ends_with(':') && !is_digits(t.trim_end_matches(':'));
+    (1..toks.len()).find_map(|k| {
+        let &(_, t) = toks.get(k)?;
+        if !is_event(t) {
+            return None;
+        }
+        let &(_, before) = toks.get(k - 1)?;
+        // `ids period event:` first: a bare number before the event may be a tid or a period.
+        let before2 = k.checked_sub(2).and_then(|j| toks.get(j)).map(|&(_, t)| t);
+        if is_digits(before) && before2.is_some_and(is_ids) {
+            return Some((k, true));
+        }
+        is_ids(before).then_some((k, false))
+    })
+}
+
 /// A sample header line (`None`: not one).
 pub fn parse_header(line: &str) -> Option<Header<'_>> {
     if line.starts_with('\t') || line.contains("PERF_RECORD_") {
         return None;
     }
     let toks = tokens(line);
-    let k = toks.iter().position(|&(_, t)| parse_time(t).is_some())?;
-    let &(time_at, time_tok) = toks.get(k)?;
-    let time = parse_time(time_tok)?;
-    let mut pre = toks.get(..k)?;
+    // The time anchors the line; without one (`-F` without time), the event after the ids.
+    let (pre_end, post_start, time, mut rest_at) = match toks.iter().position(|&(_, t)| parse_time(t).is_some()) {
+        Some(k) => {
+            let &(at, tok) = toks.get(k)?;
+            (k, k + 1, parse_time(tok)?, at + tok.len())
+        }
+        None => {
+            let (k, with_period) = event_after_ids(&toks)?;
+            let start = if with_period { k - 1 } else { k };
+            let &(at, _) = toks.get(start)?;
+            (start, start, 0, at)
+        }
+    };
+    let time_at = toks.get(pre_end).map_or(line.len(), |&(at, _)| at);
+    let mut pre = toks.get(..pre_end)?;
     let mut cpu = u32::MAX;
     if let Some((&(_, last), rest)) = pre.split_last() {
         if let Some(c) = last.strip_prefix('[').and_then(|c| c.strip_suffix(']')) {
@@ -215,7 +251,7 @@ pub fn parse_header(line: &str) -> Option<Header<'_>> {
         }
     }
     let comm = line.get(..comm_end).unwrap_or_default().trim();
-    let mut post = toks.get(k + 1..).unwrap_or_default();
+    let mut post = toks.get(post_start..).unwrap_or_default();
     let mut period = 1;
     if let Some((&(_, first), rest)) = post.split_first() {
         if is_digits(first) {
@@ -224,7 +260,6 @@ pub fn parse_header(line: &str) -> Option<Header<'_>> {
         }
     }
     let mut event = "";
-    let mut rest_at = time_at + time_tok.len();
     if let Some(&(at, first)) = post.first() {
         if let Some(name) = first.strip_suffix(':').filter(|n| !n.is_empty()) {
             event = name;

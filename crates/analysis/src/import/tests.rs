@@ -35,6 +35,13 @@ fn header_shapes_of_other_perf_versions() {
     assert_eq!(h.frame, None);
     assert!(parse_header("mt 1/1 1.0: PERF_RECORD_COMM exec: mt:1/1").is_none());
     assert!(parse_header("main;work 12").is_none());
+    // `-F` without time: the event after the ids anchors the line.
+    let h = parse_header("mt 16529/16529 cpu-clock: ").unwrap();
+    assert_eq!((h.comm, h.pid, h.tid, h.time, h.event, h.period), ("mt", 16529, 16529, 0, "cpu-clock", 1));
+    let h = parse_header("  Web Content 7 [002]   250000 cpu-clock:  ffffffff81000000 do_idle ([kernel.kallsyms])").unwrap();
+    assert_eq!((h.comm, h.tid, h.cpu, h.period, h.event), ("Web Content", 7, 2, 250_000, "cpu-clock"));
+    assert_eq!(h.frame.unwrap().sym, "do_idle");
+    assert!(parse_header("perl;main::run: 5").is_none());
 }
 
 #[test]
