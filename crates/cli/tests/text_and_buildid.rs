@@ -150,8 +150,17 @@ fn fresh_recording_matches_its_perf_script_text() {
     let (code, from_text, err) = run(&dir, &["collapse", text.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(from_data, from_text);
+    // Other field sets perf script prints (no time, tid only, period, symoff, srcline lines).
+    for fields in ["comm,pid,tid,event,ip,sym,dso", "comm,tid,period,event,ip,sym,dso", "comm,tid,time,ip,sym", "comm,pid,tid,time,period,event,ip,sym,symoff,dso,srcline"] {
+        let out = Command::new("perf").args(["script", "-i", data.to_str().unwrap(), "-F", fields]).output().unwrap();
+        assert!(out.status.success() && !out.stdout.is_empty(), "perf script -F {fields}");
+        std::fs::write(&text, &out.stdout).unwrap();
+        let (code, folded, err) = run(&dir, &["collapse", text.to_str().unwrap()]);
+        assert_eq!(code, 0, "-F {fields}: {err}");
+        assert_eq!(folded, from_data, "-F {fields}");
+    }
     // Kernel frames are named (perf script names them from the same /proc/kallsyms).
-    let script = String::from_utf8_lossy(&script.stdout);
+    let script = String::from_utf8_lossy(&script.stdout).into_owned();
     let kernel_sym = script.lines().find(|l| l.ends_with("([kernel.kallsyms])") && !l.contains("[unknown]")).expect("a named kernel frame");
     let name = kernel_sym.split_whitespace().nth(1).unwrap().split("+0x").next().unwrap();
     assert!(from_data.contains(&format!(";{name}")), "{name} missing");
