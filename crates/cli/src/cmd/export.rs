@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use perfscope_analysis::call_tree::CallTree;
 use perfscope_analysis::export::folded::{to_folded_text, FoldedOptions};
 use perfscope_analysis::export::pprof::{period_unit, to_pprof, PeriodUnit, PprofOptions};
-use perfscope_analysis::export::share::{to_share, PrivacyOptions, ShareOptions};
+use perfscope_analysis::export::share::{is_share, to_share, PrivacyOptions, ShareOptions};
 use perfscope_analysis::export::speedscope::{to_speedscope, SpeedscopeOptions};
 use perfscope_analysis::export::svg::{to_svg, SvgOptions};
 use perfscope_analysis::flame_graph::{FlameGraph, WeightKind};
@@ -87,7 +87,9 @@ pub struct Loaded {
 /// options applied as a filter), anything else as a perf.data through [`collapse::load`].
 pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
     let input = Input::read(&args.file)?;
-    if let Some(kind) = detect(&input.bytes) {
+    // Text is told apart after share files (whose magic is certain) and before perf.data.
+    let share = is_share(&input.bytes);
+    if let Some(kind) = detect(&input.bytes).filter(|_| !share) {
         let name = args.file.display();
         let imported = import_text(&input.bytes).map_err(|e| format!("{name}: {}: {e}", kind.name()))?;
         if let Some(line) = imported.first_skipped {
