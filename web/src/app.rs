@@ -56,8 +56,8 @@ pub fn app() -> Html {
                 for f in &files {
                     kinds.push(kind_of(f).await);
                 }
-                let perf = kinds.iter().position(|&k| k == FileKind::PerfData);
-                let symbols = kinds.iter().any(|&k| !matches!(k, FileKind::PerfData | FileKind::Unknown));
+                let perf = kinds.iter().position(|&k| k.is_profile());
+                let symbols = kinds.iter().any(|&k| !k.is_profile() && k != FileKind::Unknown);
                 if perf.is_none() && symbols && loaded {
                     match worker.add_files(files) {
                         Ok(id) => dispatcher.dispatch(Action::SymbolsStarted { id }),
@@ -226,7 +226,9 @@ pub fn app() -> Html {
         Load::Loaded { file, summary, profile } => {
             let show_records = on_action.reform(|()| ViewAction::Tab(Tab::Records));
             let on_tab = on_action.reform(ViewAction::Tab);
-            let panel = if summary.byte_order.is_empty() {
+            // Not a perf.data, nor text input (which has events but no byte order): the summary says why.
+            let unreadable = summary.byte_order.is_empty() && summary.events.is_empty();
+            let panel = if unreadable {
                 html! { <Metadata file={file.clone()} summary={summary.clone()} profile={profile.clone()} /> }
             } else {
                 match state.view.tab {
@@ -243,7 +245,7 @@ pub fn app() -> Html {
             };
             html! {
                 <>
-                    if !summary.byte_order.is_empty() {
+                    if !unreadable {
                         <FileBar file={file.clone()} summary={summary.clone()} timings={profile.overview.timings} />
                         <ErrorBanner profile={profile.clone()} on_show_records={show_records} />
                         <Tabs current={state.view.tab} on_select={on_tab} />

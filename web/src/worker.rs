@@ -87,11 +87,15 @@ async fn handle(data: JsValue) {
 /// over the records (with progress). `read_ms`: time spent downloading it.
 async fn open_files(id: u32, files: Vec<NamedBlob>, slice: usize, read_ms: f64) -> Result<(), String> {
     let mut perf_data: Option<NamedBlob> = None;
+    let mut perf_data_kind = FileKind::PerfData;
     let mut symbol_blobs = Vec::new();
     for f in files {
         let head = read(&f.blob, 0, 512).await.map_err(|e| format!("could not read {}: {e}", f.name))?;
         match classify(&f.name, &head) {
-            FileKind::PerfData if perf_data.is_none() => perf_data = Some(f),
+            kind if kind.is_profile() && perf_data.is_none() => {
+                perf_data = Some(f);
+                perf_data_kind = kind;
+            }
             kind => symbol_blobs.push((f, kind)),
         }
     }
@@ -129,6 +133,23 @@ async fn open_files(id: u32, files: Vec<NamedBlob>, slice: usize, read_ms: f64) 
     };
     // Drop the old file first: its memory is needed for the new one.
     SESSION.set(None);
+    if matches!(perf_data_kind, FileKind::PerfScript | FileKind::Folded) {
+        // perf script text or folded stacks (session/text_input.rs): read whole, then parsed.
+        let t0 = now_ms();
+        let total = perf_data.blob.size();
+        let data = read_all(&perf_data.blob, |n| post(WorkerMessage::Progress(id, Progress { phase: Phase::Read, bytes: n, total, records: 0.0 })))
+            .await
+            .map_err(|e| format!("could not read {}: {e}", perf_data.name))?;
+        let timings = Timings { read_ms: read_ms + now_ms() - t0, ..Timings::default() };
+        if let Some(opened) = Session::open_text(&data, &now_ms, timings) {
+            let session = opened.map_err(|e| format!("{}: {e}", perf_data.name))?;
+            post(WorkerMessage::Summary(id, Box::new(session.summary().clone())));
+            let profile = session.profile_data();
+            SESSION.set(Some(session));
+            post(WorkerMessage::Profile(id, Box::new(profile)));
+            return Ok(());
+        }
+    }
     let t0 = now_ms();
     let reader = FileReaderSync::new().map_err(|e| describe_js_error(&e))?;
     let mut source = BlobSource { len: perf_data.blob.size() as u64, blob: perf_data.blob, reader };

@@ -31,6 +31,8 @@ pub struct MetadataProps {
 pub fn metadata(props: &MetadataProps) -> Html {
     let s = &*props.summary;
     let not_perf = s.byte_order.is_empty();
+    // perf script text or folded stacks: events and samples, no header.
+    let text_input = not_perf && !s.events.is_empty();
     let error = s.error.as_ref().map(|message| {
         let (title, hint) = if s.file_size == 0 {
             ("The file is empty", Some("A perf.data file starts with a 104-byte header (16 bytes in pipe mode)."))
@@ -51,6 +53,14 @@ pub fn metadata(props: &MetadataProps) -> Html {
                          timings={props.profile.as_ref().map(|p| p.overview.timings).unwrap_or_default()} />
             }
             { error.unwrap_or_default() }
+            if text_input {
+                <Warnings warnings={s.warnings.clone()} />
+                if let Some(p) = &props.profile { <ProfileSummary profile={p.clone()} /> }
+                <section class="card" id="events-card">
+                    <h2>{ "Events" }<span class="count">{ s.events.len() }</span></h2>
+                    <EventsTable summary={props.summary.clone()} />
+                </section>
+            }
             if !not_perf {
                 <Warnings warnings={s.warnings.clone()} />
                 if let Some(p) = &props.profile { <ProfileSummary profile={p.clone()} /> }

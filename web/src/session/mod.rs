@@ -21,6 +21,7 @@ pub mod record_fields;
 pub mod records_index;
 pub mod source;
 pub mod symbols;
+pub mod text_input;
 pub mod timeline;
 pub mod tree;
 

@@ -35,6 +35,15 @@ pub fn events(summary: &Summary, meta: Option<&Metadata>, profile: &Profile, map
             info.period = info.period.saturating_add(*p);
         }
     }
+    // Text input has no attrs: an event has call chains when one of its stacks has two frames.
+    if meta.is_none() {
+        for (e, st) in profile.samples.event.iter().zip(&profile.samples.stack) {
+            let deep = st.and_then(|st| profile.stacks.get(st)).is_some_and(|s| s.prefix.is_some());
+            if let Some(info) = out.get_mut(map.attr(*e) as usize).filter(|_| deep) {
+                info.callchain = true;
+            }
+        }
+    }
     out
 }
 

@@ -23,6 +23,10 @@ pub enum FileKind {
     JitDump,
     /// A `perf archive` tarball (`.tar.bz2`, `.tar.gz`, `.tar`).
     Archive,
+    /// `perf script` output (opened instead of a perf.data).
+    PerfScript,
+    /// Folded stacks (opened instead of a perf.data).
+    Folded,
     /// Something else.
     Unknown,
 }
@@ -37,8 +41,15 @@ impl FileKind {
             FileKind::PerfMap(_) => "perf-map",
             FileKind::JitDump => "jitdump",
             FileKind::Archive => "archive",
+            FileKind::PerfScript => "perf-script",
+            FileKind::Folded => "folded",
             FileKind::Unknown => "unknown",
         }
+    }
+
+    /// Whether the file is a profile to open (a perf.data or text input), not a symbol file.
+    pub fn is_profile(self) -> bool {
+        matches!(self, FileKind::PerfData | FileKind::PerfScript | FileKind::Folded)
     }
 }
 
@@ -80,7 +91,11 @@ pub fn classify(name: &str, head: &[u8]) -> FileKind {
     if head.starts_with(&[0x1f, 0x8b]) || lower.contains("kallsyms") || looks_like_kallsyms(head) {
         return FileKind::Kallsyms;
     }
-    FileKind::Unknown
+    match perfscope_analysis::import::detect(head) {
+        Some(perfscope_analysis::import::TextKind::PerfScript) => FileKind::PerfScript,
+        Some(perfscope_analysis::import::TextKind::Folded) => FileKind::Folded,
+        None => FileKind::Unknown,
+    }
 }
 
 /// A symbol file kept by the worker (for rebuilding the resolver when more files come).
@@ -147,6 +162,7 @@ pub fn build_resolver(files: &[SymbolFile], mapped: &BTreeSet<String>) -> (Optio
                 Err(e) => (false, e.to_string()),
             },
             FileKind::PerfData => (false, "a second perf.data is not a symbol file".to_string()),
+            FileKind::PerfScript | FileKind::Folded => (false, "perf script text and folded stacks are profiles, not symbol files".to_string()),
             FileKind::Unknown => (false, "not a symbol file Perfscope knows (ELF, kallsyms, perf-PID.map, jit-PID.dump, perf archive)".to_string()),
         };
         infos.push(SymbolFileInfo { name: f.name.clone(), kind: f.kind.name().to_string(), detail, ok });
@@ -169,6 +185,10 @@ mod tests {
         assert_eq!(classify("jit-9.dump", b"JiTD\x01\x00"), FileKind::JitDump);
         assert_eq!(classify("fp.data.tar.bz2", b"BZh91AY"), FileKind::Archive);
         assert_eq!(classify("notes.txt", b"hello world"), FileKind::Unknown);
+        // Text input, recognized from a 512-byte head that may cut its last line.
+        let script = "mt 26314/26314  3874.783760326:     250000 cpu-clock:pppH: \n\t  15389 update_active (/lib/ld.so)\n\nmt 26314/26314  3874.7840";
+        assert_eq!(classify("out.txt", script.as_bytes()), FileKind::PerfScript);
+        assert_eq!(classify("out.folded", b"mt;main;leaf 12\nmt;main 3\nmt;ma"), FileKind::Folded);
     }
 
     #[test]

@@ -10,15 +10,18 @@ use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::export::folded::{write_folded, FoldedOptions};
 use perfscope_analysis::load::{load_profile, LoadDiagnostics, LoadFilter, LoadOptions};
 use perfscope_analysis::profile::Profile;
-use perfscope_analysis::symbols::archive::{build_id_hex, PerfArchive};
-use perfscope_analysis::symbols::resolver::{FileProvider, SymbolResolver};
+use perfscope_analysis::symbols::archive::PerfArchive;
+use perfscope_analysis::symbols::resolver::SymbolResolver;
 
 use super::input::Input;
+use super::local_symbols::{add_cached_binaries, default_buildid_dir, recording_facts, running_kallsyms, LocalFiles};
 
 /// What to read and how to name frames (shared by `collapse`, `flamegraph` and `report`).
 #[derive(clap::Args, Debug)]
 pub struct ProfileArgs {
-    /// A perf.data file, pipe-mode stream or `perf record --threads` directory.
+    /// A perf.data file, pipe-mode stream or `perf record --threads` directory (`collapse`,
+    /// `flamegraph`, `report` and `export` also read share files, `perf script` text and folded
+    /// stacks).
     pub file: PathBuf,
     /// Kernel symbols: a copy of /proc/kallsyms from the recording machine (plain or gzipped).
     #[arg(long, value_name = "FILE")]
@@ -26,6 +29,10 @@ pub struct ProfileArgs {
     /// Look binaries up under this directory (the recorded paths appended), like perf's --symfs.
     #[arg(long, value_name = "DIR")]
     pub symfs: Option<PathBuf>,
+    /// perf's build-id cache, where binaries are found by build id (default:
+    /// `$PERF_BUILDID_DIR` or `~/.debug`), like perf's --buildid-dir.
+    #[arg(long, value_name = "DIR")]
+    pub buildid_dir: Option<PathBuf>,
     /// A `perf archive` tarball (.tar.bz2) with the binaries by build id.
     #[arg(long, value_name = "TAR")]
     pub archive: Vec<PathBuf>,
@@ -58,37 +65,6 @@ pub struct Args {
     profile: ProfileArgs,
 }
 
-/// Reads binaries from the local filesystem as perf does: the recorded path (under `--symfs`),
-/// separate debug files from `/usr/lib/debug/.build-id/`.
-struct LocalFiles {
-    symfs: Option<PathBuf>,
-}
-
-impl LocalFiles {
-    fn local(&self, path: &str) -> PathBuf {
-        match &self.symfs {
-            Some(dir) => dir.join(path.trim_start_matches('/')),
-            None => PathBuf::from(path),
-        }
-    }
-}
-
-impl FileProvider for LocalFiles {
-    fn read_path(&mut self, path: &str) -> Option<Vec<u8>> {
-        if !path.starts_with('/') {
-            return None;
-        }
-        let p = self.local(path);
-        p.is_file().then(|| std::fs::read(p).ok()).flatten()
-    }
-
-    fn read_debug(&mut self, build_id: &[u8]) -> Option<Vec<u8>> {
-        let hex = build_id_hex(build_id);
-        let (dir, rest) = (hex.get(..2)?, hex.get(2..)?);
-        std::fs::read(self.local(&format!("/usr/lib/debug/.build-id/{dir}/{rest}.debug"))).ok()
-    }
-}
-
 /// Parses perf's `--time` seconds (`123.456789`) into ns.
 fn parse_seconds(s: &str) -> Result<u64, String> {
     let bad = || format!("bad time {s:?}: expected seconds like 3874.784783");
@@ -117,9 +93,18 @@ fn read(path: &Path) -> Result<Vec<u8>, String> {
 pub fn load(args: &ProfileArgs) -> Result<(Profile, LoadDiagnostics), String> {
     let input = Input::read(&args.file)?;
     let mut resolver = SymbolResolver::new();
-    resolver.set_provider(Box::new(LocalFiles { symfs: args.symfs.clone() }));
+    let buildid_dir = args.buildid_dir.clone().or_else(default_buildid_dir).filter(|d| d.is_dir());
+    resolver.set_provider(Box::new(LocalFiles { symfs: args.symfs.clone(), buildid_dir: buildid_dir.clone() }));
+    // The recording's build ids and kernel, for the build-id cache and /proc/kallsyms.
+    let summary = (buildid_dir.is_some() || args.kallsyms.is_none()).then(|| recording_facts(&input.bytes));
+    if let (Some(dir), Some(summary)) = (&buildid_dir, &summary) {
+        add_cached_binaries(&mut resolver, summary, dir);
+    }
     if let Some(k) = &args.kallsyms {
         resolver.set_kallsyms(&read(k)?).map_err(|e| format!("{}: {e}", k.display()))?;
+    } else if let Some(Ok(bytes)) = summary.as_ref().filter(|_| !args.no_symbols).map(running_kallsyms) {
+        // Like perf: the running kernel's symbols when the recording was made on it.
+        resolver.set_kallsyms(&bytes).map_err(|e| format!("/proc/kallsyms: {e}"))?;
     }
     for a in &args.archive {
         let archive = PerfArchive::parse(&read(a)?).map_err(|e| format!("{}: {e}", a.display()))?;

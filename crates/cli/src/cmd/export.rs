@@ -9,11 +9,12 @@ use std::process::ExitCode;
 use perfscope_analysis::call_tree::CallTree;
 use perfscope_analysis::export::folded::{to_folded_text, FoldedOptions};
 use perfscope_analysis::export::pprof::{period_unit, to_pprof, PeriodUnit, PprofOptions};
-use perfscope_analysis::export::share::{to_share, PrivacyOptions, ShareOptions};
+use perfscope_analysis::export::share::{is_share, to_share, PrivacyOptions, ShareOptions};
 use perfscope_analysis::export::speedscope::{to_speedscope, SpeedscopeOptions};
 use perfscope_analysis::export::svg::{to_svg, SvgOptions};
 use perfscope_analysis::flame_graph::{FlameGraph, WeightKind};
 use perfscope_analysis::ids::EventIndex;
+use perfscope_analysis::import::{detect, import_text};
 use perfscope_analysis::open::{open, Opened};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleFilter;
@@ -39,7 +40,7 @@ pub enum Format {
 
 /// Arguments of `perfscope export`.
 #[derive(clap::Args, Debug)]
-#[command(mut_arg("file", |a| a.help("A perf.data file, pipe-mode stream, `perf record --threads` directory, or share file")))]
+#[command(mut_arg("file", |a| a.help("A perf.data file, pipe-mode stream, `perf record --threads` directory, share file, `perf script` text or folded stacks")))]
 pub struct Args {
     /// The output format.
     #[arg(long, value_enum)]
@@ -82,10 +83,21 @@ pub struct Loaded {
     pub had_errors: bool,
 }
 
-/// Reads `args.file`: a share file as is (with the sample options applied as a filter),
-/// anything else as a perf.data through [`collapse::load`].
+/// Reads `args.file`: a share file, `perf script` text or folded stacks as is (with the sample
+/// options applied as a filter), anything else as a perf.data through [`collapse::load`].
 pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
     let input = Input::read(&args.file)?;
+    // Text is told apart after share files (whose magic is certain) and before perf.data.
+    let share = is_share(&input.bytes);
+    if let Some(kind) = detect(&input.bytes).filter(|_| !share) {
+        let name = args.file.display();
+        let imported = import_text(&input.bytes).map_err(|e| format!("{name}: {}: {e}", kind.name()))?;
+        if let Some(line) = imported.first_skipped {
+            eprintln!("warning: {name}: {} lines that are no {} skipped (the first: line {line})", imported.skipped_lines, kind.name());
+        }
+        let filter = share_filter(&imported.profile, args)?;
+        return Ok(Loaded { profile: imported.profile, summary: None, filter, had_errors: false });
+    }
     match open(&input.bytes).map_err(|e| format!("{}: {e}", args.file.display()))? {
         Opened::Share(shared) => {
             let filter = share_filter(&shared.profile, args)?;
@@ -122,6 +134,7 @@ pub fn with_file(args: &ProfileArgs, file: PathBuf) -> ProfileArgs {
         file,
         kallsyms: args.kallsyms.clone(),
         symfs: args.symfs.clone(),
+        buildid_dir: args.buildid_dir.clone(),
         archive: args.archive.clone(),
         perf_map: args.perf_map.clone(),
         no_symbols: args.no_symbols,

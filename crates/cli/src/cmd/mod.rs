@@ -6,6 +6,7 @@ pub mod export;
 pub mod flamegraph;
 pub mod info;
 pub mod input;
+pub mod local_symbols;
 pub mod report;
 pub mod sched;
 pub mod script;
