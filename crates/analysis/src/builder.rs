@@ -498,8 +498,10 @@ impl ProfileBuilder {
         &self.profile
     }
 
-    /// The finished profile.
+    /// The finished profile, its tables shrunk to what they hold ([`Profile::shrink`]).
     pub fn finish(self) -> Profile {
-        self.profile
+        let mut profile = self.profile;
+        profile.shrink();
+        profile
     }
 }
