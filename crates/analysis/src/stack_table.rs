@@ -247,10 +247,10 @@ pub struct StackTable {
     /// The children that are not a first child, and the roots, by [`stack_key`] (one integer,
     /// hashed with one multiplication).
     index: HashMap<u64, StackIndex>,
-    /// Per stack, its first child (its frame is in `frames`): most stacks have one child, so
-    /// most children are found here without the hash table, and the first children of a path
-    /// made together sit side by side.
-    first_child: Vec<StackIndex>,
+    /// Per stack, its first child (frame, stack): most stacks have one child, so most
+    /// children are found here without the hash table, and the first children of a path made
+    /// together sit side by side. (The frame is repeated here so that a hit reads one entry.)
+    first_child: Vec<(FrameIndex, StackIndex)>,
     /// Whether `index` and `first_child` cover every stack (false after [`StackTable::shrink`]).
     unindexed: bool,
 }
@@ -266,6 +266,9 @@ fn stack_key(prefix: Option<StackIndex>, frame: FrameIndex) -> u64 {
 /// No child yet (no stack has this index).
 const NO_CHILD: StackIndex = StackIndex(u32::MAX);
 
+/// A `first_child` entry without a child.
+const NO_FIRST_CHILD: (FrameIndex, StackIndex) = (FrameIndex(u32::MAX), NO_CHILD);
+
 /// The prefix of a root stack.
 const NO_PREFIX: u32 = u32::MAX;
 
@@ -277,16 +280,16 @@ impl StackTable {
             self.reindex();
         }
         if let Some(p) = prefix {
-            if let Some(&child) = self.first_child.get(p.index()) {
+            if let Some(&(f, child)) = self.first_child.get(p.index()) {
                 if child == NO_CHILD {
                     // No child yet: this one is the first.
                     let i = self.push(prefix, frame)?;
                     if let Some(slot) = self.first_child.get_mut(p.index()) {
-                        *slot = i;
+                        *slot = (frame, i);
                     }
                     return Ok(i);
                 }
-                if self.frames.get(child.index()) == Some(&frame) {
+                if f == frame {
                     return Ok(child);
                 }
             }
@@ -299,7 +302,7 @@ impl StackTable {
                 e.insert(i);
                 self.prefixes.push(prefix.map_or(NO_PREFIX, |p| p.0));
                 self.frames.push(frame);
-                self.first_child.push(NO_CHILD);
+                self.first_child.push(NO_FIRST_CHILD);
                 Ok(i)
             }
         }
@@ -309,21 +312,21 @@ impl StackTable {
         let i = StackIndex::from_len(self.frames.len()).ok().filter(|i| *i != NO_CHILD).ok_or(CapacityError { table: "stack" })?;
         self.prefixes.push(prefix.map_or(NO_PREFIX, |p| p.0));
         self.frames.push(frame);
-        self.first_child.push(NO_CHILD);
+        self.first_child.push(NO_FIRST_CHILD);
         Ok(i)
     }
 
     /// Rebuilds the lookup structures that [`StackTable::shrink`] dropped.
     fn reindex(&mut self) {
         self.unindexed = false;
-        self.first_child = vec![NO_CHILD; self.frames.len()];
+        self.first_child = vec![NO_FIRST_CHILD; self.frames.len()];
         self.index.clear();
         for (i, (&p, &frame)) in self.prefixes.iter().zip(&self.frames).enumerate() {
             let stack = StackIndex(i as u32);
             let prefix = (p != NO_PREFIX).then_some(StackIndex(p));
             let first = prefix.and_then(|p| self.first_child.get_mut(p.index()));
             match first {
-                Some(slot) if *slot == NO_CHILD => *slot = stack,
+                Some(slot) if slot.1 == NO_CHILD => *slot = (frame, stack),
                 // A later child or a root; the first of equal stacks keeps the key.
                 _ => {
                     self.index.entry(stack_key(prefix, frame)).or_insert(stack);

@@ -181,7 +181,7 @@ fn report_diagnostics(file: &Path, d: &LoadDiagnostics) {
 /// Runs `perfscope collapse`.
 pub fn run(args: &Args) -> Result<ExitCode, String> {
     // A perf.data or a share file (`perfscope export --format share`).
-    let loaded = super::export::load(&args.profile)?;
+    let loaded = super::export::load_with(&args.profile, false)?;
     let mut out = std::io::stdout().lock();
     if write_folded(&loaded.profile, &loaded.filter, FoldedOptions::default(), &mut out).is_err() {
         return Ok(ExitCode::SUCCESS); // closed pipe (`| head`)

@@ -85,6 +85,12 @@ pub struct Loaded {
 /// Reads `args.file`: a share file as is (with the sample options applied as a filter),
 /// anything else as a perf.data through [`collapse::load`].
 pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
+    load_with(args, true)
+}
+
+/// [`load`]; `summary`: whether to read the header summary of a perf.data (a second pass over
+/// the file, which `collapse` does without).
+pub fn load_with(args: &ProfileArgs, summary: bool) -> Result<Loaded, String> {
     let input = Input::read(&args.file)?;
     match open(&input.bytes).map_err(|e| format!("{}: {e}", args.file.display()))? {
         Opened::Share(shared) => {
@@ -92,10 +98,10 @@ pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
             Ok(Loaded { profile: shared.profile, summary: shared.summary, filter, had_errors: false })
         }
         Opened::PerfData => {
-            let summary = Summary::from_bytes(&input.bytes);
+            let summary = summary.then(|| Summary::from_bytes(&input.bytes));
             drop(input);
             let (profile, diag) = collapse::load(args)?;
-            Ok(Loaded { profile, summary: Some(summary), filter: SampleFilter::all(), had_errors: !diag.errors.is_empty() })
+            Ok(Loaded { profile, summary, filter: SampleFilter::all(), had_errors: !diag.errors.is_empty() })
         }
     }
 }
