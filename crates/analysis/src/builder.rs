@@ -522,10 +522,8 @@ impl ProfileBuilder {
         &self.profile
     }
 
-    /// The finished profile, its tables shrunk to what they hold ([`Profile::shrink`]).
+    /// The finished profile (see [`Profile::shrink`] to free what only building needs).
     pub fn finish(self) -> Profile {
-        let mut profile = self.profile;
-        profile.shrink();
-        profile
+        self.profile
     }
 }

@@ -74,7 +74,7 @@ impl Profile {
 
     /// Frees what only building needs (the stack table's lookup structures, rebuilt when a
     /// stack is interned again) and every table's unused capacity. The loaders call it when a
-    /// profile is finished.
+    /// profile is finished (`ProfileLoader::finish_loaded`, after the off-CPU samples).
     pub fn shrink(&mut self) {
         self.strings.shrink();
         self.funcs.shrink();
