@@ -141,13 +141,27 @@ pub struct ProfileBuilder {
     /// Scratch space for frame names.
     name_buf: String,
     threads: FxHashMap<(u32, u32), ThreadState>,
-    /// The frames of (module or `u32::MAX`, file-relative address, expanded): (the frame,
-    /// 1) for one frame, else (start, len) in `frame_runs`, root first.
-    frames: FxHashMap<(u32, u64, bool), (u32, u32)>,
+    /// The frames of an address by [`frame_key`]: the frame itself for one frame, else
+    /// `MANY_FRAMES | i` for the run `frame_spans[i]`. 16-byte slots: the table holds every
+    /// address seen (hundreds of thousands) and is probed for most callchain entries.
+    frames: FxHashMap<[u32; 3], u32>,
+    /// Runs of several frames: (start, len) in `frame_runs`, root first.
+    frame_spans: Vec<(u32, u32)>,
     frame_runs: Vec<FrameIndex>,
     truncated_frame: Option<FrameIndex>,
     entries: Vec<ChainEntry>,
     leaf_first: Vec<ChainEntry>,
+}
+
+/// A `frames` value that is an index into `frame_spans`, not a frame.
+const MANY_FRAMES: u32 = 1 << 31;
+
+/// The frame cache's key of (module, file-relative address, expanded): the address's two
+/// halves, then the module (`MANY_FRAMES - 1` for none) with `expand` in the top bit. `None`
+/// when the module index does not fit 31 bits.
+fn frame_key(module: Option<ModuleIndex>, rel: u64, expand: bool) -> Option<[u32; 3]> {
+    let m = module.map_or(MANY_FRAMES - 1, |m| m.0);
+    (m < MANY_FRAMES - 1 || module.is_none()).then_some([rel as u32, (rel >> 32) as u32, m | if expand { MANY_FRAMES } else { 0 }])
 }
 
 /// The frames of one address: one, or a range of `frame_runs` (root first).
@@ -158,13 +172,13 @@ enum FrameRun {
 }
 
 impl FrameRun {
-    /// From the frame cache's (frame or start, len).
-    fn from_cached(first: u32, len: u32) -> FrameRun {
-        if len == 1 {
-            FrameRun::One(FrameIndex(first))
-        } else {
-            FrameRun::Many(first as usize, len as usize)
+    /// From a frame cache value.
+    fn from_cached(value: u32, spans: &[(u32, u32)]) -> FrameRun {
+        if value & MANY_FRAMES == 0 {
+            return FrameRun::One(FrameIndex(value));
         }
+        let (start, len) = spans.get((value & !MANY_FRAMES) as usize).copied().unwrap_or((0, 0));
+        FrameRun::Many(start as usize, len as usize)
     }
 }
 
@@ -199,6 +213,7 @@ impl ProfileBuilder {
             name_buf: String::new(),
             threads: FxHashMap::default(),
             frames: FxHashMap::default(),
+            frame_spans: Vec::new(),
             frame_runs: Vec::new(),
             truncated_frame: None,
             entries: Vec::new(),
@@ -342,9 +357,9 @@ impl ProfileBuilder {
         // Without a name to look up, inline expansion changes nothing: one frame per address.
         let named = module.is_some_and(|m| self.named_flags.get(m.index()).copied().unwrap_or(false));
         let may_have_name = named || (self.symbolize && self.resolver.is_some() && module.is_some());
-        let key = (module.map_or(u32::MAX, |m| m.0), rel, expand && may_have_name);
-        if let Some(&(first, len)) = self.frames.get(&key) {
-            return Ok(FrameRun::from_cached(first, len));
+        let key = frame_key(module, rel, expand && may_have_name).ok_or(CapacityError { table: "module" })?;
+        if let Some(&value) = self.frames.get(&key) {
+            return Ok(FrameRun::from_cached(value, &self.frame_spans));
         }
         let module_entry = module.and_then(|m| self.profile.modules.get(m));
         let named = module.and_then(|m| self.named_modules.get(&m));
@@ -410,14 +425,23 @@ impl ProfileBuilder {
             }
         }
         let len = self.frame_runs.len() - start;
-        // One frame (the usual case): kept in the cache itself.
-        let first = match (len, self.frame_runs.get(start)) {
-            (1, Some(f)) => f.0,
-            _ => u32::try_from(start).map_err(|_| CapacityError { table: "frame run" })?,
+        let too_many = CapacityError { table: "frame run" };
+        let value = match (len, self.frame_runs.get(start)) {
+            // One frame (the usual case): kept in the cache itself.
+            (1, Some(f)) => {
+                let f = f.0;
+                self.frame_runs.truncate(start);
+                Some(f).filter(|f| f & MANY_FRAMES == 0).ok_or(too_many)?
+            }
+            _ => {
+                let span = (u32::try_from(start).map_err(|_| too_many)?, u32::try_from(len).map_err(|_| too_many)?);
+                let i = u32::try_from(self.frame_spans.len()).ok().filter(|i| i & MANY_FRAMES == 0).ok_or(too_many)?;
+                self.frame_spans.push(span);
+                i | MANY_FRAMES
+            }
         };
-        let len = u32::try_from(len).map_err(|_| CapacityError { table: "frame run" })?;
-        self.frames.insert(key, (first, len));
-        Ok(FrameRun::from_cached(first, len))
+        self.frames.insert(key, value);
+        Ok(FrameRun::from_cached(value, &self.frame_spans))
     }
 
     /// SAMPLE: symbolizes the callchain (or the ip when there is none) and appends the sample.
@@ -498,7 +522,7 @@ impl ProfileBuilder {
         &self.profile
     }
 
-    /// The finished profile.
+    /// The finished profile (see [`Profile::shrink`] to free what only building needs).
     pub fn finish(self) -> Profile {
         self.profile
     }

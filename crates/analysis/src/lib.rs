@@ -22,6 +22,7 @@ pub mod builder;
 pub mod call_tree;
 pub mod export;
 pub mod flame_graph;
+pub mod heap;
 pub mod import;
 pub mod ids;
 pub mod maps;

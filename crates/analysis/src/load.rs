@@ -342,6 +342,8 @@ impl ProfileLoader {
             (Some(t), true) => add_off_cpu(&mut profile, t, &state.filter).map_err(LoadError::Capacity)?,
             _ => OffCpuEvents::default(),
         };
+        // Done adding: free the stack table's lookup structures and the spare capacity.
+        profile.shrink();
         Ok(Loaded { profile, diagnostics: state.diag, timeline, off_cpu_events })
     }
 }

@@ -6,6 +6,32 @@ use crate::samples::{Sample, SampleTable, Thread, ThreadTable};
 use crate::stack_table::{Frame, Func, FrameTable, FuncTable, ModuleTable, StackTable};
 use crate::string_table::StringTable;
 
+/// Heap bytes of a [`Profile`], by table (see [`crate::heap`] for what is counted).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeapBytes {
+    /// The string table (texts and index).
+    pub strings: usize,
+    /// Modules with their index.
+    pub modules: usize,
+    /// Functions with their index.
+    pub funcs: usize,
+    /// Frames with their index.
+    pub frames: usize,
+    /// The stack prefix tree with its index.
+    pub stacks: usize,
+    /// Threads and event names.
+    pub threads: usize,
+    /// The sample columns.
+    pub samples: usize,
+}
+
+impl HeapBytes {
+    /// The sum of every table.
+    pub fn total(&self) -> usize {
+        self.strings + self.modules + self.funcs + self.frames + self.stacks + self.threads + self.samples
+    }
+}
+
 /// Interned strings, modules, functions, frames, stacks, threads and events, and the samples.
 #[derive(Clone, Debug, Default)]
 pub struct Profile {
@@ -31,6 +57,30 @@ impl Profile {
     /// An empty profile.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The bytes each table holds on the heap (capacities, as the allocator reserved them).
+    pub fn heap_bytes(&self) -> HeapBytes {
+        HeapBytes {
+            strings: self.strings.heap_bytes(),
+            modules: self.modules.heap_bytes(),
+            funcs: self.funcs.heap_bytes(),
+            frames: self.frames.heap_bytes(),
+            stacks: self.stacks.heap_bytes(),
+            threads: self.threads.heap_bytes() + crate::heap::vec_bytes(&self.events),
+            samples: self.samples.heap_bytes(),
+        }
+    }
+
+    /// Frees what only building needs (the stack table's lookup structures, rebuilt when a
+    /// stack is interned again) and every table's unused capacity. The loaders call it when a
+    /// profile is finished (`ProfileLoader::finish_loaded`, after the off-CPU samples).
+    pub fn shrink(&mut self) {
+        self.strings.shrink();
+        self.funcs.shrink();
+        self.frames.shrink();
+        self.stacks.shrink();
+        self.samples.shrink();
     }
 
     /// Interns a module by path and build id.

@@ -48,6 +48,11 @@ impl ThreadTable {
     pub fn is_empty(&self) -> bool {
         self.threads.is_empty()
     }
+
+    /// Bytes held on the heap (see [`crate::heap`]).
+    pub fn heap_bytes(&self) -> usize {
+        crate::heap::vec_bytes(&self.threads)
+    }
 }
 
 /// One sample, as handed to [`SampleTable::push`].
@@ -117,6 +122,22 @@ impl SampleTable {
     /// Whether there is no sample.
     pub fn is_empty(&self) -> bool {
         self.time.is_empty()
+    }
+
+    /// Frees the unused capacity.
+    pub fn shrink(&mut self) {
+        self.time.shrink_to_fit();
+        self.thread.shrink_to_fit();
+        self.cpu.shrink_to_fit();
+        self.event.shrink_to_fit();
+        self.stack.shrink_to_fit();
+        self.period.shrink_to_fit();
+    }
+
+    /// Bytes held on the heap (see [`crate::heap`]).
+    pub fn heap_bytes(&self) -> usize {
+        use crate::heap::vec_bytes;
+        vec_bytes(&self.time) + vec_bytes(&self.thread) + vec_bytes(&self.cpu) + vec_bytes(&self.event) + vec_bytes(&self.stack) + vec_bytes(&self.period)
     }
 }
 

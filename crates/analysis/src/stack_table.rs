@@ -55,6 +55,12 @@ impl ModuleTable {
     pub fn is_empty(&self) -> bool {
         self.modules.is_empty()
     }
+
+    /// Bytes held on the heap (see [`crate::heap`]).
+    pub fn heap_bytes(&self) -> usize {
+        let ids: usize = self.modules.iter().filter_map(|m| m.build_id.as_ref()).map(Vec::capacity).sum();
+        crate::heap::vec_bytes(&self.modules) + crate::heap::map_bytes(&self.index) + 2 * ids
+    }
 }
 
 /// A function: a name within a module.
@@ -122,6 +128,16 @@ impl FuncTable {
     /// Whether there is no function.
     pub fn is_empty(&self) -> bool {
         self.funcs.is_empty()
+    }
+
+    /// Bytes held on the heap (see [`crate::heap`]).
+    pub fn heap_bytes(&self) -> usize {
+        crate::heap::vec_bytes(&self.funcs) + crate::heap::map_bytes(&self.index)
+    }
+
+    /// Frees the unused capacity.
+    pub fn shrink(&mut self) {
+        self.funcs.shrink_to_fit();
     }
 }
 
@@ -196,6 +212,16 @@ impl FrameTable {
     pub fn is_empty(&self) -> bool {
         self.frames.is_empty()
     }
+
+    /// Bytes held on the heap (see [`crate::heap`]).
+    pub fn heap_bytes(&self) -> usize {
+        crate::heap::vec_bytes(&self.frames) + crate::heap::map_bytes(&self.index)
+    }
+
+    /// Frees the unused capacity.
+    pub fn shrink(&mut self) {
+        self.frames.shrink_to_fit();
+    }
 }
 
 /// A node of the stack prefix tree.
@@ -208,16 +234,25 @@ pub struct Stack {
 }
 
 /// Interned stacks as a prefix tree.
+///
+/// Each stack is 8 bytes: its prefix (`u32::MAX` for none) and its frame. The lookup
+/// structures (`first_child`, `index`) serve interning only; [`StackTable::shrink`] drops
+/// them once a profile is built, and the next [`StackTable::intern`] rebuilds them.
 #[derive(Clone, Debug, Default)]
 pub struct StackTable {
-    stacks: Vec<Stack>,
+    /// Per stack: the prefix's index, `NO_PREFIX` for a root.
+    prefixes: Vec<u32>,
+    /// Per stack: the leaf-most frame.
+    frames: Vec<FrameIndex>,
     /// The children that are not a first child, and the roots, by [`stack_key`] (one integer,
     /// hashed with one multiplication).
     index: HashMap<u64, StackIndex>,
-    /// Per stack, its first child (frame, stack): most stacks have one child, so most children
-    /// are found here without the hash table, and the first children of a path made together
-    /// sit side by side.
+    /// Per stack, its first child (frame, stack): most stacks have one child, so most
+    /// children are found here without the hash table, and the first children of a path made
+    /// together sit side by side. (The frame is repeated here so that a hit reads one entry.)
     first_child: Vec<(FrameIndex, StackIndex)>,
+    /// Whether `index` and `first_child` cover every stack (false after [`StackTable::shrink`]).
+    unindexed: bool,
 }
 
 /// `(prefix + 1) << 32 | frame` (0 in the high half: no prefix). The table never hands out
@@ -229,44 +264,85 @@ fn stack_key(prefix: Option<StackIndex>, frame: FrameIndex) -> u64 {
 }
 
 /// No child yet (no stack has this index).
-const NO_CHILD: (FrameIndex, StackIndex) = (FrameIndex(u32::MAX), StackIndex(u32::MAX));
+const NO_CHILD: StackIndex = StackIndex(u32::MAX);
+
+/// A `first_child` entry without a child.
+const NO_FIRST_CHILD: (FrameIndex, StackIndex) = (FrameIndex(u32::MAX), NO_CHILD);
+
+/// The prefix of a root stack.
+const NO_PREFIX: u32 = u32::MAX;
 
 impl StackTable {
     /// The stack `prefix` + `frame`, adding it when new.
     #[inline]
     pub fn intern(&mut self, prefix: Option<StackIndex>, frame: FrameIndex) -> Result<StackIndex, CapacityError> {
-        let first = prefix.and_then(|p| self.first_child.get(p.index()).copied());
-        if let Some((f, child)) = first {
-            if child == NO_CHILD.1 {
-                // No child yet: this one is the first.
-                let i = self.push(prefix, frame)?;
-                if let Some(slot) = prefix.and_then(|p| self.first_child.get_mut(p.index())) {
-                    *slot = (frame, i);
+        if self.unindexed {
+            self.reindex();
+        }
+        if let Some(p) = prefix {
+            if let Some(&(f, child)) = self.first_child.get(p.index()) {
+                if child == NO_CHILD {
+                    // No child yet: this one is the first.
+                    let i = self.push(prefix, frame)?;
+                    if let Some(slot) = self.first_child.get_mut(p.index()) {
+                        *slot = (frame, i);
+                    }
+                    return Ok(i);
                 }
-                return Ok(i);
-            }
-            if f == frame {
-                return Ok(child);
+                if f == frame {
+                    return Ok(child);
+                }
             }
         }
-        let next = self.stacks.len();
+        let next = self.frames.len();
         match self.index.entry(stack_key(prefix, frame)) {
             std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
             std::collections::hash_map::Entry::Vacant(e) => {
-                let i = StackIndex::from_len(next).ok().filter(|i| i.0 != u32::MAX).ok_or(CapacityError { table: "stack" })?;
+                let i = StackIndex::from_len(next).ok().filter(|i| *i != NO_CHILD).ok_or(CapacityError { table: "stack" })?;
                 e.insert(i);
-                self.stacks.push(Stack { prefix, frame });
-                self.first_child.push(NO_CHILD);
+                self.prefixes.push(prefix.map_or(NO_PREFIX, |p| p.0));
+                self.frames.push(frame);
+                self.first_child.push(NO_FIRST_CHILD);
                 Ok(i)
             }
         }
     }
 
     fn push(&mut self, prefix: Option<StackIndex>, frame: FrameIndex) -> Result<StackIndex, CapacityError> {
-        let i = StackIndex::from_len(self.stacks.len()).ok().filter(|i| i.0 != u32::MAX).ok_or(CapacityError { table: "stack" })?;
-        self.stacks.push(Stack { prefix, frame });
-        self.first_child.push(NO_CHILD);
+        let i = StackIndex::from_len(self.frames.len()).ok().filter(|i| *i != NO_CHILD).ok_or(CapacityError { table: "stack" })?;
+        self.prefixes.push(prefix.map_or(NO_PREFIX, |p| p.0));
+        self.frames.push(frame);
+        self.first_child.push(NO_FIRST_CHILD);
         Ok(i)
+    }
+
+    /// Rebuilds the lookup structures that [`StackTable::shrink`] dropped.
+    fn reindex(&mut self) {
+        self.unindexed = false;
+        self.first_child = vec![NO_FIRST_CHILD; self.frames.len()];
+        self.index.clear();
+        for (i, (&p, &frame)) in self.prefixes.iter().zip(&self.frames).enumerate() {
+            let stack = StackIndex(i as u32);
+            let prefix = (p != NO_PREFIX).then_some(StackIndex(p));
+            let first = prefix.and_then(|p| self.first_child.get_mut(p.index()));
+            match first {
+                Some(slot) if slot.1 == NO_CHILD => *slot = (frame, stack),
+                // A later child or a root; the first of equal stacks keeps the key.
+                _ => {
+                    self.index.entry(stack_key(prefix, frame)).or_insert(stack);
+                }
+            }
+        }
+    }
+
+    /// Frees what only interning needs and the unused capacity: for a finished profile. A later
+    /// [`StackTable::intern`] rebuilds the lookup structures first.
+    pub fn shrink(&mut self) {
+        self.unindexed = true;
+        self.index = HashMap::default();
+        self.first_child = Vec::new();
+        self.prefixes.shrink_to_fit();
+        self.frames.shrink_to_fit();
     }
 
     /// Interns a whole stack given root first; `None` for an empty slice.
@@ -279,8 +355,11 @@ impl StackTable {
     }
 
     /// The stack at `i`.
+    #[inline]
     pub fn get(&self, i: StackIndex) -> Option<Stack> {
-        self.stacks.get(i.index()).copied()
+        let frame = *self.frames.get(i.index())?;
+        let p = *self.prefixes.get(i.index())?;
+        Some(Stack { prefix: (p != NO_PREFIX).then_some(StackIndex(p)), frame })
     }
 
     /// The frames of a stack, leaf first.
@@ -295,17 +374,23 @@ impl StackTable {
 
     /// All stacks in index order (prefixes before the stacks built on them).
     pub fn iter(&self) -> impl Iterator<Item = Stack> + '_ {
-        self.stacks.iter().copied()
+        self.prefixes.iter().zip(&self.frames).map(|(&p, &frame)| Stack { prefix: (p != NO_PREFIX).then_some(StackIndex(p)), frame })
     }
 
     /// Number of stacks.
     pub fn len(&self) -> usize {
-        self.stacks.len()
+        self.frames.len()
     }
 
     /// Whether there is no stack.
     pub fn is_empty(&self) -> bool {
-        self.stacks.is_empty()
+        self.frames.is_empty()
+    }
+
+    /// Bytes held on the heap (see [`crate::heap`]).
+    pub fn heap_bytes(&self) -> usize {
+        use crate::heap::{map_bytes, vec_bytes};
+        vec_bytes(&self.prefixes) + vec_bytes(&self.frames) + vec_bytes(&self.first_child) + map_bytes(&self.index)
     }
 }
 
@@ -341,5 +426,25 @@ mod tests {
         assert_eq!(st.intern(Some(root), f(3)).unwrap(), third);
         assert_eq!(st.intern(None, f(0)).unwrap(), root);
         assert_eq!(st.len(), 4);
+    }
+
+    #[test]
+    fn a_shrunk_table_finds_its_stacks_again() {
+        let mut st = StackTable::default();
+        let f = FrameIndex;
+        let ab = st.intern_path(&[f(0), f(1)]).unwrap();
+        let ac = st.intern_path(&[f(0), f(2)]).unwrap();
+        let d = st.intern_path(&[f(3)]).unwrap();
+        let before: Vec<Stack> = st.iter().collect();
+        st.shrink();
+        assert_eq!(st.iter().collect::<Vec<_>>(), before);
+        assert_eq!(st.intern_path(&[f(0), f(2)]).unwrap(), ac);
+        assert_eq!(st.intern_path(&[f(0), f(1)]).unwrap(), ab);
+        assert_eq!(st.intern_path(&[f(3)]).unwrap(), d);
+        // a, a;b, a;c, d
+        assert_eq!(st.len(), 4);
+        let ae = st.intern_path(&[f(0), f(4)]).unwrap();
+        assert_eq!(ae, Some(StackIndex(4)));
+        assert_eq!(st.get(StackIndex(4)), Some(Stack { prefix: Some(StackIndex(0)), frame: f(4) }));
     }
 }

@@ -1,14 +1,50 @@
 //! [`StringTable`]: interned strings addressed by [`StringIndex`].
+//!
+//! The texts sit end to end in one buffer with one `u32` end offset each, and the index is a
+//! hash table of (index, 32-bit hash) pairs: growing it never reads a text again, and a probe
+//! reads a text only when the 32-bit hashes agree. About 9 bytes per string besides its text (a
+//! `Vec<Box<str>>` plus a `HashMap<Box<str>, _>` held every text twice, each in an allocation
+//! of its own).
 
-use rustc_hash::FxHashMap as HashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 
 use crate::ids::{CapacityError, StringIndex};
 
 /// Interned strings; equal strings share one index.
 #[derive(Clone, Debug, Default)]
 pub struct StringTable {
-    strings: Vec<Box<str>>,
-    index: HashMap<Box<str>, StringIndex>,
+    /// Every text, end to end.
+    bytes: String,
+    /// Per string, the end of its text in `bytes` (the start is the previous one's end).
+    ends: Vec<u32>,
+    /// (index into `ends`, [`hash32`] of its text).
+    index: HashTable<(u32, u32)>,
+}
+
+/// The 32-bit hash of a text.
+fn hash32(s: &str) -> u32 {
+    let h = FxBuildHasher.hash_one(s);
+    (h >> 32) as u32 ^ h as u32
+}
+
+/// The table's 64-bit hash, spread from the 32 bits (hashbrown takes its tag from the top bits).
+#[inline]
+fn spread(h: u32) -> u64 {
+    u64::from(h).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// The text of string `i` in (`bytes`, `ends`).
+#[inline]
+fn text<'a>(bytes: &'a str, ends: &[u32], i: usize) -> &'a str {
+    let start = match i.checked_sub(1) {
+        Some(p) => ends.get(p).copied().unwrap_or(0),
+        None => 0,
+    };
+    let end = ends.get(i).copied().unwrap_or(0);
+    bytes.get(start as usize..end as usize).unwrap_or("")
 }
 
 impl StringTable {
@@ -19,32 +55,87 @@ impl StringTable {
 
     /// The index of `s`, adding it when new.
     pub fn intern(&mut self, s: &str) -> Result<StringIndex, CapacityError> {
-        if let Some(&i) = self.index.get(s) {
-            return Ok(i);
+        let h = hash32(s);
+        let (bytes, ends) = (&self.bytes, &self.ends);
+        if let Some(&(i, _)) = self.index.find(spread(h), |&(i, hi)| hi == h && text(bytes, ends, i as usize) == s) {
+            return Ok(StringIndex(i));
         }
-        let i = StringIndex::from_len(self.strings.len())?;
-        self.strings.push(s.into());
-        self.index.insert(s.into(), i);
+        let i = StringIndex::from_len(self.ends.len())?;
+        let end = u32::try_from(self.bytes.len() + s.len()).map_err(|_| CapacityError { table: "string bytes" })?;
+        self.bytes.push_str(s);
+        self.ends.push(end);
+        self.index.insert_unique(spread(h), (i.0, h), |&(_, hj)| spread(hj));
         Ok(i)
     }
 
     /// The string at `i` (empty for an index from another table).
+    #[inline]
     pub fn get(&self, i: StringIndex) -> &str {
-        self.strings.get(i.index()).map_or("", |s| s)
+        if i.index() >= self.ends.len() {
+            return "";
+        }
+        text(&self.bytes, &self.ends, i.index())
     }
 
     /// The index of `s` if it was interned.
     pub fn find(&self, s: &str) -> Option<StringIndex> {
-        self.index.get(s).copied()
+        let (bytes, ends, h) = (&self.bytes, &self.ends, hash32(s));
+        self.index.find(spread(h), |&(i, hi)| hi == h && text(bytes, ends, i as usize) == s).map(|&(i, _)| StringIndex(i))
     }
 
     /// Number of distinct strings.
     pub fn len(&self) -> usize {
-        self.strings.len()
+        self.ends.len()
     }
 
     /// Whether no string was interned.
     pub fn is_empty(&self) -> bool {
-        self.strings.is_empty()
+        self.ends.is_empty()
+    }
+
+    /// Frees the unused capacity (the index stays: strings are looked up after loading).
+    pub fn shrink(&mut self) {
+        self.bytes.shrink_to_fit();
+        self.ends.shrink_to_fit();
+        self.index.shrink_to_fit(|&(_, h)| spread(h));
+    }
+
+    /// Bytes held on the heap (see [`crate::heap`]).
+    pub fn heap_bytes(&self) -> usize {
+        self.bytes.capacity() + crate::heap::vec_bytes(&self.ends) + crate::heap::table_bytes(self.index.capacity(), std::mem::size_of::<(u32, u32)>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_texts_share_an_index_and_read_back() {
+        let mut t = StringTable::new();
+        let words = ["", "main", "libc.so.6+0x1f00", "main", "", "ä;b", "mai"];
+        let ids: Vec<StringIndex> = words.iter().map(|w| t.intern(w).unwrap()).collect();
+        assert_eq!(ids.iter().map(|i| i.0).collect::<Vec<_>>(), vec![0, 1, 2, 1, 0, 3, 4]);
+        for (w, i) in words.iter().zip(&ids) {
+            assert_eq!(t.get(*i), *w);
+            assert_eq!(t.find(w), Some(*i));
+        }
+        assert_eq!(t.len(), 5);
+        assert_eq!(t.find("ma"), None);
+        assert_eq!(t.get(StringIndex(5)), "");
+    }
+
+    #[test]
+    fn many_strings_survive_growth_and_shrinking() {
+        let mut t = StringTable::new();
+        for i in 0..10_000u32 {
+            assert_eq!(t.intern(&format!("f{i:x}")).unwrap(), StringIndex(i));
+        }
+        t.shrink();
+        for i in (0..10_000u32).rev() {
+            assert_eq!(t.find(&format!("f{i:x}")), Some(StringIndex(i)));
+            assert_eq!(t.get(StringIndex(i)), format!("f{i:x}"));
+        }
+        assert_eq!(t.intern("new").unwrap(), StringIndex(10_000));
     }
 }

@@ -56,4 +56,18 @@ fn main() {
         diag.max_queued,
         peak_rss_mb()
     );
+    let heap = profile.heap_bytes();
+    let mb = |b: usize| b as f64 / 1e6;
+    println!(
+        "profile heap {:.1} MB = {:.2}x the file: strings {:.1}, modules {:.1}, funcs {:.1}, frames {:.1}, stacks {:.1}, threads {:.1}, samples {:.1} MB",
+        mb(heap.total()),
+        heap.total() as f64 / len as f64,
+        mb(heap.strings),
+        mb(heap.modules),
+        mb(heap.funcs),
+        mb(heap.frames),
+        mb(heap.stacks),
+        mb(heap.threads),
+        mb(heap.samples)
+    );
 }

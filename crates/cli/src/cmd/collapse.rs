@@ -163,15 +163,72 @@ fn report_diagnostics(file: &Path, d: &LoadDiagnostics) {
     }
 }
 
+/// Buffers of [`ChannelWriter`].
+const WRITE_BUFFER: usize = 1 << 20;
+
+/// A writer that hands full buffers to the thread of [`write_on_thread`] and takes empty ones
+/// back (so the buffers' pages are touched once, not once per megabyte of output).
+struct ChannelWriter {
+    buf: Vec<u8>,
+    full: std::sync::mpsc::SyncSender<Vec<u8>>,
+    empty: std::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+impl ChannelWriter {
+    fn send(&mut self) -> std::io::Result<()> {
+        let next = self.empty.try_recv().unwrap_or_else(|_| Vec::with_capacity(WRITE_BUFFER));
+        let full = std::mem::replace(&mut self.buf, next);
+        // The writer thread stopped (a closed pipe): its error is the one to report.
+        self.full.send(full).map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+    }
+}
+
+impl std::io::Write for ChannelWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= WRITE_BUFFER {
+            self.send()?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs `produce` with a writer whose bytes go to standard output from a second thread, so
+/// that the system calls writing them (hundreds of MB of folded text) overlap producing them.
+fn write_on_thread(produce: impl FnOnce(&mut ChannelWriter) -> std::io::Result<()>) -> std::io::Result<()> {
+    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
+    let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || -> std::io::Result<()> {
+            let mut out = std::io::stdout().lock();
+            for mut buf in full_rx {
+                out.write_all(&buf)?;
+                buf.clear();
+                let _ = empty_tx.send(buf);
+            }
+            out.flush()
+        });
+        let mut w = ChannelWriter { buf: Vec::with_capacity(WRITE_BUFFER), full: full_tx, empty: empty_rx };
+        let produced = produce(&mut w).and_then(|()| w.send());
+        drop(w);
+        let written = writer.join().unwrap_or_else(|_| Err(std::io::Error::other("the writer thread panicked")));
+        // The writer's error (a closed pipe) explains a failed send.
+        written.and(produced)
+    })
+}
+
 /// Runs `perfscope collapse`.
 pub fn run(args: &Args) -> Result<ExitCode, String> {
     // A perf.data or a share file (`perfscope export --format share`).
-    let loaded = super::export::load(&args.profile)?;
-    let mut out = std::io::stdout().lock();
-    if write_folded(&loaded.profile, &loaded.filter, FoldedOptions::default(), &mut out).is_err() {
+    let loaded = super::export::load_with(&args.profile, false)?;
+    let written = write_on_thread(|out| write_folded(&loaded.profile, &loaded.filter, FoldedOptions::default(), out));
+    if written.is_err() {
         return Ok(ExitCode::SUCCESS); // closed pipe (`| head`)
     }
-    let _ = out.flush();
     let had_errors = loaded.had_errors;
     // The process ends now: freeing millions of table entries one by one would only cost time.
     std::mem::forget(loaded);

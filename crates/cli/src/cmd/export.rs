@@ -86,6 +86,12 @@ pub struct Loaded {
 /// Reads `args.file`: a share file, `perf script` text or folded stacks as is (with the sample
 /// options applied as a filter), anything else as a perf.data through [`collapse::load`].
 pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
+    load_with(args, true)
+}
+
+/// [`load`]; `summary`: whether to read the header summary of a perf.data (a second pass over
+/// the file, which `collapse` does without).
+pub fn load_with(args: &ProfileArgs, summary: bool) -> Result<Loaded, String> {
     let input = Input::read(&args.file)?;
     // Text is told apart after share files (whose magic is certain) and before perf.data.
     let share = is_share(&input.bytes);
@@ -104,10 +110,10 @@ pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
             Ok(Loaded { profile: shared.profile, summary: shared.summary, filter, had_errors: false })
         }
         Opened::PerfData => {
-            let summary = Summary::from_bytes(&input.bytes);
+            let summary = summary.then(|| Summary::from_bytes(&input.bytes));
             drop(input);
             let (profile, diag) = collapse::load(args)?;
-            Ok(Loaded { profile, summary: Some(summary), filter: SampleFilter::all(), had_errors: !diag.errors.is_empty() })
+            Ok(Loaded { profile, summary, filter: SampleFilter::all(), had_errors: !diag.errors.is_empty() })
         }
     }
 }
