@@ -30,6 +30,10 @@ pub enum QueryKind {
     Records,
     /// A sample's stack.
     Stack,
+    /// A file to download.
+    Export,
+    /// Compare.
+    Diff,
 }
 
 impl QueryKind {
@@ -40,6 +44,8 @@ impl QueryKind {
             Query::Timeline { .. } => QueryKind::Timeline,
             Query::Records { .. } => QueryKind::Records,
             Query::Stack { .. } => QueryKind::Stack,
+            Query::Export { .. } => QueryKind::Export,
+            Query::Diff { .. } => QueryKind::Diff,
         }
     }
 }
@@ -105,6 +111,20 @@ impl AnalysisWorker {
     pub fn add_files(&self, files: Vec<NamedBlob>) -> Result<u32, String> {
         let id = self.id();
         self.post(Request::Files { id, files }.to_js())?;
+        Ok(id)
+    }
+
+    /// Reads files as the base to compare the open profile with; returns the request id.
+    pub fn compare(&self, files: Vec<NamedBlob>) -> Result<u32, String> {
+        let id = self.id();
+        self.post(Request::Compare { id, files }.to_js())?;
+        Ok(id)
+    }
+
+    /// Sends `query` now, even if the same was sent before (exports: every click downloads).
+    pub fn ask(&self, query: Query) -> Result<u32, String> {
+        let id = self.id();
+        self.post(Request::Query { id, query }.to_js())?;
         Ok(id)
     }
 
@@ -187,6 +207,8 @@ impl AnalysisWorker {
                 WorkerMessage::Timeline(..) => Some(QueryKind::Timeline),
                 WorkerMessage::Records(..) => Some(QueryKind::Records),
                 WorkerMessage::Stack(..) => Some(QueryKind::Stack),
+                WorkerMessage::Export(..) => Some(QueryKind::Export),
+                WorkerMessage::Diff(..) => Some(QueryKind::Diff),
                 WorkerMessage::Failed(id, _) => shared.in_flight.borrow().iter().find(|(_, v)| *v == id).map(|(k, _)| *k),
                 _ => None,
             };

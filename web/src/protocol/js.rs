@@ -90,6 +90,14 @@ pub enum Request {
         /// The files.
         files: Vec<NamedBlob>,
     },
+    /// Read these files (one profile and its symbol files) as the base to compare the open
+    /// profile with.
+    Compare {
+        /// Request id.
+        id: u32,
+        /// The files.
+        files: Vec<NamedBlob>,
+    },
     /// A query on the open profile.
     Query {
         /// Request id.
@@ -104,8 +112,9 @@ impl Request {
     pub fn to_js(&self) -> JsValue {
         let object = Object::new();
         match self {
-            Request::Files { id, files } => {
-                set(&object, "op", &JsValue::from_str("files"));
+            Request::Files { id, files } | Request::Compare { id, files } => {
+                let op = if matches!(self, Request::Compare { .. }) { "compare" } else { "files" };
+                set(&object, "op", &JsValue::from_str(op));
                 set(&object, "id", &JsValue::from(*id));
                 let list = Array::new();
                 for f in files {
@@ -130,7 +139,7 @@ impl Request {
     pub fn from_js(value: &JsValue) -> Result<Request, String> {
         let id = id_of(value).ok_or("the request has no numeric `id`")?;
         match get(value, "op").as_string().as_deref() {
-            Some("files") => {
+            Some(op @ ("files" | "compare")) => {
                 let list: Array = get(value, "files").dyn_into().map_err(|_| "the files request has no `files` array".to_string())?;
                 let mut files = Vec::new();
                 for entry in list.iter() {
@@ -140,7 +149,7 @@ impl Request {
                         .map_err(|_| format!("the file {name:?} carries no Blob"))?;
                     files.push(NamedBlob { name, blob });
                 }
-                Ok(Request::Files { id, files })
+                Ok(if op == "compare" { Request::Compare { id, files } } else { Request::Files { id, files } })
             }
             Some("query") => {
                 let json = get(value, "json").as_string().unwrap_or_default();

@@ -80,6 +80,189 @@ pub enum Query {
         /// The record's index in file order.
         record: u32,
     },
+    /// The open profile's samples that pass `filter` as a file to download
+    /// (`crate::session::export`).
+    Export {
+        /// The file format.
+        format: ExportFormat,
+        /// Which samples.
+        filter: Filter,
+        /// What widths measure (folded, SVG, speedscope).
+        weight: WeightKind,
+        /// What a share file leaves out.
+        privacy: Privacy,
+        /// The open file's name (titles and the download's name).
+        name: String,
+    },
+    /// The open profile against the base opened by compare request `base`
+    /// (`crate::session::compare`).
+    Diff {
+        /// The compare request whose profile is the base.
+        base: u32,
+        /// What widths measure.
+        weight: WeightKind,
+    },
+}
+
+/// A format of [`Query::Export`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// Perfscope's share file (`perfscope_analysis::export::share`).
+    #[default]
+    Share,
+    /// Folded stacks (FlameGraph.pl / inferno input).
+    Folded,
+    /// A standalone SVG flame graph.
+    Svg,
+    /// pprof's gzipped `profile.proto`.
+    Pprof,
+    /// speedscope's JSON.
+    Speedscope,
+}
+
+impl ExportFormat {
+    /// All formats, in menu order.
+    pub const ALL: [ExportFormat; 5] = [ExportFormat::Share, ExportFormat::Folded, ExportFormat::Svg, ExportFormat::Pprof, ExportFormat::Speedscope];
+
+    /// The stable id (`export-share`, ...).
+    pub fn id(self) -> &'static str {
+        match self {
+            ExportFormat::Share => "share",
+            ExportFormat::Folded => "folded",
+            ExportFormat::Svg => "svg",
+            ExportFormat::Pprof => "pprof",
+            ExportFormat::Speedscope => "speedscope",
+        }
+    }
+
+    /// The menu label.
+    pub fn label(self) -> &'static str {
+        match self {
+            ExportFormat::Share => "Share file (.perfscope)",
+            ExportFormat::Folded => "Folded stacks (.folded)",
+            ExportFormat::Svg => "SVG flame graph (.svg)",
+            ExportFormat::Pprof => "pprof (.pb.gz)",
+            ExportFormat::Speedscope => "speedscope (.speedscope.json)",
+        }
+    }
+
+    /// The file name extension, with its dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Share => ".perfscope",
+            ExportFormat::Folded => ".folded",
+            ExportFormat::Svg => ".svg",
+            ExportFormat::Pprof => ".pb.gz",
+            ExportFormat::Speedscope => ".speedscope.json",
+        }
+    }
+
+    /// The MIME type of the download.
+    pub fn mime(self) -> &'static str {
+        match self {
+            ExportFormat::Share | ExportFormat::Pprof => "application/octet-stream",
+            ExportFormat::Folded => "text/plain",
+            ExportFormat::Svg => "image/svg+xml",
+            ExportFormat::Speedscope => "application/json",
+        }
+    }
+}
+
+/// What a share file leaves out (`perfscope_analysis::export::share::PrivacyOptions`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Privacy {
+    /// Module paths become base names.
+    pub strip_paths: bool,
+    /// No recorded command line.
+    pub strip_cmdline: bool,
+    /// No host name.
+    pub strip_hostname: bool,
+    /// Threads named `thread-TID`.
+    pub strip_thread_names: bool,
+}
+
+/// The JSON part of an export reply.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExportMeta {
+    /// The download's file name.
+    pub file_name: String,
+    /// Its MIME type.
+    pub mime: String,
+}
+
+/// A file made by [`Query::Export`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExportReply {
+    /// Name and type.
+    pub meta: ExportMeta,
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// The base profile of a compare request was read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompareInfo {
+    /// The base file's name.
+    pub name: String,
+    /// Its samples.
+    pub samples: u64,
+}
+
+/// One function of a diff: fractions (0..=1) of each profile's total weight.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DiffRow {
+    /// The function name.
+    pub name: String,
+    /// Self fraction in the base.
+    pub base_self: f64,
+    /// Total fraction in the base.
+    pub base_total: f64,
+    /// Self fraction in the open profile.
+    pub new_self: f64,
+    /// Total fraction in the open profile.
+    pub new_total: f64,
+}
+
+/// The JSON part of a diff reply.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DiffMeta {
+    /// The query answered.
+    pub query: Option<Query>,
+    /// The profile generation.
+    pub generation: u32,
+    /// The base's total weight.
+    pub base_total: u64,
+    /// The open profile's total weight.
+    pub new_total: u64,
+    /// Functions by the change of their self fraction, largest increase first (at most 500).
+    pub rows: Vec<DiffRow>,
+    /// Width of the flame graph in weight units (the open profile's total).
+    pub total: f64,
+    /// Deepest row + 1.
+    pub depth: u32,
+    /// The largest `|delta_self|` (the full color).
+    pub max_abs_delta: f64,
+}
+
+/// A differential flame graph (the open profile's layout, base scaled to its total) and the
+/// function table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DiffReply {
+    /// Totals and rows.
+    pub meta: DiffMeta,
+    /// Per box: function (index into [`ProfileData::func_name`]).
+    pub func: Vec<u32>,
+    /// Per box: row.
+    pub depth: Vec<u32>,
+    /// Per box: left edge in weight units.
+    pub x: Vec<f64>,
+    /// Per box: width (total weight in the open profile).
+    pub width: Vec<f64>,
+    /// Per box: change of the self weight (open minus scaled base).
+    pub delta_self: Vec<f64>,
+    /// Per box: the scaled base total weight.
+    pub base_total: Vec<f64>,
 }
 
 /// How far the worker is with a request.
@@ -488,6 +671,12 @@ pub enum WorkerMessage {
     Records(u32, Box<RecordsReply>),
     /// A sample's stack.
     Stack(u32, Box<StackReply>),
+    /// A file to download.
+    Export(u32, Box<ExportReply>),
+    /// Compare request `id`'s base profile is read.
+    Compared(u32, CompareInfo),
+    /// A diff.
+    Diff(u32, Box<DiffReply>),
 }
 
 #[derive(Serialize, Deserialize)]
@@ -502,6 +691,21 @@ impl WorkerMessage {
             WorkerMessage::Summary(id, s) => Packet::new("summary", id, &s),
             WorkerMessage::Failed(id, f) => Packet::new("failed", id, &f),
             WorkerMessage::Stack(id, s) => Packet::new("stack", id, &s),
+            WorkerMessage::Compared(id, c) => Packet::new("compared", id, &c),
+            WorkerMessage::Export(id, e) => {
+                let e = *e;
+                Packet::new("export", id, &e.meta).with("bytes", Column::U8(e.bytes))
+            }
+            WorkerMessage::Diff(id, d) => {
+                let d = *d;
+                Packet::new("diff", id, &d.meta)
+                    .with("func", Column::U32(d.func))
+                    .with("depth", Column::U32(d.depth))
+                    .with("x", Column::F64(d.x))
+                    .with("width", Column::F64(d.width))
+                    .with("delta_self", Column::F64(d.delta_self))
+                    .with("base_total", Column::F64(d.base_total))
+            }
             WorkerMessage::Profile(id, p) => {
                 let p = *p;
                 let (bytes, ends) = p.strings.into_parts();
@@ -553,6 +757,35 @@ impl WorkerMessage {
             "summary" => WorkerMessage::Summary(id, Box::new(p.json()?)),
             "failed" => WorkerMessage::Failed(id, p.json()?),
             "stack" => WorkerMessage::Stack(id, Box::new(p.json()?)),
+            "compared" => WorkerMessage::Compared(id, p.json()?),
+            "export" => {
+                let meta = p.json()?;
+                WorkerMessage::Export(id, Box::new(ExportReply { meta, bytes: p.take_u8("bytes")? }))
+            }
+            "diff" => {
+                let meta = p.json()?;
+                let d = DiffReply {
+                    meta,
+                    func: p.take_u32("func")?,
+                    depth: p.take_u32("depth")?,
+                    x: p.take_f64("x")?,
+                    width: p.take_f64("width")?,
+                    delta_self: p.take_f64("delta_self")?,
+                    base_total: p.take_f64("base_total")?,
+                };
+                same_len(
+                    "diff",
+                    &[
+                        ("func", d.func.len()),
+                        ("depth", d.depth.len()),
+                        ("x", d.x.len()),
+                        ("width", d.width.len()),
+                        ("delta_self", d.delta_self.len()),
+                        ("base_total", d.base_total.len()),
+                    ],
+                )?;
+                WorkerMessage::Diff(id, Box::new(d))
+            }
             "profile" => {
                 let overview = p.json()?;
                 let strings = StringTable::from_parts(p.take_u8("str_bytes")?, p.take_u32("str_ends")?);
@@ -676,6 +909,21 @@ mod tests {
         fields.push("comm=mt");
         let rows = RecordRows { index: vec![7], type_: vec![3], time: vec![u64::MAX], cpu: vec![1], pid: vec![2], tid: vec![2], offset: vec![0x108], fields };
         round_trip(WorkerMessage::Records(6, Box::new(RecordsReply { meta: RecordsMeta { matching: 1, ..RecordsMeta::default() }, rows })));
+        round_trip(WorkerMessage::Export(8, Box::new(ExportReply { meta: ExportMeta { file_name: "a.folded".into(), mime: "text/plain".into() }, bytes: b"main 1\n".to_vec() })));
+        round_trip(WorkerMessage::Compared(9, CompareInfo { name: "base.data".into(), samples: 4 }));
+        let rows = vec![DiffRow { name: "slow".into(), base_self: 0.1, base_total: 0.2, new_self: 0.5, new_total: 0.6 }];
+        round_trip(WorkerMessage::Diff(
+            10,
+            Box::new(DiffReply {
+                meta: DiffMeta { base_total: 4, new_total: 8, rows, total: 8.0, depth: 1, max_abs_delta: 2.0, ..DiffMeta::default() },
+                func: vec![0],
+                depth: vec![0],
+                x: vec![0.0],
+                width: vec![8.0],
+                delta_self: vec![2.0],
+                base_total: vec![6.0],
+            }),
+        ));
         round_trip(WorkerMessage::Stack(7, Box::new(StackReply { record: 3, generation: 1, funcs: vec![1, 0], fields: "x".into(), ..StackReply::default() })));
     }
 

@@ -11,10 +11,13 @@
 //! `load_profile` numbers the profile's events in order of first use, so the session maps
 //! between the two ([`EventMap`]).
 
+pub mod compare;
 pub mod events;
+pub mod export;
 pub mod overview;
 pub mod record_fields;
 pub mod records_index;
+pub mod share;
 pub mod symbols;
 pub mod timeline;
 pub mod tree;
@@ -208,6 +211,11 @@ impl Session {
                 WorkerMessage::Records(id, Box::new(RecordsReply { meta: RecordsMeta { query: Some(query), ..r.meta }, rows: r.rows }))
             }
             Query::Stack { record } => WorkerMessage::Stack(id, Box::new(self.stack(*record))),
+            // Answered by the worker with `export` and `compare` (they need the file name and
+            // the base profile).
+            Query::Export { .. } | Query::Diff { .. } => {
+                WorkerMessage::Failed(id, crate::protocol::Failure { message: "export and diff queries go through the worker".into(), crashed: false })
+            }
         }
     }
 
