@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { launch, waitForState } from './helpers/browser.mjs';
+import { launch, waitForState, isPlaywrightNotice } from './helpers/browser.mjs';
 import { canvasBox, flameRowY, flameTotal, hoverFlame, openFile, showTab } from './helpers/views.mjs';
 import { serveLogged } from './helpers/serve-logged.mjs';
 
@@ -46,7 +46,7 @@ const shot = (page, name) => page.screenshot({ path: join(SHOTS, `share-${name}.
 function track(page) {
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (['error', 'warning'].includes(m.type())) errors.push(`console.${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => { if (['error', 'warning'].includes(m.type()) && !isPlaywrightNotice(m)) errors.push(`console.${m.type()}: ${m.text()}`); });
   page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
   page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
   return errors;

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../scripts/static-server.mjs';
-import { dropFile, launch, openApp, waitForState } from './helpers/browser.mjs';
+import { dropFile, launch, openApp, waitForState, isPlaywrightNotice } from './helpers/browser.mjs';
 import { countInRange, handWalk, lastCommByTid, readScriptSamples, threadCounts } from './helpers/perf-script.mjs';
 import { canvasBox, flameRowY, flameTotal, hoverFlame, num, openFile, showTab } from './helpers/views.mjs';
 
@@ -96,7 +96,7 @@ test('?url= opens a perf.data from an address', async () => {
   const page = await browser.context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (['error', 'warning'].includes(m.type())) errors.push(`console.${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => { if (['error', 'warning'].includes(m.type()) && !isPlaywrightNotice(m)) errors.push(`console.${m.type()}: ${m.text()}`); });
   await page.goto(`${server.url}?url=example.data`);
   assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
   assert.equal(await page.locator('[data-field="file-name"]').textContent(), 'example.data');
