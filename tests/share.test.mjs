@@ -213,6 +213,8 @@ test('a share file opens in a fresh browser with every name, without symbol file
       assert.ok(Number(await matched.getAttribute('data-count')) > 0, `${f} is named`);
     }
     await p2.fill('#flame-search', '');
+    // It was recorded with -g, and the share file says so.
+    assert.equal(await p2.locator('[data-reason="no-callchains"]').count(), 0);
     await shot(p2, 'opened-share-file');
     assert.deepEqual(e2, []);
   } finally {

@@ -76,7 +76,7 @@ fn graph(profile: &ProfileData, d: &DiffReply) -> Html {
         })
     });
     html! {
-        <svg class="diff-graph" id="diff-graph" viewBox={format!("0 0 {WIDTH} {height}")} role="img" aria-label="Differential flame graph">
+        <svg class="diff-graph" id="diff-graph" viewBox={format!("0 0 {WIDTH} {height}")} width={WIDTH.to_string()} height={height.to_string()} role="img" aria-label="Differential flame graph">
             { for boxes }
         </svg>
     }

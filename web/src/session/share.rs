@@ -60,6 +60,21 @@ mod tests {
     use perfscope_analysis::text_samples::profile_from_text_samples;
 
     #[test]
+    fn a_shared_recording_keeps_its_call_chain_flag() {
+        let data = std::fs::read(format!("{}/../tests/data/example.data", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let original = Session::open(data.clone(), Summary::from_bytes(&data), Vec::new(), &mut |_| {}, &|| 0.0, Timings::default());
+        assert!(original.overview().events[0].callchain);
+        let bytes = to_share(original.profile(), Some(original.summary()), &ShareOptions::default());
+        let shared = from_share(&bytes).unwrap();
+        let summary = share_summary(&shared, bytes.len() as u64);
+        let s = Session::open_share(bytes, shared, summary, Timings::default());
+        let o = s.overview();
+        assert!(o.events[0].callchain);
+        assert!(!o.reasons.iter().any(|r| r.code == "no-callchains"), "{:?}", o.reasons);
+        assert_eq!(o.samples, original.overview().samples);
+    }
+
+    #[test]
     fn a_share_file_opens_with_its_names_and_tree() {
         let p = profile_from_text_samples(
             "
