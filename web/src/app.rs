@@ -228,7 +228,7 @@ pub fn app() -> Html {
         });
     }
 
-    // Digits 1–5 switch tabs (outside text fields).
+    // Digits 1–6 switch tabs (outside text fields).
     {
         let on_action = on_action.clone();
         use_effect_with((), move |_| {
