@@ -240,6 +240,11 @@ test('compare: the function perf shows slowed is the largest increase, red in th
     return { name: g.dataset.name, fill: g.querySelector('rect').getAttribute('fill') };
   });
   assert.deepEqual(top, { name: grown, fill: 'rgb(255,0,0)' });
+  // Drawn: its rows take their height on the page.
+  const graph = await page.locator('#diff-graph').boundingBox();
+  const rows = Number((await page.locator('#diff-graph').getAttribute('viewBox')).split(' ')[3]) / 17;
+  assert.ok(graph.height > rows * 17 * (graph.width / 1200) - 4, `graph ${graph.width}×${graph.height} for ${rows} rows`);
+  await page.locator('#diff-graph').scrollIntoViewIfNeeded();
   await shot(page, 'compare');
   assert.deepEqual(errors, []);
   await page.close();
