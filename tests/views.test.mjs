@@ -334,7 +334,7 @@ test('tabs are reachable by keyboard', async () => {
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => document.body.dataset.tab === 'timeline' && document.activeElement?.id === 'tab-timeline');
   await page.keyboard.press('End');
-  await page.waitForFunction(() => document.body.dataset.tab === 'records');
+  await page.waitForFunction(() => document.body.dataset.tab === 'compare');
   await page.locator('body').press('3');
   await page.waitForFunction(() => document.body.dataset.tab === 'flame');
   assert.deepEqual(errors, []);
