@@ -2,13 +2,13 @@
 // workspace), against perf's own outputs in the corpus oracles: pipe mode, big-endian, -z,
 // several events, lost samples, DWARF stacks, perf stat files, and symbol files dropped after
 // the recording. Skips, saying so, when the corpus is not there.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../scripts/static-server.mjs';
-import { dropFile, launch } from './helpers/browser.mjs';
+import { serveApp } from './helpers/app.mjs';
+import { dropFile } from './helpers/browser.mjs';
 import { foldedCommCounts, parseScriptStacks, readMeta, readScriptSamples, readStats, tidCounts } from './helpers/perf-script.mjs';
 import { flameTotal, num, openFile, showTab } from './helpers/views.mjs';
 
@@ -20,20 +20,7 @@ const present = existsSync(CORPUS);
 const skip = present ? false : `no corpus at ${CORPUS} (set PERFSCOPE_SHARED to the folder holding corpus/)`;
 if (!present) console.log(`# corpus view tests skipped: ${skip}`);
 
-let server;
-let browser;
-
-before(async () => {
-  if (!present) return;
-  mkdirSync(SHOTS, { recursive: true });
-  server = await startServer(join(ROOT, 'dist'));
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = serveApp(ROOT, { enabled: present });
 
 /** The oracle files of a corpus file. */
 function oracle(rel) {
@@ -49,7 +36,7 @@ function oracle(rel) {
 for (const rel of ['gen/pipe.data', 'bigendian/be-fp.data', 'bigendian/be-pipe.data', 'gen/compressed-z.data']) {
   test(`corpus ${rel}: samples and threads equal perf's in the summary, flame graph and timeline`, { skip }, async () => {
     const o = oracle(rel);
-    const { page, errors } = await openFile(browser.context, server.url, join(CORPUS, rel));
+    const { page, errors } = await openFile(app.browser.context, app.server.url, join(CORPUS, rel));
     assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), o.stats.SAMPLE);
     const records = await page.locator('[data-field="record-counts"] tr[data-record-type]').evaluateAll((rs) => Object.fromEntries(rs.map((r) => [r.dataset.recordType, Number(r.querySelector('[data-count]').dataset.count)])));
     assert.equal(records.SAMPLE, o.stats.SAMPLE);
@@ -80,7 +67,7 @@ test('corpus gen/fp-callchain.data: dropping kallsyms names kernel frames as per
   const stacks = parseScriptStacks(readFileSync(o.script, 'utf8'));
   // Samples with a frame whose name contains `name` (what the search matches).
   const count = (name) => stacks.filter((s) => s.frames.some((f) => f.sym.toLowerCase().includes(name.toLowerCase()))).length;
-  const { page, errors } = await openFile(browser.context, server.url, join(CORPUS, rel));
+  const { page, errors } = await openFile(app.browser.context, app.server.url, join(CORPUS, rel));
   // The samples under the matched boxes (each counted once).
   const search = async (text) => {
     await page.fill('#flame-search', text);
@@ -122,7 +109,7 @@ test('corpus gen/fp-callchain.data opened together with kallsyms.gz has kernel n
   const rel = 'gen/fp-callchain.data';
   const stacks = parseScriptStacks(readFileSync(oracle(rel).script, 'utf8'));
   const perf = stacks.filter((s) => s.frames.some((f) => f.sym === 'copy_process')).length;
-  const { page, errors } = await openFile(browser.context, server.url, join(CORPUS, 'gen', 'extra', 'kallsyms.gz'), join(CORPUS, rel));
+  const { page, errors } = await openFile(app.browser.context, app.server.url, join(CORPUS, 'gen', 'extra', 'kallsyms.gz'), join(CORPUS, rel));
   assert.equal(await page.evaluate(() => document.body.dataset.generation), '1');
   await showTab(page, 'flame');
   await flameTotal(page);
@@ -139,7 +126,7 @@ test('corpus gen/fp-callchain.data: an ELF binary dropped later names its functi
   const rel = 'gen/fp-callchain.data';
   const stacks = parseScriptStacks(readFileSync(oracle(rel).script, 'utf8'));
   const count = (name) => stacks.filter((s) => s.frames.some((f) => f.sym === name && f.dso.endsWith('/workloads/mt'))).length;
-  const { page, errors } = await openFile(browser.context, server.url, join(CORPUS, rel));
+  const { page, errors } = await openFile(app.browser.context, app.server.url, join(CORPUS, rel));
   await showTab(page, 'flame');
   await flameTotal(page);
   const weight = async (text) => {
@@ -164,7 +151,7 @@ test('corpus gen/fp-callchain.data: an ELF binary dropped later names its functi
 // perf names this file's py:: frames only by unwinding the DWARF stacks through libpython,
 // which the corpus does not carry; here the map is taken and the profile rebuilt with it.
 test('corpus gen/python312-perfmap.data: a perf-PID.map dropped later is used for that process', { skip }, async () => {
-  const { page, errors } = await openFile(browser.context, server.url, join(CORPUS, 'gen', 'python312-perfmap.data'));
+  const { page, errors } = await openFile(app.browser.context, app.server.url, join(CORPUS, 'gen', 'python312-perfmap.data'));
   await page.setInputFiles('#file', join(CORPUS, 'gen', 'extra', 'python312-perfmap.perf-31813.map'));
   await page.waitForFunction(() => document.body.dataset.generation === '2' && document.body.dataset.symbolizing === 'false');
   const row = page.locator('[data-symbol-file="python312-perfmap.perf-31813.map"]');
@@ -179,7 +166,7 @@ test('corpus gen/multi-event.data: the event selector counts each event as perf 
   const rel = 'gen/multi-event.data';
   const perf = readScriptSamples(oracle(rel).script);
   const per = (e) => perf.filter((s) => s.event.split(':')[0] === e).length;
-  const { page, errors } = await openFile(browser.context, server.url, join(CORPUS, rel));
+  const { page, errors } = await openFile(app.browser.context, app.server.url, join(CORPUS, rel));
   await showTab(page, 'flame');
   const options = await page.locator('#event-select option').evaluateAll((os) => os.map((o) => o.textContent));
   assert.deepEqual(options.slice(1).map((t) => t.split(' ')[0]), ['cpu-clock', 'task-clock']);
@@ -197,7 +184,7 @@ test('corpus gen/multi-event.data: the event selector counts each event as perf 
 test('corpus gen/lost.data: lost samples are reported with perf\'s counts', { skip }, async () => {
   const rel = 'gen/lost.data';
   const o = oracle(rel);
-  const { page, errors } = await openFile(browser.context, server.url, join(CORPUS, rel));
+  const { page, errors } = await openFile(app.browser.context, app.server.url, join(CORPUS, rel));
   const warning = page.locator('#lost-warning');
   await warning.waitFor();
   assert.match(await warning.textContent(), new RegExp(`\\(${o.stats.LOST} PERF_RECORD_LOST records\\)`));
@@ -208,14 +195,14 @@ test('corpus gen/lost.data: lost samples are reported with perf\'s counts', { sk
 });
 
 test('corpus gen/dwarf.data and gen/stat-record.data: the flame graph says why it would mislead or be empty', { skip }, async () => {
-  let { page, errors } = await openFile(browser.context, server.url, join(CORPUS, 'gen', 'dwarf.data'));
+  let { page, errors } = await openFile(app.browser.context, app.server.url, join(CORPUS, 'gen', 'dwarf.data'));
   await showTab(page, 'flame');
   await flameTotal(page);
   assert.match(await page.locator('[data-reason="dwarf-no-binaries"]').textContent(), /--call-graph dwarf/);
   await page.screenshot({ path: join(SHOTS, 'corpus-dwarf.png') });
   assert.deepEqual(errors, []);
   await page.close();
-  ({ page, errors } = await openFile(browser.context, server.url, join(CORPUS, 'gen', 'stat-record.data')));
+  ({ page, errors } = await openFile(app.browser.context, app.server.url, join(CORPUS, 'gen', 'stat-record.data')));
   assert.match(await page.locator('#reasons [data-reason="no-samples"]').textContent(), /perf stat record/);
   await showTab(page, 'flame');
   await flameTotal(page);

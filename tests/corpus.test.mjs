@@ -1,13 +1,13 @@
 // Files from the shared perf.data corpus (PERFSCOPE_SHARED, else ../shared next to the
 // workspace), dropped on the built page and compared with perf's header oracle for each.
 // Skips, saying so, when the corpus is not there.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../scripts/static-server.mjs';
-import { dropFile, launch, openApp, waitForState } from './helpers/browser.mjs';
+import { serveApp } from './helpers/app.mjs';
+import { dropFile, openApp, waitForState } from './helpers/browser.mjs';
 import { assertPageShows } from './helpers/expect.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -26,27 +26,14 @@ if (!present) {
   console.log(`# corpus tests skipped: no corpus at ${CORPUS} (set PERFSCOPE_SHARED to the folder holding corpus/)`);
 }
 
-let server;
-let browser;
-
-before(async () => {
-  if (!present) return;
-  mkdirSync(SHOTS, { recursive: true });
-  server = await startServer(join(ROOT, 'dist'));
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = serveApp(ROOT, { enabled: present });
 
 for (const rel of FILES) {
   const dataPath = join(CORPUS, rel);
   const headerPath = join(CORPUS, dirname(rel), 'oracle', basename(rel).replace(/\.data$/, '.header.txt'));
   const skip = present ? false : `no corpus at ${CORPUS}`;
   test(`corpus ${rel} dropped on the page matches its oracle header`, { skip }, async () => {
-    const { page, errors } = await openApp(browser.context, server.url);
+    const { page, errors } = await openApp(app.browser.context, app.server.url);
     await dropFile(page, basename(rel), readFileSync(dataPath));
     assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
     await assertPageShows(page, dataPath, headerPath);

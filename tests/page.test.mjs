@@ -1,11 +1,11 @@
 // The built page (dist/) in headless Chromium: open each fixture by the file input and by a
 // real drop, and check what a person sees against perf's own header output for that file.
-import { test, before, after, describe } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../scripts/static-server.mjs';
+import { serveApp } from './helpers/app.mjs';
 import { dropFile, field, launch, openApp, waitForState } from './helpers/browser.mjs';
 import { assertPageShows } from './helpers/expect.mjs';
 
@@ -14,20 +14,7 @@ const DATA = join(ROOT, 'tests', 'data');
 const SHOTS = join(ROOT, 'tests', 'screenshots');
 const FIXTURES = ['example', 'two-events', 'pipe'];
 
-let server;
-let browser;
-
-before(async () => {
-  assert.ok(existsSync(join(ROOT, 'dist', 'index.html')), 'dist/ is missing: run scripts/build.sh');
-  mkdirSync(SHOTS, { recursive: true });
-  server = await startServer(join(ROOT, 'dist'));
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = serveApp(ROOT);
 
 async function shot(page, name) {
   await page.screenshot({ path: join(SHOTS, `${name}.png`) });
@@ -39,7 +26,7 @@ for (const name of FIXTURES) {
 
   describe(`fixture ${name}.data`, () => {
     test('picked with the file input', async () => {
-      const { page, errors } = await openApp(browser.context, server.url);
+      const { page, errors } = await openApp(app.browser.context, app.server.url);
       await page.setInputFiles('#file', dataPath);
       const state = await waitForState(page, ['loaded', 'error']);
       if (state !== 'loaded') assert.fail(`state ${state}: ${await page.locator('#error').textContent()}`);
@@ -50,7 +37,7 @@ for (const name of FIXTURES) {
     });
 
     test('dropped on the page', async () => {
-      const { page, errors } = await openApp(browser.context, server.url);
+      const { page, errors } = await openApp(app.browser.context, app.server.url);
       await dropFile(page, `${name}.data`, readFileSync(dataPath));
       assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
       await assertPageShows(page, dataPath, headerPath);
@@ -62,7 +49,7 @@ for (const name of FIXTURES) {
 }
 
 test('"Open example" loads the bundled example.data', async () => {
-  const { page, errors } = await openApp(browser.context, server.url);
+  const { page, errors } = await openApp(app.browser.context, app.server.url);
   await shot(page, 'welcome');
   await page.click('#open-example');
   assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
@@ -74,7 +61,7 @@ test('"Open example" loads the bundled example.data', async () => {
 });
 
 test('a file that is not a perf.data says what was expected and which bytes were found', async () => {
-  const { page, errors } = await openApp(browser.context, server.url);
+  const { page, errors } = await openApp(app.browser.context, app.server.url);
   await page.setInputFiles('#file', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello world\nthis is text\n') });
   assert.equal(await waitForState(page, ['loaded', 'error']), 'error');
   assert.equal(await field(page, 'error-title'), 'Not a perf.data file');
@@ -90,7 +77,7 @@ test('a file that is not a perf.data says what was expected and which bytes were
 });
 
 test('a truncated perf.data shows the error and what could be read', async () => {
-  const { page, errors } = await openApp(browser.context, server.url);
+  const { page, errors } = await openApp(app.browser.context, app.server.url);
   const bytes = readFileSync(join(DATA, 'example.data')).subarray(0, 30000);
   await dropFile(page, 'truncated.data', bytes);
   assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
@@ -104,7 +91,7 @@ test('a truncated perf.data shows the error and what could be read', async () =>
 });
 
 test('an empty file is reported as empty', async () => {
-  const { page, errors } = await openApp(browser.context, server.url);
+  const { page, errors } = await openApp(app.browser.context, app.server.url);
   await page.setInputFiles('#file', { name: 'empty.data', mimeType: 'application/octet-stream', buffer: Buffer.alloc(0) });
   assert.equal(await waitForState(page, ['loaded', 'error']), 'error');
   assert.equal(await field(page, 'error-title'), 'The file is empty');
@@ -113,7 +100,7 @@ test('an empty file is reported as empty', async () => {
 });
 
 test('a second file replaces the first', async () => {
-  const { page, errors } = await openApp(browser.context, server.url);
+  const { page, errors } = await openApp(app.browser.context, app.server.url);
   await page.setInputFiles('#file', join(DATA, 'example.data'));
   await waitForState(page, ['loaded']);
   await dropFile(page, 'two-events.data', readFileSync(join(DATA, 'two-events.data')));
@@ -127,7 +114,7 @@ test('a second file replaces the first', async () => {
 test('dark theme', async () => {
   const dark = await launch({ colorScheme: 'dark' });
   try {
-    const { page, errors } = await openApp(dark.context, server.url);
+    const { page, errors } = await openApp(dark.context, app.server.url);
     await shot(page, 'welcome-dark');
     await page.click('#open-example');
     assert.equal(await waitForState(page, ['loaded']), 'loaded');
@@ -144,9 +131,9 @@ test('dark theme', async () => {
 });
 
 test('if the app wasm cannot load, the page says so instead of staying blank', async () => {
-  const page = await browser.context.newPage();
+  const page = await app.browser.context.newPage();
   await page.route(/\/app-[0-9a-f]+_bg\.wasm$/, (route) => route.abort());
-  await page.goto(server.url);
+  await page.goto(app.server.url);
   assert.equal(await waitForState(page, ['error']), 'error');
   assert.match(await page.locator('#error').textContent(), /^Perfscope could not start: .+ It needs a browser with WebAssembly/);
   await shot(page, 'boot-failed');
@@ -154,9 +141,9 @@ test('if the app wasm cannot load, the page says so instead of staying blank', a
 });
 
 test('if the worker wasm cannot load, opening a file says so', async () => {
-  const page = await browser.context.newPage();
+  const page = await app.browser.context.newPage();
   await page.route(/\/worker_bg\.wasm$/, (route) => route.abort());
-  await page.goto(server.url);
+  await page.goto(app.server.url);
   await waitForState(page, ['idle']);
   await page.setInputFiles('#file', join(DATA, 'example.data'));
   assert.equal(await waitForState(page, ['error']), 'error');

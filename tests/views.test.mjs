@@ -1,13 +1,13 @@
 // Every view of the built page on the committed fixtures, checked against what perf printed for
 // them (tests/data/*.samples.txt and example.expected.json, made by make-perf-outputs.sh) and
 // against a hand walk of the record headers. Screenshots of every view go to tests/screenshots/.
-import { test, before, after, describe } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../scripts/static-server.mjs';
-import { dropFile, launch, openApp, waitForState, isPlaywrightNotice } from './helpers/browser.mjs';
+import { serveApp } from './helpers/app.mjs';
+import { dropFile, isPlaywrightNotice, launch, openApp, waitForState } from './helpers/browser.mjs';
 import { countInRange, handWalk, lastCommByTid, readScriptSamples, threadCounts } from './helpers/perf-script.mjs';
 import { canvasBox, flameRowY, flameTotal, hoverFlame, num, openFile, showTab } from './helpers/views.mjs';
 
@@ -18,19 +18,7 @@ const EXAMPLE = join(DATA, 'example.data');
 const PERF = readScriptSamples(join(DATA, 'example.samples.txt'));
 const EXPECTED = JSON.parse(readFileSync(join(DATA, 'example.expected.json'), 'utf8'));
 
-let server;
-let browser;
-
-before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  server = await startServer(join(ROOT, 'dist'));
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = serveApp(ROOT);
 
 const shot = (page, name) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
 
@@ -38,7 +26,7 @@ describe('summary', () => {
   for (const name of ['example', 'pipe', 'two-events']) {
     test(`${name}.data: samples, events and threads equal perf script's`, async () => {
       const perf = readScriptSamples(join(DATA, `${name}.samples.txt`));
-      const { page, errors } = await openFile(browser.context, server.url, join(DATA, `${name}.data`));
+      const { page, errors } = await openFile(app.browser.context, app.server.url, join(DATA, `${name}.data`));
       assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), perf.length);
       const rows = await page.locator('[data-field="thread-row"]').evaluateAll((rs) => rs.map((r) => `${r.dataset.comm} ${r.dataset.pid}/${r.dataset.tid} ${r.dataset.samples}`));
       assert.deepEqual(rows.sort(), threadCounts(perf));
@@ -57,7 +45,7 @@ describe('summary', () => {
   }
 
   test('record counts per type equal a hand walk of the record headers', async () => {
-    const { page, errors } = await openFile(browser.context, server.url, EXAMPLE);
+    const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
     const { types } = handWalk(readFileSync(EXAMPLE));
     const shown = await page.locator('[data-field="record-counts"] tr[data-record-type]').evaluateAll((rs) => rs.map((r) => Number(r.querySelector('[data-count]').dataset.count)));
     assert.deepEqual(shown.sort((a, b) => a - b), [...types.values()].sort((a, b) => a - b));
@@ -72,7 +60,7 @@ describe('summary', () => {
 test('summary tables: topology, NUMA, PMUs, caches and sample times equal perf\'s header output', async () => {
   const header = readFileSync(join(DATA, 'example.header.txt'), 'utf8').split('\n');
   const values = (prefix) => header.filter((l) => l.startsWith(prefix)).map((l) => l.slice(l.indexOf(':') + 1).trim());
-  const { page, errors } = await openFile(browser.context, server.url, EXAMPLE);
+  const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
   const table = (field) => page.locator(`[data-field="${field}"] tbody tr`).evaluateAll((rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
   const topo = await table('cpu-topology');
   assert.deepEqual(topo.map((r) => r[1]), [values('# sibling sockets')[0], values('# sibling dies')[0], values('# sibling threads').join(' · ')]);
@@ -93,11 +81,11 @@ test('summary tables: topology, NUMA, PMUs, caches and sample times equal perf\'
 });
 
 test('?url= opens a perf.data from an address', async () => {
-  const page = await browser.context.newPage();
+  const page = await app.browser.context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (['error', 'warning'].includes(m.type()) && !isPlaywrightNotice(m)) errors.push(`console.${m.type()}: ${m.text()}`); });
-  await page.goto(`${server.url}?url=example.data`);
+  await page.goto(`${app.server.url}?url=example.data`);
   assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
   assert.equal(await page.locator('[data-field="file-name"]').textContent(), 'example.data');
   assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), PERF.length);
@@ -107,7 +95,7 @@ test('?url= opens a perf.data from an address', async () => {
 
 describe('timeline', () => {
   test('a lane per thread with perf\'s names; dragging a range makes the flame total perf\'s count for it', async () => {
-    const { page, errors } = await openFile(browser.context, server.url, EXAMPLE);
+    const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
     await showTab(page, 'timeline');
     const lanes = await page.locator('[data-field="lanes"] li[data-tid]').evaluateAll((ls) => ls.map((l) => [Number(l.dataset.tid), l.dataset.name, Number(l.dataset.samples)]));
     const names = lastCommByTid(PERF);
@@ -145,7 +133,7 @@ describe('timeline', () => {
   });
 
   test('wheel zooms, keyboard pans and resets', async () => {
-    const { page, errors } = await openFile(browser.context, server.url, EXAMPLE);
+    const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
     await showTab(page, 'timeline');
     const range = page.locator('[data-field="timeline-range"]');
     const full = [await range.getAttribute('data-start'), await range.getAttribute('data-end')];
@@ -167,7 +155,7 @@ describe('timeline', () => {
 
 describe('flame graph', () => {
   test('the total is perf\'s; clicking a frame zooms to it with breadcrumbs; Escape zooms out', async () => {
-    const { page, errors } = await openFile(browser.context, server.url, EXAMPLE);
+    const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
     await showTab(page, 'flame');
     assert.equal(await flameTotal(page), PERF.length);
     await shot(page, 'view-flame');
@@ -197,7 +185,7 @@ describe('flame graph', () => {
   });
 
   test('search highlights matches and reports the share of samples perf puts in that DSO', async () => {
-    const { page, errors } = await openFile(browser.context, server.url, EXAMPLE);
+    const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
     await showTab(page, 'flame');
     await flameTotal(page);
     for (const [dso, samples] of Object.entries(EXPECTED.dso_samples)) {
@@ -219,7 +207,7 @@ describe('flame graph', () => {
   });
 
   test('perf --time ranges typed in give perf\'s sample counts', async () => {
-    const { page, errors } = await openFile(browser.context, server.url, EXAMPLE);
+    const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
     await showTab(page, 'flame');
     for (const { time, samples } of EXPECTED.time_ranges) {
       await page.fill('#time-range', time);
@@ -237,7 +225,7 @@ describe('flame graph', () => {
   });
 
   test('icicle, inverted and module colors redraw', async () => {
-    const { page, errors } = await openFile(browser.context, server.url, EXAMPLE);
+    const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
     await showTab(page, 'flame');
     await flameTotal(page);
     await page.click('#flame-mode-icicle');
@@ -253,7 +241,7 @@ describe('flame graph', () => {
 
 describe('call tree', () => {
   test('roots add up to perf\'s samples top-down and bottom-up; keyboard; a selected function is highlighted in the flame graph', async () => {
-    const { page, errors } = await openFile(browser.context, server.url, EXAMPLE);
+    const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
     await showTab(page, 'calltree');
     const rootsTotal = () => page.locator('table.calltree tbody tr[aria-level="1"] td:first-child').evaluateAll((tds) => tds.reduce((a, td) => a + Number(td.textContent.replace(/,/g, '')), 0));
     await page.waitForSelector(`[data-field="calltree-total"][data-current="true"][data-samples="${PERF.length}"]`);
@@ -287,7 +275,7 @@ describe('call tree', () => {
 
 describe('records', () => {
   test('every record is listed; type filter; a sample opens its stack', async () => {
-    const { page, errors } = await openFile(browser.context, server.url, EXAMPLE);
+    const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
     await showTab(page, 'records');
     const { complete } = handWalk(readFileSync(EXAMPLE));
     await page.waitForSelector(`[data-field="records-matching"][data-current="true"][data-count="${complete}"]`);
@@ -312,7 +300,7 @@ describe('records', () => {
     const full = readFileSync(EXAMPLE);
     const cut = 30000;
     const { complete, firstIncomplete } = handWalk(full, cut);
-    const { page, errors } = await openApp(browser.context, server.url);
+    const { page, errors } = await openApp(app.browser.context, app.server.url);
     await dropFile(page, 'truncated.data', full.subarray(0, cut));
     assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
     const banner = page.locator('#record-error');
@@ -329,7 +317,7 @@ describe('records', () => {
 });
 
 test('tabs are reachable by keyboard', async () => {
-  const { page, errors } = await openFile(browser.context, server.url, EXAMPLE);
+  const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
   await page.focus('#tab-summary');
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => document.body.dataset.tab === 'timeline' && document.activeElement?.id === 'tab-timeline');
@@ -344,7 +332,7 @@ test('tabs are reachable by keyboard', async () => {
 test('dark theme: every view', async () => {
   const dark = await launch({ colorScheme: 'dark' });
   try {
-    const { page, errors } = await openFile(dark.context, server.url, EXAMPLE);
+    const { page, errors } = await openFile(dark.context, app.server.url, EXAMPLE);
     await shot(page, 'dark-summary');
     for (const tab of ['timeline', 'flame', 'calltree', 'records']) {
       await showTab(page, tab);
@@ -363,7 +351,7 @@ test('dark theme: every view', async () => {
 test('high-DPI: the canvases have device-pixel backing stores', async () => {
   const hidpi = await launch({ deviceScaleFactor: 2 });
   try {
-    const { page, errors } = await openFile(hidpi.context, server.url, EXAMPLE);
+    const { page, errors } = await openFile(hidpi.context, app.server.url, EXAMPLE);
     assert.equal(await page.evaluate(() => window.devicePixelRatio), 2);
     await showTab(page, 'flame');
     await flameTotal(page);

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::features::RawStr;
 use crate::error::Error;
 use crate::file::{FileAttr, FileLayout, PerfFile, ReadAt};
-use crate::layout::{EventIndex, EventTable};
+use crate::layout::EventTable;
 use crate::records::{parse_record, RawRecord, Record};
 
 /// A header feature's bytes with the absolute offset they were found at.
@@ -154,18 +154,11 @@ impl Metadata {
                 Ok(true)
             }
             RecordType::ID_INDEX => {
-                // Pipe mode: which event each sample id belongs to (`idx` = attr order).
-                if let Record::IdIndex(index) = self.parse(rec)? {
-                    for e in index.iter() {
-                        let event = EventIndex(u32::try_from(e.idx).unwrap_or(u32::MAX));
-                        self.events.add_ids(event, &[e.id]);
-                        if let Some(a) = self.attrs.get_mut(event.index()) {
-                            if !a.ids.contains(&e.id) {
-                                a.ids.push(e.id);
-                            }
-                        }
-                    }
-                }
+                // Which mmap (`idx`), CPU and thread each sample id belongs to. perf
+                // (`perf_event__process_id_index`) only annotates ids it already knows from the
+                // attrs: `idx` is the per-CPU/per-thread mmap index, not the attr, so the record
+                // says nothing about which event an id is. Checked for well-formedness only.
+                self.parse(rec)?;
                 Ok(true)
             }
             RecordType::EVENT_UPDATE => {
@@ -203,5 +196,36 @@ impl Metadata {
     /// The bytes of feature `f`, if present.
     pub fn feature(&self, f: HeaderFeature) -> Option<Bytes<'_>> {
         self.features.iter().find(|s| s.feature == f).map(|s| Bytes::new(&s.bytes, s.offset, self.endian))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{raw, Builder};
+
+    fn attr(e: Endianness) -> Vec<u8> {
+        // perf_event_attr, 64 bytes: type, size, config, period, sample_type (IP|TID|TIME|ID), ...
+        Builder::new(e).u32(1).u32(64).u64(0).u64(4000).u64(0x47).u64(0).u64(0).u32(0).u32(0).u64(0).into_vec()
+    }
+
+    #[test]
+    fn id_index_does_not_move_ids_between_events() {
+        for e in [Endianness::Little, Endianness::Big] {
+            let mut m = Metadata::pipe(e);
+            // Two events: ids 11, 12 belong to the first, 21, 22 to the second.
+            let a0 = Builder::new(e).bytes(&attr(e)).u64s(&[11, 12]).record(64, 0);
+            let a1 = Builder::new(e).bytes(&attr(e)).u64s(&[21, 22]).record(64, 0);
+            assert!(m.observe(&raw(&a0, 0, e)).unwrap());
+            assert!(m.observe(&raw(&a1, 0, e)).unwrap());
+            // ID_INDEX entries {id, idx, cpu, tid}: `idx` is the mmap index (here the CPU), so
+            // id 21 with idx 0 must stay with the second event (as perf's evlist__id2sid keeps it).
+            let ix = Builder::new(e).u64(4).u64s(&[11, 0, 0, u64::MAX, 21, 0, 0, u64::MAX, 12, 1, 1, u64::MAX, 22, 1, 1, u64::MAX]).record(69, 0);
+            assert!(m.observe(&raw(&ix, 0, e)).unwrap());
+            let of = |id| m.events.event_of_id(id).map(|x| x.index());
+            assert_eq!([of(11), of(12), of(21), of(22)], [Some(0), Some(0), Some(1), Some(1)]);
+            assert_eq!(m.attrs[0].ids, [11, 12]);
+            assert_eq!(m.attrs[1].ids, [21, 22]);
+        }
     }
 }
