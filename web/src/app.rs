@@ -331,8 +331,8 @@ pub fn app() -> Html {
                         <div class="share-bar" id="share-bar">
                             <ExportMenu on_export={on_export.clone()} busy={state.export_request.is_some()} error={state.export_error.clone()} />
                             <CopyLink {hosted} />
-                            <label class="button" for="compare-file" title="Open a base profile (a perf.data or share file, with its symbol files) to compare this one with">{ "Compare with…" }</label>
                             <input type="file" id="compare-file" class="visually-hidden" multiple=true onchange={on_compare.clone()} />
+                            <label class="button" for="compare-file" title="Open a base profile (a perf.data or share file, with its symbol files) to compare this one with">{ "Compare with…" }</label>
                         </div>
                         <ErrorBanner profile={profile.clone()} on_show_records={show_records} />
                         <Tabs current={state.view.tab} on_select={on_tab} />
