@@ -43,7 +43,17 @@ pub fn viewport(state: &AppState) -> Option<(u64, u64)> {
 pub fn timeline_query(state: &AppState) -> Option<Query> {
     let (start, end) = viewport(state)?;
     let bins = state.view.timeline_bins;
-    (bins > 0).then_some(Query::Timeline { start, end, bins, event: state.view.event })
+    (bins > 0).then_some(Query::Timeline { start, end, bins, event: state.view.event, func: state.view.selected_func })
+}
+
+/// Rows per second of the sub-second heatmap (20 ms each, as FlameScope's).
+pub const HEATMAP_ROWS: u32 = 50;
+
+/// The sub-second heatmap the timeline tab needs when it shows it (the time selection is not
+/// applied: the heatmap is where it is made).
+pub fn heatmap_query(state: &AppState) -> Option<Query> {
+    state.profile()?;
+    state.view.heatmap.then(|| Query::Heatmap { event: state.view.event, threads: state.view.threads.clone(), rows: HEATMAP_ROWS })
 }
 
 /// The records filter with the time selection applied.
@@ -83,6 +93,7 @@ pub fn wanted_queries(state: &AppState) -> Vec<Query> {
     match state.view.tab {
         Tab::Summary => {}
         Tab::Flame | Tab::CallTree => out.extend(tree_query(state)),
+        Tab::Timeline if state.view.heatmap => out.extend(heatmap_query(state)),
         Tab::Timeline => out.extend(timeline_query(state)),
         Tab::Records => {
             out.extend(records_query(state));

@@ -26,6 +26,8 @@ pub enum QueryKind {
     Tree,
     /// Timeline density.
     Timeline,
+    /// The sub-second heatmap.
+    Heatmap,
     /// Records page.
     Records,
     /// A sample's stack.
@@ -42,6 +44,7 @@ impl QueryKind {
         match q {
             Query::Tree { .. } => QueryKind::Tree,
             Query::Timeline { .. } => QueryKind::Timeline,
+            Query::Heatmap { .. } => QueryKind::Heatmap,
             Query::Records { .. } => QueryKind::Records,
             Query::Stack { .. } => QueryKind::Stack,
             Query::Export { .. } => QueryKind::Export,
@@ -205,6 +208,7 @@ impl AnalysisWorker {
             let kind = match &message {
                 WorkerMessage::Tree(..) => Some(QueryKind::Tree),
                 WorkerMessage::Timeline(..) => Some(QueryKind::Timeline),
+                WorkerMessage::Heatmap(..) => Some(QueryKind::Heatmap),
                 WorkerMessage::Records(..) => Some(QueryKind::Records),
                 WorkerMessage::Stack(..) => Some(QueryKind::Stack),
                 WorkerMessage::Export(..) => Some(QueryKind::Export),

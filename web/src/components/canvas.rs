@@ -117,6 +117,24 @@ pub fn use_frame_scheduler() -> FrameScheduler {
     (*use_memo((), |_| FrameScheduler::default())).clone()
 }
 
+/// Runs `draw` as the user-timing measure `name` (between two `performance.mark`s), for
+/// benchmarks (a `PerformanceObserver` sees it) and the browser's performance panel. The
+/// entries are cleared at once, so none pile up.
+pub fn timed<R>(name: &str, draw: impl FnOnce() -> R) -> R {
+    let perf = web_sys::window().and_then(|w| w.performance());
+    let start = format!("{name}:start");
+    if let Some(p) = &perf {
+        let _ = p.mark(&start);
+    }
+    let result = draw();
+    if let Some(p) = &perf {
+        let _ = p.measure_with_start_mark(name, &start);
+        p.clear_marks_with_mark_name(&start);
+        p.clear_measures_with_measure_name(name);
+    }
+    result
+}
+
 /// The CSS color value of a custom property on `<body>` (`--fg`), for canvas drawing that
 /// follows the theme.
 pub fn css_var(name: &str, fallback: &str) -> String {

@@ -66,6 +66,19 @@ pub enum Query {
         bins: u32,
         /// Only this event's samples.
         event: Option<u32>,
+        /// Also count, per bin, the samples whose stack contains this function.
+        #[serde(default)]
+        func: Option<u32>,
+    },
+    /// Samples per second (columns) and `1e9 / rows` ns fraction of it (rows), from the first
+    /// sample: the sub-second heatmap.
+    Heatmap {
+        /// Only this event's samples.
+        event: Option<u32>,
+        /// Only these thread lanes; empty: all.
+        threads: Vec<u32>,
+        /// Rows per second.
+        rows: u32,
     },
     /// Rows `start..start + count` of the records matching `filter`.
     Records {
@@ -417,6 +430,8 @@ pub struct TimelineReply {
     pub meta: TimelineMeta,
     /// `lanes × bins` counts, lane after lane.
     pub counts: Vec<u32>,
+    /// Activity, markers and the function's bins.
+    pub detail: super::timeline::TimelineDetail,
 }
 
 /// The JSON part of a records reply.
@@ -507,6 +522,8 @@ pub enum WorkerMessage {
     Tree(u32, Box<TreeReply>),
     /// Timeline density.
     Timeline(u32, Box<TimelineReply>),
+    /// The sub-second heatmap.
+    Heatmap(u32, Box<super::timeline::HeatmapReply>),
     /// Records.
     Records(u32, Box<RecordsReply>),
     /// A sample's stack.
@@ -569,7 +586,11 @@ impl WorkerMessage {
                     .with("total_period", Column::F64(n.total_period))
                     .with("self_period", Column::F64(n.self_period))
             }
-            WorkerMessage::Timeline(id, t) => Packet::new("timeline", id, &t.meta).with("counts", Column::U32(t.counts)),
+            WorkerMessage::Timeline(id, t) => {
+                let t = *t;
+                t.detail.into_columns(Packet::new("timeline", id, &t.meta).with("counts", Column::U32(t.counts)))
+            }
+            WorkerMessage::Heatmap(id, h) => h.into_packet(id),
             WorkerMessage::Records(id, r) => {
                 let r = *r;
                 let rows = r.rows;
@@ -670,8 +691,10 @@ impl WorkerMessage {
                 if counts.len() != want {
                     return Err(format!("timeline message: {} counts for {} lanes × {} bins", counts.len(), meta.lanes, meta.bins));
                 }
-                WorkerMessage::Timeline(id, Box::new(TimelineReply { meta, counts }))
+                let detail = super::timeline::TimelineDetail::from_packet(&mut p, want)?;
+                WorkerMessage::Timeline(id, Box::new(TimelineReply { meta, counts, detail }))
             }
+            "heatmap" => WorkerMessage::Heatmap(id, Box::new(super::timeline::HeatmapReply::from_packet(&mut p)?)),
             "records" => {
                 let meta = p.json()?;
                 let rows = RecordRows {
@@ -745,7 +768,7 @@ mod tests {
         };
         let query = Query::Tree { filter: Filter { range: Some((1, u64::MAX)), event: Some(0), threads: vec![] }, inverted: false, weight: WeightKind::Samples };
         round_trip(WorkerMessage::Tree(4, Box::new(TreeReply { meta: TreeMeta { query: Some(query), samples: 3, total: 3.0, depth: 2, ..TreeMeta::default() }, nodes })));
-        round_trip(WorkerMessage::Timeline(5, Box::new(TimelineReply { meta: TimelineMeta { lanes: 2, bins: 2, max_thread: 4, ..TimelineMeta::default() }, counts: vec![1, 4, 0, 2] })));
+        round_trip(WorkerMessage::Timeline(5, Box::new(TimelineReply { meta: TimelineMeta { lanes: 2, bins: 2, max_thread: 4, ..TimelineMeta::default() }, counts: vec![1, 4, 0, 2], detail: Default::default() })));
         let mut fields = StringTable::new();
         fields.push("comm=mt");
         let rows = RecordRows { index: vec![7], type_: vec![3], time: vec![u64::MAX], cpu: vec![1], pid: vec![2], tid: vec![2], offset: vec![0x108], fields };
@@ -770,7 +793,7 @@ mod tests {
 
     #[test]
     fn ragged_columns_are_refused() {
-        let mut p = WorkerMessage::Timeline(1, Box::new(TimelineReply { meta: TimelineMeta { lanes: 2, bins: 2, ..TimelineMeta::default() }, counts: vec![1, 2, 3, 4] })).into_packet();
+        let mut p = WorkerMessage::Timeline(1, Box::new(TimelineReply { meta: TimelineMeta { lanes: 2, bins: 2, ..TimelineMeta::default() }, counts: vec![1, 2, 3, 4], detail: Default::default() })).into_packet();
         p.columns[0].1 = Column::U32(vec![1]);
         assert_eq!(WorkerMessage::from_packet(p).unwrap_err(), "timeline message: 1 counts for 2 lanes × 2 bins");
     }

@@ -20,6 +20,8 @@ pub mod messages;
 pub mod packet;
 pub mod share;
 pub mod strings;
+pub mod timeline;
 
 pub use messages::*;
 pub use share::*;
+pub use timeline::{HeatmapMeta, HeatmapReply, MarkerKind, TimelineDetail};

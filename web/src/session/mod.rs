@@ -11,9 +11,11 @@
 //! `load_profile` numbers the profile's events in order of first use, so the session maps
 //! between the two ([`EventMap`]).
 
+pub mod activity;
 pub mod compare;
 pub mod events;
 pub mod export;
+pub mod heatmap;
 pub mod overview;
 pub mod record_fields;
 pub mod records_index;
@@ -24,7 +26,7 @@ pub mod tree;
 
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::ids::FuncIndex;
-use perfscope_analysis::load::{load_profile, LoadDiagnostics, LoadOptions};
+use perfscope_analysis::load::{load, LoadDiagnostics, LoadExtras, LoadOptions};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::summary::Summary;
 use perfscope_format::metadata::Metadata;
@@ -110,6 +112,7 @@ impl Session {
         self.generation += 1;
         let (resolver, infos) = symbols::build_resolver(&self.symbol_files, &self.index.mapped);
         self.symbol_infos = infos;
+        let mut switches = None;
         if self.meta.is_some() {
             let options = LoadOptions {
                 resolver,
@@ -117,10 +120,11 @@ impl Session {
                 inline_frames: InlineFrames::Unwound,
                 ..LoadOptions::default()
             };
-            match load_profile(&self.data, &[], options) {
-                Ok((p, d)) => {
-                    self.profile = p;
-                    self.diagnostics = d;
+            match load(&self.data, &[], options, LoadExtras { timeline: true, off_cpu: false }) {
+                Ok(l) => {
+                    self.profile = l.profile;
+                    self.diagnostics = l.diagnostics;
+                    switches = l.timeline;
                     self.profile_error = None;
                 }
                 Err(e) => self.profile_error = Some(e.to_string()),
@@ -128,6 +132,7 @@ impl Session {
         }
         self.events = EventMap::new(&self.summary, &self.profile);
         self.timeline = Timeline::new(&self.profile, &self.events);
+        self.timeline.set_activity(switches.as_ref(), &self.profile, &self.summary, &self.events);
         self.timings.profile_ms = now() - t0;
     }
 
@@ -199,11 +204,17 @@ impl Session {
                 }
                 Err(message) => WorkerMessage::Failed(id, crate::protocol::Failure { message, crashed: false }),
             },
-            Query::Timeline { start, end, bins, event } => {
-                let mut t = self.timeline.density(*start, *end, *bins, *event);
+            Query::Timeline { start, end, bins, event, func } => {
+                let mut t = self.timeline.reply(&self.profile, &self.events, *start, *end, *bins, *event, *func);
                 t.meta.query = Some(query);
                 t.meta.generation = self.generation;
                 WorkerMessage::Timeline(id, Box::new(t))
+            }
+            Query::Heatmap { event, threads, rows } => {
+                let mut h = heatmap::heatmap(&self.profile, &self.timeline, &self.events, *event, threads, *rows);
+                h.meta.query = Some(query);
+                h.meta.generation = self.generation;
+                WorkerMessage::Heatmap(id, Box::new(h))
             }
             Query::Records { filter, start, count } => {
                 let (filter, start, count) = (filter.clone(), *start, *count);

@@ -5,7 +5,10 @@
 use std::collections::{BTreeMap, HashMap};
 
 use perfscope_analysis::profile::Profile;
+use perfscope_analysis::summary::Summary;
+use perfscope_analysis::timeline::Timeline as AnalysisTimeline;
 
+use super::activity::{highlight, Activity, Bins};
 use super::events::EventMap;
 use crate::protocol::{CpuInfo, ProcessInfo, ThreadInfo, TimelineMeta, TimelineReply};
 
@@ -24,6 +27,10 @@ pub struct Timeline {
     pub idle_threads: u64,
     /// `times[lane][attr]`: sorted sample times. Thread lanes first, then CPU lanes.
     times: Vec<Vec<Vec<u64>>>,
+    /// CPU number → lane.
+    cpu_lane: HashMap<u32, usize>,
+    /// On/off-CPU periods and markers ([`Timeline::set_activity`]).
+    pub activity: Activity,
 }
 
 impl Timeline {
@@ -133,7 +140,28 @@ impl Timeline {
                 v.sort_unstable();
             }
         }
-        Timeline { threads, processes, cpus, lane_of_thread, idle_threads, times }
+        Timeline { threads, processes, cpus, lane_of_thread, idle_threads, times, cpu_lane, activity: Activity::default() }
+    }
+
+    /// Places the on/off-CPU periods and markers of `tl` (the analysis timeline of the same
+    /// load) and the tracepoint samples of `profile` in the lanes.
+    pub fn set_activity(&mut self, tl: Option<&AnalysisTimeline>, profile: &Profile, summary: &Summary, events: &EventMap) {
+        let keys: Vec<(u32, u32)> = self.threads.iter().map(|t| (t.pid, t.tid)).collect();
+        let cpus: Vec<u32> = self.cpus.iter().map(|c| c.cpu).collect();
+        self.activity = Activity::new(tl, profile, summary, events, &keys, &cpus, &self.lane_of_thread);
+    }
+
+    /// The timeline reply: [`Timeline::density`], the activity and markers, and the bins of
+    /// the samples whose stack contains `func`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn reply(&self, profile: &Profile, events: &EventMap, start: u64, end: u64, bins: u32, event: Option<u32>, func: Option<u32>) -> TimelineReply {
+        let mut r = self.density(start, end, bins, event);
+        let bins = Bins::new(start, end, r.meta.bins);
+        self.activity.fill(bins, &mut r.detail);
+        if let Some(f) = func {
+            r.detail.highlight = highlight(profile, events, &self.lane_of_thread, &self.cpu_lane, self.lanes(), bins, event, f);
+        }
+        r
     }
 
     /// Number of lanes (threads, then CPUs).
@@ -178,7 +206,7 @@ impl Timeline {
             max_thread: max[0],
             max_cpu: max[1],
         };
-        TimelineReply { meta, counts }
+        TimelineReply { meta, counts, detail: Default::default() }
     }
 }
 

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use perfscope_analysis::summary::Summary;
 use yew::Reducible;
 
-use crate::protocol::{CompareInfo, DiffReply, Failure, ProfileData, Progress, RecordsReply, StackReply, TimelineReply, TreeReply, WorkerMessage};
+use crate::protocol::{CompareInfo, DiffReply, Failure, HeatmapReply, ProfileData, Progress, RecordsReply, StackReply, TimelineReply, TreeReply, WorkerMessage};
 pub use url::LinkState;
 pub use view::{ColorBy, FuncPath, SortBy, Tab, ViewAction, ViewState};
 
@@ -66,6 +66,8 @@ pub struct Results {
     pub tree: Option<Rc<TreeReply>>,
     /// Timeline density.
     pub timeline: Option<Rc<TimelineReply>>,
+    /// The sub-second heatmap.
+    pub heatmap: Option<Rc<HeatmapReply>>,
     /// A page of records.
     pub records: Option<Rc<RecordsReply>>,
     /// A sample's stack.
@@ -208,6 +210,7 @@ impl AppState {
                     icicle: self.view.icicle,
                     color_by: self.view.color_by,
                     timeline_bins: self.view.timeline_bins,
+                    heatmap: self.view.heatmap,
                     record_rows: self.view.record_rows,
                     ..ViewState::default()
                 };
@@ -302,6 +305,7 @@ impl AppState {
             }
             WorkerMessage::Tree(_, t) => self.results.tree = Some(Rc::new(*t)),
             WorkerMessage::Timeline(_, t) => self.results.timeline = Some(Rc::new(*t)),
+            WorkerMessage::Heatmap(_, h) => self.results.heatmap = Some(Rc::new(*h)),
             WorkerMessage::Records(_, r) => self.results.records = Some(Rc::new(*r)),
             WorkerMessage::Stack(_, s) => self.results.stack = Some(Rc::new(*s)),
             WorkerMessage::Compared(id, info) => {

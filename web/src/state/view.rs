@@ -107,6 +107,8 @@ pub struct ViewState {
     pub threads: Vec<u32>,
     /// Timeline bins (its plot width in CSS px).
     pub timeline_bins: u32,
+    /// The timeline tab shows the sub-second heatmap instead of the lanes.
+    pub heatmap: bool,
     /// Expanded call-tree nodes.
     pub expanded: BTreeSet<FuncPath>,
     /// The call-tree row selected.
@@ -152,6 +154,8 @@ pub enum ViewAction {
     Threads(Vec<u32>),
     /// The timeline's width in CSS px.
     TimelineBins(u32),
+    /// Show the sub-second heatmap (or the lanes) in the timeline tab.
+    Heatmap(bool),
     /// Expand or collapse a call-tree node.
     Toggle(FuncPath),
     /// Expand these nodes (and keep the others).
@@ -204,6 +208,7 @@ impl ViewState {
                 self.zoom.clear();
             }
             ViewAction::TimelineBins(b) => self.timeline_bins = b,
+            ViewAction::Heatmap(h) => self.heatmap = h,
             ViewAction::Toggle(p) => {
                 if !self.expanded.remove(&p) {
                     self.expanded.insert(p);

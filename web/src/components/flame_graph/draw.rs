@@ -8,6 +8,7 @@ use perfscope_analysis::flame_graph::hot_color;
 use web_sys::CanvasRenderingContext2d;
 
 use super::layout::Layout;
+use crate::components::canvas::timed;
 use crate::protocol::{ProfileData, TreeNodes};
 use crate::selectors::{basename, func_module, func_name};
 use crate::state::ColorBy;
@@ -80,8 +81,12 @@ fn rgb((r, g, b): (u8, u8, u8)) -> String {
     format!("rgb({r},{g},{b})")
 }
 
-/// Draws `layout` in `style`.
+/// Draws `layout` in `style`, timed as the measure `perfscope:flame-draw`.
 pub fn draw(ctx: &CanvasRenderingContext2d, layout: &Layout, style: &Style<'_>) {
+    timed("perfscope:flame-draw", || draw_boxes(ctx, layout, style));
+}
+
+fn draw_boxes(ctx: &CanvasRenderingContext2d, layout: &Layout, style: &Style<'_>) {
     ctx.set_fill_style_str(&style.background);
     ctx.fill_rect(0.0, 0.0, layout.width, layout.height);
     ctx.set_font("12px ui-sans-serif, system-ui, -apple-system, 'Segoe UI', sans-serif");

@@ -3,6 +3,7 @@
 use web_sys::CanvasRenderingContext2d;
 
 use super::layout::{tick_step, Row, RowKind, TimeScale, AXIS, GUTTER};
+use crate::components::canvas::timed;
 use crate::protocol::{Overview, TimelineReply};
 
 /// Theme colors.
@@ -21,6 +22,18 @@ pub struct Colors {
     pub cpu: String,
     /// Selection.
     pub accent: String,
+    /// On-CPU periods.
+    pub run: String,
+    /// Off-CPU periods by state class (runnable, sleeping, uninterruptible, other).
+    pub off: [String; 4],
+    /// Lost records and samples.
+    pub lost: String,
+    /// Throttling.
+    pub throttle: String,
+    /// Tracepoint samples.
+    pub tracepoint: String,
+    /// The selected function's samples.
+    pub highlight: String,
 }
 
 /// Everything a frame shows.
@@ -76,8 +89,12 @@ fn fit(ctx: &CanvasRenderingContext2d, text: &str, max: f64) -> String {
     String::new()
 }
 
-/// Draws a frame.
+/// Draws a frame, timed as the measure `perfscope:timeline-draw`.
 pub fn draw(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
+    timed("perfscope:timeline-draw", || draw_frame(ctx, f, c));
+}
+
+fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
     let w = f.scale.width;
     ctx.set_fill_style_str(&c.bg);
     ctx.fill_rect(0.0, 0.0, w, f.height);
@@ -172,10 +189,18 @@ pub fn draw(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
                     }
                 }
                 if let Some(d) = counts {
-                    density(ctx, f, d, lane, row, is_cpu, if is_cpu { &c.cpu } else { &c.thread });
+                    activity(ctx, f, d, lane, row, c);
+                    density(ctx, f, d, lane, row, is_cpu, if is_cpu { &c.cpu } else { &c.thread }, false);
+                    if !d.detail.highlight.is_empty() {
+                        density(ctx, f, d, lane, row, is_cpu, &c.highlight, true);
+                    }
                 }
             }
         }
+    }
+
+    if let Some(d) = counts {
+        markers(ctx, f, d, c);
     }
 
     // The gutter's edge.
@@ -195,13 +220,97 @@ pub fn draw(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
     }
 }
 
-fn density(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, d: &TimelineReply, lane: usize, row: &Row, is_cpu: bool, color: &str) {
+/// The x range of bin `k` of a reply, clipped to the plot; `None` when outside.
+fn bin_x(f: &Frame<'_>, d: &TimelineReply, k: usize) -> Option<(f64, f64)> {
+    let Some(crate::protocol::Query::Timeline { start, end, .. }) = d.meta.query else { return None };
+    let bin_span = (end.saturating_sub(start) as f64 + 1.0) / f64::from(d.meta.bins.max(1));
+    let t0 = start as f64 + k as f64 * bin_span;
+    let (x0, x1) = (f.scale.x(t0.max(0.0) as u64), f.scale.x((t0 + bin_span).max(0.0) as u64));
+    if x1 < GUTTER || x0 > f.scale.width {
+        return None;
+    }
+    Some((x0.max(GUTTER), x1.min(f.scale.width)))
+}
+
+/// Height of the on/off-CPU strip at the top of a lane.
+pub const STRIP: f64 = 3.0;
+
+/// On/off-CPU periods: a strip at the top of the lane, in the run color where the thread ran
+/// most of the bin, else in its off-CPU state's color; stronger the more of the bin it covers.
+fn activity(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, d: &TimelineReply, lane: usize, row: &Row, c: &Colors) {
+    let bins = d.meta.bins as usize;
+    let det = &d.detail;
+    let (Some(on), Some(off), Some(state)) = (det.on_cpu.get(lane * bins..(lane + 1) * bins), det.off_cpu.get(lane * bins..(lane + 1) * bins), det.off_state.get(lane * bins..(lane + 1) * bins)) else {
+        return;
+    };
+    for k in 0..bins {
+        let (o, fo, st) = (on.get(k).copied().unwrap_or(0), off.get(k).copied().unwrap_or(0), state.get(k).copied().unwrap_or(0));
+        if o == 0 && fo == 0 {
+            continue;
+        }
+        let Some((x0, x1)) = bin_x(f, d, k) else { continue };
+        let (color, share) = if o >= fo { (c.run.as_str(), o) } else { (c.off.get(usize::from(st.max(1)) - 1).map_or(c.muted.as_str(), String::as_str), fo) };
+        ctx.set_fill_style_str(color);
+        ctx.set_global_alpha(0.35 + 0.65 * f64::from(share) / 255.0);
+        ctx.fill_rect(x0, row.y + 1.0, (x1 - x0).max(1.0), STRIP);
+    }
+    ctx.set_global_alpha(1.0);
+}
+
+/// Markers: a tick across the lane per (bin, kind); LOST and LOST_SAMPLES with a triangle on top.
+/// Markers without a CPU lane go on the time axis.
+fn markers(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, d: &TimelineReply, c: &Colors) {
+    use crate::protocol::MarkerKind;
+    let det = &d.detail;
+    let threads = f.overview.threads.len();
+    // Lane → row.
+    let row_of = |lane: u32| -> Option<&Row> {
+        f.rows.iter().find(|r| match r.kind {
+            RowKind::Thread(l) => l == lane,
+            RowKind::Cpu(i) => threads + i as usize == lane as usize,
+            _ => false,
+        })
+    };
+    for i in 0..det.markers() {
+        let (Some(&lane), Some(&bin), Some(kind)) = (det.marker_lane.get(i), det.marker_bin.get(i), det.marker_kind.get(i).and_then(|&k| MarkerKind::from_u8(k))) else { continue };
+        let Some((x0, x1)) = bin_x(f, d, bin as usize) else { continue };
+        let x = ((x0 + x1) / 2.0).round();
+        let (y, h) = match row_of(lane) {
+            Some(r) => (r.y + 1.0, r.h - 2.0),
+            None if lane == u32::MAX => (AXIS - 8.0, 8.0),
+            None => continue,
+        };
+        let color = match kind {
+            MarkerKind::Lost | MarkerKind::LostSamples => &c.lost,
+            MarkerKind::Throttle | MarkerKind::Unthrottle => &c.throttle,
+            MarkerKind::Tracepoint => &c.tracepoint,
+        };
+        ctx.set_fill_style_str(color);
+        match kind {
+            MarkerKind::Tracepoint => ctx.fill_rect(x - 0.5, y + h * 0.45, 1.0, h * 0.55),
+            _ => {
+                ctx.fill_rect(x - 1.0, y, 2.0, h);
+                ctx.begin_path();
+                ctx.move_to(x - 4.0, y);
+                ctx.line_to(x + 4.0, y);
+                ctx.line_to(x, y + 5.0);
+                ctx.close_path();
+                ctx.fill();
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn density(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, d: &TimelineReply, lane: usize, row: &Row, is_cpu: bool, color: &str, highlight: bool) {
     let Some(crate::protocol::Query::Timeline { start, end, .. }) = d.meta.query.clone() else { return };
     let bins = d.meta.bins as usize;
-    let Some(values) = d.counts.get(lane * bins..(lane + 1) * bins) else { return };
+    let source = if highlight { &d.detail.highlight } else { &d.counts };
+    let Some(values) = source.get(lane * bins..(lane + 1) * bins) else { return };
     let max = f64::from(if is_cpu { d.meta.max_cpu } else { d.meta.max_thread }.max(1));
     let bin_span = (end.saturating_sub(start) as f64 + 1.0) / bins.max(1) as f64;
-    let h = row.h - 2.0;
+    let strip = if d.detail.on_cpu.is_empty() { 0.0 } else { STRIP + 1.0 };
+    let h = row.h - 2.0 - strip;
     ctx.set_fill_style_str(color);
     for (k, &v) in values.iter().enumerate() {
         if v == 0 {

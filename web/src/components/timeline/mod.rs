@@ -4,7 +4,9 @@
 //! a thread's name filters the other views to it. The selection filters every other view.
 
 pub mod draw;
+pub mod heatmap;
 pub mod layout;
+pub mod tooltip;
 
 use std::rc::Rc;
 
@@ -63,6 +65,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     let canvas = use_node_ref();
     let width = use_width(container.clone());
     let drag = use_state_eq(|| None::<Drag>);
+    let hover = use_state_eq(|| None::<(f64, f64)>);
     let scheduler = use_frame_scheduler();
     let rows = use_memo(Rc::as_ptr(&props.profile) as usize, {
         let p = props.profile.clone();
@@ -151,6 +154,12 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                     thread: css_var("--lane-thread", "#2563eb"),
                     cpu: css_var("--lane-cpu", "#059669"),
                     accent: css_var("--accent", "#2563eb"),
+                    run: css_var("--tl-run", "#16a34a"),
+                    off: [css_var("--tl-runnable", "#f59e0b"), css_var("--tl-sleep", "#94a3b8"), css_var("--tl-disk", "#dc2626"), css_var("--tl-other", "#a78bfa")],
+                    lost: css_var("--tl-lost", "#dc2626"),
+                    throttle: css_var("--tl-throttle", "#ea580c"),
+                    tracepoint: css_var("--tl-tracepoint", "#9333ea"),
+                    highlight: css_var("--tl-highlight", "#e11d74"),
                 };
                 let frame = draw::Frame {
                     overview: &profile.overview,
@@ -186,10 +195,11 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
         })
     };
     let onpointermove = {
-        let (drag, on_action) = (drag.clone(), props.on_action.clone());
+        let (drag, on_action, hover) = (drag.clone(), props.on_action.clone(), hover.clone());
         Callback::from(move |e: PointerEvent| {
-            let Some(d) = *drag else { return };
             let x = f64::from(e.offset_x());
+            hover.set((x >= GUTTER).then(|| (x, f64::from(e.offset_y()))));
+            let Some(d) = *drag else { return };
             if d.kind == DragKind::Pan {
                 on_action.emit(ViewAction::Viewport(Some(d.scale.panned(x - d.x0, limit))));
             }
@@ -236,12 +246,54 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
         })
     };
     let reset = props.on_action.reform(|_: MouseEvent| ViewAction::Viewport(None));
+    let onpointerleave = {
+        let hover = hover.clone();
+        Callback::from(move |_: PointerEvent| hover.set(None))
+    };
+    let func_name = state.view.selected_func.map(|f| crate::selectors::func_name(&props.profile, f).to_string());
+    // Always one tooltip element (hidden when unused): a changing number of children would make
+    // yew's unkeyed diff replace the canvas.
+    let tip = match (*hover, density.as_ref(), drag.is_none()) {
+        (Some((x, y)), Some(d), true) => tooltip::lines(o, &rows, &scale, d, x, y, func_name.as_deref()),
+        _ => None,
+    };
+    let tip = match tip {
+        Some(lines) => html! {
+            <div class="timeline-tip" data-field="timeline-tip" style={format!("left:{}px;top:{}px", (hover.map_or(0.0, |h| h.0) + 14.0).min(scale.width - 260.0).max(0.0), hover.map_or(0.0, |h| h.1) + 14.0)}>
+                { for lines.iter().enumerate().map(|(i, l)| html! { <div class={(i == 0).then_some("strong")}>{ l }</div> }) }
+            </div>
+        },
+        None => html! { <div class="timeline-tip" hidden=true /> },
+    };
+    // What the canvas shows besides density, for tests and tools: markers by kind, activity.
+    let marker_summary = density.as_ref().map(|d| {
+        let mut by_kind = std::collections::BTreeMap::<&str, u64>::new();
+        for (k, r) in d.detail.marker_kind.iter().zip(&d.detail.marker_records) {
+            if let Some(kind) = crate::protocol::MarkerKind::from_u8(*k) {
+                *by_kind.entry(kind.label()).or_default() += u64::from(*r);
+            }
+        }
+        by_kind.iter().map(|(k, n)| format!("{k}:{n}")).collect::<Vec<_>>().join(",")
+    });
+    let activity = density.as_ref().is_some_and(|d| !d.detail.on_cpu.is_empty());
+    let highlighted: u64 = density.as_ref().map_or(0, |d| d.detail.highlight.iter().take(o.threads.len() * d.meta.bins as usize).map(|&v| u64::from(v)).sum());
+    let heatmap_mode = state.view.heatmap;
+    let set_lanes = props.on_action.reform(|_: MouseEvent| ViewAction::Heatmap(false));
+    let set_heatmap = props.on_action.reform(|_: MouseEvent| ViewAction::Heatmap(true));
+    let mode_switch = html! {
+        <span class="segmented" role="group" aria-label="Timeline view">
+            <button type="button" class={classes!("seg", (!heatmap_mode).then_some("on"))} id="timeline-mode-lanes" aria-pressed={(!heatmap_mode).to_string()} onclick={set_lanes}>{ "Lanes" }</button>
+            <button type="button" class={classes!("seg", heatmap_mode.then_some("on"))} id="timeline-mode-heatmap" aria-pressed={heatmap_mode.to_string()} onclick={set_heatmap} title="Sub-second heatmap: seconds across, 20 ms rows down">{ "Heatmap" }</button>
+        </span>
+    };
     let origin = o.sample_range.map_or(0, |r| r.0);
 
     html! {
         <section class="view timeline-view" id="panel-timeline" role="tabpanel" aria-labelledby="tab-timeline">
             <SampleControls state={props.state.clone()} profile={props.profile.clone()} on_action={props.on_action.clone()} />
             <div class="view-bar">
+                { mode_switch }
+                if !heatmap_mode {
                 <span class="muted" data-field="timeline-range" data-start={start.to_string()} data-end={end.to_string()}>
                     { format!("{} – {} · {} shown", duration_ns(start.saturating_sub(origin)), duration_ns(end.saturating_sub(origin)), duration_ns(end - start)) }
                 </span>
@@ -250,9 +302,10 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                     <span class="muted small" data-field="idle-threads">{ format!("· {} idle threads hidden", o.idle_threads) }</span>
                 }
                 <span class="spacer" />
-                <span class="hint muted small" title="Drag to select a range (it filters every view) · Shift+drag to pan · wheel to zoom, Shift+wheel to pan · ←/→ pan, +/− zoom, 0 reset, Enter zoom to the selection, Esc clear it · click a thread's name to filter by it">{ "Drag: select · Shift+drag: pan · Wheel: zoom" }</span>
+                <span class="hint muted small" title="Drag to select a range (it filters every view) · Shift+drag to pan · wheel to zoom, Shift+wheel to pan · ←/→ pan, +/− zoom, 0 reset, Enter zoom to the selection, Esc clear it · click a thread's name to filter by it">{ "Drag: select · Wheel: zoom" }</span>
                 <button type="button" class="button small" id="zoom-selection" disabled={state.view.selection.is_none()} onclick={zoom_to_selection}>{ "Zoom to selection" }</button>
                 <button type="button" class="button small" id="reset-zoom" disabled={state.view.viewport.is_none()} onclick={reset}>{ "Reset zoom" }</button>
+                }
             </div>
             <ol class="visually-hidden" data-field="lanes" aria-label="Threads and CPUs">
                 { for o.threads.iter().enumerate().map(|(i, t)| html! {
@@ -262,10 +315,19 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                 }) }
                 { for o.cpus.iter().map(|c| html! { <li data-cpu={c.cpu.to_string()} data-samples={c.samples.to_string()}>{ format!("CPU {}: {} samples", c.cpu, c.samples) }</li> }) }
             </ol>
-            <div ref={container} class="timeline-scroll">
+            // A fixed number of children here too (see the tooltip).
+            <div class="heatmap-slot" hidden={!heatmap_mode}>
+                if heatmap_mode {
+                    <heatmap::HeatmapView state={props.state.clone()} wanted={crate::selectors::heatmap_query(state)} generation={o.generation} on_action={props.on_action.clone()} />
+                }
+            </div>
+            // Kept while the heatmap shows (hidden), so that its width is observed throughout.
+            <div ref={container} class="timeline-scroll" hidden={heatmap_mode}>
                 <canvas ref={canvas} class="timeline-canvas" tabindex="0" data-current={current.to_string()}
                         aria-label="Timeline: drag to select a time range, wheel to zoom, arrow keys to pan"
-                        {onpointerdown} {onpointermove} {onpointerup} {onkeydown} />
+                        data-markers={marker_summary.unwrap_or_default()} data-activity={activity.to_string()} data-highlighted={highlighted.to_string()}
+                        {onpointerdown} {onpointermove} {onpointerup} {onkeydown} {onpointerleave} />
+                { tip }
             </div>
         </section>
     }

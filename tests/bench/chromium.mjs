@@ -1,0 +1,71 @@
+// A fresh headless Chromium per scenario (the flags of tests/helpers), whose renderers can be
+// found in /proc: they are started with --type=renderer and our fresh --user-data-dir. Each renderer's peak resident memory is VmHWM in
+// /proc/PID/status, so nothing has to be sampled while the page works.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../helpers/browser.mjs';
+
+/** Pid and command line of every process. */
+function processes() {
+  const out = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // Zygote children rewrite their title: one string of space-separated arguments.
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'latin1').replace(/\0/g, ' ');
+      out.push({ pid: Number(name), cmdline });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return out;
+}
+
+/** A `/proc/PID/status` field in bytes (`VmHWM`, `VmRSS`), or 0 when the process is gone. */
+export function statusBytes(pid, field) {
+  try {
+    const m = readFileSync(`/proc/${pid}/status`, 'latin1').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Starts Chromium with a fresh profile directory. `extraFlags` come after the test flags.
+ * @returns {Promise<{context, renderers: () => {pid:number, hwm:number, rss:number}[], close: () => Promise<void>}>}
+ */
+export async function launchBench({ extraFlags = [] } = {}) {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'perfscope-bench-'));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [...CHROMIUM_FLAGS, ...extraFlags],
+      viewport: { width: 1280, height: 720 },
+    });
+  } catch (e) {
+    rmSync(userDataDir, { recursive: true, force: true });
+    throw e;
+  }
+  // Renderers are started (through a zygote) with the browser's arguments, ours included.
+  const renderers = () => processes()
+    .filter((p) => p.cmdline.includes(' --type=renderer ') && p.cmdline.includes(` --user-data-dir=${userDataDir} `))
+    .map((p) => ({ pid: p.pid, hwm: statusBytes(p.pid, 'VmHWM'), rss: statusBytes(p.pid, 'VmRSS') }));
+  return {
+    context,
+    renderers,
+    close: async () => {
+      await context.close().catch(() => {});
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The renderer with the highest peak: the one that ran the page (and its worker). */
+export function busiestRenderer(renderers) {
+  return renderers.reduce((a, b) => (b.hwm > (a?.hwm ?? -1) ? b : a), null);
+}

@@ -1,0 +1,263 @@
+// The Perfscope page under measurement: opening a file (time to the summary, to the flame
+// graph), the worker's wasm memory, and the interactions (zoom and pan redraws, range refilter).
+//
+// Times are taken inside the page with performance.now(): the start is the `change` event of
+// the file input (a capture listener on the document runs before the app's), the ends are seen
+// by a MutationObserver: `#summary` inserted (shown = the animation frame after that), the flame
+// canvas's `data-drawn` saying it drew the current tree. The flame graph tab is clicked from
+// the same observer the moment the tabs exist, as a person in a hurry would. Draw times come
+// from the `perfscope:flame-draw` / `perfscope:timeline-draw` user-timing measures of the draw
+// functions.
+import { busiestRenderer, launchBench } from './chromium.mjs';
+
+/** Installed before the app's scripts run. */
+function instrument() {
+  const b = (window.__bench = { t: {}, draws: { flame: [], timeline: [] }, autoFlame: true });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = e.name === 'perfscope:flame-draw' ? 'flame' : e.name === 'perfscope:timeline-draw' ? 'timeline' : null;
+      if (kind) b.draws[kind].push({ at: e.startTime, ms: e.duration });
+    }
+  }).observe({ type: 'measure' });
+  document.addEventListener('change', (e) => {
+    if (e.target?.id === 'file') b.t = { set: performance.now() };
+  }, true);
+  const check = () => {
+    const t = b.t;
+    if (t.set === undefined) return;
+    const now = performance.now();
+    if (t.summaryDom === undefined && document.getElementById('summary')) {
+      t.summaryDom = now;
+      requestAnimationFrame(() => { t.summary = performance.now(); });
+    }
+    const state = document.body?.dataset.state;
+    if (t.done === undefined && (state === 'loaded' || state === 'error')) {
+      t.done = now;
+      t.state = state;
+      t.error = state === 'error' ? (document.querySelector('[data-field="error"]')?.textContent ?? 'error') : undefined;
+    }
+    if (b.autoFlame && t.flameClick === undefined) {
+      const tab = document.getElementById('tab-flame');
+      if (tab) {
+        t.flameClick = now;
+        tab.click();
+      }
+    }
+    if (t.flame === undefined && document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:')) t.flame = now;
+  };
+  new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state', 'data-drawn'] });
+}
+
+/** Sets `file` on the input and waits for its flame graph; the marks of that open. */
+async function openAndWait(page, file, timeoutMs, errors) {
+  await page.evaluate(() => { window.__bench.autoFlame = true; });
+  await page.setInputFiles('#file', file);
+  await page.waitForFunction(() => {
+    const t = window.__bench.t;
+    return t.flame !== undefined || t.state === 'error' || (t.done !== undefined && document.querySelector('[data-field="flame-empty"]'));
+  }, null, { timeout: timeoutMs, polling: 100 }).catch((e) => {
+    errors.push(`waiting for the flame graph: ${e.message.split('\n')[0]}`);
+  });
+  return page.evaluate(() => window.__bench.t).catch(() => ({}));
+}
+
+/**
+ * Opens `file` again in the same page (the worker is running: no start-up) and returns the
+ * times to the summary and to the flame graph.
+ */
+export async function reopen(page, file, { timeoutMs = 600_000 } = {}) {
+  const errors = [];
+  const t = await openAndWait(page, file, timeoutMs, errors);
+  const since = (k) => (t[k] === undefined || t.set === undefined ? null : t[k] - t.set);
+  return { summaryMs: since('summary'), flameMs: since('flame'), state: t.state, errors };
+}
+
+/** The worker's wasm memory in bytes (it only grows: this is its peak), or null. */
+async function wasmMemory(worker) {
+  if (!worker) return null;
+  // wasm-bindgen's init function returns the instance's exports once initialized.
+  // eslint-disable-next-line no-undef
+  return worker.evaluate(async () => (await wasm_bindgen()).memory.buffer.byteLength).catch(() => null);
+}
+
+/**
+ * Opens `file` in a fresh browser and measures until its flame graph is drawn (and saves a
+ * screenshot of it when asked).
+ * @returns {Promise<object>} times in ms from the file being set, memory in bytes; `page` and
+ * `close` stay usable for the interaction scenarios.
+ */
+export async function openInPerfscope(url, file, { timeoutMs = 600_000, screenshot = null } = {}) {
+  const browser = await launchBench();
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('crash', () => errors.push('the page crashed'));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  let worker = null;
+  page.on('worker', (w) => { worker = w; });
+  await page.addInitScript(instrument);
+  await page.goto(url);
+  await page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 30_000 });
+  const wall0 = Date.now();
+  const t = await openAndWait(page, file, timeoutMs, errors);
+  const wallMs = Date.now() - wall0;
+  if (screenshot) await page.screenshot({ path: screenshot }).catch(() => {});
+  const since = (k) => (t[k] === undefined || t.set === undefined ? null : t[k] - t.set);
+  const samples = await page.locator('[data-field="flame-total"]').getAttribute('data-samples', { timeout: 1000 }).catch(() => null);
+  // The worker's own breakdown, as the file bar shows it ("read … · summary … · …").
+  const workerTimings = await page.locator('.file-bar .timing').first().textContent({ timeout: 1000 }).catch(() => null);
+  const result = {
+    file,
+    workerTimings,
+    summaryMs: since('summary'),
+    loadedMs: since('done'),
+    flameMs: since('flame'),
+    state: t.state ?? 'timeout',
+    error: t.error,
+    samples: samples === null ? null : Number(samples),
+    wasmBytes: await wasmMemory(worker),
+    renderer: busiestRenderer(browser.renderers()),
+    wallMs,
+    marks: t,
+    errors,
+  };
+  return { result, page, close: browser.close };
+}
+
+const pct = (xs, p) => {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+/** p50 / p95 / max of a list of ms. */
+export function stats(xs) {
+  return { n: xs.length, p50: pct(xs, 50), p95: pct(xs, 95), max: xs.length ? Math.max(...xs) : null };
+}
+
+/**
+ * Runs `steps` interaction steps inside the page. Each step dispatches one input event on
+ * `selector` and records: `render` = the main thread's work from the event to the end of the
+ * task that follows it (the app's state update and re-render), `draw` = the first draw of the
+ * kind after the event, `frame` = render + draw (what the frame costs), `latency` = event to
+ * the end of that draw (includes waiting for the animation frame).
+ */
+async function runSteps(page, kind, selector, events) {
+  return page.evaluate(async ({ kind, selector, events }) => {
+    const b = window.__bench;
+    const el = document.querySelector(selector);
+    const r = el.getBoundingClientRect();
+    const nextTask = () => new Promise((ok) => { const c = new MessageChannel(); c.port1.onmessage = () => ok(); c.port2.postMessage(0); });
+    const frame = () => new Promise((ok) => requestAnimationFrame(() => ok()));
+    const out = [];
+    for (const ev of events) {
+      // Start when the view shows what it asked the worker for (the timeline's density of the
+      // current range), at the beginning of a frame, with earlier draws delivered.
+      for (let i = 0; i < 600 && el.dataset.current === 'false'; i++) await frame();
+      await frame();
+      await nextTask();
+      const init = { bubbles: true, cancelable: true, clientX: r.left + ev.x, clientY: r.top + ev.y, ...ev.init };
+      const t0 = performance.now();
+      el.dispatchEvent(ev.type === 'wheel' ? new WheelEvent('wheel', init) : ev.type === 'key' ? new KeyboardEvent('keydown', init) : new MouseEvent(ev.type, init));
+      await nextTask();
+      const t1 = performance.now();
+      // The draw runs in a later animation frame; the observer delivers its measure after it
+      // (measures of earlier draws, such as a density reply's, may still arrive: skip them).
+      const first = () => b.draws[kind].find((x) => x.at >= t0);
+      for (let i = 0; i < 20 && !first(); i++) { await frame(); await nextTask(); }
+      const d = first();
+      if (!d) { out.push({ render: t1 - t0, draw: null, frame: null, latency: null }); continue; }
+      const render = Math.min(t1, d.at) - t0;
+      out.push({ render, draw: d.ms, frame: render + d.ms, latency: d.at + d.ms - t0 });
+    }
+    return out;
+  }, { kind, selector, events });
+}
+
+/** Shows a tab and waits until its canvas is drawn (`drawnPrefix` on `data-drawn` or data-current). */
+async function showTab(page, id) {
+  await page.click(`#tab-${id}`);
+  await page.waitForFunction((t) => document.body.dataset.tab === t, id);
+}
+
+/**
+ * Zoom and pan on the timeline (wheel), zoom in and out on the flame graph (click a box,
+ * Escape), then time-range selections refiltering the flame graph.
+ */
+export async function interact(page, { steps = 20 } = {}) {
+  const out = {};
+  page.setDefaultTimeout(120_000);
+  await page.evaluate(() => { window.__bench.autoFlame = false; });
+
+  // Timeline: wait until drawn with the density of the current view.
+  await showTab(page, 'timeline');
+  await page.waitForFunction(() => document.querySelector('canvas.timeline-canvas')?.dataset.current === 'true');
+  const tl = await page.locator('canvas.timeline-canvas').boundingBox();
+  const x = Math.round(220 + (tl.width - 220) * 0.6);
+  const y = 40;
+  const zoomIn = Array.from({ length: steps }, () => ({ type: 'wheel', x, y, init: { deltaY: -120 } }));
+  const pan = Array.from({ length: steps }, (_, i) => ({ type: 'wheel', x, y, init: { deltaY: i % 2 ? 150 : -150, shiftKey: true } }));
+  const zoomOut = Array.from({ length: steps }, () => ({ type: 'wheel', x, y, init: { deltaY: 120 } }));
+  // Pan while zoomed in (at the full range there is nothing to pan to).
+  out.timelineZoom = await runSteps(page, 'timeline', 'canvas.timeline-canvas', zoomIn);
+  out.timelinePan = await runSteps(page, 'timeline', 'canvas.timeline-canvas', pan);
+  out.timelineZoom.push(...await runSteps(page, 'timeline', 'canvas.timeline-canvas', zoomOut));
+  out.timelineDraws = await page.evaluate(() => window.__bench.draws.timeline.map((d) => d.ms));
+  await page.click('#reset-zoom').catch(() => {});
+
+  // Flame graph: click boxes one row up each time (zooming into them), Escape back out.
+  await showTab(page, 'flame');
+  await page.waitForFunction(() => document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'));
+  const fc = await page.locator('canvas.flame-canvas').boundingBox();
+  const rowY = (depth) => fc.height - 2 - (depth + 1) * 18 + 9; // flame/layout.rs, roots at the bottom
+  // Zoom into a root (the bottom row is covered by roots), into the box in the middle of the
+  // row above it (the zoomed root spans the width), then Escape out twice. A click on a gap
+  // changes nothing and is counted as a step without a draw.
+  const flame = [];
+  for (let i = 0; i < Math.max(1, Math.floor(steps / 4)); i++) {
+    flame.push({ type: 'click', x: Math.round(fc.width * (0.1 + (0.8 * i) / Math.max(1, steps / 4))), y: rowY(0) });
+    flame.push({ type: 'click', x: Math.round(fc.width / 2), y: rowY(1) });
+    flame.push({ type: 'key', x: 0, y: 0, init: { key: 'Escape' } });
+    flame.push({ type: 'key', x: 0, y: 0, init: { key: 'Escape' } });
+  }
+  out.flameZoom = await runSteps(page, 'flame', 'canvas.flame-canvas', flame);
+  out.flameDraws = await page.evaluate(() => window.__bench.draws.flame.map((d) => d.ms));
+
+  // Range selections: drag on the timeline, then show the flame graph; time from the click on
+  // its tab to the flame graph drawn for that selection.
+  out.refilter = [];
+  for (const [a, b] of [[0.30, 0.40], [0.10, 0.60], [0.50, 0.52], [0.05, 0.95]]) {
+    await showTab(page, 'timeline');
+    const box = await page.locator('canvas.timeline-canvas').boundingBox();
+    const gutter = 220; // the lane labels (timeline/layout.rs GUTTER)
+    const px = (f) => box.x + gutter + (box.width - gutter) * f;
+    await page.mouse.move(px(a), box.y + 40);
+    await page.mouse.down();
+    await page.mouse.move(px((a + b) / 2), box.y + 40, { steps: 2 });
+    await page.mouse.move(px(b), box.y + 40, { steps: 2 });
+    await page.mouse.up();
+    const range = await page.waitForFunction(() => {
+      const r = document.querySelector('[data-field="timeline-range"]');
+      return r && document.querySelector('#zoom-selection:not([disabled])') ? true : null;
+    }).then(() => true).catch(() => false);
+    if (!range) continue;
+    const ms = await page.evaluate(() => new Promise((ok) => {
+      const done = () => {
+        const t = document.querySelector('[data-field="flame-total"]');
+        const c = document.querySelector('canvas.flame-canvas');
+        return t?.dataset.current === 'true' && t.dataset.range && c?.dataset.drawn?.startsWith('true:') ? t : null;
+      };
+      const t0 = performance.now();
+      const observer = new MutationObserver(() => {
+        const t = done();
+        if (!t && performance.now() - t0 < 60_000) return;
+        observer.disconnect();
+        ok(t ? { ms: performance.now() - t0, samples: Number(t.dataset.samples), range: t.dataset.range } : { ms: null });
+      });
+      observer.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-drawn', 'data-current', 'data-range'] });
+      document.getElementById('tab-flame').click();
+    }));
+    out.refilter.push({ from: a, to: b, ...ms });
+  }
+  return out;
+}
