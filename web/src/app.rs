@@ -7,7 +7,7 @@ use js_sys::Uint8Array;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, DragEvent, HtmlElement, KeyboardEvent, Response};
+use web_sys::{DragEvent, HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
 use crate::components::{
@@ -89,20 +89,15 @@ pub fn app() -> Html {
         })
     };
 
+    // Downloads happen in the worker, streamed into a Blob with progress, then open as files do.
     let fetch_and_open = {
-        let (dispatcher, open) = (state.dispatcher(), open.clone());
+        let (dispatcher, worker) = (state.dispatcher(), worker.clone());
         Callback::from(move |(name, url): (String, String)| {
-            dispatcher.dispatch(Action::Fetching { name: name.clone() });
-            let (dispatcher, open) = (dispatcher.clone(), open.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                match fetch_blob(&url).await {
-                    Ok(blob) => open.emit(vec![NamedBlob { name, blob }]),
-                    Err(message) => dispatcher.dispatch(Action::Failed {
-                        file: Some(FileInfo { name, size: None }),
-                        message: format!("could not fetch {url}: {message}"),
-                    }),
-                }
-            });
+            let file = FileInfo { name: name.clone(), size: None };
+            match worker.open_url(name, &url) {
+                Ok(id) => dispatcher.dispatch(Action::Started { id, file }),
+                Err(message) => dispatcher.dispatch(Action::Failed { file: Some(file), message: format!("could not fetch {url}: {message}") }),
+            }
         })
     };
     let open_example = fetch_and_open.reform(|()| ("example.data".to_string(), EXAMPLE_URL.to_string()));
@@ -371,7 +366,7 @@ fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
     let parts = js_sys::Array::of1(&Uint8Array::from(bytes));
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(mime);
-    let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(|e| describe_js_error(&e))?;
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(|e| describe_js_error(&e))?;
     let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| describe_js_error(&e))?;
     let a: web_sys::HtmlAnchorElement = document.create_element("a").map_err(|e| describe_js_error(&e))?.unchecked_into();
     a.set_href(&url);
@@ -385,17 +380,4 @@ fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
         let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
     }
     Ok(())
-}
-
-/// GETs `url` as a Blob.
-async fn fetch_blob(url: &str) -> Result<Blob, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let response = JsFuture::from(window.fetch_with_str(url)).await.map_err(|e| describe_js_error(&e))?;
-    let response: Response = response.dyn_into().map_err(|_| "fetch did not return a Response".to_string())?;
-    if !response.ok() {
-        return Err(format!("HTTP {} {}", response.status(), response.status_text()));
-    }
-    let blob = response.blob().map_err(|e| describe_js_error(&e))?;
-    let blob = JsFuture::from(blob).await.map_err(|e| describe_js_error(&e))?;
-    blob.dyn_into().map_err(|_| "the response body is not a Blob".to_string())
 }

@@ -1,26 +1,26 @@
-//! The analysis worker's JS glue: receives requests, reads files in slices (with progress),
-//! hands them to a [`Session`] and posts its answers as packets with transferred typed arrays.
+//! The analysis worker's JS glue: receives requests, downloads `?url=` files into Blobs, hands
+//! files to a [`Session`] that reads them in slices (never whole), and posts its answers as
+//! packets with transferred typed arrays.
 //! Everything heavy happens here, off the page's main thread.
 
 use std::cell::{Cell, RefCell};
 
 use js_sys::Uint8Array;
 use perfscope_analysis::export::share::{from_share, is_share};
-use perfscope_analysis::summary::Summary;
+use perfscope_analysis::summary::SummaryReader;
+use perfscope_format::file::ReadAt;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent, WorkerGlobalScope};
+use web_sys::{Blob, DedicatedWorkerGlobalScope, FileReaderSync, MessageEvent, ReadableStreamDefaultReader, Response, WorkerGlobalScope};
 
 use crate::protocol::js::{describe_js_error, packet_to_js, NamedBlob, Request};
 use crate::protocol::{CompareInfo, Failure, Phase, Progress, Query, Timings, WorkerMessage};
 use crate::session::symbols::{classify, FileKind, SymbolFile};
 use crate::session::compare::{load_base, Baseline};
 use crate::session::share::share_summary;
-use crate::session::Session;
+use crate::session::{Session, SLICE};
 
-/// Files are read in slices of this many bytes (progress is reported after each).
-pub const SLICE: u64 = 8 << 20;
 
 thread_local! {
     /// The request being handled, so that a panic can still be answered.
@@ -50,9 +50,20 @@ pub fn start() {
 
 async fn handle(data: JsValue) {
     match Request::from_js(&data) {
-        Ok(Request::Files { id, files }) => {
+        Ok(Request::Files { id, files, slice }) => {
             CURRENT_REQUEST.set(id);
-            if let Err(message) = open_files(id, files).await {
+            if let Err(message) = open_files(id, files, slice_size(slice), 0.0).await {
+                post(WorkerMessage::Failed(id, Failure { message, crashed: false }));
+            }
+        }
+        Ok(Request::Url { id, name, url, slice }) => {
+            CURRENT_REQUEST.set(id);
+            let t0 = now_ms();
+            let result = match download(id, &url).await {
+                Ok(blob) => open_files(id, vec![NamedBlob { name, blob }], slice_size(slice), now_ms() - t0).await,
+                Err(message) => Err(format!("could not fetch {url}: {message}")),
+            };
+            if let Err(message) = result {
                 post(WorkerMessage::Failed(id, Failure { message, crashed: false }));
             }
         }
@@ -94,8 +105,10 @@ async fn handle(data: JsValue) {
     }
 }
 
-/// Reads the files' first bytes, then the perf.data (with progress) and the symbol files.
-async fn open_files(id: u32, files: Vec<NamedBlob>) -> Result<(), String> {
+/// Reads the files' first bytes and the symbol files, then opens the perf.data, read through
+/// [`BlobSource`] in slices of `slice` bytes: the summary from its header first, then one pass
+/// over the records (with progress). `read_ms`: time spent downloading it.
+async fn open_files(id: u32, files: Vec<NamedBlob>, slice: usize, read_ms: f64) -> Result<(), String> {
     let mut perf_data: Option<NamedBlob> = None;
     let mut symbol_blobs = Vec::new();
     for f in files {
@@ -140,28 +153,33 @@ async fn open_files(id: u32, files: Vec<NamedBlob>) -> Result<(), String> {
     // Drop the old file first: its memory is needed for the new one.
     SESSION.set(None);
     let t0 = now_ms();
-    let total = perf_data.blob.size();
-    let data = read_all(&perf_data.blob, |n| post(WorkerMessage::Progress(id, Progress { phase: Phase::Read, bytes: n, total, records: 0.0 })))
-        .await
-        .map_err(|e| format!("could not read {}: {e}", perf_data.name))?;
+    let reader = FileReaderSync::new().map_err(|e| describe_js_error(&e))?;
+    let mut source = BlobSource { len: perf_data.blob.size() as u64, blob: perf_data.blob, reader };
+    let summary = SummaryReader::read_from(&mut source, slice);
+    let first = summary.summary();
     let t1 = now_ms();
     // A share file has its names: no symbol files, no records.
-    if is_share(&data) {
+    if source.len >= 16 && source.read_at(0, 16).is_ok_and(|head| is_share(&head)) {
+        let data = source.read_at(0, source.len).map_err(|e| format!("could not read {}: {e}", perf_data.name))?;
         let shared = from_share(&data).map_err(|e| format!("{}: {e}", perf_data.name))?;
         let summary = share_summary(&shared, data.len() as u64);
         post(WorkerMessage::Summary(id, Box::new(summary.clone())));
-        let timings = Timings { read_ms: t1 - t0, ..Timings::default() };
+        let timings = Timings { read_ms, summary_ms: t1 - t0, ..Timings::default() };
         let session = Session::open_share(data, shared, summary, timings);
         let profile = session.profile_data();
         SESSION.set(Some(session));
         post(WorkerMessage::Profile(id, Box::new(profile)));
         return Ok(());
     }
-    let summary = Summary::from_bytes(&data);
-    let t2 = now_ms();
-    post(WorkerMessage::Summary(id, Box::new(summary.clone())));
-    let timings = Timings { read_ms: t1 - t0, summary_ms: t2 - t1, ..Timings::default() };
-    let session = Session::open(data, summary, symbol_files, progress, &now_ms, timings);
+    post(WorkerMessage::Summary(id, Box::new(first.clone())));
+    let timings = Timings { read_ms, summary_ms: t1 - t0, ..Timings::default() };
+    let mut session = Session::open(Box::new(source), summary, symbol_files, slice, progress, &now_ms, timings);
+    if *session.summary() != first {
+        // Facts from the records (build ids added by perf inject, event names, a pipe stream's
+        // late header records, its errors).
+        post(WorkerMessage::Summary(id, Box::new(session.summary().clone())));
+    }
+    session.timings_mut().wasm_memory = wasm_memory();
     let profile = session.profile_data();
     SESSION.set(Some(session));
     post(WorkerMessage::Profile(id, Box::new(profile)));
@@ -190,6 +208,79 @@ async fn open_base(id: u32, files: Vec<NamedBlob>) -> Result<CompareInfo, String
     Ok(info)
 }
 
+/// The slice size asked for, or the default.
+fn slice_size(asked: u32) -> usize {
+    if asked == 0 { SLICE } else { asked as usize }
+}
+
+/// A `File` (or any `Blob`) read in slices with `FileReaderSync`, which dedicated workers have:
+/// only the slices asked for are copied into wasm memory.
+struct BlobSource {
+    blob: Blob,
+    reader: FileReaderSync,
+    len: u64,
+}
+
+impl ReadAt for BlobSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, perfscope_format::Error> {
+        let end = offset.saturating_add(size);
+        let buffer = self
+            .blob
+            .slice_with_f64_and_f64(offset as f64, end as f64)
+            .and_then(|part| self.reader.read_as_array_buffer(&part))
+            .map_err(|e| {
+                web_sys::console::warn_1(&JsValue::from(format!("reading bytes {offset}..{end} failed: {}", describe_js_error(&e))));
+                perfscope_format::Error::new(offset, perfscope_format::ErrorKind::UnexpectedEof { what: "file (the browser could not read it)", needed: size, available: 0 })
+            })?;
+        Ok(Uint8Array::new(&buffer).to_vec())
+    }
+}
+
+/// The worker's wasm memory, bytes.
+fn wasm_memory() -> f64 {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .ok()
+        .and_then(|m| m.buffer().dyn_into::<js_sys::ArrayBuffer>().ok())
+        .map_or(0.0, |b| f64::from(b.byte_length()))
+}
+
+/// GETs `url`, streaming the body into a Blob (outside wasm memory) with progress: bytes, and
+/// the total when the server sends a Content-Length.
+async fn download(id: u32, url: &str) -> Result<Blob, String> {
+    let scope: WorkerGlobalScope = js_sys::global().unchecked_into();
+    let response = JsFuture::from(scope.fetch_with_str(url)).await.map_err(|e| describe_js_error(&e))?;
+    let response: Response = response.dyn_into().map_err(|_| "fetch did not return a Response".to_string())?;
+    if !response.ok() {
+        return Err(format!("HTTP {} {}", response.status(), response.status_text()));
+    }
+    let total = response.headers().get("content-length").ok().flatten().and_then(|v| v.trim().parse::<f64>().ok()).unwrap_or(0.0);
+    let Some(body) = response.body() else {
+        return Blob::new().map_err(|e| describe_js_error(&e));
+    };
+    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let parts = js_sys::Array::new();
+    let mut bytes = 0.0;
+    loop {
+        let chunk = JsFuture::from(reader.read()).await.map_err(|e| describe_js_error(&e))?;
+        let done = js_sys::Reflect::get(&chunk, &JsValue::from_str("done")).map(|d| d.is_truthy()).unwrap_or(true);
+        if done {
+            break;
+        }
+        let value = js_sys::Reflect::get(&chunk, &JsValue::from_str("value")).unwrap_or(JsValue::UNDEFINED);
+        if let Some(a) = value.dyn_ref::<Uint8Array>() {
+            bytes += f64::from(a.length());
+            parts.push(a);
+        }
+        post(WorkerMessage::Progress(id, Progress { phase: Phase::Read, bytes, total: total.max(bytes), records: 0.0 }));
+    }
+    Blob::new_with_u8_array_sequence(&parts).map_err(|e| describe_js_error(&e))
+}
+
 /// Bytes `start..end` of a blob (clamped to it, as `Blob.slice` does).
 async fn read(blob: &Blob, start: u64, end: u64) -> Result<Vec<u8>, String> {
     let part = blob.slice_with_f64_and_f64(start as f64, end as f64).map_err(|e| describe_js_error(&e))?;
@@ -197,7 +288,7 @@ async fn read(blob: &Blob, start: u64, end: u64) -> Result<Vec<u8>, String> {
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
-/// The whole blob, read in [`SLICE`]s into one buffer; `progress(bytes)` after each slice.
+/// The whole blob (a symbol file), read in [`SLICE`]s into one buffer; `progress(bytes)` after each slice.
 async fn read_all(blob: &Blob, progress: impl Fn(f64)) -> Result<Vec<u8>, String> {
     let size = blob.size() as u64;
     let mut out = Vec::new();
@@ -205,7 +296,7 @@ async fn read_all(blob: &Blob, progress: impl Fn(f64)) -> Result<Vec<u8>, String
         .map_err(|_| format!("cannot allocate {size} bytes for the file"))?;
     let mut start = 0;
     while start < size {
-        let end = (start + SLICE).min(size);
+        let end = (start + SLICE as u64).min(size);
         let part = blob.slice_with_f64_and_f64(start as f64, end as f64).map_err(|e| describe_js_error(&e))?;
         let buffer = JsFuture::from(part.array_buffer()).await.map_err(|e| describe_js_error(&e))?;
         let array = Uint8Array::new(&buffer);

@@ -106,14 +106,25 @@ impl AnalysisWorker {
     pub fn open(&self, files: Vec<NamedBlob>) -> Result<u32, String> {
         let id = self.id();
         self.wanted.borrow_mut().clear();
-        self.post(Request::Files { id, files }.to_js())?;
+        self.post(Request::Files { id, files, slice: slice_param() }.to_js())?;
+        Ok(id)
+    }
+
+    /// Asks the worker to download `url` (resolved against the page's address) and open it;
+    /// returns the request id.
+    pub fn open_url(&self, name: String, url: &str) -> Result<u32, String> {
+        let base = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+        let url = web_sys::Url::new_with_base(url, &base).map_err(|e| format!("{url} is not an address: {}", describe_js_error(&e)))?.href();
+        let id = self.id();
+        self.wanted.borrow_mut().clear();
+        self.post(Request::Url { id, name, url, slice: slice_param() }.to_js())?;
         Ok(id)
     }
 
     /// Sends symbol files for the open profile; returns the request id.
     pub fn add_files(&self, files: Vec<NamedBlob>) -> Result<u32, String> {
         let id = self.id();
-        self.post(Request::Files { id, files }.to_js())?;
+        self.post(Request::Files { id, files, slice: 0 }.to_js())?;
         Ok(id)
     }
 
@@ -262,4 +273,14 @@ impl std::fmt::Debug for AnalysisWorker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AnalysisWorker").field("next_id", &self.next_id.get()).finish_non_exhaustive()
     }
+}
+
+/// `?slice=N` in the page's address: the worker reads files in slices of N bytes (for tests).
+fn slice_param() -> u32 {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
+        .and_then(|p| p.get("slice"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
 }

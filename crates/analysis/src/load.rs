@@ -26,7 +26,7 @@ mod record_queue;
 mod sectioned;
 
 pub use event_names::EventNames;
-pub use sectioned::{load_sectioned, load_sectioned_parts};
+pub use sectioned::{load_sectioned, load_sectioned_parts, stream_records, RecordSink};
 
 use std::collections::HashMap;
 

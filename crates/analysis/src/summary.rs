@@ -170,7 +170,7 @@ impl Summary {
 
 /// Collects what naming the events needs until all of it is known (in pipe mode EVENT_DESC
 /// and the attrs may come in either order).
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Reader {
     s: Summary,
     ctx: FeatureContext,
@@ -233,29 +233,28 @@ impl Reader {
         let mut d = StreamDecoder::pipe();
         d.push(data);
         d.finish();
-        let mut first = true;
-        let mut legacy = false;
+        let mut legacy = None;
         while let Some(rec) = d.next_record() {
             match rec {
-                Ok(rec) => {
-                    if first {
-                        legacy = perfscope_format::stream::is_legacy_google_record(&rec);
-                        first = false;
-                    }
-                    // The pre-upstream Google format sends features as records 69..=80.
-                    if legacy && (69..=80).contains(&rec.type_().0) {
-                        let feature = HeaderFeature(rec.type_().0 - 66);
-                        self.s.features.push(feature.to_string());
-                        self.feature(feature, rec.body_bytes());
-                    } else {
-                        self.record(&rec);
-                    }
-                }
+                Ok(rec) => self.pipe_record(&rec, &mut legacy),
                 Err(e) => {
                     self.s.error = Some(e.to_string());
                     break;
                 }
             }
+        }
+    }
+
+    /// A record of a pipe-mode stream; `legacy` is decided at the first.
+    fn pipe_record(&mut self, rec: &RawRecord<'_>, legacy: &mut Option<bool>) {
+        let legacy = *legacy.get_or_insert_with(|| perfscope_format::stream::is_legacy_google_record(rec));
+        // The pre-upstream Google format sends features as records 69..=80.
+        if legacy && (69..=80).contains(&rec.type_().0) {
+            let feature = HeaderFeature(rec.type_().0 - 66);
+            self.s.features.push(feature.to_string());
+            self.feature(feature, rec.body_bytes());
+        } else {
+            self.record(rec);
         }
     }
 
@@ -475,6 +474,9 @@ pub fn sample_type_names(bits: u64) -> String {
     }
     parts.join("|")
 }
+
+mod streamed;
+pub use streamed::SummaryReader;
 
 #[cfg(test)]
 mod tests;

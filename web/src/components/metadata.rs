@@ -7,7 +7,7 @@ use perfscope_analysis::summary::Summary;
 use yew::prelude::*;
 
 use crate::components::{ErrorPanel, EventsTable, Fact, FeatureTables, FeaturesList, ProfileSummary, Warnings};
-use crate::display::{duration_ms, mem_kb, size_with_bytes};
+use crate::display::{duration_ms, human_bytes, mem_kb, size_with_bytes};
 use crate::protocol::{ProfileData, Timings};
 use crate::state::FileInfo;
 
@@ -105,8 +105,10 @@ pub fn file_bar(props: &FileBarProps) -> Html {
             <h1 class="file-name" data-field="file-name" title={props.file.name.clone()}>{ &props.file.name }</h1>
             <span class="file-size" data-field="file-size">{ size_with_bytes(s.file_size) }</span>
             <span class="spacer" />
-            <span class="timing" title="time spent in the analysis worker">
+            <span class="timing" title="time spent in the analysis worker, and its memory" data-field="timings"
+                data-summary-ms={t.summary_ms.to_string()} data-wasm-memory={t.wasm_memory.to_string()}>
                 { format!("read {} · summary {} · records {} · profile {}", duration_ms(t.read_ms), duration_ms(t.summary_ms), duration_ms(t.records_ms), duration_ms(t.profile_ms)) }
+                if t.wasm_memory > 0.0 { { format!(" · memory {}", human_bytes(t.wasm_memory as u64)) } }
             </span>
         </div>
     }

@@ -21,6 +21,10 @@ fn id_of(value: &JsValue) -> Option<u32> {
     get(value, "id").as_f64().and_then(|v| (v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v)).then_some(v as u32))
 }
 
+fn slice_of(value: &JsValue) -> u32 {
+    get(value, "slice").as_f64().filter(|v| (0.0..=f64::from(u32::MAX)).contains(v)).map_or(0, |v| v as u32)
+}
+
 /// A packet as a JS object, and the buffers to transfer with it.
 pub fn packet_to_js(p: Packet) -> (JsValue, Array) {
     let object = Object::new();
@@ -89,6 +93,19 @@ pub enum Request {
         id: u32,
         /// The files.
         files: Vec<NamedBlob>,
+        /// Read the perf.data in slices of this many bytes (0: the worker's default).
+        slice: u32,
+    },
+    /// Download a perf.data from `url` (with progress) and open it.
+    Url {
+        /// Request id.
+        id: u32,
+        /// The file name to show.
+        name: String,
+        /// An absolute URL.
+        url: String,
+        /// As in [`Request::Files`].
+        slice: u32,
     },
     /// Read these files (one profile and its symbol files) as the base to compare the open
     /// profile with.
@@ -107,15 +124,39 @@ pub enum Request {
     },
 }
 
+/// Files as a JS array of `{name, blob}`.
+fn files_to_js(files: &[NamedBlob]) -> Array {
+    let list = Array::new();
+    for f in files {
+        let entry = Object::new();
+        set(&entry, "name", &JsValue::from_str(&f.name));
+        set(&entry, "blob", &f.blob);
+        list.push(&entry);
+    }
+    list
+}
+
 impl Request {
     /// The JS object posted to the worker (Blobs travel as handles).
     pub fn to_js(&self) -> JsValue {
         let object = Object::new();
         match self {
-            Request::Files { id, files } | Request::Compare { id, files } => {
-                let op = if matches!(self, Request::Compare { .. }) { "compare" } else { "files" };
-                set(&object, "op", &JsValue::from_str(op));
+            Request::Url { id, name, url, slice } => {
+                set(&object, "op", &JsValue::from_str("url"));
                 set(&object, "id", &JsValue::from(*id));
+                set(&object, "name", &JsValue::from_str(name));
+                set(&object, "url", &JsValue::from_str(url));
+                set(&object, "slice", &JsValue::from(*slice));
+            }
+            Request::Compare { id, files } => {
+                set(&object, "op", &JsValue::from_str("compare"));
+                set(&object, "id", &JsValue::from(*id));
+                set(&object, "files", &files_to_js(files));
+            }
+            Request::Files { id, files, slice } => {
+                set(&object, "op", &JsValue::from_str("files"));
+                set(&object, "id", &JsValue::from(*id));
+                set(&object, "slice", &JsValue::from(*slice));
                 let list = Array::new();
                 for f in files {
                     let entry = Object::new();
@@ -149,7 +190,12 @@ impl Request {
                         .map_err(|_| format!("the file {name:?} carries no Blob"))?;
                     files.push(NamedBlob { name, blob });
                 }
-                Ok(if op == "compare" { Request::Compare { id, files } } else { Request::Files { id, files } })
+                Ok(if op == "compare" { Request::Compare { id, files } } else { Request::Files { id, files, slice: slice_of(value) } })
+            }
+            Some("url") => {
+                let name = get(value, "name").as_string().unwrap_or_default();
+                let url = get(value, "url").as_string().ok_or("the url request has no `url`")?;
+                Ok(Request::Url { id, name, url, slice: slice_of(value) })
             }
             Some("query") => {
                 let json = get(value, "json").as_string().unwrap_or_default();

@@ -156,6 +156,9 @@ pub struct Timings {
     pub records_ms: f64,
     /// Profile building.
     pub profile_ms: f64,
+    /// The worker's wasm memory once the file is open, bytes (it only grows: the peak).
+    #[serde(default)]
+    pub wasm_memory: f64,
 }
 
 /// One event of the profile.

@@ -11,8 +11,9 @@ use perfscope_analysis::profile::Profile;
 
 use super::export::analysis_weight;
 use super::records_index::RecordIndex;
+use super::source::VecSource;
 use super::symbols::{build_resolver, SymbolFile};
-use super::Session;
+use super::{Session, SLICE};
 use crate::protocol::{DiffMeta, DiffReply, DiffRow, WeightKind};
 
 /// Rows of the function table sent to the page.
@@ -34,7 +35,7 @@ pub fn load_base(data: &[u8], symbol_files: &[SymbolFile]) -> Result<Profile, St
     match open(data).map_err(|e| e.to_string())? {
         Opened::Share(shared) => Ok(shared.profile),
         Opened::PerfData => {
-            let (index, _) = RecordIndex::build(data, &mut |_, _| {}).map_err(|e| e.to_string())?;
+            let (index, _) = RecordIndex::build(&mut VecSource(data.to_vec()), SLICE, &mut |_, _| {}).map_err(|e| e.to_string())?;
             let (resolver, _) = build_resolver(symbol_files, &index.mapped);
             let options = LoadOptions { resolver, unknown_names: UnknownNames::ModuleOffset, inline_frames: InlineFrames::Unwound, ..LoadOptions::default() };
             load_profile(data, &[], options).map(|(p, _)| p).map_err(|e| e.to_string())

@@ -1,11 +1,13 @@
 //! What the worker holds for an open file and how it answers queries. Plain Rust (no JS), so
 //! it is tested natively; `crate::worker` is the JS glue around it.
 //!
-//! Opening: [`Session::open`] walks the records once into a [`RecordIndex`] (with progress),
-//! builds the [`Profile`] with `perfscope_analysis::load::load_profile` (time order, symbols,
-//! DWARF unwinding with dropped binaries), and the [`Timeline`] lanes. Symbol files dropped later
-//! rebuild the profile with a new resolver ([`Session::add_symbols`]); the generation number
-//! then goes up.
+//! The file is never held whole: the session reads it through a [`ReadAt`] (a browser `File`
+//! read in slices by the worker, a `Vec` in tests). Opening: [`Session::open`] streams the
+//! records once, in slices, into a [`RecordIndex`], a `ProfileLoader` (time order, symbols,
+//! DWARF unwinding with dropped binaries) and the summary (with progress after each slice), then
+//! builds the [`Timeline`] lanes. The records view reads the rows it shows again through the
+//! [`ReadAt`]. Symbol files dropped later rebuild the profile with a new resolver, reading the
+//! file again ([`Session::add_symbols`]); the generation number then goes up.
 //!
 //! Events are addressed by attr index everywhere in the protocol (the summary's order);
 //! `load_profile` numbers the profile's events in order of first use, so the session maps
@@ -20,16 +22,19 @@ pub mod overview;
 pub mod record_fields;
 pub mod records_index;
 pub mod share;
+pub mod source;
 pub mod symbols;
 pub mod timeline;
 pub mod tree;
 
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::ids::FuncIndex;
-use perfscope_analysis::load::{load, LoadDiagnostics, LoadExtras, LoadOptions};
+use perfscope_analysis::load::{stream_records, LoadDiagnostics, LoadError, LoadExtras, LoadOptions, Loaded, ProfileLoader, RecordSink};
 use perfscope_analysis::profile::Profile;
-use perfscope_analysis::summary::Summary;
+use perfscope_analysis::summary::{Summary, SummaryReader};
+use perfscope_format::file::ReadAt;
 use perfscope_format::metadata::Metadata;
+use perfscope_format::RawRecord;
 
 use crate::protocol::strings::StringTable;
 use crate::protocol::{
@@ -38,12 +43,18 @@ use crate::protocol::{
 };
 pub use events::EventMap;
 use records_index::RecordIndex;
+use source::DynSource;
 use symbols::SymbolFile;
 use timeline::Timeline;
 
+/// Files are read in slices of this many bytes unless the caller asks otherwise (progress is
+/// reported after each).
+pub const SLICE: usize = 8 << 20;
+
 /// An open file.
 pub struct Session {
-    data: Vec<u8>,
+    source: Box<dyn ReadAt>,
+    slice: usize,
     summary: Summary,
     meta: Option<Metadata>,
     index: RecordIndex,
@@ -59,40 +70,79 @@ pub struct Session {
     records_cache: Option<(RecordFilter, Vec<u32>)>,
 }
 
+/// The one pass over the records when a file is opened: each record goes to the records index,
+/// the profile loader and the summary.
+struct OpenPass<'a> {
+    index: RecordIndex,
+    loader: ProfileLoader,
+    summary: &'a mut SummaryReader,
+}
+
+impl RecordSink for OpenPass<'_> {
+    fn record(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
+        self.index.push(meta, rec);
+        self.loader.push(meta, rec);
+        self.summary.record(rec);
+    }
+    fn error(&mut self, e: perfscope_format::Error) {
+        self.index.push_error(e);
+        self.loader.push_error(e);
+        self.summary.error(&e);
+    }
+}
+
+/// The profile is loaded with the switch timeline (on/off-CPU periods for the lanes).
+const EXTRAS: LoadExtras = LoadExtras { timeline: true, off_cpu: false };
+
+fn load_options(resolver: Option<perfscope_analysis::symbols::resolver::SymbolResolver>) -> LoadOptions {
+    LoadOptions { resolver, unknown_names: UnknownNames::ModuleOffset, inline_frames: InlineFrames::Unwound, ..LoadOptions::default() }
+}
+
 impl Session {
-    /// Opens `data` (already summarized as `summary`) with `symbol_files`. `progress` gets
-    /// reports; `now` is a clock in ms (timings only).
+    /// Opens the perf.data read through `source`, in slices of `slice` bytes, whose summary was
+    /// read from its header (`summary`: the records of the pass complete it), with
+    /// `symbol_files`. One pass over the records builds the records index, the profile and the
+    /// summary. `progress` gets reports; `now` is a clock in ms (timings only).
     pub fn open(
-        data: Vec<u8>,
-        summary: Summary,
+        mut source: Box<dyn ReadAt>,
+        mut summary: SummaryReader,
         symbol_files: Vec<SymbolFile>,
+        slice: usize,
         progress: &mut dyn FnMut(Progress),
         now: &dyn Fn() -> f64,
         mut timings: Timings,
     ) -> Session {
-        let total = data.len() as f64;
+        let total = source.len() as f64;
+        let slice = slice.max(1);
         let t0 = now();
-        let (index, meta) = match RecordIndex::build(&data, &mut |bytes, records| {
+        let (resolver, symbol_infos) = symbols::build_resolver(&symbol_files, &Default::default());
+        let mut pass = OpenPass { index: RecordIndex::default(), loader: ProfileLoader::with_extras(load_options(resolver), EXTRAS), summary: &mut summary };
+        let result = stream_records(&mut DynSource(source.as_mut()), &mut [], slice, &mut pass, |bytes, records| {
             progress(Progress { phase: Phase::Records, bytes: bytes as f64, total, records: records as f64 })
-        }) {
-            Ok((index, meta)) => (index, Some(meta)),
+        });
+        let OpenPass { mut index, loader, .. } = pass;
+        timings.records_ms = now() - t0;
+        let t1 = now();
+        progress(Progress { phase: Phase::Profile, bytes: total, total, records: index.len() as f64 });
+        let (meta, built) = match result {
+            Ok(meta) => {
+                let built = loader.finish_loaded(&meta);
+                (Some(meta), Some(built))
+            }
             Err(e) => {
-                let index = RecordIndex {
-                    error_count: 1,
-                    errors: vec![RecordError { offset: e.offset, message: e.to_string(), records_before: 0 }],
-                    ..RecordIndex::default()
-                };
-                (index, None)
+                index = RecordIndex::default();
+                index.push_error(e);
+                (None, None)
             }
         };
-        timings.records_ms = now() - t0;
         let mut s = Session {
-            data,
-            summary,
+            source,
+            slice,
+            summary: summary.summary(),
             meta,
             index,
             symbol_files,
-            symbol_infos: Vec::new(),
+            symbol_infos,
             profile: Profile::new(),
             diagnostics: LoadDiagnostics::default(),
             events: EventMap::default(),
@@ -102,46 +152,75 @@ impl Session {
             timings,
             records_cache: None,
         };
-        progress(Progress { phase: Phase::Profile, bytes: total, total, records: s.index.len() as f64 });
-        s.rebuild(now);
+        let switches = built.and_then(|built| s.set_profile(built));
+        if s.symbol_files.is_empty() {
+            s.generation = 1;
+            s.finish_profile(switches.as_ref());
+        } else {
+            // ELF files are also registered under the paths the recording maps: known now.
+            s.rebuild(progress, now);
+        }
+        s.timings.profile_ms = now() - t1;
         s
     }
 
-    fn rebuild(&mut self, now: &dyn Fn() -> f64) {
+    /// Opens a file held in memory, read in slices of `slice` bytes, without symbols (tests).
+    #[cfg(test)]
+    pub(crate) fn open_bytes(data: Vec<u8>, slice: usize) -> Session {
+        let mut source = source::VecSource(data);
+        let summary = SummaryReader::read_from(&mut source, slice);
+        Session::open(Box::new(source), summary, Vec::new(), slice, &mut |_| {}, &|| 0.0, Timings::default())
+    }
+
+    /// Keeps the built profile (or its error); returns the switch timeline that came with it.
+    fn set_profile(&mut self, built: Result<Loaded, LoadError>) -> Option<perfscope_analysis::timeline::Timeline> {
+        match built {
+            Ok(l) => {
+                self.profile = l.profile;
+                self.diagnostics = l.diagnostics;
+                self.profile_error = None;
+                l.timeline
+            }
+            Err(e) => {
+                self.profile_error = Some(e.to_string());
+                None
+            }
+        }
+    }
+
+    /// The event map and the timeline lanes of the profile, with the on/off-CPU activity of
+    /// `switches`.
+    fn finish_profile(&mut self, switches: Option<&perfscope_analysis::timeline::Timeline>) {
+        self.events = EventMap::new(&self.summary, &self.profile);
+        self.timeline = Timeline::new(&self.profile, &self.events);
+        self.timeline.set_activity(switches, &self.profile, &self.summary, &self.events);
+    }
+
+    /// Builds the profile again (with the symbol files), reading the file again.
+    fn rebuild(&mut self, progress: &mut dyn FnMut(Progress), now: &dyn Fn() -> f64) {
         let t0 = now();
         self.generation += 1;
         let (resolver, infos) = symbols::build_resolver(&self.symbol_files, &self.index.mapped);
         self.symbol_infos = infos;
         let mut switches = None;
         if self.meta.is_some() {
-            let options = LoadOptions {
-                resolver,
-                unknown_names: UnknownNames::ModuleOffset,
-                inline_frames: InlineFrames::Unwound,
-                ..LoadOptions::default()
-            };
-            match load(&self.data, &[], options, LoadExtras { timeline: true, off_cpu: false }) {
-                Ok(l) => {
-                    self.profile = l.profile;
-                    self.diagnostics = l.diagnostics;
-                    switches = l.timeline;
-                    self.profile_error = None;
-                }
-                Err(e) => self.profile_error = Some(e.to_string()),
-            }
+            let total = self.source.len() as f64;
+            let mut loader = ProfileLoader::with_extras(load_options(resolver), EXTRAS);
+            let built = stream_records(&mut DynSource(self.source.as_mut()), &mut [], self.slice, &mut loader, |bytes, records| {
+                progress(Progress { phase: Phase::Profile, bytes: bytes as f64, total, records: records as f64 })
+            })
+            .map_err(LoadError::Format)
+            .and_then(|meta| loader.finish_loaded(&meta));
+            switches = self.set_profile(built);
         }
-        self.events = EventMap::new(&self.summary, &self.profile);
-        self.timeline = Timeline::new(&self.profile, &self.events);
-        self.timeline.set_activity(switches.as_ref(), &self.profile, &self.summary, &self.events);
+        self.finish_profile(switches.as_ref());
         self.timings.profile_ms = now() - t0;
     }
 
     /// Adds symbol files and rebuilds the profile with them.
     pub fn add_symbols(&mut self, files: Vec<SymbolFile>, progress: &mut dyn FnMut(Progress), now: &dyn Fn() -> f64) {
         self.symbol_files.extend(files);
-        let total = self.data.len() as f64;
-        progress(Progress { phase: Phase::Profile, bytes: total, total, records: self.index.len() as f64 });
-        self.rebuild(now);
+        self.rebuild(progress, now);
     }
 
     /// The summary.
@@ -189,8 +268,19 @@ impl Session {
         ProfileData { overview: self.overview(), strings, func_name, func_module }
     }
 
-    fn event_name(&self, e: u32) -> String {
-        self.summary.events.get(e as usize).map(|e| e.name.clone()).unwrap_or_else(|| format!("event {e}"))
+    /// Records in the file.
+    pub fn record_count(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Bytes the records index holds (its columns' capacities).
+    pub fn index_bytes(&self) -> usize {
+        self.index.heap_bytes()
+    }
+
+    /// The timings so far.
+    pub fn timings_mut(&mut self) -> &mut Timings {
+        &mut self.timings
     }
 
     /// Answers a query.
@@ -243,8 +333,9 @@ impl Session {
         let ix = &self.index;
         let at32 = |c: &Vec<u32>, i: u32| c.get(i as usize).copied().unwrap_or(u32::MAX);
         let mut fields = StringTable::new();
+        let summary = &self.summary;
         if let Some(meta) = &self.meta {
-            for text in ix.describe_rows(&self.data, meta, &page, &|e| self.event_name(e)) {
+            for text in ix.describe_rows(self.source.as_mut(), meta, &page, &|e| event_name(summary, e)) {
                 fields.push(&text);
             }
         } else {
@@ -266,10 +357,11 @@ impl Session {
     }
 
     /// The stack of the sample of record `record`: the profile sample with its time and tid.
-    pub fn stack(&self, record: u32) -> StackReply {
+    pub fn stack(&mut self, record: u32) -> StackReply {
         let r = record as usize;
+        let summary = &self.summary;
         let fields = match &self.meta {
-            Some(meta) => self.index.describe_rows(&self.data, meta, &[record], &|e| self.event_name(e)).pop().unwrap_or_default(),
+            Some(meta) => self.index.describe_rows(self.source.as_mut(), meta, &[record], &|e| event_name(summary, e)).pop().unwrap_or_default(),
             None => String::new(),
         };
         let mut reply = StackReply {
@@ -306,6 +398,13 @@ impl Session {
     }
 }
 
+fn event_name(summary: &Summary, e: u32) -> String {
+    summary.events.get(e as usize).map(|e| e.name.clone()).unwrap_or_else(|| format!("event {e}"))
+}
+
+#[cfg(test)]
+mod streamed_tests;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,8 +412,11 @@ mod tests {
 
     fn open(name: &str) -> Session {
         let data = std::fs::read(format!("{}/../tests/data/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
-        let summary = Summary::from_bytes(&data);
-        Session::open(data, summary, Vec::new(), &mut |_| {}, &|| 0.0, Timings::default())
+        open_bytes(data, SLICE)
+    }
+
+    fn open_bytes(data: Vec<u8>, slice: usize) -> Session {
+        Session::open_bytes(data, slice)
     }
 
     #[test]

@@ -1,30 +1,37 @@
 //! [`RecordIndex`]: one row per record of the file in file order (records inside COMPRESSED
 //! records included), as columns, with counts per type, lost/throttle totals and the errors met.
+//! It is filled record by record during the streaming pass over the file (a [`RecordSink`]).
 //! The records table filters and pages over it; the fields of a row are decoded again from the
-//! file bytes when the row is shown.
+//! file, read through its [`ReadAt`], when the row is shown.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
+use perfscope_analysis::load::{stream_records, RecordSink};
+use perfscope_format::file::ReadAt;
 use perfscope_format::metadata::Metadata;
-use perfscope_format::records::{frame_record_with, Record};
-use perfscope_format::walk::{walk, Item};
-use perfscope_format::RecordType;
+use perfscope_format::records::{frame_record_with, trailing_payload_len, Record, RECORD_HEADER_SIZE};
+use perfscope_format::stream::StreamDecoder;
+use perfscope_format::{RawRecord, RecordType};
 
 use super::record_fields::{describe, who};
+use super::source::DynSource;
 use crate::protocol::{LostInfo, RecordCount, RecordError, RecordFilter};
 
 /// At most this many errors are kept (all are counted).
 pub const MAX_ERRORS: usize = 100;
 /// `u32::MAX` / `u64::MAX` mean "none" in the columns.
 pub const NONE32: u32 = u32::MAX;
+/// Rows are re-read in windows of at least this many bytes.
+const WINDOW: u64 = 64 << 10;
 
 /// Every record as columns.
 #[derive(Debug, Default)]
 pub struct RecordIndex {
     /// File offset of the record (of its COMPRESSED record when it was compressed).
     pub offset: Vec<u64>,
-    /// Whether the record came out of a COMPRESSED record.
-    pub compressed: Vec<bool>,
+    /// For a record that came out of a COMPRESSED record: its number among the records decoded
+    /// from that COMPRESSED record (`NONE32` otherwise).
+    pub inner: Vec<u32>,
     /// `PERF_RECORD_*`.
     pub type_: Vec<u32>,
     /// ns, `u64::MAX` when none.
@@ -47,46 +54,65 @@ pub struct RecordIndex {
     pub error_count: u64,
     /// The file names that MMAP and MMAP2 records map.
     pub mapped: BTreeSet<String>,
+    /// The COMPRESSED record the last compressed row came from, and the rows from it so far.
+    last_compressed: Option<(u64, u32)>,
+}
+
+impl RecordSink for RecordIndex {
+    fn record(&mut self, meta: &Metadata, raw: &RawRecord<'_>) {
+        self.push(meta, raw);
+    }
+    fn error(&mut self, e: perfscope_format::Error) {
+        self.push_error(e);
+    }
 }
 
 impl RecordIndex {
-    /// Walks `data` (a whole perf.data, file or pipe mode). `progress(bytes, records)` is called
-    /// every 65536 records. Returns the index and the file's metadata, or the error that
-    /// prevented reading any record.
-    pub fn build(data: &[u8], progress: &mut dyn FnMut(u64, u64)) -> Result<(RecordIndex, Metadata), perfscope_format::Error> {
+    /// Reads a whole perf.data (file or pipe mode) through `r` in slices of `slice` bytes.
+    /// `progress(bytes, records)` is called after each slice. Returns the index and the file's
+    /// metadata, or the error that prevented reading any record.
+    pub fn build(r: &mut dyn ReadAt, slice: usize, progress: &mut dyn FnMut(u64, u64)) -> Result<(RecordIndex, Metadata), perfscope_format::Error> {
         let mut ix = RecordIndex::default();
-        let meta = walk(data, &[], |meta, _part, item| match item {
-            Item::Record(raw) => {
-                let t = raw.type_().0;
-                *ix.counts.entry(t).or_insert(0) += 1;
-                ix.names.entry(t).or_insert_with(|| meta.record_type_name(raw.type_()));
-                let (mut time, mut w) = (None, Default::default());
-                match meta.parse(raw) {
-                    Ok(rec) => {
-                        time = rec.time();
-                        w = who(&rec);
-                        ix.count_lost(&rec);
-                    }
-                    Err(e) => ix.error(e),
-                }
-                ix.offset.push(raw.offset);
-                ix.compressed.push(raw.inner_offset.is_some());
-                ix.type_.push(t);
-                ix.time.push(time.unwrap_or(u64::MAX));
-                ix.cpu.push(w.cpu.unwrap_or(NONE32));
-                ix.pid.push(w.pid.unwrap_or(NONE32));
-                ix.tid.push(w.tid.unwrap_or(NONE32));
-                if ix.type_.len() % 65536 == 0 {
-                    progress(raw.offset, ix.type_.len() as u64);
-                }
-            }
-            Item::Error(e) => ix.error(*e),
-        })?;
-        progress(data.len() as u64, ix.type_.len() as u64);
+        let meta = stream_records(&mut DynSource(r), &mut [], slice, &mut ix, progress)?;
         Ok((ix, meta))
     }
 
-    fn error(&mut self, e: perfscope_format::Error) {
+    /// Adds the next record of the file.
+    pub fn push(&mut self, meta: &Metadata, raw: &RawRecord<'_>) {
+        let t = raw.type_().0;
+        *self.counts.entry(t).or_insert(0) += 1;
+        self.names.entry(t).or_insert_with(|| meta.record_type_name(raw.type_()));
+        let (mut time, mut w) = (None, Default::default());
+        match meta.parse(raw) {
+            Ok(rec) => {
+                time = rec.time();
+                w = who(&rec);
+                self.count_lost(&rec);
+            }
+            Err(e) => self.push_error(e),
+        }
+        let inner = match raw.inner_offset {
+            None => NONE32,
+            Some(_) => {
+                let n = match self.last_compressed {
+                    Some((at, n)) if at == raw.offset => n.saturating_add(1),
+                    _ => 0,
+                };
+                self.last_compressed = Some((raw.offset, n));
+                n
+            }
+        };
+        self.offset.push(raw.offset);
+        self.inner.push(inner);
+        self.type_.push(t);
+        self.time.push(time.unwrap_or(u64::MAX));
+        self.cpu.push(w.cpu.unwrap_or(NONE32));
+        self.pid.push(w.pid.unwrap_or(NONE32));
+        self.tid.push(w.tid.unwrap_or(NONE32));
+    }
+
+    /// Adds an error met while reading the file.
+    pub fn push_error(&mut self, e: perfscope_format::Error) {
         self.error_count += 1;
         if self.errors.len() < MAX_ERRORS {
             self.errors.push(RecordError { offset: e.offset, message: e.to_string(), records_before: self.type_.len() as u64 });
@@ -114,6 +140,11 @@ impl RecordIndex {
             }
             _ => {}
         }
+    }
+
+    /// Bytes held by the columns (their capacities).
+    pub fn heap_bytes(&self) -> usize {
+        self.offset.capacity() * 8 + self.time.capacity() * 8 + (self.inner.capacity() + self.type_.capacity() + self.cpu.capacity() + self.pid.capacity() + self.tid.capacity()) * 4
     }
 
     /// Number of records.
@@ -161,50 +192,70 @@ impl RecordIndex {
             .collect()
     }
 
-    /// The decoded fields of `rows` (record indices), in the order given.
-    pub fn describe_rows(&self, data: &[u8], meta: &Metadata, rows: &[u32], event_name: &dyn Fn(u32) -> String) -> Vec<String> {
+    /// Whether `rec` is what row `row` says (type, time, tid).
+    fn is_row(&self, row: usize, rec: &Record<'_>, raw: &RawRecord<'_>) -> bool {
+        self.type_.get(row) == Some(&raw.type_().0)
+            && self.time.get(row).copied() == Some(rec.time().unwrap_or(u64::MAX))
+            && self.tid.get(row).copied() == Some(who(rec).tid.unwrap_or(NONE32))
+    }
+
+    /// The decoded fields of `rows` (record indices), in the order given, read through `r`.
+    /// A record is read at its offset; one inside a COMPRESSED record is decoded from that
+    /// record alone, or — when it began in an earlier one — by streaming the file up to it.
+    pub fn describe_rows(&self, r: &mut dyn ReadAt, meta: &Metadata, rows: &[u32], event_name: &dyn Fn(u32) -> String) -> Vec<String> {
         let mut out = vec![String::new(); rows.len()];
+        let mut window = Window::default();
         let mut from_walk: Vec<(u32, usize)> = Vec::new();
         for (slot, &row) in rows.iter().enumerate() {
-            let r = row as usize;
-            let (Some(&offset), Some(&compressed)) = (self.offset.get(r), self.compressed.get(r)) else { continue };
-            if compressed {
-                from_walk.push((row, slot));
-                continue;
-            }
-            let text = usize::try_from(offset)
-                .ok()
-                .and_then(|o| data.get(o..))
-                .ok_or_else(|| format!("offset {offset:#x} is outside the file"))
-                .and_then(|bytes| frame_record_with(bytes, offset, meta.endian, !meta.legacy_google).map_err(|e| e.to_string()))
-                .and_then(|raw| meta.parse(&raw).map(|rec| describe(&rec, event_name)).map_err(|e| e.to_string()));
+            let i = row as usize;
+            let (Some(&offset), Some(&inner)) = (self.offset.get(i), self.inner.get(i)) else { continue };
+            let bytes = match window.record(r, offset, meta) {
+                Ok(b) => b,
+                Err(e) => {
+                    if let Some(o) = out.get_mut(slot) {
+                        *o = format!("error: {e}");
+                    }
+                    continue;
+                }
+            };
+            let text = if inner == NONE32 {
+                frame_record_with(bytes, offset, meta.endian, !meta.legacy_google)
+                    .and_then(|raw| meta.parse(&raw).map(|rec| describe(&rec, event_name)))
+                    .map_err(|e| e.to_string())
+            } else {
+                let mut d = StreamDecoder::records(meta.endian, offset);
+                d.push(bytes);
+                d.finish();
+                let mut n = 0u32;
+                let mut found = None;
+                while let Some(item) = d.next_record() {
+                    let Ok(raw) = item else { break };
+                    if raw.inner_offset.is_none() || raw.offset != offset {
+                        continue;
+                    }
+                    if n == inner {
+                        found = meta.parse(&raw).ok().filter(|rec| self.is_row(i, rec, &raw)).map(|rec| describe(&rec, event_name));
+                        break;
+                    }
+                    n += 1;
+                }
+                match found {
+                    Some(text) => Ok(text),
+                    None => {
+                        from_walk.push((row, slot));
+                        continue;
+                    }
+                }
+            };
             if let Some(o) = out.get_mut(slot) {
                 *o = text.unwrap_or_else(|e| format!("error: {e}"));
             }
         }
         if !from_walk.is_empty() {
-            // Records inside COMPRESSED records are only reachable by decompressing in order.
+            // Records that began in an earlier COMPRESSED record: only reachable in order.
             from_walk.sort_unstable();
-            let mut next = 0usize;
-            let mut index = 0u32;
-            let _ = walk(data, &[], |meta, _, item| {
-                if let Item::Record(raw) = item {
-                    while let Some(&(row, slot)) = from_walk.get(next) {
-                        if row != index {
-                            break;
-                        }
-                        let text = match meta.parse(raw) {
-                            Ok(rec) => describe(&rec, event_name),
-                            Err(e) => format!("error: {e}"),
-                        };
-                        if let Some(o) = out.get_mut(slot) {
-                            *o = text;
-                        }
-                        next += 1;
-                    }
-                    index = index.saturating_add(1);
-                }
-            });
+            let mut sink = Pick { rows: &from_walk, next: 0, index: 0, out: &mut out, event_name };
+            let _ = stream_records(&mut DynSource(r), &mut [], 4 << 20, &mut sink, |_, _| {});
         }
         out
     }
@@ -215,9 +266,106 @@ impl RecordIndex {
     }
 }
 
+/// The last bytes read for [`RecordIndex::describe_rows`]: rows shown together are mostly
+/// near each other.
+#[derive(Default)]
+struct Window {
+    start: u64,
+    bytes: Vec<u8>,
+}
+
+impl Window {
+    /// The bytes of the record at `offset` (its header says how many).
+    fn record(&mut self, r: &mut dyn ReadAt, offset: u64, meta: &Metadata) -> Result<&[u8], perfscope_format::Error> {
+        let header = RECORD_HEADER_SIZE as u64;
+        let size = match self.get(offset, header) {
+            Some(h) => record_size(h, meta),
+            None => {
+                self.fill(r, offset, header)?;
+                self.get(offset, header).map_or(0, |h| record_size(h, meta))
+            }
+        };
+        let mut size = size.max(header);
+        if self.get(offset, size).is_none() {
+            self.fill(r, offset, size)?;
+        }
+        // The bytes after the record that belong to it (AUX data, trace data).
+        let payload = self.get(offset, size).and_then(|b| {
+            let type_ = RecordType(meta.endian.u32(b.get(..4)?.try_into().ok()?));
+            trailing_payload_len(type_, b.get(RECORD_HEADER_SIZE..)?, meta.endian)
+        });
+        if let Some(len) = payload.filter(|_| !meta.legacy_google) {
+            size = size.saturating_add(len);
+            if self.get(offset, size).is_none() {
+                self.fill(r, offset, size)?;
+            }
+        }
+        Ok(self.get(offset, size).unwrap_or(&[]))
+    }
+
+    fn get(&self, offset: u64, size: u64) -> Option<&[u8]> {
+        let from = usize::try_from(offset.checked_sub(self.start)?).ok()?;
+        self.bytes.get(from..from.checked_add(usize::try_from(size).ok()?)?)
+    }
+
+    fn fill(&mut self, r: &mut dyn ReadAt, offset: u64, at_least: u64) -> Result<(), perfscope_format::Error> {
+        let len = r.len();
+        if offset.saturating_add(at_least) > len {
+            return Err(perfscope_format::Error::new(
+                offset,
+                perfscope_format::ErrorKind::RecordPastEnd { size: at_least, available: len.saturating_sub(offset) },
+            ));
+        }
+        let size = at_least.max(WINDOW).min(len - offset);
+        self.bytes = r.read_at(offset, size)?;
+        self.start = offset;
+        Ok(())
+    }
+}
+
+/// `perf_event_header.size` of the record header `h`.
+fn record_size(h: &[u8], meta: &Metadata) -> u64 {
+    h.get(6..8).and_then(|b| b.try_into().ok()).map_or(0, |b| u64::from(meta.endian.u16(b)))
+}
+
+/// Picks rows out of a pass over the whole file.
+struct Pick<'a> {
+    /// (row, slot in `out`), by row.
+    rows: &'a [(u32, usize)],
+    next: usize,
+    index: u32,
+    out: &'a mut Vec<String>,
+    event_name: &'a dyn Fn(u32) -> String,
+}
+
+impl RecordSink for Pick<'_> {
+    fn record(&mut self, meta: &Metadata, raw: &RawRecord<'_>) {
+        while let Some(&(row, slot)) = self.rows.get(self.next) {
+            if row != self.index {
+                break;
+            }
+            let text = match meta.parse(raw) {
+                Ok(rec) => describe(&rec, self.event_name),
+                Err(e) => format!("error: {e}"),
+            };
+            if let Some(o) = self.out.get_mut(slot) {
+                *o = text;
+            }
+            self.next += 1;
+        }
+        self.index = self.index.saturating_add(1);
+    }
+    fn error(&mut self, _e: perfscope_format::Error) {}
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::source::VecSource;
+
+    fn build(data: &[u8], slice: usize, progress: &mut dyn FnMut(u64, u64)) -> Result<(RecordIndex, Metadata), perfscope_format::Error> {
+        RecordIndex::build(&mut VecSource(data.to_vec()), slice, progress)
+    }
 
     fn example() -> Vec<u8> {
         std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/example.data")).unwrap()
@@ -243,24 +391,26 @@ mod tests {
     fn example_counts_match_a_hand_walk_of_the_headers() {
         let data = example();
         let mut calls = 0;
-        let (ix, _) = RecordIndex::build(&data, &mut |_, _| calls += 1).unwrap();
+        let (ix, _) = build(&data, 4096, &mut |_, _| calls += 1).unwrap();
         assert_eq!(ix.counts, hand_counts(&data));
         assert_eq!(ix.len() as u64, ix.counts.values().sum::<u64>());
         assert_eq!(ix.error_count, 0);
-        assert!(calls >= 1);
+        // Progress after each 4 KB slice.
+        assert!(calls as usize >= data.len() / 4096 - 2, "{calls} progress calls for {} bytes", data.len());
         assert_eq!(ix.names.get(&9).map(String::as_str), Some("SAMPLE"));
     }
 
     #[test]
     fn filters_and_describes_rows() {
         let data = example();
-        let (ix, meta) = RecordIndex::build(&data, &mut |_, _| {}).unwrap();
+        let (ix, meta) = build(&data, 1 << 20, &mut |_, _| {}).unwrap();
+        let mut src = VecSource(data.clone());
         let comms = ix.matching(&RecordFilter { types: vec![3], ..RecordFilter::default() });
         assert!(!comms.is_empty());
-        let text = ix.describe_rows(&data, &meta, &comms, &|_| "cpu-clock".into());
+        let text = ix.describe_rows(&mut src, &meta, &comms, &|_| "cpu-clock".into());
         assert!(text.iter().any(|t| t.starts_with("sort")), "{text:?}");
         let samples = ix.matching(&RecordFilter { types: vec![9], ..RecordFilter::default() });
-        let first = ix.describe_rows(&data, &meta, &samples[..1], &|_| "cpu-clock".into());
+        let first = ix.describe_rows(&mut src, &meta, &samples[..1], &|_| "cpu-clock".into());
         assert!(first[0].starts_with("cpu-clock period="), "{first:?}");
         // A range keeps only timed records inside it, both ends included.
         let t = ix.time[samples[3] as usize];
@@ -272,7 +422,7 @@ mod tests {
     fn a_cut_file_keeps_the_records_before_the_cut_and_names_the_offset() {
         let data = example();
         let cut = &data[..30000];
-        let (ix, _) = RecordIndex::build(cut, &mut |_, _| {}).unwrap();
+        let (ix, _) = build(cut, 1000, &mut |_, _| {}).unwrap();
         // Complete records before byte 30000, counted by hand.
         let u64_at = |o: usize| u64::from_le_bytes(data[o..o + 8].try_into().unwrap());
         let mut o = u64_at(40) as usize;

@@ -7,8 +7,9 @@ use perfscope_analysis::load::LoadDiagnostics;
 use perfscope_analysis::summary::{EventSummary, Summary};
 
 use super::records_index::RecordIndex;
+use super::source::VecSource;
 use super::timeline::Timeline;
-use super::{EventMap, Session};
+use super::{EventMap, Session, SLICE};
 use crate::protocol::Timings;
 
 /// The header facts shown for a share file: the recording's (as scrubbed when it was shared),
@@ -30,25 +31,25 @@ pub fn share_summary(shared: &SharedProfile, file_size: u64) -> Summary {
 impl Session {
     /// A session over a share file read into `shared` (`data` is its bytes).
     pub fn open_share(data: Vec<u8>, shared: SharedProfile, summary: Summary, timings: Timings) -> Session {
-        let profile = shared.profile;
-        let events = EventMap::new(&summary, &profile);
-        let timeline = Timeline::new(&profile, &events);
-        Session {
-            data,
+        let mut s = Session {
+            source: Box::new(VecSource(data)),
+            slice: SLICE,
             summary,
             meta: None,
             index: RecordIndex::default(),
             symbol_files: Vec::new(),
             symbol_infos: Vec::new(),
-            profile,
+            profile: shared.profile,
             diagnostics: LoadDiagnostics::default(),
-            events,
-            timeline,
+            events: EventMap::default(),
+            timeline: Timeline::default(),
             generation: 1,
             profile_error: None,
             timings,
             records_cache: None,
-        }
+        };
+        s.finish_profile(None);
+        s
     }
 }
 
@@ -62,7 +63,7 @@ mod tests {
     #[test]
     fn a_shared_recording_keeps_its_call_chain_flag() {
         let data = std::fs::read(format!("{}/../tests/data/example.data", env!("CARGO_MANIFEST_DIR"))).unwrap();
-        let original = Session::open(data.clone(), Summary::from_bytes(&data), Vec::new(), &mut |_| {}, &|| 0.0, Timings::default());
+        let original = Session::open_bytes(data, SLICE);
         assert!(original.overview().events[0].callchain);
         let bytes = to_share(original.profile(), Some(original.summary()), &ShareOptions::default());
         let shared = from_share(&bytes).unwrap();

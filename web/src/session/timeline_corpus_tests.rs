@@ -6,12 +6,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use perfscope_analysis::summary::Summary;
-
 use super::super::Session;
 use super::Bins;
 use crate::protocol::timeline::off_state;
-use crate::protocol::{MarkerKind, Query, Timings, WorkerMessage};
+use crate::protocol::{MarkerKind, Query, WorkerMessage};
 
 /// `$PERFSCOPE_SHARED/corpus`, or `shared/corpus` next to the workspace or an ancestor.
 fn corpus() -> Option<PathBuf> {
@@ -23,9 +21,7 @@ fn corpus() -> Option<PathBuf> {
 }
 
 fn open_path(path: &Path) -> Session {
-    let data = std::fs::read(path).unwrap();
-    let summary = Summary::from_bytes(&data);
-    Session::open(data, summary, Vec::new(), &mut |_| {}, &|| 0.0, Timings::default())
+    Session::open_bytes(std::fs::read(path).unwrap(), super::super::SLICE)
 }
 
 /// One line of `perf script` output that is not a callchain line: comm, pid, tid, time (ns),

@@ -6,6 +6,7 @@ use perfscope_format::file::{FileLayout, ReadAt};
 use perfscope_format::header::Magic;
 use perfscope_format::metadata::Metadata;
 use perfscope_format::stream::{is_legacy_google_record, StreamDecoder};
+use perfscope_format::RawRecord;
 
 use super::{LoadDiagnostics, LoadError, LoadOptions, ProfileLoader};
 use crate::profile::Profile;
@@ -78,23 +79,63 @@ pub fn load_sectioned_parts<R: ReadAt>(
     extra: &mut [R],
     chunk_size: usize,
     options: LoadOptions,
-    mut progress: impl FnMut(u64, u64),
+    progress: impl FnMut(u64, u64),
 ) -> Result<(Profile, LoadDiagnostics), LoadError> {
+    let mut loader = ProfileLoader::new(options);
+    let meta = stream_records(r, extra, chunk_size, &mut loader, progress).map_err(LoadError::Format)?;
+    loader.finish(&meta)
+}
+
+/// What [`stream_records`] hands every record and error to, in file order.
+pub trait RecordSink {
+    /// The next record; `meta` is the input's metadata as known at this record (in pipe mode it
+    /// grows with the stream's HEADER_ATTR, HEADER_FEATURE, ID_INDEX and EVENT_UPDATE records).
+    fn record(&mut self, meta: &Metadata, rec: &RawRecord<'_>);
+    /// A problem: a bad header section, a framing error, a failed read.
+    fn error(&mut self, e: perfscope_format::Error);
+}
+
+impl RecordSink for ProfileLoader {
+    fn record(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
+        self.push(meta, rec);
+    }
+    fn error(&mut self, e: perfscope_format::Error) {
+        self.push_error(e);
+    }
+}
+
+/// Reads a perf.data (file mode, or a pipe-mode stream saved to a file) through `r`, at most
+/// `chunk_size` bytes at a time, and hands every record (zstd-compressed ones decompressed) and
+/// every error to `sink`, in file order; then the records of `extra` (a directory's `data.N`
+/// files). Returns the final metadata.
+///
+/// File mode: the header, attrs and feature table are read first ([`FileLayout::read_from`]),
+/// then each feature section ([`Metadata::from_layout`]), then the data section in chunks
+/// through a [`StreamDecoder`]. Pipe mode: the whole stream in chunks. `progress(bytes_done,
+/// records)` is called after each chunk.
+///
+/// Errors: only a header that cannot be read; everything later goes to `sink`.
+pub fn stream_records<R: ReadAt, S: RecordSink + ?Sized>(
+    r: &mut R,
+    extra: &mut [R],
+    chunk_size: usize,
+    sink: &mut S,
+    mut progress: impl FnMut(u64, u64),
+) -> Result<Metadata, perfscope_format::Error> {
     let chunk_size = chunk_size.max(1) as u64;
     // The magic, the header size and (for a version 1 file) the attr size that tells its byte order.
-    let head = r.read_at(0, r.len().min(24)).map_err(LoadError::Format)?;
-    let magic = Magic::parse(&head).map_err(LoadError::Format)?;
-    let mut loader = ProfileLoader::new(options);
-    let mut feed = Feed { loader: &mut loader, bytes_done: 0, records: 0, progress: &mut progress };
+    let head = r.read_at(0, r.len().min(24))?;
+    let magic = Magic::parse(&head)?;
+    let mut feed = Feed { sink, bytes_done: 0, records: 0, progress: &mut progress };
     if magic.pipe {
         let mut meta = Metadata::pipe(magic.endian);
         feed.pipe(r, chunk_size, &mut meta);
-        return loader.finish(&meta);
+        return Ok(meta);
     }
-    let layout = FileLayout::read_from(r).map_err(LoadError::Format)?;
+    let layout = FileLayout::read_from(r)?;
     let (meta, errors) = Metadata::from_layout(&layout, r);
     for e in layout.warnings.iter().chain(&errors) {
-        feed.loader.push_error(*e);
+        feed.sink.error(*e);
     }
     let data = layout.data;
     let mut decoder = StreamDecoder::records(meta.endian, data.offset);
@@ -104,18 +145,18 @@ pub fn load_sectioned_parts<R: ReadAt>(
         let len = part.len();
         feed.records(part, 0, len, chunk_size, &meta, &mut decoder);
     }
-    loader.finish(&meta)
+    Ok(meta)
 }
 
-/// Chunks read from a [`ReadAt`] into a [`StreamDecoder`], records into the loader.
-struct Feed<'l, P> {
-    loader: &'l mut ProfileLoader,
+/// Chunks read from a [`ReadAt`] into a [`StreamDecoder`], records into the sink.
+struct Feed<'l, S: ?Sized, P> {
+    sink: &'l mut S,
     bytes_done: u64,
     records: u64,
     progress: &'l mut P,
 }
 
-impl<P: FnMut(u64, u64)> Feed<'_, P> {
+impl<S: RecordSink + ?Sized, P: FnMut(u64, u64)> Feed<'_, S, P> {
     /// The records of `r[start..end]`, a data section or a `data.N` file.
     fn records(&mut self, r: &mut impl ReadAt, start: u64, end: u64, chunk_size: u64, meta: &Metadata, d: &mut StreamDecoder) {
         let mut at = start;
@@ -124,17 +165,17 @@ impl<P: FnMut(u64, u64)> Feed<'_, P> {
             match r.read_at(at, size) {
                 Ok(chunk) => d.push(&chunk),
                 Err(e) => {
-                    self.loader.push_error(e);
+                    self.sink.error(e);
                     break;
                 }
             }
             at += size;
             self.bytes_done += size;
-            self.drain(d, |loader, rec| loader.push(meta, rec));
+            self.drain(d, |sink, rec| sink.record(meta, rec));
             (self.progress)(self.bytes_done, self.records);
         }
         d.finish();
-        self.drain(d, |loader, rec| loader.push(meta, rec));
+        self.drain(d, |sink, rec| sink.record(meta, rec));
     }
 
     /// A pipe-mode stream: the metadata grows with its HEADER_ATTR, HEADER_FEATURE, ID_INDEX
@@ -144,22 +185,22 @@ impl<P: FnMut(u64, u64)> Feed<'_, P> {
         let end = r.len();
         let mut at = 0;
         let mut first = true;
-        let mut observe = |loader: &mut ProfileLoader, rec: &perfscope_format::RawRecord<'_>| {
+        let mut observe = |sink: &mut S, rec: &RawRecord<'_>| {
             if first {
                 meta.legacy_google = is_legacy_google_record(rec);
                 first = false;
             }
             if let Err(e) = meta.observe(rec) {
-                loader.push_error(e);
+                sink.error(e);
             }
-            loader.push(meta, rec);
+            sink.record(meta, rec);
         };
         while at < end {
             let size = chunk_size.min(end - at);
             match r.read_at(at, size) {
                 Ok(chunk) => d.push(&chunk),
                 Err(e) => {
-                    self.loader.push_error(e);
+                    self.sink.error(e);
                     break;
                 }
             }
@@ -172,14 +213,14 @@ impl<P: FnMut(u64, u64)> Feed<'_, P> {
         self.drain(&mut d, &mut observe);
     }
 
-    fn drain(&mut self, d: &mut StreamDecoder, mut push: impl FnMut(&mut ProfileLoader, &perfscope_format::RawRecord<'_>)) {
+    fn drain(&mut self, d: &mut StreamDecoder, mut push: impl FnMut(&mut S, &RawRecord<'_>)) {
         while let Some(item) = d.next_record() {
             match item {
                 Ok(rec) => {
                     self.records += 1;
-                    push(self.loader, &rec);
+                    push(self.sink, &rec);
                 }
-                Err(e) => self.loader.push_error(e),
+                Err(e) => self.sink.error(e),
             }
         }
     }

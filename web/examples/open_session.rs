@@ -1,0 +1,81 @@
+//! The worker's opening of a file on the command line: a [`Session`] over a file read with
+//! positioned reads in slices (as the worker reads a `File` with `FileReaderSync`), with the
+//! process's peak memory (what the wasm memory grows to) and the records index's share; with
+//! `profile`, the profile alone (`load_sectioned`) for comparison.
+//!
+//! ```text
+//! cargo run --release -p perfscope-web --example open_session -- FILE [SLICE_BYTES] [profile]
+//! ```
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::os::unix::fs::FileExt;
+
+use perfscope_analysis::builder::{InlineFrames, UnknownNames};
+use perfscope_analysis::load::{load_sectioned, LoadOptions};
+use perfscope_analysis::summary::SummaryReader;
+use perfscope_format::file::ReadAt;
+use perfscope_format::{Error, ErrorKind};
+use perfscope_web::protocol::Timings;
+use perfscope_web::session::Session;
+
+/// VmHWM: the peak resident memory of this process, bytes.
+fn peak_rss() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok());
+    kb.unwrap_or(0) * 1024
+}
+
+struct Pread(std::fs::File, u64);
+
+impl ReadAt for Pread {
+    fn len(&self) -> u64 {
+        self.1
+    }
+    fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, Error> {
+        let mut buf = vec![0; usize::try_from(size).unwrap()];
+        self.0
+            .read_exact_at(&mut buf, offset)
+            .map_err(|_| Error::new(offset, ErrorKind::UnexpectedEof { what: "file", needed: size, available: 0 }))?;
+        Ok(buf)
+    }
+}
+
+fn mb(b: usize) -> f64 {
+    b as f64 / 1e6
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().expect("usage: open_session FILE [SLICE_BYTES] [profile]");
+    let slice: usize = args.next().map_or(perfscope_web::session::SLICE, |c| c.parse().expect("a slice size in bytes"));
+    let profile_only = args.next().as_deref() == Some("profile");
+    let file = std::fs::File::open(&path).expect("a readable file");
+    let len = file.metadata().unwrap().len();
+    let mut source = Pread(file, len);
+    let t = std::time::Instant::now();
+    if profile_only {
+        let options = LoadOptions { unknown_names: UnknownNames::ModuleOffset, inline_frames: InlineFrames::Unwound, ..LoadOptions::default() };
+        let (profile, _) = load_sectioned(&mut source, slice, options, |_, _| {}).expect("a perf.data");
+        let peak = peak_rss();
+        println!(
+            "profile alone (load_sectioned): {:.1} s, {} samples, peak RSS {:.0} MB ({:.2}x the file)",
+            t.elapsed().as_secs_f64(),
+            profile.samples.len(),
+            mb(peak),
+            peak as f64 / len as f64
+        );
+        return;
+    }
+    let summary = SummaryReader::read_from(&mut source, slice);
+    let summary_ms = t.elapsed().as_secs_f64() * 1e3;
+    let session = Session::open(Box::new(source), summary, Vec::new(), slice, &mut |_| {}, &|| 0.0, Timings::default());
+    let peak = peak_rss();
+    println!(
+        "session (one pass: index + profile + summary, then timeline): summary {summary_ms:.1} ms, open {:.1} s, {} records; peak RSS {:.0} MB ({:.2}x the file), the records index {:.0} MB",
+        t.elapsed().as_secs_f64(),
+        session.record_count(),
+        mb(peak),
+        peak as f64 / len as f64,
+        mb(session.index_bytes())
+    );
+}

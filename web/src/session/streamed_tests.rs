@@ -1,0 +1,110 @@
+//! The session over a file read in slices against the whole-file readers (`walk` for the
+//! records, `load_profile` for the profile) on every corpus file: the same records (type,
+//! time, offset), the same record counts, the same fields shown for rows (those inside
+//! COMPRESSED records included), the same samples. Skips with a message without the corpus.
+
+use std::path::PathBuf;
+
+use perfscope_analysis::load::load_profile;
+use perfscope_format::walk::{walk, Item};
+
+use super::record_fields::describe;
+use super::records_index::NONE32;
+use super::*;
+
+fn shared() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PERFSCOPE_SHARED") {
+        return Some(PathBuf::from(p));
+    }
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+    p.is_dir().then_some(p)
+}
+
+fn corpus_files(root: &std::path::Path) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    for set in ["corpus/gen", "corpus/bigendian"] {
+        for e in std::fs::read_dir(root.join(set)).into_iter().flatten().flatten() {
+            if e.path().is_file() && e.path().extension().is_some_and(|x| x == "data") {
+                paths.push(e.path());
+            }
+        }
+    }
+    for project in std::fs::read_dir(root.join("corpus/public")).into_iter().flatten().flatten() {
+        for e in std::fs::read_dir(project.path()).into_iter().flatten().flatten() {
+            if e.path().is_file() && !e.file_name().to_string_lossy().ends_with(".md") {
+                paths.push(e.path());
+            }
+        }
+    }
+    paths.sort();
+    paths
+}
+
+/// Per record of the whole-file walk: (type, time, offset, fields as shown).
+fn walked(data: &[u8]) -> Option<Vec<(u32, u64, u64, String)>> {
+    let mut rows = Vec::new();
+    walk(data, &[], |meta, _, item| {
+        if let Item::Record(raw) = item {
+            let (time, text) = match meta.parse(raw) {
+                Ok(rec) => (rec.time().unwrap_or(u64::MAX), describe(&rec, |e| format!("ev{e}"))),
+                Err(e) => (u64::MAX, format!("error: {e}")),
+            };
+            rows.push((raw.type_().0, time, raw.offset, text));
+        }
+    })
+    .ok()?;
+    Some(rows)
+}
+
+fn open_bytes(data: Vec<u8>, slice: usize) -> Session {
+    Session::open_bytes(data, slice)
+}
+
+#[test]
+fn sliced_sessions_equal_the_whole_file_readers_on_every_corpus_file() {
+    let Some(root) = shared() else {
+        println!("SKIPPED: no ../shared corpus (set PERFSCOPE_SHARED)");
+        return;
+    };
+    let files = corpus_files(&root);
+    assert!(files.len() > 40, "corpus found but only {} files", files.len());
+    let (mut compressed_rows, mut with_samples) = (0, 0);
+    for path in &files {
+        let data = std::fs::read(path).unwrap();
+        let name = path.display();
+        let whole_summary = Summary::from_bytes(&data);
+        let whole_samples = load_profile(&data, &[], load_options(None)).map(|(p, _)| p.samples.len()).unwrap_or(0);
+        with_samples += usize::from(whole_samples > 0);
+        let rows = walked(&data);
+        for slice in [4093, SLICE] {
+            let mut s = open_bytes(data.clone(), slice);
+            assert_eq!(s.summary, whole_summary, "{name} (slice {slice}): summary");
+            assert_eq!(s.profile.samples.len(), whole_samples, "{name} (slice {slice}): samples");
+            let Some(rows) = &rows else {
+                assert!(s.meta.is_none(), "{name}: the walk failed but the session read the header");
+                continue;
+            };
+            let ix = &s.index;
+            assert_eq!(ix.len(), rows.len(), "{name} (slice {slice}): records");
+            assert_eq!(ix.type_, rows.iter().map(|r| r.0).collect::<Vec<_>>(), "{name}: types");
+            assert_eq!(ix.time, rows.iter().map(|r| r.1).collect::<Vec<_>>(), "{name}: times");
+            assert_eq!(ix.offset, rows.iter().map(|r| r.2).collect::<Vec<_>>(), "{name}: offsets");
+            let mut counts = std::collections::BTreeMap::new();
+            rows.iter().for_each(|r| *counts.entry(r.0).or_insert(0u64) += 1);
+            assert_eq!(ix.counts, counts, "{name}: counts");
+            // Rows shown: the first ones, some spread over the file, every 7th compressed one.
+            let n = rows.len() as u32;
+            let mut shown: Vec<u32> = (0..n.min(200)).chain((0..n).step_by((n as usize / 100).max(1))).collect();
+            let compressed: Vec<u32> = (0..n).filter(|&i| ix.inner[i as usize] != NONE32).step_by(7).collect();
+            compressed_rows += compressed.len();
+            shown.extend(compressed);
+            let meta = s.meta.clone().unwrap();
+            let texts = s.index.describe_rows(s.source.as_mut(), &meta, &shown, &|e| format!("ev{e}"));
+            for (row, text) in shown.iter().zip(&texts) {
+                assert_eq!(text, &rows[*row as usize].3, "{name} (slice {slice}): row {row}");
+            }
+        }
+    }
+    assert!(with_samples > 20, "{with_samples} files with samples");
+    assert!(compressed_rows > 100, "only {compressed_rows} compressed rows checked");
+}
