@@ -82,6 +82,8 @@ test('only the app\'s own files and the ?url= target are requested', async () =>
   try {
     const page = await context.newPage();
     const { requests, errors } = watch(page);
+    // The context also sees what the workers (the analysis worker fetches ?url=) request.
+    context.on('request', (r) => requests.push(r.url()));
     const target = `${data.url}example.data`;
     await page.goto(`${app.url}?url=${encodeURIComponent(target)}`);
     assert.equal(await waitForState(page, ['loaded', 'error'], 60_000), 'loaded');
