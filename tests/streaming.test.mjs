@@ -9,7 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../scripts/static-server.mjs';
-import { launch, openApp, waitForState } from './helpers/browser.mjs';
+import { isPlaywrightNotice, launch, openApp, waitForState } from './helpers/browser.mjs';
 import { num, showTab, flameTotal } from './helpers/views.mjs';
 import { parseScriptSamples } from './helpers/perf-script.mjs';
 
@@ -82,7 +82,7 @@ test('?url= downloads in the worker (into a Blob), then opens the file', async (
   const page = await browser.context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (['error', 'warning'].includes(m.type())) errors.push(`console.${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => { if (['error', 'warning'].includes(m.type()) && !isPlaywrightNotice(m)) errors.push(`console.${m.type()}: ${m.text()}`); });
   await page.goto(`${server.url}?url=example.data&slice=65536`);
   assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
   assert.equal(await page.locator('[data-field="file-name"]').textContent(), 'example.data');

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveApp } from './helpers/app.mjs';
-import { dropFile, launch, openApp, waitForState } from './helpers/browser.mjs';
+import { dropFile, isPlaywrightNotice, launch, openApp, waitForState } from './helpers/browser.mjs';
 import { countInRange, handWalk, lastCommByTid, readScriptSamples, threadCounts } from './helpers/perf-script.mjs';
 import { canvasBox, flameRowY, flameTotal, hoverFlame, num, openFile, showTab } from './helpers/views.mjs';
 
@@ -84,7 +84,7 @@ test('?url= opens a perf.data from an address', async () => {
   const page = await app.browser.context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (['error', 'warning'].includes(m.type())) errors.push(`console.${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => { if (['error', 'warning'].includes(m.type()) && !isPlaywrightNotice(m)) errors.push(`console.${m.type()}: ${m.text()}`); });
   await page.goto(`${app.server.url}?url=example.data`);
   assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
   assert.equal(await page.locator('[data-field="file-name"]').textContent(), 'example.data');
@@ -322,7 +322,7 @@ test('tabs are reachable by keyboard', async () => {
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => document.body.dataset.tab === 'timeline' && document.activeElement?.id === 'tab-timeline');
   await page.keyboard.press('End');
-  await page.waitForFunction(() => document.body.dataset.tab === 'records');
+  await page.waitForFunction(() => document.body.dataset.tab === 'compare');
   await page.locator('body').press('3');
   await page.waitForFunction(() => document.body.dataset.tab === 'flame');
   assert.deepEqual(errors, []);

@@ -11,11 +11,18 @@ export const CHROMIUM_FLAGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 
+/** Console messages of Playwright itself, not of the page (blocking the service worker). */
+export function isPlaywrightNotice(message) {
+  return message.text() === 'Service Worker registration blocked by Playwright';
+}
+
 /**
- * Starts Chromium with a fresh --user-data-dir.
+ * Starts Chromium with a fresh --user-data-dir. The page's service worker (offline use) is
+ * blocked unless `serviceWorkers: 'allow'`: it would answer requests from its cache that tests
+ * intercept with page.route().
  * @returns {Promise<{context: import('playwright-core').BrowserContext, close: () => Promise<void>}>}
  */
-export async function launch({ colorScheme = 'light', deviceScaleFactor = 1 } = {}) {
+export async function launch({ colorScheme = 'light', deviceScaleFactor = 1, serviceWorkers = 'block' } = {}) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'perfscope-chromium-'));
   let context;
   try {
@@ -26,6 +33,7 @@ export async function launch({ colorScheme = 'light', deviceScaleFactor = 1 } = 
       viewport: { width: 1280, height: 720 },
       colorScheme,
       deviceScaleFactor,
+      serviceWorkers,
     });
   } catch (e) {
     rmSync(userDataDir, { recursive: true, force: true });
@@ -49,7 +57,7 @@ export async function openApp(context, url) {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (['error', 'warning'].includes(m.type())) errors.push(`console.${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => { if (['error', 'warning'].includes(m.type()) && !isPlaywrightNotice(m)) errors.push(`console.${m.type()}: ${m.text()}`); });
   page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
   page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
   // Errors inside the worker are reported to the page's console too; also listen directly.

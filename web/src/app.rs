@@ -11,12 +11,13 @@ use web_sys::{DragEvent, HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
 use crate::components::{
-    CallTreeView, DropOverlay, ErrorBanner, ErrorPanel, FileBar, FlameGraphView, LoadingView, Metadata, RecordsView, Tabs, TimelineView, Toolbar, Welcome,
+    CallTreeView, CompareView, CopyLink, DropOverlay, ExportMenu, ErrorBanner, ErrorPanel, FileBar, FlameGraphView, LoadingView, Metadata, RecordsView, Tabs, TimelineView, Toolbar, Welcome,
 };
-use crate::protocol::js::NamedBlob;
+use crate::protocol::js::{describe_js_error, NamedBlob};
+use crate::protocol::{ExportFormat, ExportReply, Privacy, Query, WorkerMessage};
 use crate::selectors;
 use crate::session::symbols::{classify, FileKind};
-use crate::state::{Action, AppState, FileInfo, Load, Tab, ViewAction};
+use crate::state::{Action, AppState, FileInfo, LinkState, Load, Tab, ViewAction};
 use crate::worker_client::AnalysisWorker;
 
 /// The bundled example (index.html copies `tests/data/example.data` into the site).
@@ -37,7 +38,20 @@ pub fn app() -> Html {
 
     let worker: Rc<AnalysisWorker> = {
         let dispatcher = state.dispatcher();
-        use_memo((), move |_| AnalysisWorker::new(Callback::from(move |m| dispatcher.dispatch(Action::Worker(m)))))
+        use_memo((), move |_| {
+            AnalysisWorker::new(Callback::from(move |m| match m {
+                // Downloads are side effects: the bytes go to the browser, not into the state.
+                WorkerMessage::Export(id, e) => {
+                    let ExportReply { meta, bytes } = *e;
+                    if let Err(message) = download(&meta.file_name, &meta.mime, &bytes) {
+                        dispatcher.dispatch(Action::Worker(WorkerMessage::Failed(id, crate::protocol::Failure { message, crashed: false })));
+                    } else {
+                        dispatcher.dispatch(Action::Worker(WorkerMessage::Export(id, Box::new(ExportReply { meta, bytes: Vec::new() }))));
+                    }
+                }
+                m => dispatcher.dispatch(Action::Worker(m)),
+            }))
+        })
     };
     let on_action = {
         let dispatcher = state.dispatcher();
@@ -88,10 +102,14 @@ pub fn app() -> Html {
     };
     let open_example = fetch_and_open.reform(|()| ("example.data".to_string(), EXAMPLE_URL.to_string()));
 
-    // ?url=https://… opens that file on start.
+    // ?url=https://… opens that file on start; a #v=1&… hash is the view to show it in.
     {
-        let fetch_and_open = fetch_and_open.clone();
+        let (fetch_and_open, dispatcher) = (fetch_and_open.clone(), state.dispatcher());
         use_effect_with((), move |_| {
+            let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+            if let Some(link) = LinkState::decode(&hash) {
+                dispatcher.dispatch(Action::Link(link));
+            }
             let url = web_sys::window()
                 .and_then(|w| w.location().search().ok())
                 .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
@@ -102,6 +120,65 @@ pub fn app() -> Html {
             }
         });
     }
+
+    // The view state goes to the hash (debounced: the effect's cleanup cancels a pending write).
+    {
+        let hash = match (state.profile(), &state.link) {
+            (Some(profile), None) => Some(LinkState::from_view(&state.view, profile).encode()),
+            _ => None,
+        };
+        use_effect_with(hash, |hash| {
+            let timer = hash.clone().and_then(|hash| {
+                let window = web_sys::window()?;
+                let write = Closure::once_into_js(move || {
+                    if let Some(w) = web_sys::window() {
+                        let url = format!("{}{}#{hash}", w.location().pathname().unwrap_or_default(), w.location().search().unwrap_or_default());
+                        if let Ok(history) = w.history() {
+                            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+                        }
+                    }
+                });
+                window.set_timeout_with_callback_and_timeout_and_arguments_0(write.unchecked_ref(), 250).ok()
+            });
+            move || {
+                if let (Some(t), Some(w)) = (timer, web_sys::window()) {
+                    w.clear_timeout_with_handle(t);
+                }
+            }
+        });
+    }
+
+    let on_export = {
+        let (dispatcher, worker) = (state.dispatcher(), worker.clone());
+        let filter = selectors::filter(&state);
+        let weight = state.view.weight;
+        let name = state.file().map(|f| f.name.clone()).unwrap_or_default();
+        Callback::from(move |(format, privacy): (ExportFormat, Privacy)| {
+            let query = Query::Export { format, filter: filter.clone(), weight, privacy, name: name.clone() };
+            match worker.ask(query) {
+                Ok(id) => dispatcher.dispatch(Action::ExportStarted { id }),
+                Err(message) => dispatcher.dispatch(Action::Failed { file: None, message }),
+            }
+        })
+    };
+    let on_compare = {
+        let (dispatcher, worker) = (state.dispatcher(), worker.clone());
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let Some(list) = input.files() else { return };
+            let files: Vec<NamedBlob> = (0..list.length()).filter_map(|i| list.get(i)).map(|f| NamedBlob { name: f.name(), blob: f.into() }).collect();
+            input.set_value("");
+            let Some(first) = files.first() else { return };
+            let name = first.name.clone();
+            match worker.compare(files) {
+                Ok(id) => dispatcher.dispatch(Action::CompareStarted { id, name }),
+                Err(message) => dispatcher.dispatch(Action::Failed { file: None, message }),
+            }
+        })
+    };
+    let hosted = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .is_some_and(|q| q.contains("url="));
 
     let cancel = {
         let (dispatcher, worker) = (state.dispatcher(), worker.clone());
@@ -146,7 +223,7 @@ pub fn app() -> Html {
         });
     }
 
-    // Digits 1–5 switch tabs (outside text fields).
+    // Digits 1–6 switch tabs (outside text fields).
     {
         let on_action = on_action.clone();
         use_effect_with((), move |_| {
@@ -241,12 +318,19 @@ pub fn app() -> Html {
                     Tab::CallTree => html! { <CallTreeView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::tree_query(&state)} on_action={on_action.clone()} /> },
                     Tab::Timeline => html! { <TimelineView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::timeline_query(&state)} on_action={on_action.clone()} /> },
                     Tab::Records => html! { <RecordsView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::records_query(&state)} on_action={on_action.clone()} /> },
+                    Tab::Compare => html! { <CompareView profile={profile.clone()} compare={state.compare.clone()} diff={state.results.diff.clone()} /> },
                 }
             };
             html! {
                 <>
                     if !unreadable {
                         <FileBar file={file.clone()} summary={summary.clone()} timings={profile.overview.timings} />
+                        <div class="share-bar" id="share-bar">
+                            <ExportMenu on_export={on_export.clone()} busy={state.export_request.is_some()} error={state.export_error.clone()} />
+                            <CopyLink {hosted} />
+                            <input type="file" id="compare-file" class="visually-hidden" multiple=true onchange={on_compare.clone()} />
+                            <label class="button" for="compare-file" title="Open a base profile (a perf.data or share file, with its symbol files) to compare this one with">{ "Compare with…" }</label>
+                        </div>
                         <ErrorBanner profile={profile.clone()} on_show_records={show_records} />
                         <Tabs current={state.view.tab} on_select={on_tab} />
                     }
@@ -278,3 +362,24 @@ pub fn app() -> Html {
     }
 }
 
+/// Hands `bytes` to the browser as a download named `name`.
+fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
+    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let parts = js_sys::Array::of1(&Uint8Array::from(bytes));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(|e| describe_js_error(&e))?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| describe_js_error(&e))?;
+    let a: web_sys::HtmlAnchorElement = document.create_element("a").map_err(|e| describe_js_error(&e))?.unchecked_into();
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    // The browser has started the download once click() returns; let it read the Blob first.
+    let revoke = Closure::once_into_js(move || {
+        let _ = web_sys::Url::revoke_object_url(&url);
+    });
+    if let Some(w) = web_sys::window() {
+        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
+    }
+    Ok(())
+}

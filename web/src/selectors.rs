@@ -80,6 +80,13 @@ pub fn stack_query(state: &AppState) -> Option<Query> {
     Some(Query::Stack { record: state.view.record_selected? })
 }
 
+/// The diff the compare tab needs (once the base is read).
+pub fn diff_query(state: &AppState) -> Option<Query> {
+    state.profile()?;
+    let c = state.compare.as_ref().filter(|c| c.info.is_some())?;
+    Some(Query::Diff { base: c.request, weight: state.view.weight })
+}
+
 /// Every query the current tab needs (other tabs query when shown).
 pub fn wanted_queries(state: &AppState) -> Vec<Query> {
     let mut out = Vec::new();
@@ -92,6 +99,7 @@ pub fn wanted_queries(state: &AppState) -> Vec<Query> {
             out.extend(records_query(state));
             out.extend(stack_query(state));
         }
+        Tab::Compare => out.extend(diff_query(state)),
     }
     out
 }

@@ -6,6 +6,7 @@
 use std::cell::{Cell, RefCell};
 
 use js_sys::Uint8Array;
+use perfscope_analysis::export::share::{from_share, is_share};
 use perfscope_analysis::summary::SummaryReader;
 use perfscope_format::file::ReadAt;
 use wasm_bindgen::closure::Closure;
@@ -14,8 +15,10 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, FileReaderSync, MessageEvent, ReadableStreamDefaultReader, Response, WorkerGlobalScope};
 
 use crate::protocol::js::{describe_js_error, packet_to_js, NamedBlob, Request};
-use crate::protocol::{Failure, Phase, Progress, Timings, WorkerMessage};
+use crate::protocol::{CompareInfo, Failure, Phase, Progress, Query, Timings, WorkerMessage};
 use crate::session::symbols::{classify, FileKind, SymbolFile};
+use crate::session::compare::{load_base, Baseline};
+use crate::session::share::share_summary;
 use crate::session::{Session, SLICE};
 
 
@@ -24,6 +27,8 @@ thread_local! {
     static CURRENT_REQUEST: Cell<u32> = const { Cell::new(0) };
     /// The open file.
     static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
+    /// The profile the open one is compared with.
+    static BASELINE: RefCell<Option<Baseline>> = const { RefCell::new(None) };
 }
 
 /// Installs the message handler and a panic hook that reports to the page. Call once, from
@@ -62,12 +67,30 @@ async fn handle(data: JsValue) {
                 post(WorkerMessage::Failed(id, Failure { message, crashed: false }));
             }
         }
+        Ok(Request::Compare { id, files }) => {
+            CURRENT_REQUEST.set(id);
+            match open_base(id, files).await {
+                Ok(info) => post(WorkerMessage::Compared(id, info)),
+                Err(message) => post(WorkerMessage::Failed(id, Failure { message, crashed: false })),
+            }
+        }
         Ok(Request::Query { id, query }) => {
             CURRENT_REQUEST.set(id);
             let start = now_ms();
-            let reply = SESSION.with_borrow_mut(|s| match s {
-                Some(s) => s.query(id, query),
-                None => WorkerMessage::Failed(id, Failure { message: "no file is open".into(), crashed: false }),
+            let failed = |message: String| WorkerMessage::Failed(id, Failure { message, crashed: false });
+            let reply = SESSION.with_borrow_mut(|s| match (s, query) {
+                (None, _) => failed("no file is open".into()),
+                (Some(s), Query::Export { format, filter, weight, privacy, name }) => {
+                    s.export(format, &filter, weight, privacy, &name).map_or_else(failed, |e| WorkerMessage::Export(id, Box::new(e)))
+                }
+                (Some(s), q @ Query::Diff { base, weight }) => BASELINE.with_borrow(|b| match b {
+                    Some(b) if b.request == base => s.diff(b, weight).map_or_else(failed, |mut d| {
+                        d.meta.query = Some(q);
+                        WorkerMessage::Diff(id, Box::new(d))
+                    }),
+                    _ => failed("the profile to compare with is no longer open".into()),
+                }),
+                (Some(s), q) => s.query(id, q),
             });
             let reply = match reply {
                 WorkerMessage::Tree(id, mut t) => {
@@ -156,6 +179,19 @@ async fn open_files(id: u32, files: Vec<NamedBlob>, slice: usize, read_ms: f64) 
     let summary = SummaryReader::read_from(&mut source, slice);
     let first = summary.summary();
     let t1 = now_ms();
+    // A share file has its names: no symbol files, no records.
+    if source.len >= 16 && source.read_at(0, 16).is_ok_and(|head| is_share(&head)) {
+        let data = source.read_at(0, source.len).map_err(|e| format!("could not read {}: {e}", perf_data.name))?;
+        let shared = from_share(&data).map_err(|e| format!("{}: {e}", perf_data.name))?;
+        let summary = share_summary(&shared, data.len() as u64);
+        post(WorkerMessage::Summary(id, Box::new(summary.clone())));
+        let timings = Timings { read_ms, summary_ms: t1 - t0, ..Timings::default() };
+        let session = Session::open_share(data, shared, summary, timings);
+        let profile = session.profile_data();
+        SESSION.set(Some(session));
+        post(WorkerMessage::Profile(id, Box::new(profile)));
+        return Ok(());
+    }
     post(WorkerMessage::Summary(id, Box::new(first.clone())));
     let timings = Timings { read_ms, summary_ms: t1 - t0, ..Timings::default() };
     let mut session = Session::open(Box::new(source), summary, symbol_files, slice, progress, &now_ms, timings);
@@ -169,6 +205,28 @@ async fn open_files(id: u32, files: Vec<NamedBlob>, slice: usize, read_ms: f64) 
     SESSION.set(Some(session));
     post(WorkerMessage::Profile(id, Box::new(profile)));
     Ok(())
+}
+
+/// Reads a profile (perf.data or share file, the first such file) and its symbol files as the
+/// base of a comparison.
+async fn open_base(id: u32, files: Vec<NamedBlob>) -> Result<CompareInfo, String> {
+    let mut base: Option<(String, Vec<u8>)> = None;
+    let mut symbol_files = Vec::new();
+    for f in files {
+        let bytes = read_all(&f.blob, |_| {}).await.map_err(|e| format!("could not read {}: {e}", f.name))?;
+        let kind = classify(&f.name, bytes.get(..512).unwrap_or(&bytes));
+        if base.is_none() && (kind == FileKind::PerfData || is_share(&bytes)) {
+            base = Some((f.name, bytes));
+        } else {
+            symbol_files.push(SymbolFile { name: f.name, kind, bytes });
+        }
+    }
+    let (name, data) = base.ok_or("none of these files is a perf.data or a share file")?;
+    BASELINE.set(None);
+    let profile = load_base(&data, &symbol_files).map_err(|e| format!("{name}: {e}"))?;
+    let info = CompareInfo { name: name.clone(), samples: profile.samples.len() as u64 };
+    BASELINE.set(Some(Baseline { request: id, name, profile }));
+    Ok(info)
 }
 
 /// The slice size asked for, or the default.

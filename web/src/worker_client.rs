@@ -32,6 +32,10 @@ pub enum QueryKind {
     Records,
     /// A sample's stack.
     Stack,
+    /// A file to download.
+    Export,
+    /// Compare.
+    Diff,
 }
 
 impl QueryKind {
@@ -43,6 +47,8 @@ impl QueryKind {
             Query::Heatmap { .. } => QueryKind::Heatmap,
             Query::Records { .. } => QueryKind::Records,
             Query::Stack { .. } => QueryKind::Stack,
+            Query::Export { .. } => QueryKind::Export,
+            Query::Diff { .. } => QueryKind::Diff,
         }
     }
 }
@@ -119,6 +125,20 @@ impl AnalysisWorker {
     pub fn add_files(&self, files: Vec<NamedBlob>) -> Result<u32, String> {
         let id = self.id();
         self.post(Request::Files { id, files, slice: 0 }.to_js())?;
+        Ok(id)
+    }
+
+    /// Reads files as the base to compare the open profile with; returns the request id.
+    pub fn compare(&self, files: Vec<NamedBlob>) -> Result<u32, String> {
+        let id = self.id();
+        self.post(Request::Compare { id, files }.to_js())?;
+        Ok(id)
+    }
+
+    /// Sends `query` now, even if the same was sent before (exports: every click downloads).
+    pub fn ask(&self, query: Query) -> Result<u32, String> {
+        let id = self.id();
+        self.post(Request::Query { id, query }.to_js())?;
         Ok(id)
     }
 
@@ -202,6 +222,8 @@ impl AnalysisWorker {
                 WorkerMessage::Heatmap(..) => Some(QueryKind::Heatmap),
                 WorkerMessage::Records(..) => Some(QueryKind::Records),
                 WorkerMessage::Stack(..) => Some(QueryKind::Stack),
+                WorkerMessage::Export(..) => Some(QueryKind::Export),
+                WorkerMessage::Diff(..) => Some(QueryKind::Diff),
                 WorkerMessage::Failed(id, _) => shared.in_flight.borrow().iter().find(|(_, v)| *v == id).map(|(k, _)| *k),
                 _ => None,
             };

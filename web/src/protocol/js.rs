@@ -107,6 +107,14 @@ pub enum Request {
         /// As in [`Request::Files`].
         slice: u32,
     },
+    /// Read these files (one profile and its symbol files) as the base to compare the open
+    /// profile with.
+    Compare {
+        /// Request id.
+        id: u32,
+        /// The files.
+        files: Vec<NamedBlob>,
+    },
     /// A query on the open profile.
     Query {
         /// Request id.
@@ -114,6 +122,18 @@ pub enum Request {
         /// The query.
         query: Query,
     },
+}
+
+/// Files as a JS array of `{name, blob}`.
+fn files_to_js(files: &[NamedBlob]) -> Array {
+    let list = Array::new();
+    for f in files {
+        let entry = Object::new();
+        set(&entry, "name", &JsValue::from_str(&f.name));
+        set(&entry, "blob", &f.blob);
+        list.push(&entry);
+    }
+    list
 }
 
 impl Request {
@@ -127,6 +147,11 @@ impl Request {
                 set(&object, "name", &JsValue::from_str(name));
                 set(&object, "url", &JsValue::from_str(url));
                 set(&object, "slice", &JsValue::from(*slice));
+            }
+            Request::Compare { id, files } => {
+                set(&object, "op", &JsValue::from_str("compare"));
+                set(&object, "id", &JsValue::from(*id));
+                set(&object, "files", &files_to_js(files));
             }
             Request::Files { id, files, slice } => {
                 set(&object, "op", &JsValue::from_str("files"));
@@ -155,7 +180,7 @@ impl Request {
     pub fn from_js(value: &JsValue) -> Result<Request, String> {
         let id = id_of(value).ok_or("the request has no numeric `id`")?;
         match get(value, "op").as_string().as_deref() {
-            Some("files") => {
+            Some(op @ ("files" | "compare")) => {
                 let list: Array = get(value, "files").dyn_into().map_err(|_| "the files request has no `files` array".to_string())?;
                 let mut files = Vec::new();
                 for entry in list.iter() {
@@ -165,7 +190,7 @@ impl Request {
                         .map_err(|_| format!("the file {name:?} carries no Blob"))?;
                     files.push(NamedBlob { name, blob });
                 }
-                Ok(Request::Files { id, files, slice: slice_of(value) })
+                Ok(if op == "compare" { Request::Compare { id, files } } else { Request::Files { id, files, slice: slice_of(value) } })
             }
             Some("url") => {
                 let name = get(value, "name").as_string().unwrap_or_default();

@@ -4,6 +4,7 @@ use perfscope_analysis::summary::Summary;
 use serde::{Deserialize, Serialize};
 
 use super::packet::{same_len, Column, Packet};
+use super::share::{CompareInfo, DiffReply, ExportFormat, ExportReply, Privacy};
 use super::strings::StringTable;
 
 /// Which samples a view counts. Times are ns, both ends included (as `perf script --time`).
@@ -92,6 +93,28 @@ pub enum Query {
     Stack {
         /// The record's index in file order.
         record: u32,
+    },
+    /// The open profile's samples that pass `filter` as a file to download
+    /// (`crate::session::export`).
+    Export {
+        /// The file format.
+        format: ExportFormat,
+        /// Which samples.
+        filter: Filter,
+        /// What widths measure (folded, SVG, speedscope).
+        weight: WeightKind,
+        /// What a share file leaves out.
+        privacy: Privacy,
+        /// The open file's name (titles and the download's name).
+        name: String,
+    },
+    /// The open profile against the base opened by compare request `base`
+    /// (`crate::session::compare`).
+    Diff {
+        /// The compare request whose profile is the base.
+        base: u32,
+        /// What widths measure.
+        weight: WeightKind,
     },
 }
 
@@ -508,6 +531,12 @@ pub enum WorkerMessage {
     Records(u32, Box<RecordsReply>),
     /// A sample's stack.
     Stack(u32, Box<StackReply>),
+    /// A file to download.
+    Export(u32, Box<ExportReply>),
+    /// Compare request `id`'s base profile is read.
+    Compared(u32, CompareInfo),
+    /// A diff.
+    Diff(u32, Box<DiffReply>),
 }
 
 #[derive(Serialize, Deserialize)]
@@ -522,6 +551,21 @@ impl WorkerMessage {
             WorkerMessage::Summary(id, s) => Packet::new("summary", id, &s),
             WorkerMessage::Failed(id, f) => Packet::new("failed", id, &f),
             WorkerMessage::Stack(id, s) => Packet::new("stack", id, &s),
+            WorkerMessage::Compared(id, c) => Packet::new("compared", id, &c),
+            WorkerMessage::Export(id, e) => {
+                let e = *e;
+                Packet::new("export", id, &e.meta).with("bytes", Column::U8(e.bytes))
+            }
+            WorkerMessage::Diff(id, d) => {
+                let d = *d;
+                Packet::new("diff", id, &d.meta)
+                    .with("func", Column::U32(d.func))
+                    .with("depth", Column::U32(d.depth))
+                    .with("x", Column::F64(d.x))
+                    .with("width", Column::F64(d.width))
+                    .with("delta_self", Column::F64(d.delta_self))
+                    .with("base_total", Column::F64(d.base_total))
+            }
             WorkerMessage::Profile(id, p) => {
                 let p = *p;
                 let (bytes, ends) = p.strings.into_parts();
@@ -577,6 +621,35 @@ impl WorkerMessage {
             "summary" => WorkerMessage::Summary(id, Box::new(p.json()?)),
             "failed" => WorkerMessage::Failed(id, p.json()?),
             "stack" => WorkerMessage::Stack(id, Box::new(p.json()?)),
+            "compared" => WorkerMessage::Compared(id, p.json()?),
+            "export" => {
+                let meta = p.json()?;
+                WorkerMessage::Export(id, Box::new(ExportReply { meta, bytes: p.take_u8("bytes")? }))
+            }
+            "diff" => {
+                let meta = p.json()?;
+                let d = DiffReply {
+                    meta,
+                    func: p.take_u32("func")?,
+                    depth: p.take_u32("depth")?,
+                    x: p.take_f64("x")?,
+                    width: p.take_f64("width")?,
+                    delta_self: p.take_f64("delta_self")?,
+                    base_total: p.take_f64("base_total")?,
+                };
+                same_len(
+                    "diff",
+                    &[
+                        ("func", d.func.len()),
+                        ("depth", d.depth.len()),
+                        ("x", d.x.len()),
+                        ("width", d.width.len()),
+                        ("delta_self", d.delta_self.len()),
+                        ("base_total", d.base_total.len()),
+                    ],
+                )?;
+                WorkerMessage::Diff(id, Box::new(d))
+            }
             "profile" => {
                 let overview = p.json()?;
                 let strings = StringTable::from_parts(p.take_u8("str_bytes")?, p.take_u32("str_ends")?);
@@ -660,6 +733,7 @@ impl WorkerMessage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::share::{DiffMeta, DiffRow, ExportMeta};
 
     fn round_trip(m: WorkerMessage) {
         let back = WorkerMessage::from_packet(m.clone().into_packet()).unwrap();
@@ -702,6 +776,21 @@ mod tests {
         fields.push("comm=mt");
         let rows = RecordRows { index: vec![7], type_: vec![3], time: vec![u64::MAX], cpu: vec![1], pid: vec![2], tid: vec![2], offset: vec![0x108], fields };
         round_trip(WorkerMessage::Records(6, Box::new(RecordsReply { meta: RecordsMeta { matching: 1, ..RecordsMeta::default() }, rows })));
+        round_trip(WorkerMessage::Export(8, Box::new(ExportReply { meta: ExportMeta { file_name: "a.folded".into(), mime: "text/plain".into() }, bytes: b"main 1\n".to_vec() })));
+        round_trip(WorkerMessage::Compared(9, CompareInfo { name: "base.data".into(), samples: 4 }));
+        let rows = vec![DiffRow { name: "slow".into(), base_self: 0.1, base_total: 0.2, new_self: 0.5, new_total: 0.6 }];
+        round_trip(WorkerMessage::Diff(
+            10,
+            Box::new(DiffReply {
+                meta: DiffMeta { base_total: 4, new_total: 8, rows, total: 8.0, depth: 1, max_abs_delta: 2.0, ..DiffMeta::default() },
+                func: vec![0],
+                depth: vec![0],
+                x: vec![0.0],
+                width: vec![8.0],
+                delta_self: vec![2.0],
+                base_total: vec![6.0],
+            }),
+        ));
         round_trip(WorkerMessage::Stack(7, Box::new(StackReply { record: 3, generation: 1, funcs: vec![1, 0], fields: "x".into(), ..StackReply::default() })));
     }
 

@@ -14,11 +14,14 @@
 //! between the two ([`EventMap`]).
 
 pub mod activity;
+pub mod compare;
 pub mod events;
+pub mod export;
 pub mod heatmap;
 pub mod overview;
 pub mod record_fields;
 pub mod records_index;
+pub mod share;
 pub mod source;
 pub mod symbols;
 pub mod text_input;
@@ -310,6 +313,11 @@ impl Session {
                 WorkerMessage::Records(id, Box::new(RecordsReply { meta: RecordsMeta { query: Some(query), ..r.meta }, rows: r.rows }))
             }
             Query::Stack { record } => WorkerMessage::Stack(id, Box::new(self.stack(*record))),
+            // Answered by the worker with `export` and `compare` (they need the file name and
+            // the base profile).
+            Query::Export { .. } | Query::Diff { .. } => {
+                WorkerMessage::Failed(id, crate::protocol::Failure { message: "export and diff queries go through the worker".into(), crashed: false })
+            }
         }
     }
 

@@ -26,7 +26,11 @@ pub fn events(summary: &Summary, meta: Option<&Metadata>, profile: &Profile, map
                 map.to_profile.get(i).copied().flatten().map(|e| profile.event_name(e).to_string()).unwrap_or_default()
             });
             let st = meta.and_then(|m| m.events.attr(AttrIndex(i as u32))).map_or(0, |a| a.sample_type);
-            EventInfo { name, samples: 0, period: 0, callchain: st & sample_type::CALLCHAIN != 0, dwarf: st & sample_type::STACK_USER != 0 }
+            // Without the attrs (a share file), the summary names the bits.
+            let named = |bit: &str| meta.is_none() && summary.events.get(i).is_some_and(|e| e.sample_type.split('|').any(|b| b == bit));
+            let callchain = st & sample_type::CALLCHAIN != 0 || named("CALLCHAIN");
+            let dwarf = st & sample_type::STACK_USER != 0 || named("STACK_USER");
+            EventInfo { name, samples: 0, period: 0, callchain, dwarf }
         })
         .collect();
     for (e, p) in profile.samples.event.iter().zip(&profile.samples.period) {

@@ -4,6 +4,7 @@
 //! chose; [`Results`] holds the worker's latest answers. Queries are derived from the state by
 //! `crate::selectors`, never stored.
 
+pub mod url;
 pub mod view;
 
 use std::rc::Rc;
@@ -11,7 +12,8 @@ use std::rc::Rc;
 use perfscope_analysis::summary::Summary;
 use yew::Reducible;
 
-use crate::protocol::{Failure, HeatmapReply, ProfileData, Progress, RecordsReply, StackReply, TimelineReply, TreeReply, WorkerMessage};
+use crate::protocol::{CompareInfo, DiffReply, Failure, HeatmapReply, ProfileData, Progress, RecordsReply, StackReply, TimelineReply, TreeReply, WorkerMessage};
+pub use url::LinkState;
 pub use view::{ColorBy, FuncPath, SortBy, Tab, ViewAction, ViewState};
 
 /// The file being shown (or opened).
@@ -70,6 +72,21 @@ pub struct Results {
     pub records: Option<Rc<RecordsReply>>,
     /// A sample's stack.
     pub stack: Option<Rc<StackReply>>,
+    /// The diff against the compared profile.
+    pub diff: Option<Rc<DiffReply>>,
+}
+
+/// The profile the open one is compared with.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Compare {
+    /// The compare request.
+    pub request: u32,
+    /// The base file's name.
+    pub name: String,
+    /// Set once the worker has read it.
+    pub info: Option<CompareInfo>,
+    /// Why it could not be read.
+    pub error: Option<String>,
 }
 
 /// The page's state.
@@ -89,6 +106,14 @@ pub struct AppState {
     pub view: ViewState,
     /// What the worker answered.
     pub results: Results,
+    /// A link's view state (from the URL hash), applied once the profile is loaded.
+    pub link: Option<LinkState>,
+    /// The comparison.
+    pub compare: Option<Compare>,
+    /// An export in progress.
+    pub export_request: Option<u32>,
+    /// Why the last export failed.
+    pub export_error: Option<String>,
 }
 
 /// What can happen to [`AppState`].
@@ -124,6 +149,20 @@ pub enum Action {
     },
     /// A view change.
     View(ViewAction),
+    /// The page was opened with a link's view state.
+    Link(LinkState),
+    /// Files to compare with were posted as request `id`.
+    CompareStarted {
+        /// The request id.
+        id: u32,
+        /// The base file's name.
+        name: String,
+    },
+    /// An export query was posted as request `id`.
+    ExportStarted {
+        /// The request id.
+        id: u32,
+    },
 }
 
 /// The page's readiness, published as `document.body.dataset.state` for tests and tools.
@@ -193,6 +232,19 @@ impl AppState {
             }
             Action::View(a) => self.view.apply(a),
             Action::Worker(m) => self.on_message(m),
+            Action::Link(link) => {
+                self.view.tab = link.tab;
+                self.link = Some(link);
+            }
+            Action::CompareStarted { id, name } => {
+                self.compare = Some(Compare { request: id, name, info: None, error: None });
+                self.results.diff = None;
+                self.view.tab = Tab::Compare;
+            }
+            Action::ExportStarted { id } => {
+                self.export_request = Some(id);
+                self.export_error = None;
+            }
         }
         self
     }
@@ -229,11 +281,17 @@ impl AppState {
                         self.load = Load::Loaded { file: file.clone(), summary: summary.clone(), profile: Rc::new(*p) };
                         self.request = None;
                         self.pick_default_event();
+                        self.apply_link();
                     }
                 }
             }
             WorkerMessage::Failed(id, Failure { message, crashed }) => {
-                if Some(id) == self.symbols_request {
+                if let Some(c) = self.compare.as_mut().filter(|c| c.request == id) {
+                    c.error = Some(message);
+                } else if Some(id) == self.export_request {
+                    self.export_request = None;
+                    self.export_error = Some(message);
+                } else if Some(id) == self.symbols_request {
                     self.symbols_request = None;
                     self.symbols_error = Some(message);
                 } else if Some(id) == self.request || (id == 0 && matches!(self.load, Load::Loading { .. })) || (crashed && self.request.is_some()) {
@@ -250,6 +308,26 @@ impl AppState {
             WorkerMessage::Heatmap(_, h) => self.results.heatmap = Some(Rc::new(*h)),
             WorkerMessage::Records(_, r) => self.results.records = Some(Rc::new(*r)),
             WorkerMessage::Stack(_, s) => self.results.stack = Some(Rc::new(*s)),
+            WorkerMessage::Compared(id, info) => {
+                if let Some(c) = self.compare.as_mut().filter(|c| c.request == id) {
+                    c.info = Some(info);
+                }
+            }
+            WorkerMessage::Diff(_, d) => self.results.diff = Some(Rc::new(*d)),
+            WorkerMessage::Export(id, _) => {
+                if Some(id) == self.export_request {
+                    self.export_request = None;
+                }
+            }
+        }
+    }
+
+    /// Applies a pending link's view state to the loaded profile (once).
+    fn apply_link(&mut self) {
+        let Load::Loaded { profile, .. } = &self.load else { return };
+        let Some(link) = self.link.take() else { return };
+        for a in link.to_actions(profile) {
+            self.view.apply(a);
         }
     }
 
@@ -350,6 +428,26 @@ mod tests {
         assert_eq!(s.load, Load::Failed { file: Some(file("a.data", 10)), message: "the parser worker failed to load".into() });
         let s = started(5, "b.data").apply(Action::Cancelled);
         assert_eq!(s.ready_state(), ReadyState::Idle);
+    }
+
+    #[test]
+    fn a_link_is_applied_once_the_profile_is_loaded() {
+        let link = LinkState::decode("#v=1&tab=calltree&ev=1&t=5-9&q=x&inv=1").unwrap();
+        let s = AppState::default().apply(Action::Link(link)).apply(Action::Started { id: 1, file: file("a.data", 10) });
+        let s = s.apply(Action::Worker(WorkerMessage::Summary(1, Box::default()))).apply(Action::Worker(profile(&[3, 4])));
+        assert_eq!((s.view.tab, s.view.event, s.view.selection, s.view.inverted), (Tab::CallTree, Some(1), Some((5, 9)), true));
+        assert_eq!(s.view.search, "x");
+        assert_eq!(s.link, None);
+    }
+
+    #[test]
+    fn compare_replies_are_kept_for_their_request() {
+        let s = AppState::default().apply(Action::CompareStarted { id: 3, name: "base.data".into() });
+        assert_eq!(s.view.tab, Tab::Compare);
+        let s = s.apply(Action::Worker(WorkerMessage::Compared(2, CompareInfo::default())));
+        assert_eq!(s.compare.as_ref().and_then(|c| c.info.as_ref()), None);
+        let s = s.apply(Action::Worker(WorkerMessage::Failed(3, Failure { message: "bad".into(), crashed: false })));
+        assert_eq!(s.compare.and_then(|c| c.error), Some("bad".into()));
     }
 
     #[test]

@@ -20,11 +20,13 @@ pub enum Tab {
     CallTree,
     /// Every record.
     Records,
+    /// The open profile against another one.
+    Compare,
 }
 
 impl Tab {
     /// All tabs in order.
-    pub const ALL: [Tab; 5] = [Tab::Summary, Tab::Timeline, Tab::Flame, Tab::CallTree, Tab::Records];
+    pub const ALL: [Tab; 6] = [Tab::Summary, Tab::Timeline, Tab::Flame, Tab::CallTree, Tab::Records, Tab::Compare];
 
     /// The label.
     pub fn label(self) -> &'static str {
@@ -34,6 +36,7 @@ impl Tab {
             Tab::Flame => "Flame graph",
             Tab::CallTree => "Call tree",
             Tab::Records => "Records",
+            Tab::Compare => "Compare",
         }
     }
 
@@ -45,6 +48,7 @@ impl Tab {
             Tab::Flame => "flame",
             Tab::CallTree => "calltree",
             Tab::Records => "records",
+            Tab::Compare => "compare",
         }
     }
 }

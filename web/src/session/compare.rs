@@ -1,0 +1,149 @@
+//! Compare: a second profile (the *base*) read next to the open one, and the diff query —
+//! `perfscope_analysis::diff`'s differential flame graph (the open profile's layout, each box
+//! colored by the change of its self weight against the base scaled to the same total) and its
+//! function table.
+
+use perfscope_analysis::builder::{InlineFrames, UnknownNames};
+use perfscope_analysis::diff::{diff_flame_graph, function_diff, DiffOptions, DiffSort};
+use perfscope_analysis::load::{load_profile, LoadOptions};
+use perfscope_analysis::open::{open, Opened};
+use perfscope_analysis::profile::Profile;
+
+use super::export::analysis_weight;
+use super::records_index::RecordIndex;
+use super::source::VecSource;
+use super::symbols::{build_resolver, SymbolFile};
+use super::{Session, SLICE};
+use crate::protocol::{DiffMeta, DiffReply, DiffRow, WeightKind};
+
+/// Rows of the function table sent to the page.
+pub const MAX_ROWS: usize = 500;
+
+/// The base profile of a comparison.
+pub struct Baseline {
+    /// The compare request that read it (diff queries name it).
+    pub request: u32,
+    /// The file name.
+    pub name: String,
+    /// The profile.
+    pub profile: Profile,
+}
+
+/// Reads `data` (a perf.data or a share file) into a profile, symbolized with `symbol_files`
+/// as the open file would be.
+pub fn load_base(data: &[u8], symbol_files: &[SymbolFile]) -> Result<Profile, String> {
+    match open(data).map_err(|e| e.to_string())? {
+        Opened::Share(shared) => Ok(shared.profile),
+        Opened::PerfData => {
+            let (index, _) = RecordIndex::build(&mut VecSource(data.to_vec()), SLICE, &mut |_, _| {}).map_err(|e| e.to_string())?;
+            let (resolver, _) = build_resolver(symbol_files, &index.mapped);
+            let options = LoadOptions { resolver, unknown_names: UnknownNames::ModuleOffset, inline_frames: InlineFrames::Unwound, ..LoadOptions::default() };
+            load_profile(data, &[], options).map(|(p, _)| p).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// The diff of `new` against `base`: all samples of both, weighted by `weight`.
+pub fn diff(base: &Profile, new: &Profile, weight: WeightKind) -> Result<DiffReply, String> {
+    let options = DiffOptions { weight: analysis_weight(weight), sort: DiffSort::SelfWeight, ..DiffOptions::default() };
+    let graph = diff_flame_graph(base, new, &options).map_err(|e| e.to_string())?;
+    let table = function_diff(base, new, &options);
+    let rows = table
+        .rows
+        .iter()
+        .take(MAX_ROWS)
+        .map(|r| DiffRow { name: r.name.clone(), base_self: r.base_self, base_total: r.base_total, new_self: r.new_self, new_total: r.new_total })
+        .collect();
+    let n = graph.graph.rects.len();
+    let mut reply = DiffReply {
+        meta: DiffMeta {
+            base_total: table.base_total,
+            new_total: table.new_total,
+            rows,
+            total: graph.graph.total as f64,
+            depth: graph.graph.depth,
+            max_abs_delta: graph.max_abs_delta,
+            ..DiffMeta::default()
+        },
+        func: Vec::with_capacity(n),
+        depth: Vec::with_capacity(n),
+        x: Vec::with_capacity(n),
+        width: Vec::with_capacity(n),
+        delta_self: Vec::with_capacity(n),
+        base_total: Vec::with_capacity(n),
+    };
+    for (r, d) in graph.graph.rects.iter().zip(&graph.nodes) {
+        reply.func.push(r.func.0);
+        reply.depth.push(r.depth);
+        reply.x.push(r.x as f64);
+        reply.width.push(r.width as f64);
+        reply.delta_self.push(d.delta_self);
+        reply.base_total.push(d.base_total);
+    }
+    Ok(reply)
+}
+
+impl Session {
+    /// The diff query: the open profile against `base`.
+    pub fn diff(&self, base: &Baseline, weight: WeightKind) -> Result<DiffReply, String> {
+        let mut reply = diff(&base.profile, &self.profile, weight)?;
+        reply.meta.generation = self.generation;
+        Ok(reply)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::symbols::{classify, FileKind};
+
+    fn read(name: &str) -> Vec<u8> {
+        std::fs::read(format!("{}/../tests/data/diff/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    }
+
+    fn load(name: &str) -> Profile {
+        let binary = read(name);
+        assert_eq!(classify(name, &binary), FileKind::Elf);
+        load_base(&read(&format!("{name}.data")), &[SymbolFile { name: name.into(), kind: FileKind::Elf, bytes: binary }]).unwrap()
+    }
+
+    /// perf report's self overhead of `symbol` in a committed `*.report.txt` (the oracle).
+    fn report_self(name: &str, symbol: &str) -> f64 {
+        let text = String::from_utf8(read(&format!("{name}.report.txt"))).unwrap();
+        let line = text.lines().find(|l| !l.starts_with('#') && l.split_whitespace().last() == Some(symbol)).unwrap();
+        line.split_whitespace().next().unwrap().trim_end_matches('%').parse::<f64>().unwrap() / 100.0
+    }
+
+    #[test]
+    fn the_slowed_function_grows_most() {
+        let (base, slow) = (load("base"), load("slow"));
+        let d = diff(&base, &slow, WeightKind::Period).unwrap();
+        let top = &d.meta.rows[0];
+        // perf report on the two recordings: the function whose self share grew most.
+        let text = String::from_utf8(read("slow.report.txt")).unwrap();
+        let grown = text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .filter_map(|l| l.split_whitespace().last())
+            .max_by(|a, b| {
+                let g = |s: &str| report_self("slow", s) - report_self_or_zero("base", s);
+                g(a).total_cmp(&g(b))
+            })
+            .unwrap();
+        assert_eq!(top.name, grown);
+        assert!((top.new_self - report_self("slow", grown)).abs() < 0.01, "{} vs perf {}", top.new_self, report_self("slow", grown));
+        // Boxes: the largest positive self change is on that function.
+        let i = (0..d.func.len()).max_by(|&a, &b| d.delta_self[a].total_cmp(&d.delta_self[b])).unwrap();
+        assert_eq!(slow.func_name(perfscope_analysis::ids::FuncIndex(d.func[i])), grown);
+        assert_eq!(d.meta.max_abs_delta, d.delta_self.iter().fold(0.0f64, |m, v| m.max(v.abs())));
+    }
+
+    fn report_self_or_zero(name: &str, symbol: &str) -> f64 {
+        let text = String::from_utf8(read(&format!("{name}.report.txt"))).unwrap();
+        if text.lines().any(|l| !l.starts_with('#') && l.split_whitespace().last() == Some(symbol)) {
+            report_self(name, symbol)
+        } else {
+            0.0
+        }
+    }
+}

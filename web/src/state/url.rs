@@ -1,0 +1,272 @@
+//! The view state in the URL hash, so that a link reopens what its sender saw (with `?url=`, the
+//! same hosted file). Pure: tested natively; `crate::app` reads it on start and writes it with
+//! `history.replaceState` as the view changes.
+//!
+//! # Format (version 1)
+//!
+//! `#v=1&tab=flame&ev=0&w=period&t=1234-5678&f=main;work;slow&q=text&tid=12,13&inv=1`
+//!
+//! | key   | value                                                                      |
+//! |-------|----------------------------------------------------------------------------|
+//! | `v`   | format version, `1` (a link without it, or of a newer version, is ignored)  |
+//! | `tab` | `summary`, `timeline`, `flame`, `calltree`, `records`, `compare`           |
+//! | `ev`  | the counted event, as its index in the file's attrs (absent: the default)  |
+//! | `w`   | `samples` (absent) or `period`                                             |
+//! | `t`   | the time selection, `start-end` in ns (both ends included)                 |
+//! | `f`   | the focused (zoomed) frame: function names from the root, `;`-separated    |
+//! | `q`   | the flame-graph search text                                                |
+//! | `tid` | the thread filter, thread ids, `,`-separated                               |
+//! | `inv` | `1`: bottom-up (inverted) trees                                            |
+//!
+//! Values are percent-encoded (UTF-8; everything but `A-Z a-z 0-9 - . _ ~ : / ( ) < > @ !`),
+//! the names in `f` one by one, so a name may hold `;`. Keys this version does not know are
+//! ignored, so later versions can add keys without breaking older pages.
+
+use crate::protocol::{ProfileData, WeightKind};
+use crate::selectors::func_name;
+
+use super::view::{Tab, ViewAction, ViewState};
+
+/// The format version written.
+pub const VERSION: u32 = 1;
+
+/// What a link says about the view.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LinkState {
+    /// The tab.
+    pub tab: Tab,
+    /// The event (attr index).
+    pub event: Option<u32>,
+    /// Samples or period.
+    pub weight: WeightKind,
+    /// The time selection (ns, inclusive).
+    pub range: Option<(u64, u64)>,
+    /// The zoomed frame: function names from the root.
+    pub frame: Vec<String>,
+    /// The search text.
+    pub search: String,
+    /// Threads by tid.
+    pub tids: Vec<u32>,
+    /// Bottom-up trees.
+    pub inverted: bool,
+}
+
+fn keep(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-._~:/()<>@!".contains(&b)
+}
+
+/// Percent-encodes `s` (see the module docs for what is kept).
+pub fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for &b in s.as_bytes() {
+        if keep(b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Undoes [`encode_component`] (and `+` as a space, as forms write it); `None` on a bad escape
+/// or bytes that are not UTF-8.
+pub fn decode_component(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'%' => {
+                let hex = bytes.get(i + 1..i + 3)?;
+                let hex = std::str::from_utf8(hex).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+fn tab_of(id: &str) -> Option<Tab> {
+    Tab::ALL.iter().copied().find(|t| t.id() == id)
+}
+
+impl LinkState {
+    /// The hash, without its `#`.
+    pub fn encode(&self) -> String {
+        let mut parts = vec![format!("v={VERSION}"), format!("tab={}", self.tab.id())];
+        if let Some(e) = self.event {
+            parts.push(format!("ev={e}"));
+        }
+        if self.weight == WeightKind::Period {
+            parts.push("w=period".into());
+        }
+        if let Some((a, b)) = self.range {
+            parts.push(format!("t={a}-{b}"));
+        }
+        if !self.frame.is_empty() {
+            let names: Vec<String> = self.frame.iter().map(|n| encode_component(n)).collect();
+            parts.push(format!("f={}", names.join(";")));
+        }
+        if !self.search.is_empty() {
+            parts.push(format!("q={}", encode_component(&self.search)));
+        }
+        if !self.tids.is_empty() {
+            let tids: Vec<String> = self.tids.iter().map(u32::to_string).collect();
+            parts.push(format!("tid={}", tids.join(",")));
+        }
+        if self.inverted {
+            parts.push("inv=1".into());
+        }
+        parts.join("&")
+    }
+
+    /// Reads a hash (with or without its `#`). `None` when it is not a version-1 link; a bad
+    /// value leaves its setting at the default.
+    pub fn decode(hash: &str) -> Option<LinkState> {
+        let hash = hash.strip_prefix('#').unwrap_or(hash);
+        let pairs: Vec<(&str, &str)> = hash.split('&').filter_map(|p| p.split_once('=')).collect();
+        let get = |key: &str| pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+        if get("v")?.parse::<u32>().ok()? != VERSION {
+            return None;
+        }
+        let mut link = LinkState::default();
+        if let Some(tab) = get("tab").and_then(tab_of) {
+            link.tab = tab;
+        }
+        link.event = get("ev").and_then(|e| e.parse().ok());
+        if get("w") == Some("period") {
+            link.weight = WeightKind::Period;
+        }
+        link.range = get("t").and_then(|t| {
+            let (a, b) = t.split_once('-')?;
+            Some((a.parse().ok()?, b.parse().ok()?))
+        });
+        if let Some(f) = get("f").filter(|f| !f.is_empty()) {
+            link.frame = f.split(';').map(decode_component).collect::<Option<Vec<_>>>().unwrap_or_default();
+        }
+        link.search = get("q").and_then(decode_component).unwrap_or_default();
+        link.tids = get("tid").map(|t| t.split(',').filter_map(|x| x.parse().ok()).collect()).unwrap_or_default();
+        link.inverted = get("inv") == Some("1");
+        Some(link)
+    }
+
+    /// The link of `view` over `profile`.
+    pub fn from_view(view: &ViewState, profile: &ProfileData) -> LinkState {
+        let threads = &profile.overview.threads;
+        LinkState {
+            tab: view.tab,
+            event: view.event,
+            weight: view.weight,
+            range: view.selection,
+            frame: view.zoom.iter().map(|&f| func_name(profile, f).to_string()).collect(),
+            search: view.search.clone(),
+            tids: view.threads.iter().filter_map(|&lane| threads.get(lane as usize)).map(|t| t.tid).collect(),
+            inverted: view.inverted,
+        }
+    }
+
+    /// The actions that make a view show this link over `profile`. Names and tids that are not
+    /// in the profile are left out (the frame path stops at the first unknown name).
+    pub fn to_actions(&self, profile: &ProfileData) -> Vec<ViewAction> {
+        let events = profile.overview.events.len() as u32;
+        let lanes: Vec<u32> = self
+            .tids
+            .iter()
+            .filter_map(|&tid| profile.overview.threads.iter().position(|t| t.tid == tid))
+            .map(|i| i as u32)
+            .collect();
+        let mut zoom = Vec::with_capacity(self.frame.len());
+        for name in &self.frame {
+            match (0..profile.func_name.len() as u32).find(|&f| func_name(profile, f) == name) {
+                Some(f) => zoom.push(f),
+                None => break,
+            }
+        }
+        // Inverting, the event and the threads clear the zoom: they go first.
+        let mut out = vec![ViewAction::Inverted(self.inverted)];
+        if let Some(e) = self.event.filter(|&e| e < events) {
+            out.push(ViewAction::Event(Some(e)));
+        }
+        out.push(ViewAction::Threads(lanes));
+        out.push(ViewAction::Weight(self.weight));
+        out.push(ViewAction::Select(self.range));
+        out.push(ViewAction::Search(self.search.clone()));
+        out.push(ViewAction::Zoom(zoom));
+        out.push(ViewAction::Tab(self.tab));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::strings::StringTable;
+    use crate::protocol::{EventInfo, Overview, ThreadInfo};
+
+    fn profile() -> ProfileData {
+        let mut strings = StringTable::new();
+        for s in ["main", "a;b & c", "slow", "λ"] {
+            strings.push(s);
+        }
+        let threads = [7, 9].iter().map(|&tid| ThreadInfo { pid: 7, tid, ..ThreadInfo::default() }).collect();
+        let overview = Overview { events: vec![EventInfo::default(), EventInfo::default()], threads, ..Overview::default() };
+        ProfileData { overview, strings, func_name: vec![0, 1, 2, 3], func_module: vec![u32::MAX; 4] }
+    }
+
+    #[test]
+    fn a_view_survives_the_round_trip_through_its_hash() {
+        let p = profile();
+        let view = ViewState {
+            tab: Tab::Flame,
+            event: Some(1),
+            weight: WeightKind::Period,
+            inverted: true,
+            search: "sl ow&=%".into(),
+            zoom: vec![0, 1, 3],
+            selection: Some((1_000_000_123, 2_000_000_456)),
+            threads: vec![1],
+            ..ViewState::default()
+        };
+        let link = LinkState::from_view(&view, &p);
+        let hash = link.encode();
+        assert_eq!(hash, "v=1&tab=flame&ev=1&w=period&t=1000000123-2000000456&f=main;a%3Bb%20%26%20c;%CE%BB&q=sl%20ow%26%3D%25&tid=9&inv=1");
+        let back = LinkState::decode(&format!("#{hash}")).unwrap();
+        assert_eq!(back, link);
+        let mut fresh = ViewState::default();
+        for a in back.to_actions(&p) {
+            fresh.apply(a);
+        }
+        assert_eq!((fresh.tab, fresh.event, fresh.weight, fresh.inverted), (Tab::Flame, Some(1), WeightKind::Period, true));
+        assert_eq!((fresh.zoom, fresh.selection, fresh.threads, fresh.search), (vec![0, 1, 3], view.selection, vec![1], view.search));
+    }
+
+    #[test]
+    fn other_versions_and_bad_values_are_ignored() {
+        assert_eq!(LinkState::decode("#v=2&tab=flame"), None);
+        assert_eq!(LinkState::decode("tab=flame"), None);
+        assert_eq!(LinkState::decode(""), None);
+        let l = LinkState::decode("v=1&tab=nope&t=5-x&f=%ZZ&ev=q&tid=3,x,4&new=1").unwrap();
+        assert_eq!(l, LinkState { tids: vec![3, 4], ..LinkState::default() });
+        assert_eq!(decode_component("a+b%2B"), Some("a b+".into()));
+        assert_eq!(decode_component("%FF"), None);
+    }
+
+    #[test]
+    fn unknown_names_cut_the_frame_path() {
+        let link = LinkState { frame: vec!["main".into(), "gone".into(), "slow".into()], event: Some(5), tids: vec![1234], ..LinkState::default() };
+        let mut v = ViewState::default();
+        for a in link.to_actions(&profile()) {
+            v.apply(a);
+        }
+        assert_eq!((v.zoom, v.event, v.threads), (vec![0], None, vec![]));
+    }
+}
