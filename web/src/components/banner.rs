@@ -1,18 +1,18 @@
 //! The banner shown above every view when reading stopped early or records could not be decoded:
 //! the first error with its offset, how many records came before it, and the way to them.
 
-use std::rc::Rc;
 
 use yew::prelude::*;
 
 use crate::display::grouped;
 use crate::protocol::ProfileData;
+use crate::state::shared::Shared;
 
 /// Properties of [`ErrorBanner`].
 #[derive(Properties, PartialEq)]
 pub struct ErrorBannerProps {
     /// The analysis.
-    pub profile: Rc<ProfileData>,
+    pub profile: Shared<ProfileData>,
     /// "Show records" was pressed.
     pub on_show_records: Callback<()>,
 }

@@ -13,6 +13,7 @@ use crate::display::{grouped, percent};
 use crate::protocol::{ProfileData, Query, TreeNodes, TreeReply, WeightKind};
 use crate::selectors::{basename, find_path, func_module, func_name, path_of, TreeIndex};
 use crate::state::{AppState, FuncPath, SortBy, ViewAction};
+use crate::state::shared::Shared;
 
 /// At most this many rows are rendered.
 pub const MAX_ROWS: usize = 3000;
@@ -23,7 +24,7 @@ pub struct CallTreeProps {
     /// The state.
     pub state: Rc<AppState>,
     /// The profile.
-    pub profile: Rc<ProfileData>,
+    pub profile: Shared<ProfileData>,
     /// The tree query the view needs.
     pub wanted: Option<Query>,
     /// View changes.
@@ -106,13 +107,13 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
     let p = &props.profile;
     let tree = props.state.results.tree.clone();
     let current = tree.as_ref().is_some_and(|t| t.meta.query == props.wanted && t.meta.generation == p.overview.generation);
-    let empty = use_memo((), |_| TreeReply::default());
-    let t = tree.clone().unwrap_or_else(|| empty.clone());
-    let ix = use_memo(Rc::as_ptr(&t) as usize, {
+    let empty = use_memo((), |_| Shared::new(TreeReply::default()));
+    let t = tree.clone().unwrap_or_else(|| (*empty).clone());
+    let ix = use_memo(Shared::id(&t), {
         let t = t.clone();
         move |_| TreeIndex::new(&t.nodes)
     });
-    let rows = use_memo((Rc::as_ptr(&t) as usize, view.expanded.clone(), view.sort, view.weight), {
+    let rows = use_memo((Shared::id(&t), view.expanded.clone(), view.sort, view.weight), {
         let (t, p, ix) = (t.clone(), p.clone(), ix.clone());
         move |(_, expanded, sort, w)| visible_rows(&t, &p, &ix, expanded, *sort, *w)
     });
@@ -120,7 +121,7 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
     {
         let (on_action, t, ix) = (props.on_action.clone(), t.clone(), ix.clone());
         let want = current && view.expanded.is_empty() && !t.nodes.is_empty();
-        use_effect_with((want, Rc::as_ptr(&t) as usize), move |(want, _)| {
+        use_effect_with((want, Shared::id(&t)), move |(want, _)| {
             if *want {
                 on_action.emit(ViewAction::Expand(heaviest_path(&t, &ix)));
             }

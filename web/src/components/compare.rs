@@ -3,7 +3,6 @@
 //! weight, red where it grew and blue where it shrank (FlameGraph's `difffolded.pl`) — and the
 //! functions sorted by change.
 
-use std::rc::Rc;
 
 use perfscope_analysis::diff::diff_color;
 use yew::prelude::*;
@@ -11,6 +10,7 @@ use yew::prelude::*;
 use crate::protocol::{DiffReply, ProfileData};
 use crate::selectors::func_name;
 use crate::state::Compare;
+use crate::state::shared::Shared;
 
 /// The SVG's width in its own units (it scales to the panel).
 const WIDTH: f64 = 1200.0;
@@ -25,11 +25,11 @@ const TABLE_ROWS: usize = 100;
 #[derive(Properties, PartialEq)]
 pub struct CompareProps {
     /// The open profile (names of the boxes).
-    pub profile: Rc<ProfileData>,
+    pub profile: Shared<ProfileData>,
     /// The comparison, once one was asked for.
     pub compare: Option<Compare>,
     /// The worker's diff.
-    pub diff: Option<Rc<DiffReply>>,
+    pub diff: Option<Shared<DiffReply>>,
 }
 
 fn percent(f: f64) -> String {

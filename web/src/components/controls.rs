@@ -9,6 +9,7 @@ use yew::prelude::*;
 use crate::display::{duration_ns, grouped, parse_perf_range, perf_time};
 use crate::protocol::{ProfileData, WeightKind};
 use crate::state::{AppState, ViewAction};
+use crate::state::shared::Shared;
 
 /// Properties of [`SampleControls`].
 #[derive(Properties, PartialEq)]
@@ -16,7 +17,7 @@ pub struct SampleControlsProps {
     /// The state.
     pub state: Rc<AppState>,
     /// The profile.
-    pub profile: Rc<ProfileData>,
+    pub profile: Shared<ProfileData>,
     /// View changes.
     pub on_action: Callback<ViewAction>,
 }

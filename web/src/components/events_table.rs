@@ -1,18 +1,18 @@
 //! The events (attrs) of a file.
 
-use std::rc::Rc;
 
 use perfscope_analysis::summary::{EventSummary, Summary};
 use perfscope_format::constants::attr_type;
 use yew::prelude::*;
 
 use crate::display::grouped;
+use crate::state::shared::Shared;
 
 /// Properties of [`EventsTable`].
 #[derive(Properties, PartialEq)]
 pub struct EventsTableProps {
     /// The file's summary (its `events` are shown).
-    pub summary: Rc<Summary>,
+    pub summary: Shared<Summary>,
 }
 
 /// One row per event: name, type, config, sampling, sample_type, ids.

@@ -1,12 +1,12 @@
 //! The header features that are tables: CPU topology, NUMA, caches, memory, PMUs, groups,
 //! build ids, clocks, compression, BPF, hybrid CPUs, tracing data and unknown features.
 
-use std::rc::Rc;
 
 use perfscope_analysis::summary::Summary;
 use yew::prelude::*;
 
 use crate::display::{grouped, human_bytes, mem_kb, perf_time};
+use crate::state::shared::Shared;
 
 /// A small table: `headers` and rows of cells.
 fn table(field: &str, headers: &[&str], rows: Vec<Vec<String>>) -> Html {
@@ -38,7 +38,7 @@ fn list(items: &[String]) -> String {
 #[derive(Properties, PartialEq)]
 pub struct FeatureTablesProps {
     /// The summary.
-    pub summary: Rc<Summary>,
+    pub summary: Shared<Summary>,
 }
 
 /// One card per present table-like feature.

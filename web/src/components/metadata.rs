@@ -1,7 +1,6 @@
 //! The summary of an opened file: file facts, the machine it was recorded on, the command
 //! line, the events and the header features.
 
-use std::rc::Rc;
 
 use perfscope_analysis::summary::Summary;
 use yew::prelude::*;
@@ -10,6 +9,7 @@ use crate::components::{ErrorPanel, EventsTable, Fact, FeatureTables, FeaturesLi
 use crate::display::{duration_ms, human_bytes, mem_kb, size_with_bytes};
 use crate::protocol::{ProfileData, Timings};
 use crate::state::FileInfo;
+use crate::state::shared::Shared;
 
 /// Properties of [`Metadata`].
 #[derive(Properties, PartialEq)]
@@ -17,10 +17,10 @@ pub struct MetadataProps {
     /// The file.
     pub file: FileInfo,
     /// What it declares.
-    pub summary: Rc<Summary>,
+    pub summary: Shared<Summary>,
     /// The analysis, once every record was read.
     #[prop_or_default]
-    pub profile: Option<Rc<ProfileData>>,
+    pub profile: Option<Shared<ProfileData>>,
     /// Show the file's name and size (off when the page shows them above the tabs).
     #[prop_or(true)]
     pub file_bar: bool,
@@ -91,7 +91,7 @@ pub fn metadata(props: &MetadataProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 struct SummaryProps {
-    summary: Rc<Summary>,
+    summary: Shared<Summary>,
 }
 
 /// Properties of [`FileBar`].
@@ -100,7 +100,7 @@ pub struct FileBarProps {
     /// The file.
     pub file: FileInfo,
     /// Its summary.
-    pub summary: Rc<Summary>,
+    pub summary: Shared<Summary>,
     /// Time spent in the worker.
     pub timings: Timings,
 }

@@ -8,6 +8,7 @@ use yew::prelude::*;
 
 use crate::protocol::{ProfileData, Reason};
 use crate::state::AppState;
+use crate::state::shared::Shared;
 
 /// The reasons that apply to the current view state.
 pub fn current_reasons(state: &AppState, profile: &ProfileData) -> Vec<Reason> {
@@ -29,7 +30,7 @@ pub struct NoticesProps {
     /// The state.
     pub state: Rc<AppState>,
     /// The profile.
-    pub profile: Rc<ProfileData>,
+    pub profile: Shared<ProfileData>,
 }
 
 /// A compact list of notices (nothing when there are none).

@@ -2,18 +2,18 @@
 //! thread, record counts per type, lost and throttled samples, symbol files, and why the flame
 //! graph may mislead.
 
-use std::rc::Rc;
 
 use yew::prelude::*;
 
 use crate::display::{duration_ns, grouped, perf_time};
 use crate::protocol::ProfileData;
+use crate::state::shared::Shared;
 
 /// Properties of [`ProfileSummary`].
 #[derive(Properties, PartialEq)]
 pub struct ProfileSummaryProps {
     /// The analysis.
-    pub profile: Rc<ProfileData>,
+    pub profile: Shared<ProfileData>,
 }
 
 /// Warnings, then samples, threads, records and symbol cards.

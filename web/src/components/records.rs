@@ -12,6 +12,7 @@ use crate::display::{grouped, perf_time};
 use crate::protocol::{ProfileData, Query, RecordFilter, RecordsReply, StackReply};
 use crate::selectors::{basename, func_module, func_name};
 use crate::state::{AppState, ViewAction};
+use crate::state::shared::Shared;
 
 /// Row height, CSS px (must match `.records-table .row` in the stylesheet).
 pub const ROW_HEIGHT: f64 = 22.0;
@@ -22,7 +23,7 @@ pub struct RecordsProps {
     /// The state.
     pub state: Rc<AppState>,
     /// The profile.
-    pub profile: Rc<ProfileData>,
+    pub profile: Shared<ProfileData>,
     /// The records query the view needs.
     pub wanted: Option<Query>,
     /// View changes.
@@ -42,7 +43,7 @@ fn parse_opt(text: &str) -> Option<u32> {
 pub fn records_view(props: &RecordsProps) -> Html {
     let view = &props.state.view;
     let o = &props.profile.overview;
-    let reply: Option<Rc<RecordsReply>> = props.state.results.records.clone();
+    let reply: Option<Shared<RecordsReply>> = props.state.results.records.clone();
     let current = reply.as_ref().is_some_and(|r| r.meta.query == props.wanted);
     let scroller = use_node_ref();
     let _width = use_width(scroller.clone());

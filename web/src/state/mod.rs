@@ -4,10 +4,13 @@
 //! chose; [`Results`] holds the worker's latest answers. Queries are derived from the state by
 //! `crate::selectors`, never stored.
 
+pub mod shared;
 pub mod url;
 pub mod view;
 
 use std::rc::Rc;
+
+pub use shared::Shared;
 
 use perfscope_analysis::summary::Summary;
 use yew::Reducible;
@@ -38,7 +41,7 @@ pub enum Load {
         /// The last progress report.
         progress: Option<Progress>,
         /// The summary, once read.
-        summary: Option<Rc<Summary>>,
+        summary: Option<Shared<Summary>>,
     },
     /// Analyzed. `summary.error` may still say that the file could not be read at all; then
     /// `profile` is empty.
@@ -46,9 +49,9 @@ pub enum Load {
         /// The file.
         file: FileInfo,
         /// What it declares.
-        summary: Rc<Summary>,
+        summary: Shared<Summary>,
         /// The analysis.
-        profile: Rc<ProfileData>,
+        profile: Shared<ProfileData>,
     },
     /// Could not be read at all (fetch failed, browser read error, worker failure).
     Failed {
@@ -63,17 +66,17 @@ pub enum Load {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Results {
     /// Call tree / flame graph.
-    pub tree: Option<Rc<TreeReply>>,
+    pub tree: Option<Shared<TreeReply>>,
     /// Timeline density.
-    pub timeline: Option<Rc<TimelineReply>>,
+    pub timeline: Option<Shared<TimelineReply>>,
     /// The sub-second heatmap.
-    pub heatmap: Option<Rc<HeatmapReply>>,
+    pub heatmap: Option<Shared<HeatmapReply>>,
     /// A page of records.
-    pub records: Option<Rc<RecordsReply>>,
+    pub records: Option<Shared<RecordsReply>>,
     /// A sample's stack.
-    pub stack: Option<Rc<StackReply>>,
+    pub stack: Option<Shared<StackReply>>,
     /// The diff against the compared profile.
-    pub diff: Option<Rc<DiffReply>>,
+    pub diff: Option<Shared<DiffReply>>,
 }
 
 /// The profile the open one is compared with.
@@ -265,7 +268,7 @@ impl AppState {
                 if Some(id) == self.request {
                     if let Load::Loading { file, summary, .. } = &mut self.load {
                         file.size = Some(s.file_size);
-                        *summary = Some(Rc::new(*s));
+                        *summary = Some(Shared::new(*s));
                     }
                 }
             }
@@ -274,11 +277,11 @@ impl AppState {
                     self.symbols_request = None;
                     self.symbols_progress = None;
                     if let Load::Loaded { profile, .. } = &mut self.load {
-                        *profile = Rc::new(*p);
+                        *profile = Shared::new(*p);
                     }
                 } else if Some(id) == self.request {
                     if let Load::Loading { file, summary: Some(summary), .. } = &self.load {
-                        self.load = Load::Loaded { file: file.clone(), summary: summary.clone(), profile: Rc::new(*p) };
+                        self.load = Load::Loaded { file: file.clone(), summary: summary.clone(), profile: Shared::new(*p) };
                         self.request = None;
                         self.pick_default_event();
                         self.apply_link();
@@ -303,17 +306,17 @@ impl AppState {
                     self.request = None;
                 }
             }
-            WorkerMessage::Tree(_, t) => self.results.tree = Some(Rc::new(*t)),
-            WorkerMessage::Timeline(_, t) => self.results.timeline = Some(Rc::new(*t)),
-            WorkerMessage::Heatmap(_, h) => self.results.heatmap = Some(Rc::new(*h)),
-            WorkerMessage::Records(_, r) => self.results.records = Some(Rc::new(*r)),
-            WorkerMessage::Stack(_, s) => self.results.stack = Some(Rc::new(*s)),
+            WorkerMessage::Tree(_, t) => self.results.tree = Some(Shared::new(*t)),
+            WorkerMessage::Timeline(_, t) => self.results.timeline = Some(Shared::new(*t)),
+            WorkerMessage::Heatmap(_, h) => self.results.heatmap = Some(Shared::new(*h)),
+            WorkerMessage::Records(_, r) => self.results.records = Some(Shared::new(*r)),
+            WorkerMessage::Stack(_, s) => self.results.stack = Some(Shared::new(*s)),
             WorkerMessage::Compared(id, info) => {
                 if let Some(c) = self.compare.as_mut().filter(|c| c.request == id) {
                     c.info = Some(info);
                 }
             }
-            WorkerMessage::Diff(_, d) => self.results.diff = Some(Rc::new(*d)),
+            WorkerMessage::Diff(_, d) => self.results.diff = Some(Shared::new(*d)),
             WorkerMessage::Export(id, _) => {
                 if Some(id) == self.export_request {
                     self.export_request = None;
@@ -360,7 +363,7 @@ impl AppState {
     }
 
     /// The loaded profile.
-    pub fn profile(&self) -> Option<&Rc<ProfileData>> {
+    pub fn profile(&self) -> Option<&Shared<ProfileData>> {
         match &self.load {
             Load::Loaded { profile, .. } => Some(profile),
             _ => None,

@@ -18,6 +18,7 @@ use crate::display::{grouped, percent};
 use crate::protocol::{ProfileData, Query, TreeReply, WeightKind};
 use crate::selectors::{basename, find_path, func_module, func_name, path_of, search, TreeIndex};
 use crate::state::{AppState, ColorBy, ViewAction};
+use crate::state::shared::Shared;
 
 /// Properties of [`FlameGraphView`].
 #[derive(Properties, PartialEq)]
@@ -25,7 +26,7 @@ pub struct FlameGraphProps {
     /// The state (view settings and the worker's answers).
     pub state: Rc<AppState>,
     /// The loaded profile.
-    pub profile: Rc<ProfileData>,
+    pub profile: Shared<ProfileData>,
     /// The tree query the current view needs.
     pub wanted: Option<Query>,
     /// View changes.
@@ -43,7 +44,7 @@ struct Hover {
 #[function_component(FlameGraphView)]
 pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     let view = &props.state.view;
-    let tree: Option<Rc<TreeReply>> = props.state.results.tree.clone();
+    let tree: Option<Shared<TreeReply>> = props.state.results.tree.clone();
     let current = tree.as_ref().is_some_and(|t| t.meta.query == props.wanted && t.meta.generation == props.profile.overview.generation);
     let container = use_node_ref();
     let canvas = use_node_ref();
@@ -51,19 +52,19 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     let hover = use_state_eq(|| None::<Hover>);
     let scheduler = use_frame_scheduler();
 
-    let empty = Rc::new(TreeReply::default());
+    let empty = Shared::new(TreeReply::default());
     let t = tree.clone().unwrap_or(empty);
-    let index = use_memo(Rc::as_ptr(&t) as usize, {
+    let index = use_memo(Shared::id(&t), {
         let t = t.clone();
         move |_| TreeIndex::new(&t.nodes)
     });
     let zoom_node = find_path(&t.nodes, &index, &view.zoom);
-    let matches = use_memo((Rc::as_ptr(&t) as usize, view.search.clone()), {
+    let matches = use_memo((Shared::id(&t), view.search.clone()), {
         let (t, p) = (t.clone(), props.profile.clone());
         move |(_, q)| search(&t, &p, q)
     });
     let vp = layout::Viewport::new(&t.nodes, zoom_node, t.meta.total, t.meta.depth, width, view.icicle);
-    let placed = use_memo((Rc::as_ptr(&t) as usize, zoom_node, width.to_bits(), view.icicle), {
+    let placed = use_memo((Shared::id(&t), zoom_node, width.to_bits(), view.icicle), {
         let (t, index) = (t.clone(), index.clone());
         move |_| Rc::new(layout::layout(&t.nodes, &index, &vp))
     });
@@ -73,7 +74,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
         // Keyed by what the picture depends on, not by the addresses of memoized values (a new
         // value may be allocated where the previous one was freed).
         let key = (
-            (Rc::as_ptr(&t) as usize, zoom_node, width.to_bits(), view.icicle),
+            (Shared::id(&t), zoom_node, width.to_bits(), view.icicle),
             view.search.clone(),
             view.selected_func,
             hover.map(|h| h.node),

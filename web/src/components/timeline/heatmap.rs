@@ -11,6 +11,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, PointerEvent};
 use yew::prelude::*;
 
 use super::super::canvas::{css_var, prepare, use_frame_scheduler, use_width};
+use crate::state::shared::Shared;
 use crate::display::duration_ns;
 use crate::protocol::{HeatmapReply, Query};
 use crate::state::{AppState, ViewAction};
@@ -173,7 +174,7 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
     let selection = props.state.view.selection;
     {
         let (canvas, reply, drag_now, scheduler) = (canvas.clone(), reply.clone(), *drag, scheduler.clone());
-        let key = (reply.as_ref().map(|r| Rc::as_ptr(r) as usize), grid.map(|g| g.cell_w.to_bits()), drag_now, selection, current);
+        let key = (reply.as_ref().map(Shared::id), grid.map(|g| g.cell_w.to_bits()), drag_now, selection, current);
         use_effect_with(key, move |_| {
             scheduler.schedule(move || {
                 let (Some(el), Some(h), Some(g)) = (canvas.cast::<HtmlCanvasElement>(), reply, grid) else { return };

@@ -21,6 +21,7 @@ use crate::display::{duration_ns, perf_time};
 use crate::protocol::{ProfileData, Query};
 use crate::state::{AppState, ViewAction};
 use layout::{row_at, RowKind, TimeScale, GUTTER};
+use crate::state::shared::Shared;
 
 /// Properties of [`TimelineView`].
 #[derive(Properties, PartialEq)]
@@ -28,7 +29,7 @@ pub struct TimelineProps {
     /// The state.
     pub state: Rc<AppState>,
     /// The profile.
-    pub profile: Rc<ProfileData>,
+    pub profile: Shared<ProfileData>,
     /// The timeline query the view needs.
     pub wanted: Option<Query>,
     /// View changes.
@@ -67,7 +68,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     let drag = use_state_eq(|| None::<Drag>);
     let hover = use_state_eq(|| None::<(f64, f64)>);
     let scheduler = use_frame_scheduler();
-    let rows = use_memo(Rc::as_ptr(&props.profile) as usize, {
+    let rows = use_memo(Shared::id(&props.profile), {
         let p = props.profile.clone();
         move |_| layout::rows(&p.overview)
     });
@@ -135,7 +136,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     };
 
     {
-        let key = (density.as_ref().map(|d| Rc::as_ptr(d) as usize), start, end, width.to_bits(), shown_selection, state.view.threads.clone(), (Rc::as_ptr(&props.profile) as usize, o.generation));
+        let key = (density.as_ref().map(Shared::id), start, end, width.to_bits(), shown_selection, state.view.threads.clone(), (Shared::id(&props.profile), o.generation));
         let (canvas, rows, profile, density, threads) = (canvas.clone(), rows.clone(), props.profile.clone(), density.clone(), state.view.threads.clone());
         let scheduler = scheduler.clone();
         let drawn = format!("{current}:{start}:{end}");
