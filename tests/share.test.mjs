@@ -13,6 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import { launch, waitForState, isPlaywrightNotice } from './helpers/browser.mjs';
 import { canvasBox, flameRowY, flameTotal, hoverFlame, openFile, showTab } from './helpers/views.mjs';
 import { serveLogged } from './helpers/serve-logged.mjs';
+import { openInSpeedscope, speedscopeDist } from './helpers/speedscope.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DATA = join(ROOT, 'tests', 'data');
@@ -195,8 +196,30 @@ test('a share file opens in a fresh browser with every name, without symbol file
   assert.match(svg.bytes.toString('utf8'), /^<\?xml|^<svg/);
   const pprof = await exportFile(page, 'pprof');
   assert.deepEqual([...pprof.bytes.subarray(0, 2)], [0x1f, 0x8b]);
-  const speedscope = JSON.parse((await exportFile(page, 'speedscope')).bytes.toString('utf8'));
+  const speedscopeFile = await exportFile(page, 'speedscope');
+  const speedscope = JSON.parse(speedscopeFile.bytes.toString('utf8'));
   assert.match(speedscope.$schema, /speedscope/);
+  // speedscope itself (the npm package, in this Chromium) opens it and shows the profile.
+  const dist = speedscopeDist(ROOT);
+  if (dist) {
+    const viewer = await serveLogged(dist);
+    try {
+      const path = join(TMP, speedscopeFile.name);
+      writeFileSync(path, speedscopeFile.bytes);
+      const opened = await openInSpeedscope(browser.context, viewer.url, path);
+      assert.equal(opened.error, null, `speedscope could not import our export: ${opened.error}`);
+      const first = speedscope.profiles[0];
+      assert.ok(opened.toolbar.includes(first.name), `speedscope shows the profile "${first.name}": ${opened.toolbar.slice(0, 200)}`);
+      const samples = first.type === 'sampled' ? first.samples.length : null;
+      assert.ok(samples === null || samples > 0);
+      await opened.page.screenshot({ path: join(SHOTS, 'share-speedscope.png') });
+      await opened.page.close();
+    } finally {
+      await viewer.close();
+    }
+  } else {
+    console.log('# speedscope is not installed (npm ci): the export is checked by its schema only');
+  }
   assert.deepEqual(errors, []);
   await page.close();
 
