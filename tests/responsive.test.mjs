@@ -1,4 +1,4 @@
-// A big recording (tests/data/pipe.data's samples repeated to PERFSCOPE_BIG_MB megabytes, 40 by
+// A big recording (tests/data/pipe.data's samples repeated to PERFSCOPE_BIG_MB megabytes, 300 by
 // default; written to a temporary file) is parsed while a timer on the page keeps firing: the
 // main thread stays responsive, the progress bar advances, and Cancel stops the work.
 import { test, before, after } from 'node:test';
@@ -12,7 +12,7 @@ import { launch, openApp, waitForState } from './helpers/browser.mjs';
 import { num, showTab, flameTotal } from './helpers/views.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const MB = Number(process.env.PERFSCOPE_BIG_MB ?? 40);
+const MB = Number(process.env.PERFSCOPE_BIG_MB ?? 300);
 
 /**
  * A pipe-mode perf.data: pipe.data's metadata records, then its records from the first SAMPLE
