@@ -8,7 +8,7 @@
 //! weight of samples whose stack ends with that path, and only roots have self weight (equal to
 //! their total), as in the Firefox Profiler.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ids::{CallNodeIndex, CapacityError, FuncIndex, StackIndex};
 use crate::profile::Profile;
@@ -117,7 +117,7 @@ impl CallTree {
             }
         }
         let mut tree = CallTree { empty_stacks: empty, ..Default::default() };
-        let mut index = HashMap::new();
+        let mut index = HashMap::default();
         let mut node_of = vec![None; weights.len()];
         // Prefixes have smaller indices: one forward pass.
         for (i, stack) in profile.stacks.iter().enumerate() {
@@ -155,7 +155,7 @@ impl CallTree {
     pub fn inverted(profile: &Profile, filter: &SampleFilter) -> Result<Self, CapacityError> {
         let (weights, empty) = stack_self_weights(profile, filter);
         let mut tree = CallTree { inverted: true, empty_stacks: empty, ..Default::default() };
-        let mut index = HashMap::new();
+        let mut index = HashMap::default();
         for (i, w) in weights.iter().enumerate() {
             if w.samples == 0 {
                 continue;
