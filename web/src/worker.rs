@@ -105,6 +105,10 @@ async fn handle(data: JsValue) {
     }
 }
 
+/// How much of each dropped file is read to tell what it is: enough for whole lines of folded
+/// stacks (a deep stack's line is a few KB) and perf script text.
+const HEAD_BYTES: u64 = perfscope_analysis::import::DETECT_BYTES as u64;
+
 /// Reads the files' first bytes and the symbol files, then opens the perf.data, read through
 /// [`BlobSource`] in slices of `slice` bytes: the summary from its header first, then one pass
 /// over the records (with progress). `read_ms`: time spent downloading it.
@@ -113,7 +117,7 @@ async fn open_files(id: u32, files: Vec<NamedBlob>, slice: usize, read_ms: f64) 
     let mut perf_data_kind = FileKind::PerfData;
     let mut symbol_blobs = Vec::new();
     for f in files {
-        let head = read(&f.blob, 0, 512).await.map_err(|e| format!("could not read {}: {e}", f.name))?;
+        let head = read(&f.blob, 0, HEAD_BYTES).await.map_err(|e| format!("could not read {}: {e}", f.name))?;
         match classify(&f.name, &head) {
             kind if kind.is_profile() && perf_data.is_none() => {
                 perf_data = Some(f);
