@@ -38,31 +38,12 @@ fn parse_all<T: core::str::FromStr>(key: &str, values: &[&str]) -> Result<Vec<T>
     values.iter().map(|v| v.parse().map_err(|_| format!("{key}: cannot parse {v:?}"))).collect()
 }
 
-fn tokens_with_positions(line: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in line.char_indices() {
-        match (c.is_whitespace(), start) {
-            (false, None) => start = Some(i),
-            (true, Some(s)) => {
-                out.push((s, line.get(s..i).unwrap_or_default()));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, line.get(s..).unwrap_or_default()));
-    }
-    out
-}
-
 /// Builds a [`Profile`] from the text. Errors name the line that is wrong.
 pub fn profile_from_text_samples(text: &str) -> Result<Profile, String> {
     let mut attrs = Attrs::default();
     let mut frame_rows: Vec<Vec<(usize, &str)>> = Vec::new();
     for line in text.lines() {
-        let toks = tokens_with_positions(line);
+        let toks = crate::import::perf_script::tokens(line);
         let Some(&(_, first)) = toks.first() else { continue };
         if let Some(key) = first.strip_suffix(':') {
             let values: Vec<&str> = toks.iter().skip(1).map(|&(_, t)| t).collect();

@@ -65,7 +65,7 @@ fn is_digits(s: &str) -> bool {
 }
 
 /// Whitespace-separated tokens with their byte offsets.
-fn tokens(line: &str) -> Vec<(usize, &str)> {
+pub(crate) fn tokens(line: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, c) in line.char_indices() {
