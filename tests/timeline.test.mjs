@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer } from '../scripts/static-server.mjs';
 import { launch } from './helpers/browser.mjs';
 import { countInRange, readScriptSamples } from './helpers/perf-script.mjs';
-import { canvasBox, flameTotal, openFile, showTab } from './helpers/views.mjs';
+import { canvasBox, flameRowY, flameTotal, hoverFlame, openFile, showTab } from './helpers/views.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DATA = join(ROOT, 'tests', 'data');
@@ -172,6 +172,39 @@ describe('markers and highlight (corpus)', () => {
     await page.waitForFunction(() => document.querySelector('canvas.timeline-canvas')?.dataset.current === 'true');
     assert.equal(Number(await page.locator('canvas.timeline-canvas').getAttribute('data-highlighted')), expected, name);
     await shot(page, 'timeline-highlight');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('fp-callchain.data: clicking a flame-graph box selects its function, highlighted in the timeline with perf\'s count', { skip: skipCorpus }, async () => {
+    const stacks = [];
+    for (const line of readFileSync(join(CORPUS, 'gen/oracle/fp-callchain.script.txt'), 'utf8').split('\n')) {
+      const frame = /^\t\s*([0-9a-f]+)\s/.exec(line);
+      if (frame) stacks.at(-1)?.add(BigInt(`0x${frame[1]}`));
+      else if (/cpu-clock/.test(line)) stacks.push(new Set());
+    }
+    const { page, errors } = await openFile(light.context, server.url, join(CORPUS, 'gen/fp-callchain.data'));
+    await showTab(page, 'flame');
+    await flameTotal(page);
+    const box = await canvasBox(page, 'canvas.flame-canvas');
+    // Find a kernel box (named by address without kallsyms, as perf prints it) in the lower rows.
+    let hit = null;
+    for (let depth = 1; depth < 12 && !hit; depth++) {
+      const y = await flameRowY(page, depth);
+      if (y < 0) break;
+      for (let x = 4; x < box.width && !hit; x += Math.max(8, box.width / 60)) {
+        const name = await hoverFlame(page, x, y);
+        if (/^\[kernel\.kallsyms\]\+0x[0-9a-f]+$/.test(name ?? '')) hit = { x, y, name };
+      }
+    }
+    assert.ok(hit, 'no kernel box found in the flame graph');
+    await page.mouse.click(Math.round(box.x + hit.x), Math.round(box.y + hit.y));
+    await page.waitForFunction((n) => document.querySelector('canvas.flame-canvas')?.dataset.selectedFunc === n, hit.name);
+    const expected = stacks.filter((s) => s.has(BigInt(hit.name.split('+')[1]))).length;
+    assert.ok(expected > 0);
+    await showTab(page, 'timeline');
+    await page.waitForFunction(() => document.querySelector('canvas.timeline-canvas')?.dataset.current === 'true');
+    assert.equal(Number(await page.locator('canvas.timeline-canvas').getAttribute('data-highlighted')), expected, hit.name);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -130,6 +130,9 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
         let (placed, t, on_action) = (placed.clone(), t.clone(), props.on_action.clone());
         Callback::from(move |e: MouseEvent| {
             if let Some(node) = layout::hit_test(&placed, f64::from(e.offset_x()), f64::from(e.offset_y())) {
+                // A click zooms to the box and selects its function (outlined here, highlighted
+                // in the timeline and the call tree), as the call tree's selection does.
+                on_action.emit(ViewAction::SelectFunc(t.nodes.func.get(node as usize).copied()));
                 on_action.emit(ViewAction::Zoom(path_of(&t.nodes, node)));
             }
         })
