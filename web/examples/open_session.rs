@@ -68,7 +68,7 @@ fn main() {
     }
     let summary = SummaryReader::read_from(&mut source, slice);
     let summary_ms = t.elapsed().as_secs_f64() * 1e3;
-    let session = Session::open(Box::new(source), summary, Vec::new(), slice, &mut |_| {}, &|| 0.0, Timings::default());
+    let mut session = Session::open(Box::new(source), summary, Vec::new(), slice, &mut |_| {}, &|| 0.0, Timings::default());
     let peak = peak_rss();
     println!(
         "session (one pass: index + profile + summary, then timeline): summary {summary_ms:.1} ms, open {:.1} s, {} records; peak RSS {:.0} MB ({:.2}x the file), the records index {:.0} MB",
@@ -77,5 +77,25 @@ fn main() {
         mb(peak),
         peak as f64 / len as f64,
         mb(session.index_bytes())
+    );
+    // The first flame-graph query, as the page sends it after loading.
+    let t = std::time::Instant::now();
+    let query = perfscope_web::protocol::Query::Tree {
+        filter: perfscope_web::protocol::Filter::default(),
+        inverted: false,
+        weight: perfscope_web::protocol::WeightKind::Samples,
+    };
+    let reply = session.query(1, query);
+    let nodes = match &reply {
+        perfscope_web::protocol::WorkerMessage::Tree(_, t) => t.nodes.len(),
+        _ => 0,
+    };
+    let after = peak_rss();
+    println!(
+        "first tree query: {:.2} s, {nodes} nodes; peak RSS {:.0} MB ({:.2}x the file, +{:.0} MB)",
+        t.elapsed().as_secs_f64(),
+        mb(after),
+        after as f64 / len as f64,
+        mb(after.saturating_sub(peak))
     );
 }
