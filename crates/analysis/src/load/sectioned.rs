@@ -159,6 +159,38 @@ struct Feed<'l, S: ?Sized, P> {
 impl<S: RecordSink + ?Sized, P: FnMut(u64, u64)> Feed<'_, S, P> {
     /// The records of `r[start..end]`, a data section or a `data.N` file.
     fn records(&mut self, r: &mut impl ReadAt, start: u64, end: u64, chunk_size: u64, meta: &Metadata, d: &mut StreamDecoder) {
+        self.feed(r, start, end, chunk_size, d, |sink, rec| sink.record(meta, rec));
+    }
+
+    /// A pipe-mode stream: the metadata grows with its HEADER_ATTR, HEADER_FEATURE, ID_INDEX
+    /// and EVENT_UPDATE records, as [`perfscope_format::walk::walk`] builds it.
+    fn pipe(&mut self, r: &mut impl ReadAt, chunk_size: u64, meta: &mut Metadata) {
+        let mut d = StreamDecoder::pipe();
+        let mut first = true;
+        let end = r.len();
+        self.feed(r, 0, end, chunk_size, &mut d, |sink, rec| {
+            if first {
+                meta.legacy_google = is_legacy_google_record(rec);
+                first = false;
+            }
+            if let Err(e) = meta.observe(rec) {
+                sink.error(e);
+            }
+            sink.record(meta, rec);
+        });
+    }
+
+    /// Reads `r[start..end]` in chunks of `chunk_size` into `d`, handing each decoded record to
+    /// `push` and reporting progress after each chunk; a failed read ends the range.
+    fn feed(
+        &mut self,
+        r: &mut impl ReadAt,
+        start: u64,
+        end: u64,
+        chunk_size: u64,
+        d: &mut StreamDecoder,
+        mut push: impl FnMut(&mut S, &RawRecord<'_>),
+    ) {
         let mut at = start;
         while at < end {
             let size = chunk_size.min(end - at);
@@ -171,46 +203,11 @@ impl<S: RecordSink + ?Sized, P: FnMut(u64, u64)> Feed<'_, S, P> {
             }
             at += size;
             self.bytes_done += size;
-            self.drain(d, |sink, rec| sink.record(meta, rec));
+            self.drain(d, &mut push);
             (self.progress)(self.bytes_done, self.records);
         }
         d.finish();
-        self.drain(d, |sink, rec| sink.record(meta, rec));
-    }
-
-    /// A pipe-mode stream: the metadata grows with its HEADER_ATTR, HEADER_FEATURE, ID_INDEX
-    /// and EVENT_UPDATE records, as [`perfscope_format::walk::walk`] builds it.
-    fn pipe(&mut self, r: &mut impl ReadAt, chunk_size: u64, meta: &mut Metadata) {
-        let mut d = StreamDecoder::pipe();
-        let end = r.len();
-        let mut at = 0;
-        let mut first = true;
-        let mut observe = |sink: &mut S, rec: &RawRecord<'_>| {
-            if first {
-                meta.legacy_google = is_legacy_google_record(rec);
-                first = false;
-            }
-            if let Err(e) = meta.observe(rec) {
-                sink.error(e);
-            }
-            sink.record(meta, rec);
-        };
-        while at < end {
-            let size = chunk_size.min(end - at);
-            match r.read_at(at, size) {
-                Ok(chunk) => d.push(&chunk),
-                Err(e) => {
-                    self.sink.error(e);
-                    break;
-                }
-            }
-            at += size;
-            self.bytes_done += size;
-            self.drain(&mut d, &mut observe);
-            (self.progress)(self.bytes_done, self.records);
-        }
-        d.finish();
-        self.drain(&mut d, &mut observe);
+        self.drain(d, &mut push);
     }
 
     fn drain(&mut self, d: &mut StreamDecoder, mut push: impl FnMut(&mut S, &RawRecord<'_>)) {
