@@ -17,31 +17,11 @@ use perfscope_format::file::ReadAt;
 use perfscope_format::walk::{walk, Item};
 use perfscope_format::{PerfFile, Record, RecordType};
 
-fn big_profile() -> Option<Vec<u8>> {
-    let path = std::env::var_os("PERFSCOPE_BIG_PROFILE")?;
-    match std::fs::read(&path) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            eprintln!("cannot read {path:?}: {e}");
-            None
-        }
-    }
-}
+#[path = "../../format/benches/common/mod.rs"]
+mod common;
 
-/// The least a reader must do: step from record header to record header.
-fn header_walk(data: &[u8]) -> u64 {
-    let mut pos = 0usize;
-    let mut n = 0u64;
-    while let Some(size) = data.get(pos + 6..pos + 8) {
-        let size = u16::from_le_bytes([size[0], size[1]]) as usize;
-        if size < 8 {
-            break;
-        }
-        pos += size;
-        n += 1;
-    }
-    n
-}
+use common::{big_profile, header_walk};
+
 
 /// What `perfscope stats` does: count records by type, decode every sample to count it for its
 /// event (leader sampling delivers one per read value), name the events.

@@ -10,31 +10,10 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use perfscope_format::reader::RecordReader;
 use perfscope_format::PerfFile;
 
-fn big_profile() -> Option<Vec<u8>> {
-    let path = std::env::var_os("PERFSCOPE_BIG_PROFILE")?;
-    match std::fs::read(&path) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            eprintln!("cannot read {path:?}: {e}");
-            None
-        }
-    }
-}
+mod common;
 
-/// The least a reader must do: step from record header to record header.
-fn header_walk(data: &[u8]) -> u64 {
-    let mut pos = 0usize;
-    let mut n = 0u64;
-    while let Some(size) = data.get(pos + 6..pos + 8) {
-        let size = u16::from_le_bytes([size[0], size[1]]) as usize;
-        if size < 8 {
-            break;
-        }
-        pos += size;
-        n += 1;
-    }
-    n
-}
+use common::{big_profile, header_walk};
+
 
 fn bench(c: &mut Criterion) {
     let Some(bytes) = big_profile() else {
