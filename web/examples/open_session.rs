@@ -7,8 +7,12 @@
 //! cargo run --release -p perfscope-web --example open_session -- FILE [SLICE_BYTES] [profile]
 //! ```
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// The counting allocator (the only unsafe: forwarding to the system allocator).
+#![allow(unsafe_code)]
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::load::{load_sectioned, LoadOptions};
@@ -17,6 +21,48 @@ use perfscope_format::file::ReadAt;
 use perfscope_format::{Error, ErrorKind};
 use perfscope_web::protocol::Timings;
 use perfscope_web::session::Session;
+
+/// The system allocator, counting the bytes live on the heap and their peak (what a wasm heap
+/// grows to, without the allocator's own slack).
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn count_up(n: usize) {
+    let live = LIVE.fetch_add(n, Ordering::Relaxed) + n;
+    PEAK.fetch_max(live, Ordering::Relaxed);
+}
+
+// SAFETY: forwards to `System` unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count_up(layout.size());
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // A growing realloc may copy: count both blocks at the moment of the copy.
+        count_up(new_size);
+        // SAFETY: the caller's contract, passed on.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// (live, peak) heap bytes.
+fn heap() -> (usize, usize) {
+    (LIVE.load(Ordering::Relaxed), PEAK.load(Ordering::Relaxed))
+}
 
 /// VmHWM: the peak resident memory of this process, bytes.
 fn peak_rss() -> usize {
@@ -32,6 +78,9 @@ impl ReadAt for Pread {
         self.1
     }
     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, Error> {
+        if offset.saturating_add(size) > self.1 {
+            return Err(Error::new(offset, ErrorKind::UnexpectedEof { what: "file", needed: size, available: self.1.saturating_sub(offset) }));
+        }
         let mut buf = vec![0; usize::try_from(size).unwrap()];
         self.0
             .read_exact_at(&mut buf, offset)
@@ -50,7 +99,10 @@ fn main() {
     let slice: usize = args.next().map_or(perfscope_web::session::SLICE, |c| c.parse().expect("a slice size in bytes"));
     let profile_only = args.next().as_deref() == Some("profile");
     let file = std::fs::File::open(&path).expect("a readable file");
-    let len = file.metadata().unwrap().len();
+    // `OPEN_SESSION_LIMIT=BYTES`: read only the first BYTES of the file (a cut recording: the
+    // records before the cut), to see how the cost grows along one recording.
+    let limit = std::env::var("OPEN_SESSION_LIMIT").ok().and_then(|l| l.parse::<u64>().ok()).unwrap_or(u64::MAX);
+    let len = file.metadata().unwrap().len().min(limit);
     let mut source = Pread(file, len);
     let t = std::time::Instant::now();
     if profile_only {
@@ -68,8 +120,34 @@ fn main() {
     }
     let summary = SummaryReader::read_from(&mut source, slice);
     let summary_ms = t.elapsed().as_secs_f64() * 1e3;
-    let mut session = Session::open(Box::new(source), summary, Vec::new(), slice, &mut |_| {}, &|| 0.0, Timings::default());
+    // The session's clock: each call is a phase mark, noted with the heap at that moment.
+    let marks = std::cell::RefCell::new(Vec::new());
+    let now = || {
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        marks.borrow_mut().push((ms, heap()));
+        ms
+    };
+    let mut session = Session::open(Box::new(source), summary, Vec::new(), slice, &mut |_| {}, &now, Timings::default());
     let peak = peak_rss();
+    for (i, (ms, (live, peak))) in marks.borrow().iter().enumerate() {
+        println!("  mark {i}: {ms:8.0} ms, heap live {:7.1} MB, peak {:7.1} MB", mb(*live), mb(*peak));
+    }
+    let tm = session.timings_mut();
+    println!("  timings: records pass {:.0} ms, profile (finish + timeline) {:.0} ms", tm.records_ms, tm.profile_ms);
+    let h = session.profile().heap_bytes();
+    println!(
+        "  profile heap {:.1} MB: samples {:.1} ({} samples), stacks {:.1}, frames {:.1}, funcs {:.1}, strings {:.1}, threads {:.1}; heap live now {:.1} MB, peak {:.1} MB",
+        mb(h.total()),
+        mb(h.samples),
+        session.profile().samples.len(),
+        mb(h.stacks),
+        mb(h.frames),
+        mb(h.funcs),
+        mb(h.strings),
+        mb(h.threads),
+        mb(heap().0),
+        mb(heap().1)
+    );
     println!(
         "session (one pass: index + profile + summary, then timeline): summary {summary_ms:.1} ms, open {:.1} s, {} records; peak RSS {:.0} MB ({:.2}x the file), the records index {:.0} MB",
         t.elapsed().as_secs_f64(),

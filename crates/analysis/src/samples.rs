@@ -93,6 +93,16 @@ impl SampleTable {
     /// Appends a sample.
     pub fn push(&mut self, s: Sample) -> Result<SampleIndex, CapacityError> {
         let i = SampleIndex::from_len(self.time.len())?;
+        if self.time.len() == self.time.capacity() {
+            // By a quarter, not by doubling (see `crate::heap::growth`).
+            let more = crate::heap::growth(self.time.len());
+            self.time.reserve_exact(more);
+            self.thread.reserve_exact(more);
+            self.cpu.reserve_exact(more);
+            self.event.reserve_exact(more);
+            self.stack.reserve_exact(more);
+            self.period.reserve_exact(more);
+        }
         self.time.push(s.time);
         self.thread.push(s.thread);
         self.cpu.push(s.cpu);
@@ -122,6 +132,11 @@ impl SampleTable {
     /// Whether there is no sample.
     pub fn is_empty(&self) -> bool {
         self.time.is_empty()
+    }
+
+    /// The samples the columns have room for.
+    pub fn capacity(&self) -> usize {
+        self.time.capacity()
     }
 
     /// Frees the unused capacity.

@@ -300,9 +300,7 @@ impl StackTable {
             std::collections::hash_map::Entry::Vacant(e) => {
                 let i = StackIndex::from_len(next).ok().filter(|i| *i != NO_CHILD).ok_or(CapacityError { table: "stack" })?;
                 e.insert(i);
-                self.prefixes.push(prefix.map_or(NO_PREFIX, |p| p.0));
-                self.frames.push(frame);
-                self.first_child.push(NO_FIRST_CHILD);
+                self.push_columns(prefix, frame);
                 Ok(i)
             }
         }
@@ -310,10 +308,16 @@ impl StackTable {
 
     fn push(&mut self, prefix: Option<StackIndex>, frame: FrameIndex) -> Result<StackIndex, CapacityError> {
         let i = StackIndex::from_len(self.frames.len()).ok().filter(|i| *i != NO_CHILD).ok_or(CapacityError { table: "stack" })?;
-        self.prefixes.push(prefix.map_or(NO_PREFIX, |p| p.0));
-        self.frames.push(frame);
-        self.first_child.push(NO_FIRST_CHILD);
+        self.push_columns(prefix, frame);
         Ok(i)
+    }
+
+    /// Appends a stack's columns, growing them by a quarter when full ([`crate::heap::growth`]).
+    fn push_columns(&mut self, prefix: Option<StackIndex>, frame: FrameIndex) {
+        use crate::heap::push_growing;
+        push_growing(&mut self.prefixes, prefix.map_or(NO_PREFIX, |p| p.0));
+        push_growing(&mut self.frames, frame);
+        push_growing(&mut self.first_child, NO_FIRST_CHILD);
     }
 
     /// Rebuilds the lookup structures that [`StackTable::shrink`] dropped.

@@ -20,6 +20,7 @@ pub mod export;
 pub mod heatmap;
 pub mod overview;
 pub mod record_fields;
+pub mod record_rows;
 pub mod records_index;
 pub mod share;
 pub mod source;
@@ -99,6 +100,12 @@ fn load_options(resolver: Option<perfscope_analysis::symbols::resolver::SymbolRe
     LoadOptions { resolver, unknown_names: UnknownNames::ModuleOffset, inline_frames: InlineFrames::Unwound, ..LoadOptions::default() }
 }
 
+/// The profile loader of a session: with the switch timeline, whose sample lanes the session
+/// counts from the profile itself ([`Timeline::new`]).
+fn loader(resolver: Option<perfscope_analysis::symbols::resolver::SymbolResolver>) -> ProfileLoader {
+    ProfileLoader::with_extras(load_options(resolver), EXTRAS).without_timeline_sample_times()
+}
+
 impl Session {
     /// Opens the perf.data read through `source`, in slices of `slice` bytes, whose summary was
     /// read from its header (`summary`: the records of the pass complete it), with
@@ -117,7 +124,7 @@ impl Session {
         let slice = slice.max(1);
         let t0 = now();
         let (resolver, symbol_infos) = symbols::build_resolver(&symbol_files, &Default::default());
-        let mut pass = OpenPass { index: RecordIndex::default(), loader: ProfileLoader::with_extras(load_options(resolver), EXTRAS), summary: &mut summary };
+        let mut pass = OpenPass { index: RecordIndex::default(), loader: loader(resolver), summary: &mut summary };
         let result = stream_records(&mut DynSource(source.as_mut()), &mut [], slice, &mut pass, |bytes, records| {
             progress(Progress { phase: Phase::Records, bytes: bytes as f64, total, records: records as f64 })
         });
@@ -206,7 +213,7 @@ impl Session {
         let mut switches = None;
         if self.meta.is_some() {
             let total = self.source.len() as f64;
-            let mut loader = ProfileLoader::with_extras(load_options(resolver), EXTRAS);
+            let mut loader = loader(resolver);
             let built = stream_records(&mut DynSource(self.source.as_mut()), &mut [], self.slice, &mut loader, |bytes, records| {
                 progress(Progress { phase: Phase::Profile, bytes: bytes as f64, total, records: records as f64 })
             })
@@ -332,7 +339,6 @@ impl Session {
         let page: Vec<u32> = rows.iter().skip(start as usize).take(count.min(1000) as usize).copied().collect();
         let matching = rows.len() as u64;
         let ix = &self.index;
-        let at32 = |c: &Vec<u32>, i: u32| c.get(i as usize).copied().unwrap_or(u32::MAX);
         let mut fields = StringTable::new();
         let summary = &self.summary;
         if let Some(meta) = &self.meta {
@@ -344,13 +350,15 @@ impl Session {
                 fields.push("");
             });
         }
+        let got: Vec<Option<records_index::Row>> = page.iter().map(|&i| ix.row(i as usize)).collect();
+        let col32 = |f: fn(&records_index::Row) -> u32| got.iter().map(|r| r.as_ref().map_or(u32::MAX, f)).collect();
         let rows = RecordRows {
-            type_: page.iter().map(|&i| at32(&ix.type_, i)).collect(),
-            time: page.iter().map(|&i| ix.time.get(i as usize).copied().unwrap_or(u64::MAX)).collect(),
-            cpu: page.iter().map(|&i| at32(&ix.cpu, i)).collect(),
-            pid: page.iter().map(|&i| at32(&ix.pid, i)).collect(),
-            tid: page.iter().map(|&i| at32(&ix.tid, i)).collect(),
-            offset: page.iter().map(|&i| ix.offset.get(i as usize).copied().unwrap_or(0)).collect(),
+            type_: col32(|r| r.type_),
+            time: got.iter().map(|r| r.map_or(u64::MAX, |r| r.time)).collect(),
+            cpu: col32(|r| r.cpu),
+            pid: col32(|r| r.pid),
+            tid: col32(|r| r.tid),
+            offset: got.iter().map(|r| r.map_or(0, |r| r.offset)).collect(),
             index: page,
             fields,
         };
@@ -365,11 +373,12 @@ impl Session {
             Some(meta) => self.index.describe_rows(self.source.as_mut(), meta, &[record], &|e| event_name(summary, e)).pop().unwrap_or_default(),
             None => String::new(),
         };
+        let row = self.index.row(r);
         let mut reply = StackReply {
             record,
-            type_: self.index.type_.get(r).copied().unwrap_or(u32::MAX),
-            offset: self.index.offset.get(r).copied().unwrap_or(0),
-            time: self.index.time.get(r).copied().filter(|&t| t != u64::MAX),
+            type_: row.map_or(u32::MAX, |r| r.type_),
+            offset: row.map_or(0, |r| r.offset),
+            time: row.map(|r| r.time).filter(|&t| t != u64::MAX),
             fields,
             generation: self.generation,
             funcs: Vec::new(),
@@ -379,7 +388,7 @@ impl Session {
             reply.note = Some("not a sample".into());
             return reply;
         }
-        let (Some(&time), Some(&tid)) = (self.index.time.get(r), self.index.tid.get(r)) else {
+        let Some(records_index::Row { time, tid, .. }) = row else {
             reply.note = Some("no such record".into());
             return reply;
         };

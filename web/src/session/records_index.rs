@@ -14,6 +14,8 @@ use perfscope_format::stream::StreamDecoder;
 use perfscope_format::{RawRecord, RecordType};
 
 use super::record_fields::{describe, who};
+pub use super::record_rows::Row;
+use super::record_rows::RecordRows;
 use super::source::DynSource;
 use crate::protocol::{LostInfo, RecordCount, RecordError, RecordFilter};
 
@@ -24,24 +26,11 @@ pub const NONE32: u32 = u32::MAX;
 /// Rows are re-read in windows of at least this many bytes.
 const WINDOW: u64 = 64 << 10;
 
-/// Every record as columns.
+/// Every record as rows ([`RecordRows`]: about 15 bytes a record), with counts.
 #[derive(Debug, Default)]
 pub struct RecordIndex {
-    /// File offset of the record (of its COMPRESSED record when it was compressed).
-    pub offset: Vec<u64>,
-    /// For a record that came out of a COMPRESSED record: its number among the records decoded
-    /// from that COMPRESSED record (`NONE32` otherwise).
-    pub inner: Vec<u32>,
-    /// `PERF_RECORD_*`.
-    pub type_: Vec<u32>,
-    /// ns, `u64::MAX` when none.
-    pub time: Vec<u64>,
-    /// `NONE32` when none.
-    pub cpu: Vec<u32>,
-    /// `NONE32` when none.
-    pub pid: Vec<u32>,
-    /// `NONE32` when none.
-    pub tid: Vec<u32>,
+    /// The rows, in file order.
+    rows: RecordRows,
     /// Records per type.
     pub counts: BTreeMap<u32, u64>,
     /// Type names.
@@ -102,20 +91,32 @@ impl RecordIndex {
                 n
             }
         };
-        self.offset.push(raw.offset);
-        self.inner.push(inner);
-        self.type_.push(t);
-        self.time.push(time.unwrap_or(u64::MAX));
-        self.cpu.push(w.cpu.unwrap_or(NONE32));
-        self.pid.push(w.pid.unwrap_or(NONE32));
-        self.tid.push(w.tid.unwrap_or(NONE32));
+        self.rows.push(Row {
+            offset: raw.offset,
+            inner,
+            type_: t,
+            time: time.unwrap_or(u64::MAX),
+            cpu: w.cpu.unwrap_or(NONE32),
+            pid: w.pid.unwrap_or(NONE32),
+            tid: w.tid.unwrap_or(NONE32),
+        });
+    }
+
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> Option<Row> {
+        self.rows.get(i)
+    }
+
+    /// Every row, in file order.
+    pub fn rows(&self) -> impl Iterator<Item = Row> + '_ {
+        self.rows.iter()
     }
 
     /// Adds an error met while reading the file.
     pub fn push_error(&mut self, e: perfscope_format::Error) {
         self.error_count += 1;
         if self.errors.len() < MAX_ERRORS {
-            self.errors.push(RecordError { offset: e.offset, message: e.to_string(), records_before: self.type_.len() as u64 });
+            self.errors.push(RecordError { offset: e.offset, message: e.to_string(), records_before: self.len() as u64 });
         }
     }
 
@@ -142,19 +143,19 @@ impl RecordIndex {
         }
     }
 
-    /// Bytes held by the columns (their capacities).
+    /// Bytes held by the rows.
     pub fn heap_bytes(&self) -> usize {
-        self.offset.capacity() * 8 + self.time.capacity() * 8 + (self.inner.capacity() + self.type_.capacity() + self.cpu.capacity() + self.pid.capacity() + self.tid.capacity()) * 4
+        self.rows.heap_bytes()
     }
 
     /// Number of records.
     pub fn len(&self) -> usize {
-        self.type_.len()
+        self.rows.len()
     }
 
     /// Whether there is no record.
     pub fn is_empty(&self) -> bool {
-        self.type_.is_empty()
+        self.rows.is_empty()
     }
 
     /// Counts per type, in type order.
@@ -167,7 +168,7 @@ impl RecordIndex {
 
     /// First and last timestamp of any record.
     pub fn time_range(&self) -> Option<(u64, u64)> {
-        let mut it = self.time.iter().copied().filter(|&t| t != u64::MAX);
+        let mut it = self.rows.iter().map(|r| r.time).filter(|&t| t != u64::MAX);
         let first = it.next()?;
         Some(it.fold((first, first), |(lo, hi), t| (lo.min(t), hi.max(t))))
     }
@@ -175,28 +176,19 @@ impl RecordIndex {
     /// The rows that pass `f`, in file order.
     pub fn matching(&self, f: &RecordFilter) -> Vec<u32> {
         let types: HashSet<u32> = f.types.iter().copied().collect();
-        let n = u32::try_from(self.len()).unwrap_or(u32::MAX);
-        (0..n)
-            .filter(|&i| {
-                let i = i as usize;
-                let col32 = |c: &Vec<u32>| c.get(i).copied().unwrap_or(NONE32);
-                (types.is_empty() || types.contains(&col32(&self.type_)))
-                    && f.pid.is_none_or(|p| col32(&self.pid) == p)
-                    && f.tid.is_none_or(|t| col32(&self.tid) == t)
-                    && f.cpu.is_none_or(|c| col32(&self.cpu) == c)
-                    && f.range.is_none_or(|(lo, hi)| {
-                        let t = self.time.get(i).copied().unwrap_or(u64::MAX);
-                        t != u64::MAX && lo <= t && t <= hi
-                    })
-            })
-            .collect()
+        let keep = |r: &Row| {
+            (types.is_empty() || types.contains(&r.type_))
+                && f.pid.is_none_or(|p| r.pid == p)
+                && f.tid.is_none_or(|t| r.tid == t)
+                && f.cpu.is_none_or(|c| r.cpu == c)
+                && f.range.is_none_or(|(lo, hi)| r.time != u64::MAX && lo <= r.time && r.time <= hi)
+        };
+        self.rows.iter().zip(0..u32::MAX).filter(|(r, _)| keep(r)).map(|(_, i)| i).collect()
     }
 
     /// Whether `rec` is what row `row` says (type, time, tid).
     fn is_row(&self, row: usize, rec: &Record<'_>, raw: &RawRecord<'_>) -> bool {
-        self.type_.get(row) == Some(&raw.type_().0)
-            && self.time.get(row).copied() == Some(rec.time().unwrap_or(u64::MAX))
-            && self.tid.get(row).copied() == Some(who(rec).tid.unwrap_or(NONE32))
+        self.row(row).is_some_and(|r| r.type_ == raw.type_().0 && r.time == rec.time().unwrap_or(u64::MAX) && r.tid == who(rec).tid.unwrap_or(NONE32))
     }
 
     /// The decoded fields of `rows` (record indices), in the order given, read through `r`.
@@ -208,7 +200,7 @@ impl RecordIndex {
         let mut from_walk: Vec<(u32, usize)> = Vec::new();
         for (slot, &row) in rows.iter().enumerate() {
             let i = row as usize;
-            let (Some(&offset), Some(&inner)) = (self.offset.get(i), self.inner.get(i)) else { continue };
+            let Some(Row { offset, inner, .. }) = self.row(i) else { continue };
             let bytes = match window.record(r, offset, meta) {
                 Ok(b) => b,
                 Err(e) => {
@@ -262,7 +254,7 @@ impl RecordIndex {
 
     /// Whether row `i` is a SAMPLE.
     pub fn is_sample(&self, i: usize) -> bool {
-        self.type_.get(i) == Some(&RecordType::SAMPLE.0)
+        self.row(i).is_some_and(|r| r.type_ == RecordType::SAMPLE.0)
     }
 }
 
@@ -413,7 +405,7 @@ mod tests {
         let first = ix.describe_rows(&mut src, &meta, &samples[..1], &|_| "cpu-clock".into());
         assert!(first[0].starts_with("cpu-clock period="), "{first:?}");
         // A range keeps only timed records inside it, both ends included.
-        let t = ix.time[samples[3] as usize];
+        let t = ix.row(samples[3] as usize).unwrap().time;
         let one = ix.matching(&RecordFilter { types: vec![9], range: Some((t, t)), ..RecordFilter::default() });
         assert_eq!(one, vec![samples[3]]);
     }

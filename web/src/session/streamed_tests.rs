@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use perfscope_analysis::load::load_profile;
 use perfscope_format::walk::{walk, Item};
 
-use super::record_fields::describe;
+use super::record_fields::{describe, who};
 use super::records_index::NONE32;
 use super::*;
 
@@ -40,16 +40,22 @@ fn corpus_files(root: &std::path::Path) -> Vec<PathBuf> {
     paths
 }
 
-/// Per record of the whole-file walk: (type, time, offset, fields as shown).
-fn walked(data: &[u8]) -> Option<Vec<(u32, u64, u64, String)>> {
+/// Per record of the whole-file walk: (type, time, offset, fields as shown, (cpu, pid, tid),
+/// compressed).
+type Walked = (u32, u64, u64, String, (u32, u32, u32), bool);
+
+fn walked(data: &[u8]) -> Option<Vec<Walked>> {
     let mut rows = Vec::new();
     walk(data, &[], |meta, _, item| {
         if let Item::Record(raw) = item {
-            let (time, text) = match meta.parse(raw) {
-                Ok(rec) => (rec.time().unwrap_or(u64::MAX), describe(&rec, |e| format!("ev{e}"))),
-                Err(e) => (u64::MAX, format!("error: {e}")),
+            let (time, text, w) = match meta.parse(raw) {
+                Ok(rec) => {
+                    let w = who(&rec);
+                    (rec.time().unwrap_or(u64::MAX), describe(&rec, |e| format!("ev{e}")), (w.cpu.unwrap_or(NONE32), w.pid.unwrap_or(NONE32), w.tid.unwrap_or(NONE32)))
+                }
+                Err(e) => (u64::MAX, format!("error: {e}"), (NONE32, NONE32, NONE32)),
             };
-            rows.push((raw.type_().0, time, raw.offset, text));
+            rows.push((raw.type_().0, time, raw.offset, text, w, raw.inner_offset.is_some()));
         }
     })
     .ok()?;
@@ -86,16 +92,19 @@ fn sliced_sessions_equal_the_whole_file_readers_on_every_corpus_file() {
             };
             let ix = &s.index;
             assert_eq!(ix.len(), rows.len(), "{name} (slice {slice}): records");
-            assert_eq!(ix.type_, rows.iter().map(|r| r.0).collect::<Vec<_>>(), "{name}: types");
-            assert_eq!(ix.time, rows.iter().map(|r| r.1).collect::<Vec<_>>(), "{name}: times");
-            assert_eq!(ix.offset, rows.iter().map(|r| r.2).collect::<Vec<_>>(), "{name}: offsets");
+            let got: Vec<_> = ix.rows().collect();
+            assert_eq!(got.iter().map(|r| r.type_).collect::<Vec<_>>(), rows.iter().map(|r| r.0).collect::<Vec<_>>(), "{name}: types");
+            assert_eq!(got.iter().map(|r| r.time).collect::<Vec<_>>(), rows.iter().map(|r| r.1).collect::<Vec<_>>(), "{name}: times");
+            assert_eq!(got.iter().map(|r| r.offset).collect::<Vec<_>>(), rows.iter().map(|r| r.2).collect::<Vec<_>>(), "{name}: offsets");
+            assert_eq!(got.iter().map(|r| (r.cpu, r.pid, r.tid)).collect::<Vec<_>>(), rows.iter().map(|r| r.4).collect::<Vec<_>>(), "{name}: cpu, pid, tid");
+            assert_eq!(got.iter().map(|r| r.inner != NONE32).collect::<Vec<_>>(), rows.iter().map(|r| r.5).collect::<Vec<_>>(), "{name}: compressed");
             let mut counts = std::collections::BTreeMap::new();
             rows.iter().for_each(|r| *counts.entry(r.0).or_insert(0u64) += 1);
             assert_eq!(ix.counts, counts, "{name}: counts");
             // Rows shown: the first ones, some spread over the file, every 7th compressed one.
             let n = rows.len() as u32;
             let mut shown: Vec<u32> = (0..n.min(200)).chain((0..n).step_by((n as usize / 100).max(1))).collect();
-            let compressed: Vec<u32> = (0..n).filter(|&i| ix.inner[i as usize] != NONE32).step_by(7).collect();
+            let compressed: Vec<u32> = (0..n).filter(|&i| got[i as usize].inner != NONE32).step_by(7).collect();
             compressed_rows += compressed.len();
             shown.extend(compressed);
             let meta = s.meta.clone().unwrap();

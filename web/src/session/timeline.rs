@@ -1,6 +1,6 @@
 //! Timeline lanes (a lane per thread grouped by process, then a lane per CPU) and sample density
-//! per lane in time bins. Each lane keeps its sample times sorted, per event, so a query costs
-//! `lanes × bins × log(samples)` whatever the zoom.
+//! per lane in time bins. Each lane keeps its samples (indices into the profile's columns) in
+//! time order, per event, so a query costs `lanes × bins × log(samples)` whatever the zoom.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -25,8 +25,10 @@ pub struct Timeline {
     pub lane_of_thread: Vec<u32>,
     /// Threads without samples (no lane).
     pub idle_threads: u64,
-    /// `times[lane][attr]`: sorted sample times. Thread lanes first, then CPU lanes.
-    times: Vec<Vec<Vec<u64>>>,
+    /// `samples[lane][attr]`: the lane's samples (indices into the profile's sample columns)
+    /// in time order. Thread lanes first, then CPU lanes. (Indices rather than times: 4 bytes
+    /// a sample per lane, not 8.)
+    samples: Vec<Vec<Vec<u32>>>,
     /// CPU number → lane.
     cpu_lane: HashMap<u32, usize>,
     /// On/off-CPU periods and markers ([`Timeline::set_activity`]).
@@ -114,33 +116,46 @@ impl Timeline {
         let lane_of_thread: Vec<u32> = thread_key.iter().map(|&k| lane_of_key.get(k).copied().unwrap_or(u32::MAX)).collect();
         let cpu_numbers: Vec<u32> = cpu_key.keys().copied().collect();
         let cpu_lane: HashMap<u32, usize> = cpu_numbers.iter().enumerate().map(|(i, &c)| (c, threads.len() + i)).collect();
-        let mut times = vec![vec![Vec::new(); events]; threads.len() + cpu_numbers.len()];
+        let lanes = threads.len() + cpu_numbers.len();
         let mut cpus: Vec<CpuInfo> = cpu_numbers.iter().map(|&cpu| CpuInfo { cpu, samples: 0 }).collect();
-        for i in 0..samples.len() {
-            let (Some(&t), Some(th), Some(&cpu), Some(ev)) = (samples.time.get(i), samples.thread.get(i), samples.cpu.get(i), samples.event.get(i)) else {
-                continue;
-            };
+        // The lanes of each sample: (thread lane, CPU lane) and its attr.
+        let lanes_of = |i: usize| -> Option<(Option<usize>, Option<usize>, usize)> {
+            let (th, cpu, ev) = (samples.thread.get(i)?, samples.cpu.get(i)?, samples.event.get(i)?);
             let e = (event_map.attr(*ev) as usize).min(events - 1);
-            if let Some(lane) = lane_of_thread.get(th.index()).and_then(|&l| times.get_mut(l as usize)) {
-                if let Some(v) = lane.get_mut(e) {
-                    v.push(t);
+            let thread_lane = lane_of_thread.get(th.index()).filter(|&&l| l != u32::MAX).map(|&l| l as usize);
+            Some((thread_lane, cpu_lane.get(cpu).copied(), e))
+        };
+        // Counted first, so that every list is allocated once at its size.
+        let mut sizes = vec![vec![0usize; events]; lanes];
+        for i in 0..samples.len() {
+            let Some((thread_lane, cpu_lane, e)) = lanes_of(i) else { continue };
+            for l in [thread_lane, cpu_lane].into_iter().flatten() {
+                if let Some(n) = sizes.get_mut(l).and_then(|lane| lane.get_mut(e)) {
+                    *n += 1;
                 }
             }
-            if let Some(&l) = cpu_lane.get(&cpu) {
-                if let Some(v) = times.get_mut(l).and_then(|lane| lane.get_mut(e)) {
-                    v.push(t);
-                }
-                if let Some(c) = cpus.get_mut(l - threads.len()) {
-                    c.samples += 1;
+            if let Some(c) = cpu_lane.and_then(|l| l.checked_sub(threads.len())).and_then(|k| cpus.get_mut(k)) {
+                c.samples += 1;
+            }
+        }
+        let mut lists: Vec<Vec<Vec<u32>>> = sizes.iter().map(|lane| lane.iter().map(|&n| Vec::with_capacity(n)).collect()).collect();
+        for i in 0..samples.len() {
+            let (Some((thread_lane, cpu_lane, e)), Ok(index)) = (lanes_of(i), u32::try_from(i)) else { continue };
+            for l in [thread_lane, cpu_lane].into_iter().flatten() {
+                if let Some(v) = lists.get_mut(l).and_then(|lane| lane.get_mut(e)) {
+                    v.push(index);
                 }
             }
         }
-        for lane in &mut times {
-            for v in lane {
-                v.sort_unstable();
+        // The profile's samples are in time order but for the untimed ones: sort by time.
+        let time = |i: u32| samples.time.get(i as usize).copied().unwrap_or(0);
+        if samples.time.windows(2).any(|w| w.first() > w.get(1)) {
+            for v in lists.iter_mut().flatten() {
+                v.sort_by_key(|&i| (time(i), i));
             }
         }
-        Timeline { threads, processes, cpus, lane_of_thread, idle_threads, times, cpu_lane, activity: Activity::default() }
+        let times = lists;
+        Timeline { threads, processes, cpus, lane_of_thread, idle_threads, samples: times, cpu_lane, activity: Activity::default() }
     }
 
     /// Places the on/off-CPU periods and markers of `tl` (the analysis timeline of the same
@@ -155,7 +170,7 @@ impl Timeline {
     /// the samples whose stack contains `func`.
     #[allow(clippy::too_many_arguments)]
     pub fn reply(&self, profile: &Profile, events: &EventMap, start: u64, end: u64, bins: u32, event: Option<u32>, func: Option<u32>) -> TimelineReply {
-        let mut r = self.density(start, end, bins, event);
+        let mut r = self.density(profile, start, end, bins, event);
         let bins = Bins::new(start, end, r.meta.bins);
         self.activity.fill(bins, &mut r.detail);
         if let Some(f) = func {
@@ -166,11 +181,12 @@ impl Timeline {
 
     /// Number of lanes (threads, then CPUs).
     pub fn lanes(&self) -> usize {
-        self.times.len()
+        self.samples.len()
     }
 
     /// Density of samples (of `event`, or all) in `bins` equal bins over `start..=end`.
-    pub fn density(&self, start: u64, end: u64, bins: u32, event: Option<u32>) -> TimelineReply {
+    pub fn density(&self, profile: &Profile, start: u64, end: u64, bins: u32, event: Option<u32>) -> TimelineReply {
+        let time_of = |i: &u32| profile.samples.time.get(*i as usize).copied().unwrap_or(0);
         let bins = bins.clamp(1, 8192);
         let end = end.max(start);
         let span = u128::from(end - start) + 1;
@@ -179,16 +195,16 @@ impl Timeline {
         let edges: Vec<u64> = (0..=bins).map(|k| if k == bins { end.saturating_add(1) } else { edge(k) }).collect();
         let mut counts = vec![0u32; self.lanes() * bins as usize];
         let mut max = [0u32; 2];
-        for (lane, per_event) in self.times.iter().enumerate() {
+        for (lane, per_event) in self.samples.iter().enumerate() {
             let row = counts.get_mut(lane * bins as usize..(lane + 1) * bins as usize).unwrap_or(&mut []);
             for (e, times) in per_event.iter().enumerate() {
                 if event.is_some_and(|want| want as usize != e) || times.is_empty() {
                     continue;
                 }
-                let mut lo = times.partition_point(|&t| t < edges.first().copied().unwrap_or(start));
+                let mut lo = times.partition_point(|i| time_of(i) < edges.first().copied().unwrap_or(start));
                 for (k, slot) in row.iter_mut().enumerate() {
                     let hi_edge = edges.get(k + 1).copied().unwrap_or(u64::MAX);
-                    let hi = lo + times.get(lo..).unwrap_or(&[]).partition_point(|&t| t < hi_edge);
+                    let hi = lo + times.get(lo..).unwrap_or(&[]).partition_point(|i| time_of(i) < hi_edge);
                     *slot = slot.saturating_add(u32::try_from(hi - lo).unwrap_or(u32::MAX));
                     lo = hi;
                 }
@@ -254,9 +270,10 @@ mod tests {
 
     #[test]
     fn density_bins_cover_both_ends() {
-        let t = Timeline::new(&profile(), &map());
+        let p = profile();
+        let t = Timeline::new(&p, &map());
         // 4 bins of 25 ns over 100..=199: [100,125) [125,150) [150,175) [175,200).
-        let d = t.density(100, 199, 4, None);
+        let d = t.density(&p, 100, 199, 4, None);
         assert_eq!((d.meta.lanes, d.meta.bins), (5, 4));
         let lane = |l: usize| d.counts[l * 4..l * 4 + 4].to_vec();
         assert_eq!(lane(0), vec![1, 0, 1, 1]); // worker
@@ -265,8 +282,8 @@ mod tests {
         assert_eq!(lane(4), vec![0, 0, 2, 1]); // cpu 1
         assert_eq!((d.meta.max_thread, d.meta.max_cpu), (1, 2));
         // A zoomed range leaves the rest out.
-        let z = t.density(150, 160, 1, None);
+        let z = t.density(&p, 150, 160, 1, None);
         assert_eq!(z.counts, vec![1, 0, 1, 0, 2]);
-        assert_eq!(t.density(100, 199, 2, Some(1)).counts.iter().sum::<u32>(), 0);
+        assert_eq!(t.density(&p, 100, 199, 2, Some(1)).counts.iter().sum::<u32>(), 0);
     }
 }

@@ -201,6 +201,11 @@ impl TimelineRecorder {
         Self::default()
     }
 
+    /// A recorder that keeps no sample times ([`TimelineBuilder::without_sample_times`]).
+    pub fn without_sample_times() -> Self {
+        TimelineRecorder { builder: TimelineBuilder::new().without_sample_times(), feeder: None }
+    }
+
     fn feeder(&mut self, meta: &Metadata) -> &mut RecordFeeder {
         self.feeder.get_or_insert_with(|| RecordFeeder::new(meta))
     }
