@@ -64,6 +64,16 @@ fn heap() -> (usize, usize) {
     (LIVE.load(Ordering::Relaxed), PEAK.load(Ordering::Relaxed))
 }
 
+/// CPU seconds this process used so far (user + system, from /proc/self/stat): on a shared
+/// machine the wall-clock time says little.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which ends with ')'): utime and stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let ticks: u64 = rest.split_whitespace().skip(11).take(2).filter_map(|v| v.parse::<u64>().ok()).sum();
+    ticks as f64 / 100.0
+}
+
 /// VmHWM: the peak resident memory of this process, bytes.
 fn peak_rss() -> usize {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -124,13 +134,13 @@ fn main() {
     let marks = std::cell::RefCell::new(Vec::new());
     let now = || {
         let ms = t.elapsed().as_secs_f64() * 1e3;
-        marks.borrow_mut().push((ms, heap()));
+        marks.borrow_mut().push((ms, cpu_seconds(), heap()));
         ms
     };
     let mut session = Session::open(Box::new(source), summary, Vec::new(), slice, &mut |_| {}, &now, Timings::default());
     let peak = peak_rss();
-    for (i, (ms, (live, peak))) in marks.borrow().iter().enumerate() {
-        println!("  mark {i}: {ms:8.0} ms, heap live {:7.1} MB, peak {:7.1} MB", mb(*live), mb(*peak));
+    for (i, (ms, cpu, (live, peak))) in marks.borrow().iter().enumerate() {
+        println!("  mark {i}: {ms:8.0} ms (CPU {cpu:6.2} s), heap live {:7.1} MB, peak {:7.1} MB", mb(*live), mb(*peak));
     }
     let tm = session.timings_mut();
     println!("  timings: records pass {:.0} ms, profile (finish + timeline) {:.0} ms", tm.records_ms, tm.profile_ms);

@@ -329,15 +329,22 @@ impl Session {
     }
 
     fn records(&mut self, filter: &RecordFilter, start: u32, count: u32) -> RecordsReply {
-        let rows = match &self.records_cache {
-            Some((f, rows)) if f == filter => rows,
-            _ => {
-                let rows = self.index.matching(filter);
-                &self.records_cache.insert((filter.clone(), rows)).1
-            }
+        let count = count.min(1000);
+        let (page, matching): (Vec<u32>, u64) = if *filter == RecordFilter::default() {
+            // Every record: the rows are 0..n (no list of n row numbers kept for it).
+            let n = u32::try_from(self.index.len()).unwrap_or(u32::MAX);
+            let end = start.saturating_add(count).min(n);
+            ((start.min(end)..end).collect(), u64::from(n))
+        } else {
+            let rows = match &self.records_cache {
+                Some((f, rows)) if f == filter => rows,
+                _ => {
+                    let rows = self.index.matching(filter);
+                    &self.records_cache.insert((filter.clone(), rows)).1
+                }
+            };
+            (rows.iter().skip(start as usize).take(count as usize).copied().collect(), rows.len() as u64)
         };
-        let page: Vec<u32> = rows.iter().skip(start as usize).take(count.min(1000) as usize).copied().collect();
-        let matching = rows.len() as u64;
         let ix = &self.index;
         let mut fields = StringTable::new();
         let summary = &self.summary;
@@ -453,6 +460,22 @@ mod tests {
         let st = s.stack(first_sample as u32);
         assert_eq!(st.note, None);
         assert!(!st.funcs.is_empty());
+    }
+
+    #[test]
+    fn every_record_pages_like_a_filter_that_keeps_everything() {
+        let mut s = open("example.data");
+        let n = s.index.len() as u32;
+        // A filter that keeps every record, through the matching list.
+        let all_types: Vec<u32> = s.index.record_counts().iter().map(|c| c.type_).collect();
+        let keep_all = RecordFilter { types: all_types, ..RecordFilter::default() };
+        for start in [0, 5, n - 3, n, n + 10] {
+            let a = s.records(&RecordFilter::default(), start, 10);
+            let b = s.records(&keep_all, start, 10);
+            assert_eq!(a.meta.matching, u64::from(n));
+            assert_eq!((a.meta.matching, &a.rows.index, &a.rows.time, &a.rows.type_), (b.meta.matching, &b.rows.index, &b.rows.time, &b.rows.type_));
+            assert_eq!(a.rows.index.len(), (n.saturating_sub(start)).min(10) as usize);
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! [`RecordIndex`]: one row per record of the file in file order (records inside COMPRESSED
-//! records included), as columns, with counts per type, lost/throttle totals and the errors met.
+//! records included), stored compactly ([`RecordRows`]: about 15 bytes a record), with counts
+//! per type, lost/throttle totals and the errors met.
 //! It is filled record by record during the streaming pass over the file (a [`RecordSink`]).
 //! The records table filters and pages over it; the fields of a row are decoded again from the
 //! file, read through its [`ReadAt`], when the row is shown.
