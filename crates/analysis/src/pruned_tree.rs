@@ -1,0 +1,523 @@
+//! The flame layout of the top-down or inverted call tree, pruned to what a screen can show,
+//! computed from the stack table without building the whole merged tree.
+//!
+//! [`crate::call_tree::CallTree`] merges every stack into a node and [`FlameGraph`] lays all of
+//! them out; with millions of distinct stacks (an unsymbolized system-wide profile) that is
+//! millions of nodes nobody can see. [`pruned_flame`] emits only the nodes whose width is at least
+//! `1 / detail` of the graph's width (or of a zoom root's width inside the zoom root's subtree),
+//! with exactly the coordinates the full layout gives them: siblings ordered by function name
+//! (ties in the order [`crate::call_tree::CallTree`] creates nodes), every left-out sibling still
+//! taking its width. Each emitted node carries the weight of its children that were left out.
+//!
+//! How: a merged node is a set of *members*. Top-down, a member is a stack (all stacks with the
+//! same parent node and function form one node); a node's children are the child stacks of its
+//! members grouped by function, found through [`StackChildren`] (an index of the stack table by
+//! prefix). Inverted, a member is a pointer into the stack table walking from a sample's leaf
+//! towards the root, with that leaf stack's weight; members that point at the same stack have
+//! the same future and are merged. Only nodes that are emitted are expanded, so the work is the
+//! members of the emitted nodes and their children, plus one pass over the stacks for the
+//! weights ([`StackWeights`], reusable for any zoom root and weight kind).
+//!
+//! [`FlameGraph`]: crate::flame_graph::FlameGraph
+
+use core::ops::Range;
+
+use crate::call_tree::{stack_self_weights, Weight};
+use crate::flame_graph::WeightKind;
+use crate::ids::{FuncIndex, StackIndex};
+use crate::profile::Profile;
+use crate::samples::SampleFilter;
+
+/// The children of every stack (the stack table indexed by prefix), and the root stacks.
+/// Independent of any filter: build it once per profile.
+#[derive(Clone, Debug, Default)]
+pub struct StackChildren {
+    /// Stack `s`'s children are `child[start[s]..start[s + 1]]`.
+    start: Vec<u32>,
+    /// Children, grouped by prefix, each group in index order.
+    child: Vec<u32>,
+    /// Stacks without a prefix, in index order.
+    roots: Vec<u32>,
+}
+
+impl StackChildren {
+    /// Indexes `profile`'s stack table.
+    pub fn new(profile: &Profile) -> Self {
+        let n = profile.stacks.len();
+        let mut start = vec![0u32; n + 1];
+        let mut roots = Vec::new();
+        for (i, s) in profile.stacks.iter().enumerate() {
+            match s.prefix {
+                Some(p) => {
+                    if let Some(c) = start.get_mut(p.index() + 1) {
+                        *c += 1;
+                    }
+                }
+                None => roots.push(i as u32),
+            }
+        }
+        for i in 1..start.len() {
+            let prev = start.get(i - 1).copied().unwrap_or(0);
+            if let Some(c) = start.get_mut(i) {
+                *c += prev;
+            }
+        }
+        let mut child = vec![0u32; start.last().copied().unwrap_or(0) as usize];
+        // Fill with a cursor per prefix (its start, advanced).
+        let mut cursor: Vec<u32> = start.clone();
+        for (i, s) in profile.stacks.iter().enumerate() {
+            let Some(p) = s.prefix else { continue };
+            if let Some(c) = cursor.get_mut(p.index()) {
+                if let Some(slot) = child.get_mut(*c as usize) {
+                    *slot = i as u32;
+                }
+                *c += 1;
+            }
+        }
+        StackChildren { start, child, roots }
+    }
+
+    /// The children of stack `s`.
+    pub fn children(&self, s: u32) -> &[u32] {
+        let a = self.start.get(s as usize).copied().unwrap_or(0) as usize;
+        let b = self.start.get(s as usize + 1).copied().unwrap_or(0) as usize;
+        self.child.get(a..b).unwrap_or(&[])
+    }
+
+    /// The root stacks.
+    pub fn roots(&self) -> &[u32] {
+        &self.roots
+    }
+
+    /// Bytes held on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        use crate::heap::vec_bytes;
+        vec_bytes(&self.start) + vec_bytes(&self.child) + vec_bytes(&self.roots)
+    }
+}
+
+/// Per stack, the weight of the samples that passed a filter and end there (self) and that
+/// pass through it (total), and the weight of samples without frames. Reusable for every zoom
+/// root, weight kind and direction of one filter.
+#[derive(Clone, Debug, Default)]
+pub struct StackWeights {
+    self_weight: Vec<Weight>,
+    total: Vec<Weight>,
+    empty: Weight,
+}
+
+impl StackWeights {
+    /// The weights of the samples that pass `filter`.
+    pub fn new(profile: &Profile, filter: &SampleFilter) -> Self {
+        let (self_weight, empty) = stack_self_weights(profile, filter);
+        let mut total = self_weight.clone();
+        // A prefix has a smaller index than the stacks built on it: one backward pass.
+        for i in (0..profile.stacks.len()).rev() {
+            let Some(p) = profile.stacks.get(StackIndex(i as u32)).and_then(|s| s.prefix).filter(|p| p.index() < i) else { continue };
+            let t = total.get(i).copied().unwrap_or_default();
+            if let Some(slot) = total.get_mut(p.index()) {
+                add(slot, t);
+            }
+        }
+        StackWeights { self_weight, total, empty }
+    }
+
+    /// Weight of the samples whose stack is `s` exactly.
+    pub fn self_weight(&self, s: u32) -> Weight {
+        self.self_weight.get(s as usize).copied().unwrap_or_default()
+    }
+
+    /// Weight of the samples whose stack is `s` or starts with it.
+    pub fn total(&self, s: u32) -> Weight {
+        self.total.get(s as usize).copied().unwrap_or_default()
+    }
+
+    /// Weight of the samples that passed the filter without any frame.
+    pub fn empty(&self) -> Weight {
+        self.empty
+    }
+
+    /// Bytes held on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        use crate::heap::vec_bytes;
+        vec_bytes(&self.self_weight) + vec_bytes(&self.total)
+    }
+
+    /// The weight of the samples whose stack has a function for which `matches` is true (each
+    /// sample once, however many of its frames match).
+    pub fn matching(&self, profile: &Profile, mut matches: impl FnMut(FuncIndex) -> bool) -> Weight {
+        let mut func_hit: Vec<u8> = vec![2; profile.funcs.len()];
+        let mut hit = vec![false; profile.stacks.len()];
+        let mut sum = Weight::default();
+        for (i, s) in profile.stacks.iter().enumerate() {
+            let inherited = s.prefix.filter(|p| p.index() < i).and_then(|p| hit.get(p.index()).copied()).unwrap_or(false);
+            let own = profile.frame_func(s.frame).is_some_and(|f| match func_hit.get_mut(f.index()) {
+                Some(h) if *h == 2 => {
+                    *h = u8::from(matches(f));
+                    *h == 1
+                }
+                Some(h) => *h == 1,
+                None => false,
+            });
+            let h = inherited || own;
+            if let Some(slot) = hit.get_mut(i) {
+                *slot = h;
+            }
+            if h {
+                add(&mut sum, self.self_weight(i as u32));
+            }
+        }
+        sum
+    }
+}
+
+fn add(a: &mut Weight, b: Weight) {
+    a.samples = a.samples.saturating_add(b.samples);
+    a.period = a.period.saturating_add(b.period);
+}
+
+/// What [`pruned_flame`] lays out.
+#[derive(Clone, Copy, Debug)]
+pub struct PruneOptions<'a> {
+    /// The inverted (bottom-up) tree instead of the top-down one.
+    pub inverted: bool,
+    /// What widths measure.
+    pub kind: WeightKind,
+    /// A node is emitted when `width × detail ≥` the width it is measured against (the graph's,
+    /// or the zoom root's inside its subtree): about `detail` cells across. `u64::MAX`: every
+    /// node with a width.
+    pub detail: u64,
+    /// The zoom root as functions from a root (empty: none). The path's nodes are always
+    /// emitted, and the zoom root's subtree is pruned against the zoom root's width.
+    pub root: &'a [FuncIndex],
+}
+
+/// One emitted node of a [`PrunedFlame`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrunedNode {
+    /// The function.
+    pub func: FuncIndex,
+    /// The parent's index in [`PrunedFlame::nodes`], `None` for roots.
+    pub parent: Option<u32>,
+    /// 0 for roots.
+    pub depth: u32,
+    /// Left edge in weight units, as in the full layout.
+    pub x: u64,
+    /// Width in weight units (the chosen component of `total`).
+    pub width: u64,
+    /// Weight of the samples through the node.
+    pub total: Weight,
+    /// Weight of the samples ending in the node (inverted tree: roots only).
+    pub self_weight: Weight,
+    /// Summed totals of the children that were left out (`self + emitted children + elided =
+    /// total`).
+    pub elided: Weight,
+    /// Number of children left out.
+    pub elided_count: u32,
+}
+
+/// A pruned flame layout: nodes depth first (parent before children, siblings by name).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PrunedFlame {
+    /// The emitted nodes.
+    pub nodes: Vec<PrunedNode>,
+    /// The graph's width in weight units (all roots).
+    pub width: u64,
+    /// Deepest emitted row + 1.
+    pub depth: u32,
+    /// Weight of all samples with frames.
+    pub total: Weight,
+    /// Weight of the samples without frames.
+    pub empty: Weight,
+}
+
+/// A member of a merged node: where it stands in the stack table, the smallest stack index it
+/// stands for (the node-creation order of [`crate::call_tree::CallTree`]), and its weight.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    stack: u32,
+    origin: u32,
+    weight: Weight,
+}
+
+/// Where a node stands relative to the zoom path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// On the path above the zoom root: `path[..=d]` matched.
+    Path(usize),
+    /// The zoom root or inside its subtree.
+    Zoom,
+    /// Elsewhere.
+    Outside,
+}
+
+/// A node waiting to be emitted; its members are `arena[members]`.
+struct Pending {
+    func: u32,
+    parent: Option<u32>,
+    depth: u32,
+    x: u64,
+    total: Weight,
+    self_weight: Weight,
+    place: Place,
+    members: Range<usize>,
+}
+
+/// A group of children with one function; its members are `pairs[range]`.
+struct Group {
+    func: u32,
+    origin: u32,
+    total: Weight,
+    self_weight: Weight,
+    range: Range<usize>,
+}
+
+struct Descent<'a> {
+    profile: &'a Profile,
+    children: &'a StackChildren,
+    weights: &'a StackWeights,
+    opts: PruneOptions<'a>,
+    /// Width the global threshold measures against.
+    graph_width: u64,
+    /// The zoom root's width, once reached.
+    zoom_width: Option<u64>,
+    arena: Vec<Member>,
+    pairs: Vec<(u32, Member)>,
+    groups: Vec<Group>,
+    todo: Vec<Pending>,
+    out: PrunedFlame,
+}
+
+/// The flame layout of the samples weighed in `weights`, pruned as `opts` say.
+pub fn pruned_flame(profile: &Profile, children: &StackChildren, weights: &StackWeights, opts: PruneOptions<'_>) -> PrunedFlame {
+    let mut d = Descent {
+        profile,
+        children,
+        weights,
+        opts,
+        graph_width: 0,
+        zoom_width: None,
+        arena: Vec::new(),
+        pairs: Vec::new(),
+        groups: Vec::new(),
+        todo: Vec::new(),
+        out: PrunedFlame { empty: weights.empty(), ..PrunedFlame::default() },
+    };
+    d.roots();
+    while let Some(p) = d.todo.pop() {
+        d.visit(p);
+    }
+    d.out
+}
+
+/// The function of a stack's leaf frame, `u32::MAX` when it has none.
+fn func_of(profile: &Profile, stack: u32) -> u32 {
+    profile.stacks.get(StackIndex(stack)).and_then(|s| profile.frame_func(s.frame)).map_or(u32::MAX, |f| f.0)
+}
+
+impl Descent<'_> {
+    fn roots(&mut self) {
+        self.pairs.clear();
+        if self.opts.inverted {
+            for s in 0..self.profile.stacks.len() as u32 {
+                let w = self.weights.self_weight(s);
+                if w.samples > 0 {
+                    self.pairs.push((func_of(self.profile, s), Member { stack: s, origin: s, weight: w }));
+                }
+            }
+        } else {
+            for &s in self.children.roots() {
+                let w = self.weights.total(s);
+                if w.samples > 0 {
+                    self.pairs.push((func_of(self.profile, s), Member { stack: s, origin: s, weight: w }));
+                }
+            }
+        }
+        self.group(true);
+        let kind = self.opts.kind;
+        self.graph_width = self.groups.iter().fold(0u64, |a, g| a.saturating_add(kind.of(g.total)));
+        self.out.width = self.graph_width;
+        for g in &self.groups {
+            add(&mut self.out.total, g.total);
+        }
+        self.place_children(None, 0, 0, Place::Path(usize::MAX));
+    }
+
+    /// Emits `p` and queues its children that are wide enough.
+    fn visit(&mut self, p: Pending) {
+        self.arena.truncate(p.members.end);
+        let index = self.out.nodes.len() as u32;
+        let width = self.opts.kind.of(p.total);
+        if p.place == Place::Zoom && self.zoom_width.is_none() {
+            self.zoom_width = Some(width);
+        }
+        self.out.depth = self.out.depth.max(p.depth + 1);
+        self.out.nodes.push(PrunedNode {
+            func: FuncIndex(p.func),
+            parent: p.parent,
+            depth: p.depth,
+            x: p.x,
+            width,
+            total: p.total,
+            self_weight: p.self_weight,
+            elided: Weight::default(),
+            elided_count: 0,
+        });
+        self.pairs.clear();
+        let members = self.arena.get(p.members.clone()).unwrap_or(&[]);
+        if self.opts.inverted {
+            for m in members {
+                let Some(prefix) = self.profile.stacks.get(StackIndex(m.stack)).and_then(|s| s.prefix) else { continue };
+                self.pairs.push((func_of(self.profile, prefix.0), Member { stack: prefix.0, ..*m }));
+            }
+        } else {
+            for m in members {
+                for &c in self.children.children(m.stack) {
+                    let w = self.weights.total(c);
+                    if w.samples > 0 {
+                        self.pairs.push((func_of(self.profile, c), Member { stack: c, origin: c, weight: w }));
+                    }
+                }
+            }
+        }
+        self.group(false);
+        let (elided, count) = self.place_children(Some(index), p.depth + 1, p.x, p.place);
+        if let Some(n) = self.out.nodes.get_mut(index as usize) {
+            n.elided = elided;
+            n.elided_count = count;
+        }
+    }
+
+    /// Groups `pairs` by function (merging members at the same stack) into `groups`, ordered as
+    /// the full layout orders siblings: by name, then by creation order.
+    fn group(&mut self, roots: bool) {
+        self.pairs.sort_unstable_by_key(|&(f, m)| (f, m.stack));
+        // Merge members at the same stack (only the inverted tree has any).
+        let mut w = 0usize;
+        for r in 0..self.pairs.len() {
+            let Some(&cur) = self.pairs.get(r) else { break };
+            if w > 0 {
+                if let Some(prev) = self.pairs.get_mut(w - 1) {
+                    if prev.0 == cur.0 && prev.1.stack == cur.1.stack {
+                        add(&mut prev.1.weight, cur.1.weight);
+                        prev.1.origin = prev.1.origin.min(cur.1.origin);
+                        continue;
+                    }
+                }
+            }
+            if let Some(slot) = self.pairs.get_mut(w) {
+                *slot = cur;
+            }
+            w += 1;
+        }
+        self.pairs.truncate(w);
+        self.groups.clear();
+        let mut start = 0usize;
+        while start < self.pairs.len() {
+            let func = self.pairs.get(start).map_or(u32::MAX, |p| p.0);
+            let mut g = Group { func, origin: u32::MAX, total: Weight::default(), self_weight: Weight::default(), range: start..start };
+            let mut end = start;
+            while let Some(&(_, m)) = self.pairs.get(end).filter(|p| p.0 == func) {
+                add(&mut g.total, m.weight);
+                g.origin = g.origin.min(m.origin);
+                if !self.opts.inverted {
+                    add(&mut g.self_weight, self.weights.self_weight(m.stack));
+                }
+                end += 1;
+            }
+            if self.opts.inverted && roots {
+                g.self_weight = g.total;
+            }
+            g.range = start..end;
+            self.groups.push(g);
+            start = end;
+        }
+        let profile = self.profile;
+        self.groups.sort_by(|a, b| {
+            let na = profile.func_name(FuncIndex(a.func));
+            let nb = profile.func_name(FuncIndex(b.func));
+            na.cmp(nb).then(a.origin.cmp(&b.origin))
+        });
+    }
+
+    /// Lays out `groups` as the children of `parent` from `x`; queues those to emit (their
+    /// members copied to the arena) and returns the weight and number of those left out.
+    fn place_children(&mut self, parent: Option<u32>, depth: u32, x: u64, place: Place) -> (Weight, u32) {
+        let kind = self.opts.kind;
+        let path = self.opts.root;
+        let detail = u128::from(self.opts.detail);
+        let mut elided = Weight::default();
+        let mut count = 0u32;
+        // (group index, x, place) of the children to emit, left to right.
+        let mut emit: Vec<(usize, u64, Place)> = Vec::new();
+        let mut cx = x;
+        for (gi, g) in self.groups.iter().enumerate() {
+            let width = kind.of(g.total);
+            let child_place = match place {
+                Place::Path(d) => {
+                    let next = d.wrapping_add(1);
+                    match path.get(next) {
+                        Some(f) if f.0 == g.func => {
+                            if next + 1 == path.len() {
+                                Place::Zoom
+                            } else {
+                                Place::Path(next)
+                            }
+                        }
+                        _ => Place::Outside,
+                    }
+                }
+                Place::Zoom => Place::Zoom,
+                Place::Outside => Place::Outside,
+            };
+            let on_path = matches!(child_place, Place::Path(_)) || (child_place == Place::Zoom && place != Place::Zoom);
+            let against = match (child_place, self.zoom_width) {
+                (Place::Zoom, Some(z)) if place == Place::Zoom => z,
+                _ => self.graph_width,
+            };
+            let wide = width > 0 && (on_path || u128::from(width) * detail >= u128::from(against));
+            if wide {
+                emit.push((gi, cx, child_place));
+            } else {
+                add(&mut elided, g.total);
+                count += 1;
+            }
+            cx = cx.saturating_add(width);
+        }
+        // Queue right to left so the leftmost comes out first; the arena grows the same way so a
+        // popped node's members are on top.
+        for &(gi, gx, child_place) in emit.iter().rev() {
+            let Some(g) = self.groups.get(gi) else { continue };
+            let start = self.arena.len();
+            self.arena.extend(self.pairs.get(g.range.clone()).unwrap_or(&[]).iter().map(|p| p.1));
+            self.todo.push(Pending {
+                func: g.func,
+                parent,
+                depth,
+                x: gx,
+                total: g.total,
+                self_weight: g.self_weight,
+                place: child_place,
+                members: start..self.arena.len(),
+            });
+        }
+        (elided, count)
+    }
+}
+
+impl PrunedFlame {
+    /// The functions from the root down to node `i`.
+    pub fn path(&self, i: usize) -> Vec<FuncIndex> {
+        let mut out = Vec::new();
+        let mut cur = Some(i as u32);
+        while let Some(n) = cur.and_then(|c| self.nodes.get(c as usize)) {
+            out.push(n.func);
+            cur = n.parent;
+            if out.len() > self.nodes.len() {
+                break;
+            }
+        }
+        out.reverse();
+        out
+    }
+}
