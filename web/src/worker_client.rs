@@ -24,6 +24,8 @@ pub const WORKER_SCRIPT: &str = "./worker_loader.js";
 pub enum QueryKind {
     /// Call tree / flame graph.
     Tree,
+    /// The search's matched share.
+    Search,
     /// Timeline density.
     Timeline,
     /// The sub-second heatmap.
@@ -43,6 +45,7 @@ impl QueryKind {
     pub fn of(q: &Query) -> QueryKind {
         match q {
             Query::Tree { .. } => QueryKind::Tree,
+            Query::Search { .. } => QueryKind::Search,
             Query::Timeline { .. } => QueryKind::Timeline,
             Query::Heatmap { .. } => QueryKind::Heatmap,
             Query::Records { .. } => QueryKind::Records,
@@ -218,6 +221,7 @@ impl AnalysisWorker {
             // A reply frees its kind; send what waited.
             let kind = match &message {
                 WorkerMessage::Tree(..) => Some(QueryKind::Tree),
+                WorkerMessage::Search(..) => Some(QueryKind::Search),
                 WorkerMessage::Timeline(..) => Some(QueryKind::Timeline),
                 WorkerMessage::Heatmap(..) => Some(QueryKind::Heatmap),
                 WorkerMessage::Records(..) => Some(QueryKind::Records),

@@ -15,7 +15,7 @@ pub use shared::Shared;
 use perfscope_analysis::summary::Summary;
 use yew::Reducible;
 
-use crate::protocol::{CompareInfo, DiffReply, Failure, HeatmapReply, ProfileData, Progress, RecordsReply, StackReply, TimelineReply, TreeReply, WorkerMessage};
+use crate::protocol::{CompareInfo, DiffReply, Failure, HeatmapReply, ProfileData, Progress, RecordsReply, SearchReply, StackReply, TimelineReply, TreeReply, WorkerMessage};
 pub use url::LinkState;
 pub use view::{ColorBy, FuncPath, SortBy, Tab, ViewAction, ViewState};
 
@@ -67,6 +67,8 @@ pub enum Load {
 pub struct Results {
     /// Call tree / flame graph.
     pub tree: Option<Shared<TreeReply>>,
+    /// The flame-graph search's matched weight.
+    pub search: Option<Shared<SearchReply>>,
     /// Timeline density.
     pub timeline: Option<Shared<TimelineReply>>,
     /// The sub-second heatmap.
@@ -307,6 +309,7 @@ impl AppState {
                 }
             }
             WorkerMessage::Tree(_, t) => self.results.tree = Some(Shared::new(*t)),
+            WorkerMessage::Search(_, r) => self.results.search = Some(Shared::new(*r)),
             WorkerMessage::Timeline(_, t) => self.results.timeline = Some(Shared::new(*t)),
             WorkerMessage::Heatmap(_, h) => self.results.heatmap = Some(Shared::new(*h)),
             WorkerMessage::Records(_, r) => self.results.records = Some(Shared::new(*r)),
