@@ -82,7 +82,7 @@ fn main() {
     use perfscope_web::protocol::{Filter, Query, WeightKind, WorkerMessage};
     let tree = |session: &mut Session, filter: Filter, inverted: bool, root: Vec<u32>| {
         let t = std::time::Instant::now();
-        let reply = session.query(1, Query::Tree { filter, inverted, weight: WeightKind::Samples, root });
+        let reply = session.query(1, Query::Tree { filter, inverted, weight: WeightKind::Samples, root, detail: 0 });
         let ms = t.elapsed().as_secs_f64() * 1e3;
         match reply {
             WorkerMessage::Tree(_, t) => (ms, *t),

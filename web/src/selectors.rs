@@ -32,7 +32,7 @@ pub fn filter(state: &AppState) -> Filter {
 /// the flame graph's zoom root.
 pub fn tree_query(state: &AppState) -> Option<Query> {
     state.profile()?;
-    Some(Query::Tree { filter: filter(state), inverted: state.view.inverted, weight: state.view.weight, root: state.view.zoom.clone() })
+    Some(Query::Tree { filter: filter(state), inverted: state.view.inverted, weight: state.view.weight, root: state.view.zoom.clone(), detail: state.tree_detail })
 }
 
 /// The flame-graph search's matched weight, over all samples (the tree is pruned, so the

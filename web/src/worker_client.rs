@@ -279,6 +279,17 @@ impl std::fmt::Debug for AnalysisWorker {
     }
 }
 
+/// `?detail=N` in the page's address: tree replies leave out boxes narrower than 1/N of the
+/// graph (or the zoom root) instead of the worker's default (for tests on small files).
+pub fn detail_param() -> u32 {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
+        .and_then(|p| p.get("detail"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
 /// `?slice=N` in the page's address: the worker reads files in slices of N bytes (for tests).
 fn slice_param() -> u32 {
     web_sys::window()

@@ -59,6 +59,10 @@ pub enum Query {
         /// reply has more detail under it.
         #[serde(default)]
         root: Vec<u32>,
+        /// Leave out boxes narrower than `1 / detail` of the graph (or of the zoom root, below
+        /// it); 0: the worker's default.
+        #[serde(default)]
+        detail: u32,
     },
     /// The weight of the samples passing `filter` whose stack has a function whose name
     /// contains `text` (case-insensitive): the flame-graph search's matched share.
@@ -824,7 +828,7 @@ mod tests {
             elided_period: vec![0.0, 10.0],
             elided_count: vec![0, 2],
         };
-        let query = Query::Tree { filter: Filter { range: Some((1, u64::MAX)), event: Some(0), threads: vec![] }, inverted: false, weight: WeightKind::Samples, root: vec![0, 3] };
+        let query = Query::Tree { filter: Filter { range: Some((1, u64::MAX)), event: Some(0), threads: vec![] }, inverted: false, weight: WeightKind::Samples, root: vec![0, 3], detail: 4 };
         round_trip(WorkerMessage::Tree(4, Box::new(TreeReply { meta: TreeMeta { query: Some(query), samples: 3, total: 3.0, depth: 2, ..TreeMeta::default() }, nodes })));
         round_trip(WorkerMessage::Timeline(5, Box::new(TimelineReply { meta: TimelineMeta { lanes: 2, bins: 2, max_thread: 4, ..TimelineMeta::default() }, counts: vec![1, 4, 0, 2], detail: Default::default() })));
         let mut fields = StringTable::new();
@@ -861,7 +865,7 @@ mod tests {
     #[test]
     fn tree_queries_without_a_root_still_parse() {
         let q: Query = serde_json::from_str(r#"{"Tree":{"filter":{"range":null,"event":null,"threads":[]},"inverted":true,"weight":"Samples"}}"#).unwrap();
-        assert_eq!(q, Query::Tree { filter: Filter::default(), inverted: true, weight: WeightKind::Samples, root: vec![] });
+        assert_eq!(q, Query::Tree { filter: Filter::default(), inverted: true, weight: WeightKind::Samples, root: vec![], detail: 0 });
     }
 
     #[test]

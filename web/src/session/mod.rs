@@ -290,8 +290,9 @@ impl Session {
     /// Answers a query.
     pub fn query(&mut self, id: u32, query: Query) -> WorkerMessage {
         match &query {
-            Query::Tree { filter, inverted, weight, root } => {
-                let params = tree::TreeParams { filter, inverted: *inverted, weight: *weight, root, detail: tree::DETAIL };
+            Query::Tree { filter, inverted, weight, root, detail } => {
+                let detail = if *detail == 0 { tree::DETAIL } else { u64::from(*detail) };
+                let params = tree::TreeParams { filter, inverted: *inverted, weight: *weight, root, detail };
                 let mut t = tree::tree(&self.profile, &self.timeline, &self.events, &mut self.tree_cache, self.generation, params);
                 t.meta.query = Some(query);
                 WorkerMessage::Tree(id, Box::new(t))
@@ -438,7 +439,7 @@ mod tests {
         assert!(o.reasons.iter().any(|r| r.code == "kernel-unnamed"), "{:?}", o.reasons);
         let sample_count = o.record_counts.iter().find(|c| c.name == "SAMPLE").unwrap().count;
         assert_eq!(sample_count, o.samples);
-        match s.query(1, Query::Tree { filter: Filter::default(), inverted: false, weight: WeightKind::Samples, root: vec![] }) {
+        match s.query(1, Query::Tree { filter: Filter::default(), inverted: false, weight: WeightKind::Samples, root: vec![], detail: 0 }) {
             WorkerMessage::Tree(1, t) => {
                 assert_eq!(t.meta.samples, o.samples);
                 assert!(t.nodes.len() > 10);

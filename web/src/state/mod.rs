@@ -119,6 +119,9 @@ pub struct AppState {
     pub export_request: Option<u32>,
     /// Why the last export failed.
     pub export_error: Option<String>,
+    /// Tree queries ask for this detail (0: the worker's default); `?detail=N` in the page's
+    /// address, for tests on small files.
+    pub tree_detail: u32,
 }
 
 /// What can happen to [`AppState`].
