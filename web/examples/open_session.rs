@@ -6,7 +6,7 @@
 //! ```text
 //! cargo run --release -p perfscope-web --example open_session -- FILE [SLICE_BYTES] [profile]
 //! ```
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use std::os::unix::fs::FileExt;
 

@@ -284,6 +284,8 @@ struct Descent<'a> {
     arena: Vec<Member>,
     pairs: Vec<(u32, Member)>,
     groups: Vec<Group>,
+    /// Per group of `groups`: emitted.
+    wide: Vec<bool>,
     todo: Vec<Pending>,
     out: PrunedFlame,
 }
@@ -300,6 +302,7 @@ pub fn pruned_flame(profile: &Profile, children: &StackChildren, weights: &Stack
         arena: Vec::new(),
         pairs: Vec::new(),
         groups: Vec::new(),
+        wide: Vec::new(),
         todo: Vec::new(),
         out: PrunedFlame { empty: weights.empty(), ..PrunedFlame::default() },
     };
@@ -388,8 +391,8 @@ impl Descent<'_> {
         }
     }
 
-    /// Groups `pairs` by function (merging members at the same stack) into `groups`, ordered as
-    /// the full layout orders siblings: by name, then by creation order.
+    /// Groups `pairs` by function (merging members at the same stack) into `groups`, in function
+    /// index order.
     fn group(&mut self, roots: bool) {
         self.pairs.sort_unstable_by_key(|&(f, m)| (f, m.stack));
         // Merge members at the same stack (only the inverted tree has any).
@@ -432,25 +435,25 @@ impl Descent<'_> {
             self.groups.push(g);
             start = end;
         }
-        let profile = self.profile;
-        self.groups.sort_by(|a, b| {
-            let na = profile.func_name(FuncIndex(a.func));
-            let nb = profile.func_name(FuncIndex(b.func));
-            na.cmp(nb).then(a.origin.cmp(&b.origin))
-        });
     }
 
     /// Lays out `groups` as the children of `parent` from `x`; queues those to emit (their
     /// members copied to the arena) and returns the weight and number of those left out.
+    ///
+    /// The full layout orders siblings by name, then by creation order (the smallest stack they
+    /// stand for). Only the emitted ones are sorted; each left-out one is placed among them by a
+    /// binary search, which is all their widths need: where many small siblings are left out,
+    /// this is most of the work saved.
     fn place_children(&mut self, parent: Option<u32>, depth: u32, x: u64, place: Place) -> (Weight, u32) {
         let kind = self.opts.kind;
         let path = self.opts.root;
         let detail = u128::from(self.opts.detail);
+        let profile = self.profile;
         let mut elided = Weight::default();
         let mut count = 0u32;
-        // (group index, x, place) of the children to emit, left to right.
-        let mut emit: Vec<(usize, u64, Place)> = Vec::new();
-        let mut cx = x;
+        // (group index, place) of the children to emit.
+        let mut emit: Vec<(usize, Place)> = Vec::new();
+        self.wide.clear();
         for (gi, g) in self.groups.iter().enumerate() {
             let width = kind.of(g.total);
             let child_place = match place {
@@ -476,17 +479,43 @@ impl Descent<'_> {
                 _ => self.graph_width,
             };
             let wide = width > 0 && (on_path || u128::from(width) * detail >= u128::from(against));
+            self.wide.push(wide);
             if wide {
-                emit.push((gi, cx, child_place));
+                emit.push((gi, child_place));
             } else {
                 add(&mut elided, g.total);
                 count += 1;
             }
-            cx = cx.saturating_add(width);
+        }
+        if emit.is_empty() {
+            return (elided, count);
+        }
+        let groups = &self.groups;
+        let key = |gi: usize| groups.get(gi).map_or(("", u32::MAX), |g| (profile.func_name(FuncIndex(g.func)), g.origin));
+        emit.sort_unstable_by(|a, b| key(a.0).cmp(&key(b.0)));
+        let keys: Vec<(&str, u32)> = emit.iter().map(|e| key(e.0)).collect();
+        // Widths of the left-out siblings before each emitted one (and after the last).
+        let mut before = vec![0u64; emit.len() + 1];
+        for (gi, g) in groups.iter().enumerate() {
+            if self.wide.get(gi).copied().unwrap_or(false) {
+                continue;
+            }
+            let k = key(gi);
+            let pos = keys.partition_point(|e| *e < k);
+            if let Some(b) = before.get_mut(pos) {
+                *b = b.saturating_add(kind.of(g.total));
+            }
+        }
+        let mut placed: Vec<(usize, u64, Place)> = Vec::with_capacity(emit.len());
+        let mut cx = x;
+        for (i, &(gi, child_place)) in emit.iter().enumerate() {
+            cx = cx.saturating_add(before.get(i).copied().unwrap_or(0));
+            placed.push((gi, cx, child_place));
+            cx = cx.saturating_add(groups.get(gi).map_or(0, |g| kind.of(g.total)));
         }
         // Queue right to left so the leftmost comes out first; the arena grows the same way so a
         // popped node's members are on top.
-        for &(gi, gx, child_place) in emit.iter().rev() {
+        for &(gi, gx, child_place) in placed.iter().rev() {
             let Some(g) = self.groups.get(gi) else { continue };
             let start = self.arena.len();
             self.arena.extend(self.pairs.get(g.range.clone()).unwrap_or(&[]).iter().map(|p| p.1));
