@@ -38,6 +38,8 @@ pub struct StackChildren {
     child: Vec<u32>,
     /// Stacks without a prefix, in index order.
     roots: Vec<u32>,
+    /// Per stack: its leaf frame's function, `u32::MAX` when it has none.
+    func: Vec<u32>,
 }
 
 impl StackChildren {
@@ -46,7 +48,9 @@ impl StackChildren {
         let n = profile.stacks.len();
         let mut start = vec![0u32; n + 1];
         let mut roots = Vec::new();
+        let mut func = Vec::with_capacity(n);
         for (i, s) in profile.stacks.iter().enumerate() {
+            func.push(profile.frame_func(s.frame).map_or(u32::MAX, |f| f.0));
             match s.prefix {
                 Some(p) => {
                     if let Some(c) = start.get_mut(p.index() + 1) {
@@ -74,7 +78,7 @@ impl StackChildren {
                 *c += 1;
             }
         }
-        StackChildren { start, child, roots }
+        StackChildren { start, child, roots, func }
     }
 
     /// The children of stack `s`.
@@ -89,10 +93,15 @@ impl StackChildren {
         &self.roots
     }
 
+    /// The function of stack `s`'s leaf frame (`u32::MAX` when none).
+    pub fn func(&self, s: u32) -> u32 {
+        self.func.get(s as usize).copied().unwrap_or(u32::MAX)
+    }
+
     /// Bytes held on the heap.
     pub fn heap_bytes(&self) -> usize {
         use crate::heap::vec_bytes;
-        vec_bytes(&self.start) + vec_bytes(&self.child) + vec_bytes(&self.roots)
+        vec_bytes(&self.start) + vec_bytes(&self.child) + vec_bytes(&self.roots) + vec_bytes(&self.func)
     }
 }
 
@@ -313,11 +322,6 @@ pub fn pruned_flame(profile: &Profile, children: &StackChildren, weights: &Stack
     d.out
 }
 
-/// The function of a stack's leaf frame, `u32::MAX` when it has none.
-fn func_of(profile: &Profile, stack: u32) -> u32 {
-    profile.stacks.get(StackIndex(stack)).and_then(|s| profile.frame_func(s.frame)).map_or(u32::MAX, |f| f.0)
-}
-
 impl Descent<'_> {
     fn roots(&mut self) {
         self.pairs.clear();
@@ -325,14 +329,14 @@ impl Descent<'_> {
             for s in 0..self.profile.stacks.len() as u32 {
                 let w = self.weights.self_weight(s);
                 if w.samples > 0 {
-                    self.pairs.push((func_of(self.profile, s), Member { stack: s, origin: s, weight: w }));
+                    self.pairs.push((self.children.func(s), Member { stack: s, origin: s, weight: w }));
                 }
             }
         } else {
             for &s in self.children.roots() {
                 let w = self.weights.total(s);
                 if w.samples > 0 {
-                    self.pairs.push((func_of(self.profile, s), Member { stack: s, origin: s, weight: w }));
+                    self.pairs.push((self.children.func(s), Member { stack: s, origin: s, weight: w }));
                 }
             }
         }
@@ -371,14 +375,14 @@ impl Descent<'_> {
         if self.opts.inverted {
             for m in members {
                 let Some(prefix) = self.profile.stacks.get(StackIndex(m.stack)).and_then(|s| s.prefix) else { continue };
-                self.pairs.push((func_of(self.profile, prefix.0), Member { stack: prefix.0, ..*m }));
+                self.pairs.push((self.children.func(prefix.0), Member { stack: prefix.0, ..*m }));
             }
         } else {
             for m in members {
                 for &c in self.children.children(m.stack) {
                     let w = self.weights.total(c);
                     if w.samples > 0 {
-                        self.pairs.push((func_of(self.profile, c), Member { stack: c, origin: c, weight: w }));
+                        self.pairs.push((self.children.func(c), Member { stack: c, origin: c, weight: w }));
                     }
                 }
             }
