@@ -108,6 +108,36 @@ test('syswide-g folded stacks at ?detail=16: the drawn boxes, the elided weight 
   }
   assert.ok(checked >= 2, `only ${checked} children checked`);
   assert.ok(elided.some((c) => wide(c.total, target.total)), 'a child elided at the top level is drawn now');
+
+  // The call tree (same tree, same zoom path) has a row for the children left out of each
+  // expanded node: how many and their weight.
+  await showTab(page, 'calltree');
+  await page.waitForFunction(() => document.querySelector('[data-field="calltree-total"]')?.dataset.current === 'true');
+  // Open the zoomed node's row (the heaviest path is open already).
+  const targetRow = page.locator(`table.calltree tr[data-name="${target.name}"][aria-level="${target.depth + 1}"]`);
+  if ((await targetRow.getAttribute('aria-expanded')) === 'false') await targetRow.locator('.twisty').click();
+  await page.locator('table.calltree tr[data-elided]').first().waitFor();
+  const rows = await page.locator('table.calltree tbody tr').evaluateAll((rs) => rs.map((r) => ({ level: Number(r.getAttribute('aria-level')), name: r.dataset.name, elided: r.dataset.elided !== undefined, count: Number(r.dataset.count), weight: Number(r.dataset.weight) })));
+  const byPath = new Map(all.map((n) => [n.path.join(';'), n]));
+  const shown = new Set(expectZoomed.map((n) => n.path.join(';')));
+  const path = [];
+  let elidedRows = 0;
+  for (const r of rows) {
+    if (!r.elided) {
+      path.length = r.level - 1;
+      path.push(r.name);
+      continue;
+    }
+    const parent = r.level === 1 ? root : byPath.get(path.slice(0, r.level - 1).join(';'));
+    assert.ok(parent, `elided row under ${path.join(';')}`);
+    const left = parent.kids.filter((c) => !shown.has(c.path.join(';')));
+    assert.equal(r.count, left.length, parent.path.join(';'));
+    assert.equal(r.weight, left.reduce((a, c) => a + c.total, 0), parent.path.join(';'));
+    elidedRows += 1;
+  }
+  assert.ok(elidedRows >= 2, 'the roots left out, and the zoomed node\'s children left out');
+  assert.ok(rows.at(-1).elided && rows.at(-1).level === 1, 'the roots left out come last');
+  await page.screenshot({ path: join(SHOTS, 'pruned-calltree.png') });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -238,6 +238,10 @@ pub struct PrunedFlame {
     pub total: Weight,
     /// Weight of the samples without frames.
     pub empty: Weight,
+    /// Summed totals of the roots that were left out.
+    pub elided_roots: Weight,
+    /// Number of roots left out.
+    pub elided_root_count: u32,
 }
 
 /// A member of a merged node: where it stands in the stack table, the smallest stack index it
@@ -347,7 +351,9 @@ impl Descent<'_> {
         for g in &self.groups {
             add(&mut self.out.total, g.total);
         }
-        self.place_children(None, 0, 0, Place::Path(usize::MAX));
+        let (elided, count) = self.place_children(None, 0, 0, Place::Path(usize::MAX));
+        self.out.elided_roots = elided;
+        self.out.elided_root_count = count;
     }
 
     /// Emits `p` and queues its children that are wide enough.

@@ -112,6 +112,14 @@ fn check(name: &str, p: &Profile, filter: &SampleFilter, inverted: bool, kind: W
     for (path, _) in &full {
         *full_children.entry(&path[..path.len() - 1]).or_default() += 1;
     }
+    // The roots left out.
+    let roots: Vec<_> = got.nodes.iter().filter(|n| n.parent.is_none()).collect();
+    let full_roots: Vec<_> = full.iter().filter(|(p, _)| p.len() == 1).collect();
+    if kind == WeightKind::Samples {
+        assert_eq!(roots.len() as u32 + got.elided_root_count, full_roots.len() as u32, "{what}: roots");
+    }
+    let root_sum = roots.iter().map(|n| n.total.samples).sum::<u64>() + got.elided_roots.samples;
+    assert_eq!(root_sum, got.total.samples, "{what}: root samples");
     let mut full_child_weight: BTreeMap<&[FuncIndex], Weight> = BTreeMap::new();
     for (path, f) in &full {
         let w = full_child_weight.entry(&path[..path.len() - 1]).or_default();

@@ -76,6 +76,10 @@ pub fn visible_rows(t: &TreeReply, p: &ProfileData, ix: &TreeIndex, expanded: &s
         .rev()
         .map(|r| (Row { node: r, depth: 0, elided: false }, vec![t.nodes.func.get(r as usize).copied().unwrap_or(0)]))
         .collect();
+    // The roots left out come last.
+    if t.meta.elided_count > 0 {
+        stack.insert(0, (Row { node: u32::MAX, depth: 0, elided: true }, Vec::new()));
+    }
     while let Some((row, path)) = stack.pop() {
         out.push(row);
         if out.len() >= MAX_ROWS {
@@ -221,13 +225,16 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
     let body = rows.iter().map(|&Row { node, depth, elided }| {
         let i = node as usize;
         if elided {
-            let count = t.nodes.elided_count.get(i).copied().unwrap_or(0);
-            let w = match view.weight {
-                WeightKind::Samples => t.nodes.elided_samples.get(i).copied().unwrap_or(0.0),
-                WeightKind::Period => t.nodes.elided_period.get(i).copied().unwrap_or(0.0),
+            // `u32::MAX`: the roots left out.
+            let count = if node == u32::MAX { t.meta.elided_count } else { t.nodes.elided_count.get(i).copied().unwrap_or(0) };
+            let w = match (view.weight, node == u32::MAX) {
+                (WeightKind::Samples, true) => t.meta.elided_samples as f64,
+                (WeightKind::Period, true) => t.meta.elided_period as f64,
+                (WeightKind::Samples, false) => t.nodes.elided_samples.get(i).copied().unwrap_or(0.0),
+                (WeightKind::Period, false) => t.nodes.elided_period.get(i).copied().unwrap_or(0.0),
             };
             return html! {
-                <tr class="elided muted" data-elided={node.to_string()} data-count={count.to_string()} data-weight={w.to_string()}>
+                <tr class="elided muted" aria-level={(depth + 1).to_string()} data-elided={node.to_string()} data-count={count.to_string()} data-weight={w.to_string()}>
                     <td class="num">{ grouped(w as u64) }</td>
                     <td class="num muted">{ percent(if total > 0.0 { w / total } else { 0.0 }) }</td>
                     <td class="num" />

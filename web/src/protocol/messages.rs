@@ -424,6 +424,15 @@ pub struct TreeMeta {
     /// out; 0: nothing was.
     #[serde(default)]
     pub detail: u64,
+    /// Samples through the roots that were left out.
+    #[serde(default)]
+    pub elided_samples: u64,
+    /// Period through the roots that were left out.
+    #[serde(default)]
+    pub elided_period: u64,
+    /// Number of roots left out.
+    #[serde(default)]
+    pub elided_count: u32,
 }
 
 /// The reply to [`Query::Search`].

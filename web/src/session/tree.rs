@@ -131,6 +131,9 @@ pub fn tree(profile: &Profile, timeline: &Timeline, events: &EventMap, cache: &m
         depth: graph.depth,
         ms: 0.0,
         detail: if params.detail == u64::MAX { 0 } else { params.detail },
+        elided_samples: graph.elided_roots.samples,
+        elided_period: graph.elided_roots.period,
+        elided_count: graph.elided_root_count,
     };
     TreeReply { meta, nodes }
 }
@@ -213,7 +216,7 @@ zeta alpha zeta       zeta zeta zeta
         let t = tree(&p, &tl, &map, &mut cache, 1, params(&Filter::default(), false, &[], 2));
         let rows: Vec<_> = (0..t.nodes.len()).map(|i| (p.func_name(FuncIndex(t.nodes.func[i])).to_string(), t.nodes.x[i], t.nodes.elided_samples[i], t.nodes.elided_count[i])).collect();
         assert_eq!(rows, vec![("main".into(), 0.0, 1.0, 1), ("zeta".into(), 1.0, 3.0, 3)]);
-        assert_eq!(t.meta.detail, 2);
+        assert_eq!((t.meta.detail, t.meta.elided_samples, t.meta.elided_count), (2, 1, 1));
         // Zoomed to main;zeta (5): a, b, c (1 each, × 2 < 5) still out; at detail 5 they come.
         let path = [t.nodes.func[0], t.nodes.func[1]];
         let z = tree(&p, &tl, &map, &mut cache, 1, params(&Filter::default(), false, &path, 5));
