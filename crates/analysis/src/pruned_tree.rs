@@ -105,12 +105,12 @@ impl StackChildren {
     }
 }
 
-/// Per stack, the weight of the samples that passed a filter and end there (self) and that
-/// pass through it (total), and the weight of samples without frames. Reusable for every zoom
-/// root, weight kind and direction of one filter.
+/// Per stack, the weight of the samples that passed a filter and pass through it (its total:
+/// the samples whose stack is it or starts with it), and the weight of samples without frames.
+/// Reusable for every zoom root, weight kind and direction of one filter. One [`Weight`] per
+/// stack: a stack's self weight is its total less its children's.
 #[derive(Clone, Debug, Default)]
 pub struct StackWeights {
-    self_weight: Vec<Weight>,
     total: Vec<Weight>,
     empty: Weight,
 }
@@ -118,9 +118,9 @@ pub struct StackWeights {
 impl StackWeights {
     /// The weights of the samples that pass `filter`.
     pub fn new(profile: &Profile, filter: &SampleFilter) -> Self {
-        let (self_weight, empty) = stack_self_weights(profile, filter);
-        let mut total = self_weight.clone();
-        // A prefix has a smaller index than the stacks built on it: one backward pass.
+        let (mut total, empty) = stack_self_weights(profile, filter);
+        // A prefix has a smaller index than the stacks built on it: one backward pass turns the
+        // self weights into totals in place.
         for i in (0..profile.stacks.len()).rev() {
             let Some(p) = profile.stacks.get(StackIndex(i as u32)).and_then(|s| s.prefix).filter(|p| p.index() < i) else { continue };
             let t = total.get(i).copied().unwrap_or_default();
@@ -128,17 +128,32 @@ impl StackWeights {
                 add(slot, t);
             }
         }
-        StackWeights { self_weight, total, empty }
-    }
-
-    /// Weight of the samples whose stack is `s` exactly.
-    pub fn self_weight(&self, s: u32) -> Weight {
-        self.self_weight.get(s as usize).copied().unwrap_or_default()
+        StackWeights { total, empty }
     }
 
     /// Weight of the samples whose stack is `s` or starts with it.
     pub fn total(&self, s: u32) -> Weight {
         self.total.get(s as usize).copied().unwrap_or_default()
+    }
+
+    /// Weight of the samples whose stack is `s` exactly (`children` indexes the same profile).
+    pub fn self_weight(&self, s: u32, children: &StackChildren) -> Weight {
+        let mut w = self.total(s);
+        for &c in children.children(s) {
+            let t = self.total(c);
+            w.samples = w.samples.saturating_sub(t.samples);
+            w.period = w.period.saturating_sub(t.period);
+        }
+        w
+    }
+
+    /// Weight of all the samples with frames.
+    pub fn sum(&self, children: &StackChildren) -> Weight {
+        let mut w = Weight::default();
+        for &r in children.roots() {
+            add(&mut w, self.total(r));
+        }
+        w
     }
 
     /// Weight of the samples that passed the filter without any frame.
@@ -148,18 +163,24 @@ impl StackWeights {
 
     /// Bytes held on the heap.
     pub fn heap_bytes(&self) -> usize {
-        use crate::heap::vec_bytes;
-        vec_bytes(&self.self_weight) + vec_bytes(&self.total)
+        crate::heap::vec_bytes(&self.total)
     }
 
     /// The weight of the samples whose stack has a function for which `matches` is true (each
-    /// sample once, however many of its frames match).
+    /// sample once, however many of its frames match): the totals of the matching stacks whose
+    /// prefix does not match.
     pub fn matching(&self, profile: &Profile, mut matches: impl FnMut(FuncIndex) -> bool) -> Weight {
         let mut func_hit: Vec<u8> = vec![2; profile.funcs.len()];
         let mut hit = vec![false; profile.stacks.len()];
         let mut sum = Weight::default();
         for (i, s) in profile.stacks.iter().enumerate() {
             let inherited = s.prefix.filter(|p| p.index() < i).and_then(|p| hit.get(p.index()).copied()).unwrap_or(false);
+            if inherited {
+                if let Some(slot) = hit.get_mut(i) {
+                    *slot = true;
+                }
+                continue;
+            }
             let own = profile.frame_func(s.frame).is_some_and(|f| match func_hit.get_mut(f.index()) {
                 Some(h) if *h == 2 => {
                     *h = u8::from(matches(f));
@@ -168,12 +189,11 @@ impl StackWeights {
                 Some(h) => *h == 1,
                 None => false,
             });
-            let h = inherited || own;
-            if let Some(slot) = hit.get_mut(i) {
-                *slot = h;
-            }
-            if h {
-                add(&mut sum, self.self_weight(i as u32));
+            if own {
+                if let Some(slot) = hit.get_mut(i) {
+                    *slot = true;
+                }
+                add(&mut sum, self.total(i as u32));
             }
         }
         sum
@@ -331,7 +351,7 @@ impl Descent<'_> {
         self.pairs.clear();
         if self.opts.inverted {
             for s in 0..self.profile.stacks.len() as u32 {
-                let w = self.weights.self_weight(s);
+                let w = self.weights.self_weight(s, self.children);
                 if w.samples > 0 {
                     self.pairs.push((self.children.func(s), Member { stack: s, origin: s, weight: w }));
                 }
@@ -384,13 +404,20 @@ impl Descent<'_> {
                 self.pairs.push((self.children.func(prefix.0), Member { stack: prefix.0, ..*m }));
             }
         } else {
+            // Self weight: the total less the children's.
+            let mut self_weight = p.total;
             for m in members {
                 for &c in self.children.children(m.stack) {
                     let w = self.weights.total(c);
                     if w.samples > 0 {
                         self.pairs.push((self.children.func(c), Member { stack: c, origin: c, weight: w }));
+                        self_weight.samples = self_weight.samples.saturating_sub(w.samples);
+                        self_weight.period = self_weight.period.saturating_sub(w.period);
                     }
                 }
+            }
+            if let Some(n) = self.out.nodes.get_mut(index as usize) {
+                n.self_weight = self_weight;
             }
         }
         self.group(false);
@@ -433,9 +460,6 @@ impl Descent<'_> {
             while let Some(&(_, m)) = self.pairs.get(end).filter(|p| p.0 == func) {
                 add(&mut g.total, m.weight);
                 g.origin = g.origin.min(m.origin);
-                if !self.opts.inverted {
-                    add(&mut g.self_weight, self.weights.self_weight(m.stack));
-                }
                 end += 1;
             }
             if self.opts.inverted && roots {

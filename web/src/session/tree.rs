@@ -142,15 +142,10 @@ pub fn tree(profile: &Profile, timeline: &Timeline, events: &EventMap, cache: &m
 /// `text` (trimmed, case-insensitive), each sample once: what the flame-graph search's share
 /// counts (the outermost matched boxes of the whole, unpruned graph).
 pub fn search(profile: &Profile, timeline: &Timeline, events: &EventMap, cache: &mut TreeCache, generation: u32, filter: &Filter, text: &str) -> SearchReply {
-    let (_, weights) = cache.prepare(profile, timeline, events, filter, generation);
+    let (children, weights) = cache.prepare(profile, timeline, events, filter, generation);
     let q = text.trim().to_lowercase();
     let matched = if q.is_empty() { Default::default() } else { weights.matching(profile, |f| profile.func_name(f).to_lowercase().contains(&q)) };
-    let mut total = perfscope_analysis::call_tree::Weight::default();
-    for s in 0..profile.stacks.len() as u32 {
-        let w = weights.self_weight(s);
-        total.samples = total.samples.saturating_add(w.samples);
-        total.period = total.period.saturating_add(w.period);
-    }
+    let total = weights.sum(children);
     SearchReply { query: None, generation, samples: matched.samples, period: matched.period, total_samples: total.samples, total_period: total.period }
 }
 
