@@ -67,16 +67,25 @@ impl StackChildren {
             }
         }
         let mut child = vec![0u32; start.last().copied().unwrap_or(0) as usize];
-        // Fill with a cursor per prefix (its start, advanced).
-        let mut cursor: Vec<u32> = start.clone();
+        // Fill with `start[p]` as prefix p's cursor (it ends at p's end, the next one's start),
+        // then shift the starts back into place.
         for (i, s) in profile.stacks.iter().enumerate() {
             let Some(p) = s.prefix else { continue };
-            if let Some(c) = cursor.get_mut(p.index()) {
+            if let Some(c) = start.get_mut(p.index()) {
                 if let Some(slot) = child.get_mut(*c as usize) {
                     *slot = i as u32;
                 }
                 *c += 1;
             }
+        }
+        for i in (1..start.len()).rev() {
+            let prev = start.get(i - 1).copied().unwrap_or(0);
+            if let Some(c) = start.get_mut(i) {
+                *c = prev;
+            }
+        }
+        if let Some(c) = start.first_mut() {
+            *c = 0;
         }
         StackChildren { start, child, roots, func }
     }
