@@ -18,6 +18,24 @@
 //! members of the emitted nodes and their children, plus one pass over the stacks for the
 //! weights ([`StackWeights`], reusable for any zoom root and weight kind).
 //!
+//! ```
+//! use perfscope_analysis::flame_graph::WeightKind;
+//! use perfscope_analysis::pruned_tree::{pruned_flame, PruneOptions, StackChildren, StackWeights};
+//! use perfscope_analysis::samples::SampleFilter;
+//! use perfscope_analysis::text_samples::profile_from_text_samples;
+//!
+//! // main is 3 samples wide (a: 2, b: 1), other 1: at detail 2 (boxes at least half as
+//! // wide as the graph) only main and a are emitted; b and other are left out.
+//! let p = profile_from_text_samples("main main main other\na    a    b\n").unwrap();
+//! let children = StackChildren::new(&p); // once per profile
+//! let weights = StackWeights::new(&p, &SampleFilter::all()); // once per filter
+//! let opts = PruneOptions { inverted: false, kind: WeightKind::Samples, detail: 2, root: &[] };
+//! let f = pruned_flame(&p, &children, &weights, opts);
+//! let names: Vec<_> = f.nodes.iter().map(|n| (p.func_name(n.func), n.x, n.width, n.elided.samples)).collect();
+//! assert_eq!(names, [("main", 0, 3, 1), ("a", 0, 2, 0)]);
+//! assert_eq!((f.width, f.elided_roots.samples), (4, 1));
+//! ```
+//!
 //! [`FlameGraph`]: crate::flame_graph::FlameGraph
 
 use core::ops::Range;
