@@ -1,7 +1,10 @@
 //! The worker's opening of a file on the command line: a [`Session`] over a file read with
 //! positioned reads in slices (as the worker reads a `File` with `FileReaderSync`), with the
 //! process's peak memory (what the wasm memory grows to) and the records index's share; with
-//! `profile`, the profile alone (`load_sectioned`) for comparison.
+//! `profile`, the profile alone (`load_sectioned`) for comparison. Then the tree queries the page
+//! sends: the first flame graph (pruned to the worker's detail), a zoom re-query, the inverted
+//! tree, a refilter to the middle 50 % of the time and a search over it, with times, node counts
+//! and the peak memory after them.
 //!
 //! ```text
 //! cargo run --release -p perfscope-web --example open_session -- FILE [SLICE_BYTES] [profile]
