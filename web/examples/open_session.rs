@@ -1,12 +1,15 @@
 //! The worker's opening of a file on the command line: a [`Session`] over a file read with
 //! positioned reads in slices (as the worker reads a `File` with `FileReaderSync`), with the
 //! process's peak memory (what the wasm memory grows to) and the records index's share; with
-//! `profile`, the profile alone (`load_sectioned`) for comparison.
+//! `profile`, the profile alone (`load_sectioned`) for comparison. Then the tree queries the page
+//! sends: the first flame graph (pruned to the worker's detail), a zoom re-query, the inverted
+//! tree, a refilter to the middle 50 % of the time and a search over it, with times, node counts
+//! and the peak memory after them.
 //!
 //! ```text
 //! cargo run --release -p perfscope-web --example open_session -- FILE [SLICE_BYTES] [profile]
 //! ```
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 // The counting allocator (the only unsafe: forwarding to the system allocator).
 #![allow(unsafe_code)]
 
@@ -167,23 +170,49 @@ fn main() {
         mb(session.index_bytes())
     );
     // The first flame-graph query, as the page sends it after loading.
-    let t = std::time::Instant::now();
-    let query = perfscope_web::protocol::Query::Tree {
-        filter: perfscope_web::protocol::Filter::default(),
-        inverted: false,
-        weight: perfscope_web::protocol::WeightKind::Samples,
+    use perfscope_web::protocol::{Filter, Query, WeightKind, WorkerMessage};
+    let tree = |session: &mut Session, filter: Filter, inverted: bool, root: Vec<u32>| {
+        let t = std::time::Instant::now();
+        let reply = session.query(1, Query::Tree { filter, inverted, weight: WeightKind::Samples, root, detail: 0 });
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        match reply {
+            WorkerMessage::Tree(_, t) => (ms, *t),
+            other => panic!("{other:?}"),
+        }
     };
-    let reply = session.query(1, query);
-    let nodes = match &reply {
-        perfscope_web::protocol::WorkerMessage::Tree(_, t) => t.nodes.len(),
-        _ => 0,
-    };
+    let (ms, first) = tree(&mut session, Filter::default(), false, Vec::new());
     let after = peak_rss();
     println!(
-        "first tree query: {:.2} s, {nodes} nodes; peak RSS {:.0} MB ({:.2}x the file, +{:.0} MB)",
-        t.elapsed().as_secs_f64(),
+        "first tree query: {ms:.0} ms, {} nodes (detail {}), {} samples; peak RSS {:.0} MB ({:.2}x the file, +{:.0} MB)",
+        first.nodes.len(),
+        first.meta.detail,
+        first.meta.samples,
         mb(after),
         after as f64 / len as f64,
         mb(after.saturating_sub(peak))
     );
+    // A zoom re-query: the widest node at depth 2 whose children were left out, else the widest
+    // at depth 2.
+    let n = &first.nodes;
+    let pick = (0..n.len()).filter(|&i| n.depth[i] == 2).max_by(|&a, &b| (n.elided_count[a] > 0, n.width[a] as u64).cmp(&(n.elided_count[b] > 0, n.width[b] as u64)));
+    if let Some(i) = pick {
+        let path = perfscope_web::selectors::path_of(n, i as u32);
+        let (ms, z) = tree(&mut session, Filter::default(), false, path);
+        println!("zoom re-query (depth-2 node, {} elided children): {ms:.0} ms, {} nodes", n.elided_count[i], z.nodes.len());
+    }
+    let (ms, inv) = tree(&mut session, Filter::default(), true, Vec::new());
+    println!("inverted tree: {ms:.0} ms, {} nodes", inv.nodes.len());
+    // A time selection of the middle 50 %.
+    if let Some((lo, hi)) = session.overview().sample_range {
+        let range = Some((lo + (hi - lo) / 4, lo + (hi - lo) / 4 * 3));
+        let (ms, r) = tree(&mut session, Filter { range, ..Filter::default() }, false, Vec::new());
+        println!("refilter to the middle 50 % of the time: {ms:.0} ms, {} nodes, {} samples", r.nodes.len(), r.meta.samples);
+        let t = std::time::Instant::now();
+        let reply = session.query(2, Query::Search { filter: Filter { range, ..Filter::default() }, text: "sched".into() });
+        if let WorkerMessage::Search(_, r) = reply {
+            println!("search \"sched\" over the selection: {:.0} ms, {} of {} samples", t.elapsed().as_secs_f64() * 1e3, r.samples, r.total_samples);
+        }
+    }
+    let end = peak_rss();
+    println!("peak RSS after the tree queries {:.0} MB ({:.2}x the file)", mb(end), end as f64 / len as f64);
 }

@@ -33,7 +33,7 @@ async fn kind_of(f: &NamedBlob) -> FileKind {
 /// The page.
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(AppState::default);
+    let state = use_reducer(|| AppState { tree_detail: crate::worker_client::detail_param(), ..AppState::default() });
     let dragging = use_state_eq(|| false);
 
     let worker: Rc<AnalysisWorker> = {

@@ -5,7 +5,7 @@
 //! - tree navigation over the worker's node columns (children, subtree ends, paths);
 //! - flame-graph search matches and their share.
 
-use crate::protocol::{Filter, ProfileData, Query, RecordFilter, TreeNodes, TreeReply};
+use crate::protocol::{Filter, ProfileData, Query, RecordFilter, SearchReply, TreeNodes, TreeReply, WeightKind};
 use crate::state::{AppState, FuncPath, Tab};
 
 /// A function's name.
@@ -28,10 +28,31 @@ pub fn filter(state: &AppState) -> Filter {
     Filter { range: state.view.selection, event: state.view.event, threads: state.view.threads.clone() }
 }
 
-/// The tree the flame graph and call tree need.
+/// The tree the flame graph and call tree need: pruned by the worker, with more detail under
+/// the flame graph's zoom root.
 pub fn tree_query(state: &AppState) -> Option<Query> {
     state.profile()?;
-    Some(Query::Tree { filter: filter(state), inverted: state.view.inverted, weight: state.view.weight })
+    Some(Query::Tree { filter: filter(state), inverted: state.view.inverted, weight: state.view.weight, root: state.view.zoom.clone(), detail: state.tree_detail })
+}
+
+/// The flame-graph search's matched weight, over all samples (the tree is pruned, so the
+/// page cannot add it up).
+pub fn search_query(state: &AppState) -> Option<Query> {
+    state.profile()?;
+    let text = state.view.search.trim();
+    (!text.is_empty()).then(|| Query::Search { filter: filter(state), text: text.to_string() })
+}
+
+/// The search reply's matched weight and share (of the samples with frames) in `weight`
+/// units, when `reply` answers `wanted` for profile `generation`.
+pub fn search_share(reply: Option<&SearchReply>, wanted: Option<&Query>, generation: u32, weight: WeightKind) -> Option<(f64, f64)> {
+    let r = reply.filter(|r| r.query.as_ref() == wanted && wanted.is_some() && r.generation == generation)?;
+    let (w, total) = match weight {
+        WeightKind::Samples => (r.samples, r.total_samples),
+        WeightKind::Period => (r.period, r.total_period),
+    };
+    let share = if total > 0 { (w as f64 / total as f64).min(1.0) } else { 0.0 };
+    Some((w as f64, share))
 }
 
 /// The timeline's visible range: the chosen viewport, else every sample.
@@ -92,7 +113,11 @@ pub fn wanted_queries(state: &AppState) -> Vec<Query> {
     let mut out = Vec::new();
     match state.view.tab {
         Tab::Summary => {}
-        Tab::Flame | Tab::CallTree => out.extend(tree_query(state)),
+        Tab::Flame => {
+            out.extend(tree_query(state));
+            out.extend(search_query(state));
+        }
+        Tab::CallTree => out.extend(tree_query(state)),
         Tab::Timeline if state.view.heatmap => out.extend(heatmap_query(state)),
         Tab::Timeline => out.extend(timeline_query(state)),
         Tab::Records => {
@@ -166,7 +191,8 @@ pub fn path_of(nodes: &TreeNodes, i: u32) -> FuncPath {
     path
 }
 
-/// Search results over a tree.
+/// Search results over a tree's nodes (the boxes to highlight; the matched share comes from the
+/// worker, [`search_query`], as the tree may be pruned).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SearchResult {
     /// The text searched.
@@ -175,10 +201,6 @@ pub struct SearchResult {
     pub matched: Vec<bool>,
     /// Nodes matched.
     pub count: usize,
-    /// Weight of the matched nodes that are not inside another matched node.
-    pub weight: f64,
-    /// `weight` over the tree's total, 0..=1.
-    pub share: f64,
 }
 
 /// Finds the nodes whose function name contains `query`.
@@ -190,9 +212,6 @@ pub fn search(tree: &TreeReply, profile: &ProfileData, query: &str) -> SearchRes
         return r;
     }
     let mut func_hit: std::collections::HashMap<u32, bool> = std::collections::HashMap::new();
-    // Nodes are depth-first: a node is inside a matched one while i < that one's subtree end.
-    let ix = TreeIndex::new(nodes);
-    let mut covered_until = 0u32;
     for i in 0..nodes.len() {
         let f = nodes.func.get(i).copied().unwrap_or(0);
         let hit = *func_hit.entry(f).or_insert_with(|| func_name(profile, f).to_lowercase().contains(&q));
@@ -201,13 +220,8 @@ pub fn search(tree: &TreeReply, profile: &ProfileData, query: &str) -> SearchRes
                 *m = true;
             }
             r.count += 1;
-            if (i as u32) >= covered_until {
-                r.weight += nodes.width.get(i).copied().unwrap_or(0.0);
-                covered_until = ix.end.get(i).copied().unwrap_or(0);
-            }
         }
     }
-    r.share = if tree.meta.total > 0.0 { (r.weight / tree.meta.total).min(1.0) } else { 0.0 };
     r
 }
 
@@ -249,17 +263,26 @@ mod tests {
     }
 
     #[test]
-    fn search_counts_nested_matches_once() {
+    fn search_marks_every_matching_box() {
         let (t, p) = tree();
-        // "a" matches main, alpha, zeta, alpha: main covers the whole of its subtree (4 of 5).
+        // "a" matches main, alpha, zeta, alpha.
         let r = search(&t, &p, "A");
         assert_eq!(r.count, 4);
-        assert_eq!(r.weight, 4.0);
-        assert!((r.share - 0.8).abs() < 1e-12);
-        // "alpha": two separate nodes, 1 + 1.
         let r = search(&t, &p, "alpha");
-        assert_eq!((r.count, r.weight), (2, 2.0));
+        assert_eq!(r.count, 2);
         assert_eq!(r.matched, vec![false, true, false, true, false]);
         assert_eq!(search(&t, &p, "  ").count, 0);
+    }
+
+    #[test]
+    fn the_search_share_is_the_replys_for_the_wanted_query_only() {
+        let q = Query::Search { filter: Filter::default(), text: "a".into() };
+        let other = Query::Search { filter: Filter::default(), text: "b".into() };
+        let reply = SearchReply { query: Some(q.clone()), generation: 2, samples: 3, period: 30, total_samples: 4, total_period: 120 };
+        assert_eq!(search_share(Some(&reply), Some(&q), 2, WeightKind::Samples), Some((3.0, 0.75)));
+        assert_eq!(search_share(Some(&reply), Some(&q), 2, WeightKind::Period), Some((30.0, 0.25)));
+        assert_eq!(search_share(Some(&reply), Some(&other), 2, WeightKind::Samples), None);
+        assert_eq!(search_share(Some(&reply), Some(&q), 3, WeightKind::Samples), None);
+        assert_eq!(search_share(None, Some(&q), 2, WeightKind::Samples), None);
     }
 }

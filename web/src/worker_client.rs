@@ -24,6 +24,8 @@ pub const WORKER_SCRIPT: &str = "./worker_loader.js";
 pub enum QueryKind {
     /// Call tree / flame graph.
     Tree,
+    /// The search's matched share.
+    Search,
     /// Timeline density.
     Timeline,
     /// The sub-second heatmap.
@@ -43,6 +45,7 @@ impl QueryKind {
     pub fn of(q: &Query) -> QueryKind {
         match q {
             Query::Tree { .. } => QueryKind::Tree,
+            Query::Search { .. } => QueryKind::Search,
             Query::Timeline { .. } => QueryKind::Timeline,
             Query::Heatmap { .. } => QueryKind::Heatmap,
             Query::Records { .. } => QueryKind::Records,
@@ -218,6 +221,7 @@ impl AnalysisWorker {
             // A reply frees its kind; send what waited.
             let kind = match &message {
                 WorkerMessage::Tree(..) => Some(QueryKind::Tree),
+                WorkerMessage::Search(..) => Some(QueryKind::Search),
                 WorkerMessage::Timeline(..) => Some(QueryKind::Timeline),
                 WorkerMessage::Heatmap(..) => Some(QueryKind::Heatmap),
                 WorkerMessage::Records(..) => Some(QueryKind::Records),
@@ -273,6 +277,17 @@ impl std::fmt::Debug for AnalysisWorker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AnalysisWorker").field("next_id", &self.next_id.get()).finish_non_exhaustive()
     }
+}
+
+/// `?detail=N` in the page's address: tree replies leave out boxes narrower than 1/N of the
+/// graph (or the zoom root) instead of the worker's default (for tests on small files).
+pub fn detail_param() -> u32 {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
+        .and_then(|p| p.get("detail"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
 }
 
 /// `?slice=N` in the page's address: the worker reads files in slices of N bytes (for tests).

@@ -20,6 +20,7 @@ pub mod ordered;
 pub mod summary;
 pub mod builder;
 pub mod call_tree;
+pub mod pruned_tree;
 pub mod export;
 pub mod flame_graph;
 pub mod heap;

@@ -55,29 +55,55 @@ pub fn sorted(t: &TreeReply, p: &ProfileData, level: &[u32], sort: SortBy, w: We
     v
 }
 
-/// The visible rows: (node, depth), expanded nodes followed by their children.
-pub fn visible_rows(t: &TreeReply, p: &ProfileData, ix: &TreeIndex, expanded: &std::collections::BTreeSet<FuncPath>, sort: SortBy, w: WeightKind) -> Vec<(u32, u32)> {
+/// A visible row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    /// The node (for an elided row: the node whose children were left out).
+    pub node: u32,
+    /// Indentation level.
+    pub depth: u32,
+    /// The row stands for the children of `node` that the worker left out (too small to draw).
+    pub elided: bool,
+}
+
+/// The visible rows: expanded nodes followed by their children, and an elided row after them
+/// when some were left out.
+pub fn visible_rows(t: &TreeReply, p: &ProfileData, ix: &TreeIndex, expanded: &std::collections::BTreeSet<FuncPath>, sort: SortBy, w: WeightKind) -> Vec<Row> {
     let mut out = Vec::new();
-    let mut stack: Vec<(u32, u32, FuncPath)> = sorted(t, p, &ix.roots, sort, w)
+    // (row, path; empty for elided rows).
+    let mut stack: Vec<(Row, FuncPath)> = sorted(t, p, &ix.roots, sort, w)
         .into_iter()
         .rev()
-        .map(|r| (r, 0, vec![t.nodes.func.get(r as usize).copied().unwrap_or(0)]))
+        .map(|r| (Row { node: r, depth: 0, elided: false }, vec![t.nodes.func.get(r as usize).copied().unwrap_or(0)]))
         .collect();
-    while let Some((node, depth, path)) = stack.pop() {
-        out.push((node, depth));
+    // The roots left out come last.
+    if t.meta.elided_count > 0 {
+        stack.insert(0, (Row { node: u32::MAX, depth: 0, elided: true }, Vec::new()));
+    }
+    while let Some((row, path)) = stack.pop() {
+        out.push(row);
         if out.len() >= MAX_ROWS {
             break;
         }
-        if expanded.contains(&path) {
+        if !row.elided && expanded.contains(&path) {
+            let node = row.node;
+            if t.nodes.elided_count.get(node as usize).is_some_and(|&c| c > 0) {
+                stack.push((Row { node, depth: row.depth + 1, elided: true }, Vec::new()));
+            }
             let kids = ix.children.get(node as usize).map_or(&[][..], Vec::as_slice);
             for c in sorted(t, p, kids, sort, w).into_iter().rev() {
                 let mut cp = path.clone();
                 cp.push(t.nodes.func.get(c as usize).copied().unwrap_or(0));
-                stack.push((c, depth + 1, cp));
+                stack.push((Row { node: c, depth: row.depth + 1, elided: false }, cp));
             }
         }
     }
     out
+}
+
+/// Whether node `i` can be expanded: it has children, drawn or left out.
+fn has_children(t: &TreeReply, ix: &TreeIndex, i: usize) -> bool {
+    ix.children.get(i).is_some_and(|k| !k.is_empty()) || t.nodes.elided_count.get(i).is_some_and(|&c| c > 0)
 }
 
 /// The heaviest path from the heaviest root, as the prefixes to expand (at most 16 levels).
@@ -144,8 +170,9 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
         let (rows, t, ix, on_action, select) = (rows.clone(), t.clone(), ix.clone(), props.on_action.clone(), select.clone());
         let expanded = view.expanded.clone();
         Callback::from(move |e: KeyboardEvent| {
-            let pos = selected.and_then(|s| rows.iter().position(|&(n, _)| n == s));
-            let move_to = |i: usize| rows.get(i).map(|&(n, _)| n);
+            let rows: Vec<u32> = rows.iter().filter(|r| !r.elided).map(|r| r.node).collect();
+            let pos = selected.and_then(|s| rows.iter().position(|&n| n == s));
+            let move_to = |i: usize| rows.get(i).copied();
             let key = e.key();
             let target = match key.as_str() {
                 "ArrowDown" => pos.map_or(Some(0), |p| Some((p + 1).min(rows.len().saturating_sub(1)))).and_then(move_to),
@@ -153,7 +180,7 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
                 "ArrowRight" | "ArrowLeft" | "Enter" | " " => {
                     if let Some(s) = selected {
                         let path = path_of(&t.nodes, s);
-                        let has_kids = ix.children.get(s as usize).is_some_and(|k| !k.is_empty());
+                        let has_kids = has_children(&t, &ix, s as usize);
                         let open = expanded.contains(&path);
                         let toggle = match key.as_str() {
                             "ArrowRight" => has_kids && !open,
@@ -195,11 +222,33 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
         html! { <button type="button" id={id} class={classes!("seg", on.then_some("on"))} aria-pressed={on.to_string()} onclick={cb}>{ label }</button> }
     };
     let unit = if view.weight == WeightKind::Samples { "samples" } else { "period" };
-    let body = rows.iter().map(|&(node, depth)| {
+    let body = rows.iter().map(|&Row { node, depth, elided }| {
         let i = node as usize;
+        if elided {
+            // `u32::MAX`: the roots left out.
+            let count = if node == u32::MAX { t.meta.elided_count } else { t.nodes.elided_count.get(i).copied().unwrap_or(0) };
+            let w = match (view.weight, node == u32::MAX) {
+                (WeightKind::Samples, true) => t.meta.elided_samples as f64,
+                (WeightKind::Period, true) => t.meta.elided_period as f64,
+                (WeightKind::Samples, false) => t.nodes.elided_samples.get(i).copied().unwrap_or(0.0),
+                (WeightKind::Period, false) => t.nodes.elided_period.get(i).copied().unwrap_or(0.0),
+            };
+            return html! {
+                <tr class="elided muted" aria-level={(depth + 1).to_string()} data-elided={node.to_string()} data-count={count.to_string()} data-weight={w.to_string()}>
+                    <td class="num">{ grouped(w as u64) }</td>
+                    <td class="num muted">{ percent(if total > 0.0 { w / total } else { 0.0 }) }</td>
+                    <td class="num" />
+                    <td class="fn" style={format!("padding-left:{}px", 6 + depth * 14)}>
+                        <span class="twisty-space" />
+                        <span class="fn-name">{ format!("+ {} smaller, not drawn", grouped(u64::from(count))) }</span>
+                    </td>
+                    <td class="module" />
+                </tr>
+            };
+        }
         let func = t.nodes.func.get(i).copied().unwrap_or(0);
         let (tw, sw) = weights(&t.nodes, i, view.weight);
-        let has_kids = ix.children.get(i).is_some_and(|k| !k.is_empty());
+        let has_kids = has_children(&t, &ix, i);
         let path = path_of(&t.nodes, node);
         let open = view.expanded.contains(&path);
         let toggle = {

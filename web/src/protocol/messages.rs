@@ -55,6 +55,22 @@ pub enum Query {
         inverted: bool,
         /// What widths measure.
         weight: WeightKind,
+        /// The zoom root as functions from a root (the page's `FuncPath`; empty: none): the
+        /// reply has more detail under it.
+        #[serde(default)]
+        root: Vec<u32>,
+        /// Leave out boxes narrower than `1 / detail` of the graph (or of the zoom root, below
+        /// it); 0: the worker's default.
+        #[serde(default)]
+        detail: u32,
+    },
+    /// The weight of the samples passing `filter` whose stack has a function whose name
+    /// contains `text` (case-insensitive): the flame-graph search's matched share.
+    Search {
+        /// Which samples.
+        filter: Filter,
+        /// The text searched (trimmed; matched lowercased).
+        text: String,
     },
     /// Sample density per lane in `bins` equal bins over `start..=end` (ns).
     Timeline {
@@ -365,6 +381,12 @@ pub struct TreeNodes {
     pub total_period: Vec<f64>,
     /// Period ending in the node.
     pub self_period: Vec<f64>,
+    /// Samples through the children that were left out (narrower than the reply's detail).
+    pub elided_samples: Vec<f64>,
+    /// Period through the children that were left out.
+    pub elided_period: Vec<f64>,
+    /// Number of children left out.
+    pub elided_count: Vec<u32>,
 }
 
 impl TreeNodes {
@@ -398,6 +420,36 @@ pub struct TreeMeta {
     pub depth: u32,
     /// Time in the worker, ms.
     pub ms: f64,
+    /// Nodes narrower than `1 / detail` of the graph (or of the zoom root, below it) were left
+    /// out; 0: nothing was.
+    #[serde(default)]
+    pub detail: u64,
+    /// Samples through the roots that were left out.
+    #[serde(default)]
+    pub elided_samples: u64,
+    /// Period through the roots that were left out.
+    #[serde(default)]
+    pub elided_period: u64,
+    /// Number of roots left out.
+    #[serde(default)]
+    pub elided_count: u32,
+}
+
+/// The reply to [`Query::Search`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SearchReply {
+    /// The query answered.
+    pub query: Option<Query>,
+    /// The profile generation.
+    pub generation: u32,
+    /// Matched samples.
+    pub samples: u64,
+    /// Their period.
+    pub period: u64,
+    /// Samples with frames that passed the filter (the flame graph's total).
+    pub total_samples: u64,
+    /// Their period.
+    pub total_period: u64,
 }
 
 /// A tree reply.
@@ -523,6 +575,8 @@ pub enum WorkerMessage {
     Failed(u32, Failure),
     /// A tree.
     Tree(u32, Box<TreeReply>),
+    /// A search's matched weight.
+    Search(u32, Box<SearchReply>),
     /// Timeline density.
     Timeline(u32, Box<TimelineReply>),
     /// The sub-second heatmap.
@@ -552,6 +606,7 @@ impl WorkerMessage {
             WorkerMessage::Failed(id, f) => Packet::new("failed", id, &f),
             WorkerMessage::Stack(id, s) => Packet::new("stack", id, &s),
             WorkerMessage::Compared(id, c) => Packet::new("compared", id, &c),
+            WorkerMessage::Search(id, r) => Packet::new("search", id, &r),
             WorkerMessage::Export(id, e) => {
                 let e = *e;
                 Packet::new("export", id, &e.meta).with("bytes", Column::U8(e.bytes))
@@ -588,6 +643,9 @@ impl WorkerMessage {
                     .with("self_samples", Column::F64(n.self_samples))
                     .with("total_period", Column::F64(n.total_period))
                     .with("self_period", Column::F64(n.self_period))
+                    .with("elided_samples", Column::F64(n.elided_samples))
+                    .with("elided_period", Column::F64(n.elided_period))
+                    .with("elided_count", Column::U32(n.elided_count))
             }
             WorkerMessage::Timeline(id, t) => {
                 let t = *t;
@@ -622,6 +680,7 @@ impl WorkerMessage {
             "failed" => WorkerMessage::Failed(id, p.json()?),
             "stack" => WorkerMessage::Stack(id, Box::new(p.json()?)),
             "compared" => WorkerMessage::Compared(id, p.json()?),
+            "search" => WorkerMessage::Search(id, Box::new(p.json()?)),
             "export" => {
                 let meta = p.json()?;
                 WorkerMessage::Export(id, Box::new(ExportReply { meta, bytes: p.take_u8("bytes")? }))
@@ -670,6 +729,9 @@ impl WorkerMessage {
                     self_samples: p.take_f64("self_samples")?,
                     total_period: p.take_f64("total_period")?,
                     self_period: p.take_f64("self_period")?,
+                    elided_samples: p.take_f64("elided_samples")?,
+                    elided_period: p.take_f64("elided_period")?,
+                    elided_count: p.take_u32("elided_count")?,
                 };
                 same_len(
                     "tree",
@@ -683,6 +745,9 @@ impl WorkerMessage {
                         ("self_samples", nodes.self_samples.len()),
                         ("total_period", nodes.total_period.len()),
                         ("self_period", nodes.self_period.len()),
+                        ("elided_samples", nodes.elided_samples.len()),
+                        ("elided_period", nodes.elided_period.len()),
+                        ("elided_count", nodes.elided_count.len()),
                     ],
                 )?;
                 WorkerMessage::Tree(id, Box::new(TreeReply { meta, nodes }))
@@ -768,8 +833,11 @@ mod tests {
             self_samples: vec![2.0, 1.0],
             total_period: vec![30.0, 10.0],
             self_period: vec![20.0, 10.0],
+            elided_samples: vec![0.0, 1.0],
+            elided_period: vec![0.0, 10.0],
+            elided_count: vec![0, 2],
         };
-        let query = Query::Tree { filter: Filter { range: Some((1, u64::MAX)), event: Some(0), threads: vec![] }, inverted: false, weight: WeightKind::Samples };
+        let query = Query::Tree { filter: Filter { range: Some((1, u64::MAX)), event: Some(0), threads: vec![] }, inverted: false, weight: WeightKind::Samples, root: vec![0, 3], detail: 4 };
         round_trip(WorkerMessage::Tree(4, Box::new(TreeReply { meta: TreeMeta { query: Some(query), samples: 3, total: 3.0, depth: 2, ..TreeMeta::default() }, nodes })));
         round_trip(WorkerMessage::Timeline(5, Box::new(TimelineReply { meta: TimelineMeta { lanes: 2, bins: 2, max_thread: 4, ..TimelineMeta::default() }, counts: vec![1, 4, 0, 2], detail: Default::default() })));
         let mut fields = StringTable::new();
@@ -777,6 +845,8 @@ mod tests {
         let rows = RecordRows { index: vec![7], type_: vec![3], time: vec![u64::MAX], cpu: vec![1], pid: vec![2], tid: vec![2], offset: vec![0x108], fields };
         round_trip(WorkerMessage::Records(6, Box::new(RecordsReply { meta: RecordsMeta { matching: 1, ..RecordsMeta::default() }, rows })));
         round_trip(WorkerMessage::Export(8, Box::new(ExportReply { meta: ExportMeta { file_name: "a.folded".into(), mime: "text/plain".into() }, bytes: b"main 1\n".to_vec() })));
+        let search = Query::Search { filter: Filter::default(), text: "main".into() };
+        round_trip(WorkerMessage::Search(11, Box::new(SearchReply { query: Some(search), generation: 1, samples: 3, period: 30, total_samples: 4, total_period: 40 })));
         round_trip(WorkerMessage::Compared(9, CompareInfo { name: "base.data".into(), samples: 4 }));
         let rows = vec![DiffRow { name: "slow".into(), base_self: 0.1, base_total: 0.2, new_self: 0.5, new_total: 0.6 }];
         round_trip(WorkerMessage::Diff(
@@ -799,6 +869,12 @@ mod tests {
         let mut p = WorkerMessage::Timeline(1, Box::new(TimelineReply { meta: TimelineMeta { lanes: 2, bins: 2, ..TimelineMeta::default() }, counts: vec![1, 2, 3, 4], detail: Default::default() })).into_packet();
         p.columns[0].1 = Column::U32(vec![1]);
         assert_eq!(WorkerMessage::from_packet(p).unwrap_err(), "timeline message: 1 counts for 2 lanes × 2 bins");
+    }
+
+    #[test]
+    fn tree_queries_without_a_root_still_parse() {
+        let q: Query = serde_json::from_str(r#"{"Tree":{"filter":{"range":null,"event":null,"threads":[]},"inverted":true,"weight":"Samples"}}"#).unwrap();
+        assert_eq!(q, Query::Tree { filter: Filter::default(), inverted: true, weight: WeightKind::Samples, root: vec![], detail: 0 });
     }
 
     #[test]

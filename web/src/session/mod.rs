@@ -70,6 +70,8 @@ pub struct Session {
     profile_error: Option<String>,
     timings: Timings,
     records_cache: Option<(RecordFilter, Vec<u32>)>,
+    /// What tree and search queries reuse (per generation).
+    tree_cache: tree::TreeCache,
 }
 
 /// The one pass over the records when a file is opened: each record goes to the records index,
@@ -159,6 +161,7 @@ impl Session {
             profile_error: None,
             timings,
             records_cache: None,
+            tree_cache: tree::TreeCache::default(),
         };
         let switches = built.and_then(|built| s.set_profile(built));
         if s.symbol_files.is_empty() {
@@ -294,14 +297,18 @@ impl Session {
     /// Answers a query.
     pub fn query(&mut self, id: u32, query: Query) -> WorkerMessage {
         match &query {
-            Query::Tree { filter, inverted, weight } => match tree::tree(&self.profile, &self.timeline, &self.events, filter, *inverted, *weight) {
-                Ok(mut t) => {
-                    t.meta.query = Some(query);
-                    t.meta.generation = self.generation;
-                    WorkerMessage::Tree(id, Box::new(t))
-                }
-                Err(message) => WorkerMessage::Failed(id, crate::protocol::Failure { message, crashed: false }),
-            },
+            Query::Tree { filter, inverted, weight, root, detail } => {
+                let detail = if *detail == 0 { tree::DETAIL } else { u64::from(*detail) };
+                let params = tree::TreeParams { filter, inverted: *inverted, weight: *weight, root, detail };
+                let mut t = tree::tree(&self.profile, &self.timeline, &self.events, &mut self.tree_cache, self.generation, params);
+                t.meta.query = Some(query);
+                WorkerMessage::Tree(id, Box::new(t))
+            }
+            Query::Search { filter, text } => {
+                let mut r = tree::search(&self.profile, &self.timeline, &self.events, &mut self.tree_cache, self.generation, filter, text);
+                r.query = Some(query);
+                WorkerMessage::Search(id, Box::new(r))
+            }
             Query::Timeline { start, end, bins, event, func } => {
                 let mut t = self.timeline.reply(&self.profile, &self.events, *start, *end, *bins, *event, *func);
                 t.meta.query = Some(query);
@@ -448,7 +455,7 @@ mod tests {
         assert!(o.reasons.iter().any(|r| r.code == "kernel-unnamed"), "{:?}", o.reasons);
         let sample_count = o.record_counts.iter().find(|c| c.name == "SAMPLE").unwrap().count;
         assert_eq!(sample_count, o.samples);
-        match s.query(1, Query::Tree { filter: Filter::default(), inverted: false, weight: WeightKind::Samples }) {
+        match s.query(1, Query::Tree { filter: Filter::default(), inverted: false, weight: WeightKind::Samples, root: vec![], detail: 0 }) {
             WorkerMessage::Tree(1, t) => {
                 assert_eq!(t.meta.samples, o.samples);
                 assert!(t.nodes.len() > 10);

@@ -47,6 +47,7 @@ impl Session {
             profile_error: None,
             timings,
             records_cache: None,
+            tree_cache: super::tree::TreeCache::default(),
         };
         s.finish_profile(None);
         s
@@ -92,7 +93,7 @@ work work idle
         assert_eq!(data.overview.samples, 3);
         let names: Vec<&str> = data.func_name.iter().map(|&n| data.strings.get(n)).collect();
         assert!(names.contains(&"work") && names.contains(&"idle"), "{names:?}");
-        match s.query(1, Query::Tree { filter: Filter::default(), inverted: false, weight: WeightKind::Samples }) {
+        match s.query(1, Query::Tree { filter: Filter::default(), inverted: false, weight: WeightKind::Samples, root: vec![], detail: 0 }) {
             WorkerMessage::Tree(_, t) => assert_eq!(t.meta.samples, 3),
             other => panic!("{other:?}"),
         }

@@ -45,6 +45,7 @@ impl Session {
             profile_error: None,
             timings,
             records_cache: None,
+            tree_cache: super::tree::TreeCache::default(),
         }
     }
 
@@ -80,7 +81,7 @@ mt 10/12 [000]  1.000002000:     250000 cpu-clock:pppH:
 ";
 
     fn tree_total(s: &mut Session) -> f64 {
-        let q = Query::Tree { filter: Filter { range: None, event: None, threads: vec![] }, inverted: false, weight: WeightKind::Samples };
+        let q = Query::Tree { filter: Filter { range: None, event: None, threads: vec![] }, inverted: false, weight: WeightKind::Samples, root: vec![], detail: 0 };
         match s.query(1, q) {
             WorkerMessage::Tree(_, t) => t.meta.samples as f64,
             other => panic!("{other:?}"),

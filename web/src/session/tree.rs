@@ -1,15 +1,16 @@
-//! The tree query: `perfscope_analysis`'s call tree over the filtered samples, laid out by its
-//! flame graph, as columns.
+//! The tree query: the flame layout of the filtered samples' call tree, pruned to what a screen
+//! can show (`perfscope_analysis::pruned_tree`), as columns; and the search query's matched
+//! weight over all of the samples.
 
-use perfscope_analysis::call_tree::CallTree;
-use perfscope_analysis::flame_graph::{FlameGraph, WeightKind as AnalysisWeight};
-use perfscope_analysis::ids::EventIndex;
+use perfscope_analysis::flame_graph::WeightKind as AnalysisWeight;
+use perfscope_analysis::ids::{EventIndex, FuncIndex};
 use perfscope_analysis::profile::Profile;
+use perfscope_analysis::pruned_tree::{pruned_flame, PruneOptions, StackChildren, StackWeights};
 use perfscope_analysis::samples::SampleFilter;
 
 use super::events::EventMap;
 use super::timeline::Timeline;
-use crate::protocol::{Filter, TreeMeta, TreeNodes, TreeReply, WeightKind};
+use crate::protocol::{Filter, SearchReply, TreeMeta, TreeNodes, TreeReply, WeightKind};
 
 /// The analysis filter for a view filter. `range` is inclusive; the analysis range is
 /// half-open.
@@ -31,17 +32,66 @@ pub fn sample_filter(filter: &Filter, timeline: &Timeline, events: &EventMap) ->
     f
 }
 
-/// The tree for `filter`, laid out in `weight` units.
-pub fn tree(profile: &Profile, timeline: &Timeline, events: &EventMap, filter: &Filter, inverted: bool, weight: WeightKind) -> Result<TreeReply, String> {
-    let sf = sample_filter(filter, timeline, events);
-    let tree = if inverted { CallTree::inverted(profile, &sf) } else { CallTree::top_down(profile, &sf) }.map_err(|e| e.to_string())?;
-    let kind = match weight {
+/// Boxes narrower than `1 / DETAIL` of the graph (or of the zoom root, below it) are left out
+/// of tree replies: a few per pixel on any screen.
+pub const DETAIL: u64 = 8192;
+
+/// What tree and search queries reuse: the stack table's children index (per profile
+/// generation) and the per-stack weights of the last filter, so that a zoom, a change of
+/// direction or weight kind, or a search is a descent only.
+#[derive(Default)]
+pub struct TreeCache {
+    generation: u32,
+    children: Option<StackChildren>,
+    weights: (Option<Filter>, StackWeights),
+}
+
+impl TreeCache {
+    fn prepare(&mut self, profile: &Profile, timeline: &Timeline, events: &EventMap, filter: &Filter, generation: u32) -> (&StackChildren, &StackWeights) {
+        if self.generation != generation {
+            *self = TreeCache { generation, ..TreeCache::default() };
+        }
+        if self.weights.0.as_ref() != Some(filter) {
+            // Free the old weights before computing the new ones.
+            self.weights = (None, StackWeights::default());
+            let sf = sample_filter(filter, timeline, events);
+            self.weights = (Some(filter.clone()), StackWeights::new(profile, &sf));
+        }
+        let children = self.children.get_or_insert_with(|| StackChildren::new(profile));
+        (children, &self.weights.1)
+    }
+
+    /// Bytes the cache holds.
+    pub fn heap_bytes(&self) -> usize {
+        self.children.as_ref().map_or(0, StackChildren::heap_bytes) + self.weights.1.heap_bytes()
+    }
+}
+
+/// A tree query's parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct TreeParams<'a> {
+    /// Which samples.
+    pub filter: &'a Filter,
+    /// Bottom-up.
+    pub inverted: bool,
+    /// What widths measure.
+    pub weight: WeightKind,
+    /// The zoom root (function ids from a root).
+    pub root: &'a [u32],
+    /// See [`DETAIL`]; `u64::MAX`: every node.
+    pub detail: u64,
+}
+
+/// The tree for `params`, laid out in its weight units and pruned to its detail.
+pub fn tree(profile: &Profile, timeline: &Timeline, events: &EventMap, cache: &mut TreeCache, generation: u32, params: TreeParams<'_>) -> TreeReply {
+    let (children, weights) = cache.prepare(profile, timeline, events, params.filter, generation);
+    let kind = match params.weight {
         WeightKind::Samples => AnalysisWeight::Samples,
         WeightKind::Period => AnalysisWeight::Period,
     };
-    let graph = FlameGraph::from_call_tree(&tree, profile, kind);
-    let n = graph.rects.len();
-    let mut rect_of_node = vec![u32::MAX; tree.nodes().len()];
+    let root: Vec<FuncIndex> = params.root.iter().map(|&f| FuncIndex(f)).collect();
+    let graph = pruned_flame(profile, children, weights, PruneOptions { inverted: params.inverted, kind, detail: params.detail, root: &root });
+    let n = graph.nodes.len();
     let mut nodes = TreeNodes {
         parent: Vec::with_capacity(n),
         func: Vec::with_capacity(n),
@@ -52,69 +102,136 @@ pub fn tree(profile: &Profile, timeline: &Timeline, events: &EventMap, filter: &
         self_samples: Vec::with_capacity(n),
         total_period: Vec::with_capacity(n),
         self_period: Vec::with_capacity(n),
+        elided_samples: Vec::with_capacity(n),
+        elided_period: Vec::with_capacity(n),
+        elided_count: Vec::with_capacity(n),
     };
-    for (i, r) in graph.rects.iter().enumerate() {
-        if let Some(slot) = rect_of_node.get_mut(r.node.index()) {
-            *slot = i as u32;
-        }
-        let Some(node) = tree.node(r.node) else { continue };
-        let parent = node.parent.and_then(|p| rect_of_node.get(p.index()).copied()).unwrap_or(u32::MAX);
-        nodes.parent.push(parent);
-        nodes.func.push(r.func.0);
-        nodes.depth.push(r.depth);
-        nodes.x.push(r.x as f64);
-        nodes.width.push(r.width as f64);
+    for node in &graph.nodes {
+        nodes.parent.push(node.parent.unwrap_or(u32::MAX));
+        nodes.func.push(node.func.0);
+        nodes.depth.push(node.depth);
+        nodes.x.push(node.x as f64);
+        nodes.width.push(node.width as f64);
         nodes.total_samples.push(node.total.samples as f64);
         nodes.self_samples.push(node.self_weight.samples as f64);
         nodes.total_period.push(node.total.period as f64);
         nodes.self_period.push(node.self_weight.period as f64);
+        nodes.elided_samples.push(node.elided.samples as f64);
+        nodes.elided_period.push(node.elided.period as f64);
+        nodes.elided_count.push(node.elided_count);
     }
-    let (total, empty) = (tree.total(), tree.empty_stacks());
+    let (total, empty) = (graph.total, graph.empty);
     let meta = TreeMeta {
         query: None,
-        generation: 0,
+        generation,
         samples: total.samples + empty.samples,
         period: total.period + empty.period,
         empty_samples: empty.samples,
-        total: graph.total as f64,
+        total: graph.width as f64,
         depth: graph.depth,
         ms: 0.0,
+        detail: if params.detail == u64::MAX { 0 } else { params.detail },
+        elided_samples: graph.elided_roots.samples,
+        elided_period: graph.elided_roots.period,
+        elided_count: graph.elided_root_count,
     };
-    Ok(TreeReply { meta, nodes })
+    TreeReply { meta, nodes }
+}
+
+/// The weight of the samples passing `filter` whose stack has a function whose name contains
+/// `text` (trimmed, case-insensitive), each sample once: what the flame-graph search's share
+/// counts (the outermost matched boxes of the whole, unpruned graph).
+pub fn search(profile: &Profile, timeline: &Timeline, events: &EventMap, cache: &mut TreeCache, generation: u32, filter: &Filter, text: &str) -> SearchReply {
+    let (children, weights) = cache.prepare(profile, timeline, events, filter, generation);
+    let q = text.trim().to_lowercase();
+    let matched = if q.is_empty() { Default::default() } else { weights.matching(profile, |f| profile.func_name(f).to_lowercase().contains(&q)) };
+    let total = weights.sum(children);
+    SearchReply { query: None, generation, samples: matched.samples, period: matched.period, total_samples: total.samples, total_period: total.period }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use perfscope_analysis::call_tree::CallTree;
+    use perfscope_analysis::flame_graph::FlameGraph;
     use perfscope_analysis::text_samples::profile_from_text_samples;
+
+    const TEXT: &str = "
+main main  main other main main main
+zeta alpha zeta       zeta zeta zeta
+                      a    b    c
+";
+
+    fn setup() -> (Profile, EventMap, Timeline) {
+        let p = profile_from_text_samples(TEXT).unwrap();
+        let map = EventMap { to_profile: vec![Some(EventIndex(0))], to_attr: vec![0] };
+        let tl = Timeline::new(&p, &map);
+        (p, map, tl)
+    }
+
+    fn params<'a>(filter: &'a Filter, inverted: bool, root: &'a [u32], detail: u64) -> TreeParams<'a> {
+        TreeParams { filter, inverted, weight: WeightKind::Samples, root, detail }
+    }
 
     #[test]
     fn columns_follow_the_flame_layout_with_parents() {
-        let p = profile_from_text_samples(
-            "
-main main  main other
-zeta alpha zeta
-",
-        )
-        .unwrap();
-        let map = EventMap { to_profile: vec![Some(perfscope_analysis::ids::EventIndex(0))], to_attr: vec![0] };
-        let tl = Timeline::new(&p, &map);
-        let t = tree(&p, &tl, &map, &Filter::default(), false, WeightKind::Samples).unwrap();
-        let name = |i: usize| p.func_name(perfscope_analysis::ids::FuncIndex(t.nodes.func[i])).to_string();
+        let (p, map, tl) = setup();
+        let mut cache = TreeCache::default();
+        let t = tree(&p, &tl, &map, &mut cache, 1, params(&Filter::default(), false, &[], u64::MAX));
+        let name = |i: usize| p.func_name(FuncIndex(t.nodes.func[i])).to_string();
         let rows: Vec<_> = (0..t.nodes.len()).map(|i| (name(i), t.nodes.parent[i], t.nodes.x[i], t.nodes.width[i], t.nodes.self_samples[i])).collect();
+        // By hand: main 6 (alpha 1, zeta 5 (self 2; a, b, c 1 each)), other 1.
         assert_eq!(
             rows,
             vec![
-                ("main".into(), u32::MAX, 0.0, 3.0, 0.0),
+                ("main".into(), u32::MAX, 0.0, 6.0, 0.0),
                 ("alpha".into(), 0, 0.0, 1.0, 1.0),
-                ("zeta".into(), 0, 1.0, 2.0, 2.0),
-                ("other".into(), u32::MAX, 3.0, 1.0, 1.0),
+                ("zeta".into(), 0, 1.0, 5.0, 2.0),
+                ("a".into(), 2, 1.0, 1.0, 1.0),
+                ("b".into(), 2, 2.0, 1.0, 1.0),
+                ("c".into(), 2, 3.0, 1.0, 1.0),
+                ("other".into(), u32::MAX, 6.0, 1.0, 1.0),
             ]
         );
-        assert_eq!((t.meta.samples, t.meta.total, t.meta.depth), (4, 4.0, 2));
-        let inv = tree(&p, &tl, &map, &Filter::default(), true, WeightKind::Samples).unwrap();
+        assert_eq!((t.meta.samples, t.meta.total, t.meta.depth, t.meta.detail), (7, 7.0, 3, 0));
+        // The same as the whole tree laid out.
+        let full = FlameGraph::from_call_tree(&CallTree::top_down(&p, &SampleFilter::all()).unwrap(), &p, AnalysisWeight::Samples);
+        assert_eq!(full.rects.len(), t.nodes.len());
+        let inv = tree(&p, &tl, &map, &mut cache, 1, params(&Filter::default(), true, &[], u64::MAX));
         // Bottom-up roots are the leaf functions.
-        let roots: Vec<_> = (0..inv.nodes.len()).filter(|&i| inv.nodes.parent[i] == u32::MAX).map(|i| p.func_name(perfscope_analysis::ids::FuncIndex(inv.nodes.func[i])).to_string()).collect();
-        assert_eq!(roots, vec!["alpha", "other", "zeta"]);
+        let roots: Vec<_> = (0..inv.nodes.len()).filter(|&i| inv.nodes.parent[i] == u32::MAX).map(|i| p.func_name(FuncIndex(inv.nodes.func[i])).to_string()).collect();
+        assert_eq!(roots, vec!["a", "alpha", "b", "c", "other", "zeta"]);
+    }
+
+    #[test]
+    fn pruned_replies_carry_the_elided_weight_and_zoom_in() {
+        let (p, map, tl) = setup();
+        let mut cache = TreeCache::default();
+        // detail 2: width × 2 ≥ 7 keeps main (6) and zeta (5); alpha, other, a, b, c are left out.
+        let t = tree(&p, &tl, &map, &mut cache, 1, params(&Filter::default(), false, &[], 2));
+        let rows: Vec<_> = (0..t.nodes.len()).map(|i| (p.func_name(FuncIndex(t.nodes.func[i])).to_string(), t.nodes.x[i], t.nodes.elided_samples[i], t.nodes.elided_count[i])).collect();
+        assert_eq!(rows, vec![("main".into(), 0.0, 1.0, 1), ("zeta".into(), 1.0, 3.0, 3)]);
+        assert_eq!((t.meta.detail, t.meta.elided_samples, t.meta.elided_count), (2, 1, 1));
+        // Zoomed to main;zeta (5): a, b, c (1 each, × 2 < 5) still out; at detail 5 they come.
+        let path = [t.nodes.func[0], t.nodes.func[1]];
+        let z = tree(&p, &tl, &map, &mut cache, 1, params(&Filter::default(), false, &path, 5));
+        let names: Vec<_> = z.nodes.func.iter().map(|&f| p.func_name(FuncIndex(f))).collect();
+        assert_eq!(names, vec!["main", "zeta", "a", "b", "c"]);
+        assert_eq!(z.nodes.x, vec![0.0, 1.0, 1.0, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn search_counts_every_sample_with_a_match_once() {
+        let (p, map, tl) = setup();
+        let mut cache = TreeCache::default();
+        // "a": main;alpha, main;zeta (×5 with a, b, c under it): 6 of 7; "A " trims and lowercases.
+        let r = search(&p, &tl, &map, &mut cache, 1, &Filter::default(), " A ");
+        assert_eq!((r.samples, r.total_samples), (6, 7));
+        let r = search(&p, &tl, &map, &mut cache, 1, &Filter::default(), "b");
+        assert_eq!(r.samples, 1);
+        // A time filter (times are column numbers 0..=6): columns 0..=2.
+        let f = Filter { range: Some((0, 2)), ..Filter::default() };
+        let r = search(&p, &tl, &map, &mut cache, 1, &f, "zeta");
+        assert_eq!((r.samples, r.total_samples), (2, 3));
     }
 }

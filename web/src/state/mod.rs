@@ -15,7 +15,7 @@ pub use shared::Shared;
 use perfscope_analysis::summary::Summary;
 use yew::Reducible;
 
-use crate::protocol::{CompareInfo, DiffReply, Failure, HeatmapReply, ProfileData, Progress, RecordsReply, StackReply, TimelineReply, TreeReply, WorkerMessage};
+use crate::protocol::{CompareInfo, DiffReply, Failure, HeatmapReply, ProfileData, Progress, RecordsReply, SearchReply, StackReply, TimelineReply, TreeReply, WorkerMessage};
 pub use url::LinkState;
 pub use view::{ColorBy, FuncPath, SortBy, Tab, ViewAction, ViewState};
 
@@ -67,6 +67,8 @@ pub enum Load {
 pub struct Results {
     /// Call tree / flame graph.
     pub tree: Option<Shared<TreeReply>>,
+    /// The flame-graph search's matched weight.
+    pub search: Option<Shared<SearchReply>>,
     /// Timeline density.
     pub timeline: Option<Shared<TimelineReply>>,
     /// The sub-second heatmap.
@@ -117,6 +119,9 @@ pub struct AppState {
     pub export_request: Option<u32>,
     /// Why the last export failed.
     pub export_error: Option<String>,
+    /// Tree queries ask for this detail (0: the worker's default); `?detail=N` in the page's
+    /// address, for tests on small files.
+    pub tree_detail: u32,
 }
 
 /// What can happen to [`AppState`].
@@ -307,6 +312,7 @@ impl AppState {
                 }
             }
             WorkerMessage::Tree(_, t) => self.results.tree = Some(Shared::new(*t)),
+            WorkerMessage::Search(_, r) => self.results.search = Some(Shared::new(*r)),
             WorkerMessage::Timeline(_, t) => self.results.timeline = Some(Shared::new(*t)),
             WorkerMessage::Heatmap(_, h) => self.results.heatmap = Some(Shared::new(*h)),
             WorkerMessage::Records(_, r) => self.results.records = Some(Shared::new(*r)),

@@ -16,7 +16,7 @@ use super::controls::SampleControls;
 use super::notices::Notices;
 use crate::display::{grouped, percent};
 use crate::protocol::{ProfileData, Query, TreeReply, WeightKind};
-use crate::selectors::{basename, find_path, func_module, func_name, path_of, search, TreeIndex};
+use crate::selectors::{basename, find_path, func_module, func_name, path_of, search, search_query, search_share, TreeIndex};
 use crate::state::{AppState, ColorBy, ViewAction};
 use crate::state::shared::Shared;
 
@@ -160,11 +160,16 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
         let cb = props.on_action.reform(move |_: MouseEvent| action.clone());
         html! { <button type="button" id={id} class={classes!("seg", on.then_some("on"))} aria-pressed={on.to_string()} onclick={cb}>{ label }</button> }
     };
+    // The matched share is the worker's (over every sample: the tree is pruned); until its
+    // reply for this text and filter comes, `data-search` stays empty.
+    let share = search_share(props.state.results.search.as_deref(), search_query(&props.state).as_ref(), props.profile.overview.generation, view.weight);
     let matched_text = if view.search.trim().is_empty() {
         String::new()
     } else {
-        format!("{} match{} · {} matched", grouped(matches.count as u64), if matches.count == 1 { "" } else { "es" }, percent(matches.share))
+        let share_text = share.map_or_else(|| "…".to_string(), |(_, s)| percent(s));
+        format!("{} match{} · {} matched", grouped(matches.count as u64), if matches.count == 1 { "" } else { "es" }, share_text)
     };
+    let (search_done, (matched_weight, matched_share)) = (share.is_some(), share.unwrap_or((0.0, 0.0)));
 
     html! {
         <section class="view flame-view" id="panel-flame" role="tabpanel" aria-labelledby="tab-flame">
@@ -184,8 +189,8 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                 </div>
                 <input type="search" id="flame-search" class="search" placeholder="Search functions…" aria-label="Search functions"
                        value={view.search.clone()} oninput={onsearch} />
-                <span class="matched" data-field="search-matched" data-search={view.search.clone()}
-                      data-share={format!("{:.6}", matches.share)} data-weight={matches.weight.to_string()} data-count={matches.count.to_string()}>{ matched_text }</span>
+                <span class="matched" data-field="search-matched" data-search={if search_done { view.search.clone() } else { String::new() }}
+                      data-share={format!("{matched_share:.6}")} data-weight={matched_weight.to_string()} data-count={matches.count.to_string()}>{ matched_text }</span>
                 <span class="spacer" />
                 <span class="total" data-field="flame-total" data-current={current.to_string()} data-range={range_attr}
                       data-samples={total_samples.to_string()}>
@@ -237,6 +242,11 @@ fn tooltip(profile: &ProfileData, t: &TreeReply, h: Hover, weight: WeightKind, t
     let func = *n.func.get(i)?;
     let (ts, ss) = (*n.total_samples.get(i)?, *n.self_samples.get(i)?);
     let (tp, sp) = (*n.total_period.get(i)?, *n.self_period.get(i)?);
+    let elided_count = n.elided_count.get(i).copied().unwrap_or(0);
+    let elided = match weight {
+        WeightKind::Samples => n.elided_samples.get(i).copied().unwrap_or(0.0),
+        WeightKind::Period => n.elided_period.get(i).copied().unwrap_or(0.0),
+    };
     let all_samples = t.meta.samples.max(1) as f64;
     let share = |v: f64, all: f64| if all > 0.0 { percent(v / all) } else { "–".to_string() };
     let module = func_module(profile, func);
@@ -256,6 +266,11 @@ fn tooltip(profile: &ProfileData, t: &TreeReply, h: Hover, weight: WeightKind, t
                 if weight == WeightKind::Period {
                     <tr><th>{ "Total period" }</th><td>{ grouped(tp as u64) }</td><td>{ share(tp, total) }</td></tr>
                     <tr><th>{ "Self period" }</th><td>{ grouped(sp as u64) }</td><td>{ share(sp, total) }</td></tr>
+                }
+                if elided_count > 0 {
+                    <tr class="muted" data-field="tooltip-elided"><th>{ format!("+ {} more", grouped(u64::from(elided_count))) }</th>
+                        <td>{ if weight == WeightKind::Samples { format!("{} samples", grouped(elided as u64)) } else { grouped(elided as u64) } }</td>
+                        <td>{ share(elided, if weight == WeightKind::Samples { all_samples } else { total }) }</td></tr>
                 }
             </table>
         </div>

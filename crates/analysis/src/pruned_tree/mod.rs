@@ -1,0 +1,431 @@
+//! The flame layout of the top-down or inverted call tree, pruned to what a screen can show,
+//! computed from the stack table without building the whole merged tree.
+//!
+//! [`crate::call_tree::CallTree`] merges every stack into a node and [`FlameGraph`] lays all of
+//! them out; with millions of distinct stacks (an unsymbolized system-wide profile) that is
+//! millions of nodes nobody can see. [`pruned_flame`] emits only the nodes whose width is at least
+//! `1 / detail` of the graph's width (or of a zoom root's width inside the zoom root's subtree),
+//! with exactly the coordinates the full layout gives them: siblings ordered by function name
+//! (ties in the order [`crate::call_tree::CallTree`] creates nodes), every left-out sibling still
+//! taking its width. Each emitted node carries the weight of its children that were left out.
+//!
+//! How: a merged node is a set of *members*. Top-down, a member is a stack (all stacks with the
+//! same parent node and function form one node); a node's children are the child stacks of its
+//! members grouped by function, found through [`StackChildren`] (an index of the stack table by
+//! prefix). Inverted, a member is a pointer into the stack table walking from a sample's leaf
+//! towards the root, with that leaf stack's weight; members that point at the same stack have
+//! the same future and are merged. Only nodes that are emitted are expanded, so the work is the
+//! members of the emitted nodes and their children, plus one pass over the stacks for the
+//! weights ([`StackWeights`], reusable for any zoom root and weight kind).
+//!
+//! ```
+//! use perfscope_analysis::flame_graph::WeightKind;
+//! use perfscope_analysis::pruned_tree::{pruned_flame, PruneOptions, StackChildren, StackWeights};
+//! use perfscope_analysis::samples::SampleFilter;
+//! use perfscope_analysis::text_samples::profile_from_text_samples;
+//!
+//! // main is 3 samples wide (a: 2, b: 1), other 1: at detail 2 (boxes at least half as
+//! // wide as the graph) only main and a are emitted; b and other are left out.
+//! let p = profile_from_text_samples("main main main other\na    a    b\n").unwrap();
+//! let children = StackChildren::new(&p); // once per profile
+//! let weights = StackWeights::new(&p, &SampleFilter::all()); // once per filter
+//! let opts = PruneOptions { inverted: false, kind: WeightKind::Samples, detail: 2, root: &[] };
+//! let f = pruned_flame(&p, &children, &weights, opts);
+//! let names: Vec<_> = f.nodes.iter().map(|n| (p.func_name(n.func), n.x, n.width, n.elided.samples)).collect();
+//! assert_eq!(names, [("main", 0, 3, 1), ("a", 0, 2, 0)]);
+//! assert_eq!((f.width, f.elided_roots.samples), (4, 1));
+//! ```
+//!
+//! [`FlameGraph`]: crate::flame_graph::FlameGraph
+
+use core::ops::Range;
+
+use crate::call_tree::Weight;
+use crate::flame_graph::WeightKind;
+use crate::ids::{FuncIndex, StackIndex};
+use crate::profile::Profile;
+
+mod stacks;
+
+use stacks::add;
+pub use stacks::{StackChildren, StackWeights};
+
+/// What [`pruned_flame`] lays out.
+#[derive(Clone, Copy, Debug)]
+pub struct PruneOptions<'a> {
+    /// The inverted (bottom-up) tree instead of the top-down one.
+    pub inverted: bool,
+    /// What widths measure.
+    pub kind: WeightKind,
+    /// A node is emitted when `width × detail ≥` the width it is measured against (the graph's,
+    /// or the zoom root's inside its subtree): about `detail` cells across. `u64::MAX`: every
+    /// node with a width.
+    pub detail: u64,
+    /// The zoom root as functions from a root (empty: none). The path's nodes are always
+    /// emitted, and the zoom root's subtree is pruned against the zoom root's width.
+    pub root: &'a [FuncIndex],
+}
+
+/// One emitted node of a [`PrunedFlame`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrunedNode {
+    /// The function.
+    pub func: FuncIndex,
+    /// The parent's index in [`PrunedFlame::nodes`], `None` for roots.
+    pub parent: Option<u32>,
+    /// 0 for roots.
+    pub depth: u32,
+    /// Left edge in weight units, as in the full layout.
+    pub x: u64,
+    /// Width in weight units (the chosen component of `total`).
+    pub width: u64,
+    /// Weight of the samples through the node.
+    pub total: Weight,
+    /// Weight of the samples ending in the node (inverted tree: roots only).
+    pub self_weight: Weight,
+    /// Summed totals of the children that were left out (`self + emitted children + elided =
+    /// total`).
+    pub elided: Weight,
+    /// Number of children left out.
+    pub elided_count: u32,
+}
+
+/// A pruned flame layout: nodes depth first (parent before children, siblings by name).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PrunedFlame {
+    /// The emitted nodes.
+    pub nodes: Vec<PrunedNode>,
+    /// The graph's width in weight units (all roots).
+    pub width: u64,
+    /// Deepest emitted row + 1.
+    pub depth: u32,
+    /// Weight of all samples with frames.
+    pub total: Weight,
+    /// Weight of the samples without frames.
+    pub empty: Weight,
+    /// Summed totals of the roots that were left out.
+    pub elided_roots: Weight,
+    /// Number of roots left out.
+    pub elided_root_count: u32,
+}
+
+/// A member of a merged node: where it stands in the stack table, the smallest stack index it
+/// stands for (the node-creation order of [`crate::call_tree::CallTree`]), and its weight.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    stack: u32,
+    origin: u32,
+    weight: Weight,
+}
+
+/// Where a node stands relative to the zoom path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// On the path above the zoom root: `path[..=d]` matched.
+    Path(usize),
+    /// The zoom root or inside its subtree.
+    Zoom,
+    /// Elsewhere.
+    Outside,
+}
+
+/// A node waiting to be emitted; its members are `arena[members]`.
+struct Pending {
+    func: u32,
+    parent: Option<u32>,
+    depth: u32,
+    x: u64,
+    total: Weight,
+    self_weight: Weight,
+    place: Place,
+    members: Range<usize>,
+}
+
+/// A group of children with one function; its members are `pairs[range]`.
+struct Group {
+    func: u32,
+    origin: u32,
+    total: Weight,
+    self_weight: Weight,
+    range: Range<usize>,
+}
+
+struct Descent<'a> {
+    profile: &'a Profile,
+    children: &'a StackChildren,
+    weights: &'a StackWeights,
+    opts: PruneOptions<'a>,
+    /// Width the global threshold measures against.
+    graph_width: u64,
+    /// The zoom root's width, once reached.
+    zoom_width: Option<u64>,
+    arena: Vec<Member>,
+    pairs: Vec<(u32, Member)>,
+    groups: Vec<Group>,
+    /// Per group of `groups`: emitted.
+    wide: Vec<bool>,
+    todo: Vec<Pending>,
+    out: PrunedFlame,
+}
+
+/// The flame layout of the samples weighed in `weights`, pruned as `opts` say.
+pub fn pruned_flame(profile: &Profile, children: &StackChildren, weights: &StackWeights, opts: PruneOptions<'_>) -> PrunedFlame {
+    let mut d = Descent {
+        profile,
+        children,
+        weights,
+        opts,
+        graph_width: 0,
+        zoom_width: None,
+        arena: Vec::new(),
+        pairs: Vec::new(),
+        groups: Vec::new(),
+        wide: Vec::new(),
+        todo: Vec::new(),
+        out: PrunedFlame { empty: weights.empty(), ..PrunedFlame::default() },
+    };
+    d.roots();
+    while let Some(p) = d.todo.pop() {
+        d.visit(p);
+    }
+    d.out
+}
+
+impl Descent<'_> {
+    fn roots(&mut self) {
+        self.pairs.clear();
+        if self.opts.inverted {
+            for s in 0..self.profile.stacks.len() as u32 {
+                let w = self.weights.self_weight(s, self.children);
+                if w.samples > 0 {
+                    self.pairs.push((self.children.func(s), Member { stack: s, origin: s, weight: w }));
+                }
+            }
+        } else {
+            for &s in self.children.roots() {
+                let w = self.weights.total(s);
+                if w.samples > 0 {
+                    self.pairs.push((self.children.func(s), Member { stack: s, origin: s, weight: w }));
+                }
+            }
+        }
+        self.group(true);
+        let kind = self.opts.kind;
+        self.graph_width = self.groups.iter().fold(0u64, |a, g| a.saturating_add(kind.of(g.total)));
+        self.out.width = self.graph_width;
+        for g in &self.groups {
+            add(&mut self.out.total, g.total);
+        }
+        let (elided, count) = self.place_children(None, 0, 0, Place::Path(usize::MAX));
+        self.out.elided_roots = elided;
+        self.out.elided_root_count = count;
+    }
+
+    /// Emits `p` and queues its children that are wide enough.
+    fn visit(&mut self, p: Pending) {
+        self.arena.truncate(p.members.end);
+        let index = self.out.nodes.len() as u32;
+        let width = self.opts.kind.of(p.total);
+        if p.place == Place::Zoom && self.zoom_width.is_none() {
+            self.zoom_width = Some(width);
+        }
+        self.out.depth = self.out.depth.max(p.depth + 1);
+        self.out.nodes.push(PrunedNode {
+            func: FuncIndex(p.func),
+            parent: p.parent,
+            depth: p.depth,
+            x: p.x,
+            width,
+            total: p.total,
+            self_weight: p.self_weight,
+            elided: Weight::default(),
+            elided_count: 0,
+        });
+        self.pairs.clear();
+        let members = self.arena.get(p.members.clone()).unwrap_or(&[]);
+        if self.opts.inverted {
+            for m in members {
+                let Some(prefix) = self.profile.stacks.get(StackIndex(m.stack)).and_then(|s| s.prefix) else { continue };
+                self.pairs.push((self.children.func(prefix.0), Member { stack: prefix.0, ..*m }));
+            }
+        } else {
+            // Self weight: the total less the children's.
+            let mut self_weight = p.total;
+            for m in members {
+                for &c in self.children.children(m.stack) {
+                    let w = self.weights.total(c);
+                    if w.samples > 0 {
+                        self.pairs.push((self.children.func(c), Member { stack: c, origin: c, weight: w }));
+                        self_weight.samples = self_weight.samples.saturating_sub(w.samples);
+                        self_weight.period = self_weight.period.saturating_sub(w.period);
+                    }
+                }
+            }
+            if let Some(n) = self.out.nodes.get_mut(index as usize) {
+                n.self_weight = self_weight;
+            }
+        }
+        self.group(false);
+        let (elided, count) = self.place_children(Some(index), p.depth + 1, p.x, p.place);
+        if let Some(n) = self.out.nodes.get_mut(index as usize) {
+            n.elided = elided;
+            n.elided_count = count;
+        }
+    }
+
+    /// Groups `pairs` by function (merging members at the same stack) into `groups`, in function
+    /// index order.
+    fn group(&mut self, roots: bool) {
+        self.pairs.sort_unstable_by_key(|&(f, m)| (f, m.stack));
+        // Merge members at the same stack (only the inverted tree has any).
+        let mut w = 0usize;
+        for r in 0..self.pairs.len() {
+            let Some(&cur) = self.pairs.get(r) else { break };
+            if w > 0 {
+                if let Some(prev) = self.pairs.get_mut(w - 1) {
+                    if prev.0 == cur.0 && prev.1.stack == cur.1.stack {
+                        add(&mut prev.1.weight, cur.1.weight);
+                        prev.1.origin = prev.1.origin.min(cur.1.origin);
+                        continue;
+                    }
+                }
+            }
+            if let Some(slot) = self.pairs.get_mut(w) {
+                *slot = cur;
+            }
+            w += 1;
+        }
+        self.pairs.truncate(w);
+        self.groups.clear();
+        let mut start = 0usize;
+        while start < self.pairs.len() {
+            let func = self.pairs.get(start).map_or(u32::MAX, |p| p.0);
+            let mut g = Group { func, origin: u32::MAX, total: Weight::default(), self_weight: Weight::default(), range: start..start };
+            let mut end = start;
+            while let Some(&(_, m)) = self.pairs.get(end).filter(|p| p.0 == func) {
+                add(&mut g.total, m.weight);
+                g.origin = g.origin.min(m.origin);
+                end += 1;
+            }
+            if self.opts.inverted && roots {
+                g.self_weight = g.total;
+            }
+            g.range = start..end;
+            self.groups.push(g);
+            start = end;
+        }
+    }
+
+    /// Lays out `groups` as the children of `parent` from `x`; queues those to emit (their
+    /// members copied to the arena) and returns the weight and number of those left out.
+    ///
+    /// The full layout orders siblings by name, then by creation order (the smallest stack they
+    /// stand for). Only the emitted ones are sorted; each left-out one is placed among them by a
+    /// binary search, which is all their widths need: where many small siblings are left out,
+    /// this is most of the work saved.
+    fn place_children(&mut self, parent: Option<u32>, depth: u32, x: u64, place: Place) -> (Weight, u32) {
+        let kind = self.opts.kind;
+        let path = self.opts.root;
+        let detail = u128::from(self.opts.detail);
+        let profile = self.profile;
+        let mut elided = Weight::default();
+        let mut count = 0u32;
+        // (group index, place) of the children to emit.
+        let mut emit: Vec<(usize, Place)> = Vec::new();
+        self.wide.clear();
+        for (gi, g) in self.groups.iter().enumerate() {
+            let width = kind.of(g.total);
+            let child_place = match place {
+                Place::Path(d) => {
+                    let next = d.wrapping_add(1);
+                    match path.get(next) {
+                        Some(f) if f.0 == g.func => {
+                            if next + 1 == path.len() {
+                                Place::Zoom
+                            } else {
+                                Place::Path(next)
+                            }
+                        }
+                        _ => Place::Outside,
+                    }
+                }
+                Place::Zoom => Place::Zoom,
+                Place::Outside => Place::Outside,
+            };
+            let on_path = matches!(child_place, Place::Path(_)) || (child_place == Place::Zoom && place != Place::Zoom);
+            let against = match (child_place, self.zoom_width) {
+                (Place::Zoom, Some(z)) if place == Place::Zoom => z,
+                _ => self.graph_width,
+            };
+            let wide = width > 0 && (on_path || u128::from(width) * detail >= u128::from(against));
+            self.wide.push(wide);
+            if wide {
+                emit.push((gi, child_place));
+            } else {
+                add(&mut elided, g.total);
+                count += 1;
+            }
+        }
+        if emit.is_empty() {
+            return (elided, count);
+        }
+        let groups = &self.groups;
+        let key = |gi: usize| groups.get(gi).map_or(("", u32::MAX), |g| (profile.func_name(FuncIndex(g.func)), g.origin));
+        emit.sort_unstable_by(|a, b| key(a.0).cmp(&key(b.0)));
+        let keys: Vec<(&str, u32)> = emit.iter().map(|e| key(e.0)).collect();
+        // Widths of the left-out siblings before each emitted one (and after the last).
+        let mut before = vec![0u64; emit.len() + 1];
+        for (gi, g) in groups.iter().enumerate() {
+            if self.wide.get(gi).copied().unwrap_or(false) {
+                continue;
+            }
+            let k = key(gi);
+            let pos = keys.partition_point(|e| *e < k);
+            if let Some(b) = before.get_mut(pos) {
+                *b = b.saturating_add(kind.of(g.total));
+            }
+        }
+        let mut placed: Vec<(usize, u64, Place)> = Vec::with_capacity(emit.len());
+        let mut cx = x;
+        for (i, &(gi, child_place)) in emit.iter().enumerate() {
+            cx = cx.saturating_add(before.get(i).copied().unwrap_or(0));
+            placed.push((gi, cx, child_place));
+            cx = cx.saturating_add(groups.get(gi).map_or(0, |g| kind.of(g.total)));
+        }
+        // Queue right to left so the leftmost comes out first; the arena grows the same way so a
+        // popped node's members are on top.
+        for &(gi, gx, child_place) in placed.iter().rev() {
+            let Some(g) = self.groups.get(gi) else { continue };
+            let start = self.arena.len();
+            self.arena.extend(self.pairs.get(g.range.clone()).unwrap_or(&[]).iter().map(|p| p.1));
+            self.todo.push(Pending {
+                func: g.func,
+                parent,
+                depth,
+                x: gx,
+                total: g.total,
+                self_weight: g.self_weight,
+                place: child_place,
+                members: start..self.arena.len(),
+            });
+        }
+        (elided, count)
+    }
+}
+
+impl PrunedFlame {
+    /// The functions from the root down to node `i`.
+    pub fn path(&self, i: usize) -> Vec<FuncIndex> {
+        let mut out = Vec::new();
+        let mut cur = Some(i as u32);
+        while let Some(n) = cur.and_then(|c| self.nodes.get(c as usize)) {
+            out.push(n.func);
+            cur = n.parent;
+            if out.len() > self.nodes.len() {
+                break;
+            }
+        }
+        out.reverse();
+        out
+    }
+}
