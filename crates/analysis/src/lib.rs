@@ -38,3 +38,4 @@ pub mod offcpu;
 pub mod tracepoint;
 pub mod unwind;
 pub mod load;
+pub mod collapse;

@@ -1,0 +1,351 @@
+//! The tables of the collapse fast path: frame texts (interned once each) and the distinct
+//! folded lines (sequences of text ids) with their counts; then the lines in byte order,
+//! written.
+
+use std::cmp::Ordering;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::io::Write;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+
+fn hash_words<T: Hash>(words: &[T]) -> u64 {
+    let mut h = FxBuildHasher.build_hasher();
+    words.hash(&mut h);
+    h.finish()
+}
+
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut h = FxBuildHasher.build_hasher();
+    h.write(bytes);
+    h.finish()
+}
+
+/// Texts by id, each stored once (bytes in one arena).
+#[derive(Default)]
+pub(super) struct Texts {
+    bytes: Vec<u8>,
+    /// `(start, end)` in `bytes` by id.
+    spans: Vec<(usize, usize)>,
+    hashes: Vec<u64>,
+    index: HashTable<u32>,
+}
+
+impl Texts {
+    /// Texts held.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// The rank of each text (by id) in the byte order of `text;` (the order of two lines
+    /// that go on after two different texts at the same place: no text holds a `;`), and
+    /// of `text ` (a line that ends with it), both counted from 1 over all `2 × len` strings.
+    /// The second is `None` when one of the strings is the start of another (a text that
+    /// starts with another one and a space), where the order of lines also depends on counts.
+    fn ranks(&self) -> (Vec<u32>, Option<Vec<u32>>) {
+        let key = |(id, end): (u32, bool)| (self.get(id), if end { b' ' } else { b';' });
+        let cmp = |a: (u32, bool), b: (u32, bool)| {
+            let ((ta, sa), (tb, sb)) = (key(a), key(b));
+            let n = ta.len().min(tb.len());
+            match ta.get(..n).cmp(&tb.get(..n)) {
+                Ordering::Equal => ta.get(n).copied().unwrap_or(sa).cmp(&tb.get(n).copied().unwrap_or(sb)),
+                o => o,
+            }
+        };
+        let mut all: Vec<(u32, bool)> = (0..self.len() as u32).flat_map(|i| [(i, false), (i, true)]).collect();
+        all.sort_unstable_by(|&a, &b| cmp(a, b));
+        let mut through = vec![0u32; self.len()];
+        let mut end = vec![0u32; self.len()];
+        for (rank, &(id, is_end)) in all.iter().enumerate() {
+            let slot = if is_end { end.get_mut(id as usize) } else { through.get_mut(id as usize) };
+            if let Some(r) = slot {
+                *r = rank as u32 + 1;
+            }
+        }
+        let prefix = all.windows(2).any(|w| match w {
+            &[a, b] => {
+                let ((ta, sa), (tb, _)) = (key(a), key(b));
+                tb.len() > ta.len() && tb.starts_with(ta) && tb.get(ta.len()) == Some(&sa)
+            }
+            _ => false,
+        });
+        (through, (!prefix).then_some(end))
+    }
+
+    pub fn get(&self, id: u32) -> &[u8] {
+        let (start, end) = self.spans.get(id as usize).copied().unwrap_or((0, 0));
+        self.bytes.get(start..end).unwrap_or(&[])
+    }
+
+    /// The id of `text`, added when new.
+    pub fn intern(&mut self, text: &[u8]) -> u32 {
+        let hash = hash_bytes(text);
+        let (bytes, spans) = (&self.bytes, &self.spans);
+        let found = self.index.find(hash, |&i| {
+            let (s, e) = spans.get(i as usize).copied().unwrap_or((0, 0));
+            bytes.get(s..e) == Some(text)
+        });
+        if let Some(&id) = found {
+            return id;
+        }
+        let id = u32::try_from(self.spans.len()).unwrap_or(u32::MAX);
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(text);
+        self.spans.push((start, self.bytes.len()));
+        self.hashes.push(hash);
+        let hashes = &self.hashes;
+        self.index.insert_unique(hash, id, |&i| hashes.get(i as usize).copied().unwrap_or(0));
+        id
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Line {
+    start: usize,
+    len: u32,
+    count: u64,
+    hash: u64,
+}
+
+/// The distinct folded lines: text-id sequences (command parts, then frames root first).
+#[derive(Default)]
+pub(super) struct Lines {
+    tokens: Vec<u32>,
+    lines: Vec<Line>,
+    index: HashTable<u32>,
+}
+
+impl Lines {
+    /// The id of the line of `tokens`, added when new.
+    pub fn intern(&mut self, tokens: &[u32]) -> u32 {
+        let hash = hash_words(tokens);
+        let (all, lines) = (&self.tokens, &self.lines);
+        let found = self.index.find(hash, |&i| {
+            lines.get(i as usize).is_some_and(|l| l.hash == hash && all.get(l.start..l.start + l.len as usize) == Some(tokens))
+        });
+        if let Some(&i) = found {
+            return i;
+        }
+        let i = u32::try_from(self.lines.len()).unwrap_or(u32::MAX);
+        self.lines.push(Line { start: self.tokens.len(), len: u32::try_from(tokens.len()).unwrap_or(u32::MAX), count: 0, hash });
+        self.tokens.extend_from_slice(tokens);
+        let lines = &self.lines;
+        self.index.insert_unique(hash, i, |&i| lines.get(i as usize).map_or(0, |l| l.hash));
+        i
+    }
+
+    /// Adds `n` to a line's count.
+    pub fn add(&mut self, line: u32, n: u64) {
+        if let Some(l) = self.lines.get_mut(line as usize) {
+            l.count = l.count.saturating_add(n);
+        }
+    }
+
+    /// Distinct lines.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    fn tokens_of(&self, l: &Line) -> &[u32] {
+        self.tokens.get(l.start..l.start + l.len as usize).unwrap_or(&[])
+    }
+
+    /// Writes the lines of a count above 0 in the byte order of the whole line
+    /// (`LC_ALL=C sort`): `text;text;… count`.
+    pub fn write(&self, texts: &Texts, out: &mut impl Write) -> std::io::Result<()> {
+        let mut order: Vec<u32> = (0..self.lines.len()).filter(|&i| self.lines.get(i).is_some_and(|l| l.count > 0)).map(|i| i as u32).collect();
+        let line = |i: u32| self.lines.get(i as usize).copied().unwrap_or(Line { start: 0, len: 0, count: 0, hash: 0 });
+        let (through, end) = texts.ranks();
+        match end {
+            Some(end) => self.sort_by_ranks(&mut order, &through, &end),
+            None => order.sort_unstable_by(|&a, &b| {
+                let (la, lb) = (line(a), line(b));
+                compare(texts, &through, self.tokens_of(&la), la.count, self.tokens_of(&lb), lb.count)
+            }),
+        }
+        let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
+        for i in order {
+            let l = line(i);
+            for (n, &t) in self.tokens_of(&l).iter().enumerate() {
+                if n > 0 {
+                    buf.push(b';');
+                }
+                buf.extend_from_slice(texts.get(t));
+            }
+            buf.push(b' ');
+            push_count(&mut buf, l.count);
+            buf.push(b'\n');
+            if buf.len() >= 1 << 20 {
+                out.write_all(&buf)?;
+                buf.clear();
+            }
+        }
+        out.write_all(&buf)
+    }
+}
+
+impl Lines {
+    /// Sorts lines by their sequences of ranks (`through` for a text the line goes on after,
+    /// `end` for its last one; see [`Texts::ranks`]), which is the byte order of the lines
+    /// when no rank string starts another. Most significant digit first: the ranks of a few
+    /// places at a time packed into one key, sorted, then each run of equal keys by the next
+    /// places (the keys sort in a compact array, the lines' tokens are read once per place).
+    fn sort_by_ranks(&self, order: &mut [u32], through: &[u32], end: &[u32]) {
+        let max = through.len().saturating_mul(2).max(1) as u128;
+        let bits = (128 - max.leading_zeros()).max(1);
+        let per_key = (128 / bits) as usize;
+        let fill = |elems: &mut [(u128, u32)], depth: usize| {
+            for e in elems.iter_mut() {
+                let l = self.lines.get(e.1 as usize).copied().unwrap_or(Line { start: 0, len: 0, count: 0, hash: 0 });
+                let tokens = self.tokens_of(&l);
+                let mut key = 0u128;
+                for place in depth..depth + per_key {
+                    let rank = match tokens.get(place) {
+                        Some(&t) if place + 1 < tokens.len() => through.get(t as usize).copied().unwrap_or(0),
+                        Some(&t) => end.get(t as usize).copied().unwrap_or(0),
+                        None => 0,
+                    };
+                    key = (key << bits) | u128::from(rank);
+                }
+                e.0 = key;
+            }
+            elems.sort_unstable_by_key(|e| e.0);
+        };
+        let mut elems: Vec<(u128, u32)> = order.iter().map(|&i| (0, i)).collect();
+        let mut todo: Vec<(usize, usize, usize)> = vec![(0, elems.len(), 0)];
+        while let Some((start, stop, depth)) = todo.pop() {
+            let Some(range) = elems.get_mut(start..stop) else { continue };
+            fill(range, depth);
+            let mut i = 0;
+            while i < range.len() {
+                let key = range.get(i).map_or(0, |e| e.0);
+                let run = range.get(i..).map_or(0, |r| r.iter().take_while(|e| e.0 == key).count()).max(1);
+                // Equal keys that still have places to compare (a key whose last place is
+                // empty belongs to lines that ended: equal lines, which cannot be).
+                if run > 1 && key & ((1u128 << bits) - 1) != 0 {
+                    todo.push((start + i, start + i + run, depth + per_key));
+                }
+                i += run;
+            }
+        }
+        for (o, e) in order.iter_mut().zip(&elems) {
+            *o = e.1;
+        }
+    }
+}
+
+/// Appends the decimal digits of `n`.
+pub(super) fn push_count(out: &mut Vec<u8>, n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        if let Some(b) = buf.get_mut(i) {
+            *b = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(buf.get(i..).unwrap_or(&[]));
+}
+
+/// The bytes of a line from its `i`-th token on: `text;text;… count`, with the separator
+/// before token `i` (`;`, or ` ` when the line ends before it; nothing at the start).
+struct Tail<'a> {
+    texts: &'a Texts,
+    tokens: &'a [u32],
+    /// The next token to emit.
+    next: usize,
+    /// The rest of the current token's text.
+    piece: &'a [u8],
+    digits: [u8; 20],
+    digit: usize,
+    digits_len: usize,
+    /// 0: a separator next; 1: a token (or the count) next; 2: the count's digits.
+    state: u8,
+}
+
+impl<'a> Tail<'a> {
+    fn new(texts: &'a Texts, tokens: &'a [u32], count: u64, i: usize) -> Tail<'a> {
+        let mut v = Vec::with_capacity(20);
+        push_count(&mut v, count);
+        let mut digits = [0u8; 20];
+        for (d, s) in digits.iter_mut().zip(&v) {
+            *d = *s;
+        }
+        let state = if i == 0 && !tokens.is_empty() { 1 } else { 0 };
+        Tail { texts, tokens, next: i, piece: &[], digits, digit: 0, digits_len: v.len(), state }
+    }
+
+    fn next_byte(&mut self) -> Option<u8> {
+        loop {
+            if let Some((&b, rest)) = self.piece.split_first() {
+                self.piece = rest;
+                return Some(b);
+            }
+            match self.state {
+                0 => {
+                    self.state = 1;
+                    return Some(if self.next < self.tokens.len() { b';' } else { b' ' });
+                }
+                1 => match self.tokens.get(self.next) {
+                    Some(&t) => {
+                        self.next += 1;
+                        self.piece = self.texts.get(t);
+                        self.state = 0;
+                    }
+                    None => self.state = 2,
+                },
+                _ => {
+                    if self.digit >= self.digits_len {
+                        return None;
+                    }
+                    self.digit += 1;
+                    return self.digits.get(self.digit - 1).copied();
+                }
+            }
+        }
+    }
+}
+
+/// The length of the common start of `a` and `b`.
+fn common_prefix(a: &[u32], b: &[u32]) -> usize {
+    let mut i = 0;
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        if x != y {
+            break;
+        }
+        i += 8;
+    }
+    let (a, b) = (a.get(i..).unwrap_or(&[]), b.get(i..).unwrap_or(&[]));
+    i + a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// Compares two lines by the bytes of the whole text (`a;b;c count`). `ranks`: see
+/// [`Texts::ranks`].
+fn compare(texts: &Texts, ranks: &[u32], a: &[u32], count_a: u64, b: &[u32], count_b: u64) -> Ordering {
+    let i = common_prefix(a, b);
+    // The usual case: two different texts at the same place, both lines going on after them.
+    if let (Some(&x), Some(&y), true) = (a.get(i), b.get(i), i + 1 < a.len().min(b.len())) {
+        return ranks.get(x as usize).cmp(&ranks.get(y as usize));
+    }
+    // Two different texts that differ within both.
+    if let (Some(&x), Some(&y)) = (a.get(i), b.get(i)) {
+        let (tx, ty) = (texts.get(x), texts.get(y));
+        let common = tx.len().min(ty.len());
+        if let Some(k) = (0..common).find(|&k| tx.get(k) != ty.get(k)) {
+            return tx.get(k).cmp(&ty.get(k));
+        }
+    }
+    let (mut ta, mut tb) = (Tail::new(texts, a, count_a, i), Tail::new(texts, b, count_b, i));
+    loop {
+        match (ta.next_byte(), tb.next_byte()) {
+            (None, None) => return Ordering::Equal,
+            (x, y) if x != y => return x.cmp(&y),
+            _ => {}
+        }
+    }
+}

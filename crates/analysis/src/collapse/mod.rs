@@ -1,0 +1,370 @@
+//! The folded stacks of a recording without symbols (`perfscope collapse --no-symbols`),
+//! without building a [`crate::profile::Profile`]: the same text as
+//! [`crate::export::folded::write_folded`] over the profile that
+//! [`crate::load::load_profile`] builds with `module+0xoffset` names, byte for byte, faster.
+//!
+//! Samples are counted by a key of raw values — the thread's name, the generations of the
+//! process's and the kernel's mappings, and the callchain words as recorded — hashed once per
+//! sample. Each distinct key is read into its line (names of frames, root first) once, when it
+//! is first seen; keys whose lines print the same merge there. The lines are sorted by their
+//! bytes at the end.
+//!
+//! Records are delivered in time order as the loader delivers them (the same
+//! [`OrderedQueue`], flushed at the same FINISHED_ROUNDs), so each sample sees the thread names
+//! and mappings the loader's would; but a queued sample is only its pid, tid, mode and
+//! callchain words (copied into an arena per round), and the side-band records (MMAP, COMM,
+//! FORK, KSYMBOL) are decoded once, when read.
+//!
+//! Not covered (the caller uses the general path): DWARF-mode stacks (they are unwound with
+//! the binaries), and samples with PERF_SAMPLE_READ (delivered once per moved counter).
+
+mod lines;
+mod state;
+
+use std::collections::VecDeque;
+
+use perfscope_format::constants::{misc, sample_type, HeaderFeature, RecordType};
+use perfscope_format::features::build_id::{parse_build_id_record, parse_build_ids};
+use perfscope_format::metadata::Metadata;
+use perfscope_format::records::{RawRecord, Record, SampleRecord};
+use perfscope_format::walk::{walk, Item};
+
+use self::lines::{Lines, Texts};
+use self::state::{Chain, State};
+use crate::builder::CpuMode;
+use crate::load::{LoadDiagnostics, LoadError};
+use crate::ordered::OrderedQueue;
+
+/// Why the fast path does not apply to a recording.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unsupported {
+    /// An event records DWARF-mode stacks (REGS_USER and STACK_USER), which are unwound.
+    DwarfStacks,
+    /// An event samples with PERF_SAMPLE_READ (perf delivers such a sample once per counter
+    /// that moved).
+    ReadValues,
+}
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unsupported::DwarfStacks => "DWARF-mode stacks",
+            Unsupported::ReadValues => "samples with read values",
+        })
+    }
+}
+
+/// The counted lines of a recording, ready to be written.
+pub struct Collapsed {
+    texts: Texts,
+    lines: Lines,
+    /// What happened while reading (the loader's diagnostics, as far as they concern the
+    /// folded output: errors, lost records, samples).
+    pub diagnostics: LoadDiagnostics,
+}
+
+impl Collapsed {
+    /// Distinct lines.
+    pub fn lines(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Writes the folded text: `comm;root;…;leaf count` lines in byte order.
+    pub fn write(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        self.lines.write(&self.texts, out)
+    }
+}
+
+/// A side-band record, decoded.
+enum Side {
+    Mmap { pid: u32, start: u64, len: u64, pgoff: u64, filename: String },
+    Comm { pid: u32, tid: u32, name: String },
+    Fork { ppid: u32, ptid: u32, pid: u32, tid: u32 },
+    Ksymbol { addr: u64, len: u64, name: String },
+}
+
+/// A queued record.
+#[derive(Clone, Copy, Debug)]
+enum Queued {
+    /// A sample in the arena of round `chunk`, from word `start`.
+    Sample { chunk: u64, start: usize },
+    /// `side[i]`.
+    Side(usize),
+}
+
+/// A round's sample words, with how many of its samples are still queued.
+#[derive(Default)]
+struct Chunk {
+    words: Vec<u64>,
+    live: usize,
+}
+
+/// The words of a queued sample before its callchain: (pid, tid), flags, ip, length.
+const SAMPLE_HEADER: usize = 4;
+/// Flag: the ip is a kernel address.
+const KERNEL_IP: u64 = 1;
+/// Flag: the sample has a callchain (else its ip alone is its stack).
+const HAS_CALLCHAIN: u64 = 2;
+
+struct Collapser {
+    queue: OrderedQueue<Queued>,
+    chunks: VecDeque<Chunk>,
+    first_chunk: u64,
+    spare: Vec<Vec<u64>>,
+    side: Vec<Option<Side>>,
+    state: State,
+    texts: Texts,
+    lines: Lines,
+    token_buf: Vec<u32>,
+    scratch: Vec<u64>,
+    diag: LoadDiagnostics,
+    unsupported: Option<Unsupported>,
+    features_read: bool,
+}
+
+/// Counts the folded lines of a recording (`data`, and a `--threads` directory's `extra`
+/// files) as `perfscope collapse --no-symbols` prints them.
+///
+/// Returns the error that prevented reading any record (a bad file header), or what the fast
+/// path does not cover.
+///
+/// ```
+/// use perfscope_analysis::collapse::collapse;
+/// let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/example.data")).unwrap();
+/// let folded = collapse(&bytes, &[]).unwrap().unwrap();
+/// let mut out = Vec::new();
+/// folded.write(&mut out).unwrap();
+/// assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), folded.lines());
+/// ```
+pub fn collapse(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupported>, LoadError> {
+    let mut c = Collapser {
+        queue: OrderedQueue::new(),
+        chunks: VecDeque::from([Chunk::default()]),
+        first_chunk: 0,
+        spare: Vec::new(),
+        side: Vec::new(),
+        state: State::default(),
+        texts: Texts::default(),
+        lines: Lines::default(),
+        token_buf: Vec::new(),
+        scratch: Vec::new(),
+        diag: LoadDiagnostics::default(),
+        unsupported: None,
+        features_read: false,
+    };
+    walk(data, extra, |meta, _part, item| {
+        if c.unsupported.is_some() {
+            return;
+        }
+        match item {
+            Item::Record(rec) => c.push(meta, rec),
+            Item::Error(e) => c.diag.errors.push(*e),
+        }
+    })
+    .map_err(LoadError::Format)?;
+    if let Some(u) = c.unsupported {
+        return Ok(Err(u));
+    }
+    c.finish();
+    Ok(Ok(Collapsed { texts: c.texts, lines: c.lines, diagnostics: c.diag }))
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn kernel_ip(misc_bits: u16) -> bool {
+    matches!(misc_bits & misc::CPUMODE_MASK, misc::KERNEL | misc::HYPERVISOR | misc::GUEST_KERNEL)
+}
+
+impl Collapser {
+    fn push(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
+        if !self.features_read {
+            self.features_read = true;
+            if let Some(Err(e)) = meta.feature(HeaderFeature::BUILD_ID).map(parse_build_ids) {
+                self.diag.errors.push(e);
+            }
+        }
+        let t = rec.type_();
+        match t {
+            RecordType::FINISHED_ROUND => return self.finished_round(),
+            RecordType::HEADER_BUILD_ID => {
+                if let Err(e) = parse_build_id_record(rec.header.misc, rec.body_bytes()) {
+                    self.diag.errors.push(e);
+                }
+                return;
+            }
+            RecordType::SAMPLE
+            | RecordType::MMAP
+            | RecordType::MMAP2
+            | RecordType::COMM
+            | RecordType::FORK
+            | RecordType::EXIT
+            | RecordType::KSYMBOL
+            | RecordType::LOST
+            | RecordType::LOST_SAMPLES
+            | RecordType::THROTTLE
+            | RecordType::UNTHROTTLE => {}
+            _ => return,
+        }
+        let record = match meta.parse(rec) {
+            Ok(r) => r,
+            Err(e) => return self.diag.errors.push(e),
+        };
+        let time = meta.events.record_time(rec).filter(|&t| t != 0 && t != u64::MAX);
+        let side = match record {
+            Record::Sample(s) => return self.sample(meta, &s, time),
+            Record::Mmap(m) => Side::Mmap { pid: m.pid, start: m.start, len: m.len, pgoff: m.pgoff, filename: lossy(m.filename.0) },
+            Record::Mmap2(m) => Side::Mmap { pid: m.pid, start: m.start, len: m.len, pgoff: m.pgoff, filename: lossy(m.filename.0) },
+            Record::Comm(c) => Side::Comm { pid: c.pid, tid: c.tid, name: lossy(c.comm.0) },
+            Record::Fork(f) => Side::Fork { ppid: f.ppid, ptid: f.ptid, pid: f.pid, tid: f.tid },
+            Record::Ksymbol(k) if !k.is_unregister() => Side::Ksymbol { addr: k.addr, len: u64::from(k.len), name: lossy(k.name.0) },
+            Record::Lost(l) => {
+                self.diag.lost_records += 1;
+                self.diag.lost_events = self.diag.lost_events.saturating_add(l.lost);
+                return;
+            }
+            Record::LostSamples(l) => {
+                self.diag.lost_samples = self.diag.lost_samples.saturating_add(l.lost);
+                return;
+            }
+            Record::Throttle(_) => {
+                self.diag.throttles += 1;
+                return;
+            }
+            Record::Unthrottle(_) => {
+                self.diag.unthrottles += 1;
+                return;
+            }
+            _ => return,
+        };
+        match time {
+            Some(time) => {
+                self.side.push(Some(side));
+                self.queue.push(time, Queued::Side(self.side.len() - 1));
+            }
+            None => self.apply(side),
+        }
+    }
+
+    fn sample(&mut self, meta: &Metadata, s: &SampleRecord<'_>, time: Option<u64>) {
+        let st = meta.events.attr(s.event).map_or(0, |a| a.sample_type);
+        if st & sample_type::READ != 0 {
+            self.unsupported = Some(Unsupported::ReadValues);
+            return;
+        }
+        if st & (sample_type::REGS_USER | sample_type::STACK_USER) == sample_type::REGS_USER | sample_type::STACK_USER {
+            self.unsupported = Some(Unsupported::DwarfStacks);
+            return;
+        }
+        let ips = s.callchain.as_ref().map(|c| c.ips());
+        let has_chain = ips.is_some_and(|ips| !ips.is_empty());
+        let flags = if kernel_ip(s.misc) { KERNEL_IP } else { 0 } | if has_chain { HAS_CALLCHAIN } else { 0 };
+        let pid_tid = u64::from(s.pid.unwrap_or(u32::MAX)) | u64::from(s.tid.unwrap_or(u32::MAX)) << 32;
+        let n = ips.map_or(0, |ips| ips.len());
+        let header = [pid_tid, flags, s.ip.unwrap_or(0), n as u64];
+        match time {
+            Some(time) => {
+                if self.chunks.is_empty() {
+                    self.chunks.push_back(Chunk::default());
+                }
+                let chunk_id = self.first_chunk + self.chunks.len() as u64 - 1;
+                let Some(chunk) = self.chunks.back_mut() else { return };
+                let start = chunk.words.len();
+                chunk.words.extend_from_slice(&header);
+                if let Some(ips) = ips {
+                    chunk.words.extend(ips.iter());
+                }
+                chunk.live += 1;
+                self.queue.push(time, Queued::Sample { chunk: chunk_id, start });
+                self.diag.copied_records += 1;
+            }
+            None => {
+                let mut words = std::mem::take(&mut self.scratch);
+                words.clear();
+                words.extend_from_slice(&header);
+                if let Some(ips) = ips {
+                    words.extend(ips.iter());
+                }
+                Self::count(&mut self.state, &mut self.texts, &mut self.lines, &mut self.token_buf, &mut self.diag, &words);
+                self.scratch = words;
+            }
+        }
+    }
+
+    fn apply(&mut self, side: Side) {
+        match side {
+            Side::Mmap { pid, start, len, pgoff, filename } => self.state.mmap(pid, start, len, pgoff, &filename),
+            Side::Comm { pid, tid, name } => self.state.comm(pid, tid, &name),
+            Side::Fork { ppid, ptid, pid, tid } => self.state.fork(ppid, ptid, pid, tid),
+            Side::Ksymbol { addr, len, name } => self.state.ksymbol(addr, len, &name),
+        }
+    }
+
+    /// Counts one delivered sample: `words` is its header and callchain as queued.
+    fn count(state: &mut State, texts: &mut Texts, lines: &mut Lines, tokens: &mut Vec<u32>, diag: &mut LoadDiagnostics, words: &[u64]) {
+        let [pid_tid, flags, ip, n] = match words.get(..SAMPLE_HEADER) {
+            Some(&[a, b, c, d]) => [a, b, c, d],
+            _ => return,
+        };
+        let chain_words = words.get(SAMPLE_HEADER..SAMPLE_HEADER.saturating_add(n as usize)).unwrap_or(&[]);
+        let (pid, tid) = (pid_tid as u32, (pid_tid >> 32) as u32);
+        diag.samples += 1;
+        diag.kept_samples += 1;
+        let mode = if flags & KERNEL_IP != 0 { CpuMode::Kernel } else { CpuMode::User };
+        let chain = if flags & HAS_CALLCHAIN != 0 { Chain::Callchain(chain_words, mode) } else { Chain::Ip(ip, mode) };
+        state.line(texts, pid, tid, chain, tokens);
+        let line = lines.intern(tokens);
+        lines.add(line, 1);
+    }
+
+    fn finished_round(&mut self) {
+        let mut queue = std::mem::take(&mut self.queue);
+        queue.finished_round(|_, q| self.deliver(q));
+        self.queue = queue;
+        self.reclaim();
+        let words = self.spare.pop().unwrap_or_default();
+        self.chunks.push_back(Chunk { words, live: 0 });
+    }
+
+    /// The end: everything still queued.
+    fn finish(&mut self) {
+        let mut queue = std::mem::take(&mut self.queue);
+        queue.finish(|_, q| self.deliver(q));
+        self.queue = queue;
+        self.diag.late_records = self.queue.late;
+    }
+
+    fn deliver(&mut self, q: Queued) {
+        match q {
+            Queued::Side(i) => {
+                if let Some(side) = self.side.get_mut(i).and_then(Option::take) {
+                    self.apply(side);
+                }
+            }
+            Queued::Sample { chunk, start } => {
+                let index = usize::try_from(chunk - self.first_chunk).unwrap_or(usize::MAX);
+                let Some(c) = self.chunks.get_mut(index) else { return };
+                c.live = c.live.saturating_sub(1);
+                let words = c.words.get(start..).unwrap_or(&[]);
+                Self::count(&mut self.state, &mut self.texts, &mut self.lines, &mut self.token_buf, &mut self.diag, words);
+            }
+        }
+    }
+
+    /// Recycles the oldest chunks whose samples were all delivered (never the newest one).
+    fn reclaim(&mut self) {
+        while self.chunks.len() > 1 && self.chunks.front().is_some_and(|c| c.live == 0) {
+            if let Some(mut c) = self.chunks.pop_front() {
+                self.first_chunk += 1;
+                if self.spare.len() < 4 {
+                    c.words.clear();
+                    self.spare.push(c.words);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

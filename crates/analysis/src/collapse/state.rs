@@ -1,0 +1,250 @@
+//! What the side-band records say at a point in time (thread names, the mappings of each
+//! process and of the kernel), and how a raw callchain reads in it: the same rules as
+//! [`crate::builder::ProfileBuilder`] with `--no-symbols` names (`module+0xoffset`).
+
+use rustc_hash::FxHashMap;
+
+use crate::builder::{CpuMode, PERF_CONTEXT_GUEST, PERF_CONTEXT_GUEST_KERNEL, PERF_CONTEXT_GUEST_USER, PERF_CONTEXT_HV, PERF_CONTEXT_KERNEL, PERF_CONTEXT_MAX, PERF_CONTEXT_USER, PERF_CONTEXT_USER_DEFERRED};
+use crate::ids::ModuleIndex;
+use crate::maps::{AddressSpace, Mapping};
+use crate::symbols::resolver::is_kernel_module_path;
+
+use super::lines::Texts;
+
+/// A module: the text its frames start with, or the name of its only function (KSYMBOL).
+struct Module {
+    /// The file name (the path's last part), for `name+0xoffset`.
+    base: String,
+    /// A KSYMBOL's name: every address prints as it.
+    named: bool,
+}
+
+/// No module (an address outside every mapping of a process).
+const NO_MODULE: u32 = u32::MAX;
+
+/// The state of the recording at the sample being delivered.
+#[derive(Default)]
+pub(super) struct State {
+    modules: Vec<Module>,
+    module_ids: FxHashMap<String, u32>,
+    kernel: AddressSpace,
+    kernel_module: Option<ModuleIndex>,
+    processes: FxHashMap<u32, AddressSpace>,
+    generations: FxHashMap<u32, u64>,
+    next_generation: u64,
+    kernel_generation: u64,
+    /// Thread names (text ids of the whole name) by (pid, tid).
+    threads: FxHashMap<(u32, u32), u32>,
+    /// The text ids of a thread name's parts (`;`-separated, spaces turned into `_`).
+    comm_parts: FxHashMap<u32, Vec<u32>>,
+    /// Frame texts by (module, file-relative address).
+    frames: FxHashMap<(u32, u64), u32>,
+    /// Thread names (not frame texts; kept apart so a name never meets a frame by id).
+    pub names: Texts,
+    name_buf: String,
+    /// Scratch: the entries of the sample being read.
+    entries: Vec<(u64, CpuMode)>,
+    /// The previous stack of each thread.
+    memos: FxHashMap<(u32, u32), Memo>,
+}
+
+fn is_anon_exec(filename: &str) -> bool {
+    filename.starts_with("//anon") || filename.starts_with("[anon") || filename.starts_with("/memfd:") || filename.starts_with("/tmp/perf-")
+}
+
+impl State {
+    fn module(&mut self, path: &str, named: bool) -> ModuleIndex {
+        if let Some(&m) = self.module_ids.get(path) {
+            if named {
+                if let Some(module) = self.modules.get_mut(m as usize) {
+                    module.named = true;
+                    path.clone_into(&mut module.base);
+                }
+            }
+            return ModuleIndex(m);
+        }
+        let m = u32::try_from(self.modules.len()).unwrap_or(NO_MODULE - 1);
+        let base = if named { path.to_owned() } else { path.rsplit('/').next().unwrap_or(path).to_owned() };
+        self.modules.push(Module { base, named });
+        self.module_ids.insert(path.to_owned(), m);
+        ModuleIndex(m)
+    }
+
+    /// MMAP / MMAP2 (see [`crate::builder::ProfileBuilder::mmap`]).
+    pub fn mmap(&mut self, pid: u32, start: u64, len: u64, pgoff: u64, filename: &str) {
+        let end = start.saturating_add(len);
+        if pid == u32::MAX || is_kernel_module_path(filename) {
+            let kallsyms = filename.starts_with("[kernel.kallsyms]");
+            let module = self.module(if kallsyms { "[kernel.kallsyms]" } else { filename }, false);
+            if kallsyms {
+                self.kernel_module = Some(module);
+            }
+            self.kernel.insert(Mapping { start, end, pgoff, module, identity: true });
+            self.kernel_generation += 1;
+            return;
+        }
+        let anon = is_anon_exec(filename);
+        let module = if anon { self.module(&format!("/tmp/perf-{pid}.map"), false) } else { self.module(filename, false) };
+        self.processes.entry(pid).or_default().insert(Mapping { start, end, pgoff, module, identity: anon });
+        self.bump_generation(pid);
+    }
+
+    fn bump_generation(&mut self, pid: u32) {
+        self.next_generation += 1;
+        self.generations.insert(pid, self.next_generation);
+    }
+
+    /// KSYMBOL (register).
+    pub fn ksymbol(&mut self, addr: u64, len: u64, name: &str) {
+        let module = self.module(name, true);
+        self.kernel.insert(Mapping { start: addr, end: addr.saturating_add(len), pgoff: 0, module, identity: true });
+        self.kernel_generation += 1;
+    }
+
+    /// COMM.
+    pub fn comm(&mut self, pid: u32, tid: u32, name: &str) {
+        let id = self.names.intern(name.as_bytes());
+        self.threads.insert((pid, tid), id);
+    }
+
+    /// FORK.
+    pub fn fork(&mut self, ppid: u32, ptid: u32, pid: u32, tid: u32) {
+        if let Some(&name) = self.threads.get(&(ppid, ptid)) {
+            self.threads.insert((pid, tid), name);
+        }
+        if pid != ppid {
+            if let Some(space) = self.processes.get(&ppid).cloned() {
+                self.processes.insert(pid, space);
+                self.bump_generation(pid);
+            }
+        }
+    }
+
+    /// The name of a sampled thread (`:tid` for a thread never named).
+    pub fn thread_name(&mut self, pid: u32, tid: u32) -> u32 {
+        if let Some(&n) = self.threads.get(&(pid, tid)) {
+            return n;
+        }
+        let id = self.names.intern(format!(":{tid}").as_bytes());
+        self.threads.insert((pid, tid), id);
+        id
+    }
+
+    /// The generations of the process's and the kernel's mappings: a callchain reads the same
+    /// in two samples with the same generations.
+    pub fn generations(&self, pid: u32) -> (u64, u64) {
+        (self.generations.get(&pid).copied().unwrap_or(0), self.kernel_generation)
+    }
+
+    /// Appends the tokens of a sample's line: the thread name's parts, then the frames root
+    /// first (see `chain_entries` in the builder for the rules of context markers). The
+    /// frames of the root part shared with the thread's previous sample (read in the same
+    /// mappings) are taken from it.
+    pub fn line(&mut self, texts: &mut Texts, pid: u32, tid: u32, chain: Chain<'_>, out: &mut Vec<u32>) {
+        out.clear();
+        let comm = self.thread_name(pid, tid);
+        let parts = match self.comm_parts.get(&comm) {
+            Some(p) => p,
+            None => {
+                let text = String::from_utf8_lossy(self.names.get(comm)).replace(' ', "_");
+                let parts: Vec<u32> = text.split(';').map(|p| texts.intern(p.as_bytes())).collect();
+                self.comm_parts.entry(comm).or_insert(parts)
+            }
+        };
+        out.extend_from_slice(parts);
+        let mut entries = std::mem::take(&mut self.entries);
+        root_first(chain, &mut entries);
+        let generations = self.generations(pid);
+        let mut memo = self.memos.remove(&(pid, tid)).unwrap_or_default();
+        let reused = if memo.generations == generations { memo.entries.iter().zip(&entries).take_while(|(a, b)| a == b).count() } else { 0 };
+        memo.generations = generations;
+        memo.tokens.truncate(reused);
+        memo.entries.truncate(reused);
+        let space = self.processes.get(&pid);
+        for &(addr, mode) in entries.get(reused..).unwrap_or(&[]) {
+            let mapping = match mode {
+                CpuMode::Kernel => self.kernel.find(addr),
+                CpuMode::User => space.and_then(|s| s.find(addr)),
+            };
+            let (module, rel) = match (mapping, mode) {
+                (Some(m), _) => (m.module.0, m.map_ip(addr)),
+                (None, CpuMode::Kernel) => (self.kernel_module.map_or(NO_MODULE, |m| m.0), addr),
+                (None, CpuMode::User) => (NO_MODULE, addr),
+            };
+            let m = self.modules.get(module as usize);
+            let named = m.is_some_and(|m| m.named);
+            let key = (module, if named { 0 } else { rel });
+            let token = match self.frames.get(&key) {
+                Some(&t) => t,
+                None => {
+                    use std::fmt::Write as _;
+                    let name = &mut self.name_buf;
+                    name.clear();
+                    // Writing to a String cannot fail.
+                    let _ = match m {
+                        Some(m) if m.named => write!(name, "{}", m.base),
+                        Some(m) => write!(name, "{}+0x{rel:x}", m.base),
+                        None => write!(name, "0x{rel:x}"),
+                    };
+                    let t = if name.contains(';') { texts.intern(name.replace(';', ":").as_bytes()) } else { texts.intern(name.as_bytes()) };
+                    self.frames.insert(key, t);
+                    t
+                }
+            };
+            memo.tokens.push(token);
+            memo.entries.push((addr, mode));
+        }
+        out.extend_from_slice(&memo.tokens);
+        self.memos.insert((pid, tid), memo);
+        self.entries = entries;
+    }
+}
+
+/// The addresses of a stack with their modes, root first: a callchain's entries between its
+/// context markers (none when a marker is invalid: perf drops such a chain), or the ip.
+fn root_first(chain: Chain<'_>, out: &mut Vec<(u64, CpuMode)>) {
+    out.clear();
+    match chain {
+        Chain::Ip(ip, mode) => out.push((ip, mode)),
+        Chain::Callchain(words, mut mode) => {
+            let mut iter = words.iter();
+            while let Some(&addr) = iter.next() {
+                if addr >= PERF_CONTEXT_MAX {
+                    match addr {
+                        PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => mode = CpuMode::Kernel,
+                        PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => mode = CpuMode::User,
+                        PERF_CONTEXT_USER_DEFERRED => {
+                            mode = CpuMode::User;
+                            let _cookie = iter.next();
+                        }
+                        _ => {
+                            out.clear();
+                            return;
+                        }
+                    }
+                    continue;
+                }
+                out.push((addr, mode));
+            }
+            out.reverse();
+        }
+    }
+}
+
+/// A thread's previous stack: its entries (root first) and their frame texts.
+#[derive(Default)]
+struct Memo {
+    generations: (u64, u64),
+    entries: Vec<(u64, CpuMode)>,
+    tokens: Vec<u32>,
+}
+
+/// A sample's stack as recorded: its callchain (leaf first, with context markers, and the
+/// mode of its ip), or its ip alone.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Chain<'a> {
+    /// No callchain: the ip and its mode.
+    Ip(u64, CpuMode),
+    /// The callchain and the mode of the sample's ip (the mode before the first marker).
+    Callchain(&'a [u64], CpuMode),
+}
