@@ -61,6 +61,9 @@ pub struct Collapsed {
     /// What happened while reading (the loader's diagnostics, as far as they concern the
     /// folded output: errors, lost records, samples).
     pub diagnostics: LoadDiagnostics,
+    /// Stack entries read, entries not shared with the thread's previous stack (looked up),
+    /// frame texts made.
+    pub counters: [u64; 3],
 }
 
 impl Collapsed {
@@ -166,7 +169,7 @@ pub fn collapse(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupp
         return Ok(Err(u));
     }
     c.finish();
-    Ok(Ok(Collapsed { texts: c.texts, lines: c.lines, diagnostics: c.diag }))
+    Ok(Ok(Collapsed { counters: c.state.counters, texts: c.texts, lines: c.lines, diagnostics: c.diag }))
 }
 
 fn lossy(bytes: &[u8]) -> String {

@@ -46,6 +46,9 @@ pub(super) struct State {
     entries: Vec<(u64, CpuMode)>,
     /// The previous stack of each thread.
     memos: FxHashMap<(u32, u32), Memo>,
+    /// Counters: stack entries read, entries not shared with the thread's previous stack,
+    /// frame texts made.
+    pub counters: [u64; 3],
 }
 
 fn is_anon_exec(filename: &str) -> bool {
@@ -160,6 +163,8 @@ impl State {
         memo.generations = generations;
         memo.tokens.truncate(reused);
         memo.entries.truncate(reused);
+        self.counters[0] += entries.len() as u64;
+        self.counters[1] += (entries.len() - reused) as u64;
         let space = self.processes.get(&pid);
         for &(addr, mode) in entries.get(reused..).unwrap_or(&[]) {
             let mapping = match mode {
@@ -178,6 +183,7 @@ impl State {
                 Some(&t) => t,
                 None => {
                     use std::fmt::Write as _;
+                    self.counters[2] += 1;
                     let name = &mut self.name_buf;
                     name.clear();
                     // Writing to a String cannot fail.

@@ -244,7 +244,7 @@ fn run_fast(args: &ProfileArgs) -> Result<Option<ExitCode>, String> {
     };
     report_diagnostics(&args.file, &collapsed.diagnostics);
     if std::env::var_os("PERFSCOPE_COLLAPSE_STATS").is_some() {
-        eprintln!("collapse: {} samples, {} lines", collapsed.diagnostics.kept_samples, collapsed.lines());
+        eprintln!("collapse: {} samples, {} lines, stack entries {:?}", collapsed.diagnostics.kept_samples, collapsed.lines(), collapsed.counters);
     }
     let had_errors = !collapsed.diagnostics.errors.is_empty();
     let written = write_on_thread(|out| collapsed.write(out));
