@@ -99,51 +99,41 @@ impl Texts {
     }
 }
 
+/// A distinct line: where its tokens are, and its count.
 #[derive(Clone, Copy)]
 struct Line {
+    hash: u64,
     start: usize,
     len: u32,
     count: u64,
-    hash: u64,
 }
 
-/// The distinct folded lines: text-id sequences (command parts, then frames root first).
+/// The distinct folded lines: text-id sequences (command parts, then frames root first), with
+/// their counts kept in the lookup table itself (one probe per sample).
 #[derive(Default)]
 pub(super) struct Lines {
     tokens: Vec<u32>,
-    lines: Vec<Line>,
-    index: HashTable<u32>,
+    index: HashTable<Line>,
 }
 
 impl Lines {
-    /// The id of the line of `tokens`, added when new.
-    pub fn intern(&mut self, tokens: &[u32]) -> u32 {
+    /// Adds `n` to the count of the line of `tokens` (added when new).
+    pub fn count(&mut self, tokens: &[u32], n: u64) {
         let hash = hash_words(tokens);
-        let (all, lines) = (&self.tokens, &self.lines);
-        let found = self.index.find(hash, |&i| {
-            lines.get(i as usize).is_some_and(|l| l.hash == hash && all.get(l.start..l.start + l.len as usize) == Some(tokens))
-        });
-        if let Some(&i) = found {
-            return i;
-        }
-        let i = u32::try_from(self.lines.len()).unwrap_or(u32::MAX);
-        self.lines.push(Line { start: self.tokens.len(), len: u32::try_from(tokens.len()).unwrap_or(u32::MAX), count: 0, hash });
-        self.tokens.extend_from_slice(tokens);
-        let lines = &self.lines;
-        self.index.insert_unique(hash, i, |&i| lines.get(i as usize).map_or(0, |l| l.hash));
-        i
-    }
-
-    /// Adds `n` to a line's count.
-    pub fn add(&mut self, line: u32, n: u64) {
-        if let Some(l) = self.lines.get_mut(line as usize) {
+        let all = &self.tokens;
+        let found = self.index.find_mut(hash, |l| l.hash == hash && all.get(l.start..l.start + l.len as usize) == Some(tokens));
+        if let Some(l) = found {
             l.count = l.count.saturating_add(n);
+            return;
         }
+        let line = Line { hash, start: self.tokens.len(), len: u32::try_from(tokens.len()).unwrap_or(u32::MAX), count: n };
+        self.tokens.extend_from_slice(tokens);
+        self.index.insert_unique(hash, line, |l| l.hash);
     }
 
     /// Distinct lines.
     pub fn len(&self) -> usize {
-        self.lines.len()
+        self.index.len()
     }
 
     fn tokens_of(&self, l: &Line) -> &[u32] {
@@ -153,11 +143,13 @@ impl Lines {
     /// Writes the lines of a count above 0 in the byte order of the whole line
     /// (`LC_ALL=C sort`): `text;text;… count`.
     pub fn write(&self, texts: &Texts, out: &mut impl Write) -> std::io::Result<()> {
-        let mut order: Vec<u32> = (0..self.lines.len()).filter(|&i| self.lines.get(i).is_some_and(|l| l.count > 0)).map(|i| i as u32).collect();
-        let line = |i: u32| self.lines.get(i as usize).copied().unwrap_or(Line { start: 0, len: 0, count: 0, hash: 0 });
+        let lines: Vec<Line> = self.index.iter().filter(|l| l.count > 0).copied().collect();
+        let mut order: Vec<u32> = (0..lines.len() as u32).collect();
+        let none = Line { hash: 0, start: 0, len: 0, count: 0 };
+        let line = |i: u32| lines.get(i as usize).copied().unwrap_or(none);
         let (through, end) = texts.ranks();
         match end {
-            Some(end) => self.sort_by_ranks(&mut order, &through, &end),
+            Some(end) => self.sort_by_ranks(&lines, &mut order, &through, &end),
             None => order.sort_unstable_by(|&a, &b| {
                 let (la, lb) = (line(a), line(b));
                 compare(texts, &through, self.tokens_of(&la), la.count, self.tokens_of(&lb), lb.count)
@@ -182,21 +174,20 @@ impl Lines {
         }
         out.write_all(&buf)
     }
-}
 
-impl Lines {
     /// Sorts lines by their sequences of ranks (`through` for a text the line goes on after,
     /// `end` for its last one; see [`Texts::ranks`]), which is the byte order of the lines
     /// when no rank string starts another. Most significant digit first: the ranks of a few
     /// places at a time packed into one key, sorted, then each run of equal keys by the next
     /// places (the keys sort in a compact array, the lines' tokens are read once per place).
-    fn sort_by_ranks(&self, order: &mut [u32], through: &[u32], end: &[u32]) {
+    fn sort_by_ranks(&self, lines: &[Line], order: &mut [u32], through: &[u32], end: &[u32]) {
         let max = through.len().saturating_mul(2).max(1) as u128;
         let bits = (128 - max.leading_zeros()).max(1);
         let per_key = (128 / bits) as usize;
+        let none = Line { hash: 0, start: 0, len: 0, count: 0 };
         let fill = |elems: &mut [(u128, u32)], depth: usize| {
             for e in elems.iter_mut() {
-                let l = self.lines.get(e.1 as usize).copied().unwrap_or(Line { start: 0, len: 0, count: 0, hash: 0 });
+                let l = lines.get(e.1 as usize).copied().unwrap_or(none);
                 let tokens = self.tokens_of(&l);
                 let mut key = 0u128;
                 for place in depth..depth + per_key {

@@ -18,6 +18,7 @@
 //! Not covered (the caller uses the general path): DWARF-mode stacks (they are unwound with
 //! the binaries), and samples with PERF_SAMPLE_READ (delivered once per moved counter).
 
+mod counter;
 mod lines;
 mod state;
 
@@ -29,6 +30,7 @@ use perfscope_format::metadata::Metadata;
 use perfscope_format::records::{RawRecord, Record, SampleRecord};
 use perfscope_format::walk::{walk, Item};
 
+use self::counter::{count_batches, Counter};
 use self::lines::{Lines, Texts};
 use self::state::{Chain, State};
 use crate::builder::CpuMode;
@@ -117,7 +119,7 @@ struct Collapser {
     side: Vec<Option<Side>>,
     state: State,
     texts: Texts,
-    lines: Lines,
+    counter: Counter,
     token_buf: Vec<u32>,
     scratch: Vec<u64>,
     diag: LoadDiagnostics,
@@ -140,6 +142,27 @@ struct Collapser {
 /// assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), folded.lines());
 /// ```
 pub fn collapse(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupported>, LoadError> {
+    let (c, lines) = run(data, extra, Counter::Here(Lines::default()))?;
+    Ok(c.map(|c| c.into_collapsed(lines.unwrap_or_default())))
+}
+
+/// [`collapse`] on two threads: one reads the records and names the frames, the other counts
+/// the lines. The same result.
+pub fn collapse_threaded(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupported>, LoadError> {
+    std::thread::scope(|scope| {
+        let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u32>>(8);
+        let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u32>>();
+        let counting = scope.spawn(move || count_batches(full_rx, empty_tx));
+        let counter = Counter::Batches { buf: Vec::new(), full: full_tx, empty: empty_rx, closed: false };
+        let (c, _) = run(data, extra, counter)?;
+        // The sender is gone with the counter: the counting thread ends.
+        let lines = counting.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        Ok(c.map(|c| c.into_collapsed(lines)))
+    })
+}
+
+/// Reads the records into `counter`; returns the state and, when counted here, the lines.
+fn run(data: &[u8], extra: &[&[u8]], counter: Counter) -> Result<(Result<Collapser, Unsupported>, Option<Lines>), LoadError> {
     let mut c = Collapser {
         queue: OrderedQueue::new(),
         chunks: VecDeque::from([Chunk::default()]),
@@ -148,7 +171,7 @@ pub fn collapse(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupp
         side: Vec::new(),
         state: State::default(),
         texts: Texts::default(),
-        lines: Lines::default(),
+        counter,
         token_buf: Vec::new(),
         scratch: Vec::new(),
         diag: LoadDiagnostics::default(),
@@ -166,10 +189,12 @@ pub fn collapse(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupp
     })
     .map_err(LoadError::Format)?;
     if let Some(u) = c.unsupported {
-        return Ok(Err(u));
+        return Ok((Err(u), None));
     }
     c.finish();
-    Ok(Ok(Collapsed { counters: c.state.counters, texts: c.texts, lines: c.lines, diagnostics: c.diag }))
+    let counter = std::mem::replace(&mut c.counter, Counter::Here(Lines::default()));
+    let lines = counter.finish();
+    Ok((Ok(c), lines))
 }
 
 fn lossy(bytes: &[u8]) -> String {
@@ -181,6 +206,10 @@ fn kernel_ip(misc_bits: u16) -> bool {
 }
 
 impl Collapser {
+    fn into_collapsed(self, lines: Lines) -> Collapsed {
+        Collapsed { counters: self.state.counters, texts: self.texts, lines, diagnostics: self.diag }
+    }
+
     fn push(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
         if !self.features_read {
             self.features_read = true;
@@ -289,7 +318,7 @@ impl Collapser {
                 if let Some(ips) = ips {
                     words.extend(ips.iter());
                 }
-                Self::count(&mut self.state, &mut self.texts, &mut self.lines, &mut self.token_buf, &mut self.diag, &words);
+                Self::count(&mut self.state, &mut self.texts, &mut self.counter, &mut self.token_buf, &mut self.diag, &words);
                 self.scratch = words;
             }
         }
@@ -305,7 +334,7 @@ impl Collapser {
     }
 
     /// Counts one delivered sample: `words` is its header and callchain as queued.
-    fn count(state: &mut State, texts: &mut Texts, lines: &mut Lines, tokens: &mut Vec<u32>, diag: &mut LoadDiagnostics, words: &[u64]) {
+    fn count(state: &mut State, texts: &mut Texts, counter: &mut Counter, tokens: &mut Vec<u32>, diag: &mut LoadDiagnostics, words: &[u64]) {
         let [pid_tid, flags, ip, n] = match words.get(..SAMPLE_HEADER) {
             Some(&[a, b, c, d]) => [a, b, c, d],
             _ => return,
@@ -317,8 +346,7 @@ impl Collapser {
         let mode = if flags & KERNEL_IP != 0 { CpuMode::Kernel } else { CpuMode::User };
         let chain = if flags & HAS_CALLCHAIN != 0 { Chain::Callchain(chain_words, mode) } else { Chain::Ip(ip, mode) };
         state.line(texts, pid, tid, chain, tokens);
-        let line = lines.intern(tokens);
-        lines.add(line, 1);
+        counter.line(tokens);
     }
 
     fn finished_round(&mut self) {
@@ -350,7 +378,7 @@ impl Collapser {
                 let Some(c) = self.chunks.get_mut(index) else { return };
                 c.live = c.live.saturating_sub(1);
                 let words = c.words.get(start..).unwrap_or(&[]);
-                Self::count(&mut self.state, &mut self.texts, &mut self.lines, &mut self.token_buf, &mut self.diag, words);
+                Self::count(&mut self.state, &mut self.texts, &mut self.counter, &mut self.token_buf, &mut self.diag, words);
             }
         }
     }

@@ -29,12 +29,12 @@ pub(super) struct State {
     module_ids: FxHashMap<String, u32>,
     kernel: AddressSpace,
     kernel_module: Option<ModuleIndex>,
-    processes: FxHashMap<u32, AddressSpace>,
-    generations: FxHashMap<u32, u64>,
+    /// The mappings of each process, with their generation (a number that changes with them).
+    processes: FxHashMap<u32, (AddressSpace, u64)>,
     next_generation: u64,
     kernel_generation: u64,
-    /// Thread names (text ids of the whole name) by (pid, tid).
-    threads: FxHashMap<(u32, u32), u32>,
+    /// Threads by (pid, tid).
+    threads: FxHashMap<(u32, u32), Thread>,
     /// The text ids of a thread name's parts (`;`-separated, spaces turned into `_`).
     comm_parts: FxHashMap<u32, Vec<u32>>,
     /// Frame texts by (module, file-relative address).
@@ -44,8 +44,6 @@ pub(super) struct State {
     name_buf: String,
     /// Scratch: the entries of the sample being read.
     entries: Vec<(u64, CpuMode)>,
-    /// The previous stack of each thread.
-    memos: FxHashMap<(u32, u32), Memo>,
     /// Counters: stack entries read, entries not shared with the thread's previous stack,
     /// frame texts made.
     pub counters: [u64; 3],
@@ -88,13 +86,10 @@ impl State {
         }
         let anon = is_anon_exec(filename);
         let module = if anon { self.module(&format!("/tmp/perf-{pid}.map"), false) } else { self.module(filename, false) };
-        self.processes.entry(pid).or_default().insert(Mapping { start, end, pgoff, module, identity: anon });
-        self.bump_generation(pid);
-    }
-
-    fn bump_generation(&mut self, pid: u32) {
         self.next_generation += 1;
-        self.generations.insert(pid, self.next_generation);
+        let process = self.processes.entry(pid).or_default();
+        process.0.insert(Mapping { start, end, pgoff, module, identity: anon });
+        process.1 = self.next_generation;
     }
 
     /// KSYMBOL (register).
@@ -106,37 +101,21 @@ impl State {
 
     /// COMM.
     pub fn comm(&mut self, pid: u32, tid: u32, name: &str) {
-        let id = self.names.intern(name.as_bytes());
-        self.threads.insert((pid, tid), id);
+        let name = self.names.intern(name.as_bytes());
+        self.threads.entry((pid, tid)).or_insert_with(|| Thread { name, memo: Memo::default() }).name = name;
     }
 
     /// FORK.
     pub fn fork(&mut self, ppid: u32, ptid: u32, pid: u32, tid: u32) {
-        if let Some(&name) = self.threads.get(&(ppid, ptid)) {
-            self.threads.insert((pid, tid), name);
+        if let Some(name) = self.threads.get(&(ppid, ptid)).map(|t| t.name) {
+            self.threads.entry((pid, tid)).or_insert_with(|| Thread { name, memo: Memo::default() }).name = name;
         }
         if pid != ppid {
-            if let Some(space) = self.processes.get(&ppid).cloned() {
-                self.processes.insert(pid, space);
-                self.bump_generation(pid);
+            if let Some((space, _)) = self.processes.get(&ppid).cloned() {
+                self.next_generation += 1;
+                self.processes.insert(pid, (space, self.next_generation));
             }
         }
-    }
-
-    /// The name of a sampled thread (`:tid` for a thread never named).
-    pub fn thread_name(&mut self, pid: u32, tid: u32) -> u32 {
-        if let Some(&n) = self.threads.get(&(pid, tid)) {
-            return n;
-        }
-        let id = self.names.intern(format!(":{tid}").as_bytes());
-        self.threads.insert((pid, tid), id);
-        id
-    }
-
-    /// The generations of the process's and the kernel's mappings: a callchain reads the same
-    /// in two samples with the same generations.
-    pub fn generations(&self, pid: u32) -> (u64, u64) {
-        (self.generations.get(&pid).copied().unwrap_or(0), self.kernel_generation)
     }
 
     /// Appends the tokens of a sample's line: the thread name's parts, then the frames root
@@ -145,46 +124,49 @@ impl State {
     /// mappings) are taken from it.
     pub fn line(&mut self, texts: &mut Texts, pid: u32, tid: u32, chain: Chain<'_>, out: &mut Vec<u32>) {
         out.clear();
-        let comm = self.thread_name(pid, tid);
-        let parts = match self.comm_parts.get(&comm) {
+        let State { threads, names, comm_parts, processes, kernel, kernel_module, modules, frames, name_buf, entries, kernel_generation, counters, .. } = self;
+        // A thread never named is `:tid`.
+        let thread = threads.entry((pid, tid)).or_insert_with(|| Thread { name: names.intern(format!(":{tid}").as_bytes()), memo: Memo::default() });
+        let comm = thread.name;
+        let parts = match comm_parts.get(&comm) {
             Some(p) => p,
             None => {
-                let text = String::from_utf8_lossy(self.names.get(comm)).replace(' ', "_");
+                let text = String::from_utf8_lossy(names.get(comm)).replace(' ', "_");
                 let parts: Vec<u32> = text.split(';').map(|p| texts.intern(p.as_bytes())).collect();
-                self.comm_parts.entry(comm).or_insert(parts)
+                comm_parts.entry(comm).or_insert(parts)
             }
         };
         out.extend_from_slice(parts);
-        let mut entries = std::mem::take(&mut self.entries);
-        root_first(chain, &mut entries);
-        let generations = self.generations(pid);
-        let mut memo = self.memos.remove(&(pid, tid)).unwrap_or_default();
-        let reused = if memo.generations == generations { memo.entries.iter().zip(&entries).take_while(|(a, b)| a == b).count() } else { 0 };
+        root_first(chain, entries);
+        let process = processes.get(&pid);
+        let generations = (process.map_or(0, |p| p.1), *kernel_generation);
+        let space = process.map(|p| &p.0);
+        let memo = &mut thread.memo;
+        let reused = if memo.generations == generations { memo.entries.iter().zip(entries.iter()).take_while(|(a, b)| a == b).count() } else { 0 };
         memo.generations = generations;
         memo.tokens.truncate(reused);
         memo.entries.truncate(reused);
-        self.counters[0] += entries.len() as u64;
-        self.counters[1] += (entries.len() - reused) as u64;
-        let space = self.processes.get(&pid);
+        counters[0] += entries.len() as u64;
+        counters[1] += (entries.len() - reused) as u64;
         for &(addr, mode) in entries.get(reused..).unwrap_or(&[]) {
             let mapping = match mode {
-                CpuMode::Kernel => self.kernel.find(addr),
+                CpuMode::Kernel => kernel.find(addr),
                 CpuMode::User => space.and_then(|s| s.find(addr)),
             };
             let (module, rel) = match (mapping, mode) {
                 (Some(m), _) => (m.module.0, m.map_ip(addr)),
-                (None, CpuMode::Kernel) => (self.kernel_module.map_or(NO_MODULE, |m| m.0), addr),
+                (None, CpuMode::Kernel) => (kernel_module.map_or(NO_MODULE, |m| m.0), addr),
                 (None, CpuMode::User) => (NO_MODULE, addr),
             };
-            let m = self.modules.get(module as usize);
+            let m = modules.get(module as usize);
             let named = m.is_some_and(|m| m.named);
             let key = (module, if named { 0 } else { rel });
-            let token = match self.frames.get(&key) {
+            let token = match frames.get(&key) {
                 Some(&t) => t,
                 None => {
                     use std::fmt::Write as _;
-                    self.counters[2] += 1;
-                    let name = &mut self.name_buf;
+                    counters[2] += 1;
+                    let name = &mut *name_buf;
                     name.clear();
                     // Writing to a String cannot fail.
                     let _ = match m {
@@ -193,7 +175,7 @@ impl State {
                         None => write!(name, "0x{rel:x}"),
                     };
                     let t = if name.contains(';') { texts.intern(name.replace(';', ":").as_bytes()) } else { texts.intern(name.as_bytes()) };
-                    self.frames.insert(key, t);
+                    frames.insert(key, t);
                     t
                 }
             };
@@ -201,8 +183,6 @@ impl State {
             memo.entries.push((addr, mode));
         }
         out.extend_from_slice(&memo.tokens);
-        self.memos.insert((pid, tid), memo);
-        self.entries = entries;
     }
 }
 
@@ -235,6 +215,12 @@ fn root_first(chain: Chain<'_>, out: &mut Vec<(u64, CpuMode)>) {
             out.reverse();
         }
     }
+}
+
+/// A thread: its name (in [`State::names`]) and its previous stack.
+struct Thread {
+    name: u32,
+    memo: Memo,
 }
 
 /// A thread's previous stack: its entries (root first) and their frame texts.

@@ -47,8 +47,7 @@ fn sorted_lines(texts: &Texts, lines: &[(&[&str], u64)]) -> String {
     let mut l = Lines::default();
     for (tokens, count) in lines {
         let ids: Vec<u32> = tokens.iter().map(|s| t.intern(s.as_bytes())).collect();
-        let i = l.intern(&ids);
-        l.add(i, *count);
+        l.count(&ids, *count);
     }
     let _ = texts;
     let mut out = Vec::new();

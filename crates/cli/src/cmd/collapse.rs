@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
-use perfscope_analysis::collapse::collapse as collapse_fast;
+use perfscope_analysis::collapse::{collapse as collapse_one_thread, collapse_threaded};
 use perfscope_analysis::export::share::is_share;
 use perfscope_analysis::import::detect;
 use perfscope_analysis::open::{open, Opened};
@@ -238,6 +238,8 @@ fn run_fast(args: &ProfileArgs) -> Result<Option<ExitCode>, String> {
         return Ok(None);
     }
     let extra: Vec<&[u8]> = input.extra.iter().map(|(_, b)| &b[..]).collect();
+    let threads = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) && std::env::var_os("PERFSCOPE_COLLAPSE_ONE_THREAD").is_none();
+    let collapse_fast = if threads { collapse_threaded } else { collapse_one_thread };
     let collapsed = match collapse_fast(&input.bytes, &extra).map_err(|e| format!("{}: {e}", args.file.display()))? {
         Ok(c) => c,
         Err(_) => return Ok(None),
