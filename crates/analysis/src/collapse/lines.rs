@@ -9,6 +9,8 @@ use std::io::Write;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
+use super::msd::msd_sort;
+
 fn hash_words<T: Hash>(words: &[T]) -> u64 {
     let mut h = FxBuildHasher.build_hasher();
     words.hash(&mut h);
@@ -42,29 +44,41 @@ impl Texts {
     /// of `text ` (a line that ends with it), both counted from 1 over all `2 × len` strings.
     /// The second is `None` when one of the strings is the start of another (a text that
     /// starts with another one and a space), where the order of lines also depends on counts.
-    fn ranks(&self) -> (Vec<u32>, Option<Vec<u32>>) {
-        let key = |(id, end): (u32, bool)| (self.get(id), if end { b' ' } else { b';' });
-        let cmp = |a: (u32, bool), b: (u32, bool)| {
-            let ((ta, sa), (tb, sb)) = (key(a), key(b));
-            let n = ta.len().min(tb.len());
-            match ta.get(..n).cmp(&tb.get(..n)) {
-                Ordering::Equal => ta.get(n).copied().unwrap_or(sa).cmp(&tb.get(n).copied().unwrap_or(sb)),
-                o => o,
+    fn ranks(&self, threads: bool) -> (Vec<u32>, Option<Vec<u32>>) {
+        // Item `2 · id + end`: the text and its separator.
+        let string = |item: u32| (self.get(item >> 1), if item & 1 == 1 { b' ' } else { b';' });
+        // 15 bytes from `depth` (zeros past the end) and how many of them there are: a
+        // string before the strings it starts (a zero byte in a text would look like the
+        // padding; the count tells them apart).
+        let key = |item: u32, depth: usize| {
+            let (text, sep) = string(item);
+            let mut k = 0u128;
+            let mut n = 0u128;
+            for i in depth..depth + 15 {
+                let b = match text.get(i) {
+                    Some(&b) => Some(b),
+                    None if i == text.len() => Some(sep),
+                    None => None,
+                };
+                n += u128::from(b.is_some());
+                k = (k << 8) | u128::from(b.unwrap_or(0));
             }
+            (k << 8) | n
         };
-        let mut all: Vec<(u32, bool)> = (0..self.len() as u32).flat_map(|i| [(i, false), (i, true)]).collect();
-        all.sort_unstable_by(|&a, &b| cmp(a, b));
+        let n = u32::try_from(self.len()).unwrap_or(u32::MAX / 2).min(u32::MAX / 2);
+        let mut all: Vec<(u128, u32)> = (0..n * 2).map(|i| (0, i)).collect();
+        msd_sort(&mut all, 15, &key, &|k| k & 0xff == 15, threads);
         let mut through = vec![0u32; self.len()];
         let mut end = vec![0u32; self.len()];
-        for (rank, &(id, is_end)) in all.iter().enumerate() {
-            let slot = if is_end { end.get_mut(id as usize) } else { through.get_mut(id as usize) };
+        for (rank, &(_, item)) in all.iter().enumerate() {
+            let slot = if item & 1 == 1 { end.get_mut((item >> 1) as usize) } else { through.get_mut((item >> 1) as usize) };
             if let Some(r) = slot {
                 *r = rank as u32 + 1;
             }
         }
         let prefix = all.windows(2).any(|w| match w {
-            &[a, b] => {
-                let ((ta, sa), (tb, _)) = (key(a), key(b));
+            &[(_, a), (_, b)] => {
+                let ((ta, sa), (tb, _)) = (string(a), string(b));
                 tb.len() > ta.len() && tb.starts_with(ta) && tb.get(ta.len()) == Some(&sa)
             }
             _ => false,
@@ -141,38 +155,74 @@ impl Lines {
     }
 
     /// Writes the lines of a count above 0 in the byte order of the whole line
-    /// (`LC_ALL=C sort`): `text;text;… count`.
-    pub fn write(&self, texts: &Texts, out: &mut impl Write) -> std::io::Result<()> {
+    /// (`LC_ALL=C sort`): `text;text;… count`. With `threads`, the sort and the formatting are
+    /// shared with a second thread.
+    pub fn write(&self, texts: &Texts, threads: bool, out: &mut impl Write) -> std::io::Result<()> {
         let lines: Vec<Line> = self.index.iter().filter(|l| l.count > 0).copied().collect();
         let mut order: Vec<u32> = (0..lines.len() as u32).collect();
         let none = Line { hash: 0, start: 0, len: 0, count: 0 };
         let line = |i: u32| lines.get(i as usize).copied().unwrap_or(none);
-        let (through, end) = texts.ranks();
+        let (through, end) = texts.ranks(threads);
         match end {
-            Some(end) => self.sort_by_ranks(&lines, &mut order, &through, &end),
+            Some(end) => self.sort_by_ranks(&lines, &mut order, &through, &end, threads),
             None => order.sort_unstable_by(|&a, &b| {
                 let (la, lb) = (line(a), line(b));
                 compare(texts, &through, self.tokens_of(&la), la.count, self.tokens_of(&lb), lb.count)
             }),
         }
-        let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
-        for i in order {
-            let l = line(i);
-            for (n, &t) in self.tokens_of(&l).iter().enumerate() {
-                if n > 0 {
-                    buf.push(b';');
+        let format = |chunk: &[u32], buf: &mut Vec<u8>| {
+            for &i in chunk {
+                let l = line(i);
+                for (n, &t) in self.tokens_of(&l).iter().enumerate() {
+                    if n > 0 {
+                        buf.push(b';');
+                    }
+                    buf.extend_from_slice(texts.get(t));
                 }
-                buf.extend_from_slice(texts.get(t));
+                buf.push(b' ');
+                push_count(buf, l.count);
+                buf.push(b'\n');
             }
-            buf.push(b' ');
-            push_count(&mut buf, l.count);
-            buf.push(b'\n');
-            if buf.len() >= 1 << 20 {
-                out.write_all(&buf)?;
+        };
+        const CHUNK: usize = 2048;
+        if !threads {
+            let mut buf = Vec::with_capacity(1 << 21);
+            for chunk in order.chunks(CHUNK) {
                 buf.clear();
+                format(chunk, &mut buf);
+                out.write_all(&buf)?;
             }
+            return Ok(());
         }
-        out.write_all(&buf)
+        // Chunks of lines formatted in turn here and on a second thread, written in order.
+        std::thread::scope(|scope| {
+            let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+            let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+            let order = &order;
+            scope.spawn(move || {
+                for chunk in order.chunks(CHUNK).skip(1).step_by(2) {
+                    let mut buf = empty_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(1 << 21));
+                    buf.clear();
+                    format(chunk, &mut buf);
+                    if full_tx.send(buf).is_err() {
+                        break;
+                    }
+                }
+            });
+            let mut buf = Vec::with_capacity(1 << 21);
+            for (i, chunk) in order.chunks(CHUNK).enumerate() {
+                if i % 2 == 0 {
+                    buf.clear();
+                    format(chunk, &mut buf);
+                    out.write_all(&buf)?;
+                } else {
+                    let theirs = full_rx.recv().map_err(|_| std::io::Error::other("the formatting thread stopped"))?;
+                    out.write_all(&theirs)?;
+                    let _ = empty_tx.send(theirs);
+                }
+            }
+            Ok(())
+        })
     }
 
     /// Sorts lines by their sequences of ranks (`through` for a text the line goes on after,
@@ -180,45 +230,31 @@ impl Lines {
     /// when no rank string starts another. Most significant digit first: the ranks of a few
     /// places at a time packed into one key, sorted, then each run of equal keys by the next
     /// places (the keys sort in a compact array, the lines' tokens are read once per place).
-    fn sort_by_ranks(&self, lines: &[Line], order: &mut [u32], through: &[u32], end: &[u32]) {
+    /// With `threads`, the runs after the first places are shared with a second thread.
+    fn sort_by_ranks(&self, lines: &[Line], order: &mut [u32], through: &[u32], end: &[u32], threads: bool) {
         let max = through.len().saturating_mul(2).max(1) as u128;
         let bits = (128 - max.leading_zeros()).max(1);
         let per_key = (128 / bits) as usize;
         let none = Line { hash: 0, start: 0, len: 0, count: 0 };
-        let fill = |elems: &mut [(u128, u32)], depth: usize| {
-            for e in elems.iter_mut() {
-                let l = lines.get(e.1 as usize).copied().unwrap_or(none);
-                let tokens = self.tokens_of(&l);
-                let mut key = 0u128;
-                for place in depth..depth + per_key {
-                    let rank = match tokens.get(place) {
-                        Some(&t) if place + 1 < tokens.len() => through.get(t as usize).copied().unwrap_or(0),
-                        Some(&t) => end.get(t as usize).copied().unwrap_or(0),
-                        None => 0,
-                    };
-                    key = (key << bits) | u128::from(rank);
-                }
-                e.0 = key;
+        let key = |i: u32, depth: usize| {
+            let l = lines.get(i as usize).copied().unwrap_or(none);
+            let tokens = self.tokens_of(&l);
+            let mut key = 0u128;
+            for place in depth..depth + per_key {
+                let rank = match tokens.get(place) {
+                    Some(&t) if place + 1 < tokens.len() => through.get(t as usize).copied().unwrap_or(0),
+                    Some(&t) => end.get(t as usize).copied().unwrap_or(0),
+                    None => 0,
+                };
+                key = (key << bits) | u128::from(rank);
             }
-            elems.sort_unstable_by_key(|e| e.0);
+            key
         };
+        // Equal keys whose last place is empty belong to lines that ended: equal lines,
+        // which cannot be.
+        let more = |k: u128| k & ((1u128 << bits) - 1) != 0;
         let mut elems: Vec<(u128, u32)> = order.iter().map(|&i| (0, i)).collect();
-        let mut todo: Vec<(usize, usize, usize)> = vec![(0, elems.len(), 0)];
-        while let Some((start, stop, depth)) = todo.pop() {
-            let Some(range) = elems.get_mut(start..stop) else { continue };
-            fill(range, depth);
-            let mut i = 0;
-            while i < range.len() {
-                let key = range.get(i).map_or(0, |e| e.0);
-                let run = range.get(i..).map_or(0, |r| r.iter().take_while(|e| e.0 == key).count()).max(1);
-                // Equal keys that still have places to compare (a key whose last place is
-                // empty belongs to lines that ended: equal lines, which cannot be).
-                if run > 1 && key & ((1u128 << bits) - 1) != 0 {
-                    todo.push((start + i, start + i + run, depth + per_key));
-                }
-                i += run;
-            }
-        }
+        msd_sort(&mut elems, per_key, &key, &more, threads);
         for (o, e) in order.iter_mut().zip(&elems) {
             *o = e.1;
         }

@@ -20,6 +20,7 @@
 
 mod counter;
 mod lines;
+mod msd;
 mod state;
 
 use std::collections::VecDeque;
@@ -66,6 +67,7 @@ pub struct Collapsed {
     /// Stack entries read, entries not shared with the thread's previous stack (looked up),
     /// frame texts made.
     pub counters: [u64; 3],
+    threaded: bool,
 }
 
 impl Collapsed {
@@ -74,9 +76,10 @@ impl Collapsed {
         self.lines.len()
     }
 
-    /// Writes the folded text: `comm;root;…;leaf count` lines in byte order.
+    /// Writes the folded text: `comm;root;…;leaf count` lines in byte order (sorted and
+    /// formatted on two threads when made by [`collapse_threaded`]).
     pub fn write(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
-        self.lines.write(&self.texts, out)
+        self.lines.write(&self.texts, self.threaded, out)
     }
 }
 
@@ -157,7 +160,7 @@ pub fn collapse_threaded(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapse
         let (c, _) = run(data, extra, counter)?;
         // The sender is gone with the counter: the counting thread ends.
         let lines = counting.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        Ok(c.map(|c| c.into_collapsed(lines)))
+        Ok(c.map(|c| Collapsed { threaded: true, ..c.into_collapsed(lines) }))
     })
 }
 
@@ -207,7 +210,7 @@ fn kernel_ip(misc_bits: u16) -> bool {
 
 impl Collapser {
     fn into_collapsed(self, lines: Lines) -> Collapsed {
-        Collapsed { counters: self.state.counters, texts: self.texts, lines, diagnostics: self.diag }
+        Collapsed { counters: self.state.counters, texts: self.texts, lines, diagnostics: self.diag, threaded: false }
     }
 
     fn push(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {

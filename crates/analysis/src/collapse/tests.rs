@@ -51,7 +51,7 @@ fn sorted_lines(texts: &Texts, lines: &[(&[&str], u64)]) -> String {
     }
     let _ = texts;
     let mut out = Vec::new();
-    l.write(&t, &mut out).unwrap();
+    l.write(&t, false, &mut out).unwrap();
     String::from_utf8(out).unwrap()
 }
 
