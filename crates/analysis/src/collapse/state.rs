@@ -141,11 +141,8 @@ impl State {
         let process = processes.get(&pid);
         let generations = (process.map_or(0, |p| p.1), *kernel_generation);
         let space = process.map(|p| &p.0);
-        let memo = &mut thread.memo;
-        let reused = if memo.generations == generations { memo.entries.iter().zip(entries.iter()).take_while(|(a, b)| a == b).count() } else { 0 };
-        memo.generations = generations;
-        memo.tokens.truncate(reused);
-        memo.entries.truncate(reused);
+        let reused = thread.memo.pick(generations, entries);
+        let memo = &mut thread.memo.current;
         counters[0] += entries.len() as u64;
         counters[1] += (entries.len() - reused) as u64;
         for &(addr, mode) in entries.get(reused..).unwrap_or(&[]) {
@@ -223,12 +220,69 @@ struct Thread {
     memo: Memo,
 }
 
-/// A thread's previous stack: its entries (root first) and their frame texts.
+/// A stack: its entries (root first) and their frame texts.
+#[derive(Clone, Debug, Default)]
+struct Stack {
+    entries: Vec<(u64, CpuMode)>,
+    tokens: Vec<u32>,
+}
+
+/// How many recent stacks of a thread are kept.
+const RECENT: usize = 4;
+
+/// A thread's recent stacks (threads alternate between a few call paths), all read in the
+/// same mappings: a new stack takes the frames of the longest root part it shares with one
+/// of them (as the builder's `RecentStacks` does).
 #[derive(Default)]
 struct Memo {
     generations: (u64, u64),
-    entries: Vec<(u64, CpuMode)>,
-    tokens: Vec<u32>,
+    /// The stack of the thread's last sample.
+    current: Stack,
+    /// Older ones, most recent first.
+    others: Vec<Stack>,
+    /// The buffers of the one forgotten last.
+    spare: Option<Stack>,
+}
+
+impl Memo {
+    /// Makes `current` the longest root part of `entries` found among the recent stacks and
+    /// returns its length (the entries after it are to be added to `current`).
+    fn pick(&mut self, generations: (u64, u64), entries: &[(u64, CpuMode)]) -> usize {
+        if self.generations != generations {
+            self.generations = generations;
+            self.current.entries.clear();
+            self.current.tokens.clear();
+            self.others.clear();
+        }
+        let common = |s: &Stack| s.entries.iter().zip(entries).take_while(|(a, b)| a == b).count();
+        let current = common(&self.current);
+        if current == self.current.entries.len() {
+            return current;
+        }
+        let mut best = (None, current);
+        for (i, s) in self.others.iter().enumerate() {
+            let c = common(s);
+            if c > best.1 {
+                best = (Some(i), c);
+            }
+        }
+        let (from, reused) = best;
+        let mut slot = self.spare.take().unwrap_or_default();
+        let source = match from.and_then(|i| self.others.get(i)) {
+            Some(s) => s,
+            None => &self.current,
+        };
+        slot.entries.clear();
+        slot.tokens.clear();
+        slot.entries.extend_from_slice(source.entries.get(..reused).unwrap_or(&[]));
+        slot.tokens.extend_from_slice(source.tokens.get(..reused).unwrap_or(&[]));
+        std::mem::swap(&mut self.current, &mut slot);
+        self.others.insert(0, slot);
+        if self.others.len() >= RECENT {
+            self.spare = self.others.pop();
+        }
+        reused
+    }
 }
 
 /// A sample's stack as recorded: its callchain (leaf first, with context markers, and the
