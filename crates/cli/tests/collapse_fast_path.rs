@@ -9,15 +9,23 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn collapse(file: &Path, general: bool) -> Output {
+/// Runs `collapse --no-symbols` on the general path, or on the fast path on one thread or on
+/// several.
+fn run(file: &Path, general: bool, one_thread: bool) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_perfscope"));
     cmd.args(["collapse", "--no-symbols"]).arg(file).env("PERFSCOPE_COLLAPSE_STATS", "1");
+    cmd.env_remove("PERFSCOPE_COLLAPSE_GENERAL").env_remove("PERFSCOPE_COLLAPSE_ONE_THREAD");
     if general {
         cmd.env("PERFSCOPE_COLLAPSE_GENERAL", "1");
-    } else {
-        cmd.env_remove("PERFSCOPE_COLLAPSE_GENERAL");
+    }
+    if one_thread {
+        cmd.env("PERFSCOPE_COLLAPSE_ONE_THREAD", "1");
     }
     cmd.output().unwrap()
+}
+
+fn collapse(file: &Path, general: bool) -> Output {
+    run(file, general, false)
 }
 
 /// Whether the run took the fast path (it says so on stderr with PERFSCOPE_COLLAPSE_STATS).
@@ -39,6 +47,8 @@ fn same_output(file: &Path) -> bool {
     // The warnings too, but for the fast path's own line.
     let warnings = |o: &Output| String::from_utf8_lossy(&o.stderr).lines().filter(|l| !l.starts_with("collapse: ")).map(str::to_owned).collect::<Vec<_>>();
     assert_eq!(warnings(&f), warnings(&g), "{name}: warnings");
+    let one = run(file, false, true);
+    assert_eq!((one.status.code(), &one.stdout), (f.status.code(), &f.stdout), "{name}: the fast path on one thread");
     fast(&f)
 }
 
