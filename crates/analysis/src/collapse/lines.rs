@@ -170,18 +170,34 @@ impl Lines {
                 compare(texts, &through, self.tokens_of(&la), la.count, self.tokens_of(&lb), lb.count)
             }),
         }
+        // A line's start shared with the line before (in order, most of it) is copied from
+        // that line's bytes rather than put together again from its texts.
         let format = |chunk: &[u32], buf: &mut Vec<u8>| {
+            let mut prev: &[u32] = &[];
+            let mut prev_start = 0;
+            // Where each token of the line before ends, from the line's start.
+            let mut ends: Vec<usize> = Vec::new();
             for &i in chunk {
                 let l = line(i);
-                for (n, &t) in self.tokens_of(&l).iter().enumerate() {
+                let tokens = self.tokens_of(&l);
+                let common = common_prefix(prev, tokens).min(tokens.len().saturating_sub(1));
+                let start = buf.len();
+                ends.truncate(common);
+                if let Some(&end) = ends.last() {
+                    buf.extend_from_within(prev_start..prev_start + end);
+                }
+                for (n, &t) in tokens.iter().enumerate().skip(common) {
                     if n > 0 {
                         buf.push(b';');
                     }
                     buf.extend_from_slice(texts.get(t));
+                    ends.push(buf.len() - start);
                 }
                 buf.push(b' ');
                 push_count(buf, l.count);
                 buf.push(b'\n');
+                prev = tokens;
+                prev_start = start;
             }
         };
         const CHUNK: usize = 2048;
