@@ -158,7 +158,9 @@ impl Lines {
     /// (`LC_ALL=C sort`): `text;text;… count`. With `threads`, the sort and the formatting are
     /// shared with a second thread.
     pub fn write(&self, texts: &Texts, threads: bool, out: &mut impl Write) -> std::io::Result<()> {
-        let lines: Vec<Line> = self.index.iter().filter(|l| l.count > 0).copied().collect();
+        let mut lines: Vec<Line> = self.index.iter().filter(|l| l.count > 0).copied().collect();
+        // In the order of their tokens in memory (the first sort reads them all).
+        lines.sort_unstable_by_key(|l| l.start);
         let mut order: Vec<u32> = (0..lines.len() as u32).collect();
         let none = Line { hash: 0, start: 0, len: 0, count: 0 };
         let line = |i: u32| lines.get(i as usize).copied().unwrap_or(none);

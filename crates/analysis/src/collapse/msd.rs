@@ -39,21 +39,43 @@ where
             runs(range, depth, start, &mut todo);
         }
     };
-    fill(elems, 0);
     if threads && elems.len() > 1024 {
-        // Two halves that split no run.
-        let half = elems.len() / 2;
-        let k = elems.get(half).map_or(0, |e| e.0);
-        let mid = half + elems.get(half..).map_or(0, |r| r.iter().take_while(|e| e.0 == k).count());
-        let (left, right) = elems.split_at_mut(mid);
-        let deeper = |part: &mut [(u128, u32)]| {
-            let mut todo = Vec::new();
-            runs(part, 0, 0, &mut todo);
-            refine(part, todo);
+        // The first keys in two halves, then one sort.
+        let (a, b) = elems.split_at_mut(elems.len() / 2);
+        let keys = |part: &mut [(u128, u32)]| {
+            for e in part.iter_mut() {
+                e.0 = key(e.1, 0);
+            }
         };
         std::thread::scope(|scope| {
-            scope.spawn(|| deeper(right));
-            deeper(left);
+            scope.spawn(|| keys(b));
+            keys(a);
+        });
+        elems.sort_unstable_by_key(|e| e.0);
+    } else {
+        fill(elems, 0);
+    }
+    if threads && elems.len() > 1024 {
+        let len = elems.len();
+        let half = len / 2;
+        let mut todo = Vec::new();
+        runs(elems, 0, 0, &mut todo);
+        // A big run across the middle is sorted further here first, so that the halves are
+        // about even (lines often share their first places: a command and its roots).
+        while let Some(k) = todo.iter().position(|&(s, e, _)| s <= half && half < e && e - s > len / 8) {
+            let (start, stop, depth) = todo.swap_remove(k);
+            let Some(range) = elems.get_mut(start..stop) else { break };
+            fill(range, depth);
+            runs(range, depth, start, &mut todo);
+        }
+        // Split at the middle, or at the end of the (small) run across it.
+        let mid = todo.iter().find(|&&(s, e, _)| s <= half && half < e).map_or(half, |&(_, e, _)| e);
+        let (left_todo, right_todo): (Vec<_>, Vec<_>) = todo.into_iter().partition(|&(_, e, _)| e <= mid);
+        let right_todo: Vec<_> = right_todo.into_iter().map(|(s, e, d)| (s - mid, e - mid, d)).collect();
+        let (left, right) = elems.split_at_mut(mid);
+        std::thread::scope(|scope| {
+            scope.spawn(|| refine(right, right_todo));
+            refine(left, left_todo);
         });
     } else {
         let mut todo = Vec::new();
