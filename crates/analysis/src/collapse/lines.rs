@@ -158,6 +158,16 @@ impl Lines {
     /// (`LC_ALL=C sort`): `text;text;… count`. With `threads`, the sort and the formatting are
     /// shared with a second thread.
     pub fn write(&self, texts: &Texts, threads: bool, out: &mut impl Write) -> std::io::Result<()> {
+        self.write_buffers(texts, threads, &mut |buf| {
+            out.write_all(&buf)?;
+            Ok(buf)
+        })
+    }
+
+    /// [`Lines::write`], handing each filled buffer (a few MB of whole lines) to `sink`, which
+    /// gives back a buffer to fill next (the same one, or another: no copy is needed to send
+    /// the text elsewhere).
+    pub fn write_buffers(&self, texts: &Texts, threads: bool, sink: &mut dyn FnMut(Vec<u8>) -> std::io::Result<Vec<u8>>) -> std::io::Result<()> {
         let mut lines: Vec<Line> = self.index.iter().filter(|l| l.count > 0).copied().collect();
         // In the order of their tokens in memory (the first sort reads them all).
         lines.sort_unstable_by_key(|l| l.start);
@@ -208,7 +218,7 @@ impl Lines {
             for chunk in order.chunks(CHUNK) {
                 buf.clear();
                 format(chunk, &mut buf);
-                out.write_all(&buf)?;
+                buf = sink(buf)?;
             }
             return Ok(());
         }
@@ -232,11 +242,10 @@ impl Lines {
                 if i % 2 == 0 {
                     buf.clear();
                     format(chunk, &mut buf);
-                    out.write_all(&buf)?;
+                    buf = sink(buf)?;
                 } else {
                     let theirs = full_rx.recv().map_err(|_| std::io::Error::other("the formatting thread stopped"))?;
-                    out.write_all(&theirs)?;
-                    let _ = empty_tx.send(theirs);
+                    let _ = empty_tx.send(sink(theirs)?);
                 }
             }
             Ok(())

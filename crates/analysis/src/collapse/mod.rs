@@ -81,6 +81,12 @@ impl Collapsed {
     pub fn write(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         self.lines.write(&self.texts, self.threaded, out)
     }
+
+    /// [`Collapsed::write`], handing each filled buffer (whole lines) to `sink`, which gives
+    /// back an empty buffer to fill next: the text can be sent on without a copy.
+    pub fn write_buffers(&self, mut sink: impl FnMut(Vec<u8>) -> std::io::Result<Vec<u8>>) -> std::io::Result<()> {
+        self.lines.write_buffers(&self.texts, self.threaded, &mut sink)
+    }
 }
 
 /// A side-band record, decoded.

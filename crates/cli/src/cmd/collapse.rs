@@ -187,6 +187,17 @@ impl ChannelWriter {
     }
 }
 
+impl ChannelWriter {
+    /// Sends a filled buffer as it is (after what was written before); returns an empty one.
+    fn hand_over(&mut self, full: Vec<u8>) -> std::io::Result<Vec<u8>> {
+        if !self.buf.is_empty() {
+            self.send()?;
+        }
+        self.full.send(full).map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+        Ok(self.empty.try_recv().unwrap_or_default())
+    }
+}
+
 impl std::io::Write for ChannelWriter {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
         self.buf.extend_from_slice(data);
@@ -249,7 +260,7 @@ fn run_fast(args: &ProfileArgs) -> Result<Option<ExitCode>, String> {
         eprintln!("collapse: {} samples, {} lines, stack entries {:?}", collapsed.diagnostics.kept_samples, collapsed.lines(), collapsed.counters);
     }
     let had_errors = !collapsed.diagnostics.errors.is_empty();
-    let written = write_on_thread(|out| collapsed.write(out));
+    let written = write_on_thread(|out| collapsed.write_buffers(|buf| out.hand_over(buf)));
     // The process ends now: freeing the tables entry by entry would only cost time.
     std::mem::forget(collapsed);
     std::mem::forget(input);
