@@ -12,9 +12,7 @@ use rustc_hash::FxBuildHasher;
 use super::msd::msd_sort;
 
 fn hash_words<T: Hash>(words: &[T]) -> u64 {
-    let mut h = FxBuildHasher.build_hasher();
-    words.hash(&mut h);
-    h.finish()
+    FxBuildHasher.hash_one(words)
 }
 
 fn hash_bytes(bytes: &[u8]) -> u64 {

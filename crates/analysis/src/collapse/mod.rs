@@ -1,19 +1,23 @@
 //! The folded stacks of a recording without symbols (`perfscope collapse --no-symbols`),
 //! without building a [`crate::profile::Profile`]: the same text as
 //! [`crate::export::folded::write_folded`] over the profile that
-//! [`crate::load::load_profile`] builds with `module+0xoffset` names, byte for byte, faster.
+//! [`crate::load::load_profile`] builds with `module+0xoffset` names, byte for byte.
 //!
-//! Samples are counted by a key of raw values — the thread's name, the generations of the
-//! process's and the kernel's mappings, and the callchain words as recorded — hashed once per
-//! sample. Each distinct key is read into its line (names of frames, root first) once, when it
-//! is first seen; keys whose lines print the same merge there. The lines are sorted by their
-//! bytes at the end.
+//! Each sample is read into its line — the thread name's parts, then one text id per frame,
+//! root first — and the line is counted in a table of distinct lines (one probe per sample,
+//! the count kept in the table). The frames of the root part a stack shares with one of its
+//! thread's four recent stacks (read in the same mappings) are taken from it; only the rest
+//! is looked up (mapping, then a `(module, offset)` → text table). At the end the lines are
+//! sorted by their bytes — by ranks of their texts, most significant place first (`msd`) —
+//! and written, each line's start shared with the line before copied from it.
 //!
 //! Records are delivered in time order as the loader delivers them (the same
 //! [`OrderedQueue`], flushed at the same FINISHED_ROUNDs), so each sample sees the thread names
 //! and mappings the loader's would; but a queued sample is only its pid, tid, mode and
 //! callchain words (copied into an arena per round), and the side-band records (MMAP, COMM,
 //! FORK, KSYMBOL) are decoded once, when read.
+//!
+//! [`collapse_threaded`] counts the lines on a second thread and sorts and formats them on two.
 //!
 //! Not covered (the caller uses the general path): DWARF-mode stacks (they are unwound with
 //! the binaries), and samples with PERF_SAMPLE_READ (delivered once per moved counter).
