@@ -25,18 +25,16 @@
 mod counter;
 mod lines;
 mod msd;
+mod reader;
 mod state;
 
 use std::collections::VecDeque;
 
-use perfscope_format::constants::{misc, sample_type, HeaderFeature, RecordType};
-use perfscope_format::features::build_id::{parse_build_id_record, parse_build_ids};
-use perfscope_format::metadata::Metadata;
-use perfscope_format::records::{RawRecord, Record, SampleRecord};
 use perfscope_format::walk::{walk, Item};
 
 use self::counter::{count_batches, Counter};
 use self::lines::{Lines, Texts};
+use self::reader::{Batch, Event, Reader, Side, HAS_CALLCHAIN, KERNEL_IP, SAMPLE_HEADER};
 use self::state::{Chain, State};
 use crate::builder::CpuMode;
 use crate::load::{LoadDiagnostics, LoadError};
@@ -93,14 +91,6 @@ impl Collapsed {
     }
 }
 
-/// A side-band record, decoded.
-enum Side {
-    Mmap { pid: u32, start: u64, len: u64, pgoff: u64, filename: String },
-    Comm { pid: u32, tid: u32, name: String },
-    Fork { ppid: u32, ptid: u32, pid: u32, tid: u32 },
-    Ksymbol { addr: u64, len: u64, name: String },
-}
-
 /// A queued record.
 #[derive(Clone, Copy, Debug)]
 enum Queued {
@@ -117,13 +107,6 @@ struct Chunk {
     live: usize,
 }
 
-/// The words of a queued sample before its callchain: (pid, tid), flags, ip, length.
-const SAMPLE_HEADER: usize = 4;
-/// Flag: the ip is a kernel address.
-const KERNEL_IP: u64 = 1;
-/// Flag: the sample has a callchain (else its ip alone is its stack).
-const HAS_CALLCHAIN: u64 = 2;
-
 struct Collapser {
     queue: OrderedQueue<Queued>,
     chunks: VecDeque<Chunk>,
@@ -134,10 +117,8 @@ struct Collapser {
     texts: Texts,
     counter: Counter,
     token_buf: Vec<u32>,
-    scratch: Vec<u64>,
     diag: LoadDiagnostics,
     unsupported: Option<Unsupported>,
-    features_read: bool,
 }
 
 /// Counts the folded lines of a recording (`data`, and a `--threads` directory's `extra`
@@ -155,7 +136,7 @@ struct Collapser {
 /// assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), folded.lines());
 /// ```
 pub fn collapse(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupported>, LoadError> {
-    let (c, lines) = run(data, extra, Counter::Here(Lines::default()))?;
+    let (c, lines) = run(data, extra, Counter::Here(Lines::default()), false)?;
     Ok(c.map(|c| c.into_collapsed(lines.unwrap_or_default())))
 }
 
@@ -167,7 +148,7 @@ pub fn collapse_threaded(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapse
         let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u32>>();
         let counting = scope.spawn(move || count_batches(full_rx, empty_tx));
         let counter = Counter::Batches { buf: Vec::new(), full: full_tx, empty: empty_rx, closed: false };
-        let (c, _) = run(data, extra, counter)?;
+        let (c, _) = run(data, extra, counter, true)?;
         // The sender is gone with the counter: the counting thread ends.
         let lines = counting.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
         Ok(c.map(|c| Collapsed { threaded: true, ..c.into_collapsed(lines) }))
@@ -175,7 +156,9 @@ pub fn collapse_threaded(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapse
 }
 
 /// Reads the records into `counter`; returns the state and, when counted here, the lines.
-fn run(data: &[u8], extra: &[&[u8]], counter: Counter) -> Result<(Result<Collapser, Unsupported>, Option<Lines>), LoadError> {
+/// With `threads`, the records are read (framed, decompressed, decoded) on a thread of their
+/// own.
+fn run(data: &[u8], extra: &[&[u8]], counter: Counter, threads: bool) -> Result<(Result<Collapser, Unsupported>, Option<Lines>), LoadError> {
     let mut c = Collapser {
         queue: OrderedQueue::new(),
         chunks: VecDeque::from([Chunk::default()]),
@@ -186,36 +169,68 @@ fn run(data: &[u8], extra: &[&[u8]], counter: Counter) -> Result<(Result<Collaps
         texts: Texts::default(),
         counter,
         token_buf: Vec::new(),
-        scratch: Vec::new(),
         diag: LoadDiagnostics::default(),
         unsupported: None,
-        features_read: false,
     };
-    walk(data, extra, |meta, _part, item| {
-        if c.unsupported.is_some() {
-            return;
-        }
-        match item {
-            Item::Record(rec) => c.push(meta, rec),
-            Item::Error(e) => c.diag.errors.push(*e),
-        }
-    })
+    let reader = if threads {
+        std::thread::scope(|scope| {
+            let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+            let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Batch>();
+            let reading = scope.spawn(move || {
+                let mut reader = Reader::default();
+                let mut batch = Batch::default();
+                let walked = walk(data, extra, |meta, _part, item| {
+                    match item {
+                        Item::Record(rec) => reader.read(meta, rec, &mut batch),
+                        Item::Error(e) => batch.events.push(Event::Error(*e)),
+                    }
+                    if batch.is_full() {
+                        let next = empty_rx.try_recv().unwrap_or_default();
+                        // A closed channel: the delivery stopped (it cannot before the end).
+                        let _ = full_tx.send(std::mem::replace(&mut batch, next));
+                    }
+                });
+                let _ = full_tx.send(batch);
+                walked.map(|_| reader)
+            });
+            for mut batch in full_rx {
+                c.accept(&batch);
+                batch.clear();
+                let _ = empty_tx.send(batch);
+            }
+            reading.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+        })
+    } else {
+        let mut reader = Reader::default();
+        let mut batch = Batch::default();
+        let walked = walk(data, extra, |meta, _part, item| {
+            match item {
+                Item::Record(rec) => reader.read(meta, rec, &mut batch),
+                Item::Error(e) => batch.events.push(Event::Error(*e)),
+            }
+            if batch.is_full() {
+                c.accept(&batch);
+                batch.clear();
+            }
+        });
+        c.accept(&batch);
+        walked.map(|_| reader)
+    }
     .map_err(LoadError::Format)?;
     if let Some(u) = c.unsupported {
         return Ok((Err(u), None));
     }
     c.finish();
+    let r = reader.diag;
+    let d = &mut c.diag;
+    d.lost_records = r.lost_records;
+    d.lost_events = r.lost_events;
+    d.lost_samples = r.lost_samples;
+    d.throttles = r.throttles;
+    d.unthrottles = r.unthrottles;
     let counter = std::mem::replace(&mut c.counter, Counter::Here(Lines::default()));
     let lines = counter.finish();
     Ok((Ok(c), lines))
-}
-
-fn lossy(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn kernel_ip(misc_bits: u16) -> bool {
-    matches!(misc_bits & misc::CPUMODE_MASK, misc::KERNEL | misc::HYPERVISOR | misc::GUEST_KERNEL)
 }
 
 impl Collapser {
@@ -223,116 +238,39 @@ impl Collapser {
         Collapsed { counters: self.state.counters, texts: self.texts, lines, diagnostics: self.diag, threaded: false }
     }
 
-    fn push(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
-        if !self.features_read {
-            self.features_read = true;
-            if let Some(Err(e)) = meta.feature(HeaderFeature::BUILD_ID).map(parse_build_ids) {
-                self.diag.errors.push(e);
+    /// Takes the events of a batch: queues what waits for its turn, delivers the rest.
+    fn accept(&mut self, batch: &Batch) {
+        for event in &batch.events {
+            if self.unsupported.is_some() {
+                return;
             }
-        }
-        let t = rec.type_();
-        match t {
-            RecordType::FINISHED_ROUND => return self.finished_round(),
-            RecordType::HEADER_BUILD_ID => {
-                if let Err(e) = parse_build_id_record(rec.header.misc, rec.body_bytes()) {
-                    self.diag.errors.push(e);
+            match event {
+                Event::Round => self.finished_round(),
+                Event::Error(e) => self.diag.errors.push(*e),
+                Event::Unsupported(u) => self.unsupported = Some(*u),
+                &Event::Sample { time, start, end } => {
+                    let words = batch.words.get(start..end).unwrap_or(&[]);
+                    match time {
+                        Some(time) => {
+                            if self.chunks.is_empty() {
+                                self.chunks.push_back(Chunk::default());
+                            }
+                            let chunk_id = self.first_chunk + self.chunks.len() as u64 - 1;
+                            let Some(chunk) = self.chunks.back_mut() else { return };
+                            let start = chunk.words.len();
+                            chunk.words.extend_from_slice(words);
+                            chunk.live += 1;
+                            self.queue.push(time, Queued::Sample { chunk: chunk_id, start });
+                            self.diag.copied_records += 1;
+                        }
+                        None => Self::count(&mut self.state, &mut self.texts, &mut self.counter, &mut self.token_buf, &mut self.diag, words),
+                    }
                 }
-                return;
-            }
-            RecordType::SAMPLE
-            | RecordType::MMAP
-            | RecordType::MMAP2
-            | RecordType::COMM
-            | RecordType::FORK
-            | RecordType::EXIT
-            | RecordType::KSYMBOL
-            | RecordType::LOST
-            | RecordType::LOST_SAMPLES
-            | RecordType::THROTTLE
-            | RecordType::UNTHROTTLE => {}
-            _ => return,
-        }
-        let record = match meta.parse(rec) {
-            Ok(r) => r,
-            Err(e) => return self.diag.errors.push(e),
-        };
-        let time = meta.events.record_time(rec).filter(|&t| t != 0 && t != u64::MAX);
-        let side = match record {
-            Record::Sample(s) => return self.sample(meta, &s, time),
-            Record::Mmap(m) => Side::Mmap { pid: m.pid, start: m.start, len: m.len, pgoff: m.pgoff, filename: lossy(m.filename.0) },
-            Record::Mmap2(m) => Side::Mmap { pid: m.pid, start: m.start, len: m.len, pgoff: m.pgoff, filename: lossy(m.filename.0) },
-            Record::Comm(c) => Side::Comm { pid: c.pid, tid: c.tid, name: lossy(c.comm.0) },
-            Record::Fork(f) => Side::Fork { ppid: f.ppid, ptid: f.ptid, pid: f.pid, tid: f.tid },
-            Record::Ksymbol(k) if !k.is_unregister() => Side::Ksymbol { addr: k.addr, len: u64::from(k.len), name: lossy(k.name.0) },
-            Record::Lost(l) => {
-                self.diag.lost_records += 1;
-                self.diag.lost_events = self.diag.lost_events.saturating_add(l.lost);
-                return;
-            }
-            Record::LostSamples(l) => {
-                self.diag.lost_samples = self.diag.lost_samples.saturating_add(l.lost);
-                return;
-            }
-            Record::Throttle(_) => {
-                self.diag.throttles += 1;
-                return;
-            }
-            Record::Unthrottle(_) => {
-                self.diag.unthrottles += 1;
-                return;
-            }
-            _ => return,
-        };
-        match time {
-            Some(time) => {
-                self.side.push(Some(side));
-                self.queue.push(time, Queued::Side(self.side.len() - 1));
-            }
-            None => self.apply(side),
-        }
-    }
-
-    fn sample(&mut self, meta: &Metadata, s: &SampleRecord<'_>, time: Option<u64>) {
-        let st = meta.events.attr(s.event).map_or(0, |a| a.sample_type);
-        if st & sample_type::READ != 0 {
-            self.unsupported = Some(Unsupported::ReadValues);
-            return;
-        }
-        if st & (sample_type::REGS_USER | sample_type::STACK_USER) == sample_type::REGS_USER | sample_type::STACK_USER {
-            self.unsupported = Some(Unsupported::DwarfStacks);
-            return;
-        }
-        let ips = s.callchain.as_ref().map(|c| c.ips());
-        let has_chain = ips.is_some_and(|ips| !ips.is_empty());
-        let flags = if kernel_ip(s.misc) { KERNEL_IP } else { 0 } | if has_chain { HAS_CALLCHAIN } else { 0 };
-        let pid_tid = u64::from(s.pid.unwrap_or(u32::MAX)) | u64::from(s.tid.unwrap_or(u32::MAX)) << 32;
-        let n = ips.map_or(0, |ips| ips.len());
-        let header = [pid_tid, flags, s.ip.unwrap_or(0), n as u64];
-        match time {
-            Some(time) => {
-                if self.chunks.is_empty() {
-                    self.chunks.push_back(Chunk::default());
+                Event::Side { time: Some(time), side } => {
+                    self.side.push(Some(side.clone()));
+                    self.queue.push(*time, Queued::Side(self.side.len() - 1));
                 }
-                let chunk_id = self.first_chunk + self.chunks.len() as u64 - 1;
-                let Some(chunk) = self.chunks.back_mut() else { return };
-                let start = chunk.words.len();
-                chunk.words.extend_from_slice(&header);
-                if let Some(ips) = ips {
-                    chunk.words.extend(ips.iter());
-                }
-                chunk.live += 1;
-                self.queue.push(time, Queued::Sample { chunk: chunk_id, start });
-                self.diag.copied_records += 1;
-            }
-            None => {
-                let mut words = std::mem::take(&mut self.scratch);
-                words.clear();
-                words.extend_from_slice(&header);
-                if let Some(ips) = ips {
-                    words.extend(ips.iter());
-                }
-                Self::count(&mut self.state, &mut self.texts, &mut self.counter, &mut self.token_buf, &mut self.diag, &words);
-                self.scratch = words;
+                Event::Side { time: None, side } => self.apply(side.clone()),
             }
         }
     }
