@@ -17,7 +17,9 @@
 //! callchain words (copied into an arena per round), and the side-band records (MMAP, COMM,
 //! FORK, KSYMBOL) are decoded once, when read.
 //!
-//! [`collapse_threaded`] counts the lines on a second thread and sorts and formats them on two.
+//! [`collapse_threaded`] reads the records (framing, decompressing, decoding) on one thread,
+//! delivers them and names the frames on another, counts the lines on a third, and sorts and
+//! formats them on two.
 //!
 //! Not covered (the caller uses the general path): DWARF-mode stacks (they are unwound with
 //! the binaries), and samples with PERF_SAMPLE_READ (delivered once per moved counter).
@@ -140,8 +142,7 @@ pub fn collapse(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupp
     Ok(c.map(|c| c.into_collapsed(lines.unwrap_or_default())))
 }
 
-/// [`collapse`] on two threads: one reads the records and names the frames, the other counts
-/// the lines. The same result.
+/// [`collapse`] on several threads (see the module docs). The same result.
 pub fn collapse_threaded(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupported>, LoadError> {
     std::thread::scope(|scope| {
         let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u32>>(8);
