@@ -39,3 +39,4 @@ pub mod offcpu;
 pub mod tracepoint;
 pub mod unwind;
 pub mod load;
+pub mod collapse;

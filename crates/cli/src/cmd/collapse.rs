@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
+use perfscope_analysis::collapse::{collapse as collapse_one_thread, collapse_threaded};
+use perfscope_analysis::export::share::is_share;
+use perfscope_analysis::import::detect;
+use perfscope_analysis::open::{open, Opened};
 use perfscope_analysis::export::folded::{write_folded, FoldedOptions};
 use perfscope_analysis::load::{load_profile, LoadDiagnostics, LoadFilter, LoadOptions};
 use perfscope_analysis::profile::Profile;
@@ -183,6 +187,17 @@ impl ChannelWriter {
     }
 }
 
+impl ChannelWriter {
+    /// Sends a filled buffer as it is (after what was written before); returns an empty one.
+    fn hand_over(&mut self, full: Vec<u8>) -> std::io::Result<Vec<u8>> {
+        if !self.buf.is_empty() {
+            self.send()?;
+        }
+        self.full.send(full).map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+        Ok(self.empty.try_recv().unwrap_or_default())
+    }
+}
+
 impl std::io::Write for ChannelWriter {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
         self.buf.extend_from_slice(data);
@@ -221,8 +236,42 @@ fn write_on_thread(produce: impl FnOnce(&mut ChannelWriter) -> std::io::Result<(
     })
 }
 
+/// `collapse --no-symbols` of a perf.data without filters, through the fast path
+/// ([`perfscope_analysis::collapse`]): `None` when it does not apply (symbols, filters, share
+/// or text input, DWARF-mode stacks, read values), for the general path to run.
+fn run_fast(args: &ProfileArgs) -> Result<Option<ExitCode>, String> {
+    let filtered = !args.event.is_empty() || !args.pid.is_empty() || !args.tid.is_empty() || args.time.is_some();
+    if !args.no_symbols || filtered || std::env::var_os("PERFSCOPE_COLLAPSE_GENERAL").is_some() {
+        return Ok(None);
+    }
+    let input = Input::read(&args.file)?;
+    if is_share(&input.bytes) || detect(&input.bytes).is_some() || !matches!(open(&input.bytes), Ok(Opened::PerfData)) {
+        return Ok(None);
+    }
+    let extra: Vec<&[u8]> = input.extra.iter().map(|(_, b)| &b[..]).collect();
+    let threads = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) && std::env::var_os("PERFSCOPE_COLLAPSE_ONE_THREAD").is_none();
+    let collapse_fast = if threads { collapse_threaded } else { collapse_one_thread };
+    let collapsed = match collapse_fast(&input.bytes, &extra).map_err(|e| format!("{}: {e}", args.file.display()))? {
+        Ok(c) => c,
+        Err(_) => return Ok(None),
+    };
+    report_diagnostics(&args.file, &collapsed.diagnostics);
+    if std::env::var_os("PERFSCOPE_COLLAPSE_STATS").is_some() {
+        eprintln!("collapse: {} samples, {} lines, stack entries {:?}", collapsed.diagnostics.kept_samples, collapsed.lines(), collapsed.counters);
+    }
+    let had_errors = !collapsed.diagnostics.errors.is_empty();
+    let written = write_on_thread(|out| collapsed.write_buffers(|buf| out.hand_over(buf)));
+    // The process ends now: freeing the tables entry by entry would only cost time.
+    std::mem::forget(collapsed);
+    std::mem::forget(input);
+    Ok(Some(if written.is_ok() && had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS }))
+}
+
 /// Runs `perfscope collapse`.
 pub fn run(args: &Args) -> Result<ExitCode, String> {
+    if let Some(code) = run_fast(&args.profile)? {
+        return Ok(code);
+    }
     // A perf.data or a share file (`perfscope export --format share`).
     let loaded = super::export::load_with(&args.profile, false)?;
     let written = write_on_thread(|out| write_folded(&loaded.profile, &loaded.filter, FoldedOptions::default(), out));

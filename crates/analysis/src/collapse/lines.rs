@@ -1,0 +1,403 @@
+//! The tables of the collapse fast path: frame texts (interned once each) and the distinct
+//! folded lines (sequences of text ids) with their counts; then the lines in byte order,
+//! written.
+
+use std::cmp::Ordering;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::io::Write;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+
+use super::msd::msd_sort;
+
+fn hash_words<T: Hash>(words: &[T]) -> u64 {
+    FxBuildHasher.hash_one(words)
+}
+
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut h = FxBuildHasher.build_hasher();
+    h.write(bytes);
+    h.finish()
+}
+
+/// Texts by id, each stored once (bytes in one arena).
+#[derive(Default)]
+pub(super) struct Texts {
+    bytes: Vec<u8>,
+    /// `(start, end)` in `bytes` by id.
+    spans: Vec<(usize, usize)>,
+    hashes: Vec<u64>,
+    index: HashTable<u32>,
+}
+
+impl Texts {
+    /// Texts held.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// The rank of each text (by id) in the byte order of `text;` (the order of two lines
+    /// that go on after two different texts at the same place: no text holds a `;`), and
+    /// of `text ` (a line that ends with it), both counted from 1 over all `2 × len` strings.
+    /// The second is `None` when one of the strings is the start of another (a text that
+    /// starts with another one and a space), where the order of lines also depends on counts.
+    fn ranks(&self, threads: bool) -> (Vec<u32>, Option<Vec<u32>>) {
+        // Item `2 · id + end`: the text and its separator.
+        let string = |item: u32| (self.get(item >> 1), if item & 1 == 1 { b' ' } else { b';' });
+        // 15 bytes from `depth` (zeros past the end) and how many of them there are: a
+        // string before the strings it starts (a zero byte in a text would look like the
+        // padding; the count tells them apart).
+        let key = |item: u32, depth: usize| {
+            let (text, sep) = string(item);
+            let mut k = 0u128;
+            let mut n = 0u128;
+            for i in depth..depth + 15 {
+                let b = match text.get(i) {
+                    Some(&b) => Some(b),
+                    None if i == text.len() => Some(sep),
+                    None => None,
+                };
+                n += u128::from(b.is_some());
+                k = (k << 8) | u128::from(b.unwrap_or(0));
+            }
+            (k << 8) | n
+        };
+        let n = u32::try_from(self.len()).unwrap_or(u32::MAX / 2).min(u32::MAX / 2);
+        let mut all: Vec<(u128, u32)> = (0..n * 2).map(|i| (0, i)).collect();
+        msd_sort(&mut all, 15, &key, &|k| k & 0xff == 15, threads);
+        let mut through = vec![0u32; self.len()];
+        let mut end = vec![0u32; self.len()];
+        for (rank, &(_, item)) in all.iter().enumerate() {
+            let slot = if item & 1 == 1 { end.get_mut((item >> 1) as usize) } else { through.get_mut((item >> 1) as usize) };
+            if let Some(r) = slot {
+                *r = rank as u32 + 1;
+            }
+        }
+        let prefix = all.windows(2).any(|w| match w {
+            &[(_, a), (_, b)] => {
+                let ((ta, sa), (tb, _)) = (string(a), string(b));
+                tb.len() > ta.len() && tb.starts_with(ta) && tb.get(ta.len()) == Some(&sa)
+            }
+            _ => false,
+        });
+        (through, (!prefix).then_some(end))
+    }
+
+    pub fn get(&self, id: u32) -> &[u8] {
+        let (start, end) = self.spans.get(id as usize).copied().unwrap_or((0, 0));
+        self.bytes.get(start..end).unwrap_or(&[])
+    }
+
+    /// The id of `text`, added when new.
+    pub fn intern(&mut self, text: &[u8]) -> u32 {
+        let hash = hash_bytes(text);
+        let (bytes, spans) = (&self.bytes, &self.spans);
+        let found = self.index.find(hash, |&i| {
+            let (s, e) = spans.get(i as usize).copied().unwrap_or((0, 0));
+            bytes.get(s..e) == Some(text)
+        });
+        if let Some(&id) = found {
+            return id;
+        }
+        let id = u32::try_from(self.spans.len()).unwrap_or(u32::MAX);
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(text);
+        self.spans.push((start, self.bytes.len()));
+        self.hashes.push(hash);
+        let hashes = &self.hashes;
+        self.index.insert_unique(hash, id, |&i| hashes.get(i as usize).copied().unwrap_or(0));
+        id
+    }
+}
+
+/// A distinct line: where its tokens are, and its count.
+#[derive(Clone, Copy)]
+struct Line {
+    hash: u64,
+    start: usize,
+    len: u32,
+    count: u64,
+}
+
+/// The distinct folded lines: text-id sequences (command parts, then frames root first), with
+/// their counts kept in the lookup table itself (one probe per sample).
+#[derive(Default)]
+pub(super) struct Lines {
+    tokens: Vec<u32>,
+    index: HashTable<Line>,
+}
+
+impl Lines {
+    /// Adds `n` to the count of the line of `tokens` (added when new).
+    pub fn count(&mut self, tokens: &[u32], n: u64) {
+        let hash = hash_words(tokens);
+        let all = &self.tokens;
+        let found = self.index.find_mut(hash, |l| l.hash == hash && all.get(l.start..l.start + l.len as usize) == Some(tokens));
+        if let Some(l) = found {
+            l.count = l.count.saturating_add(n);
+            return;
+        }
+        let line = Line { hash, start: self.tokens.len(), len: u32::try_from(tokens.len()).unwrap_or(u32::MAX), count: n };
+        self.tokens.extend_from_slice(tokens);
+        self.index.insert_unique(hash, line, |l| l.hash);
+    }
+
+    /// Distinct lines.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    fn tokens_of(&self, l: &Line) -> &[u32] {
+        self.tokens.get(l.start..l.start + l.len as usize).unwrap_or(&[])
+    }
+
+    /// Writes the lines of a count above 0 in the byte order of the whole line
+    /// (`LC_ALL=C sort`): `text;text;… count`. With `threads`, the sort and the formatting are
+    /// shared with a second thread.
+    pub fn write(&self, texts: &Texts, threads: bool, out: &mut impl Write) -> std::io::Result<()> {
+        self.write_buffers(texts, threads, &mut |buf| {
+            out.write_all(&buf)?;
+            Ok(buf)
+        })
+    }
+
+    /// [`Lines::write`], handing each filled buffer (a few MB of whole lines) to `sink`, which
+    /// gives back a buffer to fill next (the same one, or another: no copy is needed to send
+    /// the text elsewhere).
+    pub fn write_buffers(&self, texts: &Texts, threads: bool, sink: &mut dyn FnMut(Vec<u8>) -> std::io::Result<Vec<u8>>) -> std::io::Result<()> {
+        let mut lines: Vec<Line> = self.index.iter().filter(|l| l.count > 0).copied().collect();
+        // In the order of their tokens in memory (the first sort reads them all).
+        lines.sort_unstable_by_key(|l| l.start);
+        let mut order: Vec<u32> = (0..lines.len() as u32).collect();
+        let none = Line { hash: 0, start: 0, len: 0, count: 0 };
+        let line = |i: u32| lines.get(i as usize).copied().unwrap_or(none);
+        let (through, end) = texts.ranks(threads);
+        match end {
+            Some(end) => self.sort_by_ranks(&lines, &mut order, &through, &end, threads),
+            None => order.sort_unstable_by(|&a, &b| {
+                let (la, lb) = (line(a), line(b));
+                compare(texts, &through, self.tokens_of(&la), la.count, self.tokens_of(&lb), lb.count)
+            }),
+        }
+        // A line's start shared with the line before (in order, most of it) is copied from
+        // that line's bytes rather than put together again from its texts.
+        let format = |chunk: &[u32], buf: &mut Vec<u8>| {
+            let mut prev: &[u32] = &[];
+            let mut prev_start = 0;
+            // Where each token of the line before ends, from the line's start.
+            let mut ends: Vec<usize> = Vec::new();
+            for &i in chunk {
+                let l = line(i);
+                let tokens = self.tokens_of(&l);
+                let common = common_prefix(prev, tokens).min(tokens.len().saturating_sub(1));
+                let start = buf.len();
+                ends.truncate(common);
+                if let Some(&end) = ends.last() {
+                    buf.extend_from_within(prev_start..prev_start + end);
+                }
+                for (n, &t) in tokens.iter().enumerate().skip(common) {
+                    if n > 0 {
+                        buf.push(b';');
+                    }
+                    buf.extend_from_slice(texts.get(t));
+                    ends.push(buf.len() - start);
+                }
+                buf.push(b' ');
+                push_count(buf, l.count);
+                buf.push(b'\n');
+                prev = tokens;
+                prev_start = start;
+            }
+        };
+        const CHUNK: usize = 2048;
+        if !threads {
+            let mut buf = Vec::with_capacity(1 << 21);
+            for chunk in order.chunks(CHUNK) {
+                buf.clear();
+                format(chunk, &mut buf);
+                buf = sink(buf)?;
+            }
+            return Ok(());
+        }
+        // Chunks of lines formatted in turn here and on a second thread, written in order.
+        std::thread::scope(|scope| {
+            let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+            let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+            let order = &order;
+            scope.spawn(move || {
+                for chunk in order.chunks(CHUNK).skip(1).step_by(2) {
+                    let mut buf = empty_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(1 << 21));
+                    buf.clear();
+                    format(chunk, &mut buf);
+                    if full_tx.send(buf).is_err() {
+                        break;
+                    }
+                }
+            });
+            let mut buf = Vec::with_capacity(1 << 21);
+            for (i, chunk) in order.chunks(CHUNK).enumerate() {
+                if i % 2 == 0 {
+                    buf.clear();
+                    format(chunk, &mut buf);
+                    buf = sink(buf)?;
+                } else {
+                    let theirs = full_rx.recv().map_err(|_| std::io::Error::other("the formatting thread stopped"))?;
+                    let _ = empty_tx.send(sink(theirs)?);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Sorts lines by their sequences of ranks (`through` for a text the line goes on after,
+    /// `end` for its last one; see [`Texts::ranks`]), which is the byte order of the lines
+    /// when no rank string starts another. Most significant digit first: the ranks of a few
+    /// places at a time packed into one key, sorted, then each run of equal keys by the next
+    /// places (the keys sort in a compact array, the lines' tokens are read once per place).
+    /// With `threads`, the runs after the first places are shared with a second thread.
+    fn sort_by_ranks(&self, lines: &[Line], order: &mut [u32], through: &[u32], end: &[u32], threads: bool) {
+        let max = through.len().saturating_mul(2).max(1) as u128;
+        let bits = (128 - max.leading_zeros()).max(1);
+        let per_key = (128 / bits) as usize;
+        let none = Line { hash: 0, start: 0, len: 0, count: 0 };
+        let key = |i: u32, depth: usize| {
+            let l = lines.get(i as usize).copied().unwrap_or(none);
+            let tokens = self.tokens_of(&l);
+            let mut key = 0u128;
+            for place in depth..depth + per_key {
+                let rank = match tokens.get(place) {
+                    Some(&t) if place + 1 < tokens.len() => through.get(t as usize).copied().unwrap_or(0),
+                    Some(&t) => end.get(t as usize).copied().unwrap_or(0),
+                    None => 0,
+                };
+                key = (key << bits) | u128::from(rank);
+            }
+            key
+        };
+        // Equal keys whose last place is empty belong to lines that ended: equal lines,
+        // which cannot be.
+        let more = |k: u128| k & ((1u128 << bits) - 1) != 0;
+        let mut elems: Vec<(u128, u32)> = order.iter().map(|&i| (0, i)).collect();
+        msd_sort(&mut elems, per_key, &key, &more, threads);
+        for (o, e) in order.iter_mut().zip(&elems) {
+            *o = e.1;
+        }
+    }
+}
+
+/// Appends the decimal digits of `n`.
+pub(super) fn push_count(out: &mut Vec<u8>, n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        if let Some(b) = buf.get_mut(i) {
+            *b = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(buf.get(i..).unwrap_or(&[]));
+}
+
+/// The bytes of a line from its `i`-th token on: `text;text;… count`, with the separator
+/// before token `i` (`;`, or ` ` when the line ends before it; nothing at the start).
+struct Tail<'a> {
+    texts: &'a Texts,
+    tokens: &'a [u32],
+    /// The next token to emit.
+    next: usize,
+    /// The rest of the current token's text.
+    piece: &'a [u8],
+    digits: [u8; 20],
+    digit: usize,
+    digits_len: usize,
+    /// 0: a separator next; 1: a token (or the count) next; 2: the count's digits.
+    state: u8,
+}
+
+impl<'a> Tail<'a> {
+    fn new(texts: &'a Texts, tokens: &'a [u32], count: u64, i: usize) -> Tail<'a> {
+        let mut v = Vec::with_capacity(20);
+        push_count(&mut v, count);
+        let mut digits = [0u8; 20];
+        for (d, s) in digits.iter_mut().zip(&v) {
+            *d = *s;
+        }
+        let state = if i == 0 && !tokens.is_empty() { 1 } else { 0 };
+        Tail { texts, tokens, next: i, piece: &[], digits, digit: 0, digits_len: v.len(), state }
+    }
+
+    fn next_byte(&mut self) -> Option<u8> {
+        loop {
+            if let Some((&b, rest)) = self.piece.split_first() {
+                self.piece = rest;
+                return Some(b);
+            }
+            match self.state {
+                0 => {
+                    self.state = 1;
+                    return Some(if self.next < self.tokens.len() { b';' } else { b' ' });
+                }
+                1 => match self.tokens.get(self.next) {
+                    Some(&t) => {
+                        self.next += 1;
+                        self.piece = self.texts.get(t);
+                        self.state = 0;
+                    }
+                    None => self.state = 2,
+                },
+                _ => {
+                    if self.digit >= self.digits_len {
+                        return None;
+                    }
+                    self.digit += 1;
+                    return self.digits.get(self.digit - 1).copied();
+                }
+            }
+        }
+    }
+}
+
+/// The length of the common start of `a` and `b`.
+fn common_prefix(a: &[u32], b: &[u32]) -> usize {
+    let mut i = 0;
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        if x != y {
+            break;
+        }
+        i += 8;
+    }
+    let (a, b) = (a.get(i..).unwrap_or(&[]), b.get(i..).unwrap_or(&[]));
+    i + a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// Compares two lines by the bytes of the whole text (`a;b;c count`). `ranks`: see
+/// [`Texts::ranks`].
+fn compare(texts: &Texts, ranks: &[u32], a: &[u32], count_a: u64, b: &[u32], count_b: u64) -> Ordering {
+    let i = common_prefix(a, b);
+    // The usual case: two different texts at the same place, both lines going on after them.
+    if let (Some(&x), Some(&y), true) = (a.get(i), b.get(i), i + 1 < a.len().min(b.len())) {
+        return ranks.get(x as usize).cmp(&ranks.get(y as usize));
+    }
+    // Two different texts that differ within both.
+    if let (Some(&x), Some(&y)) = (a.get(i), b.get(i)) {
+        let (tx, ty) = (texts.get(x), texts.get(y));
+        let common = tx.len().min(ty.len());
+        if let Some(k) = (0..common).find(|&k| tx.get(k) != ty.get(k)) {
+            return tx.get(k).cmp(&ty.get(k));
+        }
+    }
+    let (mut ta, mut tb) = (Tail::new(texts, a, count_a, i), Tail::new(texts, b, count_b, i));
+    loop {
+        match (ta.next_byte(), tb.next_byte()) {
+            (None, None) => return Ordering::Equal,
+            (x, y) if x != y => return x.cmp(&y),
+            _ => {}
+        }
+    }
+}

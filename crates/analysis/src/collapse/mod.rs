@@ -1,0 +1,353 @@
+//! The folded stacks of a recording without symbols (`perfscope collapse --no-symbols`),
+//! without building a [`crate::profile::Profile`]: the same text as
+//! [`crate::export::folded::write_folded`] over the profile that
+//! [`crate::load::load_profile`] builds with `module+0xoffset` names, byte for byte.
+//!
+//! Each sample is read into its line — the thread name's parts, then one text id per frame,
+//! root first — and the line is counted in a table of distinct lines (one probe per sample,
+//! the count kept in the table). The frames of the root part a stack shares with one of its
+//! thread's four recent stacks (read in the same mappings) are taken from it; only the rest
+//! is looked up (mapping, then a `(module, offset)` → text table). At the end the lines are
+//! sorted by their bytes — by ranks of their texts, most significant place first (`msd`) —
+//! and written, each line's start shared with the line before copied from it.
+//!
+//! Records are delivered in time order as the loader delivers them (the same
+//! [`OrderedQueue`], flushed at the same FINISHED_ROUNDs), so each sample sees the thread names
+//! and mappings the loader's would; but a queued sample is only its pid, tid, mode and
+//! callchain words (copied into an arena per round), and the side-band records (MMAP, COMM,
+//! FORK, KSYMBOL) are decoded once, when read.
+//!
+//! [`collapse_threaded`] reads the records (framing, decompressing, decoding) on one thread,
+//! delivers them and names the frames on another, counts the lines on a third, and sorts and
+//! formats them on two.
+//!
+//! Not covered (the caller uses the general path): DWARF-mode stacks (they are unwound with
+//! the binaries), and samples with PERF_SAMPLE_READ (delivered once per moved counter).
+
+mod counter;
+mod lines;
+mod msd;
+mod reader;
+mod state;
+
+use std::collections::VecDeque;
+
+use perfscope_format::walk::{walk, Item};
+
+use self::counter::{count_batches, Counter};
+use self::lines::{Lines, Texts};
+use self::reader::{Batch, Event, Reader, Side, HAS_CALLCHAIN, KERNEL_IP, SAMPLE_HEADER};
+use self::state::{Chain, State};
+use crate::builder::CpuMode;
+use crate::load::{LoadDiagnostics, LoadError};
+use crate::ordered::OrderedQueue;
+
+/// Why the fast path does not apply to a recording.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unsupported {
+    /// An event records DWARF-mode stacks (REGS_USER and STACK_USER), which are unwound.
+    DwarfStacks,
+    /// An event samples with PERF_SAMPLE_READ (perf delivers such a sample once per counter
+    /// that moved).
+    ReadValues,
+}
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unsupported::DwarfStacks => "DWARF-mode stacks",
+            Unsupported::ReadValues => "samples with read values",
+        })
+    }
+}
+
+/// The counted lines of a recording, ready to be written.
+pub struct Collapsed {
+    texts: Texts,
+    lines: Lines,
+    /// What happened while reading (the loader's diagnostics, as far as they concern the
+    /// folded output: errors, lost records, samples).
+    pub diagnostics: LoadDiagnostics,
+    /// Stack entries read, entries not shared with the thread's previous stack (looked up),
+    /// frame texts made.
+    pub counters: [u64; 3],
+    threaded: bool,
+}
+
+impl Collapsed {
+    /// Distinct lines.
+    pub fn lines(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Writes the folded text: `comm;root;…;leaf count` lines in byte order (sorted and
+    /// formatted on two threads when made by [`collapse_threaded`]).
+    pub fn write(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        self.lines.write(&self.texts, self.threaded, out)
+    }
+
+    /// [`Collapsed::write`], handing each filled buffer (whole lines) to `sink`, which gives
+    /// back an empty buffer to fill next: the text can be sent on without a copy.
+    pub fn write_buffers(&self, mut sink: impl FnMut(Vec<u8>) -> std::io::Result<Vec<u8>>) -> std::io::Result<()> {
+        self.lines.write_buffers(&self.texts, self.threaded, &mut sink)
+    }
+}
+
+/// A queued record.
+#[derive(Clone, Copy, Debug)]
+enum Queued {
+    /// A sample in the arena of round `chunk`, from word `start`.
+    Sample { chunk: u64, start: usize },
+    /// `side[i]`.
+    Side(usize),
+}
+
+/// A round's sample words, with how many of its samples are still queued.
+#[derive(Default)]
+struct Chunk {
+    words: Vec<u64>,
+    live: usize,
+}
+
+struct Collapser {
+    queue: OrderedQueue<Queued>,
+    chunks: VecDeque<Chunk>,
+    first_chunk: u64,
+    spare: Vec<Vec<u64>>,
+    side: Vec<Option<Side>>,
+    state: State,
+    texts: Texts,
+    counter: Counter,
+    token_buf: Vec<u32>,
+    diag: LoadDiagnostics,
+    unsupported: Option<Unsupported>,
+}
+
+/// Counts the folded lines of a recording (`data`, and a `--threads` directory's `extra`
+/// files) as `perfscope collapse --no-symbols` prints them.
+///
+/// Returns the error that prevented reading any record (a bad file header), or what the fast
+/// path does not cover.
+///
+/// ```
+/// use perfscope_analysis::collapse::collapse;
+/// let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/example.data")).unwrap();
+/// let folded = collapse(&bytes, &[]).unwrap().unwrap();
+/// let mut out = Vec::new();
+/// folded.write(&mut out).unwrap();
+/// assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), folded.lines());
+/// ```
+pub fn collapse(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupported>, LoadError> {
+    let (c, lines) = run(data, extra, Counter::Here(Lines::default()), false)?;
+    Ok(c.map(|c| c.into_collapsed(lines.unwrap_or_default())))
+}
+
+/// [`collapse`] on several threads (see the module docs). The same result.
+pub fn collapse_threaded(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupported>, LoadError> {
+    std::thread::scope(|scope| {
+        let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u32>>(8);
+        let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u32>>();
+        let counting = scope.spawn(move || count_batches(full_rx, empty_tx));
+        let counter = Counter::Batches { buf: Vec::new(), full: full_tx, empty: empty_rx, closed: false };
+        let (c, _) = run(data, extra, counter, true)?;
+        // The sender is gone with the counter: the counting thread ends.
+        let lines = counting.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        Ok(c.map(|c| Collapsed { threaded: true, ..c.into_collapsed(lines) }))
+    })
+}
+
+/// Reads the records into `counter`; returns the state and, when counted here, the lines.
+/// With `threads`, the records are read (framed, decompressed, decoded) on a thread of their
+/// own.
+fn run(data: &[u8], extra: &[&[u8]], counter: Counter, threads: bool) -> Result<(Result<Collapser, Unsupported>, Option<Lines>), LoadError> {
+    let mut c = Collapser {
+        queue: OrderedQueue::new(),
+        chunks: VecDeque::from([Chunk::default()]),
+        first_chunk: 0,
+        spare: Vec::new(),
+        side: Vec::new(),
+        state: State::default(),
+        texts: Texts::default(),
+        counter,
+        token_buf: Vec::new(),
+        diag: LoadDiagnostics::default(),
+        unsupported: None,
+    };
+    let reader = if threads {
+        std::thread::scope(|scope| {
+            let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+            let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Batch>();
+            let reading = scope.spawn(move || {
+                let mut reader = Reader::default();
+                let mut batch = Batch::default();
+                let walked = walk(data, extra, |meta, _part, item| {
+                    match item {
+                        Item::Record(rec) => reader.read(meta, rec, &mut batch),
+                        Item::Error(e) => batch.events.push(Event::Error(*e)),
+                    }
+                    if batch.is_full() {
+                        let next = empty_rx.try_recv().unwrap_or_default();
+                        // A closed channel: the delivery stopped (it cannot before the end).
+                        let _ = full_tx.send(std::mem::replace(&mut batch, next));
+                    }
+                });
+                let _ = full_tx.send(batch);
+                walked.map(|_| reader)
+            });
+            for mut batch in full_rx {
+                c.accept(&batch);
+                batch.clear();
+                let _ = empty_tx.send(batch);
+            }
+            reading.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+        })
+    } else {
+        let mut reader = Reader::default();
+        let mut batch = Batch::default();
+        let walked = walk(data, extra, |meta, _part, item| {
+            match item {
+                Item::Record(rec) => reader.read(meta, rec, &mut batch),
+                Item::Error(e) => batch.events.push(Event::Error(*e)),
+            }
+            if batch.is_full() {
+                c.accept(&batch);
+                batch.clear();
+            }
+        });
+        c.accept(&batch);
+        walked.map(|_| reader)
+    }
+    .map_err(LoadError::Format)?;
+    if let Some(u) = c.unsupported {
+        return Ok((Err(u), None));
+    }
+    c.finish();
+    let r = reader.diag;
+    let d = &mut c.diag;
+    d.lost_records = r.lost_records;
+    d.lost_events = r.lost_events;
+    d.lost_samples = r.lost_samples;
+    d.throttles = r.throttles;
+    d.unthrottles = r.unthrottles;
+    let counter = std::mem::replace(&mut c.counter, Counter::Here(Lines::default()));
+    let lines = counter.finish();
+    Ok((Ok(c), lines))
+}
+
+impl Collapser {
+    fn into_collapsed(self, lines: Lines) -> Collapsed {
+        Collapsed { counters: self.state.counters, texts: self.texts, lines, diagnostics: self.diag, threaded: false }
+    }
+
+    /// Takes the events of a batch: queues what waits for its turn, delivers the rest.
+    fn accept(&mut self, batch: &Batch) {
+        for event in &batch.events {
+            if self.unsupported.is_some() {
+                return;
+            }
+            match event {
+                Event::Round => self.finished_round(),
+                Event::Error(e) => self.diag.errors.push(*e),
+                Event::Unsupported(u) => self.unsupported = Some(*u),
+                &Event::Sample { time, start, end } => {
+                    let words = batch.words.get(start..end).unwrap_or(&[]);
+                    match time {
+                        Some(time) => {
+                            if self.chunks.is_empty() {
+                                self.chunks.push_back(Chunk::default());
+                            }
+                            let chunk_id = self.first_chunk + self.chunks.len() as u64 - 1;
+                            let Some(chunk) = self.chunks.back_mut() else { return };
+                            let start = chunk.words.len();
+                            chunk.words.extend_from_slice(words);
+                            chunk.live += 1;
+                            self.queue.push(time, Queued::Sample { chunk: chunk_id, start });
+                            self.diag.copied_records += 1;
+                        }
+                        None => Self::count(&mut self.state, &mut self.texts, &mut self.counter, &mut self.token_buf, &mut self.diag, words),
+                    }
+                }
+                Event::Side { time: Some(time), side } => {
+                    self.side.push(Some(side.clone()));
+                    self.queue.push(*time, Queued::Side(self.side.len() - 1));
+                }
+                Event::Side { time: None, side } => self.apply(side.clone()),
+            }
+        }
+    }
+
+    fn apply(&mut self, side: Side) {
+        match side {
+            Side::Mmap { pid, start, len, pgoff, filename } => self.state.mmap(pid, start, len, pgoff, &filename),
+            Side::Comm { pid, tid, name } => self.state.comm(pid, tid, &name),
+            Side::Fork { ppid, ptid, pid, tid } => self.state.fork(ppid, ptid, pid, tid),
+            Side::Ksymbol { addr, len, name } => self.state.ksymbol(addr, len, &name),
+        }
+    }
+
+    /// Counts one delivered sample: `words` is its header and callchain as queued.
+    fn count(state: &mut State, texts: &mut Texts, counter: &mut Counter, tokens: &mut Vec<u32>, diag: &mut LoadDiagnostics, words: &[u64]) {
+        let [pid_tid, flags, ip, n] = match words.get(..SAMPLE_HEADER) {
+            Some(&[a, b, c, d]) => [a, b, c, d],
+            _ => return,
+        };
+        let chain_words = words.get(SAMPLE_HEADER..SAMPLE_HEADER.saturating_add(n as usize)).unwrap_or(&[]);
+        let (pid, tid) = (pid_tid as u32, (pid_tid >> 32) as u32);
+        diag.samples += 1;
+        diag.kept_samples += 1;
+        let mode = if flags & KERNEL_IP != 0 { CpuMode::Kernel } else { CpuMode::User };
+        let chain = if flags & HAS_CALLCHAIN != 0 { Chain::Callchain(chain_words, mode) } else { Chain::Ip(ip, mode) };
+        state.line(texts, pid, tid, chain, tokens);
+        counter.line(tokens);
+    }
+
+    fn finished_round(&mut self) {
+        let mut queue = std::mem::take(&mut self.queue);
+        queue.finished_round(|_, q| self.deliver(q));
+        self.queue = queue;
+        self.reclaim();
+        let words = self.spare.pop().unwrap_or_default();
+        self.chunks.push_back(Chunk { words, live: 0 });
+    }
+
+    /// The end: everything still queued.
+    fn finish(&mut self) {
+        let mut queue = std::mem::take(&mut self.queue);
+        queue.finish(|_, q| self.deliver(q));
+        self.queue = queue;
+        self.diag.late_records = self.queue.late;
+    }
+
+    fn deliver(&mut self, q: Queued) {
+        match q {
+            Queued::Side(i) => {
+                if let Some(side) = self.side.get_mut(i).and_then(Option::take) {
+                    self.apply(side);
+                }
+            }
+            Queued::Sample { chunk, start } => {
+                let index = usize::try_from(chunk - self.first_chunk).unwrap_or(usize::MAX);
+                let Some(c) = self.chunks.get_mut(index) else { return };
+                c.live = c.live.saturating_sub(1);
+                let words = c.words.get(start..).unwrap_or(&[]);
+                Self::count(&mut self.state, &mut self.texts, &mut self.counter, &mut self.token_buf, &mut self.diag, words);
+            }
+        }
+    }
+
+    /// Recycles the oldest chunks whose samples were all delivered (never the newest one).
+    fn reclaim(&mut self) {
+        while self.chunks.len() > 1 && self.chunks.front().is_some_and(|c| c.live == 0) {
+            if let Some(mut c) = self.chunks.pop_front() {
+                self.first_chunk += 1;
+                if self.spare.len() < 4 {
+                    c.words.clear();
+                    self.spare.push(c.words);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

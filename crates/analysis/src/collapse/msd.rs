@@ -1,0 +1,115 @@
+//! Sorting items by a sequence of keys, most significant first: each item's key for the
+//! first places, sorted; then each run of equal keys by the keys of the next places. Items
+//! sort in a compact array of (key, item) pairs, and an item's data is read once per step
+//! (the strings and lines sorted here share long starts, which a comparison sort would read
+//! again at every comparison).
+
+/// Sorts `elems` (key, item) by the sequence `key(item, 0)`, `key(item, step)`,
+/// `key(item, 2 · step)`, …; `more(key)` tells whether items with equal `key` have further
+/// places to compare (not when they ended). With `threads`, the runs after the first step
+/// are shared with a second thread.
+pub(super) fn msd_sort<K, M>(elems: &mut [(u128, u32)], step: usize, key: &K, more: &M, threads: bool)
+where
+    K: Fn(u32, usize) -> u128 + Sync,
+    M: Fn(u128) -> bool + Sync,
+{
+    let fill = |range: &mut [(u128, u32)], depth: usize| {
+        for e in range.iter_mut() {
+            e.0 = key(e.1, depth);
+        }
+        range.sort_unstable_by_key(|e| e.0);
+    };
+    // The runs of equal keys in `part` (sorted at `depth`) still to sort, as (start, stop,
+    // next depth).
+    let runs = |part: &[(u128, u32)], depth: usize, offset: usize, todo: &mut Vec<(usize, usize, usize)>| {
+        let mut i = 0;
+        while i < part.len() {
+            let k = part.get(i).map_or(0, |e| e.0);
+            let run = part.get(i..).map_or(0, |r| r.iter().take_while(|e| e.0 == k).count()).max(1);
+            if run > 1 && more(k) {
+                todo.push((offset + i, offset + i + run, depth + step));
+            }
+            i += run;
+        }
+    };
+    let refine = |part: &mut [(u128, u32)], mut todo: Vec<(usize, usize, usize)>| {
+        while let Some((start, stop, depth)) = todo.pop() {
+            let Some(range) = part.get_mut(start..stop) else { continue };
+            fill(range, depth);
+            runs(range, depth, start, &mut todo);
+        }
+    };
+    if threads && elems.len() > 1024 {
+        // The first keys in two halves, then one sort.
+        let (a, b) = elems.split_at_mut(elems.len() / 2);
+        let keys = |part: &mut [(u128, u32)]| {
+            for e in part.iter_mut() {
+                e.0 = key(e.1, 0);
+            }
+        };
+        std::thread::scope(|scope| {
+            scope.spawn(|| keys(b));
+            keys(a);
+        });
+        elems.sort_unstable_by_key(|e| e.0);
+    } else {
+        fill(elems, 0);
+    }
+    if threads && elems.len() > 1024 {
+        let len = elems.len();
+        let half = len / 2;
+        let mut todo = Vec::new();
+        runs(elems, 0, 0, &mut todo);
+        // A big run across the middle is sorted further here first, so that the halves are
+        // about even (lines often share their first places: a command and its roots).
+        while let Some(k) = todo.iter().position(|&(s, e, _)| s <= half && half < e && e - s > len / 8) {
+            let (start, stop, depth) = todo.swap_remove(k);
+            let Some(range) = elems.get_mut(start..stop) else { break };
+            fill(range, depth);
+            runs(range, depth, start, &mut todo);
+        }
+        // Split at the middle, or at the end of the (small) run across it.
+        let mid = todo.iter().find(|&&(s, e, _)| s <= half && half < e).map_or(half, |&(_, e, _)| e);
+        let (left_todo, right_todo): (Vec<_>, Vec<_>) = todo.into_iter().partition(|&(_, e, _)| e <= mid);
+        let right_todo: Vec<_> = right_todo.into_iter().map(|(s, e, d)| (s - mid, e - mid, d)).collect();
+        let (left, right) = elems.split_at_mut(mid);
+        std::thread::scope(|scope| {
+            scope.spawn(|| refine(right, right_todo));
+            refine(left, left_todo);
+        });
+    } else {
+        let mut todo = Vec::new();
+        runs(elems, 0, 0, &mut todo);
+        refine(elems, todo);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorts_sequences_place_by_place_on_one_or_two_threads() {
+        // Items are indices into `seqs`; one place per step; 0 ends a sequence.
+        let mut seqs: Vec<Vec<u128>> = Vec::new();
+        let mut x = 12345u64;
+        for _ in 0..5000 {
+            let mut s = Vec::new();
+            for _ in 0..(x % 7) + 1 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s.push(u128::from((x >> 60) % 3 + 1));
+            }
+            seqs.push(s);
+        }
+        let mut want: Vec<u32> = (0..seqs.len() as u32).collect();
+        want.sort_by(|&a, &b| seqs[a as usize].cmp(&seqs[b as usize]));
+        for threads in [false, true] {
+            let mut elems: Vec<(u128, u32)> = (0..seqs.len() as u32).map(|i| (0, i)).collect();
+            let key = |i: u32, depth: usize| seqs[i as usize].get(depth).copied().unwrap_or(0);
+            msd_sort(&mut elems, 1, &key, &|k| k != 0, threads);
+            let got: Vec<&Vec<u128>> = elems.iter().map(|e| &seqs[e.1 as usize]).collect();
+            let want: Vec<&Vec<u128>> = want.iter().map(|&i| &seqs[i as usize]).collect();
+            assert_eq!(got, want, "threads: {threads}");
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! The reading side of the collapse fast path: records (in file order) decoded into what the
+//! delivery needs — a sample's pid, tid, mode and callchain words, a side-band record's
+//! fields, round ends, errors — in batches, so that reading (framing, decompressing,
+//! decoding) can run on a thread of its own.
+
+use perfscope_format::constants::{misc, sample_type, HeaderFeature, RecordType};
+use perfscope_format::features::build_id::{parse_build_id_record, parse_build_ids};
+use perfscope_format::metadata::Metadata;
+use perfscope_format::records::{RawRecord, Record, SampleRecord};
+
+use super::Unsupported;
+use crate::load::LoadDiagnostics;
+
+/// The words of a sample before its callchain: (pid, tid), flags, ip, length.
+pub(super) const SAMPLE_HEADER: usize = 4;
+/// Flag: the ip is a kernel address.
+pub(super) const KERNEL_IP: u64 = 1;
+/// Flag: the sample has a callchain (else its ip alone is its stack).
+pub(super) const HAS_CALLCHAIN: u64 = 2;
+
+/// A side-band record, decoded.
+#[derive(Clone, Debug)]
+pub(super) enum Side {
+    Mmap { pid: u32, start: u64, len: u64, pgoff: u64, filename: String },
+    Comm { pid: u32, tid: u32, name: String },
+    Fork { ppid: u32, ptid: u32, pid: u32, tid: u32 },
+    Ksymbol { addr: u64, len: u64, name: String },
+}
+
+/// One record, as the delivery needs it. `time`: when it waits for its turn in time order
+/// (`None`: delivered at once, as perf does for records without a usable time).
+pub(super) enum Event {
+    /// A FINISHED_ROUND.
+    Round,
+    /// A record that could not be read.
+    Error(perfscope_format::Error),
+    /// A sample the fast path does not cover: reading stops.
+    Unsupported(Unsupported),
+    /// A sample: `words[start..end]` of the batch ([`SAMPLE_HEADER`], then the callchain).
+    Sample { time: Option<u64>, start: usize, end: usize },
+    /// A side-band record.
+    Side { time: Option<u64>, side: Side },
+}
+
+/// Events and the sample words they refer to.
+#[derive(Default)]
+pub(super) struct Batch {
+    pub words: Vec<u64>,
+    pub events: Vec<Event>,
+}
+
+impl Batch {
+    /// Whether it is worth handing over.
+    pub fn is_full(&self) -> bool {
+        self.words.len() >= 1 << 16 || self.events.len() >= 1 << 12
+    }
+
+    pub fn clear(&mut self) {
+        self.words.clear();
+        self.events.clear();
+    }
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn kernel_ip(misc_bits: u16) -> bool {
+    matches!(misc_bits & misc::CPUMODE_MASK, misc::KERNEL | misc::HYPERVISOR | misc::GUEST_KERNEL)
+}
+
+/// Decodes records into events; counts what only the diagnostics need.
+#[derive(Default)]
+pub(super) struct Reader {
+    /// LOST, LOST_SAMPLES, THROTTLE, UNTHROTTLE counts (errors go out as events, in order).
+    pub diag: LoadDiagnostics,
+    features_read: bool,
+    /// A sample the fast path does not cover was met: nothing more is read.
+    pub stopped: bool,
+}
+
+impl Reader {
+    /// The next record of the input, in file order.
+    pub fn read(&mut self, meta: &Metadata, rec: &RawRecord<'_>, batch: &mut Batch) {
+        if self.stopped {
+            return;
+        }
+        if !self.features_read {
+            self.features_read = true;
+            if let Some(Err(e)) = meta.feature(HeaderFeature::BUILD_ID).map(parse_build_ids) {
+                batch.events.push(Event::Error(e));
+            }
+        }
+        match rec.type_() {
+            RecordType::FINISHED_ROUND => return batch.events.push(Event::Round),
+            RecordType::HEADER_BUILD_ID => {
+                if let Err(e) = parse_build_id_record(rec.header.misc, rec.body_bytes()) {
+                    batch.events.push(Event::Error(e));
+                }
+                return;
+            }
+            RecordType::SAMPLE
+            | RecordType::MMAP
+            | RecordType::MMAP2
+            | RecordType::COMM
+            | RecordType::FORK
+            | RecordType::EXIT
+            | RecordType::KSYMBOL
+            | RecordType::LOST
+            | RecordType::LOST_SAMPLES
+            | RecordType::THROTTLE
+            | RecordType::UNTHROTTLE => {}
+            _ => return,
+        }
+        let record = match meta.parse(rec) {
+            Ok(r) => r,
+            Err(e) => return batch.events.push(Event::Error(e)),
+        };
+        let time = meta.events.record_time(rec).filter(|&t| t != 0 && t != u64::MAX);
+        let side = match record {
+            Record::Sample(s) => return self.sample(meta, &s, time, batch),
+            Record::Mmap(m) => Side::Mmap { pid: m.pid, start: m.start, len: m.len, pgoff: m.pgoff, filename: lossy(m.filename.0) },
+            Record::Mmap2(m) => Side::Mmap { pid: m.pid, start: m.start, len: m.len, pgoff: m.pgoff, filename: lossy(m.filename.0) },
+            Record::Comm(c) => Side::Comm { pid: c.pid, tid: c.tid, name: lossy(c.comm.0) },
+            Record::Fork(f) => Side::Fork { ppid: f.ppid, ptid: f.ptid, pid: f.pid, tid: f.tid },
+            Record::Ksymbol(k) if !k.is_unregister() => Side::Ksymbol { addr: k.addr, len: u64::from(k.len), name: lossy(k.name.0) },
+            Record::Lost(l) => {
+                self.diag.lost_records += 1;
+                self.diag.lost_events = self.diag.lost_events.saturating_add(l.lost);
+                return;
+            }
+            Record::LostSamples(l) => {
+                self.diag.lost_samples = self.diag.lost_samples.saturating_add(l.lost);
+                return;
+            }
+            Record::Throttle(_) => {
+                self.diag.throttles += 1;
+                return;
+            }
+            Record::Unthrottle(_) => {
+                self.diag.unthrottles += 1;
+                return;
+            }
+            _ => return,
+        };
+        batch.events.push(Event::Side { time, side });
+    }
+
+    fn sample(&mut self, meta: &Metadata, s: &SampleRecord<'_>, time: Option<u64>, batch: &mut Batch) {
+        let st = meta.events.attr(s.event).map_or(0, |a| a.sample_type);
+        let unsupported = if st & sample_type::READ != 0 {
+            Some(Unsupported::ReadValues)
+        } else if st & (sample_type::REGS_USER | sample_type::STACK_USER) == sample_type::REGS_USER | sample_type::STACK_USER {
+            Some(Unsupported::DwarfStacks)
+        } else {
+            None
+        };
+        if let Some(u) = unsupported {
+            self.stopped = true;
+            return batch.events.push(Event::Unsupported(u));
+        }
+        let ips = s.callchain.as_ref().map(|c| c.ips());
+        let has_chain = ips.is_some_and(|ips| !ips.is_empty());
+        let flags = if kernel_ip(s.misc) { KERNEL_IP } else { 0 } | if has_chain { HAS_CALLCHAIN } else { 0 };
+        let pid_tid = u64::from(s.pid.unwrap_or(u32::MAX)) | u64::from(s.tid.unwrap_or(u32::MAX)) << 32;
+        let n = ips.map_or(0, |ips| ips.len());
+        let start = batch.words.len();
+        batch.words.extend_from_slice(&[pid_tid, flags, s.ip.unwrap_or(0), n as u64]);
+        if let Some(ips) = ips {
+            batch.words.extend(ips.iter());
+        }
+        batch.events.push(Event::Sample { time, start, end: batch.words.len() });
+    }
+}

@@ -1,0 +1,89 @@
+//! `collapse --no-symbols` takes a fast path (`perfscope_analysis::collapse`) that builds no
+//! profile; it must print what the general path (load the profile, write its folded text)
+//! prints, byte for byte, with the same warnings and exit status, on every recording we have.
+//! `PERFSCOPE_COLLAPSE_GENERAL` makes the binary take the general path.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs `collapse --no-symbols` on the general path, or on the fast path on one thread or on
+/// several.
+fn run(file: &Path, general: bool, one_thread: bool) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_perfscope"));
+    cmd.args(["collapse", "--no-symbols"]).arg(file).env("PERFSCOPE_COLLAPSE_STATS", "1");
+    cmd.env_remove("PERFSCOPE_COLLAPSE_GENERAL").env_remove("PERFSCOPE_COLLAPSE_ONE_THREAD");
+    if general {
+        cmd.env("PERFSCOPE_COLLAPSE_GENERAL", "1");
+    }
+    if one_thread {
+        cmd.env("PERFSCOPE_COLLAPSE_ONE_THREAD", "1");
+    }
+    cmd.output().unwrap()
+}
+
+fn collapse(file: &Path, general: bool) -> Output {
+    run(file, general, false)
+}
+
+/// Whether the run took the fast path (it says so on stderr with PERFSCOPE_COLLAPSE_STATS).
+fn fast(out: &Output) -> bool {
+    String::from_utf8_lossy(&out.stderr).lines().any(|l| l.starts_with("collapse: "))
+}
+
+/// Compares both paths on `file`; returns whether the fast path applied.
+fn same_output(file: &Path) -> bool {
+    let (f, g) = (collapse(file, false), collapse(file, true));
+    let name = file.display();
+    assert!(!fast(&g), "{name}: PERFSCOPE_COLLAPSE_GENERAL is not obeyed");
+    assert_eq!(f.status.code(), g.status.code(), "{name}: exit status");
+    if f.stdout != g.stdout {
+        let (a, b) = (String::from_utf8_lossy(&f.stdout), String::from_utf8_lossy(&g.stdout));
+        let first = a.lines().zip(b.lines()).position(|(x, y)| x != y);
+        panic!("{name}: fast path output differs ({} vs {} lines; first difference at line {first:?})", a.lines().count(), b.lines().count());
+    }
+    // The warnings too, but for the fast path's own line.
+    let warnings = |o: &Output| String::from_utf8_lossy(&o.stderr).lines().filter(|l| !l.starts_with("collapse: ")).map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(warnings(&f), warnings(&g), "{name}: warnings");
+    let one = run(file, false, true);
+    assert_eq!((one.status.code(), &one.stdout), (f.status.code(), &f.stdout), "{name}: the fast path on one thread");
+    fast(&f)
+}
+
+#[test]
+fn the_fast_path_prints_what_the_general_path_prints_on_the_test_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+    let mut took = 0;
+    for name in ["example.data", "pipe.data", "two-events.data", "heatmap.data"] {
+        let file = dir.join(name);
+        let out = collapse(&file, true);
+        assert!(!out.stdout.is_empty(), "{name}: no folded lines");
+        took += usize::from(same_output(&file));
+    }
+    assert_eq!(took, 4, "the fast path applies to every test file");
+}
+
+#[test]
+fn the_fast_path_prints_what_the_general_path_prints_on_every_corpus_recording() {
+    let Some(root) = common::corpus_root() else { return };
+    let files: Vec<PathBuf> = common::corpus_files(&root).into_iter().map(|f| f.path).collect();
+    let (mut took, mut with_lines) = (Vec::new(), 0);
+    for file in &files {
+        if !collapse(file, true).stdout.is_empty() {
+            with_lines += 1;
+        }
+        if same_output(file) {
+            took.push(file.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    println!("{} recordings ({with_lines} with samples); the fast path took {}: {took:?}", files.len(), took.len());
+    // Files the fast path leaves to the general path: DWARF-mode stacks and read values.
+    for name in ["fp-callchain.data", "syswide-g.data", "compressed-z.data", "pipe-compressed.data", "threads.data", "group.data"] {
+        assert!(took.iter().any(|t| t == name), "the fast path applies to {name}");
+    }
+    for name in ["dwarf.data", "kitchen-sink.data"] {
+        assert!(!took.iter().any(|t| t == name), "{name} goes through the general path");
+    }
+}
