@@ -104,8 +104,10 @@ pub fn app() -> Html {
 
     // ?url=https://… opens that file on start; a #v=1&… hash is the view to show it in.
     {
-        let (fetch_and_open, dispatcher) = (fetch_and_open.clone(), state.dispatcher());
+        let (fetch_and_open, dispatcher, worker) = (fetch_and_open.clone(), state.dispatcher(), worker.clone());
         use_effect_with((), move |_| {
+            // The worker's wasm compiles while the person picks a file.
+            worker.warm_up();
             let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
             if let Some(link) = LinkState::decode(&hash) {
                 dispatcher.dispatch(Action::Link(link));
@@ -184,6 +186,7 @@ pub fn app() -> Html {
         let (dispatcher, worker) = (state.dispatcher(), worker.clone());
         Callback::from(move |()| {
             worker.cancel();
+            worker.warm_up();
             dispatcher.dispatch(Action::Cancelled);
         })
     };

@@ -105,6 +105,16 @@ impl AnalysisWorker {
         id
     }
 
+    /// Starts the worker now if none is running, so that its wasm is compiled and instantiated
+    /// before the first file arrives (the first open then waits for nothing but the file). A
+    /// failure to start is not reported here: the request that needs the worker reports it.
+    pub fn warm_up(&self) {
+        let mut running = self.running.borrow_mut();
+        if running.as_ref().is_none_or(|r| r.link.failed.get()) {
+            *running = self.spawn().ok();
+        }
+    }
+
     /// Sends files to open; returns the request id.
     pub fn open(&self, files: Vec<NamedBlob>) -> Result<u32, String> {
         let id = self.id();
