@@ -338,6 +338,7 @@ pub fn app() -> Html {
                         <Tabs current={state.view.tab} on_select={on_tab} />
                     }
                     if let Some(e) = &state.symbols_error { <div class="banner warning" role="alert" id="symbols-error">{ format!("Symbol files: {e}") }</div> }
+                    if let Some(e) = &state.query_error { <div class="banner error" role="alert" id="query-error">{ e.clone() }</div> }
                     { panel }
                 </>
             }

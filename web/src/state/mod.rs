@@ -107,6 +107,9 @@ pub struct AppState {
     pub symbols_progress: Option<Progress>,
     /// The last symbol request's failure.
     pub symbols_error: Option<String>,
+    /// A query on the open profile failed, or the worker stopped after loading it (e.g. out of
+    /// wasm memory): the views keep what they had, and a banner says why nothing more comes.
+    pub query_error: Option<String>,
     /// What the person chose.
     pub view: ViewState,
     /// What the worker answered.
@@ -209,6 +212,7 @@ impl AppState {
             Action::Started { id, file } => {
                 self.load = Load::Loading { file, progress: None, summary: None };
                 self.request = Some(id);
+                self.query_error = None;
                 self.symbols_request = None;
                 self.results = Results::default();
                 // A new file: keep the tab and the display options, drop what named the old one.
@@ -309,6 +313,19 @@ impl AppState {
                     };
                     self.load = Load::Failed { file, message };
                     self.request = None;
+                } else if matches!(self.load, Load::Loaded { .. }) && (crashed || self.query_error.is_none()) {
+                    // A query's failure, or the worker stopped (a trap: "unreachable" is what
+                    // running out of wasm memory looks like). Without this the view waits forever.
+                    self.query_error = Some(if crashed {
+                        let hint = if message.contains("unreachable") || message.contains("memory") {
+                            " — most likely out of memory: a browser gives a page's worker at most 4 GiB"
+                        } else {
+                            ""
+                        };
+                        format!("The analysis worker stopped: {message}{hint}. The views show what they had; open the file again to retry.")
+                    } else {
+                        message
+                    });
                 }
             }
             WorkerMessage::Tree(_, t) => self.results.tree = Some(Shared::new(*t)),
@@ -437,6 +454,22 @@ mod tests {
         assert_eq!(s.load, Load::Failed { file: Some(file("a.data", 10)), message: "the parser worker failed to load".into() });
         let s = started(5, "b.data").apply(Action::Cancelled);
         assert_eq!(s.ready_state(), ReadyState::Idle);
+    }
+
+    #[test]
+    fn a_worker_that_stops_after_loading_is_said_and_the_profile_kept() {
+        let s = started(1, "a.data").apply(Action::Worker(WorkerMessage::Summary(1, Box::default()))).apply(Action::Worker(profile(&[3])));
+        assert_eq!(s.ready_state(), ReadyState::Loaded);
+        let s = s.apply(Action::Worker(WorkerMessage::Failed(0, Failure { message: "RuntimeError: unreachable".into(), crashed: true })));
+        assert_eq!(s.ready_state(), ReadyState::Loaded, "the views keep what they had");
+        let e = s.query_error.clone().unwrap();
+        assert!(e.contains("RuntimeError: unreachable") && e.contains("out of memory"), "{e}");
+        // What the restarted worker says next ("no file is open") does not hide why.
+        let s = s.apply(Action::Worker(WorkerMessage::Failed(7, Failure { message: "no file is open".into(), crashed: false })));
+        assert_eq!(s.query_error, Some(e));
+        // A new file starts clean.
+        let s = s.apply(Action::Started { id: 2, file: file("b.data", 10) });
+        assert_eq!(s.query_error, None);
     }
 
     #[test]
