@@ -7,7 +7,7 @@
 //! followed by a cookie, which is skipped. Any other value ≥ `PERF_CONTEXT_MAX` means a
 //! corrupted callchain, which is dropped whole, as perf drops it.
 
-mod chain;
+pub(crate) mod chain;
 
 use rustc_hash::FxHashMap;
 

@@ -155,7 +155,7 @@ pub struct LoadDiagnostics {
 }
 
 /// Whether the record type is one the profile uses.
-fn is_used(t: RecordType) -> bool {
+pub(crate) fn is_used(t: RecordType) -> bool {
     matches!(
         t,
         RecordType::SAMPLE

@@ -5,6 +5,27 @@
 use super::{CpuMode, StackExtras, PERF_CONTEXT_GUEST, PERF_CONTEXT_GUEST_KERNEL, PERF_CONTEXT_GUEST_USER, PERF_CONTEXT_HV, PERF_CONTEXT_KERNEL, PERF_CONTEXT_MAX, PERF_CONTEXT_USER, PERF_CONTEXT_USER_DEFERRED};
 use crate::ids::StackIndex;
 
+/// What a callchain word at or above `PERF_CONTEXT_MAX` means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ContextMarker {
+    /// The frames that follow run in this mode (`PERF_CONTEXT_KERNEL`, `_USER`, `_HV`, guests).
+    Mode(CpuMode),
+    /// `PERF_CONTEXT_USER_DEFERRED`: user frames follow, after a cookie word.
+    Deferred,
+    /// Not a marker perf defines (the kernel's user walk can end with -1): the chain is corrupt.
+    Corrupt,
+}
+
+/// The meaning of the context marker `addr` (`addr >= PERF_CONTEXT_MAX`).
+pub(crate) fn context_marker(addr: u64) -> ContextMarker {
+    match addr {
+        PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => ContextMarker::Mode(CpuMode::Kernel),
+        PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => ContextMarker::Mode(CpuMode::User),
+        PERF_CONTEXT_USER_DEFERRED => ContextMarker::Deferred,
+        _ => ContextMarker::Corrupt,
+    }
+}
+
 /// One frame to add: an address with how to read it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct ChainEntry {
@@ -75,15 +96,14 @@ pub(super) fn chain_entries(
         // Unwound frames are addresses only (perf's libdw unwinder ends some stacks with a
         // `0 - 1` frame, which is not a context marker).
         if addr >= PERF_CONTEXT_MAX && i < extras.unwound_from {
-            match addr {
-                PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => mode = CpuMode::Kernel,
-                PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => mode = CpuMode::User,
-                PERF_CONTEXT_USER_DEFERRED => {
+            match context_marker(addr) {
+                ContextMarker::Mode(m) => mode = m,
+                ContextMarker::Deferred => {
                     mode = CpuMode::User;
                     let _cookie = iter.next();
                 }
                 // The kernel's user walk sometimes ends with -1: the chain is corrupted.
-                _ => {
+                ContextMarker::Corrupt => {
                     leaf_first.clear();
                     break;
                 }

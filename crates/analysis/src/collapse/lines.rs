@@ -2,6 +2,7 @@
 //! folded lines (sequences of text ids) with their counts; then the lines in byte order,
 //! written.
 
+use crate::export::folded::push_count;
 use std::cmp::Ordering;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::io::Write;
@@ -286,23 +287,6 @@ impl Lines {
     }
 }
 
-/// Appends the decimal digits of `n`.
-pub(super) fn push_count(out: &mut Vec<u8>, n: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        if let Some(b) = buf.get_mut(i) {
-            *b = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 || i == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(buf.get(i..).unwrap_or(&[]));
-}
 
 /// The bytes of a line from its `i`-th token on: `text;text;… count`, with the separator
 /// before token `i` (`;`, or ` ` when the line ends before it; nothing at the start).

@@ -99,17 +99,7 @@ impl Reader {
                 }
                 return;
             }
-            RecordType::SAMPLE
-            | RecordType::MMAP
-            | RecordType::MMAP2
-            | RecordType::COMM
-            | RecordType::FORK
-            | RecordType::EXIT
-            | RecordType::KSYMBOL
-            | RecordType::LOST
-            | RecordType::LOST_SAMPLES
-            | RecordType::THROTTLE
-            | RecordType::UNTHROTTLE => {}
+            t if crate::load::is_used(t) => {}
             _ => return,
         }
         let record = match meta.parse(rec) {

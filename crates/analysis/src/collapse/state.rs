@@ -4,7 +4,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::builder::{CpuMode, PERF_CONTEXT_GUEST, PERF_CONTEXT_GUEST_KERNEL, PERF_CONTEXT_GUEST_USER, PERF_CONTEXT_HV, PERF_CONTEXT_KERNEL, PERF_CONTEXT_MAX, PERF_CONTEXT_USER, PERF_CONTEXT_USER_DEFERRED};
+use crate::builder::chain::{context_marker, ContextMarker};
+use crate::builder::{CpuMode, PERF_CONTEXT_MAX};
 use crate::ids::ModuleIndex;
 use crate::maps::{AddressSpace, Mapping};
 use crate::symbols::resolver::is_kernel_module_path;
@@ -193,14 +194,13 @@ fn root_first(chain: Chain<'_>, out: &mut Vec<(u64, CpuMode)>) {
             let mut iter = words.iter();
             while let Some(&addr) = iter.next() {
                 if addr >= PERF_CONTEXT_MAX {
-                    match addr {
-                        PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => mode = CpuMode::Kernel,
-                        PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => mode = CpuMode::User,
-                        PERF_CONTEXT_USER_DEFERRED => {
+                    match context_marker(addr) {
+                        ContextMarker::Mode(m) => mode = m,
+                        ContextMarker::Deferred => {
                             mode = CpuMode::User;
                             let _cookie = iter.next();
                         }
-                        _ => {
+                        ContextMarker::Corrupt => {
                             out.clear();
                             return;
                         }

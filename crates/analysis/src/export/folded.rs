@@ -304,7 +304,8 @@ enum Item {
     Through(u32),
 }
 
-fn push_count(out: &mut Vec<u8>, n: u64) {
+/// Appends the decimal digits of `n`.
+pub(crate) fn push_count(out: &mut Vec<u8>, n: u64) {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     let mut n = n;
