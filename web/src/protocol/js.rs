@@ -157,14 +157,7 @@ impl Request {
                 set(&object, "op", &JsValue::from_str("files"));
                 set(&object, "id", &JsValue::from(*id));
                 set(&object, "slice", &JsValue::from(*slice));
-                let list = Array::new();
-                for f in files {
-                    let entry = Object::new();
-                    set(&entry, "name", &JsValue::from_str(&f.name));
-                    set(&entry, "blob", &f.blob);
-                    list.push(&entry);
-                }
-                set(&object, "files", &list);
+                set(&object, "files", &files_to_js(files));
             }
             Request::Query { id, query } => {
                 set(&object, "op", &JsValue::from_str("query"));

@@ -5,25 +5,31 @@
 use super::{CpuMode, StackExtras, PERF_CONTEXT_GUEST, PERF_CONTEXT_GUEST_KERNEL, PERF_CONTEXT_GUEST_USER, PERF_CONTEXT_HV, PERF_CONTEXT_KERNEL, PERF_CONTEXT_MAX, PERF_CONTEXT_USER, PERF_CONTEXT_USER_DEFERRED};
 use crate::ids::StackIndex;
 
-/// What a callchain word at or above `PERF_CONTEXT_MAX` means.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ContextMarker {
-    /// The frames that follow run in this mode (`PERF_CONTEXT_KERNEL`, `_USER`, `_HV`, guests).
-    Mode(CpuMode),
-    /// `PERF_CONTEXT_USER_DEFERRED`: user frames follow, after a cookie word.
-    Deferred,
-    /// Not a marker perf defines (the kernel's user walk can end with -1): the chain is corrupt.
-    Corrupt,
-}
-
-/// The meaning of the context marker `addr` (`addr >= PERF_CONTEXT_MAX`).
-pub(crate) fn context_marker(addr: u64) -> ContextMarker {
-    match addr {
-        PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => ContextMarker::Mode(CpuMode::Kernel),
-        PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => ContextMarker::Mode(CpuMode::User),
-        PERF_CONTEXT_USER_DEFERRED => ContextMarker::Deferred,
-        _ => ContextMarker::Corrupt,
+/// Calls `frame(index, address, mode)` for each frame of a callchain, leaf first: context markers
+/// (words at or above `PERF_CONTEXT_MAX`) switch the mode and are not frames, except from index
+/// `unwound_from` on, where words are unwound addresses only (perf's libdw unwinder ends some
+/// stacks with a `0 - 1` frame, which is not a marker). `mode` is the mode before the first
+/// marker. Returns false, after the frames before it, at a word that is no marker perf defines
+/// (the kernel's user walk sometimes ends with -1: the chain is corrupt).
+pub(crate) fn for_each_frame(words: &[u64], mut mode: CpuMode, unwound_from: usize, mut frame: impl FnMut(usize, u64, CpuMode)) -> bool {
+    let mut iter = words.iter().copied().enumerate();
+    while let Some((i, addr)) = iter.next() {
+        if addr < PERF_CONTEXT_MAX || i >= unwound_from {
+            frame(i, addr, mode);
+            continue;
+        }
+        match addr {
+            PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => mode = CpuMode::Kernel,
+            PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => mode = CpuMode::User,
+            // User frames follow, after a cookie word.
+            PERF_CONTEXT_USER_DEFERRED => {
+                mode = CpuMode::User;
+                let _cookie = iter.next();
+            }
+            _ => return false,
+        }
     }
+    true
 }
 
 /// One frame to add: an address with how to read it.
@@ -90,28 +96,12 @@ pub(super) fn chain_entries(
         out.push(ChainEntry::new(ip, ip_mode, expand.all));
         return;
     }
-    let mut mode = ip_mode;
-    let mut iter = callchain.iter().copied().enumerate();
-    while let Some((i, addr)) = iter.next() {
-        // Unwound frames are addresses only (perf's libdw unwinder ends some stacks with a
-        // `0 - 1` frame, which is not a context marker).
-        if addr >= PERF_CONTEXT_MAX && i < extras.unwound_from {
-            match context_marker(addr) {
-                ContextMarker::Mode(m) => mode = m,
-                ContextMarker::Deferred => {
-                    mode = CpuMode::User;
-                    let _cookie = iter.next();
-                }
-                // The kernel's user walk sometimes ends with -1: the chain is corrupted.
-                ContextMarker::Corrupt => {
-                    leaf_first.clear();
-                    break;
-                }
-            }
-            continue;
-        }
+    let whole = for_each_frame(callchain, ip_mode, extras.unwound_from, |i, addr, mode| {
         let expand = expand.all || (expand.unwound && i >= extras.unwound_from);
         leaf_first.push(ChainEntry::new(addr, mode, expand));
+    });
+    if !whole {
+        leaf_first.clear();
     }
     out.extend(leaf_first.iter().rev());
 }

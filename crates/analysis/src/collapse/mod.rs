@@ -32,7 +32,7 @@ mod state;
 
 use std::collections::VecDeque;
 
-use perfscope_format::walk::{walk, Item};
+use perfscope_format::walk::walk;
 
 use self::counter::{count_batches, Counter};
 use self::lines::{Lines, Texts};
@@ -181,10 +181,7 @@ fn run(data: &[u8], extra: &[&[u8]], counter: Counter, threads: bool) -> Result<
                 let mut reader = Reader::default();
                 let mut batch = Batch::default();
                 let walked = walk(data, extra, |meta, _part, item| {
-                    match item {
-                        Item::Record(rec) => reader.read(meta, rec, &mut batch),
-                        Item::Error(e) => batch.events.push(Event::Error(*e)),
-                    }
+                    reader.item(meta, item, &mut batch);
                     if batch.is_full() {
                         let next = empty_rx.try_recv().unwrap_or_default();
                         // A closed channel: the delivery stopped (it cannot before the end).
@@ -205,10 +202,7 @@ fn run(data: &[u8], extra: &[&[u8]], counter: Counter, threads: bool) -> Result<
         let mut reader = Reader::default();
         let mut batch = Batch::default();
         let walked = walk(data, extra, |meta, _part, item| {
-            match item {
-                Item::Record(rec) => reader.read(meta, rec, &mut batch),
-                Item::Error(e) => batch.events.push(Event::Error(*e)),
-            }
+            reader.item(meta, item, &mut batch);
             if batch.is_full() {
                 c.accept(&batch);
                 batch.clear();

@@ -7,6 +7,7 @@ use perfscope_format::constants::{misc, sample_type, HeaderFeature, RecordType};
 use perfscope_format::features::build_id::{parse_build_id_record, parse_build_ids};
 use perfscope_format::metadata::Metadata;
 use perfscope_format::records::{RawRecord, Record, SampleRecord};
+use perfscope_format::walk::Item;
 
 use super::Unsupported;
 use crate::load::LoadDiagnostics;
@@ -80,6 +81,14 @@ pub(super) struct Reader {
 }
 
 impl Reader {
+    /// The next item of the walk: a record is read, an error queued in its place.
+    pub fn item(&mut self, meta: &Metadata, item: Item<'_, '_>, batch: &mut Batch) {
+        match item {
+            Item::Record(rec) => self.read(meta, rec, batch),
+            Item::Error(e) => batch.events.push(Event::Error(*e)),
+        }
+    }
+
     /// The next record of the input, in file order.
     pub fn read(&mut self, meta: &Metadata, rec: &RawRecord<'_>, batch: &mut Batch) {
         if self.stopped {

@@ -4,8 +4,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::builder::chain::{context_marker, ContextMarker};
-use crate::builder::{CpuMode, PERF_CONTEXT_MAX};
+use crate::builder::chain::for_each_frame;
+use crate::builder::CpuMode;
 use crate::ids::ModuleIndex;
 use crate::maps::{AddressSpace, Mapping};
 use crate::symbols::resolver::is_kernel_module_path;
@@ -190,24 +190,10 @@ fn root_first(chain: Chain<'_>, out: &mut Vec<(u64, CpuMode)>) {
     out.clear();
     match chain {
         Chain::Ip(ip, mode) => out.push((ip, mode)),
-        Chain::Callchain(words, mut mode) => {
-            let mut iter = words.iter();
-            while let Some(&addr) = iter.next() {
-                if addr >= PERF_CONTEXT_MAX {
-                    match context_marker(addr) {
-                        ContextMarker::Mode(m) => mode = m,
-                        ContextMarker::Deferred => {
-                            mode = CpuMode::User;
-                            let _cookie = iter.next();
-                        }
-                        ContextMarker::Corrupt => {
-                            out.clear();
-                            return;
-                        }
-                    }
-                    continue;
-                }
-                out.push((addr, mode));
+        Chain::Callchain(words, mode) => {
+            if !for_each_frame(words, mode, usize::MAX, |_, addr, mode| out.push((addr, mode))) {
+                out.clear();
+                return;
             }
             out.reverse();
         }
