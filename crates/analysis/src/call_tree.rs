@@ -24,7 +24,8 @@ pub struct Weight {
 }
 
 impl Weight {
-    fn add(&mut self, other: Weight) {
+    /// Adds `other` (saturating).
+    pub(crate) fn add(&mut self, other: Weight) {
         self.samples = self.samples.saturating_add(other.samples);
         self.period = self.period.saturating_add(other.period);
     }

@@ -47,7 +47,6 @@ use crate::profile::Profile;
 
 mod stacks;
 
-use stacks::add;
 pub use stacks::{StackChildren, StackWeights};
 
 /// What [`pruned_flame`] lays out.
@@ -214,7 +213,7 @@ impl Descent<'_> {
         self.graph_width = self.groups.iter().fold(0u64, |a, g| a.saturating_add(kind.of(g.total)));
         self.out.width = self.graph_width;
         for g in &self.groups {
-            add(&mut self.out.total, g.total);
+            self.out.total.add(g.total);
         }
         let (elided, count) = self.place_children(None, 0, 0, Place::Path(usize::MAX));
         self.out.elided_roots = elided;
@@ -284,7 +283,7 @@ impl Descent<'_> {
             if w > 0 {
                 if let Some(prev) = self.pairs.get_mut(w - 1) {
                     if prev.0 == cur.0 && prev.1.stack == cur.1.stack {
-                        add(&mut prev.1.weight, cur.1.weight);
+                        prev.1.weight.add(cur.1.weight);
                         prev.1.origin = prev.1.origin.min(cur.1.origin);
                         continue;
                     }
@@ -303,7 +302,7 @@ impl Descent<'_> {
             let mut g = Group { func, origin: u32::MAX, total: Weight::default(), self_weight: Weight::default(), range: start..start };
             let mut end = start;
             while let Some(&(_, m)) = self.pairs.get(end).filter(|p| p.0 == func) {
-                add(&mut g.total, m.weight);
+                g.total.add(m.weight);
                 g.origin = g.origin.min(m.origin);
                 end += 1;
             }
@@ -362,7 +361,7 @@ impl Descent<'_> {
             if wide {
                 emit.push((gi, child_place));
             } else {
-                add(&mut elided, g.total);
+                elided.add(g.total);
                 count += 1;
             }
         }

@@ -112,7 +112,7 @@ impl StackWeights {
             let Some(p) = profile.stacks.get(StackIndex(i as u32)).and_then(|s| s.prefix).filter(|p| p.index() < i) else { continue };
             let t = total.get(i).copied().unwrap_or_default();
             if let Some(slot) = total.get_mut(p.index()) {
-                add(slot, t);
+                slot.add(t);
             }
         }
         StackWeights { total, empty }
@@ -138,7 +138,7 @@ impl StackWeights {
     pub fn sum(&self, children: &StackChildren) -> Weight {
         let mut w = Weight::default();
         for &r in children.roots() {
-            add(&mut w, self.total(r));
+            w.add(self.total(r));
         }
         w
     }
@@ -180,15 +180,10 @@ impl StackWeights {
                 if let Some(slot) = hit.get_mut(i) {
                     *slot = true;
                 }
-                add(&mut sum, self.total(i as u32));
+                sum.add(self.total(i as u32));
             }
         }
         sum
     }
-}
-
-pub(super) fn add(a: &mut Weight, b: Weight) {
-    a.samples = a.samples.saturating_add(b.samples);
-    a.period = a.period.saturating_add(b.period);
 }
 
