@@ -13,14 +13,15 @@
 //!
 //! A decoded record's time must equal the one read without decoding
 //! (`EventTable::record_time`), and a SAMPLE must decode the same through
-//! `SampleRecord::parse` with the event's layout.
+//! `SampleRecord::parse` with the event's layout; `check_sample` must give the event or the
+//! error `parse_record` gives.
 #![no_main]
 
 use core::fmt::Write;
 
 use libfuzzer_sys::fuzz_target;
 use perfscope_format::layout::{EventIndex, EventTable};
-use perfscope_format::records::{parse_record, SampleRecord};
+use perfscope_format::records::{check_sample, parse_record, SampleRecord};
 use perfscope_format::{Bytes, Endianness, EventAttr, RawRecord, Record, RecordHeader, RecordType};
 
 #[path = "common.rs"]
@@ -69,7 +70,15 @@ fuzz_target!(|data: &[u8]| {
     };
 
     let mut sink = Sink::default();
-    match parse_record(&raw, &events) {
+    let parsed = parse_record(&raw, &events);
+    if type_ == RecordType::SAMPLE {
+        let event = parsed.as_ref().map_err(|e| *e).and_then(|r| match r {
+            Record::Sample(s) => Ok(s.event),
+            _ => panic!("a SAMPLE decoded as another record"),
+        });
+        assert_eq!(check_sample(&raw, &events), event, "check_sample disagrees with parse_record");
+    }
+    match parsed {
         Ok(rec) => {
             assert_eq!(events.record_time(&raw), rec.time(), "record_time and the decoded time differ");
             if let Record::Sample(s) = &rec {

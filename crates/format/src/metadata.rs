@@ -13,8 +13,8 @@ use crate::error::Result;
 use crate::features::RawStr;
 use crate::error::Error;
 use crate::file::{FileAttr, FileLayout, PerfFile, ReadAt};
-use crate::layout::EventTable;
-use crate::records::{parse_record, RawRecord, Record};
+use crate::layout::{EventIndex, EventTable};
+use crate::records::{check_sample, parse_record, RawRecord, Record};
 
 /// A header feature's bytes with the absolute offset they were found at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,6 +107,11 @@ impl Metadata {
     /// Decodes a record with this file's events.
     pub fn parse<'r>(&self, rec: &RawRecord<'r>) -> Result<Record<'r>> {
         parse_record(rec, &self.events)
+    }
+
+    /// Checks a SAMPLE record and returns its event (see [`check_sample`]).
+    pub fn check_sample(&self, rec: &RawRecord<'_>) -> Result<EventIndex> {
+        check_sample(rec, &self.events)
     }
 
     /// Sets the event groups from HEADER_GROUP_DESC, when present and readable.

@@ -1,13 +1,15 @@
 //! Decoding damaged input never panics: every corpus file cut at 16 points and with random bytes
-//! flipped, and random bodies under random attrs, all go through `parse_record`.
+//! flipped, and random bodies under random attrs, all go through `parse_record`. On each SAMPLE,
+//! `check_sample` (which checks without decoding) must give the event or the error
+//! `parse_record` gives.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 mod oracle;
 
 use perfscope_format::attr::AttrFlags;
 use perfscope_format::constants::sample_type as st;
-use perfscope_format::records::frame_record;
-use perfscope_format::{parse_record, Endianness, EventAttr, EventTable, PerfFile, RawRecords};
+use perfscope_format::records::{check_sample, frame_record, Record};
+use perfscope_format::{parse_record, Endianness, EventAttr, EventTable, PerfFile, RawRecord, RawRecords, RecordType};
 
 /// xorshift64*: a small deterministic generator.
 struct Rng(u64);
@@ -24,12 +26,25 @@ impl Rng {
     }
 }
 
+/// Decodes `raw`; for a SAMPLE, asserts that `check_sample` agrees. Returns whether it decoded.
+fn decode(raw: &RawRecord<'_>, table: &EventTable) -> bool {
+    let parsed = parse_record(raw, table);
+    if raw.header.type_ == RecordType::SAMPLE {
+        let event = parsed.as_ref().map(|r| match r {
+            Record::Sample(s) => s.event,
+            other => panic!("a SAMPLE decoded as {other:?}"),
+        });
+        assert_eq!(check_sample(raw, table), event.map_err(|e| *e), "check_sample disagrees at offset {:#x}", raw.offset);
+    }
+    parsed.is_ok()
+}
+
 fn decode_all(bytes: &[u8]) -> usize {
     let Ok(file) = PerfFile::parse(bytes) else { return 0 };
     let table = EventTable::from_file(&file);
     let mut n = 0;
     for raw in file.raw_records().flatten() {
-        if parse_record(&raw, &table).is_ok() {
+        if decode(&raw, &table) {
             n += 1;
         }
     }
@@ -107,12 +122,12 @@ fn random_bodies_under_random_attrs() {
             rec.extend_from_slice(&endian.u64_bytes(v));
         }
         if let Ok(raw) = frame_record(&rec, 0, endian) {
-            if parse_record(&raw, &table).is_ok() {
+            if decode(&raw, &table) {
                 decoded += 1;
             }
         }
         for r in RawRecords::new(&rec, 0, endian).flatten() {
-            let _ = parse_record(&r, &table);
+            decode(&r, &table);
         }
     }
     println!("{decoded} of 20000 random records decoded");

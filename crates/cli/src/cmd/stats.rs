@@ -6,6 +6,9 @@ use std::process::ExitCode;
 
 use perfscope_analysis::delivery::SampleDelivery;
 use perfscope_analysis::load::EventNames;
+use perfscope_format::constants::sample_type;
+use perfscope_format::layout::EventIndex;
+use perfscope_format::metadata::Metadata;
 use perfscope_format::walk::Item;
 use perfscope_format::{Record, RecordType};
 
@@ -22,13 +25,21 @@ pub struct Args {
     file: PathBuf,
 }
 
+/// Whether samples of event `e` carry read values (PERF_SAMPLE_READ).
+fn reads(meta: &Metadata, e: EventIndex) -> bool {
+    meta.events.attr(e).is_some_and(|a| a.sample_type & sample_type::READ != 0)
+}
+
 /// Runs `perfscope stats`.
 pub fn run(args: &Args) -> Result<ExitCode, String> {
     let input = Input::read(&args.file)?;
     let mut counts: BTreeMap<u32, u64> = BTreeMap::new();
     // Counted in an array first: a map lookup per record was a tenth of the time.
     let mut by_type = [0u64; 128];
-    let mut per_event: BTreeMap<u32, u64> = BTreeMap::new();
+    // Samples per event index: counted in a vector (the event indices are dense), and in a map
+    // for those delivered per read value.
+    let mut per_event: Vec<u64> = Vec::new();
+    let mut delivered: BTreeMap<u32, u64> = BTreeMap::new();
     let mut errors: Vec<String> = Vec::new();
     let mut delivery = SampleDelivery::new();
     let mut names = EventNames::default();
@@ -44,11 +55,25 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 None => *counts.entry(rec.type_().0).or_default() += 1,
             }
             if rec.type_() == RecordType::SAMPLE {
-                match meta.parse(rec) {
-                    Ok(Record::Sample(s)) => {
-                        delivery.deliver(&meta.events, &s, |e, _| *per_event.entry(e.0).or_default() += 1)
-                    }
-                    Ok(_) => {}
+                // Checked, not decoded (decoding cost more than the rest of the walk), unless
+                // read values make perf deliver it once per moved counter.
+                match meta.check_sample(rec) {
+                    Ok(e) if !reads(meta, e) => match per_event.get_mut(e.0 as usize) {
+                        Some(n) => *n += 1,
+                        None => {
+                            per_event.resize(e.0 as usize + 1, 0);
+                            if let Some(n) = per_event.get_mut(e.0 as usize) {
+                                *n += 1;
+                            }
+                        }
+                    },
+                    Ok(_) => match meta.parse(rec) {
+                        Ok(Record::Sample(s)) => delivery.deliver(&meta.events, &s, |e, _| {
+                            *delivered.entry(e.0).or_default() += 1;
+                        }),
+                        Ok(_) => {}
+                        Err(e) => errors.push(e.to_string()),
+                    },
                     Err(e) => errors.push(e.to_string()),
                 }
             }
@@ -57,6 +82,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     for (t, n) in (0u32..).zip(by_type).filter(|(_, n)| *n > 0) {
         counts.insert(t, n);
     }
+    for (e, n) in (0u32..).zip(per_event).filter(|(_, n)| *n > 0) {
+        *delivered.entry(e).or_default() += n;
+    }
+    let per_event = delivered;
     let meta = result.map_err(|e| errors.push(e.to_string())).ok();
     // Named in the same pass (a second walk for the names took as long as the counting).
     let event_name = |i: u32| match &meta {

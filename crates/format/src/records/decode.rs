@@ -150,6 +150,20 @@ impl<'a> Record<'a> {
     }
 }
 
+/// Checks a framed SAMPLE the way [`parse_record`] decodes it (routing, then every field)
+/// and returns its event, without building the record: the same result as `parse_record`
+/// gives (`Ok(Record::Sample(s))` with `s.event`, or the same error), at a fraction of the
+/// cost, for counting samples per event.
+///
+/// Only for SAMPLE records (any other type is routed as a sample would be).
+pub fn check_sample(raw: &RawRecord<'_>, events: &EventTable) -> Result<EventIndex> {
+    let offset = raw.body_bytes().offset();
+    let event = events.route(raw.body, true, raw.endian, offset)?;
+    let layout = events.layout(event).ok_or(Error::new(raw.offset, ErrorKind::NoAttrs))?;
+    SampleRecord::check(raw.body, offset, raw.endian, layout)?;
+    Ok(event)
+}
+
 /// Decodes one framed record with the events of its file.
 ///
 /// SAMPLEs and kernel records are routed to their event (see [`EventTable::route`]); the

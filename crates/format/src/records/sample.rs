@@ -196,19 +196,7 @@ impl<'a> SampleRecord<'a> {
     #[inline]
     pub(crate) fn fill(&mut self, body: &'a [u8], offset: u64, endian: Endianness, layout: &EventLayout) -> Result<()> {
         let t = layout.sample_type;
-        if layout.unknown_sample_bits != 0 {
-            return Err(Error::new(offset, ErrorKind::UnknownSampleType { bits: layout.unknown_sample_bits }));
-        }
-        let Some((fixed, rest)) = body.split_at_checked(layout.fixed_size) else {
-            return Err(Error::new(
-                offset,
-                ErrorKind::UnexpectedEof {
-                    what: "sample fixed fields",
-                    needed: layout.fixed_size as u64,
-                    available: body.len() as u64,
-                },
-            ));
-        };
+        let (fixed, rest) = fixed_part(body, offset, layout)?;
         let s = self;
         let mut f = Fixed { data: fixed, endian };
         if t & st::IDENTIFIER != 0 {
@@ -240,78 +228,24 @@ impl<'a> SampleRecord<'a> {
         if t & st::PERIOD != 0 {
             s.period = Some(f.u64());
         }
-        if t & !(st::IDENTIFIER | st::IP | st::TID | st::TIME | st::ADDR | st::ID | st::STREAM_ID | st::CPU | st::PERIOD) == 0 {
+        if t & !FIXED_FIELDS == 0 {
             return Ok(());
         }
         let mut b = Bytes::new(rest, offset + layout.fixed_size as u64, endian);
-        s.parse_variable(&mut b, layout)
+        parse_variable(&mut b, layout, Some(s))
     }
 
-    /// The fields after PERIOD.
-    fn parse_variable(&mut self, b: &mut Bytes<'a>, layout: &EventLayout) -> Result<()> {
-        let t = layout.sample_type;
-        if t & st::READ != 0 {
-            self.read = Some(ReadData::parse(b, layout.read_format)?);
+    /// Checks that a SAMPLE body decodes with the plan of its event, without keeping the
+    /// fields: the same checks in the same order as [`SampleRecord::parse`], so the same
+    /// error (or none). For counting samples (`perfscope stats`), where building the record
+    /// cost more than reading it.
+    pub fn check(body: &'a [u8], offset: u64, endian: Endianness, layout: &EventLayout) -> Result<()> {
+        let rest = fixed_part(body, offset, layout)?.1;
+        if layout.sample_type & !FIXED_FIELDS == 0 {
+            return Ok(());
         }
-        if t & st::CALLCHAIN != 0 {
-            self.callchain = Some(Callchain::parse(b)?);
-        }
-        if t & st::RAW != 0 {
-            // u32 size, then size bytes; the pair is padded by the kernel to 8 bytes and the
-            // padding is counted in size.
-            let size = b.read_u32("raw size")?;
-            self.raw = Some(b.read_bytes_u64(size.into(), "raw data")?);
-        }
-        if t & st::BRANCH_STACK != 0 {
-            self.branch_stack = Some(BranchStack::parse(b, layout)?);
-        }
-        if t & st::REGS_USER != 0 {
-            self.regs_user = Some(parse_regs(b, layout.sample_regs_user, layout.regs_user_size, "user regs")?);
-        }
-        if t & st::STACK_USER != 0 {
-            let size = b.read_u64("user stack size")?;
-            self.stack_user = Some(if size == 0 {
-                UserStack { data: &[], dyn_size: 0 }
-            } else {
-                let data = b.read_bytes_u64(size, "user stack data")?;
-                let at = b.offset();
-                let dyn_size = b.read_u64("user stack dyn_size")?;
-                if dyn_size > size {
-                    return Err(Error::new(at, ErrorKind::BadValue { what: "user stack dyn_size (larger than its size)", value: dyn_size }));
-                }
-                UserStack { data, dyn_size }
-            });
-        }
-        if t & (st::WEIGHT | st::WEIGHT_STRUCT) != 0 {
-            let full = b.read_u64("weight")?;
-            self.weight = Some(Weight { full, is_struct: t & st::WEIGHT_STRUCT != 0 });
-        }
-        if t & st::DATA_SRC != 0 {
-            self.data_src = Some(b.read_u64("data_src")?);
-        }
-        if t & st::TRANSACTION != 0 {
-            self.transaction = Some(b.read_u64("transaction")?);
-        }
-        if t & st::REGS_INTR != 0 {
-            self.regs_intr = Some(parse_regs(b, layout.sample_regs_intr, layout.regs_intr_size, "intr regs")?);
-        }
-        if t & st::PHYS_ADDR != 0 {
-            self.phys_addr = Some(b.read_u64("phys_addr")?);
-        }
-        if t & st::CGROUP != 0 {
-            self.cgroup = Some(b.read_u64("cgroup")?);
-        }
-        if t & st::DATA_PAGE_SIZE != 0 {
-            self.data_page_size = Some(b.read_u64("data_page_size")?);
-        }
-        if t & st::CODE_PAGE_SIZE != 0 {
-            self.code_page_size = Some(b.read_u64("code_page_size")?);
-        }
-        if t & st::AUX != 0 {
-            let size = b.read_u64("aux size")?;
-            self.aux = Some(b.read_bytes_u64(size, "aux data")?);
-        }
-        Ok(())
+        let mut b = Bytes::new(rest, offset + layout.fixed_size as u64, endian);
+        parse_variable(&mut b, layout, None)
     }
 
     pub(crate) const fn empty(event: EventIndex, misc: u16) -> SampleRecord<'a> {
@@ -352,6 +286,133 @@ impl<'a> SampleRecord<'a> {
 }
 
 /// Reads `u64 abi` and, when it is not 0, `size` bytes of registers.
+/// The fields after PERIOD, kept in `keep` (when given) as they are read.
+fn parse_variable<'a>(b: &mut Bytes<'a>, layout: &EventLayout, mut keep: Option<&mut SampleRecord<'a>>) -> Result<()> {
+    let t = layout.sample_type;
+    if t & st::READ != 0 {
+        let v = ReadData::parse(b, layout.read_format)?;
+        if let Some(s) = keep.as_deref_mut() {
+            s.read = Some(v);
+        }
+    }
+    if t & st::CALLCHAIN != 0 {
+        let v = Callchain::parse(b)?;
+        if let Some(s) = keep.as_deref_mut() {
+            s.callchain = Some(v);
+        }
+    }
+    if t & st::RAW != 0 {
+        // u32 size, then size bytes; the pair is padded by the kernel to 8 bytes and the
+        // padding is counted in size.
+        let size = b.read_u32("raw size")?;
+        let v = b.read_bytes_u64(size.into(), "raw data")?;
+        if let Some(s) = keep.as_deref_mut() {
+            s.raw = Some(v);
+        }
+    }
+    if t & st::BRANCH_STACK != 0 {
+        let v = BranchStack::parse(b, layout)?;
+        if let Some(s) = keep.as_deref_mut() {
+            s.branch_stack = Some(v);
+        }
+    }
+    if t & st::REGS_USER != 0 {
+        let v = parse_regs(b, layout.sample_regs_user, layout.regs_user_size, "user regs")?;
+        if let Some(s) = keep.as_deref_mut() {
+            s.regs_user = Some(v);
+        }
+    }
+    if t & st::STACK_USER != 0 {
+        let size = b.read_u64("user stack size")?;
+        let v = if size == 0 {
+            UserStack { data: &[], dyn_size: 0 }
+        } else {
+            let data = b.read_bytes_u64(size, "user stack data")?;
+            let at = b.offset();
+            let dyn_size = b.read_u64("user stack dyn_size")?;
+            if dyn_size > size {
+                return Err(Error::new(at, ErrorKind::BadValue { what: "user stack dyn_size (larger than its size)", value: dyn_size }));
+            }
+            UserStack { data, dyn_size }
+        };
+        if let Some(s) = keep.as_deref_mut() {
+            s.stack_user = Some(v);
+        }
+    }
+    if t & (st::WEIGHT | st::WEIGHT_STRUCT) != 0 {
+        let full = b.read_u64("weight")?;
+        let v = Weight { full, is_struct: t & st::WEIGHT_STRUCT != 0 };
+        if let Some(s) = keep.as_deref_mut() {
+            s.weight = Some(v);
+        }
+    }
+    if t & st::DATA_SRC != 0 {
+        let v = b.read_u64("data_src")?;
+        if let Some(s) = keep.as_deref_mut() {
+            s.data_src = Some(v);
+        }
+    }
+    if t & st::TRANSACTION != 0 {
+        let v = b.read_u64("transaction")?;
+        if let Some(s) = keep.as_deref_mut() {
+            s.transaction = Some(v);
+        }
+    }
+    if t & st::REGS_INTR != 0 {
+        let v = parse_regs(b, layout.sample_regs_intr, layout.regs_intr_size, "intr regs")?;
+        if let Some(s) = keep.as_deref_mut() {
+            s.regs_intr = Some(v);
+        }
+    }
+    if t & st::PHYS_ADDR != 0 {
+        let v = b.read_u64("phys_addr")?;
+        if let Some(s) = keep.as_deref_mut() {
+            s.phys_addr = Some(v);
+        }
+    }
+    if t & st::CGROUP != 0 {
+        let v = b.read_u64("cgroup")?;
+        if let Some(s) = keep.as_deref_mut() {
+            s.cgroup = Some(v);
+        }
+    }
+    if t & st::DATA_PAGE_SIZE != 0 {
+        let v = b.read_u64("data_page_size")?;
+        if let Some(s) = keep.as_deref_mut() {
+            s.data_page_size = Some(v);
+        }
+    }
+    if t & st::CODE_PAGE_SIZE != 0 {
+        let v = b.read_u64("code_page_size")?;
+        if let Some(s) = keep.as_deref_mut() {
+            s.code_page_size = Some(v);
+        }
+    }
+    if t & st::AUX != 0 {
+        let size = b.read_u64("aux size")?;
+        let v = b.read_bytes_u64(size, "aux data")?;
+        if let Some(s) = keep.as_deref_mut() {
+            s.aux = Some(v);
+        }
+    }
+    Ok(())
+}
+
+/// Every sample_type bit of the fixed-size prefix (up to PERIOD).
+const FIXED_FIELDS: u64 = st::IDENTIFIER | st::IP | st::TID | st::TIME | st::ADDR | st::ID | st::STREAM_ID | st::CPU | st::PERIOD;
+
+/// Splits a SAMPLE body into its fixed-size prefix and the rest, after checking that the
+/// event's sample_type is known.
+fn fixed_part<'a>(body: &'a [u8], offset: u64, layout: &EventLayout) -> Result<(&'a [u8], &'a [u8])> {
+    if layout.unknown_sample_bits != 0 {
+        return Err(Error::new(offset, ErrorKind::UnknownSampleType { bits: layout.unknown_sample_bits }));
+    }
+    body.split_at_checked(layout.fixed_size).ok_or(Error::new(
+        offset,
+        ErrorKind::UnexpectedEof { what: "sample fixed fields", needed: layout.fixed_size as u64, available: body.len() as u64 },
+    ))
+}
+
 fn parse_regs<'a>(b: &mut Bytes<'a>, mask: u64, size: usize, what: &'static str) -> Result<Regs<'a>> {
     let abi = b.read_u64(what)?;
     let at = b.offset();
