@@ -12,7 +12,10 @@ use perfscope_analysis::export::share::is_share;
 use perfscope_analysis::import::detect;
 use perfscope_analysis::open::{open, Opened};
 use perfscope_analysis::export::folded::{write_folded, FoldedOptions};
-use perfscope_analysis::load::{load_profile, LoadDiagnostics, LoadFilter, LoadOptions};
+use perfscope_analysis::flame_graph::WeightKind;
+use perfscope_analysis::ids::EventIndex;
+use perfscope_analysis::load::{self as loader, LoadDiagnostics, LoadExtras, LoadFilter, LoadOptions};
+use perfscope_analysis::offcpu::OffCpuEvents;
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::symbols::archive::PerfArchive;
 use perfscope_analysis::symbols::resolver::SymbolResolver;
@@ -60,6 +63,13 @@ pub struct ProfileArgs {
     /// (either may be empty), both ends included.
     #[arg(long, value_name = "START,END")]
     pub time: Option<String>,
+    /// Weigh stacks by off-CPU time instead of samples: the time each thread spent switched
+    /// out, in ns, given to the stack it was switched out with (the sched_switch callchain when
+    /// recorded with -g, else the thread's last sampled stack, as the event
+    /// `offcpu-time:approx`). Needs context switches in the recording (`perf record
+    /// --switch-events`, `-e sched:sched_switch`, or perf's own `--off-cpu`).
+    #[arg(long)]
+    pub off_cpu: bool,
 }
 
 /// Arguments of `perfscope collapse`.
@@ -94,7 +104,7 @@ fn read(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// Loads the profile the arguments describe; prints the diagnostics worth telling on stderr.
-pub fn load(args: &ProfileArgs) -> Result<(Profile, LoadDiagnostics), String> {
+pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
     let input = Input::read(&args.file)?;
     let mut resolver = SymbolResolver::new();
     let buildid_dir = args.buildid_dir.clone().or_else(default_buildid_dir).filter(|d| d.is_dir());
@@ -125,7 +135,9 @@ pub fn load(args: &ProfileArgs) -> Result<(Profile, LoadDiagnostics), String> {
         resolver.add_perf_map(pid, &read(m)?);
     }
     let filter = LoadFilter {
-        events: args.event.clone(),
+        // With --off-cpu the events are picked after loading: the off-CPU time of a switch
+        // goes to the thread's last sample, of whatever event.
+        events: if args.off_cpu { Vec::new() } else { args.event.clone() },
         pids: args.pid.clone(),
         tids: args.tid.clone(),
         time: args.time.as_deref().map(parse_time_range).transpose()?,
@@ -139,9 +151,38 @@ pub fn load(args: &ProfileArgs) -> Result<(Profile, LoadDiagnostics), String> {
         inline_frames: InlineFrames::Unwound,
     };
     let extra: Vec<&[u8]> = input.extra.iter().map(|(_, b)| &b[..]).collect();
-    let (profile, diag) = load_profile(&input.bytes, &extra, options).map_err(|e| format!("{}: {e}", args.file.display()))?;
-    report_diagnostics(&args.file, &diag);
-    Ok((profile, diag))
+    let extras = LoadExtras { timeline: false, off_cpu: args.off_cpu };
+    let loaded = loader::load(&input.bytes, &extra, options, extras).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    report_diagnostics(&args.file, &loaded.diagnostics);
+    Ok(Loaded { profile: loaded.profile, diagnostics: loaded.diagnostics, off_cpu: loaded.off_cpu_events })
+}
+
+/// What [`load`] gives: the profile, what happened, and the off-CPU pseudo-events it has.
+pub struct Loaded {
+    /// The profile.
+    pub profile: Profile,
+    /// What happened while loading.
+    pub diagnostics: LoadDiagnostics,
+    /// The off-CPU pseudo-events (with `--off-cpu`).
+    pub off_cpu: OffCpuEvents,
+}
+
+/// With `--off-cpu`: the samples to keep — the off-CPU pseudo-events, of those `--event` names
+/// when given — or why there are none.
+pub fn off_cpu_events(args: &ProfileArgs, profile: &Profile, events: OffCpuEvents) -> Result<Vec<EventIndex>, String> {
+    let found: Vec<EventIndex> = [events.exact, events.approximate].into_iter().flatten().collect();
+    if found.is_empty() {
+        return Err(format!(
+            "{}: no off-CPU time: the recording has no context switches (record with --switch-events, -e sched:sched_switch or perf's --off-cpu)",
+            args.file.display()
+        ));
+    }
+    let picked: Vec<EventIndex> = found.iter().copied().filter(|&e| args.event.is_empty() || args.event.iter().any(|n| n == profile.event_name(e))).collect();
+    if picked.is_empty() {
+        let names: Vec<&str> = found.iter().map(|&e| profile.event_name(e)).collect();
+        return Err(format!("{}: --off-cpu: no off-CPU event named {:?} (there are: {})", args.file.display(), args.event, names.join(", ")));
+    }
+    Ok(picked)
 }
 
 fn report_diagnostics(file: &Path, d: &LoadDiagnostics) {
@@ -241,7 +282,7 @@ fn write_on_thread(produce: impl FnOnce(&mut ChannelWriter) -> std::io::Result<(
 /// or text input, DWARF-mode stacks, read values), for the general path to run.
 fn run_fast(args: &ProfileArgs) -> Result<Option<ExitCode>, String> {
     let filtered = !args.event.is_empty() || !args.pid.is_empty() || !args.tid.is_empty() || args.time.is_some();
-    if !args.no_symbols || filtered || std::env::var_os("PERFSCOPE_COLLAPSE_GENERAL").is_some() {
+    if !args.no_symbols || filtered || args.off_cpu || std::env::var_os("PERFSCOPE_COLLAPSE_GENERAL").is_some() {
         return Ok(None);
     }
     let input = Input::read(&args.file)?;
@@ -274,7 +315,8 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     }
     // A perf.data or a share file (`perfscope export --format share`).
     let loaded = super::export::load_with(&args.profile, false)?;
-    let written = write_on_thread(|out| write_folded(&loaded.profile, &loaded.filter, FoldedOptions::default(), out));
+    let options = FoldedOptions { weight: loaded.weight(WeightKind::Samples), ..FoldedOptions::default() };
+    let written = write_on_thread(|out| write_folded(&loaded.profile, &loaded.filter, options, out));
     if written.is_err() {
         return Ok(ExitCode::SUCCESS); // closed pipe (`| head`)
     }

@@ -15,6 +15,7 @@ use perfscope_analysis::export::svg::{to_svg, SvgOptions};
 use perfscope_analysis::flame_graph::{FlameGraph, WeightKind};
 use perfscope_analysis::ids::EventIndex;
 use perfscope_analysis::import::{detect, import_text};
+use perfscope_analysis::offcpu::{OFF_CPU_APPROX_EVENT, OFF_CPU_EVENT};
 use perfscope_analysis::open::{open, Opened};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleFilter;
@@ -81,6 +82,19 @@ pub struct Loaded {
     pub filter: SampleFilter,
     /// Whether loading met errors (they were printed as warnings).
     pub had_errors: bool,
+    /// The samples are off-CPU time (`--off-cpu`): weighed by period, in ns.
+    pub off_cpu: bool,
+}
+
+impl Loaded {
+    /// The weight to use: `asked`, or the period (off-CPU ns) with `--off-cpu`.
+    pub fn weight(&self, asked: WeightKind) -> WeightKind {
+        if self.off_cpu {
+            WeightKind::Period
+        } else {
+            asked
+        }
+    }
 }
 
 /// Reads `args.file`: a share file, `perf script` text or folded stacks as is (with the sample
@@ -102,18 +116,23 @@ pub fn load_with(args: &ProfileArgs, summary: bool) -> Result<Loaded, String> {
             eprintln!("warning: {name}: {} lines that are no {} skipped (the first: line {line})", imported.skipped_lines, kind.name());
         }
         let filter = share_filter(&imported.profile, args)?;
-        return Ok(Loaded { profile: imported.profile, summary: None, filter, had_errors: false });
+        return Ok(Loaded { profile: imported.profile, summary: None, filter, had_errors: false, off_cpu: args.off_cpu });
     }
     match open(&input.bytes).map_err(|e| format!("{}: {e}", args.file.display()))? {
         Opened::Share(shared) => {
             let filter = share_filter(&shared.profile, args)?;
-            Ok(Loaded { profile: shared.profile, summary: shared.summary, filter, had_errors: false })
+            Ok(Loaded { profile: shared.profile, summary: shared.summary, filter, had_errors: false, off_cpu: args.off_cpu })
         }
         Opened::PerfData => {
             let summary = summary.then(|| Summary::from_bytes(&input.bytes));
             drop(input);
-            let (profile, diag) = collapse::load(args)?;
-            Ok(Loaded { profile, summary, filter: SampleFilter::all(), had_errors: !diag.errors.is_empty() })
+            let loaded = collapse::load(args)?;
+            let mut filter = SampleFilter::all();
+            if args.off_cpu {
+                filter.events = collapse::off_cpu_events(args, &loaded.profile, loaded.off_cpu)?;
+            }
+            let had_errors = !loaded.diagnostics.errors.is_empty();
+            Ok(Loaded { profile: loaded.profile, summary, filter, had_errors, off_cpu: args.off_cpu })
         }
     }
 }
@@ -121,7 +140,15 @@ pub fn load_with(args: &ProfileArgs, summary: bool) -> Result<Loaded, String> {
 /// `--event`, `--pid`, `--tid` and `--time` as a filter over a share file's samples.
 fn share_filter(profile: &Profile, args: &ProfileArgs) -> Result<SampleFilter, String> {
     let mut events = Vec::new();
-    for name in &args.event {
+    if args.off_cpu {
+        let named = |e: &EventIndex| matches!(profile.event_name(*e), OFF_CPU_EVENT | OFF_CPU_APPROX_EVENT);
+        let found = (0..profile.events.len() as u32).map(EventIndex).filter(named);
+        events.extend(found.filter(|&e| args.event.is_empty() || args.event.iter().any(|n| n == profile.event_name(e))));
+        if events.is_empty() {
+            return Err(format!("{}: --off-cpu: no {OFF_CPU_EVENT} samples in it", args.file.display()));
+        }
+    }
+    for name in args.event.iter().filter(|_| !args.off_cpu) {
         let found: Vec<EventIndex> =
             (0..profile.events.len() as u32).map(EventIndex).filter(|&e| profile.event_name(e) == name).collect();
         if found.is_empty() {
@@ -148,6 +175,7 @@ pub fn with_file(args: &ProfileArgs, file: PathBuf) -> ProfileArgs {
         pid: args.pid.clone(),
         tid: args.tid.clone(),
         time: args.time.clone(),
+        off_cpu: args.off_cpu,
     }
 }
 
@@ -185,16 +213,17 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     if privacy != PrivacyOptions::default() && args.format != Format::Share {
         return Err("--strip-paths, --strip-cmdline, --strip-hostname and --strip-thread-names apply to --format share".into());
     }
-    let Loaded { profile, summary, filter, had_errors } = load(&args.profile)?;
+    let loaded = load(&args.profile)?;
+    let weight = loaded.weight(if args.period { WeightKind::Period } else { WeightKind::Samples });
+    let Loaded { profile, summary, filter, had_errors, off_cpu } = loaded;
     let file = &args.profile.file;
     let name = file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let weight = if args.period { WeightKind::Period } else { WeightKind::Samples };
     let bytes = match args.format {
         Format::Folded => to_folded_text(&profile, &filter, FoldedOptions { include_comm: true, weight }).into_bytes(),
         Format::Svg => {
             let tree = CallTree::top_down(&profile, &filter).map_err(|e| e.to_string())?;
             let graph = FlameGraph::from_call_tree(&tree, &profile, weight);
-            let options = SvgOptions { title: format!("Flame Graph: {name}"), unit: unit(&profile, weight).into(), ..Default::default() };
+            let options = SvgOptions { title: format!("Flame Graph: {name}"), unit: if off_cpu { "ns off-CPU".into() } else { unit(&profile, weight).into() }, ..Default::default() };
             to_svg(&graph, &profile, &options).into_bytes()
         }
         Format::Pprof => {

@@ -31,11 +31,17 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let loaded = super::export::load(&args.profile)?;
     let profile = &loaded.profile;
     let tree = CallTree::top_down(profile, &loaded.filter).map_err(|e| format!("{e:?}"))?;
-    let kind = if args.period { WeightKind::Period } else { WeightKind::Samples };
+    let kind = loaded.weight(if args.period { WeightKind::Period } else { WeightKind::Samples });
     let graph = FlameGraph::from_call_tree(&tree, profile, kind);
     let options = SvgOptions {
         title: args.title.clone(),
-        unit: if args.period { "events".into() } else { "samples".into() },
+        unit: if loaded.off_cpu {
+            "ns off-CPU".into()
+        } else if args.period {
+            "events".into()
+        } else {
+            "samples".into()
+        },
         ..SvgOptions::default()
     };
     let svg = to_svg(&graph, profile, &options);

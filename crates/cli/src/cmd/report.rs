@@ -72,7 +72,9 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     // A perf.data or a share file (`perfscope export --format share`).
     let loaded = super::export::load(&args.profile)?;
     let profile = &loaded.profile;
-    let (weights, grand) = function_weights(profile, &loaded.filter, args.samples);
+    // Off-CPU time is a period (ns): a sample count would only count switches.
+    let by_samples = args.samples && !loaded.off_cpu;
+    let (weights, grand) = function_weights(profile, &loaded.filter, by_samples);
     let mut rows: Vec<(FuncIndex, FuncWeight)> = weights.into_iter().collect();
     let name = |f: FuncIndex| profile.func_name(f);
     let module = |f: FuncIndex| {
@@ -86,7 +88,13 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     rows.sort_by(|a, b| b.1.self_weight.cmp(&a.1.self_weight).then(b.1.total.cmp(&a.1.total)).then(name(a.0).cmp(name(b.0))));
     let pct = |w: u64| if grand == 0 { 0.0 } else { 100.0 * w as f64 / grand as f64 };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let _ = writeln!(out, "# {} samples, {} {}", profile.samples.len(), grand, if args.samples { "samples" } else { "period" });
+    let _ = writeln!(out, "# {} samples, {} {}", profile.samples.len(), grand, if by_samples {
+        "samples"
+    } else if loaded.off_cpu {
+        "ns off-CPU"
+    } else {
+        "period"
+    });
     let _ = writeln!(out, "#   Self   Total  Samples  Function  [Module]");
     for (f, w) in rows.iter().take(args.limit) {
         let module = module(*f);

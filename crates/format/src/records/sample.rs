@@ -391,7 +391,7 @@ fn parse_variable<'a>(b: &mut Bytes<'a>, layout: &EventLayout, mut keep: Option<
     if t & st::AUX != 0 {
         let size = b.read_u64("aux size")?;
         let v = b.read_bytes_u64(size, "aux data")?;
-        if let Some(s) = keep.as_deref_mut() {
+        if let Some(s) = keep {
             s.aux = Some(v);
         }
     }
