@@ -247,10 +247,10 @@ pub struct StackTable {
     /// The children that are not a first child, and the roots, by [`stack_key`] (one integer,
     /// hashed with one multiplication).
     index: HashMap<u64, StackIndex>,
-    /// Per stack, its first child (frame, stack): most stacks have one child, so most
-    /// children are found here without the hash table, and the first children of a path made
-    /// together sit side by side. (The frame is repeated here so that a hit reads one entry.)
-    first_child: Vec<(FrameIndex, StackIndex)>,
+    /// Per stack, its first child: most stacks have one child, so most children are found
+    /// here (and their frame in `frames`) without the hash table. 4 bytes per stack while
+    /// building.
+    first_child: Vec<StackIndex>,
     /// Whether `index` and `first_child` cover every stack (false after [`StackTable::shrink`]).
     unindexed: bool,
 }
@@ -266,9 +266,6 @@ fn stack_key(prefix: Option<StackIndex>, frame: FrameIndex) -> u64 {
 /// No child yet (no stack has this index).
 const NO_CHILD: StackIndex = StackIndex(u32::MAX);
 
-/// A `first_child` entry without a child.
-const NO_FIRST_CHILD: (FrameIndex, StackIndex) = (FrameIndex(u32::MAX), NO_CHILD);
-
 /// The prefix of a root stack.
 const NO_PREFIX: u32 = u32::MAX;
 
@@ -280,16 +277,16 @@ impl StackTable {
             self.reindex();
         }
         if let Some(p) = prefix {
-            if let Some(&(f, child)) = self.first_child.get(p.index()) {
+            if let Some(&child) = self.first_child.get(p.index()) {
                 if child == NO_CHILD {
                     // No child yet: this one is the first.
                     let i = self.push(prefix, frame)?;
                     if let Some(slot) = self.first_child.get_mut(p.index()) {
-                        *slot = (frame, i);
+                        *slot = i;
                     }
                     return Ok(i);
                 }
-                if f == frame {
+                if self.frames.get(child.index()) == Some(&frame) {
                     return Ok(child);
                 }
             }
@@ -317,20 +314,20 @@ impl StackTable {
         use crate::heap::push_growing;
         push_growing(&mut self.prefixes, prefix.map_or(NO_PREFIX, |p| p.0));
         push_growing(&mut self.frames, frame);
-        push_growing(&mut self.first_child, NO_FIRST_CHILD);
+        push_growing(&mut self.first_child, NO_CHILD);
     }
 
     /// Rebuilds the lookup structures that [`StackTable::shrink`] dropped.
     fn reindex(&mut self) {
         self.unindexed = false;
-        self.first_child = vec![NO_FIRST_CHILD; self.frames.len()];
+        self.first_child = vec![NO_CHILD; self.frames.len()];
         self.index.clear();
         for (i, (&p, &frame)) in self.prefixes.iter().zip(&self.frames).enumerate() {
             let stack = StackIndex(i as u32);
             let prefix = (p != NO_PREFIX).then_some(StackIndex(p));
             let first = prefix.and_then(|p| self.first_child.get_mut(p.index()));
             match first {
-                Some(slot) if slot.1 == NO_CHILD => *slot = (frame, stack),
+                Some(slot) if *slot == NO_CHILD => *slot = stack,
                 // A later child or a root; the first of equal stacks keeps the key.
                 _ => {
                     self.index.entry(stack_key(prefix, frame)).or_insert(stack);
