@@ -8,6 +8,7 @@
 //! function of its own named `module+0xoffset`, which makes "merge by function" merge
 //! unsymbolized frames by module and offset.
 
+use hashbrown::HashTable;
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::ids::{CapacityError, FrameIndex, FuncIndex, ModuleIndex, StackIndex, StringIndex};
@@ -244,9 +245,9 @@ pub struct StackTable {
     prefixes: Vec<u32>,
     /// Per stack: the leaf-most frame.
     frames: Vec<FrameIndex>,
-    /// The children that are not a first child, and the roots, by [`stack_key`] (one integer,
-    /// hashed with one multiplication).
-    index: HashMap<u64, StackIndex>,
+    /// The children that are not a first child, and the roots: their indices, hashed by
+    /// [`stack_key`] of their columns (4-byte slots; a probe reads the candidate's columns).
+    index: HashTable<u32>,
     /// Per stack, its first child: most stacks have one child, so most children are found
     /// here (and their frame in `frames`) without the hash table. 4 bytes per stack while
     /// building.
@@ -261,6 +262,24 @@ pub struct StackTable {
 fn stack_key(prefix: Option<StackIndex>, frame: FrameIndex) -> u64 {
     let prefix = prefix.map_or(0, |p| u64::from(p.0) + 1);
     (prefix << 32) | u64::from(frame.0)
+}
+
+/// The index's hash of a [`stack_key`]: one multiplication (hashbrown takes its tag from the
+/// top bits, its bucket from the low ones, which the product of the high half reaches through
+/// the fold).
+#[inline]
+fn key_hash(key: u64) -> u64 {
+    let h = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    h ^ (h >> 32)
+}
+
+/// The [`stack_key`] of stack `i` in (`prefixes`, `frames`).
+#[inline]
+fn key_of(prefixes: &[u32], frames: &[FrameIndex], i: u32) -> u64 {
+    let p = prefixes.get(i as usize).copied().unwrap_or(NO_PREFIX);
+    let prefix = (p != NO_PREFIX).then_some(StackIndex(p));
+    let frame = frames.get(i as usize).copied().unwrap_or(FrameIndex(u32::MAX));
+    stack_key(prefix, frame)
 }
 
 /// No child yet (no stack has this index).
@@ -291,16 +310,16 @@ impl StackTable {
                 }
             }
         }
-        let next = self.frames.len();
-        match self.index.entry(stack_key(prefix, frame)) {
-            std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                let i = StackIndex::from_len(next).ok().filter(|i| *i != NO_CHILD).ok_or(CapacityError { table: "stack" })?;
-                e.insert(i);
-                self.push_columns(prefix, frame);
-                Ok(i)
-            }
+        let key = stack_key(prefix, frame);
+        let hash = key_hash(key);
+        let (prefixes, frames) = (&self.prefixes, &self.frames);
+        if let Some(&i) = self.index.find(hash, |&i| key_of(prefixes, frames, i) == key) {
+            return Ok(StackIndex(i));
         }
+        let i = self.push(prefix, frame)?;
+        let (prefixes, frames) = (&self.prefixes, &self.frames);
+        self.index.insert_unique(hash, i.0, |&j| key_hash(key_of(prefixes, frames, j)));
+        Ok(i)
     }
 
     fn push(&mut self, prefix: Option<StackIndex>, frame: FrameIndex) -> Result<StackIndex, CapacityError> {
@@ -322,7 +341,8 @@ impl StackTable {
         self.unindexed = false;
         self.first_child = vec![NO_CHILD; self.frames.len()];
         self.index.clear();
-        for (i, (&p, &frame)) in self.prefixes.iter().zip(&self.frames).enumerate() {
+        let (prefixes, frames) = (&self.prefixes, &self.frames);
+        for (i, (&p, &frame)) in prefixes.iter().zip(frames).enumerate() {
             let stack = StackIndex(i as u32);
             let prefix = (p != NO_PREFIX).then_some(StackIndex(p));
             let first = prefix.and_then(|p| self.first_child.get_mut(p.index()));
@@ -330,7 +350,11 @@ impl StackTable {
                 Some(slot) if *slot == NO_CHILD => *slot = stack,
                 // A later child or a root; the first of equal stacks keeps the key.
                 _ => {
-                    self.index.entry(stack_key(prefix, frame)).or_insert(stack);
+                    let key = stack_key(prefix, frame);
+                    let hash = key_hash(key);
+                    if self.index.find(hash, |&j| key_of(prefixes, frames, j) == key).is_none() {
+                        self.index.insert_unique(hash, stack.0, |&j| key_hash(key_of(prefixes, frames, j)));
+                    }
                 }
             }
         }
@@ -340,7 +364,7 @@ impl StackTable {
     /// [`StackTable::intern`] rebuilds the lookup structures first.
     pub fn shrink(&mut self) {
         self.unindexed = true;
-        self.index = HashMap::default();
+        self.index = HashTable::new();
         self.first_child = Vec::new();
         self.prefixes.shrink_to_fit();
         self.frames.shrink_to_fit();
@@ -390,8 +414,8 @@ impl StackTable {
 
     /// Bytes held on the heap (see [`crate::heap`]).
     pub fn heap_bytes(&self) -> usize {
-        use crate::heap::{map_bytes, vec_bytes};
-        vec_bytes(&self.prefixes) + vec_bytes(&self.frames) + vec_bytes(&self.first_child) + map_bytes(&self.index)
+        use crate::heap::{table_bytes, vec_bytes};
+        vec_bytes(&self.prefixes) + vec_bytes(&self.frames) + vec_bytes(&self.first_child) + table_bytes(self.index.capacity(), 4)
     }
 }
 
