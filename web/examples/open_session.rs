@@ -191,6 +191,7 @@ fn main() {
         after as f64 / len as f64,
         mb(after.saturating_sub(peak))
     );
+    println!("  heap after the first tree query: live {:.1} MB, peak {:.1} MB", mb(heap().0), mb(heap().1));
     // A zoom re-query: the widest node at depth 2 whose children were left out, else the widest
     // at depth 2.
     let n = &first.nodes;
@@ -215,4 +216,5 @@ fn main() {
     }
     let end = peak_rss();
     println!("peak RSS after the tree queries {:.0} MB ({:.2}x the file)", mb(end), end as f64 / len as f64);
+    println!("  heap after the tree queries: live {:.1} MB, peak {:.1} MB", mb(heap().0), mb(heap().1));
 }

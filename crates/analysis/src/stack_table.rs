@@ -8,6 +8,7 @@
 //! function of its own named `module+0xoffset`, which makes "merge by function" merge
 //! unsymbolized frames by module and offset.
 
+use hashbrown::HashTable;
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::ids::{CapacityError, FrameIndex, FuncIndex, ModuleIndex, StackIndex, StringIndex};
@@ -244,13 +245,13 @@ pub struct StackTable {
     prefixes: Vec<u32>,
     /// Per stack: the leaf-most frame.
     frames: Vec<FrameIndex>,
-    /// The children that are not a first child, and the roots, by [`stack_key`] (one integer,
-    /// hashed with one multiplication).
-    index: HashMap<u64, StackIndex>,
-    /// Per stack, its first child (frame, stack): most stacks have one child, so most
-    /// children are found here without the hash table, and the first children of a path made
-    /// together sit side by side. (The frame is repeated here so that a hit reads one entry.)
-    first_child: Vec<(FrameIndex, StackIndex)>,
+    /// The children that are not a first child, and the roots: their indices, hashed by
+    /// [`stack_key`] of their columns (4-byte slots; a probe reads the candidate's columns).
+    index: HashTable<u32>,
+    /// Per stack, its first child: most stacks have one child, so most children are found
+    /// here (and their frame in `frames`) without the hash table. 4 bytes per stack while
+    /// building.
+    first_child: Vec<StackIndex>,
     /// Whether `index` and `first_child` cover every stack (false after [`StackTable::shrink`]).
     unindexed: bool,
 }
@@ -263,11 +264,26 @@ fn stack_key(prefix: Option<StackIndex>, frame: FrameIndex) -> u64 {
     (prefix << 32) | u64::from(frame.0)
 }
 
+/// The index's hash of a [`stack_key`]: one multiplication (hashbrown takes its tag from the
+/// top bits, its bucket from the low ones, which the product of the high half reaches through
+/// the fold).
+#[inline]
+fn key_hash(key: u64) -> u64 {
+    let h = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    h ^ (h >> 32)
+}
+
+/// The [`stack_key`] of stack `i` in (`prefixes`, `frames`).
+#[inline]
+fn key_of(prefixes: &[u32], frames: &[FrameIndex], i: u32) -> u64 {
+    let p = prefixes.get(i as usize).copied().unwrap_or(NO_PREFIX);
+    let prefix = (p != NO_PREFIX).then_some(StackIndex(p));
+    let frame = frames.get(i as usize).copied().unwrap_or(FrameIndex(u32::MAX));
+    stack_key(prefix, frame)
+}
+
 /// No child yet (no stack has this index).
 const NO_CHILD: StackIndex = StackIndex(u32::MAX);
-
-/// A `first_child` entry without a child.
-const NO_FIRST_CHILD: (FrameIndex, StackIndex) = (FrameIndex(u32::MAX), NO_CHILD);
 
 /// The prefix of a root stack.
 const NO_PREFIX: u32 = u32::MAX;
@@ -280,30 +296,30 @@ impl StackTable {
             self.reindex();
         }
         if let Some(p) = prefix {
-            if let Some(&(f, child)) = self.first_child.get(p.index()) {
+            if let Some(&child) = self.first_child.get(p.index()) {
                 if child == NO_CHILD {
                     // No child yet: this one is the first.
                     let i = self.push(prefix, frame)?;
                     if let Some(slot) = self.first_child.get_mut(p.index()) {
-                        *slot = (frame, i);
+                        *slot = i;
                     }
                     return Ok(i);
                 }
-                if f == frame {
+                if self.frames.get(child.index()) == Some(&frame) {
                     return Ok(child);
                 }
             }
         }
-        let next = self.frames.len();
-        match self.index.entry(stack_key(prefix, frame)) {
-            std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                let i = StackIndex::from_len(next).ok().filter(|i| *i != NO_CHILD).ok_or(CapacityError { table: "stack" })?;
-                e.insert(i);
-                self.push_columns(prefix, frame);
-                Ok(i)
-            }
+        let key = stack_key(prefix, frame);
+        let hash = key_hash(key);
+        let (prefixes, frames) = (&self.prefixes, &self.frames);
+        if let Some(&i) = self.index.find(hash, |&i| key_of(prefixes, frames, i) == key) {
+            return Ok(StackIndex(i));
         }
+        let i = self.push(prefix, frame)?;
+        let (prefixes, frames) = (&self.prefixes, &self.frames);
+        self.index.insert_unique(hash, i.0, |&j| key_hash(key_of(prefixes, frames, j)));
+        Ok(i)
     }
 
     fn push(&mut self, prefix: Option<StackIndex>, frame: FrameIndex) -> Result<StackIndex, CapacityError> {
@@ -317,23 +333,28 @@ impl StackTable {
         use crate::heap::push_growing;
         push_growing(&mut self.prefixes, prefix.map_or(NO_PREFIX, |p| p.0));
         push_growing(&mut self.frames, frame);
-        push_growing(&mut self.first_child, NO_FIRST_CHILD);
+        push_growing(&mut self.first_child, NO_CHILD);
     }
 
     /// Rebuilds the lookup structures that [`StackTable::shrink`] dropped.
     fn reindex(&mut self) {
         self.unindexed = false;
-        self.first_child = vec![NO_FIRST_CHILD; self.frames.len()];
+        self.first_child = vec![NO_CHILD; self.frames.len()];
         self.index.clear();
-        for (i, (&p, &frame)) in self.prefixes.iter().zip(&self.frames).enumerate() {
+        let (prefixes, frames) = (&self.prefixes, &self.frames);
+        for (i, (&p, &frame)) in prefixes.iter().zip(frames).enumerate() {
             let stack = StackIndex(i as u32);
             let prefix = (p != NO_PREFIX).then_some(StackIndex(p));
             let first = prefix.and_then(|p| self.first_child.get_mut(p.index()));
             match first {
-                Some(slot) if slot.1 == NO_CHILD => *slot = (frame, stack),
+                Some(slot) if *slot == NO_CHILD => *slot = stack,
                 // A later child or a root; the first of equal stacks keeps the key.
                 _ => {
-                    self.index.entry(stack_key(prefix, frame)).or_insert(stack);
+                    let key = stack_key(prefix, frame);
+                    let hash = key_hash(key);
+                    if self.index.find(hash, |&j| key_of(prefixes, frames, j) == key).is_none() {
+                        self.index.insert_unique(hash, stack.0, |&j| key_hash(key_of(prefixes, frames, j)));
+                    }
                 }
             }
         }
@@ -343,7 +364,7 @@ impl StackTable {
     /// [`StackTable::intern`] rebuilds the lookup structures first.
     pub fn shrink(&mut self) {
         self.unindexed = true;
-        self.index = HashMap::default();
+        self.index = HashTable::new();
         self.first_child = Vec::new();
         self.prefixes.shrink_to_fit();
         self.frames.shrink_to_fit();
@@ -393,8 +414,8 @@ impl StackTable {
 
     /// Bytes held on the heap (see [`crate::heap`]).
     pub fn heap_bytes(&self) -> usize {
-        use crate::heap::{map_bytes, vec_bytes};
-        vec_bytes(&self.prefixes) + vec_bytes(&self.frames) + vec_bytes(&self.first_child) + map_bytes(&self.index)
+        use crate::heap::{table_bytes, vec_bytes};
+        vec_bytes(&self.prefixes) + vec_bytes(&self.frames) + vec_bytes(&self.first_child) + table_bytes(self.index.capacity(), 4)
     }
 }
 

@@ -203,6 +203,14 @@ B      A      A      A   f[lib:one]  f     f[lib:one]
 A      A      B      f   g           g     h
 f[lib:two] B  f      g
 ",
+    // The same period for the first samples (the first half of the time: one period for all),
+    // then others: the weights switch to a period per stack midway.
+    "
+period: 3 3 3 3 8 3 5
+A       A A B A A B
+B       C B C C B
+C         D   D
+",
 ];
 
 #[test]
@@ -237,6 +245,23 @@ fn matching_weight_counts_each_sample_once() {
     let w = StackWeights::new(&p, &SampleFilter::all());
     let count = |text: &str| w.matching(&p, |f| p.func_name(f).to_lowercase().contains(text)).samples;
     assert_eq!((count("a"), count("c"), count("d"), count("zz")), (4, 3, 1, 0));
+}
+
+#[test]
+fn weights_keep_a_period_per_stack_only_when_periods_differ() {
+    // 8 stacks (A, A;B, A;B;C, A;C, A;B;D, B;C, B, A;C;D); the first four samples have
+    // period 3: the counts alone.
+    let p = profile_from_text_samples(CASES[3]).unwrap();
+    assert_eq!(p.stacks.len(), 8);
+    let first_four = SampleFilter { time_range: Some((0, 4)), ..SampleFilter::all() };
+    let w = StackWeights::new(&p, &first_four);
+    assert_eq!(w.heap_bytes(), 8 * 4);
+    // A (the root's total): samples 0, 1, 2, period 3 each.
+    assert_eq!(w.total(0), Weight { samples: 3, period: 9 });
+    let w = StackWeights::new(&p, &SampleFilter::all());
+    assert_eq!(w.heap_bytes(), 8 * (4 + 8));
+    // A: samples 0, 1, 2, 4, 5 with periods 3, 3, 3, 8, 3.
+    assert_eq!(w.total(0), Weight { samples: 5, period: 20 });
 }
 
 #[test]

@@ -197,14 +197,14 @@ impl Descent<'_> {
             for s in 0..self.profile.stacks.len() as u32 {
                 let w = self.weights.self_weight(s, self.children);
                 if w.samples > 0 {
-                    self.pairs.push((self.children.func(s), Member { stack: s, origin: s, weight: w }));
+                    self.pairs.push((StackChildren::func(self.profile, s), Member { stack: s, origin: s, weight: w }));
                 }
             }
         } else {
             for &s in self.children.roots() {
                 let w = self.weights.total(s);
                 if w.samples > 0 {
-                    self.pairs.push((self.children.func(s), Member { stack: s, origin: s, weight: w }));
+                    self.pairs.push((StackChildren::func(self.profile, s), Member { stack: s, origin: s, weight: w }));
                 }
             }
         }
@@ -245,7 +245,7 @@ impl Descent<'_> {
         if self.opts.inverted {
             for m in members {
                 let Some(prefix) = self.profile.stacks.get(StackIndex(m.stack)).and_then(|s| s.prefix) else { continue };
-                self.pairs.push((self.children.func(prefix.0), Member { stack: prefix.0, ..*m }));
+                self.pairs.push((StackChildren::func(self.profile, prefix.0), Member { stack: prefix.0, ..*m }));
             }
         } else {
             // Self weight: the total less the children's.
@@ -254,7 +254,7 @@ impl Descent<'_> {
                 for &c in self.children.children(m.stack) {
                     let w = self.weights.total(c);
                     if w.samples > 0 {
-                        self.pairs.push((self.children.func(c), Member { stack: c, origin: c, weight: w }));
+                        self.pairs.push((StackChildren::func(self.profile, c), Member { stack: c, origin: c, weight: w }));
                         self_weight.samples = self_weight.samples.saturating_sub(w.samples);
                         self_weight.period = self_weight.period.saturating_sub(w.period);
                     }
