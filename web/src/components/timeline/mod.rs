@@ -185,6 +185,8 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                 };
                 draw::draw(&ctx, &frame, &colors);
                 let _ = el.set_attribute("data-drawn", &drawn);
+                // The first row y shown, for tests: the frame drawn after a scroll.
+                let _ = el.set_attribute("data-top", &top.to_string());
             });
         });
     }
