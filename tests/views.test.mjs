@@ -132,6 +132,41 @@ describe('timeline', () => {
     await page.close();
   });
 
+  test('lanes taller than the view scroll: the canvas is as tall as the view and shows, and points at, the rows scrolled to', async () => {
+    const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
+    await page.setViewportSize({ width: 1280, height: 330 });
+    await showTab(page, 'timeline');
+    await page.waitForFunction(() => document.querySelector('canvas.timeline-canvas')?.dataset.current === 'true');
+    const scroller = page.locator('.timeline-scroll');
+    const { view, full } = await scroller.evaluate((s) => ({ view: s.clientHeight, full: s.scrollHeight }));
+    assert.ok(full > view + 16, `the rows (${full} px) overflow the view (${view} px)`);
+    const top = await scroller.evaluate((s) => { s.scrollTop = s.scrollHeight; return s.scrollTop; });
+    assert.ok(top > 0);
+    await page.waitForFunction((t) => document.querySelector('canvas.timeline-canvas')?.dataset.top === String(t), top);
+    const box = await canvasBox(page, 'canvas.timeline-canvas');
+    assert.equal(Math.round(box.height), view, 'the canvas is the view\'s height, not the rows\'');
+    // The bottom row: the last thread of the least busy process (processes busiest first, then
+    // by pid; threads likewise by samples, then tid).
+    const names = lastCommByTid(PERF);
+    const byPid = new Map();
+    for (const s of PERF) {
+      const p = byPid.get(s.pid) ?? { pid: s.pid, samples: 0, threads: new Map() };
+      p.samples += 1;
+      p.threads.set(s.tid, (p.threads.get(s.tid) ?? 0) + 1);
+      byPid.set(s.pid, p);
+    }
+    const last = [...byPid.values()].sort((a, b) => b.samples - a.samples || a.pid - b.pid).at(-1);
+    const [tid] = [...last.threads].sort((a, b) => b[1] - a[1] || a[0] - b[0]).at(-1);
+    // The canvas's bottom 2 px are a margin; the row is just above.
+    await page.mouse.move(box.x + 220 + 300, box.y + box.height - 8);
+    const tip = page.locator('[data-field="timeline-tip"] div').first();
+    await tip.waitFor();
+    assert.equal(await tip.textContent(), `${names.get(tid)} ${last.pid}/${tid}`);
+    await shot(page, 'view-timeline-scrolled');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('wheel zooms, keyboard pans and resets', async () => {
     const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
     await showTab(page, 'timeline');

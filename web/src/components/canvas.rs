@@ -16,17 +16,25 @@ pub type CssPx = f64;
 /// The width of `node` in CSS px, kept up to date by a `ResizeObserver`.
 #[hook]
 pub fn use_width(node: NodeRef) -> CssPx {
-    let width = use_state_eq(|| 0.0f64);
+    use_size(node).0
+}
+
+/// The width and height of `node`'s content box in CSS px, kept up to date by a
+/// `ResizeObserver`.
+#[hook]
+pub fn use_size(node: NodeRef) -> (CssPx, CssPx) {
+    let size = use_state_eq(|| (0.0f64, 0.0f64));
     {
-        let width = width.clone();
+        let size = size.clone();
         use_effect_with(node, move |node| {
             let element = node.cast::<Element>();
             let observer = element.as_ref().and_then(|el| {
-                width.set(el.get_bounding_client_rect().width().floor());
-                let w = width.clone();
+                size.set((el.get_bounding_client_rect().width().floor(), f64::from(el.client_height())));
+                let s = size.clone();
                 let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
                     if let Some(entry) = entries.get(0).dyn_ref::<ResizeObserverEntry>() {
-                        w.set(entry.content_rect().width().floor());
+                        let r = entry.content_rect();
+                        s.set((r.width().floor(), r.height().floor()));
                     }
                 });
                 let observer = ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
@@ -40,7 +48,7 @@ pub fn use_width(node: NodeRef) -> CssPx {
             }
         });
     }
-    *width
+    *size
 }
 
 /// The screen's device pixels per CSS pixel.
@@ -146,4 +154,30 @@ pub fn css_var(name: &str, fallback: &str) -> String {
         .map(|v| v.trim().to_string())
         .unwrap_or_default();
     if value.is_empty() { fallback.to_string() } else { value }
+}
+
+/// The computed style of `<body>`, read once for several custom properties (one style lookup
+/// per frame rather than one per color).
+pub struct CssVars(Option<web_sys::CssStyleDeclaration>);
+
+impl CssVars {
+    /// The current computed style of `<body>`.
+    pub fn new() -> CssVars {
+        CssVars(web_sys::window().and_then(|w| {
+            let body = w.document()?.body()?;
+            w.get_computed_style(&body).ok()?
+        }))
+    }
+
+    /// The value of custom property `name` (`--fg`), or `fallback` when unset.
+    pub fn get(&self, name: &str, fallback: &str) -> String {
+        let value = self.0.as_ref().and_then(|s| s.get_property_value(name).ok()).map(|v| v.trim().to_string()).unwrap_or_default();
+        if value.is_empty() { fallback.to_string() } else { value }
+    }
+}
+
+impl Default for CssVars {
+    fn default() -> Self {
+        CssVars::new()
+    }
 }

@@ -289,6 +289,11 @@ impl Session {
         self.index.heap_bytes()
     }
 
+    /// Bytes the timeline's rank indexes hold (one per lane and event, for density queries).
+    pub fn timeline_index_bytes(&self) -> usize {
+        self.timeline.index_bytes()
+    }
+
     /// The timings so far.
     pub fn timings_mut(&mut self) -> &mut Timings {
         &mut self.timings

@@ -1,12 +1,14 @@
 //! Timeline lanes (a lane per thread grouped by process, then a lane per CPU) and sample density
 //! per lane in time bins. Each lane keeps its samples (indices into the profile's columns) in
-//! time order, per event, so a query costs `lanes × bins × log(samples)` whatever the zoom.
+//! time order, per event, with a [`RankIndex`] built once at load: a query costs at most
+//! `bins + 1` ranks per lane (each a lookup and a search among a few samples), or a visit of
+//! each sample in range when there are fewer, whatever the zoom and the number of samples.
 
 use std::collections::{BTreeMap, HashMap};
 
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::summary::Summary;
-use perfscope_analysis::timeline::Timeline as AnalysisTimeline;
+use perfscope_analysis::timeline::{RankIndex, Timeline as AnalysisTimeline};
 
 use super::activity::{highlight, Activity, Bins};
 use super::events::EventMap;
@@ -29,6 +31,8 @@ pub struct Timeline {
     /// in time order. Thread lanes first, then CPU lanes. (Indices rather than times: 4 bytes
     /// a sample per lane, not 8.)
     samples: Vec<Vec<Vec<u32>>>,
+    /// `index[lane][attr]`: the rank index of `samples[lane][attr]`.
+    index: Vec<Vec<RankIndex>>,
     /// CPU number → lane.
     cpu_lane: HashMap<u32, usize>,
     /// On/off-CPU periods and markers ([`Timeline::set_activity`]).
@@ -154,8 +158,8 @@ impl Timeline {
                 v.sort_by_key(|&i| (time(i), i));
             }
         }
-        let times = lists;
-        Timeline { threads, processes, cpus, lane_of_thread, idle_threads, samples: times, cpu_lane, activity: Activity::default() }
+        let index = lists.iter().map(|lane| lane.iter().map(|v| RankIndex::new(v.len(), |k| v.get(k).map(|&i| time(i)))).collect()).collect();
+        Timeline { threads, processes, cpus, lane_of_thread, idle_threads, samples: lists, index, cpu_lane, activity: Activity::default() }
     }
 
     /// Places the on/off-CPU periods and markers of `tl` (the analysis timeline of the same
@@ -184,30 +188,29 @@ impl Timeline {
         self.samples.len()
     }
 
+    /// Bytes the rank indexes hold (the lanes' sample lists not counted).
+    pub fn index_bytes(&self) -> usize {
+        self.index.iter().flatten().map(RankIndex::heap_bytes).sum()
+    }
+
     /// Density of samples (of `event`, or all) in `bins` equal bins over `start..=end`.
     pub fn density(&self, profile: &Profile, start: u64, end: u64, bins: u32, event: Option<u32>) -> TimelineReply {
-        let time_of = |i: &u32| profile.samples.time.get(*i as usize).copied().unwrap_or(0);
+        let times = &profile.samples.time;
         let bins = bins.clamp(1, 8192);
         let end = end.max(start);
-        let span = u128::from(end - start) + 1;
-        // Bin k covers [edge(k), edge(k + 1)).
-        let edge = |k: u32| -> u64 { start.saturating_add((span * u128::from(k) / u128::from(bins)) as u64) };
-        let edges: Vec<u64> = (0..=bins).map(|k| if k == bins { end.saturating_add(1) } else { edge(k) }).collect();
+        // Bin k covers [edge(k), edge(k + 1)); the last edge is one past `end`.
+        let b = Bins::new(start, end, bins);
+        let edges: Vec<u64> = (0..=bins).map(|k| b.edge(k)).collect();
         let mut counts = vec![0u32; self.lanes() * bins as usize];
         let mut max = [0u32; 2];
-        for (lane, per_event) in self.samples.iter().enumerate() {
+        for (lane, (per_event, index)) in self.samples.iter().zip(&self.index).enumerate() {
             let row = counts.get_mut(lane * bins as usize..(lane + 1) * bins as usize).unwrap_or(&mut []);
-            for (e, times) in per_event.iter().enumerate() {
-                if event.is_some_and(|want| want as usize != e) || times.is_empty() {
+            for (e, (list, index)) in per_event.iter().zip(index).enumerate() {
+                if event.is_some_and(|want| want as usize != e) || list.is_empty() {
                     continue;
                 }
-                let mut lo = times.partition_point(|i| time_of(i) < edges.first().copied().unwrap_or(start));
-                for (k, slot) in row.iter_mut().enumerate() {
-                    let hi_edge = edges.get(k + 1).copied().unwrap_or(u64::MAX);
-                    let hi = lo + times.get(lo..).unwrap_or(&[]).partition_point(|i| time_of(i) < hi_edge);
-                    *slot = slot.saturating_add(u32::try_from(hi - lo).unwrap_or(u32::MAX));
-                    lo = hi;
-                }
+                let time = |k: usize| list.get(k).map(|&i| times.get(i as usize).copied().unwrap_or(0));
+                index.counts_into(&edges, time, row);
             }
             let group = usize::from(lane >= self.threads.len());
             if let Some(m) = max.get_mut(group) {

@@ -33,11 +33,13 @@
 
 mod builder;
 mod density;
+mod rank_index;
 mod records;
 mod run;
 
 pub use builder::{SchedSwitch, SwitchEvent, TimelineBuilder, TimelineSample};
 pub use density::SampleDensity;
+pub use rank_index::{RankIndex, SAMPLES_PER_BUCKET};
 pub use records::{RecordFeeder, SchedSwitchFields, SchedSwitchFormat, TimelineRecorder};
 
 use crate::ids::StackIndex;

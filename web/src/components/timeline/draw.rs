@@ -1,4 +1,9 @@
 //! Drawing the timeline: axis, lane labels, thread lifetimes, sample density, the selection.
+//!
+//! The canvas is as tall as the scroll container's view, not as the lanes: a frame draws the
+//! rows that intersect the view (`top .. top + view_h` of the lanes' height), so its cost
+//! depends on the lanes shown and the bins, not on the number of lanes or samples. Density
+//! bars are one path per lane (one fill), not a rectangle call per bin.
 
 use web_sys::CanvasRenderingContext2d;
 
@@ -50,8 +55,12 @@ pub struct Frame<'a> {
     pub selection: Option<(u64, u64)>,
     /// Thread lanes filtering the views.
     pub threads: &'a [u32],
-    /// Canvas height.
+    /// Height of all the rows (the scrollable height).
     pub height: f64,
+    /// The first y of the rows shown (the scroll offset).
+    pub top: f64,
+    /// The canvas height: the rows shown are `top .. top + view_h`.
+    pub view_h: f64,
     /// Where times are counted from (the first sample).
     pub origin: u64,
 }
@@ -94,10 +103,18 @@ pub fn draw(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
     timed("perfscope:timeline-draw", || draw_frame(ctx, f, c));
 }
 
+/// Whether `row` intersects the rows shown.
+fn visible(f: &Frame<'_>, row: &Row) -> bool {
+    row.y + row.h > f.top && row.y < f.top + f.view_h
+}
+
 fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
     let w = f.scale.width;
+    // Everything below is drawn in the rows' coordinates; the canvas shows `top..top + view_h`.
+    let _ = ctx.translate(0.0, -f.top);
+    let bottom = f.top + f.view_h;
     ctx.set_fill_style_str(&c.bg);
-    ctx.fill_rect(0.0, 0.0, w, f.height);
+    ctx.fill_rect(0.0, f.top, w, f.view_h);
     ctx.set_font("11px ui-sans-serif, system-ui, -apple-system, 'Segoe UI', sans-serif");
     ctx.set_text_baseline("middle");
 
@@ -116,8 +133,8 @@ fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
     while t <= f.scale.end {
         let x = f.scale.x(t).round() + 0.5;
         ctx.begin_path();
-        ctx.move_to(x, AXIS - 6.0);
-        ctx.line_to(x, f.height);
+        ctx.move_to(x, (AXIS - 6.0).max(f.top));
+        ctx.line_to(x, bottom.min(f.height));
         ctx.set_global_alpha(0.35);
         ctx.stroke();
         ctx.set_global_alpha(1.0);
@@ -130,7 +147,9 @@ fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
 
     let counts = f.density;
     let lanes_threads = f.overview.threads.len();
-    for row in f.rows {
+    // Rows are in y order: the ones shown are a contiguous run.
+    let first = f.rows.partition_point(|r| r.y + r.h <= f.top);
+    for row in f.rows.iter().skip(first).take_while(|r| r.y < bottom) {
         let mid = row.y + row.h / 2.0;
         match row.kind {
             RowKind::Process(p) => {
@@ -205,17 +224,17 @@ fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
 
     // The gutter's edge.
     ctx.set_fill_style_str(&c.border);
-    ctx.fill_rect(GUTTER - 1.0, 0.0, 1.0, f.height);
+    ctx.fill_rect(GUTTER - 1.0, f.top, 1.0, f.view_h);
 
     if let Some((a, b)) = f.selection {
         let (x0, x1) = (f.scale.x(a).max(GUTTER), f.scale.x(b.min(f.scale.end.max(a))).min(w));
         if x1 >= x0 - 1.0 {
             ctx.set_fill_style_str(&c.accent);
             ctx.set_global_alpha(0.16);
-            ctx.fill_rect(x0, 0.0, (x1 - x0).max(1.0), f.height);
+            ctx.fill_rect(x0, f.top, (x1 - x0).max(1.0), f.view_h);
             ctx.set_global_alpha(1.0);
-            ctx.fill_rect(x0, 0.0, 1.0, f.height);
-            ctx.fill_rect(x1, 0.0, 1.0, f.height);
+            ctx.fill_rect(x0, f.top, 1.0, f.view_h);
+            ctx.fill_rect(x1, f.top, 1.0, f.view_h);
         }
     }
 }
@@ -263,21 +282,23 @@ fn markers(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, d: &TimelineReply, c: 
     use crate::protocol::MarkerKind;
     let det = &d.detail;
     let threads = f.overview.threads.len();
-    // Lane → row.
-    let row_of = |lane: u32| -> Option<&Row> {
-        f.rows.iter().find(|r| match r.kind {
-            RowKind::Thread(l) => l == lane,
-            RowKind::Cpu(i) => threads + i as usize == lane as usize,
-            _ => false,
-        })
-    };
+    // Lane → row, for the rows shown.
+    let mut shown: std::collections::HashMap<u32, &Row> = std::collections::HashMap::new();
+    for r in f.rows.iter().filter(|r| visible(f, r)) {
+        match r.kind {
+            RowKind::Thread(l) => shown.insert(l, r),
+            RowKind::Cpu(i) => shown.insert((threads + i as usize) as u32, r),
+            _ => None,
+        };
+    }
+    let row_of = |lane: u32| -> Option<&Row> { shown.get(&lane).copied() };
     for i in 0..det.markers() {
         let (Some(&lane), Some(&bin), Some(kind)) = (det.marker_lane.get(i), det.marker_bin.get(i), det.marker_kind.get(i).and_then(|&k| MarkerKind::from_u8(k))) else { continue };
         let Some((x0, x1)) = bin_x(f, d, bin as usize) else { continue };
         let x = ((x0 + x1) / 2.0).round();
         let (y, h) = match row_of(lane) {
             Some(r) => (r.y + 1.0, r.h - 2.0),
-            None if lane == u32::MAX => (AXIS - 8.0, 8.0),
+            None if lane == u32::MAX && f.top < AXIS => (AXIS - 8.0, 8.0),
             None => continue,
         };
         let color = match kind {
@@ -312,6 +333,7 @@ fn density(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, d: &TimelineReply, lan
     let strip = if d.detail.on_cpu.is_empty() { 0.0 } else { STRIP + 1.0 };
     let h = row.h - 2.0 - strip;
     ctx.set_fill_style_str(color);
+    ctx.begin_path();
     for (k, &v) in values.iter().enumerate() {
         if v == 0 {
             continue;
@@ -324,8 +346,9 @@ fn density(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, d: &TimelineReply, lan
         }
         let x0 = x0.max(GUTTER);
         let bh = (f64::from(v) / max * h).max(1.5);
-        ctx.fill_rect(x0, row.y + row.h - 1.0 - bh, (x1 - x0).max(1.0), bh);
+        ctx.rect(x0, row.y + row.h - 1.0 - bh, (x1 - x0).max(1.0), bh);
     }
+    ctx.fill();
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 pub mod draw;
 pub mod heatmap;
+pub mod lanes;
 pub mod layout;
 pub mod tooltip;
 
@@ -15,7 +16,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{AddEventListenerOptions, HtmlCanvasElement, KeyboardEvent, PointerEvent, WheelEvent};
 use yew::prelude::*;
 
-use super::canvas::{css_var, prepare, use_frame_scheduler, use_width};
+use super::canvas::{prepare, use_frame_scheduler, use_size, CssVars};
 use super::controls::SampleControls;
 use crate::display::{duration_ns, perf_time};
 use crate::protocol::{ProfileData, Query};
@@ -64,9 +65,13 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     let o = &props.profile.overview;
     let container = use_node_ref();
     let canvas = use_node_ref();
-    let width = use_width(container.clone());
+    let (width, view_height) = use_size(container.clone());
     let drag = use_state_eq(|| None::<Drag>);
+    // The pointer in the rows' coordinates (y includes the scroll offset).
     let hover = use_state_eq(|| None::<(f64, f64)>);
+    // The scroll offset of the lanes: the canvas is as tall as the view and shows the rows
+    // from here (it sticks to the top of the scroll container).
+    let scroll_top = use_state_eq(|| 0.0f64);
     let scheduler = use_frame_scheduler();
     let rows = use_memo(Shared::id(&props.profile), {
         let p = props.profile.clone();
@@ -76,6 +81,9 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     let (start, end) = state.view.viewport.unwrap_or(limit);
     let scale = TimeScale { start, end: end.max(start + 1), width: width.max(GUTTER + 100.0) };
     let height = layout::height(&rows);
+    // The canvas: the view's height (all the rows when they fit, or before the view is sized).
+    let view_h = if view_height > 0.0 { view_height.min(height) } else { height.min(720.0) };
+    let top = scroll_top.clamp(0.0, (height - view_h).max(0.0));
     let density = state.results.timeline.clone();
     let current = density.as_ref().is_some_and(|d| d.meta.query == props.wanted && d.meta.generation == o.generation);
 
@@ -136,7 +144,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     };
 
     {
-        let key = (density.as_ref().map(Shared::id), start, end, width.to_bits(), shown_selection, state.view.threads.clone(), (Shared::id(&props.profile), o.generation));
+        let key = (density.as_ref().map(Shared::id), start, end, width.to_bits(), shown_selection, state.view.threads.clone(), (Shared::id(&props.profile), o.generation, top.to_bits(), view_h.to_bits()));
         let (canvas, rows, profile, density, threads) = (canvas.clone(), rows.clone(), props.profile.clone(), density.clone(), state.view.threads.clone());
         let scheduler = scheduler.clone();
         let drawn = format!("{current}:{start}:{end}");
@@ -146,21 +154,22 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                 if scale.width <= GUTTER {
                     return;
                 }
-                let Some(ctx) = prepare(&el, scale.width, height) else { return };
+                let Some(ctx) = prepare(&el, scale.width, view_h) else { return };
+                let v = CssVars::new();
                 let colors = draw::Colors {
-                    bg: css_var("--canvas-bg", "#fff"),
-                    fg: css_var("--fg", "#111"),
-                    muted: css_var("--muted", "#666"),
-                    border: css_var("--border", "#ddd"),
-                    thread: css_var("--lane-thread", "#2563eb"),
-                    cpu: css_var("--lane-cpu", "#059669"),
-                    accent: css_var("--accent", "#2563eb"),
-                    run: css_var("--tl-run", "#16a34a"),
-                    off: [css_var("--tl-runnable", "#f59e0b"), css_var("--tl-sleep", "#94a3b8"), css_var("--tl-disk", "#dc2626"), css_var("--tl-other", "#a78bfa")],
-                    lost: css_var("--tl-lost", "#dc2626"),
-                    throttle: css_var("--tl-throttle", "#ea580c"),
-                    tracepoint: css_var("--tl-tracepoint", "#9333ea"),
-                    highlight: css_var("--tl-highlight", "#e11d74"),
+                    bg: v.get("--canvas-bg", "#fff"),
+                    fg: v.get("--fg", "#111"),
+                    muted: v.get("--muted", "#666"),
+                    border: v.get("--border", "#ddd"),
+                    thread: v.get("--lane-thread", "#2563eb"),
+                    cpu: v.get("--lane-cpu", "#059669"),
+                    accent: v.get("--accent", "#2563eb"),
+                    run: v.get("--tl-run", "#16a34a"),
+                    off: [v.get("--tl-runnable", "#f59e0b"), v.get("--tl-sleep", "#94a3b8"), v.get("--tl-disk", "#dc2626"), v.get("--tl-other", "#a78bfa")],
+                    lost: v.get("--tl-lost", "#dc2626"),
+                    throttle: v.get("--tl-throttle", "#ea580c"),
+                    tracepoint: v.get("--tl-tracepoint", "#9333ea"),
+                    highlight: v.get("--tl-highlight", "#e11d74"),
                 };
                 let frame = draw::Frame {
                     overview: &profile.overview,
@@ -170,10 +179,14 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                     selection: shown_selection,
                     threads: &threads,
                     height,
+                    top,
+                    view_h,
                     origin: profile.overview.sample_range.map_or(0, |r| r.0),
                 };
                 draw::draw(&ctx, &frame, &colors);
                 let _ = el.set_attribute("data-drawn", &drawn);
+                // The first row y shown, for tests: the frame drawn after a scroll.
+                let _ = el.set_attribute("data-top", &top.to_string());
             });
         });
     }
@@ -181,7 +194,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     let onpointerdown = {
         let (drag, rows, on_action, threads) = (drag.clone(), rows.clone(), props.on_action.clone(), state.view.threads.clone());
         Callback::from(move |e: PointerEvent| {
-            let (x, y) = (f64::from(e.offset_x()), f64::from(e.offset_y()));
+            let (x, y) = (f64::from(e.offset_x()), f64::from(e.offset_y()) + top);
             if x < GUTTER {
                 if let Some(RowKind::Thread(l)) = row_at(&rows, y).map(|r| r.kind) {
                     on_action.emit(ViewAction::Threads(if threads == [l] { Vec::new() } else { vec![l] }));
@@ -199,7 +212,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
         let (drag, on_action, hover) = (drag.clone(), props.on_action.clone(), hover.clone());
         Callback::from(move |e: PointerEvent| {
             let x = f64::from(e.offset_x());
-            hover.set((x >= GUTTER).then(|| (x, f64::from(e.offset_y()))));
+            hover.set((x >= GUTTER).then(|| (x, f64::from(e.offset_y()) + top)));
             let Some(d) = *drag else { return };
             if d.kind == DragKind::Pan {
                 on_action.emit(ViewAction::Viewport(Some(d.scale.panned(x - d.x0, limit))));
@@ -251,6 +264,14 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
         let hover = hover.clone();
         Callback::from(move |_: PointerEvent| hover.set(None))
     };
+    let onscroll = {
+        let (scroll_top, container) = (scroll_top.clone(), container.clone());
+        Callback::from(move |_: Event| {
+            if let Some(el) = container.cast::<web_sys::Element>() {
+                scroll_top.set(f64::from(el.scroll_top()));
+            }
+        })
+    };
     let func_name = state.view.selected_func.map(|f| crate::selectors::func_name(&props.profile, f).to_string());
     // Always one tooltip element (hidden when unused): a changing number of children would make
     // yew's unkeyed diff replace the canvas.
@@ -266,18 +287,24 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
         },
         None => html! { <div class="timeline-tip" hidden=true /> },
     };
-    // What the canvas shows besides density, for tests and tools: markers by kind, activity.
-    let marker_summary = density.as_ref().map(|d| {
-        let mut by_kind = std::collections::BTreeMap::<&str, u64>::new();
-        for (k, r) in d.detail.marker_kind.iter().zip(&d.detail.marker_records) {
-            if let Some(kind) = crate::protocol::MarkerKind::from_u8(*k) {
-                *by_kind.entry(kind.label()).or_default() += u64::from(*r);
+    // What the canvas shows besides density, for tests and tools: markers by kind, activity,
+    // the highlighted samples. Once per reply (the highlight is lanes × bins), not per render.
+    let (marker_summary, activity, highlighted) = (*use_memo((density.as_ref().map(Shared::id), o.threads.len()), {
+        let (density, threads) = (density.clone(), o.threads.len());
+        move |_| {
+            let Some(d) = density.as_ref() else { return (None, false, 0u64) };
+            let mut by_kind = std::collections::BTreeMap::<&str, u64>::new();
+            for (k, r) in d.detail.marker_kind.iter().zip(&d.detail.marker_records) {
+                if let Some(kind) = crate::protocol::MarkerKind::from_u8(*k) {
+                    *by_kind.entry(kind.label()).or_default() += u64::from(*r);
+                }
             }
+            let summary = by_kind.iter().map(|(k, n)| format!("{k}:{n}")).collect::<Vec<_>>().join(",");
+            let highlighted = d.detail.highlight.iter().take(threads * d.meta.bins as usize).map(|&v| u64::from(v)).sum();
+            (Some(summary), !d.detail.on_cpu.is_empty(), highlighted)
         }
-        by_kind.iter().map(|(k, n)| format!("{k}:{n}")).collect::<Vec<_>>().join(",")
-    });
-    let activity = density.as_ref().is_some_and(|d| !d.detail.on_cpu.is_empty());
-    let highlighted: u64 = density.as_ref().map_or(0, |d| d.detail.highlight.iter().take(o.threads.len() * d.meta.bins as usize).map(|&v| u64::from(v)).sum());
+    }))
+    .clone();
     let heatmap_mode = state.view.heatmap;
     let set_lanes = props.on_action.reform(|_: MouseEvent| ViewAction::Heatmap(false));
     let set_heatmap = props.on_action.reform(|_: MouseEvent| ViewAction::Heatmap(true));
@@ -308,14 +335,7 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                 <button type="button" class="button small" id="reset-zoom" disabled={state.view.viewport.is_none()} onclick={reset}>{ "Reset zoom" }</button>
                 }
             </div>
-            <ol class="visually-hidden" data-field="lanes" aria-label="Threads and CPUs">
-                { for o.threads.iter().enumerate().map(|(i, t)| html! {
-                    <li data-lane={i.to_string()} data-pid={t.pid.to_string()} data-tid={t.tid.to_string()} data-name={t.name.clone()} data-samples={t.samples.to_string()}>
-                        { format!("{} {}/{}: {} samples", t.name, t.pid, t.tid, t.samples) }
-                    </li>
-                }) }
-                { for o.cpus.iter().map(|c| html! { <li data-cpu={c.cpu.to_string()} data-samples={c.samples.to_string()}>{ format!("CPU {}: {} samples", c.cpu, c.samples) }</li> }) }
-            </ol>
+            <lanes::LaneList profile={props.profile.clone()} />
             // A fixed number of children here too (see the tooltip).
             <div class="heatmap-slot" hidden={!heatmap_mode}>
                 if heatmap_mode {
@@ -323,11 +343,13 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                 }
             </div>
             // Kept while the heatmap shows (hidden), so that its width is observed throughout.
-            <div ref={container} class="timeline-scroll" hidden={heatmap_mode}>
+            <div ref={container} class="timeline-scroll" hidden={heatmap_mode} {onscroll}>
+                <div class="timeline-rows" style={format!("height:{height}px")}>
                 <canvas ref={canvas} class="timeline-canvas" tabindex="0" data-current={current.to_string()}
                         aria-label="Timeline: drag to select a time range, wheel to zoom, arrow keys to pan"
                         data-markers={marker_summary.unwrap_or_default()} data-activity={activity.to_string()} data-highlighted={highlighted.to_string()}
                         {onpointerdown} {onpointermove} {onpointerup} {onkeydown} {onpointerleave} />
+                </div>
                 { tip }
             </div>
         </section>
