@@ -14,7 +14,8 @@
 #                      map of (pid, callchain) (crates/cli/examples/baseline_linux_perf_data.rs)
 # and prints the table and the ratios the targets are about. Needs perf, inferno-collapse-perf,
 # GNU time at /usr/bin/time. Environment: RUNS (default 3), SLOW_RUNS for the perf pipelines
-# (default 1), OUT (scratch directory, default a temporary one).
+# (default 1), OUT (scratch directory, default a temporary one), REPORT=0 to leave out perf
+# report (it needs ~10 GB of memory per million samples).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
@@ -65,7 +66,11 @@ for f in "${files[@]}"; do
   best "perfscope stats" "$runs" "$bin/perfscope stats '$f' > /dev/null"; stats_s=$best_s
   best "perfscope collapse --no-symbols" "$runs" "$bin/perfscope collapse --no-symbols '$f' > '$out/perfscope.folded'"; collapse_s=$best_s
   best "linux-perf-data into a hash map" "$runs" "$bin/examples/baseline_linux_perf_data '$f' > /dev/null"; lpd_s=$best_s
-  best "perf report --stdio" "$slow_runs" "perf report --stdio -i '$f' > /dev/null"; report_s=$best_s
+  if [ "${REPORT:-1}" = 1 ]; then
+    best "perf report --stdio" "$slow_runs" "perf report --stdio -i '$f' > /dev/null"; report_s=$best_s
+  else
+    report_s=0
+  fi
   best "perf script | inferno-collapse-perf" "$slow_runs" "perf script -i '$f' | inferno-collapse-perf > '$out/inferno.folded'"; pipeline_s=$best_s
   echo "  folded lines: perfscope --no-symbols $(wc -l < "$out/perfscope.folded") ($(( $(stat -c %s "$out/perfscope.folded") / 1000000 )) MB), perf script | inferno $(wc -l < "$out/inferno.folded") ($(( $(stat -c %s "$out/inferno.folded") / 1000000 )) MB, symbolized)"
   echo "  ratios:"
