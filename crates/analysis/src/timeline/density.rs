@@ -1,14 +1,9 @@
-//! [`SampleDensity`]: the sample times of one timeline lane, sorted, with a bucket index so
-//! that the number of samples in any time bin is found without scanning the samples.
-//!
-//! The index splits `[origin, origin + nb << shift)` into `nb` buckets of a power-of-two width,
-//! with `nb` about half the number of samples, and stores for each bucket boundary how many
-//! samples lie before it. The rank of any time (samples before it) is then the count at its
-//! bucket's start plus a binary search inside that one bucket, which holds two samples on
-//! average. A histogram of `nbins` bins needs `nbins + 1` ranks: O(nbins · (1 + log m)) with `m`
-//! the samples of the densest bucket touched — O(nbins) for evenly spread samples, never worse
-//! than O(nbins · log n) — at any zoom, with exact counts. The index costs 4 bytes per two
-//! samples.
+//! [`SampleDensity`]: the sample times of one timeline lane, sorted, with a [`RankIndex`] so
+//! that the number of samples in any time bin is found without scanning the samples: a
+//! histogram of `nbins` bins needs `nbins + 1` ranks, each a lookup and a binary search inside
+//! one small bucket, at any zoom, with exact counts.
+
+use super::rank_index::RankIndex;
 
 /// Sorted sample times of one lane with a bucket index for counting samples in time ranges.
 ///
@@ -22,45 +17,17 @@
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SampleDensity {
     times: Vec<u64>,
-    origin: u64,
-    shift: u32,
-    /// `starts[j]`: samples with time `< origin + (j << shift)`; `nb + 1` entries (empty when
-    /// there is no index: no samples, or more than `u32::MAX`).
-    starts: Vec<u32>,
+    index: RankIndex,
 }
 
 impl SampleDensity {
     /// Sorts `times` and builds the index.
     pub fn new(mut times: Vec<u64>) -> Self {
         times.sort_unstable();
-        let (Some(&first), Some(&last)) = (times.first(), times.last()) else {
-            return SampleDensity::default();
-        };
-        if u32::try_from(times.len()).is_err() {
-            return SampleDensity { times, origin: first, shift: 0, starts: Vec::new() };
-        }
-        // Buckets: at most max(n / 2, 1), covering [first, last] inclusive.
-        let target = (times.len() / 2).max(1) as u64;
-        let span = last - first;
-        let mut shift = 0u32;
-        while shift < 63 && (span >> shift).saturating_add(1) > target {
-            shift += 1;
-        }
-        let nb = usize::try_from((span >> shift).saturating_add(1)).unwrap_or(usize::MAX);
-        let mut starts = Vec::with_capacity(nb.saturating_add(1));
-        let mut i = 0usize;
-        for j in 0..=nb {
-            // Bucket j starts at first + (j << shift); the last boundary may pass u64::MAX.
-            let bound = u128::from(first) + ((j as u128) << shift);
-            while times.get(i).is_some_and(|&t| u128::from(t) < bound) {
-                i += 1;
-            }
-            starts.push(u32::try_from(i).unwrap_or(u32::MAX));
-        }
-        SampleDensity { times, origin: first, shift, starts }
+        let index = RankIndex::new(times.len(), |i| times.get(i).copied());
+        SampleDensity { times, index }
     }
 
-    /// The sorted times.
     pub fn times(&self) -> &[u64] {
         &self.times
     }
@@ -77,19 +44,7 @@ impl SampleDensity {
 
     /// The number of samples with a time before `t`.
     pub fn rank(&self, t: u64) -> usize {
-        if t <= self.origin {
-            return 0;
-        }
-        if self.starts.is_empty() {
-            return self.times.partition_point(|&x| x < t);
-        }
-        let j = usize::try_from((t - self.origin) >> self.shift).unwrap_or(usize::MAX);
-        let (Some(&lo), Some(&hi)) = (self.starts.get(j), self.starts.get(j.saturating_add(1))) else {
-            // Past the last bucket, which ends after the last sample.
-            return self.times.len();
-        };
-        let (lo, hi) = (lo as usize, hi as usize);
-        lo + self.times.get(lo..hi).map_or(0, |b| b.partition_point(|&x| x < t))
+        self.index.rank(t, |i| self.times.get(i).copied())
     }
 
     /// The number of samples with `t0 <= time < t1`.
