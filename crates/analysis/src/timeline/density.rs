@@ -28,6 +28,7 @@ impl SampleDensity {
         SampleDensity { times, index }
     }
 
+    /// The sample times, sorted.
     pub fn times(&self) -> &[u64] {
         &self.times
     }
