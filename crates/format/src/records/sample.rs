@@ -289,42 +289,36 @@ impl<'a> SampleRecord<'a> {
 /// The fields after PERIOD, kept in `keep` (when given) as they are read.
 fn parse_variable<'a>(b: &mut Bytes<'a>, layout: &EventLayout, mut keep: Option<&mut SampleRecord<'a>>) -> Result<()> {
     let t = layout.sample_type;
+    /// Stores `value` in the record's `field` when the record is kept (not only checked).
+    macro_rules! keep {
+        ($field:ident, $value:expr) => {{
+            let v = $value;
+            if let Some(s) = keep.as_deref_mut() {
+                s.$field = Some(v);
+            }
+        }};
+    }
     if t & st::READ != 0 {
-        let v = ReadData::parse(b, layout.read_format)?;
-        if let Some(s) = keep.as_deref_mut() {
-            s.read = Some(v);
-        }
+        keep!(read, ReadData::parse(b, layout.read_format)?);
     }
     if t & st::CALLCHAIN != 0 {
-        let v = Callchain::parse(b)?;
-        if let Some(s) = keep.as_deref_mut() {
-            s.callchain = Some(v);
-        }
+        keep!(callchain, Callchain::parse(b)?);
     }
     if t & st::RAW != 0 {
         // u32 size, then size bytes; the pair is padded by the kernel to 8 bytes and the
         // padding is counted in size.
         let size = b.read_u32("raw size")?;
-        let v = b.read_bytes_u64(size.into(), "raw data")?;
-        if let Some(s) = keep.as_deref_mut() {
-            s.raw = Some(v);
-        }
+        keep!(raw, b.read_bytes_u64(size.into(), "raw data")?);
     }
     if t & st::BRANCH_STACK != 0 {
-        let v = BranchStack::parse(b, layout)?;
-        if let Some(s) = keep.as_deref_mut() {
-            s.branch_stack = Some(v);
-        }
+        keep!(branch_stack, BranchStack::parse(b, layout)?);
     }
     if t & st::REGS_USER != 0 {
-        let v = parse_regs(b, layout.sample_regs_user, layout.regs_user_size, "user regs")?;
-        if let Some(s) = keep.as_deref_mut() {
-            s.regs_user = Some(v);
-        }
+        keep!(regs_user, parse_regs(b, layout.sample_regs_user, layout.regs_user_size, "user regs")?);
     }
     if t & st::STACK_USER != 0 {
         let size = b.read_u64("user stack size")?;
-        let v = if size == 0 {
+        keep!(stack_user, if size == 0 {
             UserStack { data: &[], dyn_size: 0 }
         } else {
             let data = b.read_bytes_u64(size, "user stack data")?;
@@ -334,66 +328,36 @@ fn parse_variable<'a>(b: &mut Bytes<'a>, layout: &EventLayout, mut keep: Option<
                 return Err(Error::new(at, ErrorKind::BadValue { what: "user stack dyn_size (larger than its size)", value: dyn_size }));
             }
             UserStack { data, dyn_size }
-        };
-        if let Some(s) = keep.as_deref_mut() {
-            s.stack_user = Some(v);
-        }
+        });
     }
     if t & (st::WEIGHT | st::WEIGHT_STRUCT) != 0 {
         let full = b.read_u64("weight")?;
-        let v = Weight { full, is_struct: t & st::WEIGHT_STRUCT != 0 };
-        if let Some(s) = keep.as_deref_mut() {
-            s.weight = Some(v);
-        }
+        keep!(weight, Weight { full, is_struct: t & st::WEIGHT_STRUCT != 0 });
     }
     if t & st::DATA_SRC != 0 {
-        let v = b.read_u64("data_src")?;
-        if let Some(s) = keep.as_deref_mut() {
-            s.data_src = Some(v);
-        }
+        keep!(data_src, b.read_u64("data_src")?);
     }
     if t & st::TRANSACTION != 0 {
-        let v = b.read_u64("transaction")?;
-        if let Some(s) = keep.as_deref_mut() {
-            s.transaction = Some(v);
-        }
+        keep!(transaction, b.read_u64("transaction")?);
     }
     if t & st::REGS_INTR != 0 {
-        let v = parse_regs(b, layout.sample_regs_intr, layout.regs_intr_size, "intr regs")?;
-        if let Some(s) = keep.as_deref_mut() {
-            s.regs_intr = Some(v);
-        }
+        keep!(regs_intr, parse_regs(b, layout.sample_regs_intr, layout.regs_intr_size, "intr regs")?);
     }
     if t & st::PHYS_ADDR != 0 {
-        let v = b.read_u64("phys_addr")?;
-        if let Some(s) = keep.as_deref_mut() {
-            s.phys_addr = Some(v);
-        }
+        keep!(phys_addr, b.read_u64("phys_addr")?);
     }
     if t & st::CGROUP != 0 {
-        let v = b.read_u64("cgroup")?;
-        if let Some(s) = keep.as_deref_mut() {
-            s.cgroup = Some(v);
-        }
+        keep!(cgroup, b.read_u64("cgroup")?);
     }
     if t & st::DATA_PAGE_SIZE != 0 {
-        let v = b.read_u64("data_page_size")?;
-        if let Some(s) = keep.as_deref_mut() {
-            s.data_page_size = Some(v);
-        }
+        keep!(data_page_size, b.read_u64("data_page_size")?);
     }
     if t & st::CODE_PAGE_SIZE != 0 {
-        let v = b.read_u64("code_page_size")?;
-        if let Some(s) = keep.as_deref_mut() {
-            s.code_page_size = Some(v);
-        }
+        keep!(code_page_size, b.read_u64("code_page_size")?);
     }
     if t & st::AUX != 0 {
         let size = b.read_u64("aux size")?;
-        let v = b.read_bytes_u64(size, "aux data")?;
-        if let Some(s) = keep {
-            s.aux = Some(v);
-        }
+        keep!(aux, b.read_bytes_u64(size, "aux data")?);
     }
     Ok(())
 }
