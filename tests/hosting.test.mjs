@@ -120,6 +120,13 @@ test('offline: once loaded, a reload works without the network (service worker)'
     // Installed and caching, and this page is controlled.
     await page.evaluate(() => navigator.serviceWorker.ready);
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 20_000 });
+    // The analysis worker started at page load, before the service worker controlled it, fetches
+    // its wasm from the network: on a busy machine that request can come this late. Wait for a
+    // second without requests before counting.
+    for (let seen = -1, t0 = Date.now(); seen !== app.log.length && Date.now() - t0 < 15_000;) {
+      seen = app.log.length;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
     const before = app.log.length;
     await b.context.setOffline(true);
     await page.reload();
