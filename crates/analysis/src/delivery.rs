@@ -12,6 +12,12 @@ use perfscope_format::constants::sample_type;
 use perfscope_format::layout::{EventIndex, EventTable};
 use perfscope_format::records::{ReadValue, ReadValues, SampleRecord};
 
+/// Whether samples of `event` carry read values (PERF_SAMPLE_READ): perf delivers them once per
+/// moved counter, the others once for their own event.
+pub fn carries_reads(events: &EventTable, event: EventIndex) -> bool {
+    events.attr(event).is_some_and(|a| a.sample_type & sample_type::READ != 0)
+}
+
 /// Delivers samples the way perf does; keeps the last counter value of every read id.
 #[derive(Debug, Default)]
 pub struct SampleDelivery {
@@ -28,9 +34,7 @@ impl SampleDelivery {
 
     /// Calls `deliver(event, period)` for every delivery of `s` (zero, one or more).
     pub fn deliver(&mut self, events: &EventTable, s: &SampleRecord<'_>, mut deliver: impl FnMut(EventIndex, u64)) {
-        let attr = events.attr(s.event);
-        let reads = attr.is_some_and(|a| a.sample_type & sample_type::READ != 0);
-        let Some(read) = s.read.filter(|_| reads) else {
+        let Some(read) = s.read.filter(|_| carries_reads(events, s.event)) else {
             let period = s.period.or_else(|| events.layout(s.event).and_then(|l| l.attr_period)).unwrap_or(1);
             deliver(s.event, period);
             return;

@@ -4,11 +4,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use perfscope_analysis::delivery::SampleDelivery;
+use perfscope_analysis::delivery::{carries_reads, SampleDelivery};
 use perfscope_analysis::load::EventNames;
-use perfscope_format::constants::sample_type;
-use perfscope_format::layout::EventIndex;
-use perfscope_format::metadata::Metadata;
 use perfscope_format::walk::Item;
 use perfscope_format::{Record, RecordType};
 
@@ -23,11 +20,6 @@ pub struct Args {
     json: bool,
     /// A perf.data file or a `perf record --threads` directory.
     file: PathBuf,
-}
-
-/// Whether samples of event `e` carry read values (PERF_SAMPLE_READ).
-fn reads(meta: &Metadata, e: EventIndex) -> bool {
-    meta.events.attr(e).is_some_and(|a| a.sample_type & sample_type::READ != 0)
 }
 
 /// Runs `perfscope stats`.
@@ -58,15 +50,15 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 // Checked, not decoded (decoding cost more than the rest of the walk), unless
                 // read values make perf deliver it once per moved counter.
                 match meta.check_sample(rec) {
-                    Ok(e) if !reads(meta, e) => match per_event.get_mut(e.0 as usize) {
-                        Some(n) => *n += 1,
-                        None => {
-                            per_event.resize(e.0 as usize + 1, 0);
-                            if let Some(n) = per_event.get_mut(e.0 as usize) {
-                                *n += 1;
-                            }
+                    Ok(e) if !carries_reads(&meta.events, e) => {
+                        let i = e.0 as usize;
+                        if per_event.len() <= i {
+                            per_event.resize(i + 1, 0);
                         }
-                    },
+                        if let Some(n) = per_event.get_mut(i) {
+                            *n += 1;
+                        }
+                    }
                     Ok(_) => match meta.parse(rec) {
                         Ok(Record::Sample(s)) => delivery.deliver(&meta.events, &s, |e, _| {
                             *delivered.entry(e.0).or_default() += 1;
