@@ -27,6 +27,7 @@ pub mod heap;
 pub mod import;
 pub mod ids;
 pub mod maps;
+mod msd;
 pub mod open;
 pub mod profile;
 pub mod samples;

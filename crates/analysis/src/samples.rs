@@ -177,6 +177,22 @@ impl SampleFilter {
         Self::default()
     }
 
+    /// The samples that may pass: those in the time range when the samples are in time
+    /// order (as loaded), else all of them. Every sample that passes is in it.
+    pub fn candidates(&self, samples: &SampleTable) -> core::ops::Range<usize> {
+        let times = &samples.time;
+        match self.time_range {
+            Some((start, end)) if times.is_sorted() => times.partition_point(|&t| t < start)..times.partition_point(|&t| t < end),
+            _ => 0..samples.len(),
+        }
+    }
+
+    /// Whether every sample of [`SampleFilter::candidates`] passes (the filter is at most a
+    /// time range).
+    pub fn keeps_all_candidates(&self) -> bool {
+        self.pids.is_empty() && self.tids.is_empty() && self.cpus.is_empty() && self.events.is_empty()
+    }
+
     /// Whether sample `i` passes. `threads` resolves pid/tid.
     pub fn matches(&self, samples: &SampleTable, threads: &ThreadTable, i: usize) -> bool {
         let Some(s) = samples.get(i) else { return false };

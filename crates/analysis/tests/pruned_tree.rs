@@ -181,6 +181,12 @@ fn check_all(name: &str, p: &Profile) {
         let filter = SampleFilter { time_range: Some((lo, lo + (hi - lo) / 2 + 1)), ..SampleFilter::all() };
         check(name, p, &filter, false, WeightKind::Samples, u64::MAX, &[]);
         check(name, p, &filter, true, WeightKind::Period, 20, &[]);
+        // A narrow one (a 40th of the time, in the middle): few samples for many stacks, whose
+        // totals are added up along their chains rather than in a pass over every stack.
+        let mid = lo + (hi - lo) / 2;
+        let filter = SampleFilter { time_range: Some((mid, mid + (hi - lo) / 40 + 1)), ..SampleFilter::all() };
+        check(name, p, &filter, false, WeightKind::Period, u64::MAX, &[]);
+        check(name, p, &filter, false, WeightKind::Samples, 20, &[]);
     }
 }
 

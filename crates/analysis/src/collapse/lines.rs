@@ -10,7 +10,7 @@ use std::io::Write;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use super::msd::msd_sort;
+use crate::msd::msd_sort;
 
 fn hash_words<T: Hash>(words: &[T]) -> u64 {
     FxBuildHasher.hash_one(words)

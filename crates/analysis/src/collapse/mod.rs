@@ -26,7 +26,6 @@
 
 mod counter;
 mod lines;
-mod msd;
 mod reader;
 mod state;
 

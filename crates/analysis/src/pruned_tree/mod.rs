@@ -326,7 +326,6 @@ impl Descent<'_> {
         let kind = self.opts.kind;
         let path = self.opts.root;
         let detail = u128::from(self.opts.detail);
-        let profile = self.profile;
         let mut elided = Weight::default();
         let mut count = 0u32;
         // (group index, place) of the children to emit.
@@ -369,9 +368,11 @@ impl Descent<'_> {
             return (elided, count);
         }
         let groups = &self.groups;
-        let key = |gi: usize| groups.get(gi).map_or(("", u32::MAX), |g| (profile.func_name(FuncIndex(g.func)), g.origin));
-        emit.sort_unstable_by(|a, b| key(a.0).cmp(&key(b.0)));
-        let keys: Vec<(&str, u32)> = emit.iter().map(|e| key(e.0)).collect();
+        let children = self.children;
+        // By name (its rank), then creation order.
+        let key = |gi: usize| groups.get(gi).map_or(u64::MAX, |g| (u64::from(children.name_rank(g.func)) << 32) | u64::from(g.origin));
+        emit.sort_unstable_by_key(|e| key(e.0));
+        let keys: Vec<u64> = emit.iter().map(|e| key(e.0)).collect();
         // Widths of the left-out siblings before each emitted one (and after the last).
         let mut before = vec![0u64; emit.len() + 1];
         for (gi, g) in groups.iter().enumerate() {

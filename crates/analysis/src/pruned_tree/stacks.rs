@@ -2,13 +2,15 @@
 //! ([`StackChildren`], per profile) and the per-stack weights of one filter ([`StackWeights`]).
 
 use crate::call_tree::Weight;
-use crate::ids::{FuncIndex, StackIndex};
+use crate::ids::{FuncIndex, StackIndex, StringIndex};
+use crate::msd::msd_sort;
 use crate::profile::Profile;
 use crate::samples::SampleFilter;
 
-/// The children of every stack (the stack table indexed by prefix), and the root stacks.
-/// Independent of any filter: build it once per profile. 8 bytes per stack (a CSR index of
-/// `u32`s, built by a counting sort): a stack's function is read from the profile.
+/// The children of every stack (the stack table indexed by prefix), the root stacks, and the
+/// order of the functions' names. Independent of any filter: build it once per profile. 8 bytes
+/// per stack (a CSR index of `u32`s, built by a counting sort; a stack's function is read from
+/// the profile) and 4 per function.
 #[derive(Clone, Debug, Default)]
 pub struct StackChildren {
     /// Stack `s`'s children are `child[start[s]..start[s + 1]]`.
@@ -17,6 +19,51 @@ pub struct StackChildren {
     child: Vec<u32>,
     /// Stacks without a prefix, in index order.
     roots: Vec<u32>,
+    /// Per function, the rank of its name in byte order (see [`StackChildren::name_rank`]).
+    name_rank: Vec<u32>,
+}
+
+/// Per function of `profile`, the rank of its name among the functions' names in byte order:
+/// equal names have equal ranks, and the empty name (also that of a missing function) is 0.
+/// The string table holds each text once, so the names are sorted as string indices, most
+/// significant bytes first ([`msd_sort`]: names of one module share long starts).
+fn name_ranks(profile: &Profile) -> Vec<u32> {
+    let strings = &profile.strings;
+    let name_of = |f: usize| profile.funcs.get(FuncIndex(f as u32)).map(|f| f.name);
+    // The names in use, once each.
+    let mut used = vec![false; strings.len()];
+    let mut items: Vec<(u128, u32)> = Vec::new();
+    for name in (0..profile.funcs.len()).filter_map(name_of) {
+        if let Some(seen) = used.get_mut(name.index()).filter(|seen| !**seen) {
+            *seen = true;
+            items.push((0, name.0));
+        }
+    }
+    drop(used);
+    // 15 bytes from `depth` (zeros past the end) and how many of them there are (a name before
+    // the names it starts; a zero byte in a name would look like the padding).
+    let key = |s: u32, depth: usize| {
+        let tail = strings.get(StringIndex(s)).as_bytes().get(depth..).unwrap_or(&[]);
+        let count = tail.len().min(15);
+        let mut bytes = [0u8; 16];
+        if let (Some(to), Some(from)) = (bytes.get_mut(..count), tail.get(..count)) {
+            to.copy_from_slice(from);
+        }
+        if let Some(last) = bytes.last_mut() {
+            *last = count as u8;
+        }
+        u128::from_be_bytes(bytes)
+    };
+    msd_sort(&mut items, 15, &key, &|k| k & 0xff == 15, false);
+    // Rank 0 is the empty name's, present or not.
+    let first = u32::from(items.first().is_some_and(|&(_, s)| !strings.get(StringIndex(s)).is_empty()));
+    let mut rank_of = vec![0u32; strings.len()];
+    for (r, &(_, s)) in items.iter().enumerate() {
+        if let Some(slot) = rank_of.get_mut(s as usize) {
+            *slot = r as u32 + first;
+        }
+    }
+    (0..profile.funcs.len()).map(|f| name_of(f).and_then(|n| rank_of.get(n.index()).copied()).unwrap_or(0)).collect()
 }
 
 impl StackChildren {
@@ -63,7 +110,14 @@ impl StackChildren {
         if let Some(c) = start.first_mut() {
             *c = 0;
         }
-        StackChildren { start, child, roots }
+        StackChildren { start, child, roots, name_rank: name_ranks(profile) }
+    }
+
+    /// Where function `f`'s name sorts among the profile's function names: `name_rank(a) <
+    /// name_rank(b)` exactly when `a`'s name is before `b`'s in byte order (a missing function
+    /// sorts as the empty name).
+    pub fn name_rank(&self, f: u32) -> u32 {
+        self.name_rank.get(f as usize).copied().unwrap_or(0)
     }
 
     /// The children of stack `s`.
@@ -86,9 +140,14 @@ impl StackChildren {
     /// Bytes held on the heap.
     pub fn heap_bytes(&self) -> usize {
         use crate::heap::vec_bytes;
-        vec_bytes(&self.start) + vec_bytes(&self.child) + vec_bytes(&self.roots)
+        vec_bytes(&self.start) + vec_bytes(&self.child) + vec_bytes(&self.roots) + vec_bytes(&self.name_rank)
     }
 }
+
+/// Below this many stacks per kept sample, [`StackWeights::new`] adds each sample's weight
+/// along its chain of prefixes instead of passing over every stack (a chain is a stack's depth
+/// long: tens of steps).
+const CHAIN_WALK: usize = 32;
 
 /// Per stack, the weight of the samples that passed a filter and pass through it (its total:
 /// the samples whose stack is it or starts with it), and the weight of samples without frames.
@@ -111,14 +170,24 @@ pub struct StackWeights {
 impl StackWeights {
     /// The weights of the samples that pass `filter`.
     pub fn new(profile: &Profile, filter: &SampleFilter) -> Self {
+        Self::with_totals(profile, filter, None)
+    }
+
+    /// [`StackWeights::new`], the totals added up by chains (`Some(true)`), by one pass
+    /// (`Some(false)`) or as fits the number of samples (`None`).
+    fn with_totals(profile: &Profile, filter: &SampleFilter, by_chains: Option<bool>) -> Self {
         let n = profile.stacks.len();
         let mut w = StackWeights { samples: vec![0; n], ..StackWeights::default() };
-        let all = *filter == SampleFilter::all();
         let samples = &profile.samples;
+        let range = filter.candidates(samples);
+        let check = !filter.keeps_all_candidates();
+        let kept = range.len();
         // Self weights: the counts, and the periods only once two differ.
         let mut first = true;
-        for (i, (stack, &period)) in samples.stack.iter().zip(&samples.period).enumerate() {
-            if !all && !filter.matches(samples, &profile.threads, i) {
+        let stacks = samples.stack.get(range.clone()).unwrap_or(&[]);
+        let periods = samples.period.get(range.clone()).unwrap_or(&[]);
+        for (i, (stack, &period)) in range.zip(stacks.iter().zip(periods)) {
+            if check && !filter.matches(samples, &profile.threads, i) {
                 continue;
             }
             if first {
@@ -138,20 +207,58 @@ impl StackWeights {
                 None => w.empty.add(Weight { samples: 1, period }),
             }
         }
-        // A prefix has a smaller index than the stacks built on it: one backward pass turns the
-        // self weights into totals in place.
-        for i in (0..n).rev() {
+        // Self weights into totals. A prefix has a smaller index than the stacks built on it:
+        // one backward pass over all stacks does it in place; for a few samples (a narrow
+        // time selection), walking from each sample's stack to its root touches less.
+        if by_chains.unwrap_or(kept.saturating_mul(CHAIN_WALK) < n) {
+            w.totals_by_chains(profile, samples.stack.get(filter.candidates(samples)).unwrap_or(&[]));
+        } else {
+            w.totals_by_pass(profile);
+        }
+        w
+    }
+
+    fn totals_by_pass(&mut self, profile: &Profile) {
+        for i in (0..self.samples.len()).rev() {
             let Some(p) = profile.stacks.get(StackIndex(i as u32)).and_then(|s| s.prefix).filter(|p| p.index() < i) else { continue };
-            let c = w.samples.get(i).copied().unwrap_or(0);
-            if let Some(slot) = w.samples.get_mut(p.index()) {
+            let c = self.samples.get(i).copied().unwrap_or(0);
+            if let Some(slot) = self.samples.get_mut(p.index()) {
                 *slot = slot.saturating_add(c);
             }
-            let t = w.period.get(i).copied().unwrap_or(0);
-            if let Some(slot) = w.period.get_mut(p.index()) {
+            let t = self.period.get(i).copied().unwrap_or(0);
+            if let Some(slot) = self.period.get_mut(p.index()) {
                 *slot = slot.saturating_add(t);
             }
         }
-        w
+    }
+
+    /// Totals from self weights by adding each stack's self weight to its prefixes, for the
+    /// distinct stacks among `stacks` (those the samples that passed have, and maybe more
+    /// without weight).
+    fn totals_by_chains(&mut self, profile: &Profile, stacks: &[Option<StackIndex>]) {
+        // Each stack with a self weight once (its own weight is then moved out to be added
+        // back along its chain, itself included).
+        let mut leaves: Vec<u32> = stacks.iter().flatten().map(|s| s.0).collect();
+        leaves.sort_unstable();
+        leaves.dedup();
+        let own: Vec<(u32, u64)> =
+            leaves.iter().map(|&s| (self.samples.get(s as usize).copied().unwrap_or(0), self.period.get(s as usize).copied().unwrap_or(0))).collect();
+        for (&s, &(count, period)) in leaves.iter().zip(&own) {
+            if count == 0 {
+                continue;
+            }
+            let mut cur = s as usize;
+            // Its own slot already holds its self weight; the prefixes get it added.
+            while let Some(p) = profile.stacks.get(StackIndex(cur as u32)).and_then(|st| st.prefix).filter(|p| p.index() < cur) {
+                cur = p.index();
+                if let Some(slot) = self.samples.get_mut(cur) {
+                    *slot = slot.saturating_add(count);
+                }
+                if let Some(slot) = self.period.get_mut(cur) {
+                    *slot = slot.saturating_add(period);
+                }
+            }
+        }
     }
 
     /// Switches from one period for all to a period sum per stack (the counts so far times the
@@ -236,3 +343,64 @@ impl StackWeights {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text_samples::profile_from_text_samples;
+
+    #[test]
+    fn totals_by_chains_equal_totals_by_one_pass() {
+        // Stacks sharing prefixes, a recursion, periods that differ, two threads.
+        let p = profile_from_text_samples(
+            "
+tid:    1 1 2 1 2 1 2 1
+period: 1 2 1 5 1 1 3 2
+        A A A B A A A A
+        B B C B B A A B
+        C D   A C A A
+              A   A
+",
+        )
+        .unwrap();
+        let n = p.samples.len() as u64;
+        for start in 0..n {
+            for end in start..=n + 1 {
+                for tids in [vec![], vec![1]] {
+                    let f = SampleFilter { time_range: Some((start, end)), tids, ..SampleFilter::all() };
+                    let (a, b) = (StackWeights::with_totals(&p, &f, Some(true)), StackWeights::with_totals(&p, &f, Some(false)));
+                    let totals = |w: &StackWeights| (0..p.stacks.len() as u32).map(|s| w.total(s)).collect::<Vec<_>>();
+                    assert_eq!(totals(&a), totals(&b), "{f:?}");
+                    assert_eq!((a.empty(), a.uniform), (b.empty(), b.uniform), "{f:?}");
+                }
+            }
+        }
+        // By hand, all samples: the root A is in every sample but B;B;A;A (period 5).
+        for by_chains in [true, false] {
+            let w = StackWeights::with_totals(&p, &SampleFilter::all(), Some(by_chains));
+            assert_eq!(w.total(0), Weight { samples: 7, period: 1 + 2 + 1 + 1 + 1 + 3 + 2 });
+        }
+        // Thread 1 in times 1..6: A;B;D (2), B;B;A;A (5), A;A;A;A (1): A 2 samples, period 3.
+        let f = SampleFilter { time_range: Some((1, 6)), tids: vec![1], ..SampleFilter::all() };
+        let w = StackWeights::with_totals(&p, &f, Some(true));
+        assert_eq!(w.total(0), Weight { samples: 2, period: 3 });
+    }
+
+    #[test]
+    fn name_ranks_follow_the_byte_order_of_names() {
+        let p = profile_from_text_samples("b a ab a b Ab aaaaaaaaaaaaaaaaaaab aaaaaaaaaaaaaaaaaaa\n").unwrap();
+        let children = StackChildren::new(&p);
+        let mut by_rank: Vec<(u32, &str)> = (0..p.funcs.len() as u32).map(|f| (children.name_rank(f), p.func_name(FuncIndex(f)))).collect();
+        by_rank.sort();
+        let mut by_name: Vec<&str> = by_rank.iter().map(|r| r.1).collect();
+        by_name.sort();
+        assert_eq!(by_rank.iter().map(|r| r.1).collect::<Vec<_>>(), by_name);
+        // Equal names, equal ranks; different names, different ranks.
+        for x in &by_rank {
+            for y in &by_rank {
+                assert_eq!(x.0 == y.0, x.1 == y.1, "{x:?} {y:?}");
+            }
+        }
+        assert_eq!(children.name_rank(u32::MAX), 0);
+    }
+}

@@ -8,7 +8,7 @@
 /// `key(item, 2 · step)`, …; `more(key)` tells whether items with equal `key` have further
 /// places to compare (not when they ended). With `threads`, the runs after the first step
 /// are shared with a second thread.
-pub(super) fn msd_sort<K, M>(elems: &mut [(u128, u32)], step: usize, key: &K, more: &M, threads: bool)
+pub(crate) fn msd_sort<K, M>(elems: &mut [(u128, u32)], step: usize, key: &K, more: &M, threads: bool)
 where
     K: Fn(u32, usize) -> u128 + Sync,
     M: Fn(u128) -> bool + Sync,
