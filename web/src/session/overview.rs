@@ -1,7 +1,7 @@
 //! The [`Overview`] of a loaded profile: events, threads, CPUs, counts, problems, and the
 //! reasons the flame graph could be empty or misleading.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use perfscope_analysis::ids::ThreadIndex;
 use perfscope_analysis::load::LoadDiagnostics;
@@ -83,21 +83,27 @@ fn unnamed(name: &str, module: &str) -> bool {
 
 /// (kernel, user) shares of samples whose leaf function has no name.
 pub fn unnamed_leaf_shares(profile: &Profile) -> (f64, f64) {
-    let mut cache: HashMap<u32, Option<bool>> = HashMap::new();
+    // Per function: 0 not asked yet, 1 named, 2 unnamed in the kernel, 3 unnamed in user space.
+    let mut class = vec![0u8; profile.funcs.len()];
     let (mut kernel, mut user, mut all) = (0u64, 0u64, 0u64);
     for s in profile.samples.stack.iter().flatten() {
         all += 1;
         let Some(func) = profile.stack_func(*s) else { continue };
-        let class = *cache.entry(func.0).or_insert_with(|| {
-            let f = profile.funcs.get(func)?;
-            let module = f.module.and_then(|m| profile.modules.get(m)).map_or("", |m| profile.strings.get(m.path));
-            let name = profile.strings.get(f.name);
-            unnamed(name, module).then(|| perfscope_analysis::symbols::resolver::is_kernel_module_path(module))
-        });
-        match class {
-            Some(true) => kernel += 1,
-            Some(false) => user += 1,
-            None => {}
+        let Some(c) = class.get_mut(func.index()) else { continue };
+        if *c == 0 {
+            *c = profile.funcs.get(func).map_or(1, |f| {
+                let module = f.module.and_then(|m| profile.modules.get(m)).map_or("", |m| profile.strings.get(m.path));
+                match unnamed(profile.strings.get(f.name), module) {
+                    false => 1,
+                    true if perfscope_analysis::symbols::resolver::is_kernel_module_path(module) => 2,
+                    true => 3,
+                }
+            });
+        }
+        match *c {
+            2 => kernel += 1,
+            3 => user += 1,
+            _ => {}
         }
     }
     if all == 0 {

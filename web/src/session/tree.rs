@@ -51,6 +51,10 @@ impl TreeCache {
         if self.generation != generation {
             *self = TreeCache { generation, ..TreeCache::default() };
         }
+        // The index first: its name sort's scratch space is then the only other thing held.
+        if self.children.is_none() {
+            self.children = Some(StackChildren::new(profile));
+        }
         if self.weights.0.as_ref() != Some(filter) {
             // Free the old weights before computing the new ones.
             self.weights = (None, StackWeights::default());

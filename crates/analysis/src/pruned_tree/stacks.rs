@@ -69,6 +69,8 @@ fn name_ranks(profile: &Profile) -> Vec<u32> {
 impl StackChildren {
     /// Indexes `profile`'s stack table.
     pub fn new(profile: &Profile) -> Self {
+        // First, while the sort's scratch space is the only other thing held.
+        let name_rank = name_ranks(profile);
         let n = profile.stacks.len();
         let mut start = vec![0u32; n + 1];
         let mut roots = Vec::new();
@@ -110,7 +112,7 @@ impl StackChildren {
         if let Some(c) = start.first_mut() {
             *c = 0;
         }
-        StackChildren { start, child, roots, name_rank: name_ranks(profile) }
+        StackChildren { start, child, roots, name_rank }
     }
 
     /// Where function `f`'s name sorts among the profile's function names: `name_rank(a) <
