@@ -180,7 +180,9 @@ fn main() {
             other => panic!("{other:?}"),
         }
     };
-    let (ms, first) = tree(&mut session, Filter::default(), false, Vec::new());
+    // The first event, as the page picks it.
+    let base = Filter { event: Some(0), ..Filter::default() };
+    let (ms, first) = tree(&mut session, base.clone(), false, Vec::new());
     let after = peak_rss();
     println!(
         "first tree query: {ms:.0} ms, {} nodes (detail {}), {} samples; peak RSS {:.0} MB ({:.2}x the file, +{:.0} MB)",
@@ -198,18 +200,24 @@ fn main() {
     let pick = (0..n.len()).filter(|&i| n.depth[i] == 2).max_by(|&a, &b| (n.elided_count[a] > 0, n.width[a] as u64).cmp(&(n.elided_count[b] > 0, n.width[b] as u64)));
     if let Some(i) = pick {
         let path = perfscope_web::selectors::path_of(n, i as u32);
-        let (ms, z) = tree(&mut session, Filter::default(), false, path);
+        let (ms, z) = tree(&mut session, base.clone(), false, path);
         println!("zoom re-query (depth-2 node, {} elided children): {ms:.0} ms, {} nodes", n.elided_count[i], z.nodes.len());
     }
-    let (ms, inv) = tree(&mut session, Filter::default(), true, Vec::new());
+    let (ms, inv) = tree(&mut session, base.clone(), true, Vec::new());
     println!("inverted tree: {ms:.0} ms, {} nodes", inv.nodes.len());
-    // A time selection of the middle 50 %.
+    // Time selections: 90 % (5 to 95 %), 2 % (50 to 52 %) and the middle 50 %, as the page
+    // asks (the event picked).
     if let Some((lo, hi)) = session.overview().sample_range {
+        let at = |f: f64| lo + ((hi - lo) as f64 * f) as u64;
+        for (a, b) in [(0.05, 0.95), (0.5, 0.52)] {
+            let (ms, r) = tree(&mut session, Filter { range: Some((at(a), at(b))), ..base.clone() }, false, Vec::new());
+            println!("refilter to {:.0} % of the time: {ms:.0} ms, {} nodes, {} samples", (b - a) * 100.0, r.nodes.len(), r.meta.samples);
+        }
         let range = Some((lo + (hi - lo) / 4, lo + (hi - lo) / 4 * 3));
-        let (ms, r) = tree(&mut session, Filter { range, ..Filter::default() }, false, Vec::new());
+        let (ms, r) = tree(&mut session, Filter { range, ..base.clone() }, false, Vec::new());
         println!("refilter to the middle 50 % of the time: {ms:.0} ms, {} nodes, {} samples", r.nodes.len(), r.meta.samples);
         let t = std::time::Instant::now();
-        let reply = session.query(2, Query::Search { filter: Filter { range, ..Filter::default() }, text: "sched".into() });
+        let reply = session.query(2, Query::Search { filter: Filter { range, ..base.clone() }, text: "sched".into() });
         if let WorkerMessage::Search(_, r) = reply {
             println!("search \"sched\" over the selection: {:.0} ms, {} of {} samples", t.elapsed().as_secs_f64() * 1e3, r.samples, r.total_samples);
         }

@@ -29,6 +29,12 @@ impl Weight {
         self.samples = self.samples.saturating_add(other.samples);
         self.period = self.period.saturating_add(other.period);
     }
+
+    /// Takes `other` away (saturating).
+    pub(crate) fn sub(&mut self, other: Weight) {
+        self.samples = self.samples.saturating_sub(other.samples);
+        self.period = self.period.saturating_sub(other.period);
+    }
 }
 
 /// One node of a [`CallTree`].

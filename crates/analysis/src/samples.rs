@@ -180,11 +180,14 @@ impl SampleFilter {
     /// The samples that may pass: those in the time range when the samples are in time
     /// order (as loaded), else all of them. Every sample that passes is in it.
     pub fn candidates(&self, samples: &SampleTable) -> core::ops::Range<usize> {
+        self.time_window(samples).unwrap_or(0..samples.len())
+    }
+
+    /// The samples in the time range, when there is one and the samples are in time order.
+    pub fn time_window(&self, samples: &SampleTable) -> Option<core::ops::Range<usize>> {
         let times = &samples.time;
-        match self.time_range {
-            Some((start, end)) if times.is_sorted() => times.partition_point(|&t| t < start)..times.partition_point(|&t| t < end),
-            _ => 0..samples.len(),
-        }
+        let (start, end) = self.time_range?;
+        times.is_sorted().then(|| times.partition_point(|&t| t < start)..times.partition_point(|&t| t < end).max(times.partition_point(|&t| t < start)))
     }
 
     /// Whether every sample of [`SampleFilter::candidates`] passes (the filter is at most a

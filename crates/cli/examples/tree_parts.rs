@@ -24,6 +24,14 @@ fn main() {
     println!("children {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
     let lo = p.samples.time.first().copied().unwrap_or(0);
     let hi = p.samples.time.last().copied().unwrap_or(0);
+    if let Some(n) = std::env::var("REPEAT").ok().and_then(|n| n.parse::<u32>().ok()) {
+        // For profiling: the whole-range weights and top-down layout, n times.
+        for _ in 0..n {
+            let w = StackWeights::new(&p, &SampleFilter::all());
+            std::hint::black_box(pruned_flame(&p, &ch, &w, PruneOptions { inverted: false, kind: WeightKind::Samples, detail: 8192, root: &[] }));
+        }
+        return;
+    }
     for (a, b) in [(0.0, 1.0), (0.25, 0.75), (0.3, 0.4), (0.5, 0.52)] {
         let f = if a == 0.0 && b == 1.0 { SampleFilter::all() } else {
             let span = (hi - lo) as f64;

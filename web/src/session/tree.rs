@@ -38,12 +38,15 @@ pub const DETAIL: u64 = 8192;
 
 /// What tree and search queries reuse: the stack table's children index (per profile
 /// generation) and the per-stack weights of the last filter, so that a zoom, a change of
-/// direction or weight kind, or a search is a descent only.
+/// direction or weight kind, or a search is a descent only; and while the last filter has a
+/// time range, the weights of the last one without (`whole`), from which a selection of most of
+/// the time is computed by taking off the samples outside it.
 #[derive(Default)]
 pub struct TreeCache {
     generation: u32,
     children: Option<StackChildren>,
     weights: (Option<Filter>, StackWeights),
+    whole: (Option<Filter>, StackWeights),
 }
 
 impl TreeCache {
@@ -56,10 +59,29 @@ impl TreeCache {
             self.children = Some(StackChildren::new(profile));
         }
         if self.weights.0.as_ref() != Some(filter) {
-            // Free the old weights before computing the new ones.
-            self.weights = (None, StackWeights::default());
-            let sf = sample_filter(filter, timeline, events);
-            self.weights = (Some(filter.clone()), StackWeights::new(profile, &sf));
+            let old = std::mem::take(&mut self.weights);
+            let without_range = Filter { range: None, ..filter.clone() };
+            if old.0.as_ref().is_some_and(|f| f.range.is_none()) {
+                self.whole = old;
+            } else {
+                // Free the old weights before computing the new ones.
+                drop(old);
+            }
+            if self.whole.0.as_ref() == Some(filter) {
+                self.weights = std::mem::take(&mut self.whole);
+            } else {
+                let sf = sample_filter(filter, timeline, events);
+                let narrowed = match &self.whole {
+                    (Some(f), whole) if *f == without_range => StackWeights::narrowed(whole, profile, &sf),
+                    _ => None,
+                };
+                if self.whole.0.as_ref() != Some(&without_range) {
+                    // Another event or threads: the old whole is no use.
+                    self.whole = (None, StackWeights::default());
+                }
+                let weights = narrowed.unwrap_or_else(|| StackWeights::new(profile, &sf));
+                self.weights = (Some(filter.clone()), weights);
+            }
         }
         let children = self.children.get_or_insert_with(|| StackChildren::new(profile));
         (children, &self.weights.1)
@@ -67,7 +89,7 @@ impl TreeCache {
 
     /// Bytes the cache holds.
     pub fn heap_bytes(&self) -> usize {
-        self.children.as_ref().map_or(0, StackChildren::heap_bytes) + self.weights.1.heap_bytes()
+        self.children.as_ref().map_or(0, StackChildren::heap_bytes) + self.weights.1.heap_bytes() + self.whole.1.heap_bytes()
     }
 }
 
@@ -222,6 +244,38 @@ zeta alpha zeta       zeta zeta zeta
         let names: Vec<_> = z.nodes.func.iter().map(|&f| p.func_name(FuncIndex(f))).collect();
         assert_eq!(names, vec!["main", "zeta", "a", "b", "c"]);
         assert_eq!(z.nodes.x, vec![0.0, 1.0, 1.0, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn a_selection_of_most_of_the_time_equals_the_tree_computed_afresh() {
+        let (p, map, tl) = setup();
+        let rows = |t: &TreeReply| (0..t.nodes.len()).map(|i| (p.func_name(FuncIndex(t.nodes.func[i])).to_string(), t.nodes.x[i], t.nodes.width[i], t.nodes.self_samples[i])).collect::<Vec<_>>();
+        // The whole time first (the weights kept as the base), then columns 0..=5 of 7: the
+        // selection's weights are the whole's less column 6 (main;zeta;c).
+        let mut warm = TreeCache::default();
+        let all = tree(&p, &tl, &map, &mut warm, 1, params(&Filter::default(), false, &[], u64::MAX));
+        assert_eq!(all.meta.samples, 7);
+        let most = Filter { range: Some((0, 5)), ..Filter::default() };
+        let t = tree(&p, &tl, &map, &mut warm, 1, params(&most, false, &[], u64::MAX));
+        assert!(warm.whole.0.is_some(), "the whole time's weights are kept");
+        let fresh = tree(&p, &tl, &map, &mut TreeCache::default(), 1, params(&most, false, &[], u64::MAX));
+        assert_eq!(rows(&t), rows(&fresh));
+        // By hand: main 5 (alpha 1, zeta 4: self 2, a 1, b 1), other 1.
+        assert_eq!(
+            rows(&t),
+            vec![
+                ("main".into(), 0.0, 5.0, 0.0),
+                ("alpha".into(), 0.0, 1.0, 1.0),
+                ("zeta".into(), 1.0, 4.0, 2.0),
+                ("a".into(), 1.0, 1.0, 1.0),
+                ("b".into(), 2.0, 1.0, 1.0),
+                ("other".into(), 5.0, 1.0, 1.0),
+            ]
+        );
+        // Back to the whole time: the kept weights again.
+        let again = tree(&p, &tl, &map, &mut warm, 1, params(&Filter::default(), false, &[], u64::MAX));
+        assert_eq!(rows(&again), rows(&all));
+        assert!(warm.whole.0.is_none());
     }
 
     #[test]

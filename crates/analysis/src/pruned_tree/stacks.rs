@@ -263,6 +263,45 @@ impl StackWeights {
         }
     }
 
+    /// The weights of `filter` from `whole`, the weights of the same filter without its time
+    /// range: `whole` less the samples outside the range, each taken off along its chain of
+    /// prefixes. `None` when that is not the shorter way (most samples are outside the range),
+    /// when `filter` has no time range, or when the samples are not in time order: then
+    /// [`StackWeights::new`] is.
+    pub fn narrowed(whole: &StackWeights, profile: &Profile, filter: &SampleFilter) -> Option<StackWeights> {
+        let samples = &profile.samples;
+        let inside = filter.time_window(samples)?;
+        let outside = samples.len() - inside.len();
+        if outside >= inside.len() || whole.samples.len() != profile.stacks.len() {
+            return None;
+        }
+        let rest = SampleFilter { time_range: None, ..filter.clone() };
+        let check = !rest.keeps_all_candidates();
+        let mut w = whole.clone();
+        for i in (0..inside.start).chain(inside.end..samples.len()) {
+            if check && !rest.matches(samples, &profile.threads, i) {
+                continue;
+            }
+            let period = samples.period.get(i).copied().unwrap_or(0);
+            let Some(stack) = samples.stack.get(i).copied().flatten() else {
+                w.empty.sub(Weight { samples: 1, period });
+                continue;
+            };
+            // The sample's stack and each of its prefixes.
+            let mut cur = Some(stack.index());
+            while let Some(s) = cur {
+                if let Some(slot) = w.samples.get_mut(s) {
+                    *slot = slot.saturating_sub(1);
+                }
+                if let Some(slot) = w.period.get_mut(s) {
+                    *slot = slot.saturating_sub(period);
+                }
+                cur = profile.stacks.get(StackIndex(s as u32)).and_then(|st| st.prefix).map(|p| p.index()).filter(|&p| p < s);
+            }
+        }
+        Some(w)
+    }
+
     /// Switches from one period for all to a period sum per stack (the counts so far times the
     /// period they all had).
     fn spread_periods(&mut self, n: usize) {
@@ -366,17 +405,25 @@ period: 1 2 1 5 1 1 3 2
         )
         .unwrap();
         let n = p.samples.len() as u64;
+        let mut narrowed = 0;
         for start in 0..n {
             for end in start..=n + 1 {
                 for tids in [vec![], vec![1]] {
-                    let f = SampleFilter { time_range: Some((start, end)), tids, ..SampleFilter::all() };
+                    let f = SampleFilter { time_range: Some((start, end)), tids: tids.clone(), ..SampleFilter::all() };
                     let (a, b) = (StackWeights::with_totals(&p, &f, Some(true)), StackWeights::with_totals(&p, &f, Some(false)));
                     let totals = |w: &StackWeights| (0..p.stacks.len() as u32).map(|s| w.total(s)).collect::<Vec<_>>();
                     assert_eq!(totals(&a), totals(&b), "{f:?}");
                     assert_eq!((a.empty(), a.uniform), (b.empty(), b.uniform), "{f:?}");
+                    // From the weights of the whole time, when most samples are in the range.
+                    let whole = StackWeights::new(&p, &SampleFilter { tids, ..SampleFilter::all() });
+                    if let Some(c) = StackWeights::narrowed(&whole, &p, &f) {
+                        assert_eq!((totals(&c), c.empty()), (totals(&b), b.empty()), "{f:?}");
+                        narrowed += 1;
+                    }
                 }
             }
         }
+        assert!(narrowed > 10, "{narrowed}");
         // By hand, all samples: the root A is in every sample but B;B;A;A (period 5).
         for by_chains in [true, false] {
             let w = StackWeights::with_totals(&p, &SampleFilter::all(), Some(by_chains));
