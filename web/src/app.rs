@@ -81,8 +81,18 @@ pub fn app() -> Html {
                 }
                 let Some(main) = files.get(perf.unwrap_or(0)) else { return };
                 let file = FileInfo { name: main.name.clone(), size: Some(main.blob.size() as u64) };
+                // A perf.data's header is read here too, while the worker (maybe still starting)
+                // opens it: its summary shows at once.
+                let blob = (perf.and_then(|i| kinds.get(i)) == Some(&FileKind::PerfData)).then(|| main.blob.clone());
                 match worker.open(files) {
-                    Ok(id) => dispatcher.dispatch(Action::Started { id, file }),
+                    Ok(id) => {
+                        dispatcher.dispatch(Action::Started { id, file });
+                        if let Some(blob) = blob {
+                            if let Some(summary) = crate::early_summary::early_summary(&blob).await {
+                                dispatcher.dispatch(Action::EarlySummary { id, summary: Box::new(summary) });
+                            }
+                        }
+                    }
                     Err(message) => dispatcher.dispatch(Action::Failed { file: Some(file), message }),
                 }
             });

@@ -17,6 +17,7 @@
 pub mod app;
 pub mod components;
 pub mod display;
+pub mod early_summary;
 pub mod protocol;
 pub mod selectors;
 pub mod session;

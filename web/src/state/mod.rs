@@ -147,6 +147,14 @@ pub enum Action {
         /// The request id.
         id: u32,
     },
+    /// The page read request `id`'s summary itself ([`crate::early_summary`]): shown unless the
+    /// worker's came first.
+    EarlySummary {
+        /// The request id.
+        id: u32,
+        /// The summary from the header and feature sections.
+        summary: Box<Summary>,
+    },
     /// The person cancelled the load (the worker was terminated).
     Cancelled,
     /// The worker said something.
@@ -231,6 +239,14 @@ impl AppState {
                 self.symbols_request = Some(id);
                 self.symbols_progress = None;
                 self.symbols_error = None;
+            }
+            Action::EarlySummary { id, summary: early } => {
+                if Some(id) == self.request {
+                    if let Load::Loading { file, summary: summary @ None, .. } = &mut self.load {
+                        file.size = Some(early.file_size);
+                        *summary = Some(Shared::new(*early));
+                    }
+                }
             }
             Action::Cancelled => {
                 self.load = Load::Idle;
@@ -432,6 +448,29 @@ mod tests {
         assert_eq!(s.ready_state(), ReadyState::Loaded);
         // Two events: the first with samples is counted.
         assert_eq!(s.view.event, Some(1));
+    }
+
+    #[test]
+    fn the_pages_own_summary_shows_until_the_workers_and_never_replaces_it() {
+        let early = |size: u64| Action::EarlySummary { id: 1, summary: Box::new(Summary { file_size: size, ..Summary::default() }) };
+        let summary_size = |s: &AppState| match &s.load {
+            Load::Loading { summary, .. } => summary.as_ref().map(|s| s.file_size),
+            _ => None,
+        };
+        // Before the worker's: shown.
+        let s = started(1, "a.data").apply(early(10));
+        assert_eq!(summary_size(&s), Some(10));
+        // The worker's replaces it (it may know more from the records).
+        let s = s.apply(Action::Worker(WorkerMessage::Summary(1, Box::new(Summary { file_size: 11, ..Summary::default() }))));
+        assert_eq!(summary_size(&s), Some(11));
+        // After the worker's, or for another request: ignored.
+        assert_eq!(summary_size(&s.clone().apply(early(12))), Some(11));
+        let other = started(1, "a.data").apply(Action::EarlySummary { id: 2, summary: Box::default() });
+        assert_eq!(summary_size(&other), None);
+        // Loaded: ignored.
+        let loaded = s.apply(Action::Worker(profile(&[3]))).apply(early(13));
+        assert_eq!(loaded.ready_state(), ReadyState::Loaded);
+        assert!(matches!(&loaded.load, Load::Loaded { summary, .. } if summary.file_size == 11));
     }
 
     #[test]
