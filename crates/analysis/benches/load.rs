@@ -93,6 +93,36 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+    tree(c, &profile);
+}
+
+/// The flame-graph queries of the page on the loaded profile: the first (the index, the whole
+/// time's weights, the pruned layout), and a refilter to 90 % of the time (from the whole
+/// time's weights less the samples outside it, beside computing it afresh) and to 2 %. The
+/// browser target (a refilter drawn in < 200 ms) is checked by scripts/bench-browser.sh; these
+/// are the parts, natively.
+fn tree(c: &mut Criterion, profile: &perfscope_analysis::profile::Profile) {
+    use perfscope_analysis::flame_graph::WeightKind;
+    use perfscope_analysis::pruned_tree::{pruned_flame, PruneOptions, StackChildren, StackWeights};
+    let layout = |children: &StackChildren, weights: &StackWeights| {
+        pruned_flame(profile, children, weights, PruneOptions { inverted: false, kind: WeightKind::Samples, detail: 8192, root: &[] }).nodes.len()
+    };
+    let (lo, hi) = (profile.samples.time.first().copied().unwrap_or(0), profile.samples.time.last().copied().unwrap_or(0));
+    let at = |f: f64| lo + ((hi - lo) as f64 * f) as u64;
+    let range = |a: f64, b: f64| SampleFilter { time_range: Some((at(a), at(b))), ..SampleFilter::all() };
+    let mut g = c.benchmark_group("tree");
+    g.sample_size(10);
+    g.bench_function("index (StackChildren, name order)", |b| b.iter(|| StackChildren::new(profile).heap_bytes()));
+    let children = StackChildren::new(profile);
+    let whole = StackWeights::new(profile, &SampleFilter::all());
+    g.bench_function("whole time: weights", |b| b.iter(|| StackWeights::new(profile, &SampleFilter::all()).heap_bytes()));
+    g.bench_function("whole time: layout", |b| b.iter(|| layout(&children, &whole)));
+    g.bench_function("90 %: weights afresh", |b| b.iter(|| StackWeights::new(profile, &range(0.05, 0.95)).heap_bytes()));
+    g.bench_function("90 %: weights from the whole time's", |b| b.iter(|| StackWeights::narrowed(&whole, profile, &range(0.05, 0.95)).map(|w| w.heap_bytes())));
+    let w90 = StackWeights::new(profile, &range(0.05, 0.95));
+    g.bench_function("90 %: layout", |b| b.iter(|| layout(&children, &w90)));
+    g.bench_function("2 %: weights", |b| b.iter(|| StackWeights::new(profile, &range(0.5, 0.52)).heap_bytes()));
+    g.finish();
 }
 
 /// Counts the bytes written.
