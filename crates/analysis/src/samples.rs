@@ -177,12 +177,6 @@ impl SampleFilter {
         Self::default()
     }
 
-    /// The samples that may pass: those in the time range when the samples are in time
-    /// order (as loaded), else all of them. Every sample that passes is in it.
-    pub fn candidates(&self, samples: &SampleTable) -> core::ops::Range<usize> {
-        self.time_window(samples).unwrap_or(0..samples.len())
-    }
-
     /// The samples in the time range, when there is one and the samples are in time order.
     pub fn time_window(&self, samples: &SampleTable) -> Option<core::ops::Range<usize>> {
         let times = &samples.time;
@@ -190,10 +184,25 @@ impl SampleFilter {
         times.is_sorted().then(|| times.partition_point(|&t| t < start)..times.partition_point(|&t| t < end).max(times.partition_point(|&t| t < start)))
     }
 
-    /// Whether every sample of [`SampleFilter::candidates`] passes (the filter is at most a
-    /// time range).
-    pub fn keeps_all_candidates(&self) -> bool {
-        self.pids.is_empty() && self.tids.is_empty() && self.cpus.is_empty() && self.events.is_empty()
+    /// The samples that may pass — those in the time range when the samples are in time order
+    /// (as loaded), else all — and a test that tells which of them pass, as cheap as the filter
+    /// allows: none when the range is all there is to it (an event list naming every event of
+    /// the `events` keeps all), the event column alone when events are picked too, else
+    /// [`SampleFilter::matches`].
+    pub fn candidates<'a>(&'a self, samples: &'a SampleTable, threads: &'a ThreadTable, events: usize) -> (core::ops::Range<usize>, impl Fn(usize) -> bool + 'a) {
+        let window = self.time_window(samples);
+        let all_events = self.events.is_empty() || (0..events).all(|e| self.events.contains(&EventIndex(e as u32)));
+        let full = (self.time_range.is_some() && window.is_none()) || !(self.pids.is_empty() && self.tids.is_empty() && self.cpus.is_empty());
+        let test = move |i: usize| {
+            if full {
+                self.matches(samples, threads, i)
+            } else if all_events {
+                true
+            } else {
+                samples.event.get(i).is_some_and(|e| self.events.contains(e))
+            }
+        };
+        (window.unwrap_or(0..samples.len()), test)
     }
 
     /// Whether sample `i` passes. `threads` resolves pid/tid.

@@ -181,15 +181,14 @@ impl StackWeights {
         let n = profile.stacks.len();
         let mut w = StackWeights { samples: vec![0; n], ..StackWeights::default() };
         let samples = &profile.samples;
-        let range = filter.candidates(samples);
-        let check = !filter.keeps_all_candidates();
+        let (range, passes) = filter.candidates(samples, &profile.threads, profile.events.len());
         let kept = range.len();
         // Self weights: the counts, and the periods only once two differ.
         let mut first = true;
         let stacks = samples.stack.get(range.clone()).unwrap_or(&[]);
         let periods = samples.period.get(range.clone()).unwrap_or(&[]);
-        for (i, (stack, &period)) in range.zip(stacks.iter().zip(periods)) {
-            if check && !filter.matches(samples, &profile.threads, i) {
+        for (i, (stack, &period)) in range.clone().zip(stacks.iter().zip(periods)) {
+            if !passes(i) {
                 continue;
             }
             if first {
@@ -213,7 +212,7 @@ impl StackWeights {
         // one backward pass over all stacks does it in place; for a few samples (a narrow
         // time selection), walking from each sample's stack to its root touches less.
         if by_chains.unwrap_or(kept.saturating_mul(CHAIN_WALK) < n) {
-            w.totals_by_chains(profile, samples.stack.get(filter.candidates(samples)).unwrap_or(&[]));
+            w.totals_by_chains(profile, stacks);
         } else {
             w.totals_by_pass(profile);
         }
@@ -276,10 +275,10 @@ impl StackWeights {
             return None;
         }
         let rest = SampleFilter { time_range: None, ..filter.clone() };
-        let check = !rest.keeps_all_candidates();
+        let (_, passes) = rest.candidates(samples, &profile.threads, profile.events.len());
         let mut w = whole.clone();
         for i in (0..inside.start).chain(inside.end..samples.len()) {
-            if check && !rest.matches(samples, &profile.threads, i) {
+            if !passes(i) {
                 continue;
             }
             let period = samples.period.get(i).copied().unwrap_or(0);
@@ -388,6 +387,7 @@ impl StackWeights {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::EventIndex;
     use crate::text_samples::profile_from_text_samples;
 
     #[test]
@@ -413,6 +413,7 @@ period: 1 2 1 5 1 1 3 2
                     let (a, b) = (StackWeights::with_totals(&p, &f, Some(true)), StackWeights::with_totals(&p, &f, Some(false)));
                     let totals = |w: &StackWeights| (0..p.stacks.len() as u32).map(|s| w.total(s)).collect::<Vec<_>>();
                     assert_eq!(totals(&a), totals(&b), "{f:?}");
+                    assert_eq!(totals(&a), brute(&p, &f), "{f:?}");
                     assert_eq!((a.empty(), a.uniform), (b.empty(), b.uniform), "{f:?}");
                     // From the weights of the whole time, when most samples are in the range.
                     let whole = StackWeights::new(&p, &SampleFilter { tids, ..SampleFilter::all() });
@@ -433,6 +434,53 @@ period: 1 2 1 5 1 1 3 2
         let f = SampleFilter { time_range: Some((1, 6)), tids: vec![1], ..SampleFilter::all() };
         let w = StackWeights::with_totals(&p, &f, Some(true));
         assert_eq!(w.total(0), Weight { samples: 2, period: 3 });
+    }
+
+    /// Per stack, the weight of the samples passing `f` whose stack is it or starts with it,
+    /// counted sample by sample.
+    fn brute(p: &Profile, f: &SampleFilter) -> Vec<Weight> {
+        let mut out = vec![Weight::default(); p.stacks.len()];
+        for i in 0..p.samples.len() {
+            if !f.matches(&p.samples, &p.threads, i) {
+                continue;
+            }
+            let mut cur = p.samples.stack[i];
+            while let Some(s) = cur {
+                out[s.index()].add(Weight { samples: 1, period: p.samples.period[i] });
+                cur = p.stacks.get(s).unwrap().prefix;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn weights_count_the_samples_that_pass_in_time_order_or_not() {
+        // Times out of order (a profile built by hand), two events, two threads.
+        let p = profile_from_text_samples(
+            "
+time:   5 1 3 0 4 2
+event:  a b a a b a
+tid:    1 2 1 1 2 2
+        A A B A A A
+        B C B B C
+        C   A   D
+",
+        )
+        .unwrap();
+        assert!(!p.samples.time.is_sorted());
+        let events = [vec![], vec![EventIndex(0)], vec![EventIndex(0), EventIndex(1)]];
+        for (start, end) in [(0, 6), (1, 4), (2, 3), (3, 3), (0, 100)] {
+            for ev in &events {
+                for tids in [vec![], vec![2]] {
+                    let f = SampleFilter { time_range: Some((start, end)), events: ev.clone(), tids, ..SampleFilter::all() };
+                    for by_chains in [Some(true), Some(false), None] {
+                        let w = StackWeights::with_totals(&p, &f, by_chains);
+                        let got: Vec<Weight> = (0..p.stacks.len() as u32).map(|s| w.total(s)).collect();
+                        assert_eq!(got, brute(&p, &f), "{f:?} {by_chains:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
