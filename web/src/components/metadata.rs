@@ -117,7 +117,10 @@ pub fn file_bar(props: &FileBarProps) -> Html {
             <span class="spacer" />
             <span class="timing" title="time spent in the analysis worker, and its memory" data-field="timings"
                 data-summary-ms={t.summary_ms.to_string()} data-wasm-memory={t.wasm_memory.to_string()}>
-                { format!("read {} · summary {} · records {} · profile {}", duration_ms(t.read_ms), duration_ms(t.summary_ms), duration_ms(t.records_ms), duration_ms(t.profile_ms)) }
+                // Nothing measured yet while the file loads (the times come with the profile).
+                if t != Timings::default() {
+                    { format!("read {} · summary {} · records {} · profile {}", duration_ms(t.read_ms), duration_ms(t.summary_ms), duration_ms(t.records_ms), duration_ms(t.profile_ms)) }
+                }
                 if t.wasm_memory > 0.0 { { format!(" · memory {}", human_bytes(t.wasm_memory as u64)) } }
             </span>
         </div>
