@@ -25,7 +25,8 @@ pub fn basename(path: &str) -> &str {
 
 /// The filter every sample view shares.
 pub fn filter(state: &AppState) -> Filter {
-    Filter { range: state.view.selection, event: state.view.event, threads: state.view.threads.clone() }
+    let off_cpu = state.view.off_cpu && state.profile().is_some_and(|p| p.overview.off_cpu.is_some());
+    Filter { range: state.view.selection, event: state.view.event, threads: state.view.threads.clone(), off_cpu }
 }
 
 /// The tree the flame graph and call tree need: pruned by the worker, with more detail under

@@ -122,24 +122,14 @@ pub fn add_to_profile_filtered(
     keep: impl Fn(&OffCpuSample, &crate::timeline::Task) -> bool,
 ) -> Result<OffCpuEvents, CapacityError> {
     let mut events = OffCpuEvents::default();
-    let mut threads: HashMap<(u32, u32), Vec<ThreadIndex>> = HashMap::new();
-    for i in 0..profile.threads.len() {
-        let t = ThreadIndex::from_len(i)?;
-        if let Some(th) = profile.threads.get(t) {
-            threads.entry((th.pid, th.tid)).or_default().push(t);
-        }
-    }
+    let threads = threads_by_id(profile)?;
     let mut extra = SampleTable::default();
     let mut added: HashMap<(u32, u32, String), ThreadIndex> = HashMap::new();
-    let mut order: Vec<&OffCpuSample> = timeline.off_cpu.iter().filter(|s| s.duration() > 0).collect();
-    order.sort_by_key(|s| s.end);
-    for s in order {
+    for s in in_time_order(timeline) {
         let Some(task) = timeline.task(s.task).filter(|t| keep(s, t)) else { continue };
         let pid = task.pid.unwrap_or(u32::MAX);
         let name = task.name_at(s.start);
-        let candidates = threads.get(&(pid, task.tid)).map(Vec::as_slice).unwrap_or(&[]);
-        let named = candidates.iter().rev().find(|&&t| profile.thread_name(t) == name).or(candidates.last()).copied();
-        let thread = match named {
+        let thread = match profile_thread(profile, &threads, task, s) {
             Some(t) => t,
             None => {
                 let key = (pid, task.tid, name.to_owned());
@@ -176,6 +166,53 @@ pub fn add_to_profile_filtered(
     }
     merge_by_time(&mut profile.samples, extra)?;
     Ok(events)
+}
+
+/// The profile's threads by (pid, tid).
+fn threads_by_id(profile: &Profile) -> Result<HashMap<(u32, u32), Vec<ThreadIndex>>, CapacityError> {
+    let mut threads: HashMap<(u32, u32), Vec<ThreadIndex>> = HashMap::new();
+    for i in 0..profile.threads.len() {
+        let t = ThreadIndex::from_len(i)?;
+        if let Some(th) = profile.threads.get(t) {
+            threads.entry((th.pid, th.tid)).or_default().push(t);
+        }
+    }
+    Ok(threads)
+}
+
+/// The timeline's off-CPU periods with a duration, by switch-in time.
+fn in_time_order(timeline: &Timeline) -> Vec<&OffCpuSample> {
+    let mut order: Vec<&OffCpuSample> = timeline.off_cpu.iter().filter(|s| s.duration() > 0).collect();
+    order.sort_by_key(|s| s.end);
+    order
+}
+
+/// The profile thread of `task` when `s` began: the one with its name then, else its last.
+fn profile_thread(profile: &Profile, threads: &HashMap<(u32, u32), Vec<ThreadIndex>>, task: &crate::timeline::Task, s: &OffCpuSample) -> Option<ThreadIndex> {
+    let name = task.name_at(s.start);
+    let candidates = threads.get(&(task.pid.unwrap_or(u32::MAX), task.tid)).map(Vec::as_slice).unwrap_or(&[]);
+    candidates.iter().rev().find(|&&t| profile.thread_name(t) == name).or(candidates.last()).copied()
+}
+
+/// The event column of [`off_cpu_table`]: off-CPU time with an exact stack.
+pub const EXACT: EventIndex = EventIndex(0);
+/// The event column of [`off_cpu_table`]: off-CPU time given to the thread's last sampled stack.
+pub const APPROXIMATE: EventIndex = EventIndex(1);
+
+/// The timeline's off-CPU time as a sample table of its own, beside `profile`'s (whose stack
+/// table and threads it refers to; the profile is not changed): one sample per switch-in, in
+/// time order, period the ns switched out, event [`EXACT`] or [`APPROXIMATE`] (not events of
+/// the profile). Periods of threads the profile has no sample of are left out: they have no
+/// stack to give the time to.
+pub fn off_cpu_table(profile: &Profile, timeline: &Timeline) -> Result<SampleTable, CapacityError> {
+    let threads = threads_by_id(profile)?;
+    let mut table = SampleTable::default();
+    for s in in_time_order(timeline) {
+        let Some(thread) = timeline.task(s.task).and_then(|task| profile_thread(profile, &threads, task, s)) else { continue };
+        let event = if s.source.is_approximate() { APPROXIMATE } else { EXACT };
+        table.push(crate::samples::Sample { time: s.end, thread, cpu: s.cpu_in.unwrap_or(u32::MAX), event, stack: s.stack, period: s.duration() })?;
+    }
+    Ok(table)
 }
 
 /// Merges `extra` (sorted by time) into `table`, keeping each table's own order; a sample of

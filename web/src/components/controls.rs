@@ -35,6 +35,7 @@ pub fn range_text(range: Option<(u64, u64)>) -> String {
 pub fn sample_controls(props: &SampleControlsProps) -> Html {
     let view = &props.state.view;
     let overview = &props.profile.overview;
+    let off_cpu = view.off_cpu && overview.off_cpu.is_some();
     let range_error = use_state_eq(|| false);
 
     let onevent = props.on_action.reform(|e: Event| {
@@ -43,7 +44,11 @@ pub fn sample_controls(props: &SampleControlsProps) -> Html {
     });
     let onweight = props.on_action.reform(|e: Event| {
         let v = e.target_unchecked_into::<HtmlSelectElement>().value();
-        ViewAction::Weight(if v == "period" { WeightKind::Period } else { WeightKind::Samples })
+        match v.as_str() {
+            "offcpu" => ViewAction::OffCpu(true),
+            "period" => ViewAction::Weight(WeightKind::Period),
+            _ => ViewAction::Weight(WeightKind::Samples),
+        }
     });
     let apply_range = {
         let (on_action, range_error) = (props.on_action.clone(), range_error.clone());
@@ -82,7 +87,8 @@ pub fn sample_controls(props: &SampleControlsProps) -> Html {
         <div class="controls">
             <label class="control">
                 <span>{ "Event" }</span>
-                <select id="event-select" onchange={onevent} disabled={overview.events.len() < 2}>
+                <select id="event-select" onchange={onevent} disabled={overview.events.len() < 2 || off_cpu}
+                        title={if off_cpu { "Off-CPU time is of every thread's switches, whatever the event" } else { "" }}>
                     <option value="" selected={view.event.is_none()}>{ "All events" }</option>
                     { for overview.events.iter().enumerate().map(|(i, e)| html! {
                         <option value={i.to_string()} selected={view.event == Some(i as u32)}>
@@ -94,8 +100,13 @@ pub fn sample_controls(props: &SampleControlsProps) -> Html {
             <label class="control">
                 <span>{ "Weight" }</span>
                 <select id="weight-select" onchange={onweight}>
-                    <option value="samples" selected={view.weight == WeightKind::Samples}>{ "Samples" }</option>
-                    <option value="period" selected={view.weight == WeightKind::Period}>{ "Period" }</option>
+                    <option value="samples" selected={!off_cpu && view.weight == WeightKind::Samples}>{ "Samples" }</option>
+                    <option value="period" selected={!off_cpu && view.weight == WeightKind::Period}>{ "Period" }</option>
+                    if let Some(o) = &overview.off_cpu {
+                        <option value="offcpu" selected={off_cpu}>
+                            { format!("Off-CPU time ({}{})", duration_ns(o.ns), if o.approximate > 0 { ", approximate stacks" } else { "" }) }
+                        </option>
+                    }
                 </select>
             </label>
             <label class="control range">

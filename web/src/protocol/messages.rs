@@ -16,6 +16,10 @@ pub struct Filter {
     pub event: Option<u32>,
     /// Keep samples of these threads (lane indices into [`Overview::threads`]); empty: all.
     pub threads: Vec<u32>,
+    /// The off-CPU time instead of the samples ([`Overview::off_cpu`]; `event` does not apply):
+    /// each time a thread was switched out, weighed by the ns until it was switched back in.
+    #[serde(default)]
+    pub off_cpu: bool,
 }
 
 /// What a width measures.
@@ -344,6 +348,20 @@ pub struct Overview {
     pub symbol_files: Vec<SymbolFileInfo>,
     /// Where the time went.
     pub timings: Timings,
+    /// The off-CPU time the context switches show, when the recording has them.
+    #[serde(default)]
+    pub off_cpu: Option<OffCpuInfo>,
+}
+
+/// The off-CPU time of a recording with context switches (switch events or sched_switch).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OffCpuInfo {
+    /// Times a thread was switched out and back in.
+    pub switches: u64,
+    /// Their time, ns.
+    pub ns: u64,
+    /// Of those, the ones given to the thread's last sampled stack (no sched_switch callchain).
+    pub approximate: u64,
 }
 
 /// The `profile` message: the overview plus the tables that name functions.
@@ -837,7 +855,7 @@ mod tests {
             elided_period: vec![0.0, 10.0],
             elided_count: vec![0, 2],
         };
-        let query = Query::Tree { filter: Filter { range: Some((1, u64::MAX)), event: Some(0), threads: vec![] }, inverted: false, weight: WeightKind::Samples, root: vec![0, 3], detail: 4 };
+        let query = Query::Tree { filter: Filter { range: Some((1, u64::MAX)), event: Some(0), threads: vec![], off_cpu: true }, inverted: false, weight: WeightKind::Samples, root: vec![0, 3], detail: 4 };
         round_trip(WorkerMessage::Tree(4, Box::new(TreeReply { meta: TreeMeta { query: Some(query), samples: 3, total: 3.0, depth: 2, ..TreeMeta::default() }, nodes })));
         round_trip(WorkerMessage::Timeline(5, Box::new(TimelineReply { meta: TimelineMeta { lanes: 2, bins: 2, max_thread: 4, ..TimelineMeta::default() }, counts: vec![1, 4, 0, 2], detail: Default::default() })));
         let mut fields = StringTable::new();

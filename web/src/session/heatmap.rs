@@ -23,7 +23,7 @@ pub fn heatmap(profile: &Profile, timeline: &Timeline, events: &EventMap, event:
     };
     let last = s.time.iter().copied().max().unwrap_or(origin);
     let columns = u32::try_from((last - origin) / 1_000_000_000 + 1).unwrap_or(u32::MAX).min(MAX_COLUMNS);
-    let filter = sample_filter(&Filter { range: None, event, threads: threads.to_vec() }, timeline, events);
+    let filter = sample_filter(&Filter { range: None, event, threads: threads.to_vec(), off_cpu: false }, timeline, events);
     let all = filter == perfscope_analysis::samples::SampleFilter::all();
     let mut counts = vec![0u32; columns as usize * rows as usize];
     let (mut samples, mut cut) = (0u64, 0u64);

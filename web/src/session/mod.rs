@@ -32,7 +32,9 @@ pub mod tree;
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::ids::FuncIndex;
 use perfscope_analysis::load::{stream_records, LoadDiagnostics, LoadError, LoadExtras, LoadOptions, Loaded, ProfileLoader, RecordSink};
+use perfscope_analysis::offcpu::{self, off_cpu_table};
 use perfscope_analysis::profile::Profile;
+use perfscope_analysis::samples::SampleTable;
 use perfscope_analysis::summary::{Summary, SummaryReader};
 use perfscope_format::file::ReadAt;
 use perfscope_format::metadata::Metadata;
@@ -40,7 +42,7 @@ use perfscope_format::RawRecord;
 
 use crate::protocol::strings::StringTable;
 use crate::protocol::{
-    Overview, Phase, ProfileData, Progress, Query, RecordError, RecordFilter, RecordRows, RecordsMeta, RecordsReply, StackReply,
+    OffCpuInfo, Overview, Phase, ProfileData, Progress, Query, RecordError, RecordFilter, RecordRows, RecordsMeta, RecordsReply, StackReply,
     SymbolFileInfo, Timings, WorkerMessage,
 };
 pub use events::EventMap;
@@ -63,6 +65,10 @@ pub struct Session {
     symbol_files: Vec<SymbolFile>,
     symbol_infos: Vec<SymbolFileInfo>,
     profile: Profile,
+    /// The off-CPU time of the switch timeline, as samples on the profile's stacks and threads
+    /// (`perfscope_analysis::offcpu::off_cpu_table`), apart from the profile's samples so that
+    /// nothing but an off-CPU query counts them.
+    off_cpu: SampleTable,
     diagnostics: LoadDiagnostics,
     events: EventMap,
     timeline: Timeline,
@@ -154,6 +160,7 @@ impl Session {
             symbol_files,
             symbol_infos,
             profile: Profile::new(),
+            off_cpu: SampleTable::default(),
             diagnostics: LoadDiagnostics::default(),
             events: EventMap::default(),
             timeline: Timeline::default(),
@@ -202,6 +209,7 @@ impl Session {
     /// The event map and the timeline lanes of the profile, with the on/off-CPU activity of
     /// `switches`.
     fn finish_profile(&mut self, switches: Option<&perfscope_analysis::timeline::Timeline>) {
+        self.off_cpu = switches.and_then(|t| off_cpu_table(&self.profile, t).ok()).unwrap_or_default();
         self.events = EventMap::new(&self.summary, &self.profile);
         self.timeline = Timeline::new(&self.profile, &self.events);
         self.timeline.set_activity(switches, &self.profile, &self.summary, &self.events);
@@ -254,6 +262,12 @@ impl Session {
         o.error_count = o.error_count.saturating_sub((before - o.errors.len()) as u64);
         o.symbol_files = self.symbol_infos.clone();
         o.timings = self.timings;
+        let t = &self.off_cpu;
+        o.off_cpu = (!t.is_empty()).then(|| OffCpuInfo {
+            switches: t.len() as u64,
+            ns: t.period.iter().fold(0u64, |a, &p| a.saturating_add(p)),
+            approximate: t.event.iter().filter(|&&e| e == offcpu::APPROXIMATE).count() as u64,
+        });
         if let Some(e) = &self.profile_error {
             o.errors.push(RecordError { offset: 0, message: format!("the profile could not be built: {e}"), records_before: o.records });
             o.error_count += 1;
@@ -305,12 +319,12 @@ impl Session {
             Query::Tree { filter, inverted, weight, root, detail } => {
                 let detail = if *detail == 0 { tree::DETAIL } else { u64::from(*detail) };
                 let params = tree::TreeParams { filter, inverted: *inverted, weight: *weight, root, detail };
-                let mut t = tree::tree(&self.profile, &self.timeline, &self.events, &mut self.tree_cache, self.generation, params);
+                let mut t = tree::tree(&tree::Samples { profile: &self.profile, off_cpu: &self.off_cpu }, &self.timeline, &self.events, &mut self.tree_cache, self.generation, params);
                 t.meta.query = Some(query);
                 WorkerMessage::Tree(id, Box::new(t))
             }
             Query::Search { filter, text } => {
-                let mut r = tree::search(&self.profile, &self.timeline, &self.events, &mut self.tree_cache, self.generation, filter, text);
+                let mut r = tree::search(&tree::Samples { profile: &self.profile, off_cpu: &self.off_cpu }, &self.timeline, &self.events, &mut self.tree_cache, self.generation, filter, text);
                 r.query = Some(query);
                 WorkerMessage::Search(id, Box::new(r))
             }
@@ -431,6 +445,8 @@ fn event_name(summary: &Summary, e: u32) -> String {
     summary.events.get(e as usize).map(|e| e.name.clone()).unwrap_or_else(|| format!("event {e}"))
 }
 
+#[cfg(test)]
+mod off_cpu_tests;
 #[cfg(test)]
 mod streamed_tests;
 

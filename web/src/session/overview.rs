@@ -205,6 +205,7 @@ pub fn overview(
         error_count: index.error_count,
         symbol_files: Vec::new(),
         timings: Default::default(),
+        off_cpu: None,
     }
 }
 

@@ -40,6 +40,7 @@ impl Session {
             symbol_files: Vec::new(),
             symbol_infos: Vec::new(),
             profile: shared.profile,
+            off_cpu: Default::default(),
             diagnostics: LoadDiagnostics::default(),
             events: EventMap::default(),
             timeline: Timeline::default(),

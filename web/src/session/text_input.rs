@@ -38,6 +38,7 @@ impl Session {
             symbol_files: Vec::new(),
             symbol_infos: Vec::new(),
             profile,
+            off_cpu: Default::default(),
             diagnostics: Default::default(),
             events,
             timeline,
@@ -81,7 +82,7 @@ mt 10/12 [000]  1.000002000:     250000 cpu-clock:pppH:
 ";
 
     fn tree_total(s: &mut Session) -> f64 {
-        let q = Query::Tree { filter: Filter { range: None, event: None, threads: vec![] }, inverted: false, weight: WeightKind::Samples, root: vec![], detail: 0 };
+        let q = Query::Tree { filter: Filter { range: None, event: None, threads: vec![], off_cpu: false }, inverted: false, weight: WeightKind::Samples, root: vec![], detail: 0 };
         match s.query(1, q) {
             WorkerMessage::Tree(_, t) => t.meta.samples as f64,
             other => panic!("{other:?}"),

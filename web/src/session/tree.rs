@@ -6,7 +6,7 @@ use perfscope_analysis::flame_graph::WeightKind as AnalysisWeight;
 use perfscope_analysis::ids::{EventIndex, FuncIndex};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::pruned_tree::{pruned_flame, PruneOptions, StackChildren, StackWeights};
-use perfscope_analysis::samples::SampleFilter;
+use perfscope_analysis::samples::{SampleFilter, SampleTable};
 
 use super::events::EventMap;
 use super::timeline::Timeline;
@@ -32,6 +32,16 @@ pub fn sample_filter(filter: &Filter, timeline: &Timeline, events: &EventMap) ->
     f
 }
 
+/// What tree queries weigh: the profile's samples, or with [`Filter::off_cpu`] its off-CPU
+/// table (samples on the same stacks and threads, weighed by ns switched out).
+#[derive(Clone, Copy)]
+pub struct Samples<'a> {
+    /// The profile.
+    pub profile: &'a Profile,
+    /// Its off-CPU time (empty without context switches).
+    pub off_cpu: &'a SampleTable,
+}
+
 /// Boxes narrower than `1 / DETAIL` of the graph (or of the zoom root, below it) are left out
 /// of tree replies: a few per pixel on any screen.
 pub const DETAIL: u64 = 8192;
@@ -50,7 +60,8 @@ pub struct TreeCache {
 }
 
 impl TreeCache {
-    fn prepare(&mut self, profile: &Profile, timeline: &Timeline, events: &EventMap, filter: &Filter, generation: u32) -> (&StackChildren, &StackWeights) {
+    fn prepare(&mut self, samples: &Samples<'_>, timeline: &Timeline, events: &EventMap, filter: &Filter, generation: u32) -> (&StackChildren, &StackWeights) {
+        let profile = samples.profile;
         if self.generation != generation {
             *self = TreeCache { generation, ..TreeCache::default() };
         }
@@ -72,14 +83,19 @@ impl TreeCache {
             } else {
                 let sf = sample_filter(filter, timeline, events);
                 let narrowed = match &self.whole {
-                    (Some(f), whole) if *f == without_range => StackWeights::narrowed(whole, profile, &sf),
+                    (Some(f), whole) if *f == without_range && !filter.off_cpu => StackWeights::narrowed(whole, profile, &sf),
                     _ => None,
                 };
                 if self.whole.0.as_ref() != Some(&without_range) {
                     // Another event or threads: the old whole is no use.
                     self.whole = (None, StackWeights::default());
                 }
-                let weights = narrowed.unwrap_or_else(|| StackWeights::new(profile, &sf));
+                let weights = match narrowed {
+                    Some(w) => w,
+                    // The event does not apply to off-CPU time.
+                    None if filter.off_cpu => StackWeights::of_samples(profile, samples.off_cpu, &SampleFilter { events: Vec::new(), ..sf }),
+                    None => StackWeights::new(profile, &sf),
+                };
                 self.weights = (Some(filter.clone()), weights);
             }
         }
@@ -109,8 +125,9 @@ pub struct TreeParams<'a> {
 }
 
 /// The tree for `params`, laid out in its weight units and pruned to its detail.
-pub fn tree(profile: &Profile, timeline: &Timeline, events: &EventMap, cache: &mut TreeCache, generation: u32, params: TreeParams<'_>) -> TreeReply {
-    let (children, weights) = cache.prepare(profile, timeline, events, params.filter, generation);
+pub fn tree(samples: &Samples<'_>, timeline: &Timeline, events: &EventMap, cache: &mut TreeCache, generation: u32, params: TreeParams<'_>) -> TreeReply {
+    let profile = samples.profile;
+    let (children, weights) = cache.prepare(samples, timeline, events, params.filter, generation);
     let kind = match params.weight {
         WeightKind::Samples => AnalysisWeight::Samples,
         WeightKind::Period => AnalysisWeight::Period,
@@ -167,8 +184,9 @@ pub fn tree(profile: &Profile, timeline: &Timeline, events: &EventMap, cache: &m
 /// The weight of the samples passing `filter` whose stack has a function whose name contains
 /// `text` (trimmed, case-insensitive), each sample once: what the flame-graph search's share
 /// counts (the outermost matched boxes of the whole, unpruned graph).
-pub fn search(profile: &Profile, timeline: &Timeline, events: &EventMap, cache: &mut TreeCache, generation: u32, filter: &Filter, text: &str) -> SearchReply {
-    let (children, weights) = cache.prepare(profile, timeline, events, filter, generation);
+pub fn search(samples: &Samples<'_>, timeline: &Timeline, events: &EventMap, cache: &mut TreeCache, generation: u32, filter: &Filter, text: &str) -> SearchReply {
+    let profile = samples.profile;
+    let (children, weights) = cache.prepare(samples, timeline, events, filter, generation);
     let q = text.trim().to_lowercase();
     let matched = if q.is_empty() { Default::default() } else { weights.matching(profile, |f| profile.func_name(f).to_lowercase().contains(&q)) };
     let total = weights.sum(children);
@@ -188,6 +206,11 @@ zeta alpha zeta       zeta zeta zeta
                       a    b    c
 ";
 
+    fn on(p: &Profile) -> Samples<'_> {
+        static NONE: SampleTable = SampleTable { time: Vec::new(), thread: Vec::new(), cpu: Vec::new(), event: Vec::new(), stack: Vec::new(), period: Vec::new() };
+        Samples { profile: p, off_cpu: &NONE }
+    }
+
     fn setup() -> (Profile, EventMap, Timeline) {
         let p = profile_from_text_samples(TEXT).unwrap();
         let map = EventMap { to_profile: vec![Some(EventIndex(0))], to_attr: vec![0] };
@@ -203,7 +226,7 @@ zeta alpha zeta       zeta zeta zeta
     fn columns_follow_the_flame_layout_with_parents() {
         let (p, map, tl) = setup();
         let mut cache = TreeCache::default();
-        let t = tree(&p, &tl, &map, &mut cache, 1, params(&Filter::default(), false, &[], u64::MAX));
+        let t = tree(&on(&p), &tl, &map, &mut cache, 1, params(&Filter::default(), false, &[], u64::MAX));
         let name = |i: usize| p.func_name(FuncIndex(t.nodes.func[i])).to_string();
         let rows: Vec<_> = (0..t.nodes.len()).map(|i| (name(i), t.nodes.parent[i], t.nodes.x[i], t.nodes.width[i], t.nodes.self_samples[i])).collect();
         // By hand: main 6 (alpha 1, zeta 5 (self 2; a, b, c 1 each)), other 1.
@@ -223,7 +246,7 @@ zeta alpha zeta       zeta zeta zeta
         // The same as the whole tree laid out.
         let full = FlameGraph::from_call_tree(&CallTree::top_down(&p, &SampleFilter::all()).unwrap(), &p, AnalysisWeight::Samples);
         assert_eq!(full.rects.len(), t.nodes.len());
-        let inv = tree(&p, &tl, &map, &mut cache, 1, params(&Filter::default(), true, &[], u64::MAX));
+        let inv = tree(&on(&p), &tl, &map, &mut cache, 1, params(&Filter::default(), true, &[], u64::MAX));
         // Bottom-up roots are the leaf functions.
         let roots: Vec<_> = (0..inv.nodes.len()).filter(|&i| inv.nodes.parent[i] == u32::MAX).map(|i| p.func_name(FuncIndex(inv.nodes.func[i])).to_string()).collect();
         assert_eq!(roots, vec!["a", "alpha", "b", "c", "other", "zeta"]);
@@ -234,13 +257,13 @@ zeta alpha zeta       zeta zeta zeta
         let (p, map, tl) = setup();
         let mut cache = TreeCache::default();
         // detail 2: width × 2 ≥ 7 keeps main (6) and zeta (5); alpha, other, a, b, c are left out.
-        let t = tree(&p, &tl, &map, &mut cache, 1, params(&Filter::default(), false, &[], 2));
+        let t = tree(&on(&p), &tl, &map, &mut cache, 1, params(&Filter::default(), false, &[], 2));
         let rows: Vec<_> = (0..t.nodes.len()).map(|i| (p.func_name(FuncIndex(t.nodes.func[i])).to_string(), t.nodes.x[i], t.nodes.elided_samples[i], t.nodes.elided_count[i])).collect();
         assert_eq!(rows, vec![("main".into(), 0.0, 1.0, 1), ("zeta".into(), 1.0, 3.0, 3)]);
         assert_eq!((t.meta.detail, t.meta.elided_samples, t.meta.elided_count), (2, 1, 1));
         // Zoomed to main;zeta (5): a, b, c (1 each, × 2 < 5) still out; at detail 5 they come.
         let path = [t.nodes.func[0], t.nodes.func[1]];
-        let z = tree(&p, &tl, &map, &mut cache, 1, params(&Filter::default(), false, &path, 5));
+        let z = tree(&on(&p), &tl, &map, &mut cache, 1, params(&Filter::default(), false, &path, 5));
         let names: Vec<_> = z.nodes.func.iter().map(|&f| p.func_name(FuncIndex(f))).collect();
         assert_eq!(names, vec!["main", "zeta", "a", "b", "c"]);
         assert_eq!(z.nodes.x, vec![0.0, 1.0, 1.0, 2.0, 3.0]);
@@ -253,12 +276,12 @@ zeta alpha zeta       zeta zeta zeta
         // The whole time first (the weights kept as the base), then columns 0..=5 of 7: the
         // selection's weights are the whole's less column 6 (main;zeta;c).
         let mut warm = TreeCache::default();
-        let all = tree(&p, &tl, &map, &mut warm, 1, params(&Filter::default(), false, &[], u64::MAX));
+        let all = tree(&on(&p), &tl, &map, &mut warm, 1, params(&Filter::default(), false, &[], u64::MAX));
         assert_eq!(all.meta.samples, 7);
         let most = Filter { range: Some((0, 5)), ..Filter::default() };
-        let t = tree(&p, &tl, &map, &mut warm, 1, params(&most, false, &[], u64::MAX));
+        let t = tree(&on(&p), &tl, &map, &mut warm, 1, params(&most, false, &[], u64::MAX));
         assert!(warm.whole.0.is_some(), "the whole time's weights are kept");
-        let fresh = tree(&p, &tl, &map, &mut TreeCache::default(), 1, params(&most, false, &[], u64::MAX));
+        let fresh = tree(&on(&p), &tl, &map, &mut TreeCache::default(), 1, params(&most, false, &[], u64::MAX));
         assert_eq!(rows(&t), rows(&fresh));
         // By hand: main 5 (alpha 1, zeta 4: self 2, a 1, b 1), other 1.
         assert_eq!(
@@ -273,7 +296,7 @@ zeta alpha zeta       zeta zeta zeta
             ]
         );
         // Back to the whole time: the kept weights again.
-        let again = tree(&p, &tl, &map, &mut warm, 1, params(&Filter::default(), false, &[], u64::MAX));
+        let again = tree(&on(&p), &tl, &map, &mut warm, 1, params(&Filter::default(), false, &[], u64::MAX));
         assert_eq!(rows(&again), rows(&all));
         assert!(warm.whole.0.is_none());
     }
@@ -283,13 +306,13 @@ zeta alpha zeta       zeta zeta zeta
         let (p, map, tl) = setup();
         let mut cache = TreeCache::default();
         // "a": main;alpha, main;zeta (×5 with a, b, c under it): 6 of 7; "A " trims and lowercases.
-        let r = search(&p, &tl, &map, &mut cache, 1, &Filter::default(), " A ");
+        let r = search(&on(&p), &tl, &map, &mut cache, 1, &Filter::default(), " A ");
         assert_eq!((r.samples, r.total_samples), (6, 7));
-        let r = search(&p, &tl, &map, &mut cache, 1, &Filter::default(), "b");
+        let r = search(&on(&p), &tl, &map, &mut cache, 1, &Filter::default(), "b");
         assert_eq!(r.samples, 1);
         // A time filter (times are column numbers 0..=6): columns 0..=2.
         let f = Filter { range: Some((0, 2)), ..Filter::default() };
-        let r = search(&p, &tl, &map, &mut cache, 1, &f, "zeta");
+        let r = search(&on(&p), &tl, &map, &mut cache, 1, &f, "zeta");
         assert_eq!((r.samples, r.total_samples), (2, 3));
     }
 }

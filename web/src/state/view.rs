@@ -87,6 +87,8 @@ pub struct ViewState {
     pub event: Option<u32>,
     /// Samples or period.
     pub weight: WeightKind,
+    /// Off-CPU time instead of samples (the weight is then the period: ns).
+    pub off_cpu: bool,
     /// Bottom-up trees (flame graph and call tree).
     pub inverted: bool,
     /// Roots at the top.
@@ -134,6 +136,8 @@ pub enum ViewAction {
     Event(Option<u32>),
     /// Samples or period.
     Weight(WeightKind),
+    /// Weigh by off-CPU time (`true`: the period of the off-CPU table, in ns) or not.
+    OffCpu(bool),
     /// Bottom-up or top-down.
     Inverted(bool),
     /// Icicle or flame.
@@ -175,6 +179,16 @@ pub enum ViewAction {
 }
 
 impl ViewState {
+    /// Switches to or from off-CPU time: another tree, so zoom paths and expanded rows go.
+    fn off_cpu_changed(&mut self, on: bool) {
+        if self.off_cpu != on {
+            self.off_cpu = on;
+            self.zoom.clear();
+            self.expanded.clear();
+            self.tree_selected = None;
+        }
+    }
+
     /// Applies one action.
     pub fn apply(&mut self, action: ViewAction) {
         match action {
@@ -183,7 +197,16 @@ impl ViewState {
                 self.event = e;
                 self.zoom.clear();
             }
-            ViewAction::Weight(w) => self.weight = w,
+            ViewAction::Weight(w) => {
+                self.weight = w;
+                self.off_cpu_changed(false);
+            }
+            ViewAction::OffCpu(on) => {
+                if on {
+                    self.weight = WeightKind::Period;
+                }
+                self.off_cpu_changed(on);
+            }
             ViewAction::Inverted(i) => {
                 if self.inverted != i {
                     self.inverted = i;

@@ -5,7 +5,7 @@ use crate::call_tree::Weight;
 use crate::ids::{FuncIndex, StackIndex, StringIndex};
 use crate::msd::msd_sort;
 use crate::profile::Profile;
-use crate::samples::SampleFilter;
+use crate::samples::{SampleFilter, SampleTable};
 
 /// The children of every stack (the stack table indexed by prefix), the root stacks, and the
 /// order of the functions' names. Independent of any filter: build it once per profile. 8 bytes
@@ -172,15 +172,20 @@ pub struct StackWeights {
 impl StackWeights {
     /// The weights of the samples that pass `filter`.
     pub fn new(profile: &Profile, filter: &SampleFilter) -> Self {
-        Self::with_totals(profile, filter, None)
+        Self::with_totals(profile, &profile.samples, filter, None)
     }
 
-    /// [`StackWeights::new`], the totals added up by chains (`Some(true)`), by one pass
+    /// The weights of the samples of `samples` — a table beside `profile`'s, on its stacks and
+    /// threads, such as [`crate::offcpu::off_cpu_table`] — that pass `filter`.
+    pub fn of_samples(profile: &Profile, samples: &SampleTable, filter: &SampleFilter) -> Self {
+        Self::with_totals(profile, samples, filter, None)
+    }
+
+    /// [`StackWeights::of_samples`], the totals added up by chains (`Some(true)`), by one pass
     /// (`Some(false)`) or as fits the number of samples (`None`).
-    fn with_totals(profile: &Profile, filter: &SampleFilter, by_chains: Option<bool>) -> Self {
+    fn with_totals(profile: &Profile, samples: &SampleTable, filter: &SampleFilter, by_chains: Option<bool>) -> Self {
         let n = profile.stacks.len();
         let mut w = StackWeights { samples: vec![0; n], ..StackWeights::default() };
-        let samples = &profile.samples;
         let (range, passes) = filter.candidates(samples, &profile.threads, profile.events.len());
         let kept = range.len();
         // Self weights: the counts, and the periods only once two differ.
@@ -410,7 +415,7 @@ period: 1 2 1 5 1 1 3 2
             for end in start..=n + 1 {
                 for tids in [vec![], vec![1]] {
                     let f = SampleFilter { time_range: Some((start, end)), tids: tids.clone(), ..SampleFilter::all() };
-                    let (a, b) = (StackWeights::with_totals(&p, &f, Some(true)), StackWeights::with_totals(&p, &f, Some(false)));
+                    let (a, b) = (StackWeights::with_totals(&p, &p.samples, &f, Some(true)), StackWeights::with_totals(&p, &p.samples, &f, Some(false)));
                     let totals = |w: &StackWeights| (0..p.stacks.len() as u32).map(|s| w.total(s)).collect::<Vec<_>>();
                     assert_eq!(totals(&a), totals(&b), "{f:?}");
                     assert_eq!(totals(&a), brute(&p, &f), "{f:?}");
@@ -427,12 +432,12 @@ period: 1 2 1 5 1 1 3 2
         assert!(narrowed > 10, "{narrowed}");
         // By hand, all samples: the root A is in every sample but B;B;A;A (period 5).
         for by_chains in [true, false] {
-            let w = StackWeights::with_totals(&p, &SampleFilter::all(), Some(by_chains));
+            let w = StackWeights::with_totals(&p, &p.samples, &SampleFilter::all(), Some(by_chains));
             assert_eq!(w.total(0), Weight { samples: 7, period: 1 + 2 + 1 + 1 + 1 + 3 + 2 });
         }
         // Thread 1 in times 1..6: A;B;D (2), B;B;A;A (5), A;A;A;A (1): A 2 samples, period 3.
         let f = SampleFilter { time_range: Some((1, 6)), tids: vec![1], ..SampleFilter::all() };
-        let w = StackWeights::with_totals(&p, &f, Some(true));
+        let w = StackWeights::with_totals(&p, &p.samples, &f, Some(true));
         assert_eq!(w.total(0), Weight { samples: 2, period: 3 });
     }
 
@@ -474,7 +479,7 @@ tid:    1 2 1 1 2 2
                 for tids in [vec![], vec![2]] {
                     let f = SampleFilter { time_range: Some((start, end)), events: ev.clone(), tids, ..SampleFilter::all() };
                     for by_chains in [Some(true), Some(false), None] {
-                        let w = StackWeights::with_totals(&p, &f, by_chains);
+                        let w = StackWeights::with_totals(&p, &p.samples, &f, by_chains);
                         let got: Vec<Weight> = (0..p.stacks.len() as u32).map(|s| w.total(s)).collect();
                         assert_eq!(got, brute(&p, &f), "{f:?} {by_chains:?}");
                     }

@@ -14,7 +14,7 @@ use yew::prelude::*;
 use super::canvas::{css_var, prepare, use_frame_scheduler, use_width};
 use super::controls::SampleControls;
 use super::notices::Notices;
-use crate::display::{grouped, percent};
+use crate::display::{duration_ns, grouped, percent};
 use crate::protocol::{ProfileData, Query, TreeReply, WeightKind};
 use crate::selectors::{basename, find_path, func_module, func_name, path_of, search, search_query, search_share, TreeIndex};
 use crate::state::{AppState, ColorBy, ViewAction};
@@ -153,7 +153,8 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     let highlighted = view.selected_func.map_or(0, |f| placed.boxes.iter().filter(|b| t.nodes.func.get(b.node as usize) == Some(&f)).count());
     let total_samples = t.meta.samples;
     let weight_total = t.meta.total;
-    let tooltip = hover.and_then(|h| tooltip(&props.profile, &t, h, view.weight, weight_total));
+    let off_cpu = view.off_cpu && props.profile.overview.off_cpu.is_some();
+    let tooltip = hover.and_then(|h| tooltip(&props.profile, &t, h, view.weight, weight_total, off_cpu));
     let range_attr = view.selection.map(|(a, b)| format!("{a},{b}")).unwrap_or_default();
     let crumbs = breadcrumbs(&props.profile, &view.zoom, &props.on_action);
     let toggle = |label: &'static str, id: &'static str, on: bool, action: ViewAction| {
@@ -193,8 +194,12 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                       data-share={format!("{matched_share:.6}")} data-weight={matched_weight.to_string()} data-count={matches.count.to_string()}>{ matched_text }</span>
                 <span class="spacer" />
                 <span class="total" data-field="flame-total" data-current={current.to_string()} data-range={range_attr}
-                      data-samples={total_samples.to_string()}>
-                    { if tree.is_some() { format!("{} samples", grouped(total_samples)) } else { "…".to_string() } }
+                      data-samples={total_samples.to_string()} data-period={t.meta.period.to_string()} data-off-cpu={off_cpu.to_string()}>
+                    { match (tree.is_some(), off_cpu) {
+                        (false, _) => "…".to_string(),
+                        (true, false) => format!("{} samples", grouped(total_samples)),
+                        (true, true) => format!("{} off-CPU ({} switches)", duration_ns(t.meta.period), grouped(total_samples)),
+                    } }
                     if view.selection.is_some() { <span class="muted">{ " in the selection" }</span> }
                 </span>
             </div>
@@ -236,7 +241,7 @@ fn breadcrumbs(profile: &ProfileData, zoom: &[u32], on_action: &Callback<ViewAct
     html! { <>{ all }{ for rest }</> }
 }
 
-fn tooltip(profile: &ProfileData, t: &TreeReply, h: Hover, weight: WeightKind, total: f64) -> Option<Html> {
+fn tooltip(profile: &ProfileData, t: &TreeReply, h: Hover, weight: WeightKind, total: f64, off_cpu: bool) -> Option<Html> {
     let i = h.node as usize;
     let n = &t.nodes;
     let func = *n.func.get(i)?;
@@ -263,13 +268,20 @@ fn tooltip(profile: &ProfileData, t: &TreeReply, h: Hover, weight: WeightKind, t
             <table>
                 <tr><th>{ "Total" }</th><td data-field="tooltip-total">{ format!("{} samples", grouped(ts as u64)) }</td><td>{ share(ts, all_samples) }</td></tr>
                 <tr><th>{ "Self" }</th><td data-field="tooltip-self">{ format!("{} samples", grouped(ss as u64)) }</td><td>{ share(ss, all_samples) }</td></tr>
-                if weight == WeightKind::Period {
+                if off_cpu {
+                    <tr><th>{ "Total off-CPU" }</th><td data-field="tooltip-off-cpu">{ duration_ns(tp as u64) }</td><td>{ share(tp, total) }</td></tr>
+                    <tr><th>{ "Self off-CPU" }</th><td>{ duration_ns(sp as u64) }</td><td>{ share(sp, total) }</td></tr>
+                } else if weight == WeightKind::Period {
                     <tr><th>{ "Total period" }</th><td>{ grouped(tp as u64) }</td><td>{ share(tp, total) }</td></tr>
                     <tr><th>{ "Self period" }</th><td>{ grouped(sp as u64) }</td><td>{ share(sp, total) }</td></tr>
                 }
                 if elided_count > 0 {
                     <tr class="muted" data-field="tooltip-elided"><th>{ format!("+ {} more", grouped(u64::from(elided_count))) }</th>
-                        <td>{ if weight == WeightKind::Samples { format!("{} samples", grouped(elided as u64)) } else { grouped(elided as u64) } }</td>
+                        <td>{ match (weight, off_cpu) {
+                            (_, true) => duration_ns(elided as u64),
+                            (WeightKind::Samples, false) => format!("{} samples", grouped(elided as u64)),
+                            (WeightKind::Period, false) => grouped(elided as u64),
+                        } }</td>
                         <td>{ share(elided, if weight == WeightKind::Samples { all_samples } else { total }) }</td></tr>
                 }
             </table>
