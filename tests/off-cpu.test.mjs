@@ -67,6 +67,14 @@ test('the flame graph weighs by off-CPU time as perf recorded the switches', asy
   assert.match(await total.textContent(), /^1\.5\d+ s off-CPU \([\d,]+ switches\)/);
   assert.equal(await page.locator('#event-select').isDisabled(), true);
   await page.screenshot({ path: join(ROOT, 'tests', 'screenshots', 'off-cpu.png') });
+  // A link keeps it; the call tree shows the same time, as durations.
+  await page.waitForFunction(() => location.hash.includes('w=offcpu'));
+  await showTab(page, 'calltree');
+  await page.waitForFunction(() => document.querySelector('[data-field="calltree-total"]')?.dataset.current === 'true');
+  assert.match(await page.locator('[data-field="calltree-total"]').textContent(), /^1\.5\d+ s off-CPU \([\d,]+ switches\)/);
+  assert.match(await page.locator('.calltree-view tr[data-node] td.num').first().textContent(), /^[\d.]+ (ns|µs|ms|s)$/);
+  await page.screenshot({ path: join(ROOT, 'tests', 'screenshots', 'off-cpu-calltree.png') });
+  await showTab(page, 'flame');
   // Back to samples: the same total as before.
   await page.selectOption('#weight-select', 'samples');
   await page.waitForFunction(() => document.querySelector('[data-field="flame-total"]')?.dataset.offCpu === 'false');

@@ -9,7 +9,7 @@ use yew::prelude::*;
 
 use super::controls::SampleControls;
 use super::notices::Notices;
-use crate::display::{grouped, percent};
+use crate::display::{duration_ns, grouped, percent};
 use crate::protocol::{ProfileData, Query, TreeNodes, TreeReply, WeightKind};
 use crate::selectors::{basename, find_path, func_module, func_name, path_of, TreeIndex};
 use crate::state::{AppState, FuncPath, SortBy, ViewAction};
@@ -221,7 +221,14 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
         let on = view.inverted == inverted;
         html! { <button type="button" id={id} class={classes!("seg", on.then_some("on"))} aria-pressed={on.to_string()} onclick={cb}>{ label }</button> }
     };
-    let unit = if view.weight == WeightKind::Samples { "samples" } else { "period" };
+    let off_cpu = view.off_cpu && props.profile.overview.off_cpu.is_some();
+    let unit = match (off_cpu, view.weight) {
+        (true, _) => "off-CPU time",
+        (false, WeightKind::Samples) => "samples",
+        (false, WeightKind::Period) => "period",
+    };
+    // Off-CPU weights are ns: shown as durations.
+    let value = move |w: f64| if off_cpu { duration_ns(w as u64) } else { grouped(w as u64) };
     let body = rows.iter().map(|&Row { node, depth, elided }| {
         let i = node as usize;
         if elided {
@@ -235,7 +242,7 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
             };
             return html! {
                 <tr class="elided muted" aria-level={(depth + 1).to_string()} data-elided={node.to_string()} data-count={count.to_string()} data-weight={w.to_string()}>
-                    <td class="num">{ grouped(w as u64) }</td>
+                    <td class="num">{ value(w) }</td>
                     <td class="num muted">{ percent(if total > 0.0 { w / total } else { 0.0 }) }</td>
                     <td class="num" />
                     <td class="fn" style={format!("padding-left:{}px", 6 + depth * 14)}>
@@ -268,9 +275,9 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
             <tr class={classes!((Some(node) == selected).then_some("selected"))} aria-selected={(Some(node) == selected).to_string()}
                 aria-level={(depth + 1).to_string()} aria-expanded={has_kids.then(|| open.to_string())}
                 data-node={node.to_string()} data-name={name.clone()} {onclick}>
-                <td class="num">{ grouped(tw as u64) }</td>
+                <td class="num">{ value(tw) }</td>
                 <td class="num muted">{ percent(if total > 0.0 { tw / total } else { 0.0 }) }</td>
-                <td class="num">{ grouped(sw as u64) }</td>
+                <td class="num">{ value(sw) }</td>
                 <td class="fn" style={format!("padding-left:{}px", 6 + depth * 14)}>
                     if has_kids {
                         <button type="button" class="twisty" tabindex="-1" aria-label={if open { "Collapse" } else { "Expand" }} onclick={toggle}>{ if open { "▾" } else { "▸" } }</button>
@@ -295,7 +302,11 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
                 <span class="muted small">{ format!("Total and Self in {unit}") }</span>
                 <span class="spacer" />
                 <span class="total" data-field="calltree-total" data-current={current.to_string()} data-samples={t.meta.samples.to_string()}>
-                    { if tree.is_some() { format!("{} samples", grouped(t.meta.samples)) } else { "…".to_string() } }
+                    { match (tree.is_some(), off_cpu) {
+                        (false, _) => "…".to_string(),
+                        (true, false) => format!("{} samples", grouped(t.meta.samples)),
+                        (true, true) => format!("{} off-CPU ({} switches)", duration_ns(t.meta.period), grouped(t.meta.samples)),
+                    } }
                 </span>
             </div>
             <Notices state={props.state.clone()} profile={props.profile.clone()} />

@@ -11,7 +11,7 @@
 //! | `v`   | format version, `1` (a link without it, or of a newer version, is ignored)  |
 //! | `tab` | `summary`, `timeline`, `flame`, `calltree`, `records`, `compare`           |
 //! | `ev`  | the counted event, as its index in the file's attrs (absent: the default)  |
-//! | `w`   | `samples` (absent) or `period`                                             |
+//! | `w`   | `samples` (absent), `period`, or `offcpu` (off-CPU time, when recorded)     |
 //! | `t`   | the time selection, `start-end` in ns (both ends included)                 |
 //! | `f`   | the focused (zoomed) frame: function names from the root, `;`-separated    |
 //! | `q`   | the flame-graph search text                                                |
@@ -39,6 +39,8 @@ pub struct LinkState {
     pub event: Option<u32>,
     /// Samples or period.
     pub weight: WeightKind,
+    /// Off-CPU time (the weight is then the period).
+    pub off_cpu: bool,
     /// The time selection (ns, inclusive).
     pub range: Option<(u64, u64)>,
     /// The zoomed frame: function names from the root.
@@ -106,7 +108,9 @@ impl LinkState {
         if let Some(e) = self.event {
             parts.push(format!("ev={e}"));
         }
-        if self.weight == WeightKind::Period {
+        if self.off_cpu {
+            parts.push("w=offcpu".into());
+        } else if self.weight == WeightKind::Period {
             parts.push("w=period".into());
         }
         if let Some((a, b)) = self.range {
@@ -143,8 +147,13 @@ impl LinkState {
             link.tab = tab;
         }
         link.event = get("ev").and_then(|e| e.parse().ok());
-        if get("w") == Some("period") {
-            link.weight = WeightKind::Period;
+        match get("w") {
+            Some("period") => link.weight = WeightKind::Period,
+            Some("offcpu") => {
+                link.weight = WeightKind::Period;
+                link.off_cpu = true;
+            }
+            _ => {}
         }
         link.range = get("t").and_then(|t| {
             let (a, b) = t.split_once('-')?;
@@ -166,6 +175,7 @@ impl LinkState {
             tab: view.tab,
             event: view.event,
             weight: view.weight,
+            off_cpu: view.off_cpu,
             range: view.selection,
             frame: view.zoom.iter().map(|&f| func_name(profile, f).to_string()).collect(),
             search: view.search.clone(),
@@ -198,6 +208,9 @@ impl LinkState {
         }
         out.push(ViewAction::Threads(lanes));
         out.push(ViewAction::Weight(self.weight));
+        if self.off_cpu && profile.overview.off_cpu.is_some() {
+            out.push(ViewAction::OffCpu(true));
+        }
         out.push(ViewAction::Select(self.range));
         out.push(ViewAction::Search(self.search.clone()));
         out.push(ViewAction::Zoom(zoom));
@@ -247,6 +260,28 @@ mod tests {
         }
         assert_eq!((fresh.tab, fresh.event, fresh.weight, fresh.inverted), (Tab::Flame, Some(1), WeightKind::Period, true));
         assert_eq!((fresh.zoom, fresh.selection, fresh.threads, fresh.search), (vec![0, 1, 3], view.selection, vec![1], view.search));
+    }
+
+    #[test]
+    fn off_cpu_time_survives_the_round_trip_when_the_recording_has_it() {
+        let mut p = profile();
+        let view = ViewState { tab: Tab::CallTree, weight: WeightKind::Period, off_cpu: true, zoom: vec![0], ..ViewState::default() };
+        let hash = LinkState::from_view(&view, &p).encode();
+        assert_eq!(hash, "v=1&tab=calltree&w=offcpu&f=main");
+        let back = LinkState::decode(&hash).unwrap();
+        let apply = |p: &ProfileData| {
+            let mut fresh = ViewState::default();
+            for a in back.to_actions(p) {
+                fresh.apply(a);
+            }
+            fresh
+        };
+        // Without off-CPU time in the profile: the period.
+        let v = apply(&p);
+        assert_eq!((v.off_cpu, v.weight, v.zoom), (false, WeightKind::Period, vec![0]));
+        p.overview.off_cpu = Some(crate::protocol::OffCpuInfo { switches: 3, ns: 10, approximate: 0 });
+        let v = apply(&p);
+        assert_eq!((v.off_cpu, v.weight, v.zoom, v.tab), (true, WeightKind::Period, vec![0], Tab::CallTree));
     }
 
     #[test]
