@@ -76,6 +76,11 @@ pub fn perf_time(ns: u64) -> String {
     format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
 }
 
+/// A tree's off-CPU total: its time and how many switches it is made of.
+pub fn off_cpu_total(ns: u64, switches: u64) -> String {
+    format!("{} off-CPU ({} switches)", duration_ns(ns), grouped(switches))
+}
+
 /// A duration in ns for people: `"850 ns"`, `"12.5 µs"`, `"3.25 ms"`, `"1.500 s"`.
 pub fn duration_ns(ns: u64) -> String {
     let f = ns as f64;

@@ -23,10 +23,14 @@ pub fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
+/// Whether the sample views show off-CPU time: chosen, and the recording has it.
+pub fn off_cpu_shown(state: &AppState) -> bool {
+    state.view.off_cpu && state.profile().is_some_and(|p| p.overview.off_cpu.is_some())
+}
+
 /// The filter every sample view shares.
 pub fn filter(state: &AppState) -> Filter {
-    let off_cpu = state.view.off_cpu && state.profile().is_some_and(|p| p.overview.off_cpu.is_some());
-    Filter { range: state.view.selection, event: state.view.event, threads: state.view.threads.clone(), off_cpu }
+    Filter { range: state.view.selection, event: state.view.event, threads: state.view.threads.clone(), off_cpu: off_cpu_shown(state) }
 }
 
 /// The tree the flame graph and call tree need: pruned by the worker, with more detail under

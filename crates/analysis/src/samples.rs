@@ -181,7 +181,11 @@ impl SampleFilter {
     pub fn time_window(&self, samples: &SampleTable) -> Option<core::ops::Range<usize>> {
         let times = &samples.time;
         let (start, end) = self.time_range?;
-        times.is_sorted().then(|| times.partition_point(|&t| t < start)..times.partition_point(|&t| t < end).max(times.partition_point(|&t| t < start)))
+        if !times.is_sorted() {
+            return None;
+        }
+        let first = times.partition_point(|&t| t < start);
+        Some(first..times.partition_point(|&t| t < end).max(first))
     }
 
     /// The samples that may pass — those in the time range when the samples are in time order

@@ -9,7 +9,7 @@ use yew::prelude::*;
 
 use super::controls::SampleControls;
 use super::notices::Notices;
-use crate::display::{duration_ns, grouped, percent};
+use crate::display::{duration_ns, grouped, off_cpu_total, percent};
 use crate::protocol::{ProfileData, Query, TreeNodes, TreeReply, WeightKind};
 use crate::selectors::{basename, find_path, func_module, func_name, path_of, TreeIndex};
 use crate::state::{AppState, FuncPath, SortBy, ViewAction};
@@ -221,7 +221,7 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
         let on = view.inverted == inverted;
         html! { <button type="button" id={id} class={classes!("seg", on.then_some("on"))} aria-pressed={on.to_string()} onclick={cb}>{ label }</button> }
     };
-    let off_cpu = view.off_cpu && props.profile.overview.off_cpu.is_some();
+    let off_cpu = crate::selectors::off_cpu_shown(&props.state);
     let unit = match (off_cpu, view.weight) {
         (true, _) => "off-CPU time",
         (false, WeightKind::Samples) => "samples",
@@ -305,7 +305,7 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
                     { match (tree.is_some(), off_cpu) {
                         (false, _) => "…".to_string(),
                         (true, false) => format!("{} samples", grouped(t.meta.samples)),
-                        (true, true) => format!("{} off-CPU ({} switches)", duration_ns(t.meta.period), grouped(t.meta.samples)),
+                        (true, true) => off_cpu_total(t.meta.period, t.meta.samples),
                     } }
                 </span>
             </div>

@@ -35,7 +35,7 @@ pub fn range_text(range: Option<(u64, u64)>) -> String {
 pub fn sample_controls(props: &SampleControlsProps) -> Html {
     let view = &props.state.view;
     let overview = &props.profile.overview;
-    let off_cpu = view.off_cpu && overview.off_cpu.is_some();
+    let off_cpu = crate::selectors::off_cpu_shown(&props.state);
     let range_error = use_state_eq(|| false);
 
     let onevent = props.on_action.reform(|e: Event| {

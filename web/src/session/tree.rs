@@ -61,52 +61,49 @@ pub struct TreeCache {
 
 impl TreeCache {
     fn prepare(&mut self, samples: &Samples<'_>, timeline: &Timeline, events: &EventMap, filter: &Filter, generation: u32) -> (&StackChildren, &StackWeights) {
-        let profile = samples.profile;
         if self.generation != generation {
             *self = TreeCache { generation, ..TreeCache::default() };
         }
+        let TreeCache { children, weights, whole, .. } = self;
         // The index first: its name sort's scratch space is then the only other thing held.
-        if self.children.is_none() {
-            self.children = Some(StackChildren::new(profile));
-        }
-        if self.weights.0.as_ref() != Some(filter) {
-            let old = std::mem::take(&mut self.weights);
-            let without_range = Filter { range: None, ..filter.clone() };
+        let children = children.get_or_insert_with(|| StackChildren::new(samples.profile));
+        if weights.0.as_ref() != Some(filter) {
+            let old = std::mem::take(weights);
             if old.0.as_ref().is_some_and(|f| f.range.is_none()) {
-                self.whole = old;
-            } else {
-                // Free the old weights before computing the new ones.
-                drop(old);
+                *whole = old;
             }
-            if self.whole.0.as_ref() == Some(filter) {
-                self.weights = std::mem::take(&mut self.whole);
+            // (Other old weights are freed before the new ones are computed.)
+            *weights = if whole.0.as_ref() == Some(filter) {
+                std::mem::take(whole)
             } else {
-                let sf = sample_filter(filter, timeline, events);
-                let narrowed = match &self.whole {
-                    (Some(f), whole) if *f == without_range && !filter.off_cpu => StackWeights::narrowed(whole, profile, &sf),
-                    _ => None,
-                };
-                if self.whole.0.as_ref() != Some(&without_range) {
-                    // Another event or threads: the old whole is no use.
-                    self.whole = (None, StackWeights::default());
-                }
-                let weights = match narrowed {
-                    Some(w) => w,
-                    // The event does not apply to off-CPU time.
-                    None if filter.off_cpu => StackWeights::of_samples(profile, samples.off_cpu, &SampleFilter { events: Vec::new(), ..sf }),
-                    None => StackWeights::new(profile, &sf),
-                };
-                self.weights = (Some(filter.clone()), weights);
-            }
+                (Some(filter.clone()), refilter(samples, timeline, events, filter, whole))
+            };
         }
-        let children = self.children.get_or_insert_with(|| StackChildren::new(profile));
-        (children, &self.weights.1)
+        (children, &weights.1)
     }
 
     /// Bytes the cache holds.
     pub fn heap_bytes(&self) -> usize {
         self.children.as_ref().map_or(0, StackChildren::heap_bytes) + self.weights.1.heap_bytes() + self.whole.1.heap_bytes()
     }
+}
+
+/// The weights of `filter`, from `whole` (the weights of the last filter without a time range)
+/// when they are of the same filter without its range and that is the shorter way; `whole` is
+/// emptied when it is of another event or threads.
+fn refilter(samples: &Samples<'_>, timeline: &Timeline, events: &EventMap, filter: &Filter, whole: &mut (Option<Filter>, StackWeights)) -> StackWeights {
+    let profile = samples.profile;
+    let sf = sample_filter(filter, timeline, events);
+    let without_range = Filter { range: None, ..filter.clone() };
+    if whole.0.as_ref() != Some(&without_range) {
+        *whole = (None, StackWeights::default());
+    }
+    if filter.off_cpu {
+        // The event does not apply to off-CPU time.
+        return StackWeights::of_samples(profile, samples.off_cpu, &SampleFilter { events: Vec::new(), ..sf });
+    }
+    let narrowed = whole.0.is_some().then(|| StackWeights::narrowed(&whole.1, profile, &sf)).flatten();
+    narrowed.unwrap_or_else(|| StackWeights::new(profile, &sf))
 }
 
 /// A tree query's parameters.

@@ -14,7 +14,7 @@ use yew::prelude::*;
 use super::canvas::{css_var, prepare, use_frame_scheduler, use_width};
 use super::controls::SampleControls;
 use super::notices::Notices;
-use crate::display::{duration_ns, grouped, percent};
+use crate::display::{duration_ns, grouped, off_cpu_total, percent};
 use crate::protocol::{ProfileData, Query, TreeReply, WeightKind};
 use crate::selectors::{basename, find_path, func_module, func_name, path_of, search, search_query, search_share, TreeIndex};
 use crate::state::{AppState, ColorBy, ViewAction};
@@ -153,7 +153,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     let highlighted = view.selected_func.map_or(0, |f| placed.boxes.iter().filter(|b| t.nodes.func.get(b.node as usize) == Some(&f)).count());
     let total_samples = t.meta.samples;
     let weight_total = t.meta.total;
-    let off_cpu = view.off_cpu && props.profile.overview.off_cpu.is_some();
+    let off_cpu = crate::selectors::off_cpu_shown(&props.state);
     let tooltip = hover.and_then(|h| tooltip(&props.profile, &t, h, view.weight, weight_total, off_cpu));
     let range_attr = view.selection.map(|(a, b)| format!("{a},{b}")).unwrap_or_default();
     let crumbs = breadcrumbs(&props.profile, &view.zoom, &props.on_action);
@@ -198,7 +198,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                     { match (tree.is_some(), off_cpu) {
                         (false, _) => "…".to_string(),
                         (true, false) => format!("{} samples", grouped(total_samples)),
-                        (true, true) => format!("{} off-CPU ({} switches)", duration_ns(t.meta.period), grouped(total_samples)),
+                        (true, true) => off_cpu_total(t.meta.period, total_samples),
                     } }
                     if view.selection.is_some() { <span class="muted">{ " in the selection" }</span> }
                 </span>
