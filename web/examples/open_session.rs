@@ -9,7 +9,12 @@
 //! ```text
 //! cargo run --release -p perfscope-web --example open_session -- FILE [SLICE_BYTES] [profile]
 //! ```
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 // The counting allocator (the only unsafe: forwarding to the system allocator).
 #![allow(unsafe_code)]
 
@@ -73,14 +78,22 @@ fn cpu_seconds() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     // Fields after the command name (which ends with ')'): utime and stime are the 12th and 13th.
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let ticks: u64 = rest.split_whitespace().skip(11).take(2).filter_map(|v| v.parse::<u64>().ok()).sum();
+    let ticks: u64 = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|v| v.parse::<u64>().ok())
+        .sum();
     ticks as f64 / 100.0
 }
 
 /// VmHWM: the peak resident memory of this process, bytes.
 fn peak_rss() -> usize {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let kb = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok());
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok());
     kb.unwrap_or(0) * 1024
 }
 
@@ -92,12 +105,26 @@ impl ReadAt for Pread {
     }
     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, Error> {
         if offset.saturating_add(size) > self.1 {
-            return Err(Error::new(offset, ErrorKind::UnexpectedEof { what: "file", needed: size, available: self.1.saturating_sub(offset) }));
+            return Err(Error::new(
+                offset,
+                ErrorKind::UnexpectedEof {
+                    what: "file",
+                    needed: size,
+                    available: self.1.saturating_sub(offset),
+                },
+            ));
         }
         let mut buf = vec![0; usize::try_from(size).unwrap()];
-        self.0
-            .read_exact_at(&mut buf, offset)
-            .map_err(|_| Error::new(offset, ErrorKind::UnexpectedEof { what: "file", needed: size, available: 0 }))?;
+        self.0.read_exact_at(&mut buf, offset).map_err(|_| {
+            Error::new(
+                offset,
+                ErrorKind::UnexpectedEof {
+                    what: "file",
+                    needed: size,
+                    available: 0,
+                },
+            )
+        })?;
         Ok(buf)
     }
 }
@@ -108,19 +135,31 @@ fn mb(b: usize) -> f64 {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().expect("usage: open_session FILE [SLICE_BYTES] [profile]");
-    let slice: usize = args.next().map_or(perfscope_web::session::SLICE, |c| c.parse().expect("a slice size in bytes"));
+    let path = args
+        .next()
+        .expect("usage: open_session FILE [SLICE_BYTES] [profile]");
+    let slice: usize = args.next().map_or(perfscope_web::session::SLICE, |c| {
+        c.parse().expect("a slice size in bytes")
+    });
     let profile_only = args.next().as_deref() == Some("profile");
     let file = std::fs::File::open(&path).expect("a readable file");
     // `OPEN_SESSION_LIMIT=BYTES`: read only the first BYTES of the file (a cut recording: the
     // records before the cut), to see how the cost grows along one recording.
-    let limit = std::env::var("OPEN_SESSION_LIMIT").ok().and_then(|l| l.parse::<u64>().ok()).unwrap_or(u64::MAX);
+    let limit = std::env::var("OPEN_SESSION_LIMIT")
+        .ok()
+        .and_then(|l| l.parse::<u64>().ok())
+        .unwrap_or(u64::MAX);
     let len = file.metadata().unwrap().len().min(limit);
     let mut source = Pread(file, len);
     let t = std::time::Instant::now();
     if profile_only {
-        let options = LoadOptions { unknown_names: UnknownNames::ModuleOffset, inline_frames: InlineFrames::Unwound, ..LoadOptions::default() };
-        let (profile, _) = load_sectioned(&mut source, slice, options, |_, _| {}).expect("a perf.data");
+        let options = LoadOptions {
+            unknown_names: UnknownNames::ModuleOffset,
+            inline_frames: InlineFrames::Unwound,
+            ..LoadOptions::default()
+        };
+        let (profile, _) =
+            load_sectioned(&mut source, slice, options, |_, _| {}).expect("a perf.data");
         let peak = peak_rss();
         println!(
             "profile alone (load_sectioned): {:.1} s, {} samples, peak RSS {:.0} MB ({:.2}x the file)",
@@ -140,13 +179,28 @@ fn main() {
         marks.borrow_mut().push((ms, cpu_seconds(), heap()));
         ms
     };
-    let mut session = Session::open(Box::new(source), summary, Vec::new(), slice, &mut |_| {}, &now, Timings::default());
+    let mut session = Session::open(
+        Box::new(source),
+        summary,
+        Vec::new(),
+        slice,
+        &mut |_| {},
+        &now,
+        Timings::default(),
+    );
     let peak = peak_rss();
     for (i, (ms, cpu, (live, peak))) in marks.borrow().iter().enumerate() {
-        println!("  mark {i}: {ms:8.0} ms (CPU {cpu:6.2} s), heap live {:7.1} MB, peak {:7.1} MB", mb(*live), mb(*peak));
+        println!(
+            "  mark {i}: {ms:8.0} ms (CPU {cpu:6.2} s), heap live {:7.1} MB, peak {:7.1} MB",
+            mb(*live),
+            mb(*peak)
+        );
     }
     let tm = session.timings_mut();
-    println!("  timings: records pass {:.0} ms, profile (finish + timeline) {:.0} ms", tm.records_ms, tm.profile_ms);
+    println!(
+        "  timings: records pass {:.0} ms, profile (finish + timeline) {:.0} ms",
+        tm.records_ms, tm.profile_ms
+    );
     let h = session.profile().heap_bytes();
     println!(
         "  profile heap {:.1} MB: samples {:.1} ({} samples), stacks {:.1}, frames {:.1}, funcs {:.1}, strings {:.1}, threads {:.1}; heap live now {:.1} MB, peak {:.1} MB",
@@ -173,7 +227,16 @@ fn main() {
     use perfscope_web::protocol::{Filter, Query, WeightKind, WorkerMessage};
     let tree = |session: &mut Session, filter: Filter, inverted: bool, root: Vec<u32>| {
         let t = std::time::Instant::now();
-        let reply = session.query(1, Query::Tree { filter, inverted, weight: WeightKind::Samples, root, detail: 0 });
+        let reply = session.query(
+            1,
+            Query::Tree {
+                filter,
+                inverted,
+                weight: WeightKind::Samples,
+                root,
+                detail: 0,
+            },
+        );
         let ms = t.elapsed().as_secs_f64() * 1e3;
         match reply {
             WorkerMessage::Tree(_, t) => (ms, *t),
@@ -181,7 +244,10 @@ fn main() {
         }
     };
     // The first event, as the page picks it.
-    let base = Filter { event: Some(0), ..Filter::default() };
+    let base = Filter {
+        event: Some(0),
+        ..Filter::default()
+    };
     let (ms, first) = tree(&mut session, base.clone(), false, Vec::new());
     let after = peak_rss();
     println!(
@@ -193,15 +259,25 @@ fn main() {
         after as f64 / len as f64,
         mb(after.saturating_sub(peak))
     );
-    println!("  heap after the first tree query: live {:.1} MB, peak {:.1} MB", mb(heap().0), mb(heap().1));
+    println!(
+        "  heap after the first tree query: live {:.1} MB, peak {:.1} MB",
+        mb(heap().0),
+        mb(heap().1)
+    );
     // A zoom re-query: the widest node at depth 2 whose children were left out, else the widest
     // at depth 2.
     let n = &first.nodes;
-    let pick = (0..n.len()).filter(|&i| n.depth[i] == 2).max_by(|&a, &b| (n.elided_count[a] > 0, n.width[a] as u64).cmp(&(n.elided_count[b] > 0, n.width[b] as u64)));
+    let pick = (0..n.len()).filter(|&i| n.depth[i] == 2).max_by(|&a, &b| {
+        (n.elided_count[a] > 0, n.width[a] as u64).cmp(&(n.elided_count[b] > 0, n.width[b] as u64))
+    });
     if let Some(i) = pick {
         let path = perfscope_web::selectors::path_of(n, i as u32);
         let (ms, z) = tree(&mut session, base.clone(), false, path);
-        println!("zoom re-query (depth-2 node, {} elided children): {ms:.0} ms, {} nodes", n.elided_count[i], z.nodes.len());
+        println!(
+            "zoom re-query (depth-2 node, {} elided children): {ms:.0} ms, {} nodes",
+            n.elided_count[i],
+            z.nodes.len()
+        );
     }
     let (ms, inv) = tree(&mut session, base.clone(), true, Vec::new());
     println!("inverted tree: {ms:.0} ms, {} nodes", inv.nodes.len());
@@ -210,16 +286,55 @@ fn main() {
     if let Some((lo, hi)) = session.overview().sample_range {
         let at = |f: f64| lo + ((hi - lo) as f64 * f) as u64;
         for (a, b) in [(0.05, 0.95), (0.5, 0.52)] {
-            let (ms, r) = tree(&mut session, Filter { range: Some((at(a), at(b))), ..base.clone() }, false, Vec::new());
-            println!("refilter to {:.0} % of the time: {ms:.0} ms, {} nodes, {} samples", (b - a) * 100.0, r.nodes.len(), r.meta.samples);
+            let (ms, r) = tree(
+                &mut session,
+                Filter {
+                    range: Some((at(a), at(b))),
+                    ..base.clone()
+                },
+                false,
+                Vec::new(),
+            );
+            println!(
+                "refilter to {:.0} % of the time: {ms:.0} ms, {} nodes, {} samples",
+                (b - a) * 100.0,
+                r.nodes.len(),
+                r.meta.samples
+            );
         }
         let range = Some((lo + (hi - lo) / 4, lo + (hi - lo) / 4 * 3));
-        let (ms, r) = tree(&mut session, Filter { range, ..base.clone() }, false, Vec::new());
-        println!("refilter to the middle 50 % of the time: {ms:.0} ms, {} nodes, {} samples", r.nodes.len(), r.meta.samples);
+        let (ms, r) = tree(
+            &mut session,
+            Filter {
+                range,
+                ..base.clone()
+            },
+            false,
+            Vec::new(),
+        );
+        println!(
+            "refilter to the middle 50 % of the time: {ms:.0} ms, {} nodes, {} samples",
+            r.nodes.len(),
+            r.meta.samples
+        );
         let t = std::time::Instant::now();
-        let reply = session.query(2, Query::Search { filter: Filter { range, ..base.clone() }, text: "sched".into() });
+        let reply = session.query(
+            2,
+            Query::Search {
+                filter: Filter {
+                    range,
+                    ..base.clone()
+                },
+                text: "sched".into(),
+            },
+        );
         if let WorkerMessage::Search(_, r) = reply {
-            println!("search \"sched\" over the selection: {:.0} ms, {} of {} samples", t.elapsed().as_secs_f64() * 1e3, r.samples, r.total_samples);
+            println!(
+                "search \"sched\" over the selection: {:.0} ms, {} of {} samples",
+                t.elapsed().as_secs_f64() * 1e3,
+                r.samples,
+                r.total_samples
+            );
         }
     }
     // Timeline density as the page asks for it (350 bins: a 1280 px window), over every sample,
@@ -230,7 +345,16 @@ fn main() {
         let (mut s, mut e) = (lo, hi);
         for step in 0..61 {
             let t = std::time::Instant::now();
-            let _ = session.query(3, Query::Timeline { start: s, end: e, bins: 350, event: None, func: None });
+            let _ = session.query(
+                3,
+                Query::Timeline {
+                    start: s,
+                    end: e,
+                    bins: 350,
+                    event: None,
+                    func: None,
+                },
+            );
             times.push(t.elapsed().as_secs_f64() * 1e3);
             let span = e - s;
             if step < 40 {
@@ -255,6 +379,14 @@ fn main() {
         );
     }
     let end = peak_rss();
-    println!("peak RSS after the tree queries {:.0} MB ({:.2}x the file)", mb(end), end as f64 / len as f64);
-    println!("  heap after the tree queries: live {:.1} MB, peak {:.1} MB", mb(heap().0), mb(heap().1));
+    println!(
+        "peak RSS after the tree queries {:.0} MB ({:.2}x the file)",
+        mb(end),
+        end as f64 / len as f64
+    );
+    println!(
+        "  heap after the tree queries: live {:.1} MB, peak {:.1} MB",
+        mb(heap().0),
+        mb(heap().1)
+    );
 }

@@ -11,7 +11,8 @@ use web_sys::{DragEvent, HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
 use crate::components::{
-    CallTreeView, CompareView, CopyLink, DropOverlay, ExportMenu, ErrorBanner, ErrorPanel, FileBar, FlameGraphView, LoadingView, Metadata, RecordsView, Tabs, TimelineView, Toolbar, Welcome,
+    CallTreeView, CompareView, CopyLink, DropOverlay, ErrorBanner, ErrorPanel, ExportMenu, FileBar,
+    FlameGraphView, LoadingView, Metadata, RecordsView, Tabs, TimelineView, Toolbar, Welcome,
 };
 use crate::protocol::js::{describe_js_error, NamedBlob};
 use crate::protocol::{ExportFormat, ExportReply, Privacy, Query, WorkerMessage};
@@ -25,15 +26,22 @@ pub const EXAMPLE_URL: &str = "./example.data";
 
 /// What a file is, from its name and first bytes (the worker decides again on its own).
 async fn kind_of(f: &NamedBlob) -> FileKind {
-    let Ok(part) = f.blob.slice_with_f64_and_f64(0.0, 512.0) else { return FileKind::Unknown };
-    let Ok(buffer) = JsFuture::from(part.array_buffer()).await else { return FileKind::Unknown };
+    let Ok(part) = f.blob.slice_with_f64_and_f64(0.0, 512.0) else {
+        return FileKind::Unknown;
+    };
+    let Ok(buffer) = JsFuture::from(part.array_buffer()).await else {
+        return FileKind::Unknown;
+    };
     classify(&f.name, &Uint8Array::new(&buffer).to_vec())
 }
 
 /// The page.
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(|| AppState { tree_detail: crate::worker_client::detail_param(), ..AppState::default() });
+    let state = use_reducer(|| AppState {
+        tree_detail: crate::worker_client::detail_param(),
+        ..AppState::default()
+    });
     let dragging = use_state_eq(|| false);
 
     let worker: Rc<AnalysisWorker> = {
@@ -44,9 +52,21 @@ pub fn app() -> Html {
                 WorkerMessage::Export(id, e) => {
                     let ExportReply { meta, bytes } = *e;
                     if let Err(message) = download(&meta.file_name, &meta.mime, &bytes) {
-                        dispatcher.dispatch(Action::Worker(WorkerMessage::Failed(id, crate::protocol::Failure { message, crashed: false })));
+                        dispatcher.dispatch(Action::Worker(WorkerMessage::Failed(
+                            id,
+                            crate::protocol::Failure {
+                                message,
+                                crashed: false,
+                            },
+                        )));
                     } else {
-                        dispatcher.dispatch(Action::Worker(WorkerMessage::Export(id, Box::new(ExportReply { meta, bytes: Vec::new() }))));
+                        dispatcher.dispatch(Action::Worker(WorkerMessage::Export(
+                            id,
+                            Box::new(ExportReply {
+                                meta,
+                                bytes: Vec::new(),
+                            }),
+                        )));
                     }
                 }
                 m => dispatcher.dispatch(Action::Worker(m)),
@@ -71,29 +91,47 @@ pub fn app() -> Html {
                     kinds.push(kind_of(f).await);
                 }
                 let perf = kinds.iter().position(|&k| k.is_profile());
-                let symbols = kinds.iter().any(|&k| !k.is_profile() && k != FileKind::Unknown);
+                let symbols = kinds
+                    .iter()
+                    .any(|&k| !k.is_profile() && k != FileKind::Unknown);
                 if perf.is_none() && symbols && loaded {
                     match worker.add_files(files) {
                         Ok(id) => dispatcher.dispatch(Action::SymbolsStarted { id }),
-                        Err(message) => dispatcher.dispatch(Action::Failed { file: None, message }),
+                        Err(message) => dispatcher.dispatch(Action::Failed {
+                            file: None,
+                            message,
+                        }),
                     }
                     return;
                 }
-                let Some(main) = files.get(perf.unwrap_or(0)) else { return };
-                let file = FileInfo { name: main.name.clone(), size: Some(main.blob.size() as u64) };
+                let Some(main) = files.get(perf.unwrap_or(0)) else {
+                    return;
+                };
+                let file = FileInfo {
+                    name: main.name.clone(),
+                    size: Some(main.blob.size() as u64),
+                };
                 // A perf.data's header is read here too, while the worker (maybe still starting)
                 // opens it: its summary shows at once.
-                let blob = (perf.and_then(|i| kinds.get(i)) == Some(&FileKind::PerfData)).then(|| main.blob.clone());
+                let blob = (perf.and_then(|i| kinds.get(i)) == Some(&FileKind::PerfData))
+                    .then(|| main.blob.clone());
                 match worker.open(files) {
                     Ok(id) => {
                         dispatcher.dispatch(Action::Started { id, file });
                         if let Some(blob) = blob {
-                            if let Some(summary) = crate::early_summary::early_summary(&blob).await {
-                                dispatcher.dispatch(Action::EarlySummary { id, summary: Box::new(summary) });
+                            if let Some(summary) = crate::early_summary::early_summary(&blob).await
+                            {
+                                dispatcher.dispatch(Action::EarlySummary {
+                                    id,
+                                    summary: Box::new(summary),
+                                });
                             }
                         }
                     }
-                    Err(message) => dispatcher.dispatch(Action::Failed { file: Some(file), message }),
+                    Err(message) => dispatcher.dispatch(Action::Failed {
+                        file: Some(file),
+                        message,
+                    }),
                 }
             });
         })
@@ -103,22 +141,32 @@ pub fn app() -> Html {
     let fetch_and_open = {
         let (dispatcher, worker) = (state.dispatcher(), worker.clone());
         Callback::from(move |(name, url): (String, String)| {
-            let file = FileInfo { name: name.clone(), size: None };
+            let file = FileInfo {
+                name: name.clone(),
+                size: None,
+            };
             match worker.open_url(name, &url) {
                 Ok(id) => dispatcher.dispatch(Action::Started { id, file }),
-                Err(message) => dispatcher.dispatch(Action::Failed { file: Some(file), message: format!("could not fetch {url}: {message}") }),
+                Err(message) => dispatcher.dispatch(Action::Failed {
+                    file: Some(file),
+                    message: format!("could not fetch {url}: {message}"),
+                }),
             }
         })
     };
-    let open_example = fetch_and_open.reform(|()| ("example.data".to_string(), EXAMPLE_URL.to_string()));
+    let open_example =
+        fetch_and_open.reform(|()| ("example.data".to_string(), EXAMPLE_URL.to_string()));
 
     // ?url=https://… opens that file on start; a #v=1&… hash is the view to show it in.
     {
-        let (fetch_and_open, dispatcher, worker) = (fetch_and_open.clone(), state.dispatcher(), worker.clone());
+        let (fetch_and_open, dispatcher, worker) =
+            (fetch_and_open.clone(), state.dispatcher(), worker.clone());
         use_effect_with((), move |_| {
             // The worker's wasm compiles while the person picks a file.
             worker.warm_up();
-            let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+            let hash = web_sys::window()
+                .and_then(|w| w.location().hash().ok())
+                .unwrap_or_default();
             if let Some(link) = LinkState::decode(&hash) {
                 dispatcher.dispatch(Action::Link(link));
             }
@@ -127,7 +175,12 @@ pub fn app() -> Html {
                 .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
                 .and_then(|p| p.get("url"));
             if let Some(url) = url.filter(|u| !u.is_empty()) {
-                let name = url.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or("perf.data").to_string();
+                let name = url
+                    .rsplit('/')
+                    .next()
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or("perf.data")
+                    .to_string();
                 fetch_and_open.emit((name, url));
             }
         });
@@ -144,13 +197,26 @@ pub fn app() -> Html {
                 let window = web_sys::window()?;
                 let write = Closure::once_into_js(move || {
                     if let Some(w) = web_sys::window() {
-                        let url = format!("{}{}#{hash}", w.location().pathname().unwrap_or_default(), w.location().search().unwrap_or_default());
+                        let url = format!(
+                            "{}{}#{hash}",
+                            w.location().pathname().unwrap_or_default(),
+                            w.location().search().unwrap_or_default()
+                        );
                         if let Ok(history) = w.history() {
-                            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+                            let _ = history.replace_state_with_url(
+                                &wasm_bindgen::JsValue::NULL,
+                                "",
+                                Some(&url),
+                            );
                         }
                     }
                 });
-                window.set_timeout_with_callback_and_timeout_and_arguments_0(write.unchecked_ref(), 250).ok()
+                window
+                    .set_timeout_with_callback_and_timeout_and_arguments_0(
+                        write.unchecked_ref(),
+                        250,
+                    )
+                    .ok()
             });
             move || {
                 if let (Some(t), Some(w)) = (timer, web_sys::window()) {
@@ -166,10 +232,19 @@ pub fn app() -> Html {
         let weight = state.view.weight;
         let name = state.file().map(|f| f.name.clone()).unwrap_or_default();
         Callback::from(move |(format, privacy): (ExportFormat, Privacy)| {
-            let query = Query::Export { format, filter: filter.clone(), weight, privacy, name: name.clone() };
+            let query = Query::Export {
+                format,
+                filter: filter.clone(),
+                weight,
+                privacy,
+                name: name.clone(),
+            };
             match worker.ask(query) {
                 Ok(id) => dispatcher.dispatch(Action::ExportStarted { id }),
-                Err(message) => dispatcher.dispatch(Action::Failed { file: None, message }),
+                Err(message) => dispatcher.dispatch(Action::Failed {
+                    file: None,
+                    message,
+                }),
             }
         })
     };
@@ -178,13 +253,22 @@ pub fn app() -> Html {
         Callback::from(move |e: Event| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
             let Some(list) = input.files() else { return };
-            let files: Vec<NamedBlob> = (0..list.length()).filter_map(|i| list.get(i)).map(|f| NamedBlob { name: f.name(), blob: f.into() }).collect();
+            let files: Vec<NamedBlob> = (0..list.length())
+                .filter_map(|i| list.get(i))
+                .map(|f| NamedBlob {
+                    name: f.name(),
+                    blob: f.into(),
+                })
+                .collect();
             input.set_value("");
             let Some(first) = files.first() else { return };
             let name = first.name.clone();
             match worker.compare(files) {
                 Ok(id) => dispatcher.dispatch(Action::CompareStarted { id, name }),
-                Err(message) => dispatcher.dispatch(Action::Failed { file: None, message }),
+                Err(message) => dispatcher.dispatch(Action::Failed {
+                    file: None,
+                    message,
+                }),
             }
         })
     };
@@ -223,17 +307,20 @@ pub fn app() -> Html {
         let generation = state.profile().map_or(0, |p| p.overview.generation);
         let tab = state.view.tab.id();
         let symbolizing = state.symbols_request.is_some();
-        use_effect_with((ready, title, generation, tab, symbolizing), |(ready, title, generation, tab, symbolizing)| {
-            if let Some(document) = web_sys::window().and_then(|w| w.document()) {
-                if let Some(body) = document.body() {
-                    let _ = body.set_attribute("data-state", ready.as_str());
-                    let _ = body.set_attribute("data-generation", &generation.to_string());
-                    let _ = body.set_attribute("data-tab", tab);
-                    let _ = body.set_attribute("data-symbolizing", &symbolizing.to_string());
+        use_effect_with(
+            (ready, title, generation, tab, symbolizing),
+            |(ready, title, generation, tab, symbolizing)| {
+                if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+                    if let Some(body) = document.body() {
+                        let _ = body.set_attribute("data-state", ready.as_str());
+                        let _ = body.set_attribute("data-generation", &generation.to_string());
+                        let _ = body.set_attribute("data-tab", tab);
+                        let _ = body.set_attribute("data-symbolizing", &symbolizing.to_string());
+                    }
+                    document.set_title(title);
                 }
-                document.set_title(title);
-            }
-        });
+            },
+        );
     }
 
     // Digits 1–6 switch tabs (outside text fields).
@@ -247,11 +334,18 @@ pub fn app() -> Html {
                 let typing = e
                     .target()
                     .and_then(|t| t.dyn_into::<HtmlElement>().ok())
-                    .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
+                    .is_some_and(|el| {
+                        matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+                    });
                 if typing {
                     return;
                 }
-                let tab = e.key().parse::<usize>().ok().and_then(|d| d.checked_sub(1)).and_then(|i| Tab::ALL.get(i).copied());
+                let tab = e
+                    .key()
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|d| d.checked_sub(1))
+                    .and_then(|i| Tab::ALL.get(i).copied());
                 if let Some(tab) = tab {
                     on_action.emit(ViewAction::Tab(tab));
                 }
@@ -262,7 +356,10 @@ pub fn app() -> Html {
             }
             move || {
                 if let Some(d) = document {
-                    let _ = d.remove_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
+                    let _ = d.remove_event_listener_with_callback(
+                        "keydown",
+                        cb.as_ref().unchecked_ref(),
+                    );
                 }
             }
         });
@@ -295,7 +392,13 @@ pub fn app() -> Html {
             e.prevent_default();
             dragging.set(false);
             if let Some(files) = e.data_transfer().and_then(|dt| dt.files()) {
-                let list: Vec<NamedBlob> = (0..files.length()).filter_map(|i| files.get(i)).map(|f| NamedBlob { name: f.name(), blob: f.into() }).collect();
+                let list: Vec<NamedBlob> = (0..files.length())
+                    .filter_map(|i| files.get(i))
+                    .map(|f| NamedBlob {
+                        name: f.name(),
+                        blob: f.into(),
+                    })
+                    .collect();
                 if !list.is_empty() {
                     open.emit(list);
                 }
@@ -307,13 +410,21 @@ pub fn app() -> Html {
     let snapshot = Rc::new((*state).clone());
     let content = match &state.load {
         Load::Idle => html! { <Welcome on_example={open_example.clone()} /> },
-        Load::Loading { file, progress, summary } => html! {
+        Load::Loading {
+            file,
+            progress,
+            summary,
+        } => html! {
             <>
                 <LoadingView file={file.clone()} progress={*progress} on_cancel={cancel.clone()} />
                 if let Some(summary) = summary { <Metadata file={file.clone()} summary={summary.clone()} /> }
             </>
         },
-        Load::Loaded { file, summary, profile } => {
+        Load::Loaded {
+            file,
+            summary,
+            profile,
+        } => {
             let show_records = on_action.reform(|()| ViewAction::Tab(Tab::Records));
             let on_tab = on_action.reform(ViewAction::Tab);
             // Not a perf.data, nor text input (which has events but no byte order): the summary says why.
@@ -327,11 +438,21 @@ pub fn app() -> Html {
                             <Metadata file={file.clone()} summary={summary.clone()} profile={profile.clone()} file_bar={false} />
                         </div>
                     },
-                    Tab::Flame => html! { <FlameGraphView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::tree_query(&state)} on_action={on_action.clone()} /> },
-                    Tab::CallTree => html! { <CallTreeView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::tree_query(&state)} on_action={on_action.clone()} /> },
-                    Tab::Timeline => html! { <TimelineView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::timeline_query(&state)} on_action={on_action.clone()} /> },
-                    Tab::Records => html! { <RecordsView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::records_query(&state)} on_action={on_action.clone()} /> },
-                    Tab::Compare => html! { <CompareView profile={profile.clone()} compare={state.compare.clone()} diff={state.results.diff.clone()} /> },
+                    Tab::Flame => {
+                        html! { <FlameGraphView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::tree_query(&state)} on_action={on_action.clone()} /> }
+                    }
+                    Tab::CallTree => {
+                        html! { <CallTreeView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::tree_query(&state)} on_action={on_action.clone()} /> }
+                    }
+                    Tab::Timeline => {
+                        html! { <TimelineView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::timeline_query(&state)} on_action={on_action.clone()} /> }
+                    }
+                    Tab::Records => {
+                        html! { <RecordsView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::records_query(&state)} on_action={on_action.clone()} /> }
+                    }
+                    Tab::Compare => {
+                        html! { <CompareView profile={profile.clone()} compare={state.compare.clone()} diff={state.results.diff.clone()} /> }
+                    }
                 }
             };
             html! {
@@ -378,13 +499,20 @@ pub fn app() -> Html {
 
 /// Hands `bytes` to the browser as a download named `name`.
 fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
-    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
     let parts = js_sys::Array::of1(&Uint8Array::from(bytes));
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(mime);
-    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(|e| describe_js_error(&e))?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| describe_js_error(&e))?;
-    let a: web_sys::HtmlAnchorElement = document.create_element("a").map_err(|e| describe_js_error(&e))?.unchecked_into();
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
+        .map_err(|e| describe_js_error(&e))?;
+    let url =
+        web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| describe_js_error(&e))?;
+    let a: web_sys::HtmlAnchorElement = document
+        .create_element("a")
+        .map_err(|e| describe_js_error(&e))?
+        .unchecked_into();
     a.set_href(&url);
     a.set_download(name);
     a.click();
@@ -393,7 +521,8 @@ fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
         let _ = web_sys::Url::revoke_object_url(&url);
     });
     if let Some(w) = web_sys::window() {
-        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
+        let _ =
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
     }
     Ok(())
 }

@@ -56,7 +56,11 @@ pub fn duration_ms(ms: f64) -> String {
 
 /// A memory size given in kB (as perf's HEADER_TOTAL_MEM): `"23.5 GiB (24,684,084 kB)"`.
 pub fn mem_kb(kb: u64) -> String {
-    format!("{} ({} kB)", human_bytes(kb.saturating_mul(1024)), grouped(kb))
+    format!(
+        "{} ({} kB)",
+        human_bytes(kb.saturating_mul(1024)),
+        grouped(kb)
+    )
 }
 
 /// A share (0..=1) as a percentage for people: `"12.5%"`, `"<0.1%"`, `"0%"`.
@@ -78,7 +82,11 @@ pub fn perf_time(ns: u64) -> String {
 
 /// A tree's off-CPU total: its time and how many switches it is made of.
 pub fn off_cpu_total(ns: u64, switches: u64) -> String {
-    format!("{} off-CPU ({} switches)", duration_ns(ns), grouped(switches))
+    format!(
+        "{} off-CPU ({} switches)",
+        duration_ns(ns),
+        grouped(switches)
+    )
 }
 
 /// A duration in ns for people: `"850 ns"`, `"12.5 µs"`, `"3.25 ms"`, `"1.500 s"`.
@@ -102,19 +110,35 @@ pub fn parse_perf_time(text: &str) -> Option<u64> {
     if secs.is_empty() && frac.is_empty() {
         return None;
     }
-    let secs: u64 = if secs.is_empty() { 0 } else { secs.parse().ok()? };
+    let secs: u64 = if secs.is_empty() {
+        0
+    } else {
+        secs.parse().ok()?
+    };
     if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let frac_ns: u64 = if frac.is_empty() { 0 } else { format!("{frac:0<9}").parse().ok()? };
+    let frac_ns: u64 = if frac.is_empty() {
+        0
+    } else {
+        format!("{frac:0<9}").parse().ok()?
+    };
     secs.checked_mul(1_000_000_000)?.checked_add(frac_ns)
 }
 
 /// Parses a `perf --time` range `"start,end"` (either side may be empty) into inclusive ns.
 pub fn parse_perf_range(text: &str) -> Option<(u64, u64)> {
     let (a, b) = text.split_once(',')?;
-    let start = if a.trim().is_empty() { 0 } else { parse_perf_time(a)? };
-    let end = if b.trim().is_empty() { u64::MAX } else { parse_perf_time(b)? };
+    let start = if a.trim().is_empty() {
+        0
+    } else {
+        parse_perf_time(a)?
+    };
+    let end = if b.trim().is_empty() {
+        u64::MAX
+    } else {
+        parse_perf_time(b)?
+    };
     (start <= end).then_some((start, end))
 }
 
@@ -128,7 +152,10 @@ mod tests {
         assert_eq!(parse_perf_time("12"), Some(12_000_000_000));
         assert_eq!(parse_perf_time("1.0000000001"), None);
         assert_eq!(parse_perf_time("x"), None);
-        assert_eq!(parse_perf_range("1.5,2"), Some((1_500_000_000, 2_000_000_000)));
+        assert_eq!(
+            parse_perf_range("1.5,2"),
+            Some((1_500_000_000, 2_000_000_000))
+        );
         assert_eq!(parse_perf_range(",2"), Some((0, 2_000_000_000)));
         assert_eq!(parse_perf_range("3,"), Some((3_000_000_000, u64::MAX)));
         assert_eq!(parse_perf_range("3,2"), None);

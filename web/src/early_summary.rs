@@ -47,14 +47,24 @@ impl ReadAt for Parts {
             }
         }
         self.missing.get_or_insert((offset, size));
-        Err(Error::new(offset, ErrorKind::UnexpectedEof { what: "fetched part", needed: size, available: 0 }))
+        Err(Error::new(
+            offset,
+            ErrorKind::UnexpectedEof {
+                what: "fetched part",
+                needed: size,
+                available: 0,
+            },
+        ))
     }
 }
 
 impl Parts {
     /// A file of `len` bytes, nothing fetched yet.
     pub fn new(len: u64) -> Parts {
-        Parts { len, ..Parts::default() }
+        Parts {
+            len,
+            ..Parts::default()
+        }
     }
 
     /// Adds the bytes at `offset`.
@@ -73,7 +83,9 @@ impl Parts {
         let summary = SummaryReader::read_from(self, FIRST as usize).summary();
         Some(match self.missing {
             None => Ok(summary),
-            Some((offset, size)) => Err((offset, size.max(MORE).min(self.len.saturating_sub(offset)))),
+            Some((offset, size)) => {
+                Err((offset, size.max(MORE).min(self.len.saturating_sub(offset))))
+            }
         })
     }
 }
@@ -96,8 +108,12 @@ pub async fn early_summary(blob: &web_sys::Blob) -> Option<Summary> {
 }
 
 async fn fetch(blob: &web_sys::Blob, offset: u64, size: u64) -> Option<Vec<u8>> {
-    let part = blob.slice_with_f64_and_f64(offset as f64, offset.saturating_add(size) as f64).ok()?;
-    let buffer = wasm_bindgen_futures::JsFuture::from(part.array_buffer()).await.ok()?;
+    let part = blob
+        .slice_with_f64_and_f64(offset as f64, offset.saturating_add(size) as f64)
+        .ok()?;
+    let buffer = wasm_bindgen_futures::JsFuture::from(part.array_buffer())
+        .await
+        .ok()?;
     Some(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
@@ -118,7 +134,10 @@ mod tests {
             match parts.summary()? {
                 Ok(s) => return Some((s, round, fetched)),
                 Err((offset, size)) => {
-                    parts.add(offset, data[offset as usize..(offset + size) as usize].to_vec());
+                    parts.add(
+                        offset,
+                        data[offset as usize..(offset + size) as usize].to_vec(),
+                    );
                     fetched += size;
                 }
             }
@@ -133,7 +152,11 @@ mod tests {
     #[test]
     fn the_summary_in_parts_is_the_summary_of_the_whole_file() {
         for name in ["example.data", "pipe.data"] {
-            let data = std::fs::read(format!("{}/../tests/data/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+            let data = std::fs::read(format!(
+                "{}/../tests/data/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap();
             match in_parts(&data) {
                 Some((s, rounds, fetched)) => {
                     assert_eq!(s, whole(&data), "{name}");
@@ -149,28 +172,40 @@ mod tests {
 
     #[test]
     fn corpus_summaries_in_parts_equal_the_whole_files() {
-        let Some(root) = std::env::var_os("PERFSCOPE_SHARED").map(std::path::PathBuf::from).or_else(|| {
-            let p = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared"));
-            p.is_dir().then_some(p)
-        }) else {
+        let Some(root) = std::env::var_os("PERFSCOPE_SHARED")
+            .map(std::path::PathBuf::from)
+            .or_else(|| {
+                let p =
+                    std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared"));
+                p.is_dir().then_some(p)
+            })
+        else {
             println!("skipped: no ../shared corpus (set PERFSCOPE_SHARED)");
             return;
         };
         let mut files = Vec::new();
-        let mut dirs: Vec<std::path::PathBuf> = ["corpus/public", "corpus/gen", "corpus/bigendian"].iter().map(|d| root.join(d)).collect();
+        let mut dirs: Vec<std::path::PathBuf> = ["corpus/public", "corpus/gen", "corpus/bigendian"]
+            .iter()
+            .map(|d| root.join(d))
+            .collect();
         while let Some(dir) = dirs.pop() {
             for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
                 let path = e.path();
                 if path.is_dir() && !path.ends_with("oracle") {
                     dirs.push(path);
-                } else if e.metadata().is_ok_and(|m| m.is_file() && m.len() < 64 << 20) {
+                } else if e
+                    .metadata()
+                    .is_ok_and(|m| m.is_file() && m.len() < 64 << 20)
+                {
                     files.push(path);
                 }
             }
         }
         let (mut checked, mut gave_up) = (0, Vec::new());
         for path in files {
-            let Ok(data) = std::fs::read(&path) else { continue };
+            let Ok(data) = std::fs::read(&path) else {
+                continue;
+            };
             let file_mode = Magic::parse(&data[..data.len().min(16)]).is_ok_and(|m| !m.pipe);
             match in_parts(&data) {
                 Some((s, _, _)) => {
@@ -181,7 +216,10 @@ mod tests {
                 None => {}
             }
         }
-        assert!(gave_up.is_empty(), "not read in {ROUNDS} rounds: {gave_up:?}");
+        assert!(
+            gave_up.is_empty(),
+            "not read in {ROUNDS} rounds: {gave_up:?}"
+        );
         assert!(checked > 50, "only {checked} files read in parts");
         println!("{checked} corpus files read in parts");
     }

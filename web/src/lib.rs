@@ -12,7 +12,15 @@
 //! and its actions (a reducer); [`selectors`] derive queries and view data from it;
 //! [`components`] only draw; [`display`] formats numbers for people.
 #![forbid(unsafe_code)]
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
 
 pub mod app;
 pub mod components;

@@ -5,17 +5,24 @@
 //! - tree navigation over the worker's node columns (children, subtree ends, paths);
 //! - flame-graph search matches and their share.
 
-use crate::protocol::{Filter, ProfileData, Query, RecordFilter, SearchReply, TreeNodes, TreeReply, WeightKind};
+use crate::protocol::{
+    Filter, ProfileData, Query, RecordFilter, SearchReply, TreeNodes, TreeReply, WeightKind,
+};
 use crate::state::{AppState, FuncPath, Tab};
 
 /// A function's name.
 pub fn func_name(p: &ProfileData, func: u32) -> &str {
-    p.func_name.get(func as usize).map_or("", |&s| p.strings.get(s))
+    p.func_name
+        .get(func as usize)
+        .map_or("", |&s| p.strings.get(s))
 }
 
 /// A function's module path ("" when unknown).
 pub fn func_module(p: &ProfileData, func: u32) -> &str {
-    p.func_module.get(func as usize).filter(|&&m| m != u32::MAX).map_or("", |&s| p.strings.get(s))
+    p.func_module
+        .get(func as usize)
+        .filter(|&&m| m != u32::MAX)
+        .map_or("", |&s| p.strings.get(s))
 }
 
 /// The last component of a path.
@@ -25,19 +32,33 @@ pub fn basename(path: &str) -> &str {
 
 /// Whether the sample views show off-CPU time: chosen, and the recording has it.
 pub fn off_cpu_shown(state: &AppState) -> bool {
-    state.view.off_cpu && state.profile().is_some_and(|p| p.overview.off_cpu.is_some())
+    state.view.off_cpu
+        && state
+            .profile()
+            .is_some_and(|p| p.overview.off_cpu.is_some())
 }
 
 /// The filter every sample view shares.
 pub fn filter(state: &AppState) -> Filter {
-    Filter { range: state.view.selection, event: state.view.event, threads: state.view.threads.clone(), off_cpu: off_cpu_shown(state) }
+    Filter {
+        range: state.view.selection,
+        event: state.view.event,
+        threads: state.view.threads.clone(),
+        off_cpu: off_cpu_shown(state),
+    }
 }
 
 /// The tree the flame graph and call tree need: pruned by the worker, with more detail under
 /// the flame graph's zoom root.
 pub fn tree_query(state: &AppState) -> Option<Query> {
     state.profile()?;
-    Some(Query::Tree { filter: filter(state), inverted: state.view.inverted, weight: state.view.weight, root: state.view.zoom.clone(), detail: state.tree_detail })
+    Some(Query::Tree {
+        filter: filter(state),
+        inverted: state.view.inverted,
+        weight: state.view.weight,
+        root: state.view.zoom.clone(),
+        detail: state.tree_detail,
+    })
 }
 
 /// The flame-graph search's matched weight, over all samples (the tree is pruned, so the
@@ -45,31 +66,53 @@ pub fn tree_query(state: &AppState) -> Option<Query> {
 pub fn search_query(state: &AppState) -> Option<Query> {
     state.profile()?;
     let text = state.view.search.trim();
-    (!text.is_empty()).then(|| Query::Search { filter: filter(state), text: text.to_string() })
+    (!text.is_empty()).then(|| Query::Search {
+        filter: filter(state),
+        text: text.to_string(),
+    })
 }
 
 /// The search reply's matched weight and share (of the samples with frames) in `weight`
 /// units, when `reply` answers `wanted` for profile `generation`.
-pub fn search_share(reply: Option<&SearchReply>, wanted: Option<&Query>, generation: u32, weight: WeightKind) -> Option<(f64, f64)> {
-    let r = reply.filter(|r| r.query.as_ref() == wanted && wanted.is_some() && r.generation == generation)?;
+pub fn search_share(
+    reply: Option<&SearchReply>,
+    wanted: Option<&Query>,
+    generation: u32,
+    weight: WeightKind,
+) -> Option<(f64, f64)> {
+    let r = reply
+        .filter(|r| r.query.as_ref() == wanted && wanted.is_some() && r.generation == generation)?;
     let (w, total) = match weight {
         WeightKind::Samples => (r.samples, r.total_samples),
         WeightKind::Period => (r.period, r.total_period),
     };
-    let share = if total > 0 { (w as f64 / total as f64).min(1.0) } else { 0.0 };
+    let share = if total > 0 {
+        (w as f64 / total as f64).min(1.0)
+    } else {
+        0.0
+    };
     Some((w as f64, share))
 }
 
 /// The timeline's visible range: the chosen viewport, else every sample.
 pub fn viewport(state: &AppState) -> Option<(u64, u64)> {
-    state.view.viewport.or_else(|| state.profile()?.overview.sample_range)
+    state
+        .view
+        .viewport
+        .or_else(|| state.profile()?.overview.sample_range)
 }
 
 /// The density the timeline needs (once it knows its width).
 pub fn timeline_query(state: &AppState) -> Option<Query> {
     let (start, end) = viewport(state)?;
     let bins = state.view.timeline_bins;
-    (bins > 0).then_some(Query::Timeline { start, end, bins, event: state.view.event, func: state.view.selected_func })
+    (bins > 0).then_some(Query::Timeline {
+        start,
+        end,
+        bins,
+        event: state.view.event,
+        func: state.view.selected_func,
+    })
 }
 
 /// Rows per second of the sub-second heatmap (20 ms each, as FlameScope's).
@@ -79,12 +122,19 @@ pub const HEATMAP_ROWS: u32 = 50;
 /// applied: the heatmap is where it is made).
 pub fn heatmap_query(state: &AppState) -> Option<Query> {
     state.profile()?;
-    state.view.heatmap.then(|| Query::Heatmap { event: state.view.event, threads: state.view.threads.clone(), rows: HEATMAP_ROWS })
+    state.view.heatmap.then(|| Query::Heatmap {
+        event: state.view.event,
+        threads: state.view.threads.clone(),
+        rows: HEATMAP_ROWS,
+    })
 }
 
 /// The records filter with the time selection applied.
 pub fn record_filter(state: &AppState) -> RecordFilter {
-    RecordFilter { range: state.view.selection, ..state.view.record_filter.clone() }
+    RecordFilter {
+        range: state.view.selection,
+        ..state.view.record_filter.clone()
+    }
 }
 
 /// Records rows are fetched in pages of this many.
@@ -96,21 +146,32 @@ pub fn records_query(state: &AppState) -> Option<Query> {
     let start = (state.view.record_scroll / RECORD_PAGE) * RECORD_PAGE;
     let visible = state.view.record_rows.max(1);
     let end = state.view.record_scroll.saturating_add(visible);
-    let count = (end.div_ceil(RECORD_PAGE) * RECORD_PAGE).saturating_sub(start).max(RECORD_PAGE);
-    Some(Query::Records { filter: record_filter(state), start, count })
+    let count = (end.div_ceil(RECORD_PAGE) * RECORD_PAGE)
+        .saturating_sub(start)
+        .max(RECORD_PAGE);
+    Some(Query::Records {
+        filter: record_filter(state),
+        start,
+        count,
+    })
 }
 
 /// The stack of the selected record.
 pub fn stack_query(state: &AppState) -> Option<Query> {
     state.profile()?;
-    Some(Query::Stack { record: state.view.record_selected? })
+    Some(Query::Stack {
+        record: state.view.record_selected?,
+    })
 }
 
 /// The diff the compare tab needs (once the base is read).
 pub fn diff_query(state: &AppState) -> Option<Query> {
     state.profile()?;
     let c = state.compare.as_ref().filter(|c| c.info.is_some())?;
-    Some(Query::Diff { base: c.request, weight: state.view.weight })
+    Some(Query::Diff {
+        base: c.request,
+        weight: state.view.weight,
+    })
 }
 
 /// Every query the current tab needs (other tabs query when shown).
@@ -149,7 +210,11 @@ impl TreeIndex {
     /// Indexes `nodes` (parents before children, subtrees contiguous).
     pub fn new(nodes: &TreeNodes) -> TreeIndex {
         let n = nodes.len();
-        let mut ix = TreeIndex { roots: Vec::new(), children: vec![Vec::new(); n], end: (1..=n as u32).collect() };
+        let mut ix = TreeIndex {
+            roots: Vec::new(),
+            children: vec![Vec::new(); n],
+            end: (1..=n as u32).collect(),
+        };
         for (i, &p) in nodes.parent.iter().enumerate() {
             match ix.children.get_mut(p as usize) {
                 Some(c) => c.push(i as u32),
@@ -174,7 +239,9 @@ pub fn find_path(nodes: &TreeNodes, ix: &TreeIndex, path: &[u32]) -> Option<u32>
     let mut level: &[u32] = &ix.roots;
     let mut found = None;
     for &func in path {
-        let n = *level.iter().find(|&&c| nodes.func.get(c as usize) == Some(&func))?;
+        let n = *level
+            .iter()
+            .find(|&&c| nodes.func.get(c as usize) == Some(&func))?;
         found = Some(n);
         level = ix.children.get(n as usize).map_or(&[], Vec::as_slice);
     }
@@ -212,14 +279,20 @@ pub struct SearchResult {
 pub fn search(tree: &TreeReply, profile: &ProfileData, query: &str) -> SearchResult {
     let q = query.trim().to_lowercase();
     let nodes = &tree.nodes;
-    let mut r = SearchResult { query: query.to_string(), matched: vec![false; nodes.len()], ..SearchResult::default() };
+    let mut r = SearchResult {
+        query: query.to_string(),
+        matched: vec![false; nodes.len()],
+        ..SearchResult::default()
+    };
     if q.is_empty() {
         return r;
     }
     let mut func_hit: std::collections::HashMap<u32, bool> = std::collections::HashMap::new();
     for i in 0..nodes.len() {
         let f = nodes.func.get(i).copied().unwrap_or(0);
-        let hit = *func_hit.entry(f).or_insert_with(|| func_name(profile, f).to_lowercase().contains(&q));
+        let hit = *func_hit
+            .entry(f)
+            .or_insert_with(|| func_name(profile, f).to_lowercase().contains(&q));
         if hit {
             if let Some(m) = r.matched.get_mut(i) {
                 *m = true;
@@ -242,7 +315,12 @@ mod tests {
         for s in ["main", "alpha", "zeta", "other"] {
             strings.push(s);
         }
-        let p = ProfileData { strings, func_name: vec![0, 1, 2, 3], func_module: vec![u32::MAX; 4], ..ProfileData::default() };
+        let p = ProfileData {
+            strings,
+            func_name: vec![0, 1, 2, 3],
+            func_module: vec![u32::MAX; 4],
+            ..ProfileData::default()
+        };
         let nodes = TreeNodes {
             parent: vec![u32::MAX, 0, 0, 2, u32::MAX],
             func: vec![0, 1, 2, 1, 3],
@@ -251,7 +329,16 @@ mod tests {
             width: vec![4.0, 1.0, 2.0, 1.0, 1.0],
             ..TreeNodes::default()
         };
-        (TreeReply { meta: TreeMeta { total: 5.0, ..TreeMeta::default() }, nodes }, p)
+        (
+            TreeReply {
+                meta: TreeMeta {
+                    total: 5.0,
+                    ..TreeMeta::default()
+                },
+                nodes,
+            },
+            p,
+        )
     }
 
     #[test]
@@ -281,13 +368,38 @@ mod tests {
 
     #[test]
     fn the_search_share_is_the_replys_for_the_wanted_query_only() {
-        let q = Query::Search { filter: Filter::default(), text: "a".into() };
-        let other = Query::Search { filter: Filter::default(), text: "b".into() };
-        let reply = SearchReply { query: Some(q.clone()), generation: 2, samples: 3, period: 30, total_samples: 4, total_period: 120 };
-        assert_eq!(search_share(Some(&reply), Some(&q), 2, WeightKind::Samples), Some((3.0, 0.75)));
-        assert_eq!(search_share(Some(&reply), Some(&q), 2, WeightKind::Period), Some((30.0, 0.25)));
-        assert_eq!(search_share(Some(&reply), Some(&other), 2, WeightKind::Samples), None);
-        assert_eq!(search_share(Some(&reply), Some(&q), 3, WeightKind::Samples), None);
+        let q = Query::Search {
+            filter: Filter::default(),
+            text: "a".into(),
+        };
+        let other = Query::Search {
+            filter: Filter::default(),
+            text: "b".into(),
+        };
+        let reply = SearchReply {
+            query: Some(q.clone()),
+            generation: 2,
+            samples: 3,
+            period: 30,
+            total_samples: 4,
+            total_period: 120,
+        };
+        assert_eq!(
+            search_share(Some(&reply), Some(&q), 2, WeightKind::Samples),
+            Some((3.0, 0.75))
+        );
+        assert_eq!(
+            search_share(Some(&reply), Some(&q), 2, WeightKind::Period),
+            Some((30.0, 0.25))
+        );
+        assert_eq!(
+            search_share(Some(&reply), Some(&other), 2, WeightKind::Samples),
+            None
+        );
+        assert_eq!(
+            search_share(Some(&reply), Some(&q), 3, WeightKind::Samples),
+            None
+        );
         assert_eq!(search_share(None, Some(&q), 2, WeightKind::Samples), None);
     }
 }

@@ -12,15 +12,17 @@ use perfscope_format::file::ReadAt;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, DedicatedWorkerGlobalScope, FileReaderSync, MessageEvent, ReadableStreamDefaultReader, Response, WorkerGlobalScope};
+use web_sys::{
+    Blob, DedicatedWorkerGlobalScope, FileReaderSync, MessageEvent, ReadableStreamDefaultReader,
+    Response, WorkerGlobalScope,
+};
 
 use crate::protocol::js::{describe_js_error, packet_to_js, NamedBlob, Request};
 use crate::protocol::{CompareInfo, Failure, Phase, Progress, Query, Timings, WorkerMessage};
-use crate::session::symbols::{classify, FileKind, SymbolFile};
 use crate::session::compare::{load_base, Baseline};
 use crate::session::share::share_summary;
+use crate::session::symbols::{classify, FileKind, SymbolFile};
 use crate::session::{Session, SLICE};
-
 
 thread_local! {
     /// The request being handled, so that a panic can still be answered.
@@ -37,7 +39,13 @@ pub fn start() {
     std::panic::set_hook(Box::new(|info| {
         let message = format!("the analysis worker crashed: {info}");
         web_sys::console::error_1(&JsValue::from(message.as_str()));
-        post(WorkerMessage::Failed(CURRENT_REQUEST.get(), Failure { message, crashed: true }));
+        post(WorkerMessage::Failed(
+            CURRENT_REQUEST.get(),
+            Failure {
+                message,
+                crashed: true,
+            },
+        ));
     }));
     let onmessage = Closure::<dyn Fn(MessageEvent)>::new(|event: MessageEvent| {
         wasm_bindgen_futures::spawn_local(handle(event.data()));
@@ -53,41 +61,91 @@ async fn handle(data: JsValue) {
         Ok(Request::Files { id, files, slice }) => {
             CURRENT_REQUEST.set(id);
             if let Err(message) = open_files(id, files, slice_size(slice), 0.0).await {
-                post(WorkerMessage::Failed(id, Failure { message, crashed: false }));
+                post(WorkerMessage::Failed(
+                    id,
+                    Failure {
+                        message,
+                        crashed: false,
+                    },
+                ));
             }
         }
-        Ok(Request::Url { id, name, url, slice }) => {
+        Ok(Request::Url {
+            id,
+            name,
+            url,
+            slice,
+        }) => {
             CURRENT_REQUEST.set(id);
             let t0 = now_ms();
             let result = match download(id, &url).await {
-                Ok(blob) => open_files(id, vec![NamedBlob { name, blob }], slice_size(slice), now_ms() - t0).await,
+                Ok(blob) => {
+                    open_files(
+                        id,
+                        vec![NamedBlob { name, blob }],
+                        slice_size(slice),
+                        now_ms() - t0,
+                    )
+                    .await
+                }
                 Err(message) => Err(format!("could not fetch {url}: {message}")),
             };
             if let Err(message) = result {
-                post(WorkerMessage::Failed(id, Failure { message, crashed: false }));
+                post(WorkerMessage::Failed(
+                    id,
+                    Failure {
+                        message,
+                        crashed: false,
+                    },
+                ));
             }
         }
         Ok(Request::Compare { id, files }) => {
             CURRENT_REQUEST.set(id);
             match open_base(id, files).await {
                 Ok(info) => post(WorkerMessage::Compared(id, info)),
-                Err(message) => post(WorkerMessage::Failed(id, Failure { message, crashed: false })),
+                Err(message) => post(WorkerMessage::Failed(
+                    id,
+                    Failure {
+                        message,
+                        crashed: false,
+                    },
+                )),
             }
         }
         Ok(Request::Query { id, query }) => {
             CURRENT_REQUEST.set(id);
             let start = now_ms();
-            let failed = |message: String| WorkerMessage::Failed(id, Failure { message, crashed: false });
+            let failed = |message: String| {
+                WorkerMessage::Failed(
+                    id,
+                    Failure {
+                        message,
+                        crashed: false,
+                    },
+                )
+            };
             let reply = SESSION.with_borrow_mut(|s| match (s, query) {
                 (None, _) => failed("no file is open".into()),
-                (Some(s), Query::Export { format, filter, weight, privacy, name }) => {
-                    s.export(format, &filter, weight, privacy, &name).map_or_else(failed, |e| WorkerMessage::Export(id, Box::new(e)))
-                }
+                (
+                    Some(s),
+                    Query::Export {
+                        format,
+                        filter,
+                        weight,
+                        privacy,
+                        name,
+                    },
+                ) => s
+                    .export(format, &filter, weight, privacy, &name)
+                    .map_or_else(failed, |e| WorkerMessage::Export(id, Box::new(e))),
                 (Some(s), q @ Query::Diff { base, weight }) => BASELINE.with_borrow(|b| match b {
-                    Some(b) if b.request == base => s.diff(b, weight).map_or_else(failed, |mut d| {
-                        d.meta.query = Some(q);
-                        WorkerMessage::Diff(id, Box::new(d))
-                    }),
+                    Some(b) if b.request == base => {
+                        s.diff(b, weight).map_or_else(failed, |mut d| {
+                            d.meta.query = Some(q);
+                            WorkerMessage::Diff(id, Box::new(d))
+                        })
+                    }
                     _ => failed("the profile to compare with is no longer open".into()),
                 }),
                 (Some(s), q) => s.query(id, q),
@@ -101,7 +159,13 @@ async fn handle(data: JsValue) {
             };
             post(reply);
         }
-        Err(message) => post(WorkerMessage::Failed(0, Failure { message, crashed: false })),
+        Err(message) => post(WorkerMessage::Failed(
+            0,
+            Failure {
+                message,
+                crashed: false,
+            },
+        )),
     }
 }
 
@@ -112,12 +176,19 @@ const HEAD_BYTES: u64 = perfscope_analysis::import::DETECT_BYTES as u64;
 /// Reads the files' first bytes and the symbol files, then opens the perf.data, read through
 /// [`BlobSource`] in slices of `slice` bytes: the summary from its header first, then one pass
 /// over the records (with progress). `read_ms`: time spent downloading it.
-async fn open_files(id: u32, files: Vec<NamedBlob>, slice: usize, read_ms: f64) -> Result<(), String> {
+async fn open_files(
+    id: u32,
+    files: Vec<NamedBlob>,
+    slice: usize,
+    read_ms: f64,
+) -> Result<(), String> {
     let mut perf_data: Option<NamedBlob> = None;
     let mut perf_data_kind = FileKind::PerfData;
     let mut symbol_blobs = Vec::new();
     for f in files {
-        let head = read(&f.blob, 0, HEAD_BYTES).await.map_err(|e| format!("could not read {}: {e}", f.name))?;
+        let head = read(&f.blob, 0, HEAD_BYTES)
+            .await
+            .map_err(|e| format!("could not read {}: {e}", f.name))?;
         match classify(&f.name, &head) {
             kind if kind.is_profile() && perf_data.is_none() => {
                 perf_data = Some(f);
@@ -128,18 +199,35 @@ async fn open_files(id: u32, files: Vec<NamedBlob>, slice: usize, read_ms: f64) 
     }
     // A file that is neither a perf.data nor a symbol file, dropped alone, is opened as a
     // perf.data: the summary then says what was expected.
-    if perf_data.is_none() && symbol_blobs.len() == 1 && symbol_blobs.iter().all(|(_, k)| *k == FileKind::Unknown) {
+    if perf_data.is_none()
+        && symbol_blobs.len() == 1
+        && symbol_blobs.iter().all(|(_, k)| *k == FileKind::Unknown)
+    {
         perf_data = symbol_blobs.pop().map(|(f, _)| f);
     }
     let symbols_total: f64 = symbol_blobs.iter().map(|(f, _)| f.blob.size()).sum();
     let mut symbol_files = Vec::new();
     let mut done = 0.0;
     for (f, kind) in symbol_blobs {
-        let bytes = read_all(&f.blob, |n| post(WorkerMessage::Progress(id, Progress { phase: Phase::Symbols, bytes: done + n, total: symbols_total, records: 0.0 })))
-            .await
-            .map_err(|e| format!("could not read {}: {e}", f.name))?;
+        let bytes = read_all(&f.blob, |n| {
+            post(WorkerMessage::Progress(
+                id,
+                Progress {
+                    phase: Phase::Symbols,
+                    bytes: done + n,
+                    total: symbols_total,
+                    records: 0.0,
+                },
+            ))
+        })
+        .await
+        .map_err(|e| format!("could not read {}: {e}", f.name))?;
         done += bytes.len() as f64;
-        symbol_files.push(SymbolFile { name: f.name, kind, bytes });
+        symbol_files.push(SymbolFile {
+            name: f.name,
+            kind,
+            bytes,
+        });
     }
     let progress = &mut |p: Progress| post(WorkerMessage::Progress(id, p));
     let Some(perf_data) = perf_data else {
@@ -155,7 +243,10 @@ async fn open_files(id: u32, files: Vec<NamedBlob>, slice: usize, read_ms: f64) 
                 post(WorkerMessage::Profile(id, Box::new(data)));
                 Ok(())
             }
-            None => Err("none of these files is a perf.data, and no perf.data is open to use them with".into()),
+            None => Err(
+                "none of these files is a perf.data, and no perf.data is open to use them with"
+                    .into(),
+            ),
         };
     };
     // Drop the old file first: its memory is needed for the new one.
@@ -164,13 +255,29 @@ async fn open_files(id: u32, files: Vec<NamedBlob>, slice: usize, read_ms: f64) 
         // perf script text or folded stacks (session/text_input.rs): read whole, then parsed.
         let t0 = now_ms();
         let total = perf_data.blob.size();
-        let data = read_all(&perf_data.blob, |n| post(WorkerMessage::Progress(id, Progress { phase: Phase::Read, bytes: n, total, records: 0.0 })))
-            .await
-            .map_err(|e| format!("could not read {}: {e}", perf_data.name))?;
-        let timings = Timings { read_ms: read_ms + now_ms() - t0, ..Timings::default() };
+        let data = read_all(&perf_data.blob, |n| {
+            post(WorkerMessage::Progress(
+                id,
+                Progress {
+                    phase: Phase::Read,
+                    bytes: n,
+                    total,
+                    records: 0.0,
+                },
+            ))
+        })
+        .await
+        .map_err(|e| format!("could not read {}: {e}", perf_data.name))?;
+        let timings = Timings {
+            read_ms: read_ms + now_ms() - t0,
+            ..Timings::default()
+        };
         if let Some(opened) = Session::open_text(&data, &now_ms, timings) {
             let session = opened.map_err(|e| format!("{}: {e}", perf_data.name))?;
-            post(WorkerMessage::Summary(id, Box::new(session.summary().clone())));
+            post(WorkerMessage::Summary(
+                id,
+                Box::new(session.summary().clone()),
+            ));
             let profile = session.profile_data();
             SESSION.set(Some(session));
             post(WorkerMessage::Profile(id, Box::new(profile)));
@@ -179,17 +286,27 @@ async fn open_files(id: u32, files: Vec<NamedBlob>, slice: usize, read_ms: f64) 
     }
     let t0 = now_ms();
     let reader = FileReaderSync::new().map_err(|e| describe_js_error(&e))?;
-    let mut source = BlobSource { len: perf_data.blob.size() as u64, blob: perf_data.blob, reader };
+    let mut source = BlobSource {
+        len: perf_data.blob.size() as u64,
+        blob: perf_data.blob,
+        reader,
+    };
     let summary = SummaryReader::read_from(&mut source, slice);
     let first = summary.summary();
     let t1 = now_ms();
     // A share file has its names: no symbol files, no records.
     if source.len >= 16 && source.read_at(0, 16).is_ok_and(|head| is_share(&head)) {
-        let data = source.read_at(0, source.len).map_err(|e| format!("could not read {}: {e}", perf_data.name))?;
+        let data = source
+            .read_at(0, source.len)
+            .map_err(|e| format!("could not read {}: {e}", perf_data.name))?;
         let shared = from_share(&data).map_err(|e| format!("{}: {e}", perf_data.name))?;
         let summary = share_summary(&shared, data.len() as u64);
         post(WorkerMessage::Summary(id, Box::new(summary.clone())));
-        let timings = Timings { read_ms, summary_ms: t1 - t0, ..Timings::default() };
+        let timings = Timings {
+            read_ms,
+            summary_ms: t1 - t0,
+            ..Timings::default()
+        };
         let session = Session::open_share(data, shared, summary, timings);
         let profile = session.profile_data();
         SESSION.set(Some(session));
@@ -197,12 +314,27 @@ async fn open_files(id: u32, files: Vec<NamedBlob>, slice: usize, read_ms: f64) 
         return Ok(());
     }
     post(WorkerMessage::Summary(id, Box::new(first.clone())));
-    let timings = Timings { read_ms, summary_ms: t1 - t0, ..Timings::default() };
-    let mut session = Session::open(Box::new(source), summary, symbol_files, slice, progress, &now_ms, timings);
+    let timings = Timings {
+        read_ms,
+        summary_ms: t1 - t0,
+        ..Timings::default()
+    };
+    let mut session = Session::open(
+        Box::new(source),
+        summary,
+        symbol_files,
+        slice,
+        progress,
+        &now_ms,
+        timings,
+    );
     if *session.summary() != first {
         // Facts from the records (build ids added by perf inject, event names, a pipe stream's
         // late header records, its errors).
-        post(WorkerMessage::Summary(id, Box::new(session.summary().clone())));
+        post(WorkerMessage::Summary(
+            id,
+            Box::new(session.summary().clone()),
+        ));
     }
     session.timings_mut().wasm_memory = wasm_memory();
     let profile = session.profile_data();
@@ -217,25 +349,42 @@ async fn open_base(id: u32, files: Vec<NamedBlob>) -> Result<CompareInfo, String
     let mut base: Option<(String, Vec<u8>)> = None;
     let mut symbol_files = Vec::new();
     for f in files {
-        let bytes = read_all(&f.blob, |_| {}).await.map_err(|e| format!("could not read {}: {e}", f.name))?;
+        let bytes = read_all(&f.blob, |_| {})
+            .await
+            .map_err(|e| format!("could not read {}: {e}", f.name))?;
         let kind = classify(&f.name, bytes.get(..512).unwrap_or(&bytes));
         if base.is_none() && (kind == FileKind::PerfData || is_share(&bytes)) {
             base = Some((f.name, bytes));
         } else {
-            symbol_files.push(SymbolFile { name: f.name, kind, bytes });
+            symbol_files.push(SymbolFile {
+                name: f.name,
+                kind,
+                bytes,
+            });
         }
     }
     let (name, data) = base.ok_or("none of these files is a perf.data or a share file")?;
     BASELINE.set(None);
     let profile = load_base(&data, &symbol_files).map_err(|e| format!("{name}: {e}"))?;
-    let info = CompareInfo { name: name.clone(), samples: profile.samples.len() as u64 };
-    BASELINE.set(Some(Baseline { request: id, name, profile }));
+    let info = CompareInfo {
+        name: name.clone(),
+        samples: profile.samples.len() as u64,
+    };
+    BASELINE.set(Some(Baseline {
+        request: id,
+        name,
+        profile,
+    }));
     Ok(info)
 }
 
 /// The slice size asked for, or the default.
 fn slice_size(asked: u32) -> usize {
-    if asked == 0 { SLICE } else { asked as usize }
+    if asked == 0 {
+        SLICE
+    } else {
+        asked as usize
+    }
 }
 
 /// A `File` (or any `Blob`) read in slices with `FileReaderSync`, which dedicated workers have:
@@ -258,8 +407,18 @@ impl ReadAt for BlobSource {
             .slice_with_f64_and_f64(offset as f64, end as f64)
             .and_then(|part| self.reader.read_as_array_buffer(&part))
             .map_err(|e| {
-                web_sys::console::warn_1(&JsValue::from(format!("reading bytes {offset}..{end} failed: {}", describe_js_error(&e))));
-                perfscope_format::Error::new(offset, perfscope_format::ErrorKind::UnexpectedEof { what: "file (the browser could not read it)", needed: size, available: 0 })
+                web_sys::console::warn_1(&JsValue::from(format!(
+                    "reading bytes {offset}..{end} failed: {}",
+                    describe_js_error(&e)
+                )));
+                perfscope_format::Error::new(
+                    offset,
+                    perfscope_format::ErrorKind::UnexpectedEof {
+                        what: "file (the browser could not read it)",
+                        needed: size,
+                        available: 0,
+                    },
+                )
             })?;
         Ok(Uint8Array::new(&buffer).to_vec())
     }
@@ -278,12 +437,26 @@ fn wasm_memory() -> f64 {
 /// the total when the server sends a Content-Length.
 async fn download(id: u32, url: &str) -> Result<Blob, String> {
     let scope: WorkerGlobalScope = js_sys::global().unchecked_into();
-    let response = JsFuture::from(scope.fetch_with_str(url)).await.map_err(|e| describe_js_error(&e))?;
-    let response: Response = response.dyn_into().map_err(|_| "fetch did not return a Response".to_string())?;
+    let response = JsFuture::from(scope.fetch_with_str(url))
+        .await
+        .map_err(|e| describe_js_error(&e))?;
+    let response: Response = response
+        .dyn_into()
+        .map_err(|_| "fetch did not return a Response".to_string())?;
     if !response.ok() {
-        return Err(format!("HTTP {} {}", response.status(), response.status_text()));
+        return Err(format!(
+            "HTTP {} {}",
+            response.status(),
+            response.status_text()
+        ));
     }
-    let total = response.headers().get("content-length").ok().flatten().and_then(|v| v.trim().parse::<f64>().ok()).unwrap_or(0.0);
+    let total = response
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .unwrap_or(0.0);
     let Some(body) = response.body() else {
         return Blob::new().map_err(|e| describe_js_error(&e));
     };
@@ -291,25 +464,42 @@ async fn download(id: u32, url: &str) -> Result<Blob, String> {
     let parts = js_sys::Array::new();
     let mut bytes = 0.0;
     loop {
-        let chunk = JsFuture::from(reader.read()).await.map_err(|e| describe_js_error(&e))?;
-        let done = js_sys::Reflect::get(&chunk, &JsValue::from_str("done")).map(|d| d.is_truthy()).unwrap_or(true);
+        let chunk = JsFuture::from(reader.read())
+            .await
+            .map_err(|e| describe_js_error(&e))?;
+        let done = js_sys::Reflect::get(&chunk, &JsValue::from_str("done"))
+            .map(|d| d.is_truthy())
+            .unwrap_or(true);
         if done {
             break;
         }
-        let value = js_sys::Reflect::get(&chunk, &JsValue::from_str("value")).unwrap_or(JsValue::UNDEFINED);
+        let value =
+            js_sys::Reflect::get(&chunk, &JsValue::from_str("value")).unwrap_or(JsValue::UNDEFINED);
         if let Some(a) = value.dyn_ref::<Uint8Array>() {
             bytes += f64::from(a.length());
             parts.push(a);
         }
-        post(WorkerMessage::Progress(id, Progress { phase: Phase::Read, bytes, total: total.max(bytes), records: 0.0 }));
+        post(WorkerMessage::Progress(
+            id,
+            Progress {
+                phase: Phase::Read,
+                bytes,
+                total: total.max(bytes),
+                records: 0.0,
+            },
+        ));
     }
     Blob::new_with_u8_array_sequence(&parts).map_err(|e| describe_js_error(&e))
 }
 
 /// Bytes `start..end` of a blob (clamped to it, as `Blob.slice` does).
 async fn read(blob: &Blob, start: u64, end: u64) -> Result<Vec<u8>, String> {
-    let part = blob.slice_with_f64_and_f64(start as f64, end as f64).map_err(|e| describe_js_error(&e))?;
-    let buffer = JsFuture::from(part.array_buffer()).await.map_err(|e| describe_js_error(&e))?;
+    let part = blob
+        .slice_with_f64_and_f64(start as f64, end as f64)
+        .map_err(|e| describe_js_error(&e))?;
+    let buffer = JsFuture::from(part.array_buffer())
+        .await
+        .map_err(|e| describe_js_error(&e))?;
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
@@ -317,13 +507,19 @@ async fn read(blob: &Blob, start: u64, end: u64) -> Result<Vec<u8>, String> {
 async fn read_all(blob: &Blob, progress: impl Fn(f64)) -> Result<Vec<u8>, String> {
     let size = blob.size() as u64;
     let mut out = Vec::new();
-    out.try_reserve_exact(usize::try_from(size).map_err(|_| "the file is too large for this browser".to_string())?)
-        .map_err(|_| format!("cannot allocate {size} bytes for the file"))?;
+    out.try_reserve_exact(
+        usize::try_from(size).map_err(|_| "the file is too large for this browser".to_string())?,
+    )
+    .map_err(|_| format!("cannot allocate {size} bytes for the file"))?;
     let mut start = 0;
     while start < size {
         let end = (start + SLICE as u64).min(size);
-        let part = blob.slice_with_f64_and_f64(start as f64, end as f64).map_err(|e| describe_js_error(&e))?;
-        let buffer = JsFuture::from(part.array_buffer()).await.map_err(|e| describe_js_error(&e))?;
+        let part = blob
+            .slice_with_f64_and_f64(start as f64, end as f64)
+            .map_err(|e| describe_js_error(&e))?;
+        let buffer = JsFuture::from(part.array_buffer())
+            .await
+            .map_err(|e| describe_js_error(&e))?;
         let array = Uint8Array::new(&buffer);
         let old = out.len();
         out.resize(old + array.length() as usize, 0);
@@ -349,5 +545,7 @@ fn post(message: WorkerMessage) {
 
 fn now_ms() -> f64 {
     let scope: WorkerGlobalScope = js_sys::global().unchecked_into();
-    scope.performance().map_or_else(js_sys::Date::now, |p| p.now())
+    scope
+        .performance()
+        .map_or_else(js_sys::Date::now, |p| p.now())
 }

@@ -96,7 +96,12 @@ pub struct AnalysisWorker {
 impl AnalysisWorker {
     /// A worker whose messages (and failures) go to `on_message`.
     pub fn new(on_message: Callback<WorkerMessage>) -> AnalysisWorker {
-        AnalysisWorker { running: Rc::new(RefCell::new(None)), on_message, next_id: Rc::new(Cell::new(1)), wanted: RefCell::new(HashMap::new()) }
+        AnalysisWorker {
+            running: Rc::new(RefCell::new(None)),
+            on_message,
+            next_id: Rc::new(Cell::new(1)),
+            wanted: RefCell::new(HashMap::new()),
+        }
     }
 
     fn id(&self) -> u32 {
@@ -119,25 +124,51 @@ impl AnalysisWorker {
     pub fn open(&self, files: Vec<NamedBlob>) -> Result<u32, String> {
         let id = self.id();
         self.wanted.borrow_mut().clear();
-        self.post(Request::Files { id, files, slice: slice_param() }.to_js())?;
+        self.post(
+            Request::Files {
+                id,
+                files,
+                slice: slice_param(),
+            }
+            .to_js(),
+        )?;
         Ok(id)
     }
 
     /// Asks the worker to download `url` (resolved against the page's address) and open it;
     /// returns the request id.
     pub fn open_url(&self, name: String, url: &str) -> Result<u32, String> {
-        let base = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
-        let url = web_sys::Url::new_with_base(url, &base).map_err(|e| format!("{url} is not an address: {}", describe_js_error(&e)))?.href();
+        let base = web_sys::window()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_default();
+        let url = web_sys::Url::new_with_base(url, &base)
+            .map_err(|e| format!("{url} is not an address: {}", describe_js_error(&e)))?
+            .href();
         let id = self.id();
         self.wanted.borrow_mut().clear();
-        self.post(Request::Url { id, name, url, slice: slice_param() }.to_js())?;
+        self.post(
+            Request::Url {
+                id,
+                name,
+                url,
+                slice: slice_param(),
+            }
+            .to_js(),
+        )?;
         Ok(id)
     }
 
     /// Sends symbol files for the open profile; returns the request id.
     pub fn add_files(&self, files: Vec<NamedBlob>) -> Result<u32, String> {
         let id = self.id();
-        self.post(Request::Files { id, files, slice: 0 }.to_js())?;
+        self.post(
+            Request::Files {
+                id,
+                files,
+                slice: 0,
+            }
+            .to_js(),
+        )?;
         Ok(id)
     }
 
@@ -162,7 +193,9 @@ impl AnalysisWorker {
         if self.wanted.borrow().get(&kind) == Some(&(generation, query.clone())) {
             return;
         }
-        self.wanted.borrow_mut().insert(kind, (generation, query.clone()));
+        self.wanted
+            .borrow_mut()
+            .insert(kind, (generation, query.clone()));
         let link = self.running.borrow().as_ref().map(|r| r.link.clone());
         if let Some(link) = &link {
             if link.in_flight.borrow().contains_key(&kind) {
@@ -175,7 +208,13 @@ impl AnalysisWorker {
             link.in_flight.borrow_mut().insert(kind, id);
         }
         if let Err(message) = self.post(Request::Query { id, query }.to_js()) {
-            self.on_message.emit(WorkerMessage::Failed(id, Failure { message, crashed: false }));
+            self.on_message.emit(WorkerMessage::Failed(
+                id,
+                Failure {
+                    message,
+                    crashed: false,
+                },
+            ));
         }
     }
 
@@ -191,9 +230,14 @@ impl AnalysisWorker {
             *running = None;
             *running = Some(self.spawn()?);
         }
-        let running = running.as_ref().ok_or("the analysis worker did not start")?;
+        let running = running
+            .as_ref()
+            .ok_or("the analysis worker did not start")?;
         if running.link.ready.get() {
-            running.worker.post_message(&request).map_err(|e| describe_js_error(&e))
+            running
+                .worker
+                .post_message(&request)
+                .map_err(|e| describe_js_error(&e))
         } else {
             running.link.queue.borrow_mut().push(request);
             Ok(())
@@ -201,8 +245,12 @@ impl AnalysisWorker {
     }
 
     fn spawn(&self) -> Result<Running, String> {
-        let worker = Worker::new(WORKER_SCRIPT)
-            .map_err(|e| format!("cannot start the analysis worker ({WORKER_SCRIPT}): {}", describe_js_error(&e)))?;
+        let worker = Worker::new(WORKER_SCRIPT).map_err(|e| {
+            format!(
+                "cannot start the analysis worker ({WORKER_SCRIPT}): {}",
+                describe_js_error(&e)
+            )
+        })?;
         let link = Rc::new(Link::default());
         let on_message = self.on_message.clone();
         let (handle, shared, next_id) = (worker.clone(), link.clone(), self.next_id.clone());
@@ -210,14 +258,26 @@ impl AnalysisWorker {
             let message = packet_from_js(&event.data()).and_then(WorkerMessage::from_packet);
             let message = match message {
                 Ok(m) => m,
-                Err(message) => WorkerMessage::Failed(0, Failure { message, crashed: false }),
+                Err(message) => WorkerMessage::Failed(
+                    0,
+                    Failure {
+                        message,
+                        crashed: false,
+                    },
+                ),
             };
             match &message {
                 WorkerMessage::Ready => {
                     shared.ready.set(true);
                     for request in shared.queue.take() {
                         if let Err(e) = handle.post_message(&request) {
-                            on_message.emit(WorkerMessage::Failed(0, Failure { message: describe_js_error(&e), crashed: true }));
+                            on_message.emit(WorkerMessage::Failed(
+                                0,
+                                Failure {
+                                    message: describe_js_error(&e),
+                                    crashed: true,
+                                },
+                            ));
                         }
                     }
                     return;
@@ -238,7 +298,12 @@ impl AnalysisWorker {
                 WorkerMessage::Stack(..) => Some(QueryKind::Stack),
                 WorkerMessage::Export(..) => Some(QueryKind::Export),
                 WorkerMessage::Diff(..) => Some(QueryKind::Diff),
-                WorkerMessage::Failed(id, _) => shared.in_flight.borrow().iter().find(|(_, v)| *v == id).map(|(k, _)| *k),
+                WorkerMessage::Failed(id, _) => shared
+                    .in_flight
+                    .borrow()
+                    .iter()
+                    .find(|(_, v)| *v == id)
+                    .map(|(k, _)| *k),
                 _ => None,
             };
             if let Some(kind) = kind {
@@ -248,7 +313,13 @@ impl AnalysisWorker {
                     next_id.set(id.wrapping_add(1).max(1));
                     shared.in_flight.borrow_mut().insert(kind, id);
                     if let Err(e) = handle.post_message(&Request::Query { id, query }.to_js()) {
-                        on_message.emit(WorkerMessage::Failed(id, Failure { message: describe_js_error(&e), crashed: false }));
+                        on_message.emit(WorkerMessage::Failed(
+                            id,
+                            Failure {
+                                message: describe_js_error(&e),
+                                crashed: false,
+                            },
+                        ));
                     }
                 }
             }
@@ -259,11 +330,22 @@ impl AnalysisWorker {
         let onerror = Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
             shared.failed.set(true);
             shared.queue.borrow_mut().clear();
-            on_message.emit(WorkerMessage::Failed(0, Failure { message: describe_error_event(&event), crashed: true }));
+            on_message.emit(WorkerMessage::Failed(
+                0,
+                Failure {
+                    message: describe_error_event(&event),
+                    crashed: true,
+                },
+            ));
         });
         worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
         worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
-        Ok(Running { worker, link, _onmessage: onmessage, _onerror: onerror })
+        Ok(Running {
+            worker,
+            link,
+            _onmessage: onmessage,
+            _onerror: onerror,
+        })
     }
 }
 
@@ -279,13 +361,19 @@ fn describe_error_event(event: &ErrorEvent) -> String {
         }
         return format!("the analysis worker failed: {}", describe_js_error(&error));
     }
-    let place = if event.filename().is_empty() { String::new() } else { format!(" ({}:{})", event.filename(), event.lineno()) };
+    let place = if event.filename().is_empty() {
+        String::new()
+    } else {
+        format!(" ({}:{})", event.filename(), event.lineno())
+    };
     format!("the analysis worker failed: {message}{place}")
 }
 
 impl std::fmt::Debug for AnalysisWorker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AnalysisWorker").field("next_id", &self.next_id.get()).finish_non_exhaustive()
+        f.debug_struct("AnalysisWorker")
+            .field("next_id", &self.next_id.get())
+            .finish_non_exhaustive()
     }
 }
 

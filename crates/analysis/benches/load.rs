@@ -5,7 +5,12 @@
 //! `PERFSCOPE_BIG_PROFILE=/tmp/big.data cargo bench -p perfscope-analysis`. Without the
 //! variable every benchmark is skipped with a message. The figures to read are the ratios
 //! against the header walk; `scripts/bench.sh` measures the command-line tools end to end.
-#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing
+)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use perfscope_analysis::builder::UnknownNames;
@@ -21,7 +26,6 @@ use perfscope_format::{PerfFile, Record, RecordType};
 mod common;
 
 use common::{big_profile, header_walk};
-
 
 /// What `perfscope stats` does: count records by type, decode every sample to count it for its
 /// event (leader sampling delivers one per read value), name the events.
@@ -49,12 +53,22 @@ fn stats(bytes: &[u8]) -> (usize, Vec<u64>, Vec<String>) {
         }
     })
     .unwrap();
-    let names = (0..meta.attrs.len()).map(|i| names.name(&meta, i)).collect();
-    (counts.iter().filter(|n| **n > 0).count() + other_counts.len(), per_event, names)
+    let names = (0..meta.attrs.len())
+        .map(|i| names.name(&meta, i))
+        .collect();
+    (
+        counts.iter().filter(|n| **n > 0).count() + other_counts.len(),
+        per_event,
+        names,
+    )
 }
 
 fn no_symbols() -> LoadOptions {
-    LoadOptions { symbolize: false, unknown_names: UnknownNames::ModuleOffset, ..LoadOptions::default() }
+    LoadOptions {
+        symbolize: false,
+        unknown_names: UnknownNames::ModuleOffset,
+        ..LoadOptions::default()
+    }
 }
 
 struct Slices<'a>(&'a [u8]);
@@ -70,7 +84,9 @@ impl ReadAt for Slices<'_> {
 
 fn bench(c: &mut Criterion) {
     let Some(bytes) = big_profile() else {
-        eprintln!("SKIPPED: set PERFSCOPE_BIG_PROFILE to a big perf.data (scripts/make-big-profile.sh)");
+        eprintln!(
+            "SKIPPED: set PERFSCOPE_BIG_PROFILE to a big perf.data (scripts/make-big-profile.sh)"
+        );
         return;
     };
     let file = PerfFile::parse(&bytes).expect("a file-mode perf.data");
@@ -78,17 +94,39 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("load");
     g.sample_size(10);
     g.throughput(Throughput::Bytes(data.len() as u64));
-    g.bench_function("baseline: record header walk", |b| b.iter(|| header_walk(data)));
+    g.bench_function("baseline: record header walk", |b| {
+        b.iter(|| header_walk(data))
+    });
     g.bench_function("stats", |b| b.iter(|| stats(&bytes)));
-    g.bench_function("collapse --no-symbols: load_profile", |b| b.iter(|| load_profile(&bytes, &[], no_symbols()).unwrap().0.samples.len()));
+    g.bench_function("collapse --no-symbols: load_profile", |b| {
+        b.iter(|| {
+            load_profile(&bytes, &[], no_symbols())
+                .unwrap()
+                .0
+                .samples
+                .len()
+        })
+    });
     g.bench_function("collapse --no-symbols: load_sectioned, 4 MiB chunks", |b| {
-        b.iter(|| load_sectioned(&mut Slices(&bytes), 4 << 20, no_symbols(), |_, _| {}).unwrap().0.samples.len())
+        b.iter(|| {
+            load_sectioned(&mut Slices(&bytes), 4 << 20, no_symbols(), |_, _| {})
+                .unwrap()
+                .0
+                .samples
+                .len()
+        })
     });
     let (profile, _) = load_profile(&bytes, &[], no_symbols()).unwrap();
     g.bench_function("collapse --no-symbols: folded text", |b| {
         b.iter(|| {
             let mut out = CountingSink(0);
-            write_folded(&profile, &SampleFilter::all(), FoldedOptions::default(), &mut out).unwrap();
+            write_folded(
+                &profile,
+                &SampleFilter::all(),
+                FoldedOptions::default(),
+                &mut out,
+            )
+            .unwrap();
             out.0
         })
     });
@@ -103,25 +141,59 @@ fn bench(c: &mut Criterion) {
 /// are the parts, natively.
 fn tree(c: &mut Criterion, profile: &perfscope_analysis::profile::Profile) {
     use perfscope_analysis::flame_graph::WeightKind;
-    use perfscope_analysis::pruned_tree::{pruned_flame, PruneOptions, StackChildren, StackWeights};
-    let layout = |children: &StackChildren, weights: &StackWeights| {
-        pruned_flame(profile, children, weights, PruneOptions { inverted: false, kind: WeightKind::Samples, detail: 8192, root: &[] }).nodes.len()
+    use perfscope_analysis::pruned_tree::{
+        pruned_flame, PruneOptions, StackChildren, StackWeights,
     };
-    let (lo, hi) = (profile.samples.time.first().copied().unwrap_or(0), profile.samples.time.last().copied().unwrap_or(0));
+    let layout = |children: &StackChildren, weights: &StackWeights| {
+        pruned_flame(
+            profile,
+            children,
+            weights,
+            PruneOptions {
+                inverted: false,
+                kind: WeightKind::Samples,
+                detail: 8192,
+                root: &[],
+            },
+        )
+        .nodes
+        .len()
+    };
+    let (lo, hi) = (
+        profile.samples.time.first().copied().unwrap_or(0),
+        profile.samples.time.last().copied().unwrap_or(0),
+    );
     let at = |f: f64| lo + ((hi - lo) as f64 * f) as u64;
-    let range = |a: f64, b: f64| SampleFilter { time_range: Some((at(a), at(b))), ..SampleFilter::all() };
+    let range = |a: f64, b: f64| SampleFilter {
+        time_range: Some((at(a), at(b))),
+        ..SampleFilter::all()
+    };
     let mut g = c.benchmark_group("tree");
     g.sample_size(10);
-    g.bench_function("index (StackChildren, name order)", |b| b.iter(|| StackChildren::new(profile).heap_bytes()));
+    g.bench_function("index (StackChildren, name order)", |b| {
+        b.iter(|| StackChildren::new(profile).heap_bytes())
+    });
     let children = StackChildren::new(profile);
     let whole = StackWeights::new(profile, &SampleFilter::all());
-    g.bench_function("whole time: weights", |b| b.iter(|| StackWeights::new(profile, &SampleFilter::all()).heap_bytes()));
-    g.bench_function("whole time: layout", |b| b.iter(|| layout(&children, &whole)));
-    g.bench_function("90 %: weights afresh", |b| b.iter(|| StackWeights::new(profile, &range(0.05, 0.95)).heap_bytes()));
-    g.bench_function("90 %: weights from the whole time's", |b| b.iter(|| StackWeights::narrowed(&whole, profile, &range(0.05, 0.95)).map(|w| w.heap_bytes())));
+    g.bench_function("whole time: weights", |b| {
+        b.iter(|| StackWeights::new(profile, &SampleFilter::all()).heap_bytes())
+    });
+    g.bench_function("whole time: layout", |b| {
+        b.iter(|| layout(&children, &whole))
+    });
+    g.bench_function("90 %: weights afresh", |b| {
+        b.iter(|| StackWeights::new(profile, &range(0.05, 0.95)).heap_bytes())
+    });
+    g.bench_function("90 %: weights from the whole time's", |b| {
+        b.iter(|| {
+            StackWeights::narrowed(&whole, profile, &range(0.05, 0.95)).map(|w| w.heap_bytes())
+        })
+    });
     let w90 = StackWeights::new(profile, &range(0.05, 0.95));
     g.bench_function("90 %: layout", |b| b.iter(|| layout(&children, &w90)));
-    g.bench_function("2 %: weights", |b| b.iter(|| StackWeights::new(profile, &range(0.5, 0.52)).heap_bytes()));
+    g.bench_function("2 %: weights", |b| {
+        b.iter(|| StackWeights::new(profile, &range(0.5, 0.52)).heap_bytes())
+    });
     g.finish();
 }
 

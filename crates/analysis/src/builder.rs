@@ -63,7 +63,10 @@ pub struct StackExtras {
 
 impl Default for StackExtras {
     fn default() -> Self {
-        StackExtras { unwound_from: usize::MAX, truncated: false }
+        StackExtras {
+            unwound_from: usize::MAX,
+            truncated: false,
+        }
     }
 }
 
@@ -161,7 +164,11 @@ const MANY_FRAMES: u32 = 1 << 31;
 /// when the module index does not fit 31 bits.
 fn frame_key(module: Option<ModuleIndex>, rel: u64, expand: bool) -> Option<[u32; 3]> {
     let m = module.map_or(MANY_FRAMES - 1, |m| m.0);
-    (m < MANY_FRAMES - 1 || module.is_none()).then_some([rel as u32, (rel >> 32) as u32, m | if expand { MANY_FRAMES } else { 0 }])
+    (m < MANY_FRAMES - 1 || module.is_none()).then_some([
+        rel as u32,
+        (rel >> 32) as u32,
+        m | if expand { MANY_FRAMES } else { 0 },
+    ])
 }
 
 /// The frames of one address: one, or a range of `frame_runs` (root first).
@@ -177,7 +184,10 @@ impl FrameRun {
         if value & MANY_FRAMES == 0 {
             return FrameRun::One(FrameIndex(value));
         }
-        let (start, len) = spans.get((value & !MANY_FRAMES) as usize).copied().unwrap_or((0, 0));
+        let (start, len) = spans
+            .get((value & !MANY_FRAMES) as usize)
+            .copied()
+            .unwrap_or((0, 0));
         FrameRun::Many(start as usize, len as usize)
     }
 }
@@ -190,7 +200,10 @@ struct ThreadState {
 }
 
 fn is_anon_exec(filename: &str) -> bool {
-    filename.starts_with("//anon") || filename.starts_with("[anon") || filename.starts_with("/memfd:") || filename.starts_with("/tmp/perf-")
+    filename.starts_with("//anon")
+        || filename.starts_with("[anon")
+        || filename.starts_with("/memfd:")
+        || filename.starts_with("/tmp/perf-")
 }
 
 impl ProfileBuilder {
@@ -229,11 +242,23 @@ impl ProfileBuilder {
     /// MMAP / MMAP2: `pid` `u32::MAX` (perf's -1) or a `[kernel.kallsyms]…`/kernel-module name
     /// maps into the kernel address space. For the kernel map the resolver's kallsyms is relocated
     /// with the map's pgoff. Anonymous executable memory is named `/tmp/perf-PID.map` as perf does.
-    pub fn mmap(&mut self, pid: u32, start: u64, len: u64, pgoff: u64, filename: &str, build_id: Option<&[u8]>) -> Result<(), CapacityError> {
+    pub fn mmap(
+        &mut self,
+        pid: u32,
+        start: u64,
+        len: u64,
+        pgoff: u64,
+        filename: &str,
+        build_id: Option<&[u8]>,
+    ) -> Result<(), CapacityError> {
         let kernel = pid == u32::MAX || crate::symbols::resolver::is_kernel_module_path(filename);
         let end = start.saturating_add(len);
         if kernel {
-            let path = if filename.starts_with("[kernel.kallsyms]") { "[kernel.kallsyms]" } else { filename };
+            let path = if filename.starts_with("[kernel.kallsyms]") {
+                "[kernel.kallsyms]"
+            } else {
+                filename
+            };
             let module = self.profile.intern_module(path, build_id)?;
             if filename.starts_with("[kernel.kallsyms]") {
                 self.kernel_module = Some(module);
@@ -241,13 +266,29 @@ impl ProfileBuilder {
                     r.set_kernel_map(filename, pgoff);
                 }
             }
-            self.kernel.insert(Mapping { start, end, pgoff, module, identity: true });
+            self.kernel.insert(Mapping {
+                start,
+                end,
+                pgoff,
+                module,
+                identity: true,
+            });
             self.kernel_generation += 1;
             return Ok(());
         }
-        let (path, identity) = if is_anon_exec(filename) { (format!("/tmp/perf-{pid}.map"), true) } else { (filename.to_owned(), false) };
+        let (path, identity) = if is_anon_exec(filename) {
+            (format!("/tmp/perf-{pid}.map"), true)
+        } else {
+            (filename.to_owned(), false)
+        };
         let module = self.profile.intern_module(&path, build_id)?;
-        self.processes.entry(pid).or_default().insert(Mapping { start, end, pgoff, module, identity });
+        self.processes.entry(pid).or_default().insert(Mapping {
+            start,
+            end,
+            pgoff,
+            module,
+            identity,
+        });
         self.bump_generation(pid);
         Ok(())
     }
@@ -268,7 +309,13 @@ impl ProfileBuilder {
         if let Some(f) = self.named_flags.get_mut(module.index()) {
             *f = true;
         }
-        self.kernel.insert(Mapping { start: addr, end: addr.saturating_add(len), pgoff: 0, module, identity: true });
+        self.kernel.insert(Mapping {
+            start: addr,
+            end: addr.saturating_add(len),
+            pgoff: 0,
+            module,
+            identity: true,
+        });
         self.kernel_generation += 1;
         Ok(())
     }
@@ -298,9 +345,21 @@ impl ProfileBuilder {
         let mut load = |m: ModuleIndex| -> Option<Vec<u8>> {
             let module = profile.modules.get(m)?;
             let path = profile.strings.get(module.path);
-            resolver.as_mut()?.elf_bytes(ModuleRef { path, build_id: module.build_id.as_deref() })
+            resolver.as_mut()?.elf_bytes(ModuleRef {
+                path,
+                build_id: module.build_id.as_deref(),
+            })
         };
-        unwinder.unwind(pid, generation, space, &mut load, regs, stack, little_endian, out)
+        unwinder.unwind(
+            pid,
+            generation,
+            space,
+            &mut load,
+            regs,
+            stack,
+            little_endian,
+            out,
+        )
     }
 
     /// Sets the profile thread of (pid, tid), keeping its stack memory.
@@ -308,7 +367,13 @@ impl ProfileBuilder {
         match self.threads.get_mut(&(pid, tid)) {
             Some(state) => state.index = index,
             None => {
-                self.threads.insert((pid, tid), ThreadState { index, last: RecentStacks::default() });
+                self.threads.insert(
+                    (pid, tid),
+                    ThreadState {
+                        index,
+                        last: RecentStacks::default(),
+                    },
+                );
             }
         }
     }
@@ -328,7 +393,10 @@ impl ProfileBuilder {
     /// FORK: the child takes the parent's name and, when it is a new process, a copy of the
     /// parent's address space.
     pub fn fork(&mut self, ppid: u32, ptid: u32, pid: u32, tid: u32) -> Result<(), CapacityError> {
-        let name = self.threads.get(&(ppid, ptid)).map(|t| self.profile.thread_name(t.index).to_owned());
+        let name = self
+            .threads
+            .get(&(ppid, ptid))
+            .map(|t| self.profile.thread_name(t.index).to_owned());
         if let Some(name) = name {
             let t = self.profile.add_thread(pid, tid, &name)?;
             self.set_thread(pid, tid, t);
@@ -344,7 +412,13 @@ impl ProfileBuilder {
 
     /// The frames of `addr` (root first, several when inlined calls are expanded) as a range
     /// of `frame_runs`; `space` is the sample's process address space.
-    fn frame_run(&mut self, space: Option<&AddressSpace>, addr: u64, mode: CpuMode, expand: bool) -> Result<FrameRun, CapacityError> {
+    fn frame_run(
+        &mut self,
+        space: Option<&AddressSpace>,
+        addr: u64,
+        mode: CpuMode,
+        expand: bool,
+    ) -> Result<FrameRun, CapacityError> {
         let mapping = match mode {
             CpuMode::Kernel => self.kernel.find(addr).copied(),
             CpuMode::User => space.and_then(|s| s.find(addr)).copied(),
@@ -355,9 +429,12 @@ impl ProfileBuilder {
             (None, CpuMode::User) => (None, addr),
         };
         // Without a name to look up, inline expansion changes nothing: one frame per address.
-        let named = module.is_some_and(|m| self.named_flags.get(m.index()).copied().unwrap_or(false));
-        let may_have_name = named || (self.symbolize && self.resolver.is_some() && module.is_some());
-        let key = frame_key(module, rel, expand && may_have_name).ok_or(CapacityError { table: "module" })?;
+        let named =
+            module.is_some_and(|m| self.named_flags.get(m.index()).copied().unwrap_or(false));
+        let may_have_name =
+            named || (self.symbolize && self.resolver.is_some() && module.is_some());
+        let key = frame_key(module, rel, expand && may_have_name)
+            .ok_or(CapacityError { table: "module" })?;
         if let Some(&value) = self.frames.get(&key) {
             return Ok(FrameRun::from_cached(value, &self.frame_spans));
         }
@@ -372,9 +449,13 @@ impl ProfileBuilder {
                 #[cfg(feature = "dwarf")]
                 dwarf_name: None,
             }),
-            (Some(m), Some(r), None) if self.symbolize => {
-                r.lookup(ModuleRef { path: self.profile.strings.get(m.path), build_id: m.build_id.as_deref() }, rel)
-            }
+            (Some(m), Some(r), None) if self.symbolize => r.lookup(
+                ModuleRef {
+                    path: self.profile.strings.get(m.path),
+                    build_id: m.build_id.as_deref(),
+                },
+                rel,
+            ),
             _ => None,
         };
         let start = self.frame_runs.len();
@@ -404,10 +485,14 @@ impl ProfileBuilder {
                 use std::fmt::Write as _;
                 let name = &mut self.name_buf;
                 name.clear();
-                let path = module.and_then(|m| self.profile.modules.get(m)).map(|m| self.profile.strings.get(m.path));
+                let path = module
+                    .and_then(|m| self.profile.modules.get(m))
+                    .map(|m| self.profile.strings.get(m.path));
                 // Writing to a String cannot fail.
                 let _ = match (self.unknown_names, path) {
-                    (UnknownNames::ModuleOffset, Some(p)) => write!(name, "{}+0x{rel:x}", p.rsplit('/').next().unwrap_or(p)),
+                    (UnknownNames::ModuleOffset, Some(p)) => {
+                        write!(name, "{}+0x{rel:x}", p.rsplit('/').next().unwrap_or(p))
+                    }
                     (UnknownNames::ModuleOffset, None) => write!(name, "0x{rel:x}"),
                     (UnknownNames::Unknown, _) => write!(name, "[unknown]"),
                 };
@@ -420,8 +505,17 @@ impl ProfileBuilder {
                     }
                     _ => self.profile.intern_func(name, module)?,
                 };
-                let frame = Frame { func, module, address: rel, inline_depth: 0 };
-                root_first.push(if may_have_name { self.profile.frames.intern(frame)? } else { self.profile.frames.push_new(frame)? });
+                let frame = Frame {
+                    func,
+                    module,
+                    address: rel,
+                    inline_depth: 0,
+                };
+                root_first.push(if may_have_name {
+                    self.profile.frames.intern(frame)?
+                } else {
+                    self.profile.frames.push_new(frame)?
+                });
             }
         }
         let len = self.frame_runs.len() - start;
@@ -434,8 +528,14 @@ impl ProfileBuilder {
                 Some(f).filter(|f| f & MANY_FRAMES == 0).ok_or(too_many)?
             }
             _ => {
-                let span = (u32::try_from(start).map_err(|_| too_many)?, u32::try_from(len).map_err(|_| too_many)?);
-                let i = u32::try_from(self.frame_spans.len()).ok().filter(|i| i & MANY_FRAMES == 0).ok_or(too_many)?;
+                let span = (
+                    u32::try_from(start).map_err(|_| too_many)?,
+                    u32::try_from(len).map_err(|_| too_many)?,
+                );
+                let i = u32::try_from(self.frame_spans.len())
+                    .ok()
+                    .filter(|i| i & MANY_FRAMES == 0)
+                    .ok_or(too_many)?;
                 self.frame_spans.push(span);
                 i | MANY_FRAMES
             }
@@ -451,32 +551,69 @@ impl ProfileBuilder {
 
     /// [`ProfileBuilder::sample`] with what the records alone do not say: which callchain
     /// entries were unwound from a DWARF-mode stack copy, and whether the stack is cut short.
-    pub fn sample_with(&mut self, s: &SampleInput<'_>, extras: StackExtras) -> Result<(), CapacityError> {
+    pub fn sample_with(
+        &mut self,
+        s: &SampleInput<'_>,
+        extras: StackExtras,
+    ) -> Result<(), CapacityError> {
         let key = (s.pid, s.tid);
         let mut state = match self.threads.remove(&key) {
             Some(state) => state,
-            None => ThreadState { index: self.profile.add_thread(s.pid, s.tid, &format!(":{}", s.tid))?, last: RecentStacks::default() },
+            None => ThreadState {
+                index: self
+                    .profile
+                    .add_thread(s.pid, s.tid, &format!(":{}", s.tid))?,
+                last: RecentStacks::default(),
+            },
         };
         let thread = state.index;
-        let expand = Expand { all: self.inline_frames == InlineFrames::Always, unwound: self.inline_frames != InlineFrames::Never };
-        chain_entries(s.callchain, s.ip, s.ip_mode, extras, expand, &mut self.leaf_first, &mut self.entries);
+        let expand = Expand {
+            all: self.inline_frames == InlineFrames::Always,
+            unwound: self.inline_frames != InlineFrames::Never,
+        };
+        chain_entries(
+            s.callchain,
+            s.ip,
+            s.ip_mode,
+            extras,
+            expand,
+            &mut self.leaf_first,
+            &mut self.entries,
+        );
         // The root part shared with the thread's previous stack is interned already.
-        let generations = (self.generations.get(&s.pid).copied().unwrap_or(0), self.kernel_generation);
+        let generations = (
+            self.generations.get(&s.pid).copied().unwrap_or(0),
+            self.kernel_generation,
+        );
         let entries = std::mem::take(&mut self.entries);
         let reused = state.last.pick(generations, &entries);
         let added = match entries.get(reused..) {
-            Some(rest) if !rest.is_empty() => self.add_entries(s.pid, rest, &mut state.last.current),
+            Some(rest) if !rest.is_empty() => {
+                self.add_entries(s.pid, rest, &mut state.last.current)
+            }
             _ => Ok(()),
         };
         self.entries = entries;
         let stack = state.last.current.top();
         self.threads.insert(key, state);
         added?;
-        self.profile.push_sample(Sample { time: s.time, thread, cpu: s.cpu, event: s.event, stack, period: s.period })
+        self.profile.push_sample(Sample {
+            time: s.time,
+            thread,
+            cpu: s.cpu,
+            event: s.event,
+            stack,
+            period: s.period,
+        })
     }
 
     /// Interns `entries` (root first) on top of `last`, recording each node in it.
-    fn add_entries(&mut self, pid: u32, entries: &[ChainEntry], last: &mut LastStack) -> Result<(), CapacityError> {
+    fn add_entries(
+        &mut self,
+        pid: u32,
+        entries: &[ChainEntry],
+        last: &mut LastStack,
+    ) -> Result<(), CapacityError> {
         // Looked up once per sample (frame_run needs `&mut self` to intern).
         let space = self.processes.remove(&pid);
         let result = self.add_entries_in(space.as_ref(), entries, last);
@@ -486,7 +623,12 @@ impl ProfileBuilder {
         result
     }
 
-    fn add_entries_in(&mut self, space: Option<&AddressSpace>, entries: &[ChainEntry], last: &mut LastStack) -> Result<(), CapacityError> {
+    fn add_entries_in(
+        &mut self,
+        space: Option<&AddressSpace>,
+        entries: &[ChainEntry],
+        last: &mut LastStack,
+    ) -> Result<(), CapacityError> {
         let mut stack = last.top();
         for &e in entries {
             if e.kind & TRUNCATED_ROOT != 0 {

@@ -74,7 +74,11 @@ pub fn stack_self_weights(profile: &Profile, filter: &SampleFilter) -> (Vec<Weig
         if !all && !filter.matches(&profile.samples, &profile.threads, i) {
             continue;
         }
-        let (Some(stack), Some(&period)) = (profile.samples.stack.get(i), profile.samples.period.get(i)) else { continue };
+        let (Some(stack), Some(&period)) =
+            (profile.samples.stack.get(i), profile.samples.period.get(i))
+        else {
+            continue;
+        };
         let w = Weight { samples: 1, period };
         match stack.and_then(|s| weights.get_mut(s.index())) {
             Some(slot) => slot.add(w),
@@ -95,8 +99,17 @@ impl CallTree {
             return Ok(n);
         }
         let n = CallNodeIndex::from_len(self.nodes.len())?;
-        let depth = parent.and_then(|p| self.nodes.get(p.index())).map_or(0, |p| p.depth + 1);
-        self.nodes.push(CallNode { func, parent, depth, self_weight: Weight::default(), total: Weight::default(), children: Vec::new() });
+        let depth = parent
+            .and_then(|p| self.nodes.get(p.index()))
+            .map_or(0, |p| p.depth + 1);
+        self.nodes.push(CallNode {
+            func,
+            parent,
+            depth,
+            self_weight: Weight::default(),
+            total: Weight::default(),
+            children: Vec::new(),
+        });
         match parent.and_then(|p| self.nodes.get_mut(p.index())) {
             Some(p) => p.children.push(n),
             None => self.roots.push(n),
@@ -123,7 +136,10 @@ impl CallTree {
                 cur = profile.stacks.get(s).and_then(|st| st.prefix);
             }
         }
-        let mut tree = CallTree { empty_stacks: empty, ..Default::default() };
+        let mut tree = CallTree {
+            empty_stacks: empty,
+            ..Default::default()
+        };
         let mut index = HashMap::default();
         let mut node_of = vec![None; weights.len()];
         // Prefixes have smaller indices: one forward pass.
@@ -131,8 +147,12 @@ impl CallTree {
             if !used.get(i).copied().unwrap_or(false) {
                 continue;
             }
-            let Some(func) = profile.frame_func(stack.frame) else { continue };
-            let parent = stack.prefix.and_then(|p| node_of.get(p.index()).copied().flatten());
+            let Some(func) = profile.frame_func(stack.frame) else {
+                continue;
+            };
+            let parent = stack
+                .prefix
+                .and_then(|p| node_of.get(p.index()).copied().flatten());
             let node = tree.child(&mut index, parent, func)?;
             if let Some(slot) = node_of.get_mut(i) {
                 *slot = Some(node);
@@ -143,7 +163,9 @@ impl CallTree {
         }
         // Children come after parents: totals in one backward pass.
         for i in (0..tree.nodes.len()).rev() {
-            let Some(n) = tree.nodes.get_mut(i) else { continue };
+            let Some(n) = tree.nodes.get_mut(i) else {
+                continue;
+            };
             n.total.add(n.self_weight);
             let (total, parent) = (n.total, n.parent);
             if let Some(p) = parent.and_then(|p| tree.nodes.get_mut(p.index())) {
@@ -161,15 +183,24 @@ impl CallTree {
     /// The inverted (bottom-up) tree of the samples that pass `filter`.
     pub fn inverted(profile: &Profile, filter: &SampleFilter) -> Result<Self, CapacityError> {
         let (weights, empty) = stack_self_weights(profile, filter);
-        let mut tree = CallTree { inverted: true, empty_stacks: empty, ..Default::default() };
+        let mut tree = CallTree {
+            inverted: true,
+            empty_stacks: empty,
+            ..Default::default()
+        };
         let mut index = HashMap::default();
         for (i, w) in weights.iter().enumerate() {
             if w.samples == 0 {
                 continue;
             }
             let mut parent = None;
-            for frame in profile.stacks.frames_leaf_first(StackIndex::from_len(i).ok()) {
-                let Some(func) = profile.frame_func(frame) else { continue };
+            for frame in profile
+                .stacks
+                .frames_leaf_first(StackIndex::from_len(i).ok())
+            {
+                let Some(func) = profile.frame_func(frame) else {
+                    continue;
+                };
                 let node = tree.child(&mut index, parent, func)?;
                 if let Some(n) = tree.nodes.get_mut(node.index()) {
                     n.total.add(*w);
@@ -219,7 +250,10 @@ impl CallTree {
         let mut level: &[CallNodeIndex] = &self.roots;
         let mut found = None;
         for name in names {
-            let n = *level.iter().find(|&&c| self.node(c).is_some_and(|n| profile.func_name(n.func) == *name))?;
+            let n = *level.iter().find(|&&c| {
+                self.node(c)
+                    .is_some_and(|n| profile.func_name(n.func) == *name)
+            })?;
             found = Some(n);
             level = &self.node(n)?.children;
         }
@@ -230,7 +264,11 @@ impl CallTree {
     /// `"{indent}{name} total={samples} self={samples}"` line per node. Handy in tests and logs.
     pub fn to_text(&self, profile: &Profile) -> String {
         let mut out = String::new();
-        let mut stack: Vec<CallNodeIndex> = self.sorted(profile, &self.roots).into_iter().rev().collect();
+        let mut stack: Vec<CallNodeIndex> = self
+            .sorted(profile, &self.roots)
+            .into_iter()
+            .rev()
+            .collect();
         while let Some(i) = stack.pop() {
             let Some(n) = self.node(i) else { continue };
             let indent = "  ".repeat(n.depth as usize);

@@ -15,7 +15,9 @@ use perfscope_format::records::{ReadValue, ReadValues, SampleRecord};
 /// Whether samples of `event` carry read values (PERF_SAMPLE_READ): perf delivers them once per
 /// moved counter, the others once for their own event.
 pub fn carries_reads(events: &EventTable, event: EventIndex) -> bool {
-    events.attr(event).is_some_and(|a| a.sample_type & sample_type::READ != 0)
+    events
+        .attr(event)
+        .is_some_and(|a| a.sample_type & sample_type::READ != 0)
 }
 
 /// Delivers samples the way perf does; keeps the last counter value of every read id.
@@ -33,9 +35,17 @@ impl SampleDelivery {
     }
 
     /// Calls `deliver(event, period)` for every delivery of `s` (zero, one or more).
-    pub fn deliver(&mut self, events: &EventTable, s: &SampleRecord<'_>, mut deliver: impl FnMut(EventIndex, u64)) {
+    pub fn deliver(
+        &mut self,
+        events: &EventTable,
+        s: &SampleRecord<'_>,
+        mut deliver: impl FnMut(EventIndex, u64),
+    ) {
         let Some(read) = s.read.filter(|_| carries_reads(events, s.event)) else {
-            let period = s.period.or_else(|| events.layout(s.event).and_then(|l| l.attr_period)).unwrap_or(1);
+            let period = s
+                .period
+                .or_else(|| events.layout(s.event).and_then(|l| l.attr_period))
+                .unwrap_or(1);
             deliver(s.event, period);
             return;
         };
@@ -49,7 +59,12 @@ impl SampleDelivery {
         }
     }
 
-    fn value(&mut self, events: &EventTable, v: ReadValue, deliver: &mut impl FnMut(EventIndex, u64)) {
+    fn value(
+        &mut self,
+        events: &EventTable,
+        v: ReadValue,
+        deliver: &mut impl FnMut(EventIndex, u64),
+    ) {
         let Some((id, event)) = v.id.and_then(|id| Some((id, events.event_of_id(id)?))) else {
             self.unknown_ids += 1;
             return;

@@ -84,12 +84,19 @@ pub struct FunctionDiff {
 impl FunctionDiff {
     /// The row whose self fraction grew most, if any grew.
     pub fn largest_increase(&self) -> Option<&FunctionDiffRow> {
-        self.rows.iter().filter(|r| r.self_delta() > 0.0).max_by(|a, b| a.self_delta().total_cmp(&b.self_delta()))
+        self.rows
+            .iter()
+            .filter(|r| r.self_delta() > 0.0)
+            .max_by(|a, b| a.self_delta().total_cmp(&b.self_delta()))
     }
 }
 
 /// Self and total weight per function name, and the profile's total.
-fn function_weights(profile: &Profile, filter: &SampleFilter, kind: WeightKind) -> (HashMap<String, (u64, u64)>, u64) {
+fn function_weights(
+    profile: &Profile,
+    filter: &SampleFilter,
+    kind: WeightKind,
+) -> (HashMap<String, (u64, u64)>, u64) {
     let (weights, empty) = stack_self_weights(profile, filter);
     let mut total = kind.of(empty);
     let mut out: HashMap<String, (u64, u64)> = HashMap::new();
@@ -103,7 +110,9 @@ fn function_weights(profile: &Profile, filter: &SampleFilter, kind: WeightKind) 
         seen.clear();
         let stack = StackIndex::from_len(i).ok();
         for (depth, frame) in profile.stacks.frames_leaf_first(stack).enumerate() {
-            let name = profile.frame_func(frame).map_or("", |f| profile.func_name(f));
+            let name = profile
+                .frame_func(frame)
+                .map_or("", |f| profile.func_name(f));
             let entry = out.entry(name.to_owned()).or_default();
             if depth == 0 {
                 entry.0 = entry.0.saturating_add(w);
@@ -153,7 +162,11 @@ pub fn function_diff(base: &Profile, new: &Profile, options: &DiffOptions) -> Fu
         DiffSort::Total => r.total_delta().abs(),
     };
     rows.sort_by(|a, b| key(b).total_cmp(&key(a)).then_with(|| a.name.cmp(&b.name)));
-    FunctionDiff { rows, base_total, new_total }
+    FunctionDiff {
+        rows,
+        base_total,
+        new_total,
+    }
 }
 
 /// The base weights of one box of a [`DiffFlameGraph`], scaled to the new profile's total.
@@ -187,7 +200,9 @@ pub struct DiffFlameGraph {
 impl DiffFlameGraph {
     /// The color of box `i` (`graph.rects[i]`).
     pub fn color(&self, i: usize) -> (u8, u8, u8) {
-        self.nodes.get(i).map_or((255, 255, 255), |n| diff_color(n.delta_self, self.max_abs_delta))
+        self.nodes.get(i).map_or((255, 255, 255), |n| {
+            diff_color(n.delta_self, self.max_abs_delta)
+        })
     }
 }
 
@@ -236,14 +251,22 @@ impl NameTree {
 }
 
 /// The differential flame graph of `new` against `base`.
-pub fn diff_flame_graph(base: &Profile, new: &Profile, options: &DiffOptions) -> Result<DiffFlameGraph, CapacityError> {
+pub fn diff_flame_graph(
+    base: &Profile,
+    new: &Profile,
+    options: &DiffOptions,
+) -> Result<DiffFlameGraph, CapacityError> {
     let kind = options.weight;
     let base_tree = CallTree::top_down(base, &options.base_filter)?;
     let tree = CallTree::top_down(new, &options.new_filter)?;
     let graph = FlameGraph::from_call_tree(&tree, new, kind);
     let (names, _) = NameTree::from_call_tree(&base_tree, base, kind);
     let base_total = kind.of(base_tree.total());
-    let scale = if base_total == 0 { 0.0 } else { kind.of(tree.total()) as f64 / base_total as f64 };
+    let scale = if base_total == 0 {
+        0.0
+    } else {
+        kind.of(tree.total()) as f64 / base_total as f64
+    };
 
     // The base name-tree node of every new call node (parents come first).
     let mut matched: Vec<Option<usize>> = Vec::with_capacity(tree.nodes().len());
@@ -252,7 +275,12 @@ pub fn diff_flame_graph(base: &Profile, new: &Profile, options: &DiffOptions) ->
             None => Some(None),
             Some(p) => matched.get(p.index()).copied().flatten().map(Some),
         };
-        let m = parent.and_then(|parent| names.index.get(&(parent, new.func_name(n.func).to_owned())).copied());
+        let m = parent.and_then(|parent| {
+            names
+                .index
+                .get(&(parent, new.func_name(n.func).to_owned()))
+                .copied()
+        });
         matched.push(m);
     }
 
@@ -261,7 +289,13 @@ pub fn diff_flame_graph(base: &Profile, new: &Profile, options: &DiffOptions) ->
         .rects
         .iter()
         .map(|r| {
-            let (bs, bt) = matched.get(r.node.index()).copied().flatten().and_then(|m| names.weights.get(m)).copied().unwrap_or_default();
+            let (bs, bt) = matched
+                .get(r.node.index())
+                .copied()
+                .flatten()
+                .and_then(|m| names.weights.get(m))
+                .copied()
+                .unwrap_or_default();
             let (base_self, base_total) = (bs as f64 * scale, bt as f64 * scale);
             let node = DiffNode {
                 base_self,
@@ -273,7 +307,13 @@ pub fn diff_flame_graph(base: &Profile, new: &Profile, options: &DiffOptions) ->
             node
         })
         .collect();
-    Ok(DiffFlameGraph { tree, graph, nodes, scale, max_abs_delta })
+    Ok(DiffFlameGraph {
+        tree,
+        graph,
+        nodes,
+        scale,
+        max_abs_delta,
+    })
 }
 
 /// The sample count and period of the samples that pass `filter`, with or without frames.

@@ -87,7 +87,14 @@ impl FlameGraph {
             if width == 0 {
                 continue;
             }
-            graph.rects.push(FlameRect { node: i, func: n.func, depth: n.depth, x, width, self_width: kind.of(n.self_weight) });
+            graph.rects.push(FlameRect {
+                node: i,
+                func: n.func,
+                depth: n.depth,
+                x,
+                width,
+                self_width: kind.of(n.self_weight),
+            });
             graph.depth = graph.depth.max(n.depth + 1);
             let mut cx = x;
             let mut kids = Vec::new();
@@ -102,7 +109,9 @@ impl FlameGraph {
 
     /// The box at depth `depth` covering weight position `x`, if any.
     pub fn hit_test(&self, x: u64, depth: u32) -> Option<&FlameRect> {
-        self.rects.iter().find(|r| r.depth == depth && x >= r.x && x - r.x < r.width)
+        self.rects
+            .iter()
+            .find(|r| r.depth == depth && x >= r.x && x - r.x < r.width)
     }
 }
 
@@ -159,7 +168,11 @@ zeta alpha zeta  alpha
         .unwrap();
         let t = CallTree::top_down(&p, &SampleFilter::all()).unwrap();
         let g = FlameGraph::from_call_tree(&t, &p, WeightKind::Samples);
-        let got: Vec<_> = g.rects.iter().map(|r| (p.func_name(r.func), r.depth, r.x, r.width, r.self_width)).collect();
+        let got: Vec<_> = g
+            .rects
+            .iter()
+            .map(|r| (p.func_name(r.func), r.depth, r.x, r.width, r.self_width))
+            .collect();
         assert_eq!(
             got,
             vec![
@@ -180,7 +193,10 @@ zeta alpha zeta  alpha
         let p = profile_from_text_samples("period: 3 4\nA A\nB\n").unwrap();
         let t = CallTree::top_down(&p, &SampleFilter::all()).unwrap();
         let g = FlameGraph::from_call_tree(&t, &p, WeightKind::Period);
-        assert_eq!(g.rects.iter().map(|r| (r.x, r.width)).collect::<Vec<_>>(), vec![(0, 7), (0, 3)]);
+        assert_eq!(
+            g.rects.iter().map(|r| (r.x, r.width)).collect::<Vec<_>>(),
+            vec![(0, 7), (0, 3)]
+        );
     }
 
     #[test]
@@ -188,7 +204,11 @@ zeta alpha zeta  alpha
         // By hand: "leaf" -> l%10=8, e%11=2, a%12=1: v = 8/9 + 0.7*2/10 + 0.49*1/11 = 1.073434,
         // max = 3.19, h = 0.663500; reversed "fael": 2/9 + 0.7*9/10 + 0.49*5/11 = 1.074949,
         // h = 0.663025. rgb = (205 + int(33.15), int(152.6), int(36.47)).
-        assert!((name_hash("leaf") - 0.663_500).abs() < 1e-6, "{}", name_hash("leaf"));
+        assert!(
+            (name_hash("leaf") - 0.663_500).abs() < 1e-6,
+            "{}",
+            name_hash("leaf")
+        );
         assert_eq!(hot_color("leaf"), (238, 152, 36));
         assert_eq!(name_hash("libc.so.6`memcpy"), name_hash("memcpy"));
         assert_eq!(hot_color("x"), hot_color("x"));

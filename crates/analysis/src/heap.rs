@@ -86,9 +86,16 @@ mod tests {
         for n in 1..=1_000_000u32 {
             push_growing(&mut v, n);
             let n = n as usize;
-            assert!(v.capacity() <= n + (n / 4).max(1024), "{} for {n}", v.capacity());
+            assert!(
+                v.capacity() <= n + (n / 4).max(1024),
+                "{} for {n}",
+                v.capacity()
+            );
         }
-        assert_eq!(v.iter().map(|&x| u64::from(x)).sum::<u64>(), 1_000_000 * 1_000_001 / 2);
+        assert_eq!(
+            v.iter().map(|&x| u64::from(x)).sum::<u64>(),
+            1_000_000 * 1_000_001 / 2
+        );
         // 1M items: at most 1.25M slots (doubling: 2^20 = 1,048,576 here, but up to 2M).
         assert!(v.capacity() <= 1_250_000, "{}", v.capacity());
     }

@@ -40,13 +40,16 @@ use perfscope_format::Endianness;
 
 use self::record_queue::RecordQueue;
 
-use crate::builder::{CpuMode, InlineFrames, ProfileBuilder, SampleInput, StackExtras, UnknownNames, PERF_CONTEXT_USER};
+use crate::builder::{
+    CpuMode, InlineFrames, ProfileBuilder, SampleInput, StackExtras, UnknownNames,
+    PERF_CONTEXT_USER,
+};
 use crate::delivery::SampleDelivery;
 use crate::ids::{CapacityError, EventIndex};
+use crate::offcpu::{add_to_profile_filtered, OffCpuEvents, OFF_CPU_APPROX_EVENT, OFF_CPU_EVENT};
 use crate::profile::Profile;
 use crate::symbols::resolver::SymbolResolver;
 use crate::timeline::{Timeline, TimelineRecorder};
-use crate::offcpu::{add_to_profile_filtered, OffCpuEvents, OFF_CPU_APPROX_EVENT, OFF_CPU_EVENT};
 use crate::unwind::{Arch, UnwindOutcome, UserUnwinder};
 
 /// Which samples to keep. Records that describe processes (COMM, MMAP, ...) are always used.
@@ -258,7 +261,10 @@ impl ProfileLoader {
             timeline: (extras.timeline || extras.off_cpu).then(TimelineRecorder::new),
             off_cpu: extras.off_cpu,
         };
-        ProfileLoader { queue: RecordQueue::new(), state }
+        ProfileLoader {
+            queue: RecordQueue::new(),
+            state,
+        }
     }
 
     /// The timeline asked for keeps no sample times: its lanes' [`crate::timeline::SampleDensity`]s
@@ -284,14 +290,18 @@ impl ProfileLoader {
             tl.file_order(meta, rec);
         }
         let t = rec.type_();
-        let for_timeline = state.timeline.is_some() && matches!(t, RecordType::SWITCH | RecordType::SWITCH_CPU_WIDE);
+        let for_timeline = state.timeline.is_some()
+            && matches!(t, RecordType::SWITCH | RecordType::SWITCH_CPU_WIDE);
         match t {
             RecordType::FINISHED_ROUND => {
-                self.queue.finished_round(meta.endian, |r| state.deliver(meta, r));
+                self.queue
+                    .finished_round(meta.endian, |r| state.deliver(meta, r));
                 return;
             }
             RecordType::HEADER_BUILD_ID => return state.header_build_id(rec),
-            RecordType::EVENT_UPDATE | RecordType::HEADER_TRACING_DATA | RecordType::HEADER_ATTR => {
+            RecordType::EVENT_UPDATE
+            | RecordType::HEADER_TRACING_DATA
+            | RecordType::HEADER_ATTR => {
                 state.names.observe(rec);
                 return;
             }
@@ -343,18 +353,28 @@ impl ProfileLoader {
         for (attr, event) in state.events.iter().enumerate() {
             let Some(event) = event else { continue };
             let name = state.names.name(meta, attr);
-            if let (Ok(s), Some(slot)) = (profile.strings.intern(&name), profile.events.get_mut(event.index())) {
+            if let (Ok(s), Some(slot)) = (
+                profile.strings.intern(&name),
+                profile.events.get_mut(event.index()),
+            ) {
                 *slot = s;
             }
         }
         let timeline = state.timeline.map(TimelineRecorder::finish);
         let off_cpu_events = match (&timeline, state.off_cpu) {
-            (Some(t), true) => add_off_cpu(&mut profile, t, &state.filter).map_err(LoadError::Capacity)?,
+            (Some(t), true) => {
+                add_off_cpu(&mut profile, t, &state.filter).map_err(LoadError::Capacity)?
+            }
             _ => OffCpuEvents::default(),
         };
         // Done adding: free the stack table's lookup structures and the spare capacity.
         profile.shrink();
-        Ok(Loaded { profile, diagnostics: state.diag, timeline, off_cpu_events })
+        Ok(Loaded {
+            profile,
+            diagnostics: state.diag,
+            timeline,
+            off_cpu_events,
+        })
     }
 }
 
@@ -368,7 +388,11 @@ impl ProfileLoader {
 /// use perfscope_analysis::load::{load_profile, LoadOptions};
 /// assert!(load_profile(b"not a perf.data file", &[], LoadOptions::default()).is_err());
 /// ```
-pub fn load_profile(data: &[u8], extra: &[&[u8]], options: LoadOptions) -> Result<(Profile, LoadDiagnostics), LoadError> {
+pub fn load_profile(
+    data: &[u8],
+    extra: &[&[u8]],
+    options: LoadOptions,
+) -> Result<(Profile, LoadDiagnostics), LoadError> {
     load(data, extra, options, LoadExtras::default()).map(|l| (l.profile, l.diagnostics))
 }
 
@@ -379,7 +403,12 @@ pub fn load_profile(data: &[u8], extra: &[&[u8]], options: LoadOptions) -> Resul
 /// let extras = LoadExtras { timeline: true, off_cpu: true };
 /// assert!(load(b"not a perf.data file", &[], LoadOptions::default(), extras).is_err());
 /// ```
-pub fn load(data: &[u8], extra: &[&[u8]], options: LoadOptions, extras: LoadExtras) -> Result<Loaded, LoadError> {
+pub fn load(
+    data: &[u8],
+    extra: &[&[u8]],
+    options: LoadOptions,
+    extras: LoadExtras,
+) -> Result<Loaded, LoadError> {
     let mut loader = ProfileLoader::with_extras(options, extras);
     let meta = walk(data, extra, |meta, _part, item| match item {
         Item::Record(rec) => loader.push(meta, rec),
@@ -390,7 +419,11 @@ pub fn load(data: &[u8], extra: &[&[u8]], options: LoadOptions, extras: LoadExtr
 }
 
 /// The timeline's off-CPU samples into the profile, for the threads and times `filter` keeps.
-fn add_off_cpu(profile: &mut Profile, timeline: &Timeline, filter: &LoadFilter) -> Result<OffCpuEvents, CapacityError> {
+fn add_off_cpu(
+    profile: &mut Profile,
+    timeline: &Timeline,
+    filter: &LoadFilter,
+) -> Result<OffCpuEvents, CapacityError> {
     let named = |n: &String| n == OFF_CPU_EVENT || n == OFF_CPU_APPROX_EVENT;
     if !filter.events.is_empty() && !filter.events.iter().any(named) {
         return Ok(OffCpuEvents::default());
@@ -432,7 +465,9 @@ fn cpu_mode(misc_bits: u16) -> CpuMode {
 
 /// The machine of HEADER_ARCH (`x86_64`, `aarch64`, …).
 fn arch(meta: &Metadata) -> Arch {
-    let name = meta.feature(HeaderFeature::ARCH).and_then(|b| perfscope_format::features::strings::parse_string(b).ok());
+    let name = meta
+        .feature(HeaderFeature::ARCH)
+        .and_then(|b| perfscope_format::features::strings::parse_string(b).ok());
     name.map_or(Arch::Other, |n| Arch::from_uname(&n.to_string()))
 }
 
@@ -442,11 +477,14 @@ fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 
 impl LoaderState {
     fn read_build_id_feature(&mut self, meta: &Metadata) {
-        let Some(bytes) = meta.feature(HeaderFeature::BUILD_ID) else { return };
+        let Some(bytes) = meta.feature(HeaderFeature::BUILD_ID) else {
+            return;
+        };
         match parse_build_ids(bytes) {
             Ok(list) => {
                 for e in list {
-                    self.build_ids.insert(lossy(e.filename.0).into_owned(), e.build_id.to_vec());
+                    self.build_ids
+                        .insert(lossy(e.filename.0).into_owned(), e.build_id.to_vec());
                 }
             }
             Err(e) => self.diag.errors.push(e),
@@ -456,7 +494,8 @@ impl LoaderState {
     fn header_build_id(&mut self, rec: &RawRecord<'_>) {
         match parse_build_id_record(rec.header.misc, rec.body_bytes()) {
             Ok(e) => {
-                self.build_ids.insert(lossy(e.filename.0).into_owned(), e.build_id.to_vec());
+                self.build_ids
+                    .insert(lossy(e.filename.0).into_owned(), e.build_id.to_vec());
             }
             Err(e) => self.diag.errors.push(e),
         }
@@ -514,7 +553,8 @@ impl LoaderState {
             Record::Mmap(m) => {
                 let name = lossy(m.filename.0);
                 let id = self.build_id_of(&name).map(<[u8]>::to_vec);
-                self.builder.mmap(m.pid, m.start, m.len, m.pgoff, &name, id.as_deref())?;
+                self.builder
+                    .mmap(m.pid, m.start, m.len, m.pgoff, &name, id.as_deref())?;
             }
             Record::Mmap2(m) => {
                 let name = lossy(m.filename.0);
@@ -522,16 +562,22 @@ impl LoaderState {
                     perfscope_format::records::Mmap2FileId::BuildId(id) => Some(id.to_vec()),
                     _ => self.build_id_of(&name).map(<[u8]>::to_vec),
                 };
-                self.builder.mmap(m.pid, m.start, m.len, m.pgoff, &name, id.as_deref())?;
+                self.builder
+                    .mmap(m.pid, m.start, m.len, m.pgoff, &name, id.as_deref())?;
             }
             Record::Comm(c) => self.builder.comm(c.pid, c.tid, &lossy(c.comm.0))?,
             Record::Fork(f) => self.builder.fork(f.ppid, f.ptid, f.pid, f.tid)?,
-            Record::Ksymbol(k) if !k.is_unregister() => self.builder.ksymbol(k.addr, u64::from(k.len), &lossy(k.name.0))?,
+            Record::Ksymbol(k) if !k.is_unregister() => {
+                self.builder
+                    .ksymbol(k.addr, u64::from(k.len), &lossy(k.name.0))?
+            }
             Record::Lost(l) => {
                 self.diag.lost_records += 1;
                 self.diag.lost_events = self.diag.lost_events.saturating_add(l.lost);
             }
-            Record::LostSamples(l) => self.diag.lost_samples = self.diag.lost_samples.saturating_add(l.lost),
+            Record::LostSamples(l) => {
+                self.diag.lost_samples = self.diag.lost_samples.saturating_add(l.lost)
+            }
             Record::Throttle(_) => self.diag.throttles += 1,
             Record::Unthrottle(_) => self.diag.unthrottles += 1,
             _ => {}
@@ -571,7 +617,10 @@ impl LoaderState {
         self.inline_decided = true;
         let dwarf_mode = (0..meta.events.len()).any(|i| {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
-            meta.events.attr(AttrIndex(i)).is_some_and(|a| a.sample_type & (sample_type::REGS_USER | sample_type::STACK_USER) == (sample_type::REGS_USER | sample_type::STACK_USER))
+            meta.events.attr(AttrIndex(i)).is_some_and(|a| {
+                a.sample_type & (sample_type::REGS_USER | sample_type::STACK_USER)
+                    == (sample_type::REGS_USER | sample_type::STACK_USER)
+            })
         });
         let wanted = match self.inline_frames {
             InlineFrames::Never => false,
@@ -624,14 +673,26 @@ impl LoaderState {
                 callchain: &self.callchain,
             };
             self.builder.sample_with(&input, extras)?;
-            let stack = self.builder.profile().samples.stack.last().copied().flatten();
+            let stack = self
+                .builder
+                .profile()
+                .samples
+                .stack
+                .last()
+                .copied()
+                .flatten();
             self.timeline_sample(meta, s, stack);
         }
         Ok(())
     }
 
     /// One delivery of a sample to the timeline, with the stack the profile gave it.
-    fn timeline_sample(&mut self, meta: &Metadata, s: &SampleRecord<'_>, stack: Option<crate::ids::StackIndex>) {
+    fn timeline_sample(
+        &mut self,
+        meta: &Metadata,
+        s: &SampleRecord<'_>,
+        stack: Option<crate::ids::StackIndex>,
+    ) {
         if let Some(tl) = self.timeline.as_mut() {
             tl.sample(meta, s, stack);
         }
@@ -651,11 +712,20 @@ impl LoaderState {
         if regs.abi == 0 || stack.data.is_empty() {
             return none;
         }
-        let unwinder = self.unwinder.get_or_insert_with(|| UserUnwinder::new(arch(meta)));
+        let unwinder = self
+            .unwinder
+            .get_or_insert_with(|| UserUnwinder::new(arch(meta)));
         self.user_frames.clear();
         let pid = s.pid.unwrap_or(u32::MAX);
         let little = meta.endian == Endianness::Little;
-        let outcome = self.builder.unwind_user(unwinder, pid, regs, stack.valid(), little, &mut self.user_frames);
+        let outcome = self.builder.unwind_user(
+            unwinder,
+            pid,
+            regs,
+            stack.valid(),
+            little,
+            &mut self.user_frames,
+        );
         if self.user_frames.is_empty() {
             return none;
         }
@@ -677,6 +747,9 @@ impl LoaderState {
             }
             UnwindOutcome::NoRegisters => false,
         };
-        StackExtras { unwound_from, truncated }
+        StackExtras {
+            unwound_from,
+            truncated,
+        }
     }
 }

@@ -52,12 +52,23 @@ impl AddressSpace {
                 continue;
             }
             if old.start < m.start {
-                kept.push(Mapping { end: m.start, ..old });
+                kept.push(Mapping {
+                    end: m.start,
+                    ..old
+                });
             }
             if old.end > m.end {
                 let cut = m.end - old.start;
-                let pgoff = if old.identity { old.pgoff } else { old.pgoff.wrapping_add(cut) };
-                kept.push(Mapping { start: m.end, pgoff, ..old });
+                let pgoff = if old.identity {
+                    old.pgoff
+                } else {
+                    old.pgoff.wrapping_add(cut)
+                };
+                kept.push(Mapping {
+                    start: m.end,
+                    pgoff,
+                    ..old
+                });
             }
         }
         let pos = kept.partition_point(|x| x.start < m.start);
@@ -67,7 +78,10 @@ impl AddressSpace {
 
     /// The mapping containing `addr`.
     pub fn find(&self, addr: u64) -> Option<&Mapping> {
-        let i = self.maps.partition_point(|m| m.start <= addr).checked_sub(1)?;
+        let i = self
+            .maps
+            .partition_point(|m| m.start <= addr)
+            .checked_sub(1)?;
         self.maps.get(i).filter(|m| addr < m.end)
     }
 
@@ -84,10 +98,23 @@ mod tests {
     #[test]
     fn overlapping_mappings_are_cut() {
         let mut s = AddressSpace::default();
-        let m = |start, end, pgoff, module| Mapping { start, end, pgoff, module: ModuleIndex(module), identity: false };
+        let m = |start, end, pgoff, module| Mapping {
+            start,
+            end,
+            pgoff,
+            module: ModuleIndex(module),
+            identity: false,
+        };
         s.insert(m(0x1000, 0x5000, 0x0, 0));
         s.insert(m(0x2000, 0x3000, 0x0, 1));
-        assert_eq!(s.mappings(), &[m(0x1000, 0x2000, 0, 0), m(0x2000, 0x3000, 0, 1), m(0x3000, 0x5000, 0x2000, 0)]);
+        assert_eq!(
+            s.mappings(),
+            &[
+                m(0x1000, 0x2000, 0, 0),
+                m(0x2000, 0x3000, 0, 1),
+                m(0x3000, 0x5000, 0x2000, 0)
+            ]
+        );
         // ip 0x3010 in the right piece keeps its file offset: 0x3010 - 0x1000 = 0x2010.
         assert_eq!(s.find(0x3010).map(|x| x.map_ip(0x3010)), Some(0x2010));
         assert_eq!(s.find(0x5000), None);

@@ -8,8 +8,13 @@
 /// `key(item, 2 · step)`, …; `more(key)` tells whether items with equal `key` have further
 /// places to compare (not when they ended). With `threads`, the runs after the first step
 /// are shared with a second thread.
-pub(crate) fn msd_sort<K, M>(elems: &mut [(u128, u32)], step: usize, key: &K, more: &M, threads: bool)
-where
+pub(crate) fn msd_sort<K, M>(
+    elems: &mut [(u128, u32)],
+    step: usize,
+    key: &K,
+    more: &M,
+    threads: bool,
+) where
     K: Fn(u32, usize) -> u128 + Sync,
     M: Fn(u128) -> bool + Sync,
 {
@@ -21,11 +26,17 @@ where
     };
     // The runs of equal keys in `part` (sorted at `depth`) still to sort, as (start, stop,
     // next depth).
-    let runs = |part: &[(u128, u32)], depth: usize, offset: usize, todo: &mut Vec<(usize, usize, usize)>| {
+    let runs = |part: &[(u128, u32)],
+                depth: usize,
+                offset: usize,
+                todo: &mut Vec<(usize, usize, usize)>| {
         let mut i = 0;
         while i < part.len() {
             let k = part.get(i).map_or(0, |e| e.0);
-            let run = part.get(i..).map_or(0, |r| r.iter().take_while(|e| e.0 == k).count()).max(1);
+            let run = part
+                .get(i..)
+                .map_or(0, |r| r.iter().take_while(|e| e.0 == k).count())
+                .max(1);
             if run > 1 && more(k) {
                 todo.push((offset + i, offset + i + run, depth + step));
             }
@@ -34,7 +45,9 @@ where
     };
     let refine = |part: &mut [(u128, u32)], mut todo: Vec<(usize, usize, usize)>| {
         while let Some((start, stop, depth)) = todo.pop() {
-            let Some(range) = part.get_mut(start..stop) else { continue };
+            let Some(range) = part.get_mut(start..stop) else {
+                continue;
+            };
             fill(range, depth);
             runs(range, depth, start, &mut todo);
         }
@@ -62,16 +75,28 @@ where
         runs(elems, 0, 0, &mut todo);
         // A big run across the middle is sorted further here first, so that the halves are
         // about even (lines often share their first places: a command and its roots).
-        while let Some(k) = todo.iter().position(|&(s, e, _)| s <= half && half < e && e - s > len / 8) {
+        while let Some(k) = todo
+            .iter()
+            .position(|&(s, e, _)| s <= half && half < e && e - s > len / 8)
+        {
             let (start, stop, depth) = todo.swap_remove(k);
-            let Some(range) = elems.get_mut(start..stop) else { break };
+            let Some(range) = elems.get_mut(start..stop) else {
+                break;
+            };
             fill(range, depth);
             runs(range, depth, start, &mut todo);
         }
         // Split at the middle, or at the end of the (small) run across it.
-        let mid = todo.iter().find(|&&(s, e, _)| s <= half && half < e).map_or(half, |&(_, e, _)| e);
-        let (left_todo, right_todo): (Vec<_>, Vec<_>) = todo.into_iter().partition(|&(_, e, _)| e <= mid);
-        let right_todo: Vec<_> = right_todo.into_iter().map(|(s, e, d)| (s - mid, e - mid, d)).collect();
+        let mid = todo
+            .iter()
+            .find(|&&(s, e, _)| s <= half && half < e)
+            .map_or(half, |&(_, e, _)| e);
+        let (left_todo, right_todo): (Vec<_>, Vec<_>) =
+            todo.into_iter().partition(|&(_, e, _)| e <= mid);
+        let right_todo: Vec<_> = right_todo
+            .into_iter()
+            .map(|(s, e, d)| (s - mid, e - mid, d))
+            .collect();
         let (left, right) = elems.split_at_mut(mid);
         std::thread::scope(|scope| {
             scope.spawn(|| refine(right, right_todo));
@@ -96,7 +121,9 @@ mod tests {
         for _ in 0..5000 {
             let mut s = Vec::new();
             for _ in 0..(x % 7) + 1 {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 s.push(u128::from((x >> 60) % 3 + 1));
             }
             seqs.push(s);

@@ -67,7 +67,10 @@ impl OffCpuStacks {
 
     /// `task` is switched in: the stack its off-CPU time goes to.
     pub fn on_switch_in(&mut self, task: TaskIndex) -> (Option<StackIndex>, StackSource) {
-        self.pending.get_mut(task.index()).and_then(Option::take).unwrap_or((None, StackSource::NoSample))
+        self.pending
+            .get_mut(task.index())
+            .and_then(Option::take)
+            .unwrap_or((None, StackSource::NoSample))
     }
 }
 
@@ -88,13 +91,22 @@ pub struct OffCpuWeight {
 
 /// Off-CPU time summed per (thread, stack, source), ordered by thread, then stack.
 pub fn off_cpu_by_stack(samples: &[OffCpuSample]) -> Vec<OffCpuWeight> {
-    let mut sums: BTreeMap<(TaskIndex, Option<StackIndex>, StackSource), (u64, u64)> = BTreeMap::new();
+    let mut sums: BTreeMap<(TaskIndex, Option<StackIndex>, StackSource), (u64, u64)> =
+        BTreeMap::new();
     for s in samples {
         let e = sums.entry((s.task, s.stack, s.source)).or_default();
         e.0 = e.0.saturating_add(s.duration());
         e.1 += 1;
     }
-    sums.into_iter().map(|((task, stack, source), (ns, count))| OffCpuWeight { task, stack, source, ns, count }).collect()
+    sums.into_iter()
+        .map(|((task, stack, source), (ns, count))| OffCpuWeight {
+            task,
+            stack,
+            source,
+            ns,
+            count,
+        })
+        .collect()
 }
 
 /// The events [`add_to_profile`] added.
@@ -111,7 +123,10 @@ pub struct OffCpuEvents {
 /// perf's `--off-cpu` does), merged into the sample table in time order. Each goes to the
 /// profile thread with the task's pid, tid and name at the switch-out (a new thread when the
 /// profile has none). Samples of zero length are left out.
-pub fn add_to_profile(profile: &mut Profile, timeline: &Timeline) -> Result<OffCpuEvents, CapacityError> {
+pub fn add_to_profile(
+    profile: &mut Profile,
+    timeline: &Timeline,
+) -> Result<OffCpuEvents, CapacityError> {
     add_to_profile_filtered(profile, timeline, |_, _| true)
 }
 
@@ -126,7 +141,9 @@ pub fn add_to_profile_filtered(
     let mut extra = SampleTable::default();
     let mut added: HashMap<(u32, u32, String), ThreadIndex> = HashMap::new();
     for s in in_time_order(timeline) {
-        let Some(task) = timeline.task(s.task).filter(|t| keep(s, t)) else { continue };
+        let Some(task) = timeline.task(s.task).filter(|t| keep(s, t)) else {
+            continue;
+        };
         let pid = task.pid.unwrap_or(u32::MAX);
         let name = task.name_at(s.start);
         let thread = match profile_thread(profile, &threads, task, s) {
@@ -136,7 +153,11 @@ pub fn add_to_profile_filtered(
                 match added.get(&key) {
                     Some(&t) => t,
                     None => {
-                        let shown = if name.is_empty() { format!(":{}", task.tid) } else { name.to_owned() };
+                        let shown = if name.is_empty() {
+                            format!(":{}", task.tid)
+                        } else {
+                            name.to_owned()
+                        };
                         let t = profile.add_thread(pid, task.tid, &shown)?;
                         added.insert(key, t);
                         t
@@ -147,7 +168,9 @@ pub fn add_to_profile_filtered(
         let event = if s.source.is_approximate() {
             match events.approximate {
                 Some(e) => e,
-                None => *events.approximate.insert(profile.add_event(OFF_CPU_APPROX_EVENT)?),
+                None => *events
+                    .approximate
+                    .insert(profile.add_event(OFF_CPU_APPROX_EVENT)?),
             }
         } else {
             match events.exact {
@@ -169,7 +192,9 @@ pub fn add_to_profile_filtered(
 }
 
 /// The profile's threads by (pid, tid).
-fn threads_by_id(profile: &Profile) -> Result<HashMap<(u32, u32), Vec<ThreadIndex>>, CapacityError> {
+fn threads_by_id(
+    profile: &Profile,
+) -> Result<HashMap<(u32, u32), Vec<ThreadIndex>>, CapacityError> {
     let mut threads: HashMap<(u32, u32), Vec<ThreadIndex>> = HashMap::new();
     for i in 0..profile.threads.len() {
         let t = ThreadIndex::from_len(i)?;
@@ -182,16 +207,33 @@ fn threads_by_id(profile: &Profile) -> Result<HashMap<(u32, u32), Vec<ThreadInde
 
 /// The timeline's off-CPU periods with a duration, by switch-in time.
 fn in_time_order(timeline: &Timeline) -> Vec<&OffCpuSample> {
-    let mut order: Vec<&OffCpuSample> = timeline.off_cpu.iter().filter(|s| s.duration() > 0).collect();
+    let mut order: Vec<&OffCpuSample> = timeline
+        .off_cpu
+        .iter()
+        .filter(|s| s.duration() > 0)
+        .collect();
     order.sort_by_key(|s| s.end);
     order
 }
 
 /// The profile thread of `task` when `s` began: the one with its name then, else its last.
-fn profile_thread(profile: &Profile, threads: &HashMap<(u32, u32), Vec<ThreadIndex>>, task: &crate::timeline::Task, s: &OffCpuSample) -> Option<ThreadIndex> {
+fn profile_thread(
+    profile: &Profile,
+    threads: &HashMap<(u32, u32), Vec<ThreadIndex>>,
+    task: &crate::timeline::Task,
+    s: &OffCpuSample,
+) -> Option<ThreadIndex> {
     let name = task.name_at(s.start);
-    let candidates = threads.get(&(task.pid.unwrap_or(u32::MAX), task.tid)).map(Vec::as_slice).unwrap_or(&[]);
-    candidates.iter().rev().find(|&&t| profile.thread_name(t) == name).or(candidates.last()).copied()
+    let candidates = threads
+        .get(&(task.pid.unwrap_or(u32::MAX), task.tid))
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    candidates
+        .iter()
+        .rev()
+        .find(|&&t| profile.thread_name(t) == name)
+        .or(candidates.last())
+        .copied()
 }
 
 /// The event column of [`off_cpu_table`]: off-CPU time with an exact stack.
@@ -208,9 +250,25 @@ pub fn off_cpu_table(profile: &Profile, timeline: &Timeline) -> Result<SampleTab
     let threads = threads_by_id(profile)?;
     let mut table = SampleTable::default();
     for s in in_time_order(timeline) {
-        let Some(thread) = timeline.task(s.task).and_then(|task| profile_thread(profile, &threads, task, s)) else { continue };
-        let event = if s.source.is_approximate() { APPROXIMATE } else { EXACT };
-        table.push(crate::samples::Sample { time: s.end, thread, cpu: s.cpu_in.unwrap_or(u32::MAX), event, stack: s.stack, period: s.duration() })?;
+        let Some(thread) = timeline
+            .task(s.task)
+            .and_then(|task| profile_thread(profile, &threads, task, s))
+        else {
+            continue;
+        };
+        let event = if s.source.is_approximate() {
+            APPROXIMATE
+        } else {
+            EXACT
+        };
+        table.push(crate::samples::Sample {
+            time: s.end,
+            thread,
+            cpu: s.cpu_in.unwrap_or(u32::MAX),
+            event,
+            stack: s.stack,
+            period: s.duration(),
+        })?;
     }
     Ok(table)
 }
@@ -249,10 +307,23 @@ mod tests {
     use crate::timeline::{SchedSwitch, TimelineBuilder, TimelineSample};
 
     fn sample(time: u64, tid: u32, stack: u32) -> TimelineSample {
-        TimelineSample { time: Some(time), pid: 10, tid, cpu: Some(0), stack: Some(StackIndex(stack)), is_sched_switch: false }
+        TimelineSample {
+            time: Some(time),
+            pid: 10,
+            tid,
+            cpu: Some(0),
+            stack: Some(StackIndex(stack)),
+            is_sched_switch: false,
+        }
     }
 
-    fn switch(time: u64, prev_tid: u32, prev_state: u64, next_tid: u32, callchain: Option<u32>) -> SchedSwitch<'static> {
+    fn switch(
+        time: u64,
+        prev_tid: u32,
+        prev_state: u64,
+        next_tid: u32,
+        callchain: Option<u32>,
+    ) -> SchedSwitch<'static> {
         SchedSwitch {
             time,
             cpu: Some(0),
@@ -276,23 +347,45 @@ mod tests {
         b.on_sched_switch(&switch(260, 12, 0, 11, Some(20)));
         // 11 blocks again without a callchain: its last sample's stack (8), approximate; the
         // sched_switch sample's own stack is not a "last sample".
-        b.on_sample(&TimelineSample { is_sched_switch: true, ..sample(300, 11, 99) });
+        b.on_sample(&TimelineSample {
+            is_sched_switch: true,
+            ..sample(300, 11, 99)
+        });
         b.on_sched_switch(&switch(300, 11, 2, 12, None));
         b.on_sched_switch(&switch(1_300, 12, 1, 11, None));
         let t = b.build();
-        let got: Vec<_> = t.off_cpu.iter().map(|s| (s.task.0, s.start, s.end, s.stack, s.source)).collect();
+        let got: Vec<_> = t
+            .off_cpu
+            .iter()
+            .map(|s| (s.task.0, s.start, s.end, s.stack, s.source))
+            .collect();
         assert_eq!(
             got,
             [
-                (0, 200, 260, Some(StackIndex(9)), StackSource::SwitchCallchain),
+                (
+                    0,
+                    200,
+                    260,
+                    Some(StackIndex(9)),
+                    StackSource::SwitchCallchain
+                ),
                 // 12 was first seen switching in at 200: nothing before that.
-                (1, 260, 300, Some(StackIndex(20)), StackSource::SwitchCallchain),
+                (
+                    1,
+                    260,
+                    300,
+                    Some(StackIndex(20)),
+                    StackSource::SwitchCallchain
+                ),
                 (0, 300, 1_300, Some(StackIndex(8)), StackSource::LastSample),
             ]
         );
         let w = off_cpu_by_stack(&t.off_cpu);
         assert_eq!(w.len(), 3);
-        assert_eq!((w[0].task, w[0].stack, w[0].ns, w[0].count), (TaskIndex(0), Some(StackIndex(8)), 1_000, 1));
+        assert_eq!(
+            (w[0].task, w[0].stack, w[0].ns, w[0].count),
+            (TaskIndex(0), Some(StackIndex(8)), 1_000, 1)
+        );
     }
 
     #[test]
@@ -302,7 +395,14 @@ mod tests {
         b.on_sched_switch(&switch(25, 12, 1, 11, None));
         let t = b.build();
         assert_eq!(t.off_cpu.len(), 1);
-        assert_eq!((t.off_cpu[0].stack, t.off_cpu[0].source, t.off_cpu[0].duration()), (None, StackSource::NoSample, 15));
+        assert_eq!(
+            (
+                t.off_cpu[0].stack,
+                t.off_cpu[0].source,
+                t.off_cpu[0].duration()
+            ),
+            (None, StackSource::NoSample, 15)
+        );
         assert!(t.off_cpu[0].source.is_approximate());
     }
 
@@ -312,7 +412,15 @@ mod tests {
         let ev = p.add_event("cpu-clock").unwrap();
         let th = p.add_thread(10, 11, "worker").unwrap();
         for time in [100, 150, 400] {
-            p.push_sample(crate::samples::Sample { time, thread: th, cpu: 0, event: ev, stack: None, period: 1 }).unwrap();
+            p.push_sample(crate::samples::Sample {
+                time,
+                thread: th,
+                cpu: 0,
+                event: ev,
+                stack: None,
+                period: 1,
+            })
+            .unwrap();
         }
         let mut b = TimelineBuilder::new();
         b.on_comm(Some(50), 10, 11, "worker", false);
@@ -327,6 +435,9 @@ mod tests {
         assert_eq!(p.event_name(approx), OFF_CPU_APPROX_EVENT);
         assert_eq!(p.samples.time, [100, 150, 260, 400]);
         let s = p.samples.get(2).unwrap();
-        assert_eq!((s.thread, s.event, s.stack, s.period, s.cpu), (th, approx, Some(StackIndex(7)), 60, 0));
+        assert_eq!(
+            (s.thread, s.event, s.stack, s.period, s.cpu),
+            (th, approx, Some(StackIndex(7)), 60, 0)
+        );
     }
 }

@@ -52,7 +52,14 @@ impl<T> Ord for Entry<T> {
 
 impl<T> Default for OrderedQueue<T> {
     fn default() -> Self {
-        OrderedQueue { heap: BinaryHeap::new(), seq: 0, max_time: 0, next_flush: 0, last_released: 0, late: 0 }
+        OrderedQueue {
+            heap: BinaryHeap::new(),
+            seq: 0,
+            max_time: 0,
+            next_flush: 0,
+            last_released: 0,
+            late: 0,
+        }
     }
 }
 
@@ -68,7 +75,11 @@ impl<T> OrderedQueue<T> {
             self.late += 1;
         }
         self.max_time = self.max_time.max(time);
-        self.heap.push(Reverse(Entry { time, seq: self.seq, item }));
+        self.heap.push(Reverse(Entry {
+            time,
+            seq: self.seq,
+            item,
+        }));
         self.seq += 1;
     }
 
@@ -127,7 +138,10 @@ mod tests {
         assert_eq!(out, [(10, "a"), (20, "c"), (25, "d"), (30, "b")]);
         q.push(35, "f");
         q.finish(|t, x| out.push((t, x)));
-        assert_eq!(out.iter().map(|(t, _)| *t).collect::<Vec<_>>(), [10, 20, 25, 30, 35, 40]);
+        assert_eq!(
+            out.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
+            [10, 20, 25, 30, 35, 40]
+        );
         assert_eq!(q.late, 0);
     }
 
@@ -142,7 +156,11 @@ mod tests {
         q.finished_round(|_, x| out.push(x));
         q.push(1, 4); // older than what was already released
         q.finish(|_, x| out.push(x));
-        assert_eq!(out, [1, 2, 4, 3], "the late item goes out with the next release, first");
+        assert_eq!(
+            out,
+            [1, 2, 4, 3],
+            "the late item goes out with the next release, first"
+        );
         assert_eq!(q.late, 1);
     }
 }

@@ -1,9 +1,12 @@
 //! [`Profile`]: every interned table plus the samples, the input of call trees, flame graphs and
 //! exports.
 
-use crate::ids::{CapacityError, EventIndex, FrameIndex, FuncIndex, ModuleIndex, StackIndex, StringIndex, ThreadIndex};
+use crate::ids::{
+    CapacityError, EventIndex, FrameIndex, FuncIndex, ModuleIndex, StackIndex, StringIndex,
+    ThreadIndex,
+};
 use crate::samples::{Sample, SampleTable, Thread, ThreadTable};
-use crate::stack_table::{Frame, Func, FrameTable, FuncTable, ModuleTable, StackTable};
+use crate::stack_table::{Frame, FrameTable, Func, FuncTable, ModuleTable, StackTable};
 use crate::string_table::StringTable;
 
 /// Heap bytes of a [`Profile`], by table (see [`crate::heap`] for what is counted).
@@ -28,7 +31,13 @@ pub struct HeapBytes {
 impl HeapBytes {
     /// The sum of every table.
     pub fn total(&self) -> usize {
-        self.strings + self.modules + self.funcs + self.frames + self.stacks + self.threads + self.samples
+        self.strings
+            + self.modules
+            + self.funcs
+            + self.frames
+            + self.stacks
+            + self.threads
+            + self.samples
     }
 }
 
@@ -84,13 +93,21 @@ impl Profile {
     }
 
     /// Interns a module by path and build id.
-    pub fn intern_module(&mut self, path: &str, build_id: Option<&[u8]>) -> Result<ModuleIndex, CapacityError> {
+    pub fn intern_module(
+        &mut self,
+        path: &str,
+        build_id: Option<&[u8]>,
+    ) -> Result<ModuleIndex, CapacityError> {
         let path = self.strings.intern(path)?;
         self.modules.intern(path, build_id)
     }
 
     /// Interns a function by name and module.
-    pub fn intern_func(&mut self, name: &str, module: Option<ModuleIndex>) -> Result<FuncIndex, CapacityError> {
+    pub fn intern_func(
+        &mut self,
+        name: &str,
+        module: Option<ModuleIndex>,
+    ) -> Result<FuncIndex, CapacityError> {
         let name = self.strings.intern(name)?;
         self.funcs.intern(Func { name, module })
     }
@@ -103,7 +120,12 @@ impl Profile {
         address: u64,
         inline_depth: u16,
     ) -> Result<FrameIndex, CapacityError> {
-        self.frames.intern(Frame { func, module, address, inline_depth })
+        self.frames.intern(Frame {
+            func,
+            module,
+            address,
+            inline_depth,
+        })
     }
 
     /// Adds an event name.
@@ -115,7 +137,12 @@ impl Profile {
     }
 
     /// Adds a thread.
-    pub fn add_thread(&mut self, pid: u32, tid: u32, name: &str) -> Result<ThreadIndex, CapacityError> {
+    pub fn add_thread(
+        &mut self,
+        pid: u32,
+        tid: u32,
+        name: &str,
+    ) -> Result<ThreadIndex, CapacityError> {
         let name = self.strings.intern(name)?;
         self.threads.push(Thread { pid, tid, name })
     }
@@ -127,7 +154,9 @@ impl Profile {
 
     /// The name of a function (empty for an unknown index).
     pub fn func_name(&self, func: FuncIndex) -> &str {
-        self.funcs.get(func).map_or("", |f| self.strings.get(f.name))
+        self.funcs
+            .get(func)
+            .map_or("", |f| self.strings.get(f.name))
     }
 
     /// The function of a frame.
@@ -142,11 +171,15 @@ impl Profile {
 
     /// The name of a thread's command (empty for an unknown index).
     pub fn thread_name(&self, thread: ThreadIndex) -> &str {
-        self.threads.get(thread).map_or("", |t| self.strings.get(t.name))
+        self.threads
+            .get(thread)
+            .map_or("", |t| self.strings.get(t.name))
     }
 
     /// The name of an event (empty for an unknown index).
     pub fn event_name(&self, event: EventIndex) -> &str {
-        self.events.get(event.index()).map_or("", |&s| self.strings.get(s))
+        self.events
+            .get(event.index())
+            .map_or("", |&s| self.strings.get(s))
     }
 }

@@ -152,7 +152,12 @@ impl SampleTable {
     /// Bytes held on the heap (see [`crate::heap`]).
     pub fn heap_bytes(&self) -> usize {
         use crate::heap::vec_bytes;
-        vec_bytes(&self.time) + vec_bytes(&self.thread) + vec_bytes(&self.cpu) + vec_bytes(&self.event) + vec_bytes(&self.stack) + vec_bytes(&self.period)
+        vec_bytes(&self.time)
+            + vec_bytes(&self.thread)
+            + vec_bytes(&self.cpu)
+            + vec_bytes(&self.event)
+            + vec_bytes(&self.stack)
+            + vec_bytes(&self.period)
     }
 }
 
@@ -193,17 +198,27 @@ impl SampleFilter {
     /// allows: none when the range is all there is to it (an event list naming every event of
     /// the `events` keeps all), the event column alone when events are picked too, else
     /// [`SampleFilter::matches`].
-    pub fn candidates<'a>(&'a self, samples: &'a SampleTable, threads: &'a ThreadTable, events: usize) -> (core::ops::Range<usize>, impl Fn(usize) -> bool + 'a) {
+    pub fn candidates<'a>(
+        &'a self,
+        samples: &'a SampleTable,
+        threads: &'a ThreadTable,
+        events: usize,
+    ) -> (core::ops::Range<usize>, impl Fn(usize) -> bool + 'a) {
         let window = self.time_window(samples);
-        let all_events = self.events.is_empty() || (0..events).all(|e| self.events.contains(&EventIndex(e as u32)));
-        let full = (self.time_range.is_some() && window.is_none()) || !(self.pids.is_empty() && self.tids.is_empty() && self.cpus.is_empty());
+        let all_events = self.events.is_empty()
+            || (0..events).all(|e| self.events.contains(&EventIndex(e as u32)));
+        let full = (self.time_range.is_some() && window.is_none())
+            || !(self.pids.is_empty() && self.tids.is_empty() && self.cpus.is_empty());
         let test = move |i: usize| {
             if full {
                 self.matches(samples, threads, i)
             } else if all_events {
                 true
             } else {
-                samples.event.get(i).is_some_and(|e| self.events.contains(e))
+                samples
+                    .event
+                    .get(i)
+                    .is_some_and(|e| self.events.contains(e))
             }
         };
         (window.unwrap_or(0..samples.len()), test)
@@ -211,7 +226,9 @@ impl SampleFilter {
 
     /// Whether sample `i` passes. `threads` resolves pid/tid.
     pub fn matches(&self, samples: &SampleTable, threads: &ThreadTable, i: usize) -> bool {
-        let Some(s) = samples.get(i) else { return false };
+        let Some(s) = samples.get(i) else {
+            return false;
+        };
         if let Some((start, end)) = self.time_range {
             if s.time < start || s.time >= end {
                 return false;
@@ -224,7 +241,9 @@ impl SampleFilter {
             return false;
         }
         if !self.pids.is_empty() || !self.tids.is_empty() {
-            let Some(t) = threads.get(s.thread) else { return false };
+            let Some(t) = threads.get(s.thread) else {
+                return false;
+            };
             if !self.pids.is_empty() && !self.pids.contains(&t.pid) {
                 return false;
             }

@@ -31,13 +31,20 @@ pub struct ModuleTable {
 
 impl ModuleTable {
     /// The index of (path, build id), adding it when new.
-    pub fn intern(&mut self, path: StringIndex, build_id: Option<&[u8]>) -> Result<ModuleIndex, CapacityError> {
+    pub fn intern(
+        &mut self,
+        path: StringIndex,
+        build_id: Option<&[u8]>,
+    ) -> Result<ModuleIndex, CapacityError> {
         let key = (path, build_id.map(<[u8]>::to_vec));
         if let Some(&i) = self.index.get(&key) {
             return Ok(i);
         }
         let i = ModuleIndex::from_len(self.modules.len())?;
-        self.modules.push(Module { path, build_id: key.1.clone() });
+        self.modules.push(Module {
+            path,
+            build_id: key.1.clone(),
+        });
         self.index.insert(key, i);
         Ok(i)
     }
@@ -59,7 +66,12 @@ impl ModuleTable {
 
     /// Bytes held on the heap (see [`crate::heap`]).
     pub fn heap_bytes(&self) -> usize {
-        let ids: usize = self.modules.iter().filter_map(|m| m.build_id.as_ref()).map(Vec::capacity).sum();
+        let ids: usize = self
+            .modules
+            .iter()
+            .filter_map(|m| m.build_id.as_ref())
+            .map(Vec::capacity)
+            .sum();
         crate::heap::vec_bytes(&self.modules) + crate::heap::map_bytes(&self.index) + 2 * ids
     }
 }
@@ -278,7 +290,10 @@ fn key_hash(key: u64) -> u64 {
 fn key_of(prefixes: &[u32], frames: &[FrameIndex], i: u32) -> u64 {
     let p = prefixes.get(i as usize).copied().unwrap_or(NO_PREFIX);
     let prefix = (p != NO_PREFIX).then_some(StackIndex(p));
-    let frame = frames.get(i as usize).copied().unwrap_or(FrameIndex(u32::MAX));
+    let frame = frames
+        .get(i as usize)
+        .copied()
+        .unwrap_or(FrameIndex(u32::MAX));
     stack_key(prefix, frame)
 }
 
@@ -291,7 +306,11 @@ const NO_PREFIX: u32 = u32::MAX;
 impl StackTable {
     /// The stack `prefix` + `frame`, adding it when new.
     #[inline]
-    pub fn intern(&mut self, prefix: Option<StackIndex>, frame: FrameIndex) -> Result<StackIndex, CapacityError> {
+    pub fn intern(
+        &mut self,
+        prefix: Option<StackIndex>,
+        frame: FrameIndex,
+    ) -> Result<StackIndex, CapacityError> {
         if self.unindexed {
             self.reindex();
         }
@@ -313,17 +332,28 @@ impl StackTable {
         let key = stack_key(prefix, frame);
         let hash = key_hash(key);
         let (prefixes, frames) = (&self.prefixes, &self.frames);
-        if let Some(&i) = self.index.find(hash, |&i| key_of(prefixes, frames, i) == key) {
+        if let Some(&i) = self
+            .index
+            .find(hash, |&i| key_of(prefixes, frames, i) == key)
+        {
             return Ok(StackIndex(i));
         }
         let i = self.push(prefix, frame)?;
         let (prefixes, frames) = (&self.prefixes, &self.frames);
-        self.index.insert_unique(hash, i.0, |&j| key_hash(key_of(prefixes, frames, j)));
+        self.index
+            .insert_unique(hash, i.0, |&j| key_hash(key_of(prefixes, frames, j)));
         Ok(i)
     }
 
-    fn push(&mut self, prefix: Option<StackIndex>, frame: FrameIndex) -> Result<StackIndex, CapacityError> {
-        let i = StackIndex::from_len(self.frames.len()).ok().filter(|i| *i != NO_CHILD).ok_or(CapacityError { table: "stack" })?;
+    fn push(
+        &mut self,
+        prefix: Option<StackIndex>,
+        frame: FrameIndex,
+    ) -> Result<StackIndex, CapacityError> {
+        let i = StackIndex::from_len(self.frames.len())
+            .ok()
+            .filter(|i| *i != NO_CHILD)
+            .ok_or(CapacityError { table: "stack" })?;
         self.push_columns(prefix, frame);
         Ok(i)
     }
@@ -352,8 +382,14 @@ impl StackTable {
                 _ => {
                     let key = stack_key(prefix, frame);
                     let hash = key_hash(key);
-                    if self.index.find(hash, |&j| key_of(prefixes, frames, j) == key).is_none() {
-                        self.index.insert_unique(hash, stack.0, |&j| key_hash(key_of(prefixes, frames, j)));
+                    if self
+                        .index
+                        .find(hash, |&j| key_of(prefixes, frames, j) == key)
+                        .is_none()
+                    {
+                        self.index.insert_unique(hash, stack.0, |&j| {
+                            key_hash(key_of(prefixes, frames, j))
+                        });
                     }
                 }
             }
@@ -371,7 +407,10 @@ impl StackTable {
     }
 
     /// Interns a whole stack given root first; `None` for an empty slice.
-    pub fn intern_path(&mut self, root_first: &[FrameIndex]) -> Result<Option<StackIndex>, CapacityError> {
+    pub fn intern_path(
+        &mut self,
+        root_first: &[FrameIndex],
+    ) -> Result<Option<StackIndex>, CapacityError> {
         let mut stack = None;
         for &frame in root_first {
             stack = Some(self.intern(stack, frame)?);
@@ -384,11 +423,17 @@ impl StackTable {
     pub fn get(&self, i: StackIndex) -> Option<Stack> {
         let frame = *self.frames.get(i.index())?;
         let p = *self.prefixes.get(i.index())?;
-        Some(Stack { prefix: (p != NO_PREFIX).then_some(StackIndex(p)), frame })
+        Some(Stack {
+            prefix: (p != NO_PREFIX).then_some(StackIndex(p)),
+            frame,
+        })
     }
 
     /// The frames of a stack, leaf first.
-    pub fn frames_leaf_first(&self, stack: Option<StackIndex>) -> impl Iterator<Item = FrameIndex> + '_ {
+    pub fn frames_leaf_first(
+        &self,
+        stack: Option<StackIndex>,
+    ) -> impl Iterator<Item = FrameIndex> + '_ {
         let mut cur = stack;
         core::iter::from_fn(move || {
             let s = self.get(cur?)?;
@@ -399,7 +444,13 @@ impl StackTable {
 
     /// All stacks in index order (prefixes before the stacks built on them).
     pub fn iter(&self) -> impl Iterator<Item = Stack> + '_ {
-        self.prefixes.iter().zip(&self.frames).map(|(&p, &frame)| Stack { prefix: (p != NO_PREFIX).then_some(StackIndex(p)), frame })
+        self.prefixes
+            .iter()
+            .zip(&self.frames)
+            .map(|(&p, &frame)| Stack {
+                prefix: (p != NO_PREFIX).then_some(StackIndex(p)),
+                frame,
+            })
     }
 
     /// Number of stacks.
@@ -415,7 +466,10 @@ impl StackTable {
     /// Bytes held on the heap (see [`crate::heap`]).
     pub fn heap_bytes(&self) -> usize {
         use crate::heap::{table_bytes, vec_bytes};
-        vec_bytes(&self.prefixes) + vec_bytes(&self.frames) + vec_bytes(&self.first_child) + table_bytes(self.index.capacity(), 4)
+        vec_bytes(&self.prefixes)
+            + vec_bytes(&self.frames)
+            + vec_bytes(&self.first_child)
+            + table_bytes(self.index.capacity(), 4)
     }
 }
 
@@ -445,7 +499,13 @@ mod tests {
         let first = st.intern(Some(root), f(1)).unwrap();
         let second = st.intern(Some(root), f(2)).unwrap();
         let third = st.intern(Some(root), f(3)).unwrap();
-        assert_eq!([first, second, third].map(|s| st.get(s).unwrap()), [1, 2, 3].map(|i| Stack { prefix: Some(root), frame: f(i) }));
+        assert_eq!(
+            [first, second, third].map(|s| st.get(s).unwrap()),
+            [1, 2, 3].map(|i| Stack {
+                prefix: Some(root),
+                frame: f(i)
+            })
+        );
         assert_eq!(st.intern(Some(root), f(2)).unwrap(), second);
         assert_eq!(st.intern(Some(root), f(1)).unwrap(), first);
         assert_eq!(st.intern(Some(root), f(3)).unwrap(), third);
@@ -470,6 +530,12 @@ mod tests {
         assert_eq!(st.len(), 4);
         let ae = st.intern_path(&[f(0), f(4)]).unwrap();
         assert_eq!(ae, Some(StackIndex(4)));
-        assert_eq!(st.get(StackIndex(4)), Some(Stack { prefix: Some(StackIndex(0)), frame: f(4) }));
+        assert_eq!(
+            st.get(StackIndex(4)),
+            Some(Stack {
+                prefix: Some(StackIndex(0)),
+                frame: f(4)
+            })
+        );
     }
 }

@@ -57,14 +57,19 @@ impl StringTable {
     pub fn intern(&mut self, s: &str) -> Result<StringIndex, CapacityError> {
         let h = hash32(s);
         let (bytes, ends) = (&self.bytes, &self.ends);
-        if let Some(&(i, _)) = self.index.find(spread(h), |&(i, hi)| hi == h && text(bytes, ends, i as usize) == s) {
+        if let Some(&(i, _)) = self.index.find(spread(h), |&(i, hi)| {
+            hi == h && text(bytes, ends, i as usize) == s
+        }) {
             return Ok(StringIndex(i));
         }
         let i = StringIndex::from_len(self.ends.len())?;
-        let end = u32::try_from(self.bytes.len() + s.len()).map_err(|_| CapacityError { table: "string bytes" })?;
+        let end = u32::try_from(self.bytes.len() + s.len()).map_err(|_| CapacityError {
+            table: "string bytes",
+        })?;
         self.bytes.push_str(s);
         self.ends.push(end);
-        self.index.insert_unique(spread(h), (i.0, h), |&(_, hj)| spread(hj));
+        self.index
+            .insert_unique(spread(h), (i.0, h), |&(_, hj)| spread(hj));
         Ok(i)
     }
 
@@ -80,7 +85,11 @@ impl StringTable {
     /// The index of `s` if it was interned.
     pub fn find(&self, s: &str) -> Option<StringIndex> {
         let (bytes, ends, h) = (&self.bytes, &self.ends, hash32(s));
-        self.index.find(spread(h), |&(i, hi)| hi == h && text(bytes, ends, i as usize) == s).map(|&(i, _)| StringIndex(i))
+        self.index
+            .find(spread(h), |&(i, hi)| {
+                hi == h && text(bytes, ends, i as usize) == s
+            })
+            .map(|&(i, _)| StringIndex(i))
     }
 
     /// Number of distinct strings.
@@ -102,7 +111,9 @@ impl StringTable {
 
     /// Bytes held on the heap (see [`crate::heap`]).
     pub fn heap_bytes(&self) -> usize {
-        self.bytes.capacity() + crate::heap::vec_bytes(&self.ends) + crate::heap::table_bytes(self.index.capacity(), std::mem::size_of::<(u32, u32)>())
+        self.bytes.capacity()
+            + crate::heap::vec_bytes(&self.ends)
+            + crate::heap::table_bytes(self.index.capacity(), std::mem::size_of::<(u32, u32)>())
     }
 }
 
@@ -115,7 +126,10 @@ mod tests {
         let mut t = StringTable::new();
         let words = ["", "main", "libc.so.6+0x1f00", "main", "", "ä;b", "mai"];
         let ids: Vec<StringIndex> = words.iter().map(|w| t.intern(w).unwrap()).collect();
-        assert_eq!(ids.iter().map(|i| i.0).collect::<Vec<_>>(), vec![0, 1, 2, 1, 0, 3, 4]);
+        assert_eq!(
+            ids.iter().map(|i| i.0).collect::<Vec<_>>(),
+            vec![0, 1, 2, 1, 0, 3, 4]
+        );
         for (w, i) in words.iter().zip(&ids) {
             assert_eq!(t.get(*i), *w);
             assert_eq!(t.find(w), Some(*i));

@@ -247,7 +247,8 @@ impl Reader {
 
     /// A record of a pipe-mode stream; `legacy` is decided at the first.
     fn pipe_record(&mut self, rec: &RawRecord<'_>, legacy: &mut Option<bool>) {
-        let legacy = *legacy.get_or_insert_with(|| perfscope_format::stream::is_legacy_google_record(rec));
+        let legacy =
+            *legacy.get_or_insert_with(|| perfscope_format::stream::is_legacy_google_record(rec));
         // The pre-upstream Google format sends features as records 69..=80.
         if legacy && (69..=80).contains(&rec.type_().0) {
             let feature = HeaderFeature(rec.type_().0 - 66);

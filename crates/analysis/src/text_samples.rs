@@ -35,7 +35,10 @@ struct Attrs {
 }
 
 fn parse_all<T: core::str::FromStr>(key: &str, values: &[&str]) -> Result<Vec<T>, String> {
-    values.iter().map(|v| v.parse().map_err(|_| format!("{key}: cannot parse {v:?}"))).collect()
+    values
+        .iter()
+        .map(|v| v.parse().map_err(|_| format!("{key}: cannot parse {v:?}")))
+        .collect()
 }
 
 /// Builds a [`Profile`] from the text. Errors name the line that is wrong.
@@ -44,7 +47,9 @@ pub fn profile_from_text_samples(text: &str) -> Result<Profile, String> {
     let mut frame_rows: Vec<Vec<(usize, &str)>> = Vec::new();
     for line in text.lines() {
         let toks = crate::import::perf_script::tokens(line);
-        let Some(&(_, first)) = toks.first() else { continue };
+        let Some(&(_, first)) = toks.first() else {
+            continue;
+        };
         if let Some(key) = first.strip_suffix(':') {
             let values: Vec<&str> = toks.iter().skip(1).map(|&(_, t)| t).collect();
             match key {
@@ -61,15 +66,23 @@ pub fn profile_from_text_samples(text: &str) -> Result<Profile, String> {
             frame_rows.push(toks);
         }
     }
-    let starts: Vec<usize> = frame_rows.first().map(|r| r.iter().map(|&(p, _)| p).collect()).unwrap_or_default();
+    let starts: Vec<usize> = frame_rows
+        .first()
+        .map(|r| r.iter().map(|&(p, _)| p).collect())
+        .unwrap_or_default();
     let n = starts.len();
     let mut columns: Vec<Vec<&str>> = vec![Vec::new(); n];
     for (row_no, row) in frame_rows.iter().enumerate() {
         for &(pos, tok) in row {
-            let col = starts.iter().rposition(|&s| s <= pos).ok_or(format!("frame row {row_no}: {tok:?} left of every column"))?;
+            let col = starts
+                .iter()
+                .rposition(|&s| s <= pos)
+                .ok_or(format!("frame row {row_no}: {tok:?} left of every column"))?;
             let c = columns.get_mut(col).ok_or("column")?;
             if c.len() != row_no {
-                return Err(format!("frame row {row_no}: column {col} has a gap above {tok:?}"));
+                return Err(format!(
+                    "frame row {row_no}: column {col} has a gap above {tok:?}"
+                ));
             }
             c.push(tok);
         }
@@ -91,10 +104,15 @@ pub fn profile_from_text_samples(text: &str) -> Result<Profile, String> {
     let mut events = HashMap::new();
     let e = |r: crate::ids::CapacityError| r.to_string();
     for (i, col) in columns.iter().enumerate() {
-        let pick = |v: &Option<Vec<u32>>, d: u32| v.as_ref().and_then(|v| v.get(i).copied()).unwrap_or(d);
+        let pick =
+            |v: &Option<Vec<u32>>, d: u32| v.as_ref().and_then(|v| v.get(i).copied()).unwrap_or(d);
         let pid = pick(&attrs.pid, 1);
         let tid = pick(&attrs.tid, pid);
-        let comm = attrs.comm.as_ref().and_then(|v| v.get(i).cloned()).unwrap_or_else(|| "app".into());
+        let comm = attrs
+            .comm
+            .as_ref()
+            .and_then(|v| v.get(i).cloned())
+            .unwrap_or_else(|| "app".into());
         let thread = match threads.get(&(pid, tid, comm.clone())) {
             Some(&t) => t,
             None => {
@@ -103,7 +121,11 @@ pub fn profile_from_text_samples(text: &str) -> Result<Profile, String> {
                 t
             }
         };
-        let event_name = attrs.event.as_ref().and_then(|v| v.get(i).cloned()).unwrap_or_else(|| "cycles".into());
+        let event_name = attrs
+            .event
+            .as_ref()
+            .and_then(|v| v.get(i).cloned())
+            .unwrap_or_else(|| "cycles".into());
         let event = match events.get(&event_name) {
             Some(&ev) => ev,
             None => {
@@ -118,18 +140,29 @@ pub fn profile_from_text_samples(text: &str) -> Result<Profile, String> {
                 Some((name, rest)) => (name, Some(rest.trim_end_matches(']'))),
                 None => (*tok, None),
             };
-            let module = module.map(|m| p.intern_module(m, None)).transpose().map_err(e)?;
+            let module = module
+                .map(|m| p.intern_module(m, None))
+                .transpose()
+                .map_err(e)?;
             let func = p.intern_func(name, module).map_err(e)?;
             let frame = p.intern_frame(func, module, 0, 0).map_err(e)?;
             stack = Some(p.stacks.intern(stack, frame).map_err(e)?);
         }
         p.push_sample(Sample {
-            time: attrs.time.as_ref().and_then(|v| v.get(i).copied()).unwrap_or(i as u64),
+            time: attrs
+                .time
+                .as_ref()
+                .and_then(|v| v.get(i).copied())
+                .unwrap_or(i as u64),
             thread,
             cpu: pick(&attrs.cpu, 0),
             event,
             stack,
-            period: attrs.period.as_ref().and_then(|v| v.get(i).copied()).unwrap_or(1),
+            period: attrs
+                .period
+                .as_ref()
+                .and_then(|v| v.get(i).copied())
+                .unwrap_or(1),
         })
         .map_err(e)?;
     }

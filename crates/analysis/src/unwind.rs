@@ -94,7 +94,10 @@ impl ModuleUnwindInfo {
             let s = file.section_by_name(name)?;
             s.data().ok().filter(|d| !d.is_empty()).map(Arc::from)
         };
-        let range = |name: &str| file.section_by_name(name).map(|s| s.address()..s.address().saturating_add(s.size()));
+        let range = |name: &str| {
+            file.section_by_name(name)
+                .map(|s| s.address()..s.address().saturating_add(s.size()))
+        };
         let sections = ExplicitModuleSectionInfo {
             base_svma: 0,
             text_svma: range(".text"),
@@ -169,10 +172,18 @@ impl UserUnwinder {
         self.arch
     }
 
-    fn module_info(&mut self, module: ModuleIndex, load: &mut dyn FnMut(ModuleIndex) -> Option<Vec<u8>>) -> Option<Arc<ModuleUnwindInfo>> {
+    fn module_info(
+        &mut self,
+        module: ModuleIndex,
+        load: &mut dyn FnMut(ModuleIndex) -> Option<Vec<u8>>,
+    ) -> Option<Arc<ModuleUnwindInfo>> {
         self.modules
             .entry(module)
-            .or_insert_with(|| load(module).and_then(|b| ModuleUnwindInfo::parse(&b)).map(Arc::new))
+            .or_insert_with(|| {
+                load(module)
+                    .and_then(|b| ModuleUnwindInfo::parse(&b))
+                    .map(Arc::new)
+            })
             .clone()
     }
 
@@ -183,7 +194,11 @@ impl UserUnwinder {
         space: &AddressSpace,
         load: &mut dyn FnMut(ModuleIndex) -> Option<Vec<u8>>,
     ) -> bool {
-        if self.processes.get(&pid).is_some_and(|p| p.generation == generation) {
+        if self
+            .processes
+            .get(&pid)
+            .is_some_and(|p| p.generation == generation)
+        {
             return true;
         }
         let mut unwinder = match self.arch {
@@ -195,14 +210,27 @@ impl UserUnwinder {
             if m.identity {
                 continue;
             }
-            let Some(info) = self.module_info(m.module, load) else { continue };
-            let module = Module::new(String::new(), m.start..m.end, info.bias(m.start, m.pgoff), info.sections.clone());
+            let Some(info) = self.module_info(m.module, load) else {
+                continue;
+            };
+            let module = Module::new(
+                String::new(),
+                m.start..m.end,
+                info.bias(m.start, m.pgoff),
+                info.sections.clone(),
+            );
             match &mut unwinder {
                 ArchUnwinder::X86_64(u) => u.add_module(module),
                 ArchUnwinder::Aarch64(u) => u.add_module(module),
             }
         }
-        self.processes.insert(pid, ProcessUnwinder { generation, unwinder });
+        self.processes.insert(
+            pid,
+            ProcessUnwinder {
+                generation,
+                unwinder,
+            },
+        );
         true
     }
 
@@ -223,7 +251,9 @@ impl UserUnwinder {
         little_endian: bool,
         out: &mut Vec<u64>,
     ) -> UnwindOutcome {
-        let Some((ip_reg, sp_reg)) = self.arch.ip_sp_regs() else { return UnwindOutcome::NoRegisters };
+        let Some((ip_reg, sp_reg)) = self.arch.ip_sp_regs() else {
+            return UnwindOutcome::NoRegisters;
+        };
         let (Some(ip), sp) = (regs.reg(ip_reg), regs.reg(sp_reg)) else {
             return UnwindOutcome::NoRegisters;
         };
@@ -256,7 +286,9 @@ impl UserUnwinder {
         // a missing binary) rather than guess on with frame pointers.
         let modules = &self.modules;
         let known = |addr: u64| {
-            space.find(addr).is_some_and(|m| !m.identity && modules.get(&m.module).is_some_and(Option::is_some))
+            space
+                .find(addr)
+                .is_some_and(|m| !m.identity && modules.get(&m.module).is_some_and(Option::is_some))
         };
         let end = match &p.unwinder {
             ArchUnwinder::X86_64(u) => {
@@ -265,7 +297,11 @@ impl UserUnwinder {
                 collect(|| it.next(), known, out)
             }
             ArchUnwinder::Aarch64(u) => {
-                let regs = UnwindRegsAarch64::new(regs.reg(30).unwrap_or(0), sp, regs.reg(29).unwrap_or(0));
+                let regs = UnwindRegsAarch64::new(
+                    regs.reg(30).unwrap_or(0),
+                    sp,
+                    regs.reg(29).unwrap_or(0),
+                );
                 let mut it = u.iter_frames(ip, regs, &mut self.cache_aarch64, &mut read_stack);
                 collect(|| it.next(), known, out)
             }
@@ -308,7 +344,11 @@ fn read_copied(stack: &[u8], sp: u64, addr: u64, little_endian: bool) -> Option<
         return None;
     }
     let bytes: [u8; 8] = stack.get(off..end)?.try_into().ok()?;
-    Some(if little_endian { u64::from_le_bytes(bytes) } else { u64::from_be_bytes(bytes) })
+    Some(if little_endian {
+        u64::from_le_bytes(bytes)
+    } else {
+        u64::from_be_bytes(bytes)
+    })
 }
 
 /// Collects frames until the iterator ends or reaches a frame that is not `known` code.

@@ -1,11 +1,18 @@
 //! The record-facing builder fed by hand with events copied from `fp-callchain.data`'s
 //! `perf script` oracle (MMAP lines and one sample), checked against perf's folded stack for it.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 #[path = "symbols_common/mod.rs"]
 mod common;
 
-use perfscope_analysis::builder::{CpuMode, ProfileBuilder, SampleInput, UnknownNames, PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER};
+use perfscope_analysis::builder::{
+    CpuMode, ProfileBuilder, SampleInput, UnknownNames, PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER,
+};
 use perfscope_analysis::export::folded::{to_folded_text, FoldedOptions};
 use perfscope_analysis::samples::SampleFilter;
 use perfscope_analysis::symbols::archive::PerfArchive;
@@ -14,11 +21,35 @@ use perfscope_analysis::symbols::resolver::SymbolResolver;
 fn feed(b: &mut ProfileBuilder) {
     let ev = b.add_event("cpu-clock:pppH").unwrap();
     // From oracle/fp-callchain.script.txt:
-    b.mmap(u32::MAX, 0xffff_ffff_8100_0000, 0x12090c8, 0xffff_ffff_8100_0000, "[kernel.kallsyms]_text", None).unwrap();
+    b.mmap(
+        u32::MAX,
+        0xffff_ffff_8100_0000,
+        0x12090c8,
+        0xffff_ffff_8100_0000,
+        "[kernel.kallsyms]_text",
+        None,
+    )
+    .unwrap();
     b.comm(26314, 26314, "perf-exec").unwrap();
     b.comm(26314, 26314, "mt").unwrap();
-    b.mmap(26314, 0x5620_248b_2000, 0x1000, 0x1000, "/tmp/corpus-gen/workloads/mt", None).unwrap();
-    b.mmap(26314, 0x7f16_c873_7000, 0x156000, 0x26000, "/usr/lib/x86_64-linux-gnu/libc.so.6", None).unwrap();
+    b.mmap(
+        26314,
+        0x5620_248b_2000,
+        0x1000,
+        0x1000,
+        "/tmp/corpus-gen/workloads/mt",
+        None,
+    )
+    .unwrap();
+    b.mmap(
+        26314,
+        0x7f16_c873_7000,
+        0x156000,
+        0x26000,
+        "/usr/lib/x86_64-linux-gnu/libc.so.6",
+        None,
+    )
+    .unwrap();
     // Sample at 3874.784783971: exc_page_fault <- asm_exc_page_fault <- libc 16e0ba <- libc 2724a
     // (file-relative; run-time = start + rel - pgoff).
     let chain = [
@@ -58,11 +89,18 @@ fn feed(b: &mut ProfileBuilder) {
 
 #[test]
 fn symbolized_folded_line_equals_perfs() {
-    let Some(shared) = common::shared_dir("symbolized_folded_line_equals_perfs") else { return };
+    let Some(shared) = common::shared_dir("symbolized_folded_line_equals_perfs") else {
+        return;
+    };
     let gen = shared.join("corpus/gen");
     let mut r = SymbolResolver::new();
-    r.add_archive(PerfArchive::parse(&std::fs::read(gen.join("extra/fp-callchain.data.tar.bz2")).unwrap()).unwrap()).unwrap();
-    r.set_kallsyms(&std::fs::read(gen.join("extra/kallsyms.gz")).unwrap()).unwrap();
+    r.add_archive(
+        PerfArchive::parse(&std::fs::read(gen.join("extra/fp-callchain.data.tar.bz2")).unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    r.set_kallsyms(&std::fs::read(gen.join("extra/kallsyms.gz")).unwrap())
+        .unwrap();
     let mut b = ProfileBuilder::new(Some(r));
     feed(&mut b);
     let p = b.finish();
@@ -70,7 +108,10 @@ fn symbolized_folded_line_equals_perfs() {
     let stack = "mt;__libc_start_call_main;__memset_avx512_unaligned_erms;asm_exc_page_fault;exc_page_fault";
     let oracle = std::fs::read_to_string(gen.join("oracle/fp-callchain.folded.txt")).unwrap();
     // perf saw this stack 27 times in the whole file; we fed one of those samples.
-    assert!(oracle.lines().any(|l| l == format!("{stack} 27")), "oracle has the stack");
+    assert!(
+        oracle.lines().any(|l| l == format!("{stack} 27")),
+        "oracle has the stack"
+    );
     assert_eq!(folded, format!("{stack} 1\nmt;leaf 1\n")); // byte order: `_` < `l`
 }
 

@@ -1,4 +1,9 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 //! Call trees from the text DSL of stacks (one column per sample, root on top). Expected trees
 //! are worked out by hand from the columns.
 
@@ -21,7 +26,13 @@ fn top_down_self_and_total() {
         t.to_text(&p),
         "A total=4 self=0\n  B total=3 self=0\n    C total=2 self=2\n    D total=1 self=1\n  C total=1 self=1\n"
     );
-    assert_eq!(t.total(), Weight { samples: 4, period: 4 });
+    assert_eq!(
+        t.total(),
+        Weight {
+            samples: 4,
+            period: 4
+        }
+    );
     assert!(!t.is_inverted());
 }
 
@@ -88,10 +99,28 @@ fn weights_are_sample_count_and_period() {
     let p = profile_from_text_samples(ATTRS).unwrap();
     let t = CallTree::top_down(&p, &SampleFilter::all()).unwrap();
     let ab = t.find_path(&p, &["A", "B"]).unwrap();
-    assert_eq!(t.node(ab).unwrap().self_weight, Weight { samples: 2, period: 16 });
+    assert_eq!(
+        t.node(ab).unwrap().self_weight,
+        Weight {
+            samples: 2,
+            period: 16
+        }
+    );
     let x = t.find_path(&p, &["X"]).unwrap();
-    assert_eq!(t.node(x).unwrap().total, Weight { samples: 2, period: 30 });
-    assert_eq!(t.total(), Weight { samples: 5, period: 53 });
+    assert_eq!(
+        t.node(x).unwrap().total,
+        Weight {
+            samples: 2,
+            period: 30
+        }
+    );
+    assert_eq!(
+        t.total(),
+        Weight {
+            samples: 5,
+            period: 53
+        }
+    );
 }
 
 #[test]
@@ -100,30 +129,71 @@ fn filters_by_time_pid_tid_cpu_and_event() {
     let text = |f: SampleFilter| CallTree::top_down(&p, &f).unwrap().to_text(&p);
     // [10, 30): samples 1 and 2
     assert_eq!(
-        text(SampleFilter { time_range: Some((10, 30)), ..Default::default() }),
-        "A total=2 self=0\n  B total=1 self=1\n  C total=1 self=1\n"
-    );
-    assert_eq!(text(SampleFilter { pids: vec![2], ..Default::default() }), "X total=2 self=0\n  Y total=2 self=2\n");
-    assert_eq!(
-        text(SampleFilter { tids: vec![2], ..Default::default() }),
+        text(SampleFilter {
+            time_range: Some((10, 30)),
+            ..Default::default()
+        }),
         "A total=2 self=0\n  B total=1 self=1\n  C total=1 self=1\n"
     );
     assert_eq!(
-        text(SampleFilter { cpus: vec![0], ..Default::default() }),
+        text(SampleFilter {
+            pids: vec![2],
+            ..Default::default()
+        }),
+        "X total=2 self=0\n  Y total=2 self=2\n"
+    );
+    assert_eq!(
+        text(SampleFilter {
+            tids: vec![2],
+            ..Default::default()
+        }),
+        "A total=2 self=0\n  B total=1 self=1\n  C total=1 self=1\n"
+    );
+    assert_eq!(
+        text(SampleFilter {
+            cpus: vec![0],
+            ..Default::default()
+        }),
         "A total=2 self=0\n  B total=2 self=2\n"
     );
     // event 1 = faults (second distinct event name)
     assert_eq!(p.event_name(EventIndex(1)), "faults");
     assert_eq!(
-        text(SampleFilter { events: vec![EventIndex(1)], ..Default::default() }),
+        text(SampleFilter {
+            events: vec![EventIndex(1)],
+            ..Default::default()
+        }),
         "A total=1 self=0\n  B total=1 self=1\nX total=1 self=0\n  Y total=1 self=1\n"
     );
     // combined: pid 1 and cpu 1 -> only sample 1 (A;C)
-    assert_eq!(text(SampleFilter { pids: vec![1], cpus: vec![1], ..Default::default() }), "A total=1 self=0\n  C total=1 self=1\n");
+    assert_eq!(
+        text(SampleFilter {
+            pids: vec![1],
+            cpus: vec![1],
+            ..Default::default()
+        }),
+        "A total=1 self=0\n  C total=1 self=1\n"
+    );
     // nothing passes: an empty tree
-    assert_eq!(text(SampleFilter { tids: vec![99], ..Default::default() }), "");
-    let inv = CallTree::inverted(&p, &SampleFilter { time_range: Some((0, 25)), ..Default::default() }).unwrap();
-    assert_eq!(inv.to_text(&p), "B total=2 self=2\n  A total=2 self=0\nC total=1 self=1\n  A total=1 self=0\n");
+    assert_eq!(
+        text(SampleFilter {
+            tids: vec![99],
+            ..Default::default()
+        }),
+        ""
+    );
+    let inv = CallTree::inverted(
+        &p,
+        &SampleFilter {
+            time_range: Some((0, 25)),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        inv.to_text(&p),
+        "B total=2 self=2\n  A total=2 self=0\nC total=1 self=1\n  A total=1 self=0\n"
+    );
 }
 
 #[test]
@@ -132,5 +202,8 @@ fn dsl_errors_name_the_problem() {
         profile_from_text_samples("time: 1 2\nA B C\n").unwrap_err(),
         "time: 2 values for 3 samples"
     );
-    assert_eq!(profile_from_text_samples("A  B\n   C\nD\n").unwrap_err(), "frame row 2: column 0 has a gap above \"D\"");
+    assert_eq!(
+        profile_from_text_samples("A  B\n   C\nD\n").unwrap_err(),
+        "frame row 2: column 0 has a gap above \"D\""
+    );
 }

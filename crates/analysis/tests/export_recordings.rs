@@ -3,7 +3,12 @@
 //! pprof decodes with Google's protobuf runtime to the profile's totals and stacks; speedscope
 //! passes speedscope's schema with the same stacks. The Python checks skip with a message when
 //! their packages are missing.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod recording_common;
 
@@ -28,14 +33,25 @@ use serde_json::Value;
 /// Folded stacks with the command name, lines that print the same merged.
 fn folded(p: &Profile, include_comm: bool, weight: WeightKind) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
-    for (line, n) in folded_lines(p, &SampleFilter::all(), FoldedOptions { include_comm, weight }) {
+    for (line, n) in folded_lines(
+        p,
+        &SampleFilter::all(),
+        FoldedOptions {
+            include_comm,
+            weight,
+        },
+    ) {
         *out.entry(line).or_default() += n;
     }
     out
 }
 
 fn columns(p: &Profile) -> (Vec<u64>, Vec<u32>, Vec<u64>) {
-    (p.samples.time.clone(), p.samples.cpu.clone(), p.samples.period.clone())
+    (
+        p.samples.time.clone(),
+        p.samples.cpu.clone(),
+        p.samples.period.clone(),
+    )
 }
 
 fn shared(bytes: &[u8]) -> perfscope_analysis::export::share::SharedProfile {
@@ -52,12 +68,23 @@ fn share_file_round_trip() {
     let p = load("slow");
     let summary = Summary::from_bytes(&data);
     let bytes = to_share(&p, Some(&summary), &ShareOptions::default());
-    eprintln!("slow.data: {} bytes, share file: {} bytes", data.len(), bytes.len());
+    eprintln!(
+        "slow.data: {} bytes, share file: {} bytes",
+        data.len(),
+        bytes.len()
+    );
     let back = shared(&bytes);
-    assert_eq!(folded(&back.profile, true, WeightKind::Period), folded(&p, true, WeightKind::Period));
+    assert_eq!(
+        folded(&back.profile, true, WeightKind::Period),
+        folded(&p, true, WeightKind::Period)
+    );
     assert_eq!(columns(&back.profile), columns(&p));
     assert_eq!(back.summary.as_ref(), Some(&summary));
-    assert_eq!(back.profile.event_name(perfscope_analysis::ids::EventIndex(0)), p.event_name(perfscope_analysis::ids::EventIndex(0)));
+    assert_eq!(
+        back.profile
+            .event_name(perfscope_analysis::ids::EventIndex(0)),
+        p.event_name(perfscope_analysis::ids::EventIndex(0))
+    );
 }
 
 #[test]
@@ -67,9 +94,18 @@ fn privacy_options_on_a_real_recording() {
     let summary = Summary::from_bytes(&data);
     assert_eq!(summary.hostname.as_deref(), Some("vm"));
     let body = |privacy: PrivacyOptions| {
-        let bytes = to_share(&p, Some(&summary), &ShareOptions { privacy, ..Default::default() });
+        let bytes = to_share(
+            &p,
+            Some(&summary),
+            &ShareOptions {
+                privacy,
+                ..Default::default()
+            },
+        );
         let mut out = Vec::new();
-        flate2::read::GzDecoder::new(&bytes[HEADER_SIZE..]).read_to_end(&mut out).unwrap();
+        flate2::read::GzDecoder::new(&bytes[HEADER_SIZE..])
+            .read_to_end(&mut out)
+            .unwrap();
         (String::from_utf8_lossy(&out).into_owned(), shared(&bytes))
     };
     let secrets = [r#""hostname":"vm""#, "-F 2000", "/tmp/perfscope-diff/base"];
@@ -85,7 +121,10 @@ fn privacy_options_on_a_real_recording() {
     let s = back.summary.unwrap();
     assert_eq!((s.hostname, s.cmdline, s.cmdline_args), (None, None, None));
     let thread = back.profile.threads.get(ThreadIndex(0)).unwrap();
-    assert_eq!(back.profile.thread_name(ThreadIndex(0)), format!("thread-{}", thread.tid));
+    assert_eq!(
+        back.profile.thread_name(ThreadIndex(0)),
+        format!("thread-{}", thread.tid)
+    );
     // The names people share the file for are all there.
     let f = folded(&back.profile, false, WeightKind::Samples);
     assert_eq!(f, folded(&p, false, WeightKind::Samples));
@@ -93,7 +132,10 @@ fn privacy_options_on_a_real_recording() {
 }
 
 fn python(modules: &str, test: &str) -> bool {
-    let ok = Command::new("python3").args(["-c", &format!("import {modules}")]).output().is_ok_and(|o| o.status.success());
+    let ok = Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !ok {
         eprintln!("{test}: skipped: needs python3 with {modules}");
     }
@@ -101,26 +143,49 @@ fn python(modules: &str, test: &str) -> bool {
 }
 
 fn run_check(script: &str, file_name: &str, contents: &[u8]) -> Value {
-    let dir = std::env::temp_dir().join(format!("perfscope-export-recordings-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "perfscope-export-recordings-{}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(file_name);
     std::fs::write(&path, contents).unwrap();
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data").join(script);
-    let out = Command::new("python3").arg(script).arg(&path).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data")
+        .join(script);
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]
 fn pprof_of_a_recording_decodes_to_its_totals() {
-    if !python("google.protobuf, grpc_tools", "pprof_of_a_recording_decodes_to_its_totals") {
+    if !python(
+        "google.protobuf, grpc_tools",
+        "pprof_of_a_recording_decodes_to_its_totals",
+    ) {
         return;
     }
     let p = load("base");
-    let v = run_check("pprof/check_pprof.py", "base.pb.gz", &to_pprof(&p, &PprofOptions::default()));
+    let v = run_check(
+        "pprof/check_pprof.py",
+        "base.pb.gz",
+        &to_pprof(&p, &PprofOptions::default()),
+    );
     let period: u64 = p.samples.period.iter().sum();
     assert_eq!(v["totals"], serde_json::json!([p.samples.len(), period]));
-    assert_eq!(v["sample_types"], serde_json::json!([["samples", "count"], ["cpu-clock", "nanoseconds"]]));
+    assert_eq!(
+        v["sample_types"],
+        serde_json::json!([["samples", "count"], ["cpu-clock", "nanoseconds"]])
+    );
     let f: BTreeMap<String, Vec<u64>> = serde_json::from_value(v["folded"].clone()).unwrap();
     let samples: BTreeMap<String, u64> = f.iter().map(|(k, v)| (k.clone(), v[0])).collect();
     assert_eq!(samples, folded(&p, false, WeightKind::Samples));
@@ -134,8 +199,18 @@ fn speedscope_of_a_recording_passes_the_schema() {
         return;
     }
     let p = load("slow");
-    let doc = to_speedscope(&p, &SpeedscopeOptions { name: "slow.data".into(), ..Default::default() });
-    let v = run_check("speedscope/check_speedscope.py", "slow.speedscope.json", doc.as_bytes());
+    let doc = to_speedscope(
+        &p,
+        &SpeedscopeOptions {
+            name: "slow.data".into(),
+            ..Default::default()
+        },
+    );
+    let v = run_check(
+        "speedscope/check_speedscope.py",
+        "slow.speedscope.json",
+        doc.as_bytes(),
+    );
     let theirs: BTreeMap<String, u64> = serde_json::from_value(v["folded"].clone()).unwrap();
     assert_eq!(theirs, folded(&p, false, WeightKind::Period));
     assert_eq!(v["profiles"][0]["unit"], "nanoseconds");

@@ -2,7 +2,12 @@
 //! export equals perf's folded oracle (same lines, same counts), its sample count the number
 //! of samples in the oracle; and the oracles' folded files round-trip through the folded
 //! importer byte for byte.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod common;
 
@@ -23,7 +28,9 @@ fn oracle_pairs() -> Option<Vec<(String, PathBuf, PathBuf)>> {
         let dir = shared.join("corpus").join(set).join("oracle");
         for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            let Some(stem) = name.strip_suffix(".folded.txt") else { continue };
+            let Some(stem) = name.strip_suffix(".folded.txt") else {
+                continue;
+            };
             let script = dir.join(format!("{stem}.script.txt"));
             if script.is_file() {
                 out.push((format!("{set}/{stem}"), script, e.path()));
@@ -42,7 +49,10 @@ fn sorted_lines(text: &str) -> Vec<&str> {
 
 /// The number of samples a folded oracle counts.
 fn folded_total(text: &str) -> u64 {
-    text.lines().filter_map(|l| l.rsplit_once(' ')).map(|(_, n)| n.parse::<u64>().unwrap()).sum()
+    text.lines()
+        .filter_map(|l| l.rsplit_once(' '))
+        .map(|(_, n)| n.parse::<u64>().unwrap())
+        .sum()
 }
 
 /// Recordings whose two oracles disagree with each other, and why. perf made the script and
@@ -67,14 +77,21 @@ const SCRIPT_TRUNCATED: &[&str] = &["bigendian/be-pipe"];
 
 fn cut_at_paren(line: &str) -> String {
     let (stack, count) = line.rsplit_once(' ').unwrap();
-    let frames: Vec<&str> = stack.split(';').map(|f| f.split(" (").next().unwrap()).collect();
+    let frames: Vec<&str> = stack
+        .split(';')
+        .map(|f| f.split(" (").next().unwrap())
+        .collect();
     format!("{} {count}", frames.join(";"))
 }
 
 #[test]
 fn perf_script_text_gives_perfs_folded_stacks() {
     let Some(pairs) = oracle_pairs() else { return };
-    assert!(pairs.len() >= 15, "expected the corpus' folded oracles, found {}", pairs.len());
+    assert!(
+        pairs.len() >= 15,
+        "expected the corpus' folded oracles, found {}",
+        pairs.len()
+    );
     let mut failures = Vec::new();
     let mut exact = 0;
     for (stem, script, folded_oracle) in &pairs {
@@ -82,31 +99,60 @@ fn perf_script_text_gives_perfs_folded_stacks() {
         let oracle = std::fs::read_to_string(folded_oracle).unwrap();
         assert_eq!(detect(&script_bytes), Some(TextKind::PerfScript), "{stem}");
         let imported = perf_script::import(&script_bytes).unwrap_or_else(|e| panic!("{stem}: {e}"));
-        assert_eq!(imported.skipped_lines, 0, "{stem}: skipped line {:?}", imported.first_skipped);
-        let ours = to_folded_text(&imported.profile, &SampleFilter::all(), FoldedOptions::default());
+        assert_eq!(
+            imported.skipped_lines, 0,
+            "{stem}: skipped line {:?}",
+            imported.first_skipped
+        );
+        let ours = to_folded_text(
+            &imported.profile,
+            &SampleFilter::all(),
+            FoldedOptions::default(),
+        );
         let samples = imported.profile.samples.len() as u64;
-        eprintln!("{stem}: {samples} samples, {} folded lines", sorted_lines(&ours).len());
+        eprintln!(
+            "{stem}: {samples} samples, {} folded lines",
+            sorted_lines(&ours).len()
+        );
         if SCRIPT_TRUNCATED.contains(&stem.as_str()) {
-            assert!(samples < folded_total(&oracle), "{stem}: no longer truncated?");
+            assert!(
+                samples < folded_total(&oracle),
+                "{stem}: no longer truncated?"
+            );
             continue;
         }
         if samples != folded_total(&oracle) {
-            failures.push(format!("{stem}: {samples} samples, the oracle counts {}", folded_total(&oracle)));
+            failures.push(format!(
+                "{stem}: {samples} samples, the oracle counts {}",
+                folded_total(&oracle)
+            ));
         }
-        let (mut a, b): (Vec<String>, Vec<String>) =
-            (sorted_lines(&ours).into_iter().map(String::from).collect(), sorted_lines(&oracle).into_iter().map(String::from).collect());
+        let (mut a, b): (Vec<String>, Vec<String>) = (
+            sorted_lines(&ours).into_iter().map(String::from).collect(),
+            sorted_lines(&oracle)
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        );
         if ORACLE_CUTS_AT_SPACE.contains(&stem.as_str()) {
             // Cutting names merges lines: count again.
-            let mut merged: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
+            let mut merged: std::collections::BTreeMap<String, u64> =
+                std::collections::BTreeMap::new();
             for l in a.iter().map(|l| cut_at_paren(l)) {
                 let (s, n) = l.rsplit_once(' ').unwrap();
                 *merged.entry(s.to_owned()).or_default() += n.parse::<u64>().unwrap();
             }
-            a = merged.into_iter().map(|(s, n)| format!("{s} {n}")).collect();
+            a = merged
+                .into_iter()
+                .map(|(s, n)| format!("{s} {n}"))
+                .collect();
             a.sort_unstable();
         }
         if let Some((_, why)) = ORACLES_DISAGREE.iter().find(|(s, _)| s == stem) {
-            assert_ne!(a, b, "{stem}: the oracles agree now ({why}): compare exactly");
+            assert_ne!(
+                a, b,
+                "{stem}: the oracles agree now ({why}): compare exactly"
+            );
             continue;
         }
         if a == b {
@@ -129,8 +175,16 @@ fn folded_oracles_round_trip() {
         assert_eq!(detect(&text), Some(TextKind::Folded), "{stem}");
         let imported = folded::import(&text, &folded::FoldedImportOptions::default()).unwrap();
         let text = String::from_utf8(text).unwrap();
-        assert_eq!(imported.profile.samples.len() as u64, folded_total(&text), "{stem}");
-        let ours = to_folded_text(&imported.profile, &SampleFilter::all(), FoldedOptions::default());
+        assert_eq!(
+            imported.profile.samples.len() as u64,
+            folded_total(&text),
+            "{stem}"
+        );
+        let ours = to_folded_text(
+            &imported.profile,
+            &SampleFilter::all(),
+            FoldedOptions::default(),
+        );
         assert_eq!(sorted_lines(&ours), sorted_lines(&text), "{stem}");
         // The oracles are `LC_ALL=C sort`ed, as the export writes: byte-identical too.
         assert_eq!(ours, text, "{stem}");
@@ -139,24 +193,40 @@ fn folded_oracles_round_trip() {
 
 #[test]
 fn every_script_oracle_imports_without_panicking() {
-    let Some(shared) = common::shared() else { return };
+    let Some(shared) = common::shared() else {
+        return;
+    };
     let mut n = 0;
     for set in ["gen", "bigendian", "public"] {
         let root = shared.join("corpus").join(set);
         let mut dirs = vec![root.join("oracle")];
-        dirs.extend(std::fs::read_dir(&root).into_iter().flatten().flatten().map(|e| e.path().join("oracle")));
+        dirs.extend(
+            std::fs::read_dir(&root)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path().join("oracle")),
+        );
         for dir in dirs {
             for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
                 if !e.file_name().to_string_lossy().ends_with(".script.txt") {
                     continue;
                 }
                 let bytes = std::fs::read(e.path()).unwrap();
-                let headers = bytes.split(|&b| b == b'\n').filter(|l| perf_script::parse_header(&String::from_utf8_lossy(l)).is_some()).count();
+                let headers = bytes
+                    .split(|&b| b == b'\n')
+                    .filter(|l| perf_script::parse_header(&String::from_utf8_lossy(l)).is_some())
+                    .count();
                 match perf_script::import(&bytes) {
                     Ok(imp) => {
                         assert_eq!(imp.profile.samples.len(), headers, "{}", e.path().display());
                         if imp.skipped_lines > 0 {
-                            eprintln!("{}: {} lines skipped, first {:?}", e.path().display(), imp.skipped_lines, imp.first_skipped);
+                            eprintln!(
+                                "{}: {} lines skipped, first {:?}",
+                                e.path().display(),
+                                imp.skipped_lines,
+                                imp.first_skipped
+                            );
                         }
                     }
                     Err(err) => assert_eq!(headers, 0, "{}: {err}", e.path().display()),

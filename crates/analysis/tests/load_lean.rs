@@ -2,7 +2,12 @@
 //! (`ProfileLoader::without_timeline_sample_times`) gives the same profile and the same
 //! timeline (but the lanes' sample densities) as the plain loader, on the test files and the
 //! corpus.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod timeline_common;
 
@@ -14,12 +19,22 @@ use perfscope_analysis::timeline::Timeline;
 use perfscope_format::walk::{walk, Item};
 
 fn options() -> LoadOptions {
-    LoadOptions { unwind: false, unknown_names: UnknownNames::ModuleOffset, ..LoadOptions::default() }
+    LoadOptions {
+        unwind: false,
+        unknown_names: UnknownNames::ModuleOffset,
+        ..LoadOptions::default()
+    }
 }
 
 /// Loads `data` with the timeline; `lean`: keeping no timeline sample times.
 fn load(data: &[u8], lean: bool) -> Option<Loaded> {
-    let mut loader = ProfileLoader::with_extras(options(), LoadExtras { timeline: true, off_cpu: false });
+    let mut loader = ProfileLoader::with_extras(
+        options(),
+        LoadExtras {
+            timeline: true,
+            off_cpu: false,
+        },
+    );
     if lean {
         loader = loader.without_timeline_sample_times();
     }
@@ -43,7 +58,9 @@ fn without_densities(t: &Timeline) -> String {
 
 fn check(path: &Path) -> bool {
     let data = std::fs::read(path).unwrap();
-    let (Some(plain), Some(lean)) = (load(&data, false), load(&data, true)) else { return false };
+    let (Some(plain), Some(lean)) = (load(&data, false), load(&data, true)) else {
+        return false;
+    };
     let name = path.display();
     let (p, l) = (&plain.profile, &lean.profile);
     assert_eq!(p.samples.time, l.samples.time, "{name}: times");
@@ -54,21 +71,47 @@ fn check(path: &Path) -> bool {
     assert_eq!(p.samples.event, l.samples.event, "{name}: events");
     assert_eq!(p.stacks.len(), l.stacks.len(), "{name}: stack table");
     // Shrunk at the end either way.
-    assert_eq!(l.samples.capacity(), l.samples.len(), "{name}: capacity after loading");
-    let (pt, lt) = (plain.timeline.as_ref().unwrap(), lean.timeline.as_ref().unwrap());
-    assert_eq!(without_densities(pt), without_densities(lt), "{name}: timeline");
-    assert!(lt.task_samples.iter().all(|d| d.is_empty()), "{name}: no sample times kept");
+    assert_eq!(
+        l.samples.capacity(),
+        l.samples.len(),
+        "{name}: capacity after loading"
+    );
+    let (pt, lt) = (
+        plain.timeline.as_ref().unwrap(),
+        lean.timeline.as_ref().unwrap(),
+    );
+    assert_eq!(
+        without_densities(pt),
+        without_densities(lt),
+        "{name}: timeline"
+    );
+    assert!(
+        lt.task_samples.iter().all(|d| d.is_empty()),
+        "{name}: no sample times kept"
+    );
     // Samples are still counted per task.
-    assert_eq!(pt.tasks.iter().map(|t| t.samples).collect::<Vec<_>>(), lt.tasks.iter().map(|t| t.samples).collect::<Vec<_>>());
+    assert_eq!(
+        pt.tasks.iter().map(|t| t.samples).collect::<Vec<_>>(),
+        lt.tasks.iter().map(|t| t.samples).collect::<Vec<_>>()
+    );
     let dense: usize = pt.task_samples.iter().map(|d| d.len()).sum();
-    assert_eq!(dense as u64 + pt.untimed_samples, pt.tasks.iter().map(|t| t.samples).sum::<u64>(), "{name}: plain densities hold every timed sample");
+    assert_eq!(
+        dense as u64 + pt.untimed_samples,
+        pt.tasks.iter().map(|t| t.samples).sum::<u64>(),
+        "{name}: plain densities hold every timed sample"
+    );
     true
 }
 
 #[test]
 fn lean_loading_gives_the_same_profile_and_timeline_on_the_test_files() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
-    for f in ["example.data", "pipe.data", "two-events.data", "heatmap.data"] {
+    for f in [
+        "example.data",
+        "pipe.data",
+        "two-events.data",
+        "heatmap.data",
+    ] {
         assert!(check(&dir.join(f)), "{f} loads");
     }
 }
@@ -79,7 +122,12 @@ fn lean_loading_gives_the_same_profile_and_timeline_on_the_corpus() {
         println!("SKIPPED: no ../shared corpus (set PERFSCOPE_SHARED)");
         return;
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("corpus/gen")).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "data")).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("corpus/gen"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "data"))
+        .collect();
     files.sort();
     let checked = files.iter().filter(|p| check(p)).count();
     assert!(checked > 30, "only {checked} corpus files loaded");

@@ -6,7 +6,12 @@
 //! - `switch-events.data` (`--switch-events`, cpu-clock samples without callchains): each goes to
 //!   the thread's last sample before the switch-out, marked approximate. Expected: the last
 //!   sample of perf script's oracle before each OUT of perf script's switch lines.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod timeline_common;
 
@@ -30,24 +35,37 @@ fn ns(s: &str) -> u64 {
 /// A perf script sample header: (tid, time ns), from `comm pid/tid [cpu] time: ...`.
 fn sample_head(line: &str) -> Option<(u32, u64)> {
     let f: Vec<&str> = line.split_whitespace().collect();
-    let i = f.iter().position(|t| t.split_once('/').is_some_and(|(a, b)| a.parse::<i64>().is_ok() && b.parse::<i64>().is_ok()))?;
+    let i = f.iter().position(|t| {
+        t.split_once('/')
+            .is_some_and(|(a, b)| a.parse::<i64>().is_ok() && b.parse::<i64>().is_ok())
+    })?;
     let tid = id(f[i].split_once('/').unwrap().1);
-    let time = f[i + 1..].iter().find(|t| t.ends_with(':') && t.contains('.'))?;
+    let time = f[i + 1..]
+        .iter()
+        .find(|t| t.ends_with(':') && t.contains('.'))?;
     Some((tid, ns(time)))
 }
 
 /// A stack as the loader names unsymbolized frames, leaf first.
 fn stack_names(p: &Profile, stack: Option<StackIndex>) -> Vec<String> {
-    p.stacks.frames_leaf_first(stack).map(|f| p.func_name(p.frame_func(f).unwrap()).to_string()).collect()
+    p.stacks
+        .frames_leaf_first(stack)
+        .map(|f| p.func_name(p.frame_func(f).unwrap()).to_string())
+        .collect()
 }
 
 #[test]
 fn sched_switch_callchains_carry_the_wait_perf_sched_timehist_prints() {
-    let Some(path) = corpus_file("gen/tp-callchain.data") else { return };
-    let Some(root) = timeline_common::shared() else { return };
+    let Some(path) = corpus_file("gen/tp-callchain.data") else {
+        return;
+    };
+    let Some(root) = timeline_common::shared() else {
+        return;
+    };
     // perf script: every sched_switch with its callchain, as `module+0xaddress` (the raw address
     // when perf knows no module).
-    let script = std::fs::read_to_string(root.join("corpus/gen/oracle/tp-callchain.script.txt")).unwrap();
+    let script =
+        std::fs::read_to_string(root.join("corpus/gen/oracle/tp-callchain.script.txt")).unwrap();
     let mut switches: BTreeMap<u32, Vec<(u64, Vec<String>)>> = BTreeMap::new();
     let mut current: Option<(u32, u64, Vec<String>)> = None;
     for line in script.lines().chain([""]) {
@@ -58,7 +76,11 @@ fn sched_switch_callchains_carry_the_wait_perf_sched_timehist_prints() {
             let frame = frame.trim();
             let addr = frame.split_whitespace().next().unwrap();
             let dso = &frame[frame.rfind('(').unwrap() + 1..frame.len() - 1];
-            c.2.push(if dso == "[unknown]" { format!("0x{addr}") } else { format!("{}+0x{addr}", dso.rsplit('/').next().unwrap()) });
+            c.2.push(if dso == "[unknown]" {
+                format!("0x{addr}")
+            } else {
+                format!("{}+0x{addr}", dso.rsplit('/').next().unwrap())
+            });
         } else if line.is_empty() {
             if let Some((tid, time, stack)) = current.take() {
                 switches.entry(tid).or_default().push((time, stack));
@@ -74,7 +96,10 @@ fn sched_switch_callchains_carry_the_wait_perf_sched_timehist_prints() {
     for l in expected("tp-callchain.timehist.txt").lines().skip(3) {
         let f: Vec<&str> = l.split_whitespace().collect();
         let task = f[2];
-        let tid = id(task[task.rfind('[').unwrap() + 1..task.len() - 1].split('/').next().unwrap());
+        let tid = id(task[task.rfind('[').unwrap() + 1..task.len() - 1]
+            .split('/')
+            .next()
+            .unwrap());
         waits.entry(tid).or_default().push(f[3].to_string());
     }
     // The interval after switch-out k is the wait perf prints at switch-out k + 1.
@@ -83,7 +108,12 @@ fn sched_switch_callchains_carry_the_wait_perf_sched_timehist_prints() {
         let w = &waits[tid];
         assert_eq!(w.len(), outs.len(), "{tid}");
         for k in 1..outs.len() {
-            want.push((*tid, usec(outs[k - 1].0), outs[k - 1].1.clone(), w[k].clone()));
+            want.push((
+                *tid,
+                usec(outs[k - 1].0),
+                outs[k - 1].1.clone(),
+                w[k].clone(),
+            ));
         }
     }
     let loaded = load_with_off_cpu(&path);
@@ -93,7 +123,12 @@ fn sched_switch_callchains_carry_the_wait_perf_sched_timehist_prints() {
         .iter()
         .map(|s| {
             assert_eq!(s.source, StackSource::SwitchCallchain);
-            (t.tasks[s.task.index()].tid, usec(s.start), stack_names(p, s.stack), msec(s.duration()))
+            (
+                t.tasks[s.task.index()].tid,
+                usec(s.start),
+                stack_names(p, s.stack),
+                msec(s.duration()),
+            )
         })
         .collect();
     got.sort();
@@ -105,11 +140,20 @@ fn sched_switch_callchains_carry_the_wait_perf_sched_timehist_prints() {
     // In the profile: one offcpu-time sample per non-empty interval, weighted by its ns, in
     // time order with the sched_switch samples.
     let ev = loaded.off_cpu_events.exact.unwrap();
-    assert_eq!((p.event_name(ev), loaded.off_cpu_events.approximate), (OFF_CPU_EVENT, None));
-    let in_profile: u64 = (0..p.samples.len()).filter(|&i| p.samples.event[i] == ev).map(|i| p.samples.period[i]).sum();
+    assert_eq!(
+        (p.event_name(ev), loaded.off_cpu_events.approximate),
+        (OFF_CPU_EVENT, None)
+    );
+    let in_profile: u64 = (0..p.samples.len())
+        .filter(|&i| p.samples.event[i] == ev)
+        .map(|i| p.samples.period[i])
+        .sum();
     let total: u64 = t.off_cpu.iter().map(|s| s.duration()).sum();
     assert_eq!(in_profile, total);
-    assert!(p.samples.time.windows(2).all(|w| w[0] <= w[1]), "time order");
+    assert!(
+        p.samples.time.windows(2).all(|w| w[0] <= w[1]),
+        "time order"
+    );
     let by_stack = off_cpu_by_stack(&t.off_cpu);
     eprintln!(
         "tp-callchain: {} off-CPU intervals ({} ms) on {} (thread, stack) pairs equal perf's callchains and waits",
@@ -121,9 +165,14 @@ fn sched_switch_callchains_carry_the_wait_perf_sched_timehist_prints() {
 
 #[test]
 fn without_callchains_the_last_sample_before_the_switch_is_the_stack() {
-    let Some(path) = corpus_file("gen/switch-events.data") else { return };
-    let Some(root) = timeline_common::shared() else { return };
-    let script = std::fs::read_to_string(root.join("corpus/gen/oracle/switch-events.script.txt")).unwrap();
+    let Some(path) = corpus_file("gen/switch-events.data") else {
+        return;
+    };
+    let Some(root) = timeline_common::shared() else {
+        return;
+    };
+    let script =
+        std::fs::read_to_string(root.join("corpus/gen/oracle/switch-events.script.txt")).unwrap();
     let mut samples: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
     for line in script.lines().filter(|l| l.contains("cpu-clock")) {
         let (tid, time) = sample_head(line).unwrap();
@@ -143,11 +192,18 @@ fn without_callchains_the_last_sample_before_the_switch_is_the_stack() {
     let (mut last_sample, mut no_sample) = (0, 0);
     for s in &t.off_cpu {
         let tid = t.tasks[s.task.index()].tid;
-        let before = samples.get(&tid).and_then(|v| v.iter().rev().find(|&&x| x < s.start).copied());
+        let before = samples
+            .get(&tid)
+            .and_then(|v| v.iter().rev().find(|&&x| x < s.start).copied());
         match before {
             Some(time) => {
                 assert_eq!(s.source, StackSource::LastSample, "{tid} at {}", s.start);
-                assert_eq!(s.stack, stack_at[&(tid, time)], "{tid} at {}: the sample at {time}", s.start);
+                assert_eq!(
+                    s.stack,
+                    stack_at[&(tid, time)],
+                    "{tid} at {}: the sample at {time}",
+                    s.start
+                );
                 last_sample += 1;
             }
             None => {
@@ -157,7 +213,10 @@ fn without_callchains_the_last_sample_before_the_switch_is_the_stack() {
         }
     }
     let ev = loaded.off_cpu_events.approximate.unwrap();
-    assert_eq!((p.event_name(ev), loaded.off_cpu_events.exact), (OFF_CPU_APPROX_EVENT, None));
+    assert_eq!(
+        (p.event_name(ev), loaded.off_cpu_events.exact),
+        (OFF_CPU_APPROX_EVENT, None)
+    );
     assert!(last_sample > 100);
     eprintln!("switch-events: {last_sample} intervals on the last sample's stack, {no_sample} before any sample");
 }

@@ -2,7 +2,12 @@
 //! (`tests/data/pprof/check_pprof.py`), compared with the profile: value totals equal the sample
 //! count and summed period, stacks equal the folded export, threads equal the thread table.
 //! Skips with a message when `python3` with `protobuf` and `grpcio-tools` is not installed.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -38,14 +43,31 @@ fn decode(p: &Profile, options: &PprofOptions, name: &str) -> Value {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{name}.pb.gz"));
     std::fs::write(&path, to_pprof(p, options)).unwrap();
-    let out = Command::new("python3").arg(script()).arg(&path).output().unwrap();
-    assert!(out.status.success(), "check_pprof.py failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("python3")
+        .arg(script())
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "check_pprof.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// Our folded stacks (no command name) with the given weight.
 fn folded(p: &Profile, filter: &SampleFilter, weight: WeightKind) -> BTreeMap<String, u64> {
-    folded_lines(p, filter, FoldedOptions { include_comm: false, weight }).into_iter().collect()
+    folded_lines(
+        p,
+        filter,
+        FoldedOptions {
+            include_comm: false,
+            weight,
+        },
+    )
+    .into_iter()
+    .collect()
 }
 
 /// Column `c` of the decoded folded stacks, without zero entries.
@@ -75,13 +97,34 @@ fn one_event_totals_stacks_and_threads() {
         return;
     }
     let p = profile_from_text_samples(ONE_EVENT).unwrap();
-    let clock = ClockDataSummary { clockid: 1, clockid_name: None, tod_ns: 1_700_000_000_000_000_000, clockid_ns: 2 };
-    let v = decode(&p, &PprofOptions { clock_data: Some(clock), ..Default::default() }, "one");
-    assert_eq!(v["sample_types"], serde_json::json!([["samples", "count"], ["cycles", "count"]]));
+    let clock = ClockDataSummary {
+        clockid: 1,
+        clockid_name: None,
+        tod_ns: 1_700_000_000_000_000_000,
+        clockid_ns: 2,
+    };
+    let v = decode(
+        &p,
+        &PprofOptions {
+            clock_data: Some(clock),
+            ..Default::default()
+        },
+        "one",
+    );
+    assert_eq!(
+        v["sample_types"],
+        serde_json::json!([["samples", "count"], ["cycles", "count"]])
+    );
     // Totals: 5 samples, periods 100+250+100+400+50.
     assert_eq!(v["totals"], serde_json::json!([5, 900]));
-    assert_eq!(column(&v, 0), folded(&p, &SampleFilter::all(), WeightKind::Samples));
-    assert_eq!(column(&v, 1), folded(&p, &SampleFilter::all(), WeightKind::Period));
+    assert_eq!(
+        column(&v, 0),
+        folded(&p, &SampleFilter::all(), WeightKind::Samples)
+    );
+    assert_eq!(
+        column(&v, 1),
+        folded(&p, &SampleFilter::all(), WeightKind::Period)
+    );
     assert_eq!(column(&v, 1)["main;a;x"], 350);
     // Times 100..500: duration 400 ns, start = tod + 100 - clockid.
     assert_eq!(v["duration_nanos"], 400);
@@ -97,7 +140,14 @@ fn one_event_totals_stacks_and_threads() {
     // One pprof sample per (stack, thread): the two main;a;x columns merge.
     assert_eq!(v["samples"], 4);
 
-    let v = decode(&p, &PprofOptions { thread_labels: false, ..Default::default() }, "nolabels");
+    let v = decode(
+        &p,
+        &PprofOptions {
+            thread_labels: false,
+            ..Default::default()
+        },
+        "nolabels",
+    );
     assert_eq!(v["threads"], serde_json::json!({"//": [5, 900]}));
     assert_eq!(v["time_nanos"], 0);
 }
@@ -119,11 +169,19 @@ a       a              b        b
     let v = decode(&p, &PprofOptions::default(), "two");
     assert_eq!(
         v["sample_types"],
-        serde_json::json!([["cpu-clock_samples", "count"], ["cpu-clock", "nanoseconds"], ["cycles_samples", "count"], ["cycles", "count"]])
+        serde_json::json!([
+            ["cpu-clock_samples", "count"],
+            ["cpu-clock", "nanoseconds"],
+            ["cycles_samples", "count"],
+            ["cycles", "count"]
+        ])
     );
     assert_eq!(v["totals"], serde_json::json!([2, 500000, 2, 4000]));
     for (ev, col) in [(0u32, 0usize), (1, 2)] {
-        let f = SampleFilter { events: vec![perfscope_analysis::ids::EventIndex(ev)], ..Default::default() };
+        let f = SampleFilter {
+            events: vec![perfscope_analysis::ids::EventIndex(ev)],
+            ..Default::default()
+        };
         assert_eq!(column(&v, col), folded(&p, &f, WeightKind::Samples));
         assert_eq!(column(&v, col + 1), folded(&p, &f, WeightKind::Period));
     }
@@ -135,7 +193,9 @@ fn inlined_frames_decode_as_lines_of_one_location() {
         return;
     }
     let mut p = profile_from_text_samples("main\n").unwrap();
-    let m = p.intern_module("/usr/bin/app", Some(&[0xab, 0xcd])).unwrap();
+    let m = p
+        .intern_module("/usr/bin/app", Some(&[0xab, 0xcd]))
+        .unwrap();
     let outer = p.intern_func("outer", Some(m)).unwrap();
     let inner = p.intern_func("inner", Some(m)).unwrap();
     let f0 = p.intern_frame(outer, Some(m), 0x1010, 0).unwrap();
@@ -146,9 +206,15 @@ fn inlined_frames_decode_as_lines_of_one_location() {
     s.stack = stack;
     p.push_sample(s).unwrap();
     let v = decode(&p, &PprofOptions::default(), "inline");
-    assert_eq!(column(&v, 0), folded(&p, &SampleFilter::all(), WeightKind::Samples));
+    assert_eq!(
+        column(&v, 0),
+        folded(&p, &SampleFilter::all(), WeightKind::Samples)
+    );
     assert!(v["folded"].get("outer;outer;inner").is_some(), "{v}");
     // main (DSL frame, no module), outer@0x1000, outer+inner@0x1010.
     assert_eq!(v["locations"], 3);
-    assert_eq!(v["mappings"], serde_json::json!([["/usr/bin/app", "abcd", true]]));
+    assert_eq!(
+        v["mappings"],
+        serde_json::json!([["/usr/bin/app", "abcd", true]])
+    );
 }

@@ -3,7 +3,12 @@
 //! exactly the full layout's nodes at or above the threshold (plus the zoom path), each equal to
 //! the full layout's node at its path, and elided weights that add up. On DSL stacks and on
 //! every corpus recording (skipped with a message without `../shared` or `PERFSCOPE_SHARED`).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod common;
 
@@ -15,7 +20,9 @@ use perfscope_analysis::flame_graph::{FlameGraph, WeightKind};
 use perfscope_analysis::ids::FuncIndex;
 use perfscope_analysis::load::{load_profile, LoadOptions};
 use perfscope_analysis::profile::Profile;
-use perfscope_analysis::pruned_tree::{pruned_flame, PruneOptions, PrunedFlame, StackChildren, StackWeights};
+use perfscope_analysis::pruned_tree::{
+    pruned_flame, PruneOptions, PrunedFlame, StackChildren, StackWeights,
+};
 use perfscope_analysis::samples::SampleFilter;
 use perfscope_analysis::text_samples::profile_from_text_samples;
 
@@ -23,8 +30,18 @@ use perfscope_analysis::text_samples::profile_from_text_samples;
 type Full = (FuncIndex, u32, u64, u64, Weight, Weight);
 
 /// The full layout in order, each node with its path of functions from the root.
-fn full_layout(p: &Profile, filter: &SampleFilter, inverted: bool, kind: WeightKind) -> (Vec<(Vec<FuncIndex>, Full)>, FlameGraph) {
-    let tree = if inverted { CallTree::inverted(p, filter) } else { CallTree::top_down(p, filter) }.unwrap();
+fn full_layout(
+    p: &Profile,
+    filter: &SampleFilter,
+    inverted: bool,
+    kind: WeightKind,
+) -> (Vec<(Vec<FuncIndex>, Full)>, FlameGraph) {
+    let tree = if inverted {
+        CallTree::inverted(p, filter)
+    } else {
+        CallTree::top_down(p, filter)
+    }
+    .unwrap();
     let graph = FlameGraph::from_call_tree(&tree, p, kind);
     let rows = graph
         .rects
@@ -39,16 +56,36 @@ fn full_layout(p: &Profile, filter: &SampleFilter, inverted: bool, kind: WeightK
             }
             path.reverse();
             let n = tree.node(r.node).unwrap();
-            (path, (r.func, r.depth, r.x, r.width, n.total, n.self_weight))
+            (
+                path,
+                (r.func, r.depth, r.x, r.width, n.total, n.self_weight),
+            )
         })
         .collect();
     (rows, graph)
 }
 
-fn pruned(p: &Profile, filter: &SampleFilter, inverted: bool, kind: WeightKind, detail: u64, root: &[FuncIndex]) -> PrunedFlame {
+fn pruned(
+    p: &Profile,
+    filter: &SampleFilter,
+    inverted: bool,
+    kind: WeightKind,
+    detail: u64,
+    root: &[FuncIndex],
+) -> PrunedFlame {
     let children = StackChildren::new(p);
     let weights = StackWeights::new(p, filter);
-    pruned_flame(p, &children, &weights, PruneOptions { inverted, kind, detail, root })
+    pruned_flame(
+        p,
+        &children,
+        &weights,
+        PruneOptions {
+            inverted,
+            kind,
+            detail,
+            root,
+        },
+    )
 }
 
 fn as_full(f: &PrunedFlame, i: usize) -> Full {
@@ -57,12 +94,26 @@ fn as_full(f: &PrunedFlame, i: usize) -> Full {
 }
 
 /// Every check of the module doc, for one (filter, direction, kind, detail, zoom root).
-fn check(name: &str, p: &Profile, filter: &SampleFilter, inverted: bool, kind: WeightKind, detail: u64, root: &[FuncIndex]) {
+fn check(
+    name: &str,
+    p: &Profile,
+    filter: &SampleFilter,
+    inverted: bool,
+    kind: WeightKind,
+    detail: u64,
+    root: &[FuncIndex],
+) {
     let what = format!("{name}: inverted={inverted} {kind:?} detail={detail} root={root:?}");
     let (full, graph) = full_layout(p, filter, inverted, kind);
     let got = pruned(p, filter, inverted, kind, detail, root);
     assert_eq!(got.width, graph.total, "{what}: width");
-    let tree_total = if inverted { CallTree::inverted(p, filter) } else { CallTree::top_down(p, filter) }.unwrap().total();
+    let tree_total = if inverted {
+        CallTree::inverted(p, filter)
+    } else {
+        CallTree::top_down(p, filter)
+    }
+    .unwrap()
+    .total();
     assert_eq!(got.total, tree_total, "{what}: total");
     // Node for node in the full layout's order, without pruning.
     if detail == u64::MAX && root.is_empty() {
@@ -71,7 +122,8 @@ fn check(name: &str, p: &Profile, filter: &SampleFilter, inverted: bool, kind: W
         assert_eq!(rows, want, "{what}");
         assert_eq!(got.depth, graph.depth, "{what}: depth");
     }
-    let by_path: BTreeMap<&[FuncIndex], Full> = full.iter().map(|(path, f)| (path.as_slice(), *f)).collect();
+    let by_path: BTreeMap<&[FuncIndex], Full> =
+        full.iter().map(|(path, f)| (path.as_slice(), *f)).collect();
     // The expected set, from the full layout alone.
     let zoom_width = by_path.get(root).map(|f| f.3);
     let mut want: BTreeSet<Vec<FuncIndex>> = BTreeSet::new();
@@ -79,7 +131,9 @@ fn check(name: &str, p: &Profile, filter: &SampleFilter, inverted: bool, kind: W
         let width = f.3;
         let global = u128::from(width) * u128::from(detail) >= u128::from(graph.total);
         let on_path = root.starts_with(path);
-        let in_zoom = zoom_width.is_some_and(|z| path.starts_with(root) && u128::from(width) * u128::from(detail) >= u128::from(z));
+        let in_zoom = zoom_width.is_some_and(|z| {
+            path.starts_with(root) && u128::from(width) * u128::from(detail) >= u128::from(z)
+        });
         if width > 0 && (global || on_path || in_zoom) {
             want.insert(path.clone());
         }
@@ -87,7 +141,9 @@ fn check(name: &str, p: &Profile, filter: &SampleFilter, inverted: bool, kind: W
     let mut seen = BTreeSet::new();
     for i in 0..got.nodes.len() {
         let path = got.path(i);
-        let full_node = by_path.get(path.as_slice()).unwrap_or_else(|| panic!("{what}: emitted {path:?} is not in the full tree"));
+        let full_node = by_path
+            .get(path.as_slice())
+            .unwrap_or_else(|| panic!("{what}: emitted {path:?} is not in the full tree"));
         assert_eq!(as_full(&got, i), *full_node, "{what}: node {path:?}");
         assert!(seen.insert(path), "{what}: emitted twice");
     }
@@ -116,13 +172,19 @@ fn check(name: &str, p: &Profile, filter: &SampleFilter, inverted: bool, kind: W
     let roots: Vec<_> = got.nodes.iter().filter(|n| n.parent.is_none()).collect();
     let full_roots: Vec<_> = full.iter().filter(|(p, _)| p.len() == 1).collect();
     if kind == WeightKind::Samples {
-        assert_eq!(roots.len() as u32 + got.elided_root_count, full_roots.len() as u32, "{what}: roots");
+        assert_eq!(
+            roots.len() as u32 + got.elided_root_count,
+            full_roots.len() as u32,
+            "{what}: roots"
+        );
     }
     let root_sum = roots.iter().map(|n| n.total.samples).sum::<u64>() + got.elided_roots.samples;
     assert_eq!(root_sum, got.total.samples, "{what}: root samples");
     let mut full_child_weight: BTreeMap<&[FuncIndex], Weight> = BTreeMap::new();
     for (path, f) in &full {
-        let w = full_child_weight.entry(&path[..path.len() - 1]).or_default();
+        let w = full_child_weight
+            .entry(&path[..path.len() - 1])
+            .or_default();
         w.samples += f.4.samples;
         w.period += f.4.period;
     }
@@ -135,14 +197,28 @@ fn check(name: &str, p: &Profile, filter: &SampleFilter, inverted: bool, kind: W
         }
         if kind == WeightKind::Samples {
             // Emitted and elided children are all the full layout's children.
-            let w = full_child_weight.get(got.path(i).as_slice()).copied().unwrap_or_default();
-            let sum = Weight { samples: kids[i].0.samples + n.elided.samples, period: kids[i].0.period + n.elided.period };
+            let w = full_child_weight
+                .get(got.path(i).as_slice())
+                .copied()
+                .unwrap_or_default();
+            let sum = Weight {
+                samples: kids[i].0.samples + n.elided.samples,
+                period: kids[i].0.period + n.elided.period,
+            };
             assert_eq!(sum, w, "{what}: children of {:?}", got.path(i));
         }
-        let full_children = full_children.get(got.path(i).as_slice()).copied().unwrap_or(0);
+        let full_children = full_children
+            .get(got.path(i).as_slice())
+            .copied()
+            .unwrap_or(0);
         if kind == WeightKind::Samples {
             // (With periods a zero-period child has no box in the full layout either.)
-            assert_eq!(kids[i].1 + n.elided_count, full_children, "{what}: children of {:?}", got.path(i));
+            assert_eq!(
+                kids[i].1 + n.elided_count,
+                full_children,
+                "{what}: children of {:?}",
+                got.path(i)
+            );
         }
     }
 }
@@ -156,10 +232,16 @@ fn zoom_roots(p: &Profile, inverted: bool, kind: WeightKind, detail: u64) -> Vec
     let has_children = |path: &Vec<FuncIndex>| parents.contains(path.as_slice());
     let elided = full
         .iter()
-        .filter(|(path, f)| u128::from(f.3) * u128::from(detail) < u128::from(graph.total) && has_children(path))
+        .filter(|(path, f)| {
+            u128::from(f.3) * u128::from(detail) < u128::from(graph.total) && has_children(path)
+        })
         .max_by_key(|(_, f)| f.3);
     out.extend(elided.map(|(path, _)| path.clone()));
-    let kept = full.iter().find(|(path, f)| f.1 >= 1 && u128::from(f.3) * u128::from(detail) >= u128::from(graph.total) && has_children(path));
+    let kept = full.iter().find(|(path, f)| {
+        f.1 >= 1
+            && u128::from(f.3) * u128::from(detail) >= u128::from(graph.total)
+            && has_children(path)
+    });
     out.extend(kept.map(|(path, _)| path.clone()));
     out
 }
@@ -178,13 +260,19 @@ fn check_all(name: &str, p: &Profile) {
     }
     // A time filter: the first half of the samples' times.
     if let (Some(&lo), Some(&hi)) = (p.samples.time.iter().min(), p.samples.time.iter().max()) {
-        let filter = SampleFilter { time_range: Some((lo, lo + (hi - lo) / 2 + 1)), ..SampleFilter::all() };
+        let filter = SampleFilter {
+            time_range: Some((lo, lo + (hi - lo) / 2 + 1)),
+            ..SampleFilter::all()
+        };
         check(name, p, &filter, false, WeightKind::Samples, u64::MAX, &[]);
         check(name, p, &filter, true, WeightKind::Period, 20, &[]);
         // A narrow one (a 40th of the time, in the middle): few samples for many stacks, whose
         // totals are added up along their chains rather than in a pass over every stack.
         let mid = lo + (hi - lo) / 2;
-        let filter = SampleFilter { time_range: Some((mid, mid + (hi - lo) / 40 + 1)), ..SampleFilter::all() };
+        let filter = SampleFilter {
+            time_range: Some((mid, mid + (hi - lo) / 40 + 1)),
+            ..SampleFilter::all()
+        };
         check(name, p, &filter, false, WeightKind::Period, u64::MAX, &[]);
         check(name, p, &filter, false, WeightKind::Samples, 20, &[]);
     }
@@ -233,14 +321,52 @@ fn pruning_by_hand() {
     // main, alpha, zeta; elides x (1) under alpha, and the root other (1).
     let p = profile_from_text_samples(CASES[1]).unwrap();
     let f = pruned(&p, &SampleFilter::all(), false, WeightKind::Samples, 3, &[]);
-    let rows: Vec<_> = f.nodes.iter().map(|n| (p.func_name(n.func), n.x, n.width, n.elided.samples, n.elided_count)).collect();
-    assert_eq!(rows, vec![("main", 0, 5, 0, 0), ("alpha", 0, 2, 1, 1), ("zeta", 2, 2, 0, 0)]);
+    let rows: Vec<_> = f
+        .nodes
+        .iter()
+        .map(|n| {
+            (
+                p.func_name(n.func),
+                n.x,
+                n.width,
+                n.elided.samples,
+                n.elided_count,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            ("main", 0, 5, 0, 0),
+            ("alpha", 0, 2, 1, 1),
+            ("zeta", 2, 2, 0, 0)
+        ]
+    );
     // Zoomed to main;alpha (width 2): x (1) is wide enough against 2.
     let main = f.nodes[0].func;
     let alpha = f.nodes[1].func;
-    let f = pruned(&p, &SampleFilter::all(), false, WeightKind::Samples, 3, &[main, alpha]);
-    let rows: Vec<_> = f.nodes.iter().map(|n| (p.func_name(n.func), n.depth, n.x, n.width)).collect();
-    assert_eq!(rows, vec![("main", 0, 0, 5), ("alpha", 1, 0, 2), ("x", 2, 0, 1), ("zeta", 1, 2, 2)]);
+    let f = pruned(
+        &p,
+        &SampleFilter::all(),
+        false,
+        WeightKind::Samples,
+        3,
+        &[main, alpha],
+    );
+    let rows: Vec<_> = f
+        .nodes
+        .iter()
+        .map(|n| (p.func_name(n.func), n.depth, n.x, n.width))
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            ("main", 0, 0, 5),
+            ("alpha", 1, 0, 2),
+            ("x", 2, 0, 1),
+            ("zeta", 1, 2, 2)
+        ]
+    );
 }
 
 #[test]
@@ -249,8 +375,14 @@ fn matching_weight_counts_each_sample_once() {
     // all have A: 4. "c": A;B;C, A;C, A;B;C: 3.
     let p = profile_from_text_samples(CASES[0]).unwrap();
     let w = StackWeights::new(&p, &SampleFilter::all());
-    let count = |text: &str| w.matching(&p, |f| p.func_name(f).to_lowercase().contains(text)).samples;
-    assert_eq!((count("a"), count("c"), count("d"), count("zz")), (4, 3, 1, 0));
+    let count = |text: &str| {
+        w.matching(&p, |f| p.func_name(f).to_lowercase().contains(text))
+            .samples
+    };
+    assert_eq!(
+        (count("a"), count("c"), count("d"), count("zz")),
+        (4, 3, 1, 0)
+    );
 }
 
 #[test]
@@ -259,15 +391,30 @@ fn weights_keep_a_period_per_stack_only_when_periods_differ() {
     // period 3: the counts alone.
     let p = profile_from_text_samples(CASES[3]).unwrap();
     assert_eq!(p.stacks.len(), 8);
-    let first_four = SampleFilter { time_range: Some((0, 4)), ..SampleFilter::all() };
+    let first_four = SampleFilter {
+        time_range: Some((0, 4)),
+        ..SampleFilter::all()
+    };
     let w = StackWeights::new(&p, &first_four);
     assert_eq!(w.heap_bytes(), 8 * 4);
     // A (the root's total): samples 0, 1, 2, period 3 each.
-    assert_eq!(w.total(0), Weight { samples: 3, period: 9 });
+    assert_eq!(
+        w.total(0),
+        Weight {
+            samples: 3,
+            period: 9
+        }
+    );
     let w = StackWeights::new(&p, &SampleFilter::all());
     assert_eq!(w.heap_bytes(), 8 * (4 + 8));
     // A: samples 0, 1, 2, 4, 5 with periods 3, 3, 3, 8, 3.
-    assert_eq!(w.total(0), Weight { samples: 5, period: 20 });
+    assert_eq!(
+        w.total(0),
+        Weight {
+            samples: 5,
+            period: 20
+        }
+    );
 }
 
 #[test]
@@ -279,8 +426,13 @@ fn corpus_recordings_equal_the_full_layout() {
     let mut checked = 0;
     for (path, _, _) in common::corpus_files(&root) {
         let bytes = common::read_input(&path);
-        let options = LoadOptions { unknown_names: UnknownNames::ModuleOffset, ..LoadOptions::default() };
-        let Ok((p, _)) = load_profile(&bytes, &[], options) else { continue };
+        let options = LoadOptions {
+            unknown_names: UnknownNames::ModuleOffset,
+            ..LoadOptions::default()
+        };
+        let Ok((p, _)) = load_profile(&bytes, &[], options) else {
+            continue;
+        };
         if p.samples.is_empty() {
             continue;
         }

@@ -4,7 +4,12 @@
 //! tiny (a prime, so records and compressed frames are cut everywhere) to large. The
 //! `perf record --threads` directory is read through its parts.
 //! Skips with a message when the corpus is absent.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod common;
 
@@ -30,30 +35,52 @@ impl ReadAt for Slices<'_> {
     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, Error> {
         self.largest_read = self.largest_read.max(size);
         let range = usize::try_from(offset).unwrap()..usize::try_from(offset + size).unwrap();
-        self.bytes
-            .get(range)
-            .map(<[u8]>::to_vec)
-            .ok_or(Error::new(offset, ErrorKind::UnexpectedEof { what: "test file", needed: size, available: 0 }))
+        self.bytes.get(range).map(<[u8]>::to_vec).ok_or(Error::new(
+            offset,
+            ErrorKind::UnexpectedEof {
+                what: "test file",
+                needed: size,
+                available: 0,
+            },
+        ))
     }
 }
 
 fn options() -> LoadOptions {
-    LoadOptions { unknown_names: UnknownNames::ModuleOffset, ..LoadOptions::default() }
+    LoadOptions {
+        unknown_names: UnknownNames::ModuleOffset,
+        ..LoadOptions::default()
+    }
 }
 
 /// Every corpus input: `.data` files of gen/bigendian, the public files, as (path, parts).
 fn inputs(root: &Path) -> Vec<(PathBuf, Vec<Vec<u8>>)> {
     let mut paths: Vec<PathBuf> = Vec::new();
     for set in ["gen", "bigendian"] {
-        for e in std::fs::read_dir(root.join("corpus").join(set)).into_iter().flatten().flatten() {
+        for e in std::fs::read_dir(root.join("corpus").join(set))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             if e.path().extension().is_some_and(|x| x == "data") {
                 paths.push(e.path());
             }
         }
     }
-    for project in std::fs::read_dir(root.join("corpus/public")).into_iter().flatten().flatten() {
-        for e in std::fs::read_dir(project.path()).into_iter().flatten().flatten() {
-            if e.path().is_file() && e.file_name() != "MANIFEST.md" && !e.file_name().to_string_lossy().ends_with(".md") {
+    for project in std::fs::read_dir(root.join("corpus/public"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        for e in std::fs::read_dir(project.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if e.path().is_file()
+                && e.file_name() != "MANIFEST.md"
+                && !e.file_name().to_string_lossy().ends_with(".md")
+            {
                 paths.push(e.path());
             }
         }
@@ -67,7 +94,12 @@ fn inputs(root: &Path) -> Vec<(PathBuf, Vec<Vec<u8>>)> {
                     .unwrap()
                     .flatten()
                     .filter_map(|e| {
-                        let n = e.file_name().to_str()?.strip_prefix("data.")?.parse().ok()?;
+                        let n = e
+                            .file_name()
+                            .to_str()?
+                            .strip_prefix("data.")?
+                            .parse()
+                            .ok()?;
                         Some((n, e.path()))
                     })
                     .collect();
@@ -84,7 +116,12 @@ fn inputs(root: &Path) -> Vec<(PathBuf, Vec<Vec<u8>>)> {
 }
 
 /// What must agree: the folded text and the diagnostics that do not describe the queue.
-fn outcome(r: Result<(perfscope_analysis::profile::Profile, LoadDiagnostics), perfscope_analysis::load::LoadError>) -> Result<(String, LoadDiagnostics), String> {
+fn outcome(
+    r: Result<
+        (perfscope_analysis::profile::Profile, LoadDiagnostics),
+        perfscope_analysis::load::LoadError,
+    >,
+) -> Result<(String, LoadDiagnostics), String> {
     let (profile, mut diag) = r.map_err(|e| e.to_string())?;
     let folded = to_folded_text(&profile, &SampleFilter::all(), FoldedOptions::default());
     diag.max_queued_bytes = 0;
@@ -99,7 +136,11 @@ fn sectioned_loading_equals_whole_file_loading_on_every_corpus_file() {
         return;
     };
     let inputs = inputs(&root);
-    assert!(inputs.len() > 40, "corpus found but only {} inputs", inputs.len());
+    assert!(
+        inputs.len() > 40,
+        "corpus found but only {} inputs",
+        inputs.len()
+    );
     let mut with_samples = 0;
     let mut checked_dir = false;
     for (path, parts) in &inputs {
@@ -110,27 +151,53 @@ fn sectioned_loading_equals_whole_file_loading_on_every_corpus_file() {
         }
         checked_dir |= parts.len() > 1;
         for chunk in [4093, 65536, 1 << 24] {
-            let mut main = Slices { bytes: &parts[0], largest_read: 0 };
-            let mut rest: Vec<Slices<'_>> = parts[1..].iter().map(|b| Slices { bytes: b, largest_read: 0 }).collect();
+            let mut main = Slices {
+                bytes: &parts[0],
+                largest_read: 0,
+            };
+            let mut rest: Vec<Slices<'_>> = parts[1..]
+                .iter()
+                .map(|b| Slices {
+                    bytes: b,
+                    largest_read: 0,
+                })
+                .collect();
             let mut calls = 0u64;
             let mut last_done = 0u64;
-            let got = outcome(load_sectioned_parts(&mut main, &mut rest, chunk, options(), |done, _| {
-                assert!(done >= last_done, "progress went back");
-                last_done = done;
-                calls += 1;
-            }));
+            let got = outcome(load_sectioned_parts(
+                &mut main,
+                &mut rest,
+                chunk,
+                options(),
+                |done, _| {
+                    assert!(done >= last_done, "progress went back");
+                    last_done = done;
+                    calls += 1;
+                },
+            ));
             assert_eq!(got, whole, "{} with {chunk}-byte chunks", path.display());
             let total: u64 = parts.iter().map(|p| p.len() as u64).sum();
-            assert!(last_done <= total, "{}: {last_done} bytes done of {total}", path.display());
+            assert!(
+                last_done <= total,
+                "{}: {last_done} bytes done of {total}",
+                path.display()
+            );
             // Only the header's own sections may be read in one piece bigger than a chunk.
             if whole.is_ok() {
                 let data_reads = rest.iter().map(|s| s.largest_read).max().unwrap_or(0);
-                assert!(data_reads <= chunk as u64, "{}: a data.N read of {data_reads} bytes", path.display());
+                assert!(
+                    data_reads <= chunk as u64,
+                    "{}: a data.N read of {data_reads} bytes",
+                    path.display()
+                );
             }
         }
     }
     assert!(with_samples > 30, "only {with_samples} inputs gave stacks");
-    assert!(checked_dir, "the --threads directory (gen/threads.data) was not found");
+    assert!(
+        checked_dir,
+        "the --threads directory (gen/threads.data) was not found"
+    );
 }
 
 /// The record body bytes between FINISHED_ROUNDs, in file order (the last entry: after the last).
@@ -157,7 +224,11 @@ fn the_queue_holds_at_most_two_rounds() {
     };
     // Before the release at the end of round N, only records of rounds N-1 and N can be
     // queued (those of N-2 are older than round N-1's newest time: released at its end).
-    for file in ["bigendian/be-multi.data", "gen/lost.data", "gen/attach-pid.data"] {
+    for file in [
+        "bigendian/be-multi.data",
+        "gen/lost.data",
+        "gen/attach-pid.data",
+    ] {
         let bytes = std::fs::read(root.join("corpus").join(file)).unwrap();
         let rounds = round_sizes(&bytes);
         assert!(rounds.len() > 50, "{file}: {} rounds", rounds.len());
@@ -171,6 +242,10 @@ fn the_queue_holds_at_most_two_rounds() {
             diag.max_queued_bytes,
             bytes.len()
         );
-        println!("{file}: queue peak {} bytes, two-round bound {bound}, file {}", diag.max_queued_bytes, bytes.len());
+        println!(
+            "{file}: queue peak {} bytes, two-round bound {bound}, file {}",
+            diag.max_queued_bytes,
+            bytes.len()
+        );
     }
 }

@@ -1,7 +1,12 @@
 //! Every corpus recording (gen, bigendian, public) loaded, written as a share file and read
 //! back: every sample with its time, thread, CPU, event, period and whole stack (names, modules,
 //! build ids, addresses) is the same, and so is the header summary. Skips without the corpus.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod common;
 
@@ -16,7 +21,16 @@ fn dump(p: &Profile) -> Vec<String> {
         .map(|i| {
             let s = p.samples.get(i).unwrap();
             let t = p.threads.get(s.thread).unwrap();
-            let mut line = format!("{} {}/{} {} cpu{} {} {}", s.time, t.pid, t.tid, p.strings.get(t.name), s.cpu, p.event_name(s.event), s.period);
+            let mut line = format!(
+                "{} {}/{} {} cpu{} {} {}",
+                s.time,
+                t.pid,
+                t.tid,
+                p.strings.get(t.name),
+                s.cpu,
+                p.event_name(s.event),
+                s.period
+            );
             for f in p.stacks.frames_leaf_first(s.stack) {
                 let fr = p.frames.get(f).unwrap();
                 let m = fr.module.and_then(|m| p.modules.get(m));
@@ -24,7 +38,8 @@ fn dump(p: &Profile) -> Vec<String> {
                 line.push_str(&format!(
                     " | {} [{:?}] {:?} {:?} {:#x} {}",
                     p.strings.get(func.name),
-                    func.module.map(|m| p.strings.get(p.modules.get(m).unwrap().path)),
+                    func.module
+                        .map(|m| p.strings.get(p.modules.get(m).unwrap().path)),
                     m.map(|m| p.strings.get(m.path)),
                     m.and_then(|m| m.build_id.clone()),
                     fr.address,
@@ -50,7 +65,12 @@ fn every_corpus_file_round_trips_through_a_share_file() {
                 .unwrap()
                 .flatten()
                 .filter_map(|e| {
-                    let n = e.file_name().to_str()?.strip_prefix("data.")?.parse().ok()?;
+                    let n = e
+                        .file_name()
+                        .to_str()?
+                        .strip_prefix("data.")?
+                        .parse()
+                        .ok()?;
                     Some((n, std::fs::read(e.path()).unwrap()))
                 })
                 .collect();
@@ -60,7 +80,9 @@ fn every_corpus_file_round_trips_through_a_share_file() {
             Vec::new()
         };
         let extra_refs: Vec<&[u8]> = extra.iter().map(Vec::as_slice).collect();
-        let Ok((p, _)) = load_profile(&data, &extra_refs, LoadOptions::default()) else { continue };
+        let Ok((p, _)) = load_profile(&data, &extra_refs, LoadOptions::default()) else {
+            continue;
+        };
         let summary = Summary::from_bytes(&data);
         let bytes = to_share(&p, Some(&summary), &ShareOptions::default());
         let back = from_share(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -2,7 +2,12 @@
 //! `jsonschema` (`tests/data/speedscope/check_speedscope.py`), and its stacks and weights
 //! compared with the folded export. Skips with a message when `python3` with `jsonschema` is not
 //! installed.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -16,12 +21,18 @@ use perfscope_analysis::text_samples::profile_from_text_samples;
 use serde_json::{json, Value};
 
 fn check(doc: &str, name: &str) -> Result<Value, String> {
-    let dir = std::env::temp_dir().join(format!("perfscope-speedscope-test-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("perfscope-speedscope-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{name}.speedscope.json"));
     std::fs::write(&path, doc).unwrap();
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/speedscope/check_speedscope.py");
-    let out = Command::new("python3").arg(script).arg(&path).output().unwrap();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/speedscope/check_speedscope.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(&path)
+        .output()
+        .unwrap();
     if !out.status.success() {
         return Err(String::from_utf8_lossy(&out.stderr).into_owned());
     }
@@ -29,7 +40,10 @@ fn check(doc: &str, name: &str) -> Result<Value, String> {
 }
 
 fn python_ready(test: &str) -> bool {
-    let ok = Command::new("python3").args(["-c", "import jsonschema"]).output().is_ok_and(|o| o.status.success());
+    let ok = Command::new("python3")
+        .args(["-c", "import jsonschema"])
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !ok {
         eprintln!("{test}: skipped: needs python3 with `pip install jsonschema`");
     }
@@ -52,7 +66,13 @@ a[lib:/usr/lib/libc.so.6] run         a      b
 ",
     )
     .unwrap();
-    let doc = to_speedscope(&p, &SpeedscopeOptions { name: "t.data".into(), ..Default::default() });
+    let doc = to_speedscope(
+        &p,
+        &SpeedscopeOptions {
+            name: "t.data".into(),
+            ..Default::default()
+        },
+    );
     let v = check(&doc, "dsl").unwrap();
     assert_eq!(
         v["profiles"],
@@ -65,7 +85,14 @@ a[lib:/usr/lib/libc.so.6] run         a      b
     assert_eq!(v["active"], 0);
     // Two functions named `a` (one in libc, one without module) print the same.
     let mut ours: BTreeMap<String, u64> = BTreeMap::new();
-    for (line, n) in folded_lines(&p, &SampleFilter::all(), FoldedOptions { include_comm: false, weight: WeightKind::Period }) {
+    for (line, n) in folded_lines(
+        &p,
+        &SampleFilter::all(),
+        FoldedOptions {
+            include_comm: false,
+            weight: WeightKind::Period,
+        },
+    ) {
         *ours.entry(line).or_default() += n;
     }
     assert_eq!(ours["main;a"], 253000);
@@ -80,8 +107,13 @@ fn the_checker_rejects_a_broken_file() {
     }
     // The same document with a unit speedscope does not know: the schema must catch it.
     let p = profile_from_text_samples("main\n").unwrap();
-    let doc = to_speedscope(&p, &SpeedscopeOptions::default()).replace("\"unit\":\"none\"", "\"unit\":\"cycles\"");
+    let doc = to_speedscope(&p, &SpeedscopeOptions::default())
+        .replace("\"unit\":\"none\"", "\"unit\":\"cycles\"");
     let err = check(&doc, "broken").unwrap_err();
     assert!(err.starts_with("invalid speedscope file"), "{err}");
-    assert!(check(&doc.replace("\"unit\":\"cycles\"", "\"unit\":\"none\""), "fixed").is_ok());
+    assert!(check(
+        &doc.replace("\"unit\":\"cycles\"", "\"unit\":\"none\""),
+        "fixed"
+    )
+    .is_ok());
 }

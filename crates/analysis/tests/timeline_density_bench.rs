@@ -1,7 +1,12 @@
 //! Density queries on a lane of 2M samples at every zoom, checked against binary searches and
 //! timed. Run with `cargo test --release -p perfscope-analysis --test timeline_density_bench --
 //! --ignored --nocapture`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::time::Instant;
 
@@ -11,7 +16,9 @@ use perfscope_analysis::timeline::SampleDensity;
 fn times() -> Vec<u64> {
     let mut x: u64 = 0x2545_f491_4f6c_dd1d;
     let mut next = move || {
-        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         x >> 33
     };
     let mut v = Vec::with_capacity(2_100_000);
@@ -37,15 +44,27 @@ fn two_million_samples_at_any_zoom() {
     let d = SampleDensity::new(v);
     let build = t.elapsed();
     let sorted = d.times().to_vec();
-    let naive = |a: u64, b: u64| sorted.partition_point(|&x| x < b) - sorted.partition_point(|&x| x < a);
+    let naive =
+        |a: u64, b: u64| sorted.partition_point(|&x| x < b) - sorted.partition_point(|&x| x < a);
     let (end, bins) = (10_000_000_000u64, 2_000usize);
-    let zooms: Vec<(u64, u64)> = (0..24).map(|z| (7_000_000_000 - (end >> z) / 2, 7_000_000_000 + (end >> z) / 2)).collect();
+    let zooms: Vec<(u64, u64)> = (0..24)
+        .map(|z| {
+            (
+                7_000_000_000 - (end >> z) / 2,
+                7_000_000_000 + (end >> z) / 2,
+            )
+        })
+        .collect();
     let t = Instant::now();
     let mut total = 0u64;
     let rounds = 50;
     for _ in 0..rounds {
         for &(a, b) in &zooms {
-            total += d.density(a, b, bins).iter().map(|&c| u64::from(c)).sum::<u64>();
+            total += d
+                .density(a, b, bins)
+                .iter()
+                .map(|&c| u64::from(c))
+                .sum::<u64>();
         }
     }
     let per_query = t.elapsed() / (rounds * zooms.len() as u32);
@@ -92,11 +111,34 @@ fn load_with_and_without_the_timeline() {
         return;
     };
     let data = std::fs::read(&path).unwrap();
-    for extras in [LoadExtras::default(), LoadExtras { timeline: true, off_cpu: false }, LoadExtras::default(), LoadExtras { timeline: true, off_cpu: false }] {
-        let options = LoadOptions { unwind: false, unknown_names: UnknownNames::ModuleOffset, ..LoadOptions::default() };
+    for extras in [
+        LoadExtras::default(),
+        LoadExtras {
+            timeline: true,
+            off_cpu: false,
+        },
+        LoadExtras::default(),
+        LoadExtras {
+            timeline: true,
+            off_cpu: false,
+        },
+    ] {
+        let options = LoadOptions {
+            unwind: false,
+            unknown_names: UnknownNames::ModuleOffset,
+            ..LoadOptions::default()
+        };
         let t = Instant::now();
         let loaded = load(&data, &[], options, extras).unwrap();
-        let lanes = loaded.timeline.as_ref().map_or(0, |t| t.tasks.len() + t.cpus.len());
-        eprintln!("timeline {}: {:?} ({} samples, {lanes} lanes)", extras.timeline, t.elapsed(), loaded.profile.samples.len());
+        let lanes = loaded
+            .timeline
+            .as_ref()
+            .map_or(0, |t| t.tasks.len() + t.cpus.len());
+        eprintln!(
+            "timeline {}: {:?} ({} samples, {lanes} lanes)",
+            extras.timeline,
+            t.elapsed(),
+            loaded.profile.samples.len()
+        );
     }
 }

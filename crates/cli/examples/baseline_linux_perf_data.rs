@@ -20,13 +20,23 @@ use linux_perf_data::linux_perf_event_reader::EventRecord;
 use linux_perf_data::{PerfFileReader, PerfFileRecord};
 
 fn count<S: BuildHasher + Default>(bytes: &[u8]) -> (u64, usize) {
-    let PerfFileReader { mut perf_file, mut record_iter } = PerfFileReader::parse_file(Cursor::new(bytes)).expect("a file-mode perf.data");
+    let PerfFileReader {
+        mut perf_file,
+        mut record_iter,
+    } = PerfFileReader::parse_file(Cursor::new(bytes)).expect("a file-mode perf.data");
     let mut stacks: HashMap<(i32, Vec<u64>), u64, S> = HashMap::default();
     let mut samples = 0u64;
     let mut chain = Vec::new();
-    while let Some(record) = record_iter.next_record(&mut perf_file).expect("a readable record") {
-        let PerfFileRecord::EventRecord { record, .. } = record else { continue };
-        let Ok(EventRecord::Sample(s)) = record.parse() else { continue };
+    while let Some(record) = record_iter
+        .next_record(&mut perf_file)
+        .expect("a readable record")
+    {
+        let PerfFileRecord::EventRecord { record, .. } = record else {
+            continue;
+        };
+        let Ok(EventRecord::Sample(s)) = record.parse() else {
+            continue;
+        };
         samples += 1;
         chain.clear();
         match &s.callchain {
@@ -46,7 +56,9 @@ fn count<S: BuildHasher + Default>(bytes: &[u8]) -> (u64, usize) {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().expect("usage: baseline_linux_perf_data FILE [--std-hash]");
+    let path = args
+        .next()
+        .expect("usage: baseline_linux_perf_data FILE [--std-hash]");
     let std_hash = args.next().as_deref() == Some("--std-hash");
     let file = std::fs::File::open(&path).expect("a readable file");
     // SAFETY: read-only mapping of a file nobody writes while the benchmark runs.
@@ -58,5 +70,8 @@ fn main() {
     } else {
         count::<rustc_hash::FxBuildHasher>(&map)
     };
-    println!("{samples} samples, {stacks} distinct (pid, callchain) stacks, {:.3} s", start.elapsed().as_secs_f64());
+    println!(
+        "{samples} samples, {stacks} distinct (pid, callchain) stacks, {:.3} s",
+        start.elapsed().as_secs_f64()
+    );
 }

@@ -16,7 +16,11 @@ fn main() {
     // perf_file_header: data section at 40 (offset) and 48 (size); little-endian files only.
     let offset = u64::from_le_bytes(map[40..48].try_into().unwrap()) as usize;
     let size = u64::from_le_bytes(map[48..56].try_into().unwrap()) as usize;
-    let end = if size == 0 { map.len() } else { (offset + size).min(map.len()) };
+    let end = if size == 0 {
+        map.len()
+    } else {
+        (offset + size).min(map.len())
+    };
     let data = &map[offset..end];
     let mut counts = [0u64; 256];
     let mut pos = 0usize;
@@ -29,5 +33,9 @@ fn main() {
         pos += size;
     }
     let total: u64 = counts.iter().sum();
-    println!("{total} records, {} samples, {:.3} s", counts[9], start.elapsed().as_secs_f64());
+    println!(
+        "{total} records, {} samples, {:.3} s",
+        counts[9],
+        start.elapsed().as_secs_f64()
+    );
 }

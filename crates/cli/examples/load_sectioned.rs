@@ -23,9 +23,16 @@ impl ReadAt for Pread {
     }
     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, Error> {
         let mut buf = vec![0; usize::try_from(size).unwrap()];
-        self.0
-            .read_exact_at(&mut buf, offset)
-            .map_err(|_| Error::new(offset, ErrorKind::UnexpectedEof { what: "file", needed: size, available: 0 }))?;
+        self.0.read_exact_at(&mut buf, offset).map_err(|_| {
+            Error::new(
+                offset,
+                ErrorKind::UnexpectedEof {
+                    what: "file",
+                    needed: size,
+                    available: 0,
+                },
+            )
+        })?;
         Ok(buf)
     }
 }
@@ -33,19 +40,31 @@ impl ReadAt for Pread {
 /// VmHWM: the peak resident memory of this process, in MB.
 fn peak_rss_mb() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let kb = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
     kb.unwrap_or(0) / 1024
 }
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().expect("usage: load_sectioned FILE [CHUNK_BYTES]");
-    let chunk: usize = args.next().map_or(4 << 20, |c| c.parse().expect("a chunk size in bytes"));
+    let path = args
+        .next()
+        .expect("usage: load_sectioned FILE [CHUNK_BYTES]");
+    let chunk: usize = args
+        .next()
+        .map_or(4 << 20, |c| c.parse().expect("a chunk size in bytes"));
     let file = std::fs::File::open(&path).expect("a readable file");
     let len = file.metadata().unwrap().len();
     let start = std::time::Instant::now();
-    let options = LoadOptions { symbolize: false, unknown_names: UnknownNames::ModuleOffset, ..LoadOptions::default() };
-    let (profile, diag) = load_sectioned(&mut Pread(file, len), chunk, options, |_, _| {}).expect("a perf.data");
+    let options = LoadOptions {
+        symbolize: false,
+        unknown_names: UnknownNames::ModuleOffset,
+        ..LoadOptions::default()
+    };
+    let (profile, diag) =
+        load_sectioned(&mut Pread(file, len), chunk, options, |_, _| {}).expect("a perf.data");
     println!(
         "{} MB in {chunk}-byte chunks: {:.2} s, {} samples, {} stacks, queue peak {} MB ({} records), process peak {} MB",
         len / 1_000_000,

@@ -16,34 +16,78 @@ use perfscope_analysis::samples::SampleFilter;
 fn main() {
     let path = std::env::args().nth(1).unwrap();
     let data = std::fs::read(&path).unwrap();
-    let options = LoadOptions { symbolize: false, unknown_names: UnknownNames::ModuleOffset, ..LoadOptions::default() };
-    let p = load(&data, &[], options, LoadExtras::default()).unwrap().profile;
-    println!("{} samples, {} stacks, {} frames, {} funcs", p.samples.len(), p.stacks.len(), p.frames.len(), p.funcs.len());
+    let options = LoadOptions {
+        symbolize: false,
+        unknown_names: UnknownNames::ModuleOffset,
+        ..LoadOptions::default()
+    };
+    let p = load(&data, &[], options, LoadExtras::default())
+        .unwrap()
+        .profile;
+    println!(
+        "{} samples, {} stacks, {} frames, {} funcs",
+        p.samples.len(),
+        p.stacks.len(),
+        p.frames.len(),
+        p.funcs.len()
+    );
     let t = std::time::Instant::now();
     let ch = StackChildren::new(&p);
     println!("children {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
     let lo = p.samples.time.first().copied().unwrap_or(0);
     let hi = p.samples.time.last().copied().unwrap_or(0);
-    if let Some(n) = std::env::var("REPEAT").ok().and_then(|n| n.parse::<u32>().ok()) {
+    if let Some(n) = std::env::var("REPEAT")
+        .ok()
+        .and_then(|n| n.parse::<u32>().ok())
+    {
         // For profiling: the whole-range weights and top-down layout, n times.
         for _ in 0..n {
             let w = StackWeights::new(&p, &SampleFilter::all());
-            std::hint::black_box(pruned_flame(&p, &ch, &w, PruneOptions { inverted: false, kind: WeightKind::Samples, detail: 8192, root: &[] }));
+            std::hint::black_box(pruned_flame(
+                &p,
+                &ch,
+                &w,
+                PruneOptions {
+                    inverted: false,
+                    kind: WeightKind::Samples,
+                    detail: 8192,
+                    root: &[],
+                },
+            ));
         }
         return;
     }
     for (a, b) in [(0.0, 1.0), (0.25, 0.75), (0.3, 0.4), (0.5, 0.52)] {
-        let f = if a == 0.0 && b == 1.0 { SampleFilter::all() } else {
+        let f = if a == 0.0 && b == 1.0 {
+            SampleFilter::all()
+        } else {
             let span = (hi - lo) as f64;
-            SampleFilter { time_range: Some((lo + (span * a) as u64, lo + (span * b) as u64)), ..SampleFilter::all() }
+            SampleFilter {
+                time_range: Some((lo + (span * a) as u64, lo + (span * b) as u64)),
+                ..SampleFilter::all()
+            }
         };
         let t = std::time::Instant::now();
         let w = StackWeights::new(&p, &f);
         let tw = t.elapsed().as_secs_f64() * 1e3;
         for inverted in [false, true] {
             let t = std::time::Instant::now();
-            let g = pruned_flame(&p, &ch, &w, PruneOptions { inverted, kind: WeightKind::Samples, detail: 8192, root: &[] });
-            println!("{a}-{b}: weights {tw:.0} ms, pruned (inverted {inverted}) {:.0} ms, {} nodes", t.elapsed().as_secs_f64() * 1e3, g.nodes.len());
+            let g = pruned_flame(
+                &p,
+                &ch,
+                &w,
+                PruneOptions {
+                    inverted,
+                    kind: WeightKind::Samples,
+                    detail: 8192,
+                    root: &[],
+                },
+            );
+            println!(
+                "{a}-{b}: weights {tw:.0} ms, pruned (inverted {inverted}) {:.0} ms, {} nodes",
+                t.elapsed().as_secs_f64() * 1e3,
+                g.nodes.len()
+            );
         }
     }
 }

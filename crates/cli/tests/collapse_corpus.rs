@@ -5,7 +5,12 @@
 //! binary that is not on this machine (perf had it; we print `[unknown]`), or it is one of the
 //! listed unwinder limitations. Skips with a message when the corpus, the workload symlink or
 //! this machine's libc (build id checked) are missing.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -22,7 +27,10 @@ fn shared() -> Option<PathBuf> {
         return Some(PathBuf::from(d)).filter(|d| d.join("corpus/gen").is_dir());
     }
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    workspace.ancestors().map(|a| a.join("shared")).find(|d| d.join("corpus/gen").is_dir())
+    workspace
+        .ancestors()
+        .map(|a| a.join("shared"))
+        .find(|d| d.join("corpus/gen").is_dir())
 }
 
 /// The recording machine ran the workloads from `/tmp/corpus-gen/workloads/`; point that path at
@@ -34,7 +42,9 @@ fn link_workloads(gen: &Path) -> bool {
     }
     let _ = std::fs::create_dir_all("/tmp/corpus-gen");
     #[cfg(unix)]
-    if std::os::unix::fs::symlink(gen.join("workloads"), link).is_err() && !link.join("mt").is_file() {
+    if std::os::unix::fs::symlink(gen.join("workloads"), link).is_err()
+        && !link.join("mt").is_file()
+    {
         return false;
     }
     link.join("mt").is_file()
@@ -44,8 +54,14 @@ fn link_workloads(gen: &Path) -> bool {
 /// archive of fp-callchain.data records them).
 fn system_libraries_match() -> bool {
     let want = [
-        ("/usr/lib/x86_64-linux-gnu/libc.so.6", "93ac61ec5a8eb1396f9fbd350e3169a558528a40"),
-        ("/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", "7ebc65e52f2bbea498b4040fa92f7238377aaba9"),
+        (
+            "/usr/lib/x86_64-linux-gnu/libc.so.6",
+            "93ac61ec5a8eb1396f9fbd350e3169a558528a40",
+        ),
+        (
+            "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+            "7ebc65e52f2bbea498b4040fa92f7238377aaba9",
+        ),
     ];
     want.iter().all(|(path, id)| {
         let found = std::fs::read(path).ok().and_then(|b| elf::build_id(&b));
@@ -73,22 +89,43 @@ fn parse_folded(text: &str) -> Folded {
 /// (`…get_hash<…ImportData>, ()>::{closure#0}>`) was cut there; perf printed it whole. Compare
 /// our names cut the same way.
 fn as_oracle_cut(stack: &str) -> String {
-    stack.split(';').map(|f| f.split(" (").next().unwrap_or(f)).collect::<Vec<_>>().join(";")
+    stack
+        .split(';')
+        .map(|f| f.split(" (").next().unwrap_or(f))
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 fn extra_args(stem: &str, gen: &Path) -> Vec<String> {
-    let mut args = vec!["--kallsyms".to_owned(), gen.join("extra/kallsyms.gz").display().to_string()];
+    let mut args = vec![
+        "--kallsyms".to_owned(),
+        gen.join("extra/kallsyms.gz").display().to_string(),
+    ];
     if stem == "python312-perfmap" {
         // perf read /tmp/perf-31813.map on the recording machine; the corpus keeps a copy.
         args.push("--perf-map".into());
-        args.push(gen.join("extra/python312-perfmap.perf-31813.map").display().to_string());
+        args.push(
+            gen.join("extra/python312-perfmap.perf-31813.map")
+                .display()
+                .to_string(),
+        );
     }
     args
 }
 
 fn collapse(file: &Path, args: &[String]) -> Folded {
-    let out = Command::new(env!("CARGO_BIN_EXE_perfscope")).arg("collapse").args(args).arg(file).output().unwrap();
-    assert!(out.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_perfscope"))
+        .arg("collapse")
+        .args(args)
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
     parse_folded(&String::from_utf8(out.stdout).unwrap())
 }
 
@@ -96,29 +133,46 @@ fn collapse(file: &Path, args: &[String]) -> Folded {
 struct LocalFiles;
 impl FileProvider for LocalFiles {
     fn read_path(&mut self, path: &str) -> Option<Vec<u8>> {
-        path.starts_with('/').then(|| std::fs::read(path).ok()).flatten()
+        path.starts_with('/')
+            .then(|| std::fs::read(path).ok())
+            .flatten()
     }
     fn read_debug(&mut self, build_id: &[u8]) -> Option<Vec<u8>> {
         let hex: String = build_id.iter().map(|x| format!("{x:02x}")).collect();
-        std::fs::read(format!("/usr/lib/debug/.build-id/{}/{}.debug", &hex[..2], &hex[2..])).ok()
+        std::fs::read(format!(
+            "/usr/lib/debug/.build-id/{}/{}.debug",
+            &hex[..2],
+            &hex[2..]
+        ))
+        .ok()
     }
 }
 
 fn load(file: &Path, gen: &Path, stem: &str, symbolize: bool) -> Profile {
     let mut r = SymbolResolver::new();
     r.set_provider(Box::new(LocalFiles));
-    r.set_kallsyms(&std::fs::read(gen.join("extra/kallsyms.gz")).unwrap()).unwrap();
+    r.set_kallsyms(&std::fs::read(gen.join("extra/kallsyms.gz")).unwrap())
+        .unwrap();
     if stem == "python312-perfmap" {
-        r.add_perf_map(31813, &std::fs::read(gen.join("extra/python312-perfmap.perf-31813.map")).unwrap());
+        r.add_perf_map(
+            31813,
+            &std::fs::read(gen.join("extra/python312-perfmap.perf-31813.map")).unwrap(),
+        );
     }
     let options = LoadOptions {
         resolver: Some(r),
         symbolize,
-        unknown_names: if symbolize { UnknownNames::Unknown } else { UnknownNames::ModuleOffset },
+        unknown_names: if symbolize {
+            UnknownNames::Unknown
+        } else {
+            UnknownNames::ModuleOffset
+        },
         inline_frames: InlineFrames::Unwound,
         ..LoadOptions::default()
     };
-    load_profile(&std::fs::read(file).unwrap(), &[], options).unwrap().0
+    load_profile(&std::fs::read(file).unwrap(), &[], options)
+        .unwrap()
+        .0
 }
 
 /// Each sample's folded line (comm first), in sample order.
@@ -131,7 +185,11 @@ fn sample_lines(p: &Profile) -> Vec<String> {
             frames.reverse();
             for f in frames {
                 line.push(';');
-                line.push_str(&p.frame_func(f).map_or("[unknown]", |func| p.func_name(func)).replace(';', ":"));
+                line.push_str(
+                    &p.frame_func(f)
+                        .map_or("[unknown]", |func| p.func_name(func))
+                        .replace(';', ":"),
+                );
             }
             line
         })
@@ -158,10 +216,12 @@ fn available(path: &str, build_id: Option<&[u8]>, cache: &mut HashMap<String, bo
     if !path.starts_with('/') || path.starts_with("/tmp/perf-") || path.starts_with("/memfd:") {
         return true; // kernel, [vdso], JIT maps: no binary to miss
     }
-    *cache.entry(path.to_owned()).or_insert_with(|| match std::fs::read(path) {
-        Ok(bytes) => build_id.is_none() || elf::build_id(&bytes).as_deref() == build_id,
-        Err(_) => false,
-    })
+    *cache
+        .entry(path.to_owned())
+        .or_insert_with(|| match std::fs::read(path) {
+            Ok(bytes) => build_id.is_none() || elf::build_id(&bytes).as_deref() == build_id,
+            Err(_) => false,
+        })
 }
 
 /// Known disagreements that are not about missing binaries: (file, a frame of the stack, why).
@@ -188,16 +248,27 @@ fn collapse_equals_perf_folded_stacks() {
     };
     let gen = shared.join("corpus/gen");
     if !link_workloads(&gen) {
-        println!("skipped: cannot link /tmp/corpus-gen/workloads to {}", gen.join("workloads").display());
+        println!(
+            "skipped: cannot link /tmp/corpus-gen/workloads to {}",
+            gen.join("workloads").display()
+        );
         return;
     }
     if !system_libraries_match() {
-        println!("skipped: this machine's libc/ld.so are not the ones perf resolved the corpus with");
+        println!(
+            "skipped: this machine's libc/ld.so are not the ones perf resolved the corpus with"
+        );
         return;
     }
     let mut stems: Vec<String> = std::fs::read_dir(gen.join("oracle"))
         .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".folded.txt").map(str::to_owned))
+        .filter_map(|e| {
+            e.ok()?
+                .file_name()
+                .to_str()?
+                .strip_suffix(".folded.txt")
+                .map(str::to_owned)
+        })
         .filter(|s| gen.join(format!("{s}.data")).exists())
         .collect();
     stems.sort();
@@ -207,7 +278,9 @@ fn collapse_equals_perf_folded_stacks() {
     let mut unexplained = Vec::new();
     for stem in &stems {
         let file = gen.join(format!("{stem}.data"));
-        let oracle = parse_folded(&std::fs::read_to_string(gen.join(format!("oracle/{stem}.folded.txt"))).unwrap());
+        let oracle = parse_folded(
+            &std::fs::read_to_string(gen.join(format!("oracle/{stem}.folded.txt"))).unwrap(),
+        );
         let ours = collapse(&file, &extra_args(stem, &gen));
         let total: u64 = oracle.values().sum();
         assert_eq!(ours.values().sum::<u64>(), total, "{stem}: sample count");
@@ -223,7 +296,10 @@ fn collapse_equals_perf_folded_stacks() {
         }
         // Explain every other sample: pair the library's per-sample stacks (the same code the
         // CLI runs) with the modules they go through.
-        let (named, modules) = (load(&file, &gen, stem, true), load(&file, &gen, stem, false));
+        let (named, modules) = (
+            load(&file, &gen, stem, true),
+            load(&file, &gen, stem, false),
+        );
         let lines = sample_lines(&named);
         let mods = sample_modules(&modules);
         assert_eq!(lines.len(), mods.len());
@@ -231,11 +307,16 @@ fn collapse_equals_perf_folded_stacks() {
         let (mut missing_binary, mut known) = (0u64, 0u64);
         let through_missing: Vec<bool> = mods
             .iter()
-            .map(|m| m.iter().any(|(p, id)| !available(p, id.as_deref(), &mut missing_cache)))
+            .map(|m| {
+                m.iter()
+                    .any(|(p, id)| !available(p, id.as_deref(), &mut missing_cache))
+            })
             .collect();
         // Pair the samples that go through binaries we have first, so that a stack perf also
         // could not name (`rustc;[unknown]`) is not taken by one we merely lack the binary for.
-        let order = (0..lines.len()).filter(|&i| !through_missing[i]).chain((0..lines.len()).filter(|&i| through_missing[i]));
+        let order = (0..lines.len())
+            .filter(|&i| !through_missing[i])
+            .chain((0..lines.len()).filter(|&i| through_missing[i]));
         for i in order {
             let line = &lines[i];
             match left.get_mut(&as_oracle_cut(line)) {
@@ -243,11 +324,15 @@ fn collapse_equals_perf_folded_stacks() {
                 _ => {
                     if through_missing[i] {
                         missing_binary += 1;
-                    } else if KNOWN_LIMITS.iter().any(|(s, frame, _)| s == stem && line.contains(frame)) {
+                    } else if KNOWN_LIMITS
+                        .iter()
+                        .any(|(s, frame, _)| s == stem && line.contains(frame))
+                    {
                         known += 1;
                     } else {
                         let names: Vec<&str> = mods[i].iter().map(|(p, _)| p.as_str()).collect();
-                        unexplained.push(format!("{stem}: {line}  (modules, leaf first: {names:?})"));
+                        unexplained
+                            .push(format!("{stem}: {line}  (modules, leaf first: {names:?})"));
                     }
                 }
             }
@@ -258,7 +343,12 @@ fn collapse_equals_perf_folded_stacks() {
         ));
     }
     println!("{}", report.join("\n"));
-    assert!(unexplained.is_empty(), "{} unexplained stacks:\n{}", unexplained.len(), unexplained.join("\n"));
+    assert!(
+        unexplained.is_empty(),
+        "{} unexplained stacks:\n{}",
+        unexplained.len(),
+        unexplained.join("\n")
+    );
 }
 
 /// DWARF-mode files (`--call-graph dwarf`): at least 95% of samples equal perf's (task target).
@@ -274,10 +364,20 @@ fn dwarf_mode_stacks_agree_with_perf() {
         return;
     }
     let (mut matched, mut total) = (0u64, 0u64);
-    for stem in ["dwarf", "kitchen-sink", "python312-perfmap", "python313-jit"] {
-        let oracle = parse_folded(&std::fs::read_to_string(gen.join(format!("oracle/{stem}.folded.txt"))).unwrap());
+    for stem in [
+        "dwarf",
+        "kitchen-sink",
+        "python312-perfmap",
+        "python313-jit",
+    ] {
+        let oracle = parse_folded(
+            &std::fs::read_to_string(gen.join(format!("oracle/{stem}.folded.txt"))).unwrap(),
+        );
         let ours = collapse(&gen.join(format!("{stem}.data")), &extra_args(stem, &gen));
-        let m: u64 = oracle.iter().map(|(s, n)| (*n).min(ours.get(s).copied().unwrap_or(0))).sum();
+        let m: u64 = oracle
+            .iter()
+            .map(|(s, n)| (*n).min(ours.get(s).copied().unwrap_or(0)))
+            .sum();
         let t: u64 = oracle.values().sum();
         println!("{stem:18} {m}/{t}");
         matched += m;
@@ -285,7 +385,10 @@ fn dwarf_mode_stacks_agree_with_perf() {
     }
     println!("dwarf-mode total: {matched}/{total}");
     assert!(matched * 100 >= total * 95, "{matched}/{total}");
-    assert!(matched >= total - 1, "only the known _dl_runtime_resolve_xsavec sample differs: {matched}/{total}");
+    assert!(
+        matched >= total - 1,
+        "only the known _dl_runtime_resolve_xsavec sample differs: {matched}/{total}"
+    );
 }
 
 /// Only the perf archive (no local binaries: `--symfs` pointing nowhere) names fp-callchain's
@@ -297,16 +400,33 @@ fn archive_alone_gives_perfs_user_names() {
         return;
     };
     let gen = shared.join("corpus/gen");
-    let oracle = parse_folded(&std::fs::read_to_string(gen.join("oracle/fp-callchain.folded.txt")).unwrap());
-    let archive = gen.join("extra/fp-callchain.data.tar.bz2").display().to_string();
+    let oracle =
+        parse_folded(&std::fs::read_to_string(gen.join("oracle/fp-callchain.folded.txt")).unwrap());
+    let archive = gen
+        .join("extra/fp-callchain.data.tar.bz2")
+        .display()
+        .to_string();
     let kallsyms = gen.join("extra/kallsyms.gz").display().to_string();
     // No build-id cache either (this machine's ~/.debug may hold the recorded binaries).
-    let args: Vec<String> =
-        ["--symfs", "/nonexistent", "--buildid-dir", "/nonexistent", "--archive", &archive, "--kallsyms", &kallsyms].map(String::from).to_vec();
+    let args: Vec<String> = [
+        "--symfs",
+        "/nonexistent",
+        "--buildid-dir",
+        "/nonexistent",
+        "--archive",
+        &archive,
+        "--kallsyms",
+        &kallsyms,
+    ]
+    .map(String::from)
+    .to_vec();
     let ours = collapse(&gen.join("fp-callchain.data"), &args);
     assert_eq!(ours, oracle);
     // Without the archive nothing in user space has a name.
-    let bare = collapse(&gen.join("fp-callchain.data"), &["--symfs", "/nonexistent", "--buildid-dir", "/nonexistent"].map(String::from));
+    let bare = collapse(
+        &gen.join("fp-callchain.data"),
+        &["--symfs", "/nonexistent", "--buildid-dir", "/nonexistent"].map(String::from),
+    );
     assert!(bare.keys().all(|s| !s.contains("__libc_start_call_main")));
     assert!(bare.keys().any(|s| s.starts_with("mt;[unknown]")));
 }

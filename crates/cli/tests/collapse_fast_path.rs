@@ -2,7 +2,12 @@
 //! profile; it must print what the general path (load the profile, write its folded text)
 //! prints, byte for byte, with the same warnings and exit status, on every recording we have.
 //! `PERFSCOPE_COLLAPSE_GENERAL` makes the binary take the general path.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod common;
 
@@ -13,8 +18,11 @@ use std::process::{Command, Output};
 /// several.
 fn run(file: &Path, general: bool, one_thread: bool) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_perfscope"));
-    cmd.args(["collapse", "--no-symbols"]).arg(file).env("PERFSCOPE_COLLAPSE_STATS", "1");
-    cmd.env_remove("PERFSCOPE_COLLAPSE_GENERAL").env_remove("PERFSCOPE_COLLAPSE_ONE_THREAD");
+    cmd.args(["collapse", "--no-symbols"])
+        .arg(file)
+        .env("PERFSCOPE_COLLAPSE_STATS", "1");
+    cmd.env_remove("PERFSCOPE_COLLAPSE_GENERAL")
+        .env_remove("PERFSCOPE_COLLAPSE_ONE_THREAD");
     if general {
         cmd.env("PERFSCOPE_COLLAPSE_GENERAL", "1");
     }
@@ -30,25 +38,47 @@ fn collapse(file: &Path, general: bool) -> Output {
 
 /// Whether the run took the fast path (it says so on stderr with PERFSCOPE_COLLAPSE_STATS).
 fn fast(out: &Output) -> bool {
-    String::from_utf8_lossy(&out.stderr).lines().any(|l| l.starts_with("collapse: "))
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .any(|l| l.starts_with("collapse: "))
 }
 
 /// Compares both paths on `file`; returns whether the fast path applied.
 fn same_output(file: &Path) -> bool {
     let (f, g) = (collapse(file, false), collapse(file, true));
     let name = file.display();
-    assert!(!fast(&g), "{name}: PERFSCOPE_COLLAPSE_GENERAL is not obeyed");
+    assert!(
+        !fast(&g),
+        "{name}: PERFSCOPE_COLLAPSE_GENERAL is not obeyed"
+    );
     assert_eq!(f.status.code(), g.status.code(), "{name}: exit status");
     if f.stdout != g.stdout {
-        let (a, b) = (String::from_utf8_lossy(&f.stdout), String::from_utf8_lossy(&g.stdout));
+        let (a, b) = (
+            String::from_utf8_lossy(&f.stdout),
+            String::from_utf8_lossy(&g.stdout),
+        );
         let first = a.lines().zip(b.lines()).position(|(x, y)| x != y);
-        panic!("{name}: fast path output differs ({} vs {} lines; first difference at line {first:?})", a.lines().count(), b.lines().count());
+        panic!(
+            "{name}: fast path output differs ({} vs {} lines; first difference at line {first:?})",
+            a.lines().count(),
+            b.lines().count()
+        );
     }
     // The warnings too, but for the fast path's own line.
-    let warnings = |o: &Output| String::from_utf8_lossy(&o.stderr).lines().filter(|l| !l.starts_with("collapse: ")).map(str::to_owned).collect::<Vec<_>>();
+    let warnings = |o: &Output| {
+        String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .filter(|l| !l.starts_with("collapse: "))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(warnings(&f), warnings(&g), "{name}: warnings");
     let one = run(file, false, true);
-    assert_eq!((one.status.code(), &one.stdout), (f.status.code(), &f.stdout), "{name}: the fast path on one thread");
+    assert_eq!(
+        (one.status.code(), &one.stdout),
+        (f.status.code(), &f.stdout),
+        "{name}: the fast path on one thread"
+    );
     fast(&f)
 }
 
@@ -56,7 +86,12 @@ fn same_output(file: &Path) -> bool {
 fn the_fast_path_prints_what_the_general_path_prints_on_the_test_files() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
     let mut took = 0;
-    for name in ["example.data", "pipe.data", "two-events.data", "heatmap.data"] {
+    for name in [
+        "example.data",
+        "pipe.data",
+        "two-events.data",
+        "heatmap.data",
+    ] {
         let file = dir.join(name);
         let out = collapse(&file, true);
         assert!(!out.stdout.is_empty(), "{name}: no folded lines");
@@ -67,8 +102,13 @@ fn the_fast_path_prints_what_the_general_path_prints_on_the_test_files() {
 
 #[test]
 fn the_fast_path_prints_what_the_general_path_prints_on_every_corpus_recording() {
-    let Some(root) = common::corpus_root() else { return };
-    let files: Vec<PathBuf> = common::corpus_files(&root).into_iter().map(|f| f.path).collect();
+    let Some(root) = common::corpus_root() else {
+        return;
+    };
+    let files: Vec<PathBuf> = common::corpus_files(&root)
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
     let (mut took, mut with_lines) = (Vec::new(), 0);
     for file in &files {
         if !collapse(file, true).stdout.is_empty() {
@@ -78,12 +118,29 @@ fn the_fast_path_prints_what_the_general_path_prints_on_every_corpus_recording()
             took.push(file.file_name().unwrap().to_string_lossy().into_owned());
         }
     }
-    println!("{} recordings ({with_lines} with samples); the fast path took {}: {took:?}", files.len(), took.len());
+    println!(
+        "{} recordings ({with_lines} with samples); the fast path took {}: {took:?}",
+        files.len(),
+        took.len()
+    );
     // Files the fast path leaves to the general path: DWARF-mode stacks and read values.
-    for name in ["fp-callchain.data", "syswide-g.data", "compressed-z.data", "pipe-compressed.data", "threads.data", "group.data"] {
-        assert!(took.iter().any(|t| t == name), "the fast path applies to {name}");
+    for name in [
+        "fp-callchain.data",
+        "syswide-g.data",
+        "compressed-z.data",
+        "pipe-compressed.data",
+        "threads.data",
+        "group.data",
+    ] {
+        assert!(
+            took.iter().any(|t| t == name),
+            "the fast path applies to {name}"
+        );
     }
     for name in ["dwarf.data", "kitchen-sink.data"] {
-        assert!(!took.iter().any(|t| t == name), "{name} goes through the general path");
+        assert!(
+            !took.iter().any(|t| t == name),
+            "{name} goes through the general path"
+        );
     }
 }

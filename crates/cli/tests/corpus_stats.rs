@@ -1,6 +1,11 @@
 //! Record counts per type of every corpus file, against `perf report --stats` (or the
 //! MANIFEST's independent counts where perf 6.1 cannot read the file completely).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod common;
 
@@ -31,7 +36,9 @@ fn record_counts_match_perf() {
         let row = manifest.get(&f.manifest_name);
         let fuzz = f.manifest_name.contains("src__quipper__corpus__");
         let perf_ok = match f.set {
-            "public" => row.and_then(|r| r.get("perf 6.1")).is_some_and(|s| s == "ok"),
+            "public" => row
+                .and_then(|r| r.get("perf 6.1"))
+                .is_some_and(|s| s == "ok"),
             _ => true,
         };
         let oracle_stats = std::fs::read_to_string(f.oracle.with_file_name(format!(
@@ -49,23 +56,35 @@ fn record_counts_match_perf() {
             }
             continue;
         };
-        let (code, stdout, stderr) = perfscope(&["stats".as_ref(), "--json".as_ref(), f.path.as_os_str()]);
+        let (code, stdout, stderr) =
+            perfscope(&["stats".as_ref(), "--json".as_ref(), f.path.as_os_str()]);
         let json: serde_json::Value = match serde_json::from_str(&stdout) {
             Ok(v) => v,
             Err(e) => {
-                failures.push(format!("{}: bad JSON ({e}), exit {code}, stderr {stderr}", f.manifest_name));
+                failures.push(format!(
+                    "{}: bad JSON ({e}), exit {code}, stderr {stderr}",
+                    f.manifest_name
+                ));
                 continue;
             }
         };
         let got: BTreeMap<String, u64> = json["records"]
             .as_object()
-            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0))).collect())
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)))
+                    .collect()
+            })
             .unwrap_or_default();
         if perf_ok && !oracle_stats.trim().is_empty() {
             let want = parse_perf_event_samples(&oracle_stats);
             let got: BTreeMap<String, u64> = json["samples"]
                 .as_object()
-                .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0))).collect())
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)))
+                        .collect()
+                })
                 .unwrap_or_default();
             let names_differ = PERF_STATS_NAMES_DIFFER.contains(&f.manifest_name.as_str());
             let counts = |m: &BTreeMap<String, u64>| {
@@ -74,15 +93,26 @@ fn record_counts_match_perf() {
                 v
             };
             if (names_differ && counts(&got) != counts(&want)) || (!names_differ && got != want) {
-                failures.push(format!("{}: samples per event:\n  expected {want:?}\n  got      {got:?}", f.manifest_name));
+                failures.push(format!(
+                    "{}: samples per event:\n  expected {want:?}\n  got      {got:?}",
+                    f.manifest_name
+                ));
             }
         }
         if got != expected && !KNOWN_DIFFERENCES.iter().any(|(n, _)| *n == f.manifest_name) {
-            failures.push(format!("{}:\n  expected {expected:?}\n  got      {got:?}\n  errors {}", f.manifest_name, json["errors"]));
+            failures.push(format!(
+                "{}:\n  expected {expected:?}\n  got      {got:?}\n  errors {}",
+                f.manifest_name, json["errors"]
+            ));
         }
         checked += 1;
     }
     eprintln!("checked {checked} files; skipped: {skipped:?}");
-    assert!(failures.is_empty(), "{} files disagree:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} files disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(checked > 60, "only {checked} corpus files were checked");
 }

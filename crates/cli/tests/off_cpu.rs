@@ -4,7 +4,12 @@
 //! --show-switch-events` prints them (oracle) — and, per frame, the time given to the thread's
 //! last sample before each switch-out (the approximate stack). The oracle's lines are not in
 //! time order: they are sorted per thread here.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod common;
 
@@ -39,14 +44,21 @@ fn hex(s: &str) -> u64 {
 
 #[test]
 fn off_cpu_time_per_thread_and_frame_equals_the_switch_records() {
-    let Some(root) = common::corpus_root() else { return };
+    let Some(root) = common::corpus_root() else {
+        return;
+    };
     let data = root.join("gen/switch-events.data");
     let script = std::fs::read_to_string(root.join("gen/oracle/switch-events.script.txt")).unwrap();
     let mut by_tid: BTreeMap<u32, Vec<(u64, Seen)>> = BTreeMap::new();
     let mut maps: Vec<Map> = Vec::new();
     for line in script.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
-        let Some(at) = f.iter().position(|w| w.contains('/') && w.split('/').all(|p| p.parse::<i64>().is_ok())) else { continue };
+        let Some(at) = f
+            .iter()
+            .position(|w| w.contains('/') && w.split('/').all(|p| p.parse::<i64>().is_ok()))
+        else {
+            continue;
+        };
         let tid: u32 = match f[at].split('/').nth(1).unwrap().parse() {
             Ok(t) => t,
             Err(_) => continue,
@@ -54,23 +66,57 @@ fn off_cpu_time_per_thread_and_frame_equals_the_switch_records() {
         let time = ns(f[at + 1]);
         let rest = &f[at + 2..];
         if rest.first() == Some(&"PERF_RECORD_SWITCH") {
-            by_tid.entry(tid).or_default().push((time, if rest[1] == "OUT" { Seen::Out } else { Seen::In }));
-        } else if rest.first().is_some_and(|w| w.starts_with("PERF_RECORD_MMAP")) {
+            by_tid.entry(tid).or_default().push((
+                time,
+                if rest[1] == "OUT" {
+                    Seen::Out
+                } else {
+                    Seen::In
+                },
+            ));
+        } else if rest
+            .first()
+            .is_some_and(|w| w.starts_with("PERF_RECORD_MMAP"))
+        {
             // [0xSTART(0xLEN) @ 0xPGOFF ...]: prot PATH
             let text = line.split_once('[').unwrap().1;
             let (start, text) = text.split_once('(').unwrap();
             let (len, text) = text.split_once(')').unwrap();
-            let pgoff = text.trim_start_matches(" @ ").split([' ', ']']).next().unwrap();
+            let pgoff = text
+                .trim_start_matches(" @ ")
+                .split([' ', ']'])
+                .next()
+                .unwrap();
             let path = line.rsplit(' ').next().unwrap();
-            let base = if path.starts_with("[kernel.kallsyms]") { "[kernel.kallsyms]".to_string() } else { path.rsplit('/').next().unwrap().to_string() };
-            maps.push(Map { start: hex(start), len: hex(len), pgoff: hex(pgoff), base });
+            let base = if path.starts_with("[kernel.kallsyms]") {
+                "[kernel.kallsyms]".to_string()
+            } else {
+                path.rsplit('/').next().unwrap().to_string()
+            };
+            maps.push(Map {
+                start: hex(start),
+                len: hex(len),
+                pgoff: hex(pgoff),
+                base,
+            });
         } else if rest.get(1).is_some_and(|w| w.starts_with("cpu-clock")) {
-            by_tid.entry(tid).or_default().push((time, Seen::Sample(hex(rest[2]))));
+            by_tid
+                .entry(tid)
+                .or_default()
+                .push((time, Seen::Sample(hex(rest[2]))));
         }
     }
-    assert!(by_tid.len() >= 5 && maps.len() >= 3, "the oracle was not read: {} threads, {} mappings", by_tid.len(), maps.len());
+    assert!(
+        by_tid.len() >= 5 && maps.len() >= 3,
+        "the oracle was not read: {} threads, {} mappings",
+        by_tid.len(),
+        maps.len()
+    );
     let frame = |ip: u64| {
-        let m = maps.iter().find(|m| m.start <= ip && ip - m.start < m.len).unwrap_or_else(|| panic!("no mapping for {ip:#x}"));
+        let m = maps
+            .iter()
+            .find(|m| m.start <= ip && ip - m.start < m.len)
+            .unwrap_or_else(|| panic!("no mapping for {ip:#x}"));
         format!("{}+0x{:x}", m.base, ip - m.start + m.pgoff)
     };
 
@@ -101,7 +147,8 @@ fn off_cpu_time_per_thread_and_frame_equals_the_switch_records() {
         for l in out.lines() {
             let (stack, n) = l.rsplit_once(' ').unwrap();
             // comm;frame (no callchains: the sampled ip is the whole stack).
-            *got.entry(stack.rsplit(';').next().unwrap().to_string()).or_default() += n.parse::<u64>().unwrap();
+            *got.entry(stack.rsplit(';').next().unwrap().to_string())
+                .or_default() += n.parse::<u64>().unwrap();
         }
         assert_eq!(got, want, "thread {tid}: off-CPU ns per frame");
         checked += want.values().sum::<u64>();
@@ -112,9 +159,18 @@ fn off_cpu_time_per_thread_and_frame_equals_the_switch_records() {
 
 #[test]
 fn off_cpu_without_switches_says_what_to_record() {
-    let Some(root) = common::corpus_root() else { return };
+    let Some(root) = common::corpus_root() else {
+        return;
+    };
     let data = root.join("gen/default.data");
-    let (code, _, err) = common::perfscope(&[OsStr::new("collapse"), OsStr::new("--off-cpu"), data.as_os_str()]);
+    let (code, _, err) = common::perfscope(&[
+        OsStr::new("collapse"),
+        OsStr::new("--off-cpu"),
+        data.as_os_str(),
+    ]);
     assert_ne!(code, 0);
-    assert!(err.contains("no context switches") && err.contains("--switch-events"), "{err}");
+    assert!(
+        err.contains("no context switches") && err.contains("--switch-events"),
+        "{err}"
+    );
 }

@@ -1,7 +1,12 @@
 //! Broken input never panics, hangs or over-allocates: every fuzzer-made file of the public
 //! corpus, and every corpus file cut at 16 evenly spaced points, gives an error or a partial
 //! result.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod common;
 
@@ -24,17 +29,13 @@ fn read_all(data: &[u8]) -> (u64, u64) {
     if summary.error.is_some() {
         errors += 1;
     }
-    let _ = perfscope_format::walk::walk(
-        data,
-        &[],
-        |meta, _, item| match item {
-            perfscope_format::walk::Item::Record(rec) => {
-                records += 1;
-                let _ = meta.parse(rec);
-            }
-            perfscope_format::walk::Item::Error(_) => errors += 1,
-        },
-    );
+    let _ = perfscope_format::walk::walk(data, &[], |meta, _, item| match item {
+        perfscope_format::walk::Item::Record(rec) => {
+            records += 1;
+            let _ = meta.parse(rec);
+        }
+        perfscope_format::walk::Item::Error(_) => errors += 1,
+    });
     (records, errors)
 }
 
@@ -46,7 +47,9 @@ fn cut_and_fuzzed_files_fail_cleanly() {
     let mut runs = 0;
     let mut slowest = (Duration::ZERO, String::new());
     for f in &files {
-        let Ok(data) = std::fs::read(&f.path) else { continue }; // directories: data files are cut below
+        let Ok(data) = std::fs::read(&f.path) else {
+            continue;
+        }; // directories: data files are cut below
         largest = largest.max(data.len());
         let (full_records, _) = read_all(&data);
         for i in 0..16u64 {
@@ -61,16 +64,30 @@ fn cut_and_fuzzed_files_fail_cleanly() {
             // A cut file yields at most the records of the whole file, and says that it is
             // broken unless the cut fell on the end of a record of a pipe stream (or in a file
             // whose data size perf left at 0).
-            assert!(records <= full_records + 1, "{} cut at {cut}: {records} records > {full_records}", f.manifest_name);
+            assert!(
+                records <= full_records + 1,
+                "{} cut at {cut}: {records} records > {full_records}",
+                f.manifest_name
+            );
             let pipe = perfscope_format::Magic::parse(&data).is_ok_and(|m| m.pipe);
             if !pipe && cut < data.len() {
-                assert!(errors > 0, "{} cut at {cut} of {}: no error reported", f.manifest_name, data.len());
+                assert!(
+                    errors > 0,
+                    "{} cut at {cut} of {}: no error reported",
+                    f.manifest_name,
+                    data.len()
+                );
             }
         }
     }
     let peak = peak_rss_kib();
-    eprintln!("{runs} runs; largest input {largest} bytes; slowest {slowest:?}; peak RSS {peak:?} KiB");
-    assert!(slowest.0 < Duration::from_secs(5), "a cut file took {slowest:?}: a hang?");
+    eprintln!(
+        "{runs} runs; largest input {largest} bytes; slowest {slowest:?}; peak RSS {peak:?} KiB"
+    );
+    assert!(
+        slowest.0 < Duration::from_secs(5),
+        "a cut file took {slowest:?}: a hang?"
+    );
     if let Some(peak) = peak {
         // All inputs are held at once by the test (up to a few MB each); the parser must not add
         // more than a small multiple of the largest one.
@@ -98,8 +115,14 @@ fn data_size_zero_means_read_to_the_end() {
     std::fs::remove_file(&tmp).ok();
     assert_eq!(code, 0, "{stderr}");
     let json: serde_json::Value = serde_json::from_str(&stdout).expect("json");
-    let want = parse_perf_stats(&std::fs::read_to_string(root.join("gen/oracle/default.stats.txt")).expect("oracle"));
-    let got: std::collections::BTreeMap<String, u64> =
-        json["records"].as_object().expect("records").iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0))).collect();
+    let want = parse_perf_stats(
+        &std::fs::read_to_string(root.join("gen/oracle/default.stats.txt")).expect("oracle"),
+    );
+    let got: std::collections::BTreeMap<String, u64> = json["records"]
+        .as_object()
+        .expect("records")
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)))
+        .collect();
     assert_eq!(got, want);
 }

@@ -4,7 +4,12 @@
 //! `PERFSCOPE_BIG_PROFILE=/tmp/big.data cargo bench -p perfscope-format`.
 //! The baseline is a bare walk over the record headers of the same bytes, so the figures to
 //! read are the ratios against it.
-#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing
+)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use perfscope_format::reader::RecordReader;
@@ -14,10 +19,11 @@ mod common;
 
 use common::{big_profile, header_walk};
 
-
 fn bench(c: &mut Criterion) {
     let Some(bytes) = big_profile() else {
-        eprintln!("SKIPPED: set PERFSCOPE_BIG_PROFILE to a big perf.data (scripts/make-big-profile.sh)");
+        eprintln!(
+            "SKIPPED: set PERFSCOPE_BIG_PROFILE to a big perf.data (scripts/make-big-profile.sh)"
+        );
         return;
     };
     let file = PerfFile::parse(&bytes).expect("a file-mode perf.data");
@@ -25,7 +31,9 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("parse");
     g.sample_size(10);
     g.throughput(Throughput::Bytes(data.len() as u64));
-    g.bench_function("baseline: record header walk", |b| b.iter(|| header_walk(data)));
+    g.bench_function("baseline: record header walk", |b| {
+        b.iter(|| header_walk(data))
+    });
     g.bench_function("framed records (RecordReader)", |b| {
         b.iter(|| {
             let mut r = RecordReader::new(data, offset, file.endian());

@@ -205,7 +205,13 @@ impl EventAttr {
         let size = head.read_u32("perf_event_attr.size")?;
         let claimed = if size == 0 { ATTR_SIZE_VER0 } else { size };
         if claimed < ATTR_SIZE_VER0 {
-            return Err(Error::new(offset + 4, ErrorKind::BadValue { what: "perf_event_attr.size", value: size.into() }));
+            return Err(Error::new(
+                offset + 4,
+                ErrorKind::BadValue {
+                    what: "perf_event_attr.size",
+                    value: size.into(),
+                },
+            ));
         }
         // Copy what is present (up to the fields we know) into a zero-filled buffer.
         let mut buf = [0u8; ATTR_SIZE_KNOWN as usize];
@@ -213,9 +219,21 @@ impl EventAttr {
         if let (Some(dst), Some(src)) = (buf.get_mut(..present), raw.get(..present)) {
             dst.copy_from_slice(src);
         }
-        let u16_at = |o: usize| buf.get(o..o + 2).and_then(|s| s.try_into().ok()).map_or(0, |a| endian.u16(a));
-        let u32_at = |o: usize| buf.get(o..o + 4).and_then(|s| s.try_into().ok()).map_or(0, |a| endian.u32(a));
-        let u64_at = |o: usize| buf.get(o..o + 8).and_then(|s| s.try_into().ok()).map_or(0, |a| endian.u64(a));
+        let u16_at = |o: usize| {
+            buf.get(o..o + 2)
+                .and_then(|s| s.try_into().ok())
+                .map_or(0, |a| endian.u16(a))
+        };
+        let u32_at = |o: usize| {
+            buf.get(o..o + 4)
+                .and_then(|s| s.try_into().ok())
+                .map_or(0, |a| endian.u32(a))
+        };
+        let u64_at = |o: usize| {
+            buf.get(o..o + 8)
+                .and_then(|s| s.try_into().ok())
+                .map_or(0, |a| endian.u64(a))
+        };
         let attr = EventAttr {
             type_,
             size,
@@ -319,6 +337,12 @@ mod tests {
         bad[4] = 32;
         let err = EventAttr::parse(&Bytes::new(&bad, 0x100, Endianness::Little)).unwrap_err();
         assert_eq!(err.offset, 0x104);
-        assert_eq!(err.kind, ErrorKind::BadValue { what: "perf_event_attr.size", value: 32 });
+        assert_eq!(
+            err.kind,
+            ErrorKind::BadValue {
+                what: "perf_event_attr.size",
+                value: 32
+            }
+        );
     }
 }

@@ -15,7 +15,11 @@ pub struct Bytes<'a> {
 impl<'a> Bytes<'a> {
     /// A cursor over `data`, whose first byte sits at absolute `offset`.
     pub const fn new(data: &'a [u8], offset: u64, endian: Endianness) -> Self {
-        Bytes { data, offset, endian }
+        Bytes {
+            data,
+            offset,
+            endian,
+        }
     }
 
     /// The byte order used for integer reads.
@@ -49,7 +53,11 @@ impl<'a> Bytes<'a> {
     }
 
     fn eof(&self, what: &'static str, needed: u64) -> Error {
-        self.error(ErrorKind::UnexpectedEof { what, needed, available: self.data.len() as u64 })
+        self.error(ErrorKind::UnexpectedEof {
+            what,
+            needed,
+            available: self.data.len() as u64,
+        })
     }
 
     /// Takes the next `n` bytes.
@@ -146,7 +154,10 @@ impl<'a> Bytes<'a> {
     pub fn read_padded_cstr(&mut self, what: &'static str) -> Result<&'a [u8]> {
         let s = until_nul(self.data);
         let with_nul = s.len().saturating_add(1);
-        let padded = with_nul.checked_next_multiple_of(8).unwrap_or(usize::MAX).min(self.data.len());
+        let padded = with_nul
+            .checked_next_multiple_of(8)
+            .unwrap_or(usize::MAX)
+            .min(self.data.len());
         let take = padded.max(s.len().min(self.data.len()));
         self.skip(take, what)?;
         Ok(s)
@@ -174,7 +185,14 @@ mod tests {
         assert_eq!(le.offset(), 106);
         let err = le.read_u32("c").unwrap_err();
         assert_eq!(err.offset, 106);
-        assert_eq!(err.kind, ErrorKind::UnexpectedEof { what: "c", needed: 4, available: 3 });
+        assert_eq!(
+            err.kind,
+            ErrorKind::UnexpectedEof {
+                what: "c",
+                needed: 4,
+                available: 3
+            }
+        );
         let mut be = Bytes::new(&data, 0, Endianness::Big);
         assert_eq!(be.read_u64("d").unwrap(), 0x0102030405060708);
     }

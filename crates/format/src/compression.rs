@@ -32,7 +32,10 @@ pub fn compressed_payload<'a>(rec: &RawRecord<'a>) -> Result<&'a [u8]> {
             let size = b.read_u64("compressed2 data_size")?;
             b.read_bytes_u64(size, "compressed2 data")
         }
-        _ => Err(Error::new(rec.offset, ErrorKind::BadRecordBody { what: "COMPRESSED" })),
+        _ => Err(Error::new(
+            rec.offset,
+            ErrorKind::BadRecordBody { what: "COMPRESSED" },
+        )),
     }
 }
 
@@ -110,11 +113,19 @@ impl ZstdStream {
     pub fn push(&mut self, rec: &RawRecord<'_>) -> Result<()> {
         let at = rec.offset;
         if self.failed {
-            return Err(Error::new(at, ErrorKind::Decompression { what: "an earlier compressed record failed" }));
+            return Err(Error::new(
+                at,
+                ErrorKind::Decompression {
+                    what: "an earlier compressed record failed",
+                },
+            ));
         }
         let data = compressed_payload(rec)?;
         self.compact();
-        self.origins.push_back(Origin { stream_pos: self.emitted_total, file_offset: at });
+        self.origins.push_back(Origin {
+            stream_pos: self.emitted_total,
+            file_offset: at,
+        });
         let result = self.decompress(data, at);
         if result.is_err() {
             self.failed = true;
@@ -124,7 +135,12 @@ impl ZstdStream {
 
     #[cfg(not(feature = "zstd"))]
     fn decompress(&mut self, _data: &[u8], at: u64) -> Result<()> {
-        Err(Error::new(at, ErrorKind::Decompression { what: "this build has no zstd support (feature `zstd`)" }))
+        Err(Error::new(
+            at,
+            ErrorKind::Decompression {
+                what: "this build has no zstd support (feature `zstd`)",
+            },
+        ))
     }
 
     #[cfg(feature = "zstd")]
@@ -205,10 +221,18 @@ impl ZstdStream {
     pub fn next_record(&mut self) -> Option<Result<RawRecord<'_>>> {
         let pending = self.out.get(self.out_start..)?;
         let stream_pos = self.out_pos + self.out_start as u64;
-        while self.origins.len() > 1 && self.origins.get(1).is_some_and(|o| o.stream_pos <= stream_pos) {
+        while self.origins.len() > 1
+            && self
+                .origins
+                .get(1)
+                .is_some_and(|o| o.stream_pos <= stream_pos)
+        {
             self.origins.pop_front();
         }
-        let origin = self.origins.front().copied().unwrap_or(Origin { stream_pos: 0, file_offset: 0 });
+        let origin = self.origins.front().copied().unwrap_or(Origin {
+            stream_pos: 0,
+            file_offset: 0,
+        });
         match frame_record(pending, origin.file_offset, self.endian) {
             Ok(mut rec) => {
                 let len = rec.total_len();

@@ -258,10 +258,31 @@ pub mod sample_type {
     pub const KNOWN: u64 = (1 << 25) - 1;
     /// Names in bit order, as perf prints them.
     pub const NAMES: [&str; 25] = [
-        "IP", "TID", "TIME", "ADDR", "READ", "CALLCHAIN", "ID", "CPU", "PERIOD", "STREAM_ID",
-        "RAW", "BRANCH_STACK", "REGS_USER", "STACK_USER", "WEIGHT", "DATA_SRC", "IDENTIFIER",
-        "TRANSACTION", "REGS_INTR", "PHYS_ADDR", "AUX", "CGROUP", "DATA_PAGE_SIZE",
-        "CODE_PAGE_SIZE", "WEIGHT_STRUCT",
+        "IP",
+        "TID",
+        "TIME",
+        "ADDR",
+        "READ",
+        "CALLCHAIN",
+        "ID",
+        "CPU",
+        "PERIOD",
+        "STREAM_ID",
+        "RAW",
+        "BRANCH_STACK",
+        "REGS_USER",
+        "STACK_USER",
+        "WEIGHT",
+        "DATA_SRC",
+        "IDENTIFIER",
+        "TRANSACTION",
+        "REGS_INTR",
+        "PHYS_ADDR",
+        "AUX",
+        "CGROUP",
+        "DATA_PAGE_SIZE",
+        "CODE_PAGE_SIZE",
+        "WEIGHT_STRUCT",
     ];
 }
 
@@ -274,7 +295,13 @@ pub mod read_format {
     pub const GROUP: u64 = 1 << 3;
     pub const LOST: u64 = 1 << 4;
     /// Names in bit order, as perf prints them.
-    pub const NAMES: [&str; 5] = ["TOTAL_TIME_ENABLED", "TOTAL_TIME_RUNNING", "ID", "GROUP", "LOST"];
+    pub const NAMES: [&str; 5] = [
+        "TOTAL_TIME_ENABLED",
+        "TOTAL_TIME_RUNNING",
+        "ID",
+        "GROUP",
+        "LOST",
+    ];
 }
 
 /// `enum perf_branch_sample_type` bits that change the sample layout.

@@ -11,8 +11,11 @@ pub enum Endianness {
 
 impl Endianness {
     /// The byte order of the machine running this code.
-    pub const NATIVE: Endianness =
-        if cfg!(target_endian = "big") { Endianness::Big } else { Endianness::Little };
+    pub const NATIVE: Endianness = if cfg!(target_endian = "big") {
+        Endianness::Big
+    } else {
+        Endianness::Little
+    };
 
     /// A lowercase name: "little" or "big".
     pub const fn name(self) -> &'static str {

@@ -45,7 +45,9 @@ impl<'a> PerfFile<'a> {
     pub fn parse(data: &'a [u8]) -> Result<PerfFile<'a>> {
         let header = FileHeader::parse(data)?;
         let layout = FileLayout::read(header, data.len() as u64, |section, what, at| {
-            section.slice(data, what, at).map(alloc::borrow::Cow::Borrowed)
+            section
+                .slice(data, what, at)
+                .map(alloc::borrow::Cow::Borrowed)
         })?;
         Ok(PerfFile {
             data,
@@ -90,7 +92,9 @@ impl<'a> PerfFile<'a> {
 
     /// The section of feature `f`, if present and inside the file.
     pub fn feature(&self, f: HeaderFeature) -> Option<Bytes<'a>> {
-        self.feature_sections().find(|(g, _)| *g == f).map(|(_, b)| b)
+        self.feature_sections()
+            .find(|(g, _)| *g == f)
+            .map(|(_, b)| b)
     }
 }
 
@@ -139,7 +143,11 @@ impl FileLayout {
         // to the end of the file then. A truncated file has a data section that runs past
         // the end: read what is there and say so.
         let data_start = header.data.offset.min(len);
-        let mut data_end = if header.data.size == 0 { len } else { header.data.offset.saturating_add(header.data.size) };
+        let mut data_end = if header.data.size == 0 {
+            len
+        } else {
+            header.data.offset.saturating_add(header.data.size)
+        };
         if data_end > len {
             warnings.push(Error::new(
                 len,
@@ -152,7 +160,10 @@ impl FileLayout {
             ));
             data_end = len;
         }
-        let data = FileSection { offset: data_start, size: data_end.saturating_sub(data_start) };
+        let data = FileSection {
+            offset: data_start,
+            size: data_end.saturating_sub(data_start),
+        };
 
         // The feature section table follows the data section: one perf_file_section per
         // feature bit, in bit order.
@@ -161,12 +172,24 @@ impl FileLayout {
             let table_at = header.data.offset.saturating_add(header.data.size);
             let wanted = header.feature_list().count() as u64 * 16;
             let table_len = wanted.min(len.saturating_sub(table_at));
-            let table = fetch(FileSection { offset: table_at.min(len), size: table_len }, "feature table", 0)?;
+            let table = fetch(
+                FileSection {
+                    offset: table_at.min(len),
+                    size: table_len,
+                },
+                "feature table",
+                0,
+            )?;
             let mut b = Bytes::new(&table, table_at, endian);
             for feature in header.feature_list() {
                 let at = b.offset();
                 match FileSection::parse(&mut b) {
-                    Ok(section) if section.offset.checked_add(section.size).is_some_and(|end| end <= len) => {
+                    Ok(section)
+                        if section
+                            .offset
+                            .checked_add(section.size)
+                            .is_some_and(|end| end <= len) =>
+                    {
                         features.push((feature, section));
                     }
                     Ok(section) => warnings.push(Error::new(
@@ -185,7 +208,13 @@ impl FileLayout {
                 }
             }
         }
-        Ok(FileLayout { header, attrs, features, data, warnings })
+        Ok(FileLayout {
+            header,
+            attrs,
+            features,
+            data,
+            warnings,
+        })
     }
 
     /// Reads the layout of a file through random access, fetching only the header, the attrs
@@ -197,7 +226,10 @@ impl FileLayout {
         let head = r.read_at(0, len.min(crate::header::FILE_HEADER_SIZE))?;
         let header = FileHeader::parse(&head)?;
         FileLayout::read(header, len, |section, what, at| {
-            let inside = section.offset.checked_add(section.size).is_some_and(|end| end <= len);
+            let inside = section
+                .offset
+                .checked_add(section.size)
+                .is_some_and(|end| end <= len);
             if !inside {
                 return Err(Error::new(
                     at,
@@ -209,7 +241,8 @@ impl FileLayout {
                     },
                 ));
             }
-            r.read_at(section.offset, section.size).map(alloc::borrow::Cow::Owned)
+            r.read_at(section.offset, section.size)
+                .map(alloc::borrow::Cow::Owned)
         })
     }
 }
@@ -226,25 +259,40 @@ fn parse_attrs<'a>(
         return if section.is_empty() {
             Ok(Vec::new())
         } else {
-            Err(Error::new(16, ErrorKind::BadValue { what: "attr_size", value: 0 }))
+            Err(Error::new(
+                16,
+                ErrorKind::BadValue {
+                    what: "attr_size",
+                    value: 0,
+                },
+            ))
         };
     }
     let entry_size = usize::try_from(header.attr_size)
         .ok()
         .filter(|&s| s >= crate::attr::ATTR_SIZE_VER0 as usize + 16)
-        .ok_or(Error::new(16, ErrorKind::BadValue { what: "attr_size", value: header.attr_size }))?;
+        .ok_or(Error::new(
+            16,
+            ErrorKind::BadValue {
+                what: "attr_size",
+                value: header.attr_size,
+            },
+        ))?;
     let count = section.len() / entry_size;
     let mut attrs = Vec::with_capacity(count);
     for i in 0..count {
         let at = header.attrs.offset + (i * entry_size) as u64;
-        let entry = section.get(i * entry_size..(i + 1) * entry_size).unwrap_or(&[]);
+        let entry = section
+            .get(i * entry_size..(i + 1) * entry_size)
+            .unwrap_or(&[]);
         // The attr occupies the entry minus the trailing 16-byte ids section. perf reads
         // `attr.size` bytes and then the ids section right after; in every file those agree
         // with `attr_size - 16`, which we trust because it also sets the entry stride.
         let attr_len = entry_size - 16;
         let (attr_part, ids_part) = entry.split_at(attr_len.min(entry.len()));
         let (attr, _) = EventAttr::parse(&Bytes::new(attr_part, at, endian))?;
-        let ids_section = FileSection::parse(&mut Bytes::new(ids_part, at + attr_len as u64, endian))?;
+        let ids_section =
+            FileSection::parse(&mut Bytes::new(ids_part, at + attr_len as u64, endian))?;
         let ids_bytes = fetch(ids_section, "attr ids", at + attr_len as u64)?;
         let mut ids_cursor = Bytes::new(&ids_bytes, ids_section.offset, endian);
         let mut ids = Vec::with_capacity(ids_bytes.len() / 8);

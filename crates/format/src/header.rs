@@ -31,7 +31,10 @@ pub struct FileSection {
 impl FileSection {
     /// Reads a section (two u64).
     pub fn parse(b: &mut Bytes<'_>) -> Result<Self> {
-        Ok(FileSection { offset: b.read_u64("section offset")?, size: b.read_u64("section size")? })
+        Ok(FileSection {
+            offset: b.read_u64("section offset")?,
+            size: b.read_u64("section size")?,
+        })
     }
 
     /// The bytes of this section within `file`, or an error naming `what` if it lies outside.
@@ -94,7 +97,12 @@ impl Magic {
         };
         let mut b = Bytes::new(b.remaining(), 8, endian);
         let header_size = b.read_u64("header size")?;
-        Ok(Magic { endian, pipe: header_size == PIPE_HEADER_SIZE, header_size, version })
+        Ok(Magic {
+            endian,
+            pipe: header_size == PIPE_HEADER_SIZE,
+            header_size,
+            version,
+        })
     }
 }
 
@@ -147,10 +155,24 @@ impl FileHeader {
         let mut b = Bytes::new(data, 0, endian);
         b.skip(16, "file header")?;
         if magic.pipe {
-            return Err(Error::new(8, ErrorKind::BadValue { what: "file header size (16 means pipe mode)", value: 16 }));
+            return Err(Error::new(
+                8,
+                ErrorKind::BadValue {
+                    what: "file header size (16 means pipe mode)",
+                    value: 16,
+                },
+            ));
         }
-        if magic.header_size != FILE_HEADER_SIZE && magic.header_size != FILE_HEADER_SIZE_NO_FEATURES {
-            return Err(Error::new(8, ErrorKind::BadValue { what: "file header size", value: magic.header_size }));
+        if magic.header_size != FILE_HEADER_SIZE
+            && magic.header_size != FILE_HEADER_SIZE_NO_FEATURES
+        {
+            return Err(Error::new(
+                8,
+                ErrorKind::BadValue {
+                    what: "file header size",
+                    value: magic.header_size,
+                },
+            ));
         }
         let attr_size = b.read_u64("attr_size")?;
         let attrs = FileSection::parse(&mut b)?;
@@ -189,13 +211,17 @@ impl FileHeader {
 
     /// The features present, in bit order (the order of their section table).
     pub fn feature_list(&self) -> impl Iterator<Item = HeaderFeature> + '_ {
-        (0..256u32).filter(|&bit| has_bit(&self.features, bit)).map(HeaderFeature)
+        (0..256u32)
+            .filter(|&bit| has_bit(&self.features, bit))
+            .map(HeaderFeature)
     }
 }
 
 fn has_bit(words: &[u64; 4], bit: u32) -> bool {
     let word = (bit / 64) as usize;
-    words.get(word).is_some_and(|w| w & (1u64 << (bit % 64)) != 0)
+    words
+        .get(word)
+        .is_some_and(|w| w & (1u64 << (bit % 64)) != 0)
 }
 
 #[cfg(test)]
@@ -214,24 +240,41 @@ mod tests {
         be[..8].copy_from_slice(b"2ELIFREP");
         be[15] = 104;
         let m = Magic::parse(&be).unwrap();
-        assert_eq!((m.endian, m.pipe, m.header_size), (Endianness::Big, false, 104));
+        assert_eq!(
+            (m.endian, m.pipe, m.header_size),
+            (Endianness::Big, false, 104)
+        );
     }
 
     #[test]
     fn not_perf_data_names_the_bytes_found() {
         let err = Magic::parse(b"\x7fELF\x02\x01\x01\x00rest").unwrap_err();
         assert_eq!(err.offset, 0);
-        assert_eq!(err.kind, ErrorKind::BadMagic { found: *b"\x7fELF\x02\x01\x01\x00" });
+        assert_eq!(
+            err.kind,
+            ErrorKind::BadMagic {
+                found: *b"\x7fELF\x02\x01\x01\x00"
+            }
+        );
         let text = alloc::format!("{err}");
         assert!(text.contains("7f 45 4c 46"), "{text}");
         let mut v1 = b"PERFFILE".to_vec();
         v1.extend(104u64.to_le_bytes());
         v1.extend(999u64.to_le_bytes());
-        assert_eq!(Magic::parse(&v1).unwrap_err(), Error::new(16, ErrorKind::UnsupportedVersion1));
+        assert_eq!(
+            Magic::parse(&v1).unwrap_err(),
+            Error::new(16, ErrorKind::UnsupportedVersion1)
+        );
         v1.truncate(16);
         v1.extend(88u64.to_be_bytes());
         let m = Magic::parse(&v1).unwrap();
-        assert_eq!((m.endian, m.version, m.header_size), (Endianness::Big, 1, 104u64.swap_bytes()));
-        assert!(matches!(Magic::parse(b"PE").unwrap_err().kind, ErrorKind::BadMagic { .. }));
+        assert_eq!(
+            (m.endian, m.version, m.header_size),
+            (Endianness::Big, 1, 104u64.swap_bytes())
+        );
+        assert!(matches!(
+            Magic::parse(b"PE").unwrap_err().kind,
+            ErrorKind::BadMagic { .. }
+        ));
     }
 }

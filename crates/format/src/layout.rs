@@ -96,8 +96,15 @@ impl SampleIdLayout {
 
 /// The sample_type bits whose fields have a fixed 8-byte size and come first in a SAMPLE, in
 /// record order (`evsel__parse_sample` up to PERIOD).
-const FIXED_BITS: u64 =
-    st::IDENTIFIER | st::IP | st::TID | st::TIME | st::ADDR | st::ID | st::STREAM_ID | st::CPU | st::PERIOD;
+const FIXED_BITS: u64 = st::IDENTIFIER
+    | st::IP
+    | st::TID
+    | st::TIME
+    | st::ADDR
+    | st::ID
+    | st::STREAM_ID
+    | st::CPU
+    | st::PERIOD;
 
 /// The parse plan of one event, computed once from its attr (and its group leader's facts).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -316,8 +323,9 @@ impl EventTable {
     /// Sets groups from HEADER_GROUP_DESC entries: `(leader_idx, nr_members)` pairs, each group
     /// being `nr_members` consecutive events starting at its leader.
     pub fn set_groups(&mut self, groups: impl IntoIterator<Item = (u32, u32)>) {
-        let mut leaders: Vec<EventIndex> =
-            (0..self.attrs.len()).map(|i| EventIndex(u32::try_from(i).unwrap_or(u32::MAX))).collect();
+        let mut leaders: Vec<EventIndex> = (0..self.attrs.len())
+            .map(|i| EventIndex(u32::try_from(i).unwrap_or(u32::MAX)))
+            .collect();
         for (leader, nr) in groups {
             let start = leader as usize;
             let end = start.saturating_add(nr as usize).min(leaders.len());
@@ -349,10 +357,13 @@ impl EventTable {
                         && l.trailer_id_from_end == first.trailer_id_from_end
                 });
                 match (agree, first.sample_id_pos, first.trailer_id_from_end) {
-                    (true, Some(sample_pos), Some(trailer_from_end)) => {
-                        Routing::ById { sample_pos, trailer_from_end }
-                    }
-                    _ => Routing::Mismatch { sample_type: first.sample_type },
+                    (true, Some(sample_pos), Some(trailer_from_end)) => Routing::ById {
+                        sample_pos,
+                        trailer_from_end,
+                    },
+                    _ => Routing::Mismatch {
+                        sample_type: first.sample_type,
+                    },
                 }
             }
         };
@@ -385,7 +396,11 @@ impl EventTable {
 
     /// The event that declares sample id `id`.
     pub fn event_of_id(&self, id: u64) -> Option<EventIndex> {
-        self.ids.binary_search_by_key(&id, |&(i, _)| i).ok().and_then(|at| self.ids.get(at)).map(|&(_, e)| e)
+        self.ids
+            .binary_search_by_key(&id, |&(i, _)| i)
+            .ok()
+            .and_then(|at| self.ids.get(at))
+            .map(|&(_, e)| e)
     }
 
     /// Whether non-SAMPLE kernel records carry a `sample_id` trailer (the first event's
@@ -402,10 +417,19 @@ impl EventTable {
     /// non-SAMPLE records belong to the first event; an id of 0 (records perf synthesized)
     /// belongs to the first event; an id no event declares is an error.
     #[inline]
-    pub fn route(&self, body: &[u8], is_sample: bool, endian: Endianness, offset: u64) -> Result<EventIndex> {
+    pub fn route(
+        &self,
+        body: &[u8],
+        is_sample: bool,
+        endian: Endianness,
+        offset: u64,
+    ) -> Result<EventIndex> {
         let (sample_pos, trailer_from_end) = match self.routing {
             Routing::Single => return Ok(EventIndex(0)),
-            Routing::ById { sample_pos, trailer_from_end } => (sample_pos, trailer_from_end),
+            Routing::ById {
+                sample_pos,
+                trailer_from_end,
+            } => (sample_pos, trailer_from_end),
             Routing::NoEvents => return Err(Error::new(offset, ErrorKind::NoAttrs)),
             Routing::Mismatch { sample_type } => {
                 if !is_sample && !self.sample_id_all() {
@@ -437,7 +461,8 @@ impl EventTable {
         if id == 0 {
             return Ok(EventIndex(0));
         }
-        self.event_of_id(id).ok_or(Error::new(offset + at as u64, ErrorKind::UnknownId { id }))
+        self.event_of_id(id)
+            .ok_or(Error::new(offset + at as u64, ErrorKind::UnknownId { id }))
     }
 
     /// The timestamp of a record without decoding it (perf's `evsel__parse_sample_timestamp`):
@@ -451,7 +476,9 @@ impl EventTable {
         if !(1..=crate::constants::RecordType::CALLCHAIN_DEFERRED.0).contains(&type_.0) {
             return None;
         }
-        let event = self.route(raw.body, is_sample, raw.endian, raw.offset).ok()?;
+        let event = self
+            .route(raw.body, is_sample, raw.endian, raw.offset)
+            .ok()?;
         let layout = self.layout(event)?;
         if is_sample {
             return layout.sample_time(raw.body, raw.endian);
@@ -460,13 +487,21 @@ impl EventTable {
             return None;
         }
         let start = raw.body.len().checked_sub(layout.trailer.size)?;
-        read_u64_at(raw.body, start.checked_add(layout.trailer.time?)?, raw.endian)
+        read_u64_at(
+            raw.body,
+            start.checked_add(layout.trailer.time?)?,
+            raw.endian,
+        )
     }
 
     fn short_id(&self, body: &[u8], offset: u64, needed: usize) -> Error {
         Error::new(
             offset,
-            ErrorKind::UnexpectedEof { what: "sample id", needed: needed as u64, available: body.len() as u64 },
+            ErrorKind::UnexpectedEof {
+                what: "sample id",
+                needed: needed as u64,
+                available: body.len() as u64,
+            },
         )
     }
 }
@@ -476,7 +511,10 @@ mod tests {
     use super::*;
 
     fn attr(sample_type: u64, sample_id_all: bool) -> EventAttr {
-        let mut a = EventAttr { sample_type, ..EventAttr::default() };
+        let mut a = EventAttr {
+            sample_type,
+            ..EventAttr::default()
+        };
         if sample_id_all {
             a.flags.0 |= crate::attr::AttrFlags::SAMPLE_ID_ALL;
         }
@@ -486,7 +524,8 @@ mod tests {
     #[test]
     fn positions_match_perfs_id_pos_and_is_pos() {
         // IP | TID | TIME | ADDR | ID | CPU | PERIOD | STREAM_ID
-        let t = st::IP | st::TID | st::TIME | st::ADDR | st::ID | st::CPU | st::PERIOD | st::STREAM_ID;
+        let t =
+            st::IP | st::TID | st::TIME | st::ADDR | st::ID | st::CPU | st::PERIOD | st::STREAM_ID;
         let l = EventLayout::new(&attr(t, true));
         assert_eq!(l.sample_id_pos, Some(32)); // id_pos 4
         assert_eq!(l.sample_time_pos, Some(16));
@@ -505,11 +544,17 @@ mod tests {
             }
         );
         let l = EventLayout::new(&attr(t | st::IDENTIFIER, true));
-        assert_eq!((l.sample_id_pos, l.trailer_id_from_end, l.sample_time_pos), (Some(0), Some(8), Some(24)));
+        assert_eq!(
+            (l.sample_id_pos, l.trailer_id_from_end, l.sample_time_pos),
+            (Some(0), Some(8), Some(24))
+        );
         assert_eq!(l.trailer.size, 48);
         assert_eq!(l.trailer.identifier, Some(40));
         let l = EventLayout::new(&attr(st::IP | st::TID, false));
-        assert_eq!((l.sample_id_pos, l.trailer_id_from_end, l.trailer.size), (None, None, 0));
+        assert_eq!(
+            (l.sample_id_pos, l.trailer_id_from_end, l.trailer.size),
+            (None, None, 0)
+        );
         let l = EventLayout::new(&attr(1 << 40 | st::IP, false));
         assert_eq!(l.unknown_sample_bits, 1 << 40);
     }
@@ -518,7 +563,10 @@ mod tests {
     fn routes_samples_and_trailers_by_id() {
         let e = Endianness::Big;
         let t = st::IP | st::TID | st::ID | st::CPU;
-        let table = EventTable::new([(attr(t, true), &[5u64, 6][..]), (attr(t, true), &[7u64][..])]);
+        let table = EventTable::new([
+            (attr(t, true), &[5u64, 6][..]),
+            (attr(t, true), &[7u64][..]),
+        ]);
         // SAMPLE: ip, pid/tid, id at byte 16.
         let mut sample = [0u8; 32];
         sample[16..24].copy_from_slice(&e.u64_bytes(7));
@@ -528,25 +576,55 @@ mod tests {
         other[24..32].copy_from_slice(&e.u64_bytes(6));
         assert_eq!(table.route(&other, false, e, 0).unwrap(), EventIndex(0));
         other[24..32].copy_from_slice(&e.u64_bytes(99));
-        assert_eq!(table.route(&other, false, e, 0x100).unwrap_err(), Error::new(0x118, ErrorKind::UnknownId { id: 99 }));
+        assert_eq!(
+            table.route(&other, false, e, 0x100).unwrap_err(),
+            Error::new(0x118, ErrorKind::UnknownId { id: 99 })
+        );
         other[24..32].copy_from_slice(&e.u64_bytes(0));
         assert_eq!(table.route(&other, false, e, 0).unwrap(), EventIndex(0));
         let err = table.route(&[0u8; 8], false, e, 0x40).unwrap_err();
-        assert_eq!(err, Error::new(0x40, ErrorKind::UnexpectedEof { what: "sample id", needed: 16, available: 8 }));
+        assert_eq!(
+            err,
+            Error::new(
+                0x40,
+                ErrorKind::UnexpectedEof {
+                    what: "sample id",
+                    needed: 16,
+                    available: 8
+                }
+            )
+        );
     }
 
     #[test]
     fn record_time_without_decoding() {
         for e in [Endianness::Little, Endianness::Big] {
             let t = st::IP | st::TID | st::TIME | st::IDENTIFIER;
-            let table = EventTable::new([(attr(t, true), &[5u64][..]), (attr(t, true), &[6u64][..])]);
+            let table =
+                EventTable::new([(attr(t, true), &[5u64][..]), (attr(t, true), &[6u64][..])]);
             // SAMPLE: identifier, ip, pid/tid, time.
-            let sample = crate::testutil::Builder::new(e).u64(6).u64(0x10).u32(1).u32(2).u64(777).record(9, 0);
+            let sample = crate::testutil::Builder::new(e)
+                .u64(6)
+                .u64(0x10)
+                .u32(1)
+                .u32(2)
+                .u64(777)
+                .record(9, 0);
             let raw = crate::testutil::raw(&sample, 0, e);
             assert_eq!(table.record_time(&raw), Some(777));
             // LOST with trailer tid, time, identifier.
-            let lost = crate::testutil::Builder::new(e).u64(5).u64(1).u32(1).u32(2).u64(888).u64(5).record(2, 0);
-            assert_eq!(table.record_time(&crate::testutil::raw(&lost, 0, e)), Some(888));
+            let lost = crate::testutil::Builder::new(e)
+                .u64(5)
+                .u64(1)
+                .u32(1)
+                .u32(2)
+                .u64(888)
+                .u64(5)
+                .record(2, 0);
+            assert_eq!(
+                table.record_time(&crate::testutil::raw(&lost, 0, e)),
+                Some(888)
+            );
             let round = crate::testutil::Builder::new(e).record(68, 0);
             assert_eq!(table.record_time(&crate::testutil::raw(&round, 0, e)), None);
         }
@@ -558,9 +636,17 @@ mod tests {
             (attr(st::IP | st::ID, true), &[1u64][..]),
             (attr(st::IP | st::TID | st::ID, true), &[2u64][..]),
         ]);
-        let err = table.route(&[0u8; 24], true, Endianness::Little, 8).unwrap_err();
+        let err = table
+            .route(&[0u8; 24], true, Endianness::Little, 8)
+            .unwrap_err();
         assert!(matches!(err.kind, ErrorKind::BadValue { value, .. } if value == st::IP | st::ID));
-        assert_eq!(EventTable::default().route(&[], true, Endianness::Little, 8).unwrap_err().kind, ErrorKind::NoAttrs);
+        assert_eq!(
+            EventTable::default()
+                .route(&[], true, Endianness::Little, 8)
+                .unwrap_err()
+                .kind,
+            ErrorKind::NoAttrs
+        );
     }
 
     #[test]
@@ -568,8 +654,16 @@ mod tests {
         let mut with = attr(st::IP | st::IDENTIFIER | st::BRANCH_STACK, true);
         with.branch_sample_type = branch_sample_type::COUNTERS;
         let without = attr(st::IP | st::IDENTIFIER | st::BRANCH_STACK, true);
-        let mut table = EventTable::new([(without, &[1u64][..]), (with, &[2u64][..]), (without, &[3u64][..])]);
-        let counters = |t: &EventTable| (0..3).map(|i| t.layout(EventIndex(i)).unwrap().branch_counters).collect::<Vec<_>>();
+        let mut table = EventTable::new([
+            (without, &[1u64][..]),
+            (with, &[2u64][..]),
+            (without, &[3u64][..]),
+        ]);
+        let counters = |t: &EventTable| {
+            (0..3)
+                .map(|i| t.layout(EventIndex(i)).unwrap().branch_counters)
+                .collect::<Vec<_>>()
+        };
         assert_eq!(counters(&table), [false, true, false]);
         // Group {0, 1}: the leader's group asks for counters, so event 0 carries them too.
         table.set_groups([(0, 2)]);

@@ -9,9 +9,9 @@ use crate::attr::EventAttr;
 use crate::bytes::Bytes;
 use crate::constants::{HeaderFeature, RecordType};
 use crate::endian::Endianness;
+use crate::error::Error;
 use crate::error::Result;
 use crate::features::RawStr;
-use crate::error::Error;
 use crate::file::{FileAttr, FileLayout, PerfFile, ReadAt};
 use crate::layout::{EventIndex, EventTable};
 use crate::records::{check_sample, parse_record, RawRecord, Record};
@@ -56,7 +56,11 @@ impl Metadata {
     pub fn from_file(file: &PerfFile<'_>) -> Metadata {
         let features = file
             .feature_sections()
-            .map(|(feature, b)| FeatureSection { feature, offset: b.offset(), bytes: b.remaining().to_vec() })
+            .map(|(feature, b)| FeatureSection {
+                feature,
+                offset: b.offset(),
+                bytes: b.remaining().to_vec(),
+            })
             .collect();
         Metadata::from_parts(file.endian(), file.attrs.clone(), features)
     }
@@ -69,14 +73,25 @@ impl Metadata {
         let mut features = Vec::new();
         for &(feature, section) in &layout.features {
             match r.read_at(section.offset, section.size) {
-                Ok(bytes) => features.push(FeatureSection { feature, offset: section.offset, bytes }),
+                Ok(bytes) => features.push(FeatureSection {
+                    feature,
+                    offset: section.offset,
+                    bytes,
+                }),
                 Err(e) => errors.push(e),
             }
         }
-        (Metadata::from_parts(layout.header.endian, layout.attrs.clone(), features), errors)
+        (
+            Metadata::from_parts(layout.header.endian, layout.attrs.clone(), features),
+            errors,
+        )
     }
 
-    fn from_parts(endian: Endianness, attrs: Vec<FileAttr>, features: Vec<FeatureSection>) -> Metadata {
+    fn from_parts(
+        endian: Endianness,
+        attrs: Vec<FileAttr>,
+        features: Vec<FeatureSection>,
+    ) -> Metadata {
         let events = EventTable::new(attrs.iter().map(|a| (a.attr, a.ids.as_slice())));
         let mut meta = Metadata {
             endian,
@@ -116,9 +131,14 @@ impl Metadata {
 
     /// Sets the event groups from HEADER_GROUP_DESC, when present and readable.
     fn apply_groups(&mut self) {
-        let Some(bytes) = self.feature(HeaderFeature::GROUP_DESC) else { return };
+        let Some(bytes) = self.feature(HeaderFeature::GROUP_DESC) else {
+            return;
+        };
         if let Ok(groups) = crate::features::pmu::parse_group_desc(bytes) {
-            let groups: Vec<(u32, u32)> = groups.iter().map(|g| (g.leader_idx, g.nr_members)).collect();
+            let groups: Vec<(u32, u32)> = groups
+                .iter()
+                .map(|g| (g.leader_idx, g.nr_members))
+                .collect();
             self.events.set_groups(groups);
         }
     }
@@ -128,7 +148,11 @@ impl Metadata {
     pub fn observe(&mut self, rec: &RawRecord<'_>) -> Result<bool> {
         if let Some(feature) = self.legacy_feature(rec.type_()) {
             let body = rec.body_bytes();
-            self.features.push(FeatureSection { feature, offset: body.offset(), bytes: body.remaining().to_vec() });
+            self.features.push(FeatureSection {
+                feature,
+                offset: body.offset(),
+                bytes: body.remaining().to_vec(),
+            });
             return Ok(true);
         }
         match rec.type_() {
@@ -152,7 +176,11 @@ impl Metadata {
                 let mut body = rec.body_bytes();
                 let id = body.read_u64("feature id")?;
                 let feature = HeaderFeature(u32::try_from(id).unwrap_or(u32::MAX));
-                self.features.push(FeatureSection { feature, offset: body.offset(), bytes: body.remaining().to_vec() });
+                self.features.push(FeatureSection {
+                    feature,
+                    offset: body.offset(),
+                    bytes: body.remaining().to_vec(),
+                });
                 if feature == HeaderFeature::GROUP_DESC {
                     self.apply_groups();
                 }
@@ -200,7 +228,10 @@ impl Metadata {
 
     /// The bytes of feature `f`, if present.
     pub fn feature(&self, f: HeaderFeature) -> Option<Bytes<'_>> {
-        self.features.iter().find(|s| s.feature == f).map(|s| Bytes::new(&s.bytes, s.offset, self.endian))
+        self.features
+            .iter()
+            .find(|s| s.feature == f)
+            .map(|s| Bytes::new(&s.bytes, s.offset, self.endian))
     }
 }
 
@@ -211,7 +242,18 @@ mod tests {
 
     fn attr(e: Endianness) -> Vec<u8> {
         // perf_event_attr, 64 bytes: type, size, config, period, sample_type (IP|TID|TIME|ID), ...
-        Builder::new(e).u32(1).u32(64).u64(0).u64(4000).u64(0x47).u64(0).u64(0).u32(0).u32(0).u64(0).into_vec()
+        Builder::new(e)
+            .u32(1)
+            .u32(64)
+            .u64(0)
+            .u64(4000)
+            .u64(0x47)
+            .u64(0)
+            .u64(0)
+            .u32(0)
+            .u32(0)
+            .u64(0)
+            .into_vec()
     }
 
     #[test]
@@ -219,16 +261,45 @@ mod tests {
         for e in [Endianness::Little, Endianness::Big] {
             let mut m = Metadata::pipe(e);
             // Two events: ids 11, 12 belong to the first, 21, 22 to the second.
-            let a0 = Builder::new(e).bytes(&attr(e)).u64s(&[11, 12]).record(64, 0);
-            let a1 = Builder::new(e).bytes(&attr(e)).u64s(&[21, 22]).record(64, 0);
+            let a0 = Builder::new(e)
+                .bytes(&attr(e))
+                .u64s(&[11, 12])
+                .record(64, 0);
+            let a1 = Builder::new(e)
+                .bytes(&attr(e))
+                .u64s(&[21, 22])
+                .record(64, 0);
             assert!(m.observe(&raw(&a0, 0, e)).unwrap());
             assert!(m.observe(&raw(&a1, 0, e)).unwrap());
             // ID_INDEX entries {id, idx, cpu, tid}: `idx` is the mmap index (here the CPU), so
             // id 21 with idx 0 must stay with the second event (as perf's evlist__id2sid keeps it).
-            let ix = Builder::new(e).u64(4).u64s(&[11, 0, 0, u64::MAX, 21, 0, 0, u64::MAX, 12, 1, 1, u64::MAX, 22, 1, 1, u64::MAX]).record(69, 0);
+            let ix = Builder::new(e)
+                .u64(4)
+                .u64s(&[
+                    11,
+                    0,
+                    0,
+                    u64::MAX,
+                    21,
+                    0,
+                    0,
+                    u64::MAX,
+                    12,
+                    1,
+                    1,
+                    u64::MAX,
+                    22,
+                    1,
+                    1,
+                    u64::MAX,
+                ])
+                .record(69, 0);
             assert!(m.observe(&raw(&ix, 0, e)).unwrap());
             let of = |id| m.events.event_of_id(id).map(|x| x.index());
-            assert_eq!([of(11), of(12), of(21), of(22)], [Some(0), Some(0), Some(1), Some(1)]);
+            assert_eq!(
+                [of(11), of(12), of(21), of(22)],
+                [Some(0), Some(0), Some(1), Some(1)]
+            );
             assert_eq!(m.attrs[0].ids, [11, 12]);
             assert_eq!(m.attrs[1].ids, [21, 22]);
         }

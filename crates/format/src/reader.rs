@@ -30,7 +30,12 @@ pub struct RecordReader<'a> {
 impl<'a> RecordReader<'a> {
     /// Walks `data`, whose first byte is at absolute `offset`.
     pub fn new(data: &'a [u8], offset: u64, endian: Endianness) -> RecordReader<'a> {
-        RecordReader { outer: RawRecords::new(data, offset, endian), zstd: None, endian, end_reported: false }
+        RecordReader {
+            outer: RawRecords::new(data, offset, endian),
+            zstd: None,
+            endian,
+            end_reported: false,
+        }
     }
 
     /// The absolute offset of the next record of the outer (uncompressed) walk.
@@ -47,7 +52,10 @@ impl<'a> RecordReader<'a> {
         }
         match self.outer.next() {
             Some(Ok(rec)) => {
-                if matches!(rec.type_(), RecordType::COMPRESSED | RecordType::COMPRESSED2) {
+                if matches!(
+                    rec.type_(),
+                    RecordType::COMPRESSED | RecordType::COMPRESSED2
+                ) {
                     let endian = self.endian;
                     let z = self.zstd.get_or_insert_with(|| ZstdStream::new(endian));
                     if let Err(e) = z.push(&rec) {
@@ -63,7 +71,10 @@ impl<'a> RecordReader<'a> {
                     self.end_reported = true;
                     return Some(Err(Error::new(
                         self.outer.offset(),
-                        ErrorKind::RecordPastEnd { size: leftover as u64, available: 0 },
+                        ErrorKind::RecordPastEnd {
+                            size: leftover as u64,
+                            available: 0,
+                        },
                     )));
                 }
                 None

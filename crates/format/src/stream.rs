@@ -61,7 +61,11 @@ impl StreamDecoder {
         StreamDecoder::new_inner(Some(endian), offset, false)
     }
 
-    fn new_inner(endian: Option<Endianness>, offset: u64, expect_pipe_header: bool) -> StreamDecoder {
+    fn new_inner(
+        endian: Option<Endianness>,
+        offset: u64,
+        expect_pipe_header: bool,
+    ) -> StreamDecoder {
         StreamDecoder {
             buf: Vec::new(),
             start: 0,
@@ -72,7 +76,11 @@ impl StreamDecoder {
             finished: false,
             failed: false,
             end_reported: false,
-            legacy_google: if expect_pipe_header { None } else { Some(false) },
+            legacy_google: if expect_pipe_header {
+                None
+            } else {
+                Some(false)
+            },
         }
     }
 
@@ -118,7 +126,10 @@ impl StreamDecoder {
 
     /// Whether all input was consumed after [`StreamDecoder::finish`] or a fatal error.
     pub fn is_done(&self) -> bool {
-        self.failed || (self.finished && self.buffered() == 0 && !self.zstd.as_ref().is_some_and(ZstdStream::has_record))
+        self.failed
+            || (self.finished
+                && self.buffered() == 0
+                && !self.zstd.as_ref().is_some_and(ZstdStream::has_record))
     }
 
     fn fail(&mut self, e: Error) -> Option<Result<RawRecord<'_>>> {
@@ -151,7 +162,11 @@ impl StreamDecoder {
                     let kind = if pending.len() < 8 {
                         ErrorKind::BadMagic { found }
                     } else {
-                        ErrorKind::UnexpectedEof { what: "pipe header", needed: PIPE_HEADER_SIZE, available: pending.len() as u64 }
+                        ErrorKind::UnexpectedEof {
+                            what: "pipe header",
+                            needed: PIPE_HEADER_SIZE,
+                            available: pending.len() as u64,
+                        }
                     };
                     return self.fail(Error::new(at, kind));
                 }
@@ -171,7 +186,10 @@ impl StreamDecoder {
                     ));
                 }
                 // A version 1 magic needs `attr_size` too (bytes 16..24) to tell its byte order.
-                Err(Error { kind: ErrorKind::UnexpectedEof { .. }, .. }) if !self.finished => return None,
+                Err(Error {
+                    kind: ErrorKind::UnexpectedEof { .. },
+                    ..
+                }) if !self.finished => return None,
                 Err(e) => return self.fail(e),
             }
         }
@@ -192,7 +210,10 @@ impl StreamDecoder {
         match frame_record_with(pending, offset, endian, payloads) {
             Ok(rec) => {
                 let len = rec.total_len();
-                if matches!(rec.type_(), RecordType::COMPRESSED | RecordType::COMPRESSED2) {
+                if matches!(
+                    rec.type_(),
+                    RecordType::COMPRESSED | RecordType::COMPRESSED2
+                ) {
                     let z = self.zstd.get_or_insert_with(|| ZstdStream::new(endian));
                     if let Err(e) = z.push(&rec) {
                         self.start += len;
@@ -207,7 +228,11 @@ impl StreamDecoder {
                 }
             }
             Err(e) => match e.kind {
-                ErrorKind::RecordPastEnd { .. } | ErrorKind::UnexpectedEof { .. } if !self.finished => None,
+                ErrorKind::RecordPastEnd { .. } | ErrorKind::UnexpectedEof { .. }
+                    if !self.finished =>
+                {
+                    None
+                }
                 _ => self.fail(e),
             },
         }
@@ -221,7 +246,13 @@ impl StreamDecoder {
         let leftover = self.zstd.as_ref().map_or(0, ZstdStream::leftover);
         if leftover > 0 {
             let at = self.offset();
-            return self.fail(Error::new(at, ErrorKind::RecordPastEnd { size: leftover as u64, available: 0 }));
+            return self.fail(Error::new(
+                at,
+                ErrorKind::RecordPastEnd {
+                    size: leftover as u64,
+                    available: 0,
+                },
+            ));
         }
         None
     }
@@ -241,7 +272,10 @@ fn is_legacy_google_first_record(pending: &[u8], endian: Endianness) -> Option<b
 }
 
 fn is_legacy_google_body(type_: u32, body: &[u8], endian: Endianness) -> bool {
-    let len = body.get(..4).and_then(|b| b.try_into().ok()).map(|b| endian.u32(b) as usize);
+    let len = body
+        .get(..4)
+        .and_then(|b| b.try_into().ok())
+        .map(|b| endian.u32(b) as usize);
     type_ == 69 && len.is_some_and(|len| len + 4 == body.len() && len > 0)
 }
 
@@ -295,7 +329,11 @@ mod tests {
                 d.finish();
                 assert!(d.next_record().is_none());
                 assert!(d.is_done());
-                assert_eq!(got, [(16, 66, 4, 16), (44, 3, 8, 0), (60, 68, 0, 0)], "chunk {chunk}");
+                assert_eq!(
+                    got,
+                    [(16, 66, 4, 16), (44, 3, 8, 0), (60, 68, 0, 0)],
+                    "chunk {chunk}"
+                );
             }
         }
     }
@@ -311,7 +349,16 @@ mod tests {
         assert!(d.next_record().is_none());
         d.finish();
         let err = d.next_record().unwrap().unwrap_err();
-        assert_eq!(err, Error::new(44, ErrorKind::RecordPastEnd { size: 16, available: 12 }));
+        assert_eq!(
+            err,
+            Error::new(
+                44,
+                ErrorKind::RecordPastEnd {
+                    size: 16,
+                    available: 12
+                }
+            )
+        );
         assert!(d.next_record().is_none());
     }
 
@@ -360,7 +407,14 @@ mod tests {
     fn version_1_magic_cut_before_attr_size_waits_for_more() {
         // attr_size 80 + 16 is a version 1 attr entry size; 0x99 is none.
         for (attr_size, offset, want) in [
-            (96u64, 8, ErrorKind::BadValue { what: "pipe header size (this is a file-mode perf.data; open it as a file)", value: 104 }),
+            (
+                96u64,
+                8,
+                ErrorKind::BadValue {
+                    what: "pipe header size (this is a file-mode perf.data; open it as a file)",
+                    value: 104,
+                },
+            ),
             (0x99, 16, ErrorKind::UnsupportedVersion1),
         ] {
             let mut v = b"PERFFILE".to_vec();

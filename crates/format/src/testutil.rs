@@ -14,7 +14,10 @@ pub struct Builder {
 
 impl Builder {
     pub fn new(endian: Endianness) -> Self {
-        Builder { endian, buf: Vec::new() }
+        Builder {
+            endian,
+            buf: Vec::new(),
+        }
     }
 
     pub fn u8(mut self, v: u8) -> Self {
@@ -74,7 +77,11 @@ impl Builder {
     /// Wraps the bytes built so far as the body of a record with header `type_`, `misc`.
     pub fn record(self, type_: u32, misc: u16) -> Vec<u8> {
         let size = u16::try_from(self.buf.len() + 8).unwrap();
-        let mut out = Builder::new(self.endian).u32(type_).u16(misc).u16(size).into_vec();
+        let mut out = Builder::new(self.endian)
+            .u32(type_)
+            .u16(misc)
+            .u16(size)
+            .into_vec();
         out.extend_from_slice(&self.buf);
         out
     }

@@ -5,7 +5,12 @@
 //! which reads them through `walk` (the stream decoder and the zstd stream); in the first test
 //! such files are skipped or only partly checked, and
 //! say so.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod oracle;
 
@@ -64,7 +69,10 @@ fn corpus_records_decode_and_agree_with_perf() {
             out.records,
             out.samples,
             out.dump_checked,
-            out.notes.iter().map(|n| format!("; {n}")).collect::<String>()
+            out.notes
+                .iter()
+                .map(|n| format!("; {n}"))
+                .collect::<String>()
         );
         for e in out.errors.iter().take(8) {
             println!("        {e}");
@@ -73,7 +81,10 @@ fn corpus_records_decode_and_agree_with_perf() {
             failed.push(f.name.clone());
         }
     }
-    println!("total: {} records, {} samples, {} dump records checked", totals.0, totals.1, totals.2);
+    println!(
+        "total: {} records, {} samples, {} dump records checked",
+        totals.0, totals.1, totals.2
+    );
     assert!(failed.is_empty(), "files disagreeing with perf: {failed:?}");
 }
 
@@ -87,7 +98,8 @@ fn read_input(path: &std::path::Path) -> (Vec<u8>, Vec<(String, Vec<u8>)>) {
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            name.starts_with("data.").then(|| (name, std::fs::read(e.path()).unwrap()))
+            name.starts_with("data.")
+                .then(|| (name, std::fs::read(e.path()).unwrap()))
         })
         .collect();
     extra.sort();
@@ -99,7 +111,8 @@ fn check_file(f: &CorpusFile, bytes: &[u8], extra: &[(String, Vec<u8>)]) -> Outc
     let fuzz = f.name.contains("corpus__");
     match Magic::parse(bytes) {
         Ok(m) if m.pipe => {
-            out.notes.push("skipped: pipe mode (read by stream.rs)".into());
+            out.notes
+                .push("skipped: pipe mode (read by stream.rs)".into());
             return out;
         }
         Ok(_) => {}
@@ -126,11 +139,17 @@ fn check_file(f: &CorpusFile, bytes: &[u8], extra: &[(String, Vec<u8>)]) -> Outc
     let mut auxtrace = false;
     let mut by_offset: HashMap<(String, u64), Record<'_>> = HashMap::new();
     let mut samples: Vec<SampleRecord<'_>> = Vec::new();
-    let parts = std::iter::once((String::new(), file.raw_records())).chain(
-        extra.iter().map(|(name, b)| (name.clone(), perfscope_format::RawRecords::new(b, 0, file.endian()))),
-    );
+    let parts = std::iter::once((String::new(), file.raw_records())).chain(extra.iter().map(
+        |(name, b)| {
+            (
+                name.clone(),
+                perfscope_format::RawRecords::new(b, 0, file.endian()),
+            )
+        },
+    ));
     if !extra.is_empty() {
-        out.notes.push(format!("directory: data + {} data.N files", extra.len()));
+        out.notes
+            .push(format!("directory: data + {} data.N files", extra.len()));
     }
     for (part, raw) in parts.flat_map(|(part, records)| records.map(move |r| (part.clone(), r))) {
         let raw = match raw {
@@ -144,7 +163,10 @@ fn check_file(f: &CorpusFile, bytes: &[u8], extra: &[(String, Vec<u8>)]) -> Outc
             }
         };
         out.records += 1;
-        compressed |= matches!(raw.header.type_, RecordType::COMPRESSED | RecordType::COMPRESSED2);
+        compressed |= matches!(
+            raw.header.type_,
+            RecordType::COMPRESSED | RecordType::COMPRESSED2
+        );
         auxtrace |= raw.header.type_ == RecordType::AUXTRACE;
         match parse_record(&raw, &table) {
             Ok(rec) => {
@@ -155,7 +177,10 @@ fn check_file(f: &CorpusFile, bytes: &[u8], extra: &[(String, Vec<u8>)]) -> Outc
             }
             Err(e) => {
                 if !fuzz {
-                    out.errors.push(format!("record {} at 0x{:x}: {e}", raw.header.type_, raw.offset));
+                    out.errors.push(format!(
+                        "record {} at 0x{:x}: {e}",
+                        raw.header.type_, raw.offset
+                    ));
                 }
             }
         }
@@ -165,7 +190,8 @@ fn check_file(f: &CorpusFile, bytes: &[u8], extra: &[(String, Vec<u8>)]) -> Outc
         return out;
     }
     if compressed {
-        out.notes.push("has zstd COMPRESSED records: samples inside them are not counted here".into());
+        out.notes
+            .push("has zstd COMPRESSED records: samples inside them are not counted here".into());
         return out;
     }
     match NO_SCRIPT.iter().find(|(n, _)| *n == f.name) {
@@ -178,7 +204,10 @@ fn check_file(f: &CorpusFile, bytes: &[u8], extra: &[(String, Vec<u8>)]) -> Outc
 
 /// Samples per (pid, tid) as perf script delivers them: one per sample, or, with
 /// PERF_SAMPLE_READ, one per read value whose counter moved (`deliver_sample_value`).
-fn perf_script_counts(table: &EventTable, samples: &[SampleRecord<'_>]) -> BTreeMap<(i64, i64), u64> {
+fn perf_script_counts(
+    table: &EventTable,
+    samples: &[SampleRecord<'_>],
+) -> BTreeMap<(i64, i64), u64> {
     let mut counter = ScriptCounter::default();
     for s in samples {
         counter.add(table, s);
@@ -196,7 +225,10 @@ struct ScriptCounter {
 impl ScriptCounter {
     fn add(&mut self, table: &EventTable, s: &SampleRecord<'_>) {
         let (counts, last) = (&mut self.counts, &mut self.last);
-        let key = (s.pid.map_or(-1, |p| i64::from(p as i32)), s.tid.map_or(-1, |t| i64::from(t as i32)));
+        let key = (
+            s.pid.map_or(-1, |p| i64::from(p as i32)),
+            s.tid.map_or(-1, |t| i64::from(t as i32)),
+        );
         let mut delivered = 0;
         match s.read.map(|r| r.values) {
             None => delivered = 1,
@@ -206,7 +238,9 @@ impl ScriptCounter {
                     ReadValues::Group(g) => g.iter().collect(),
                 };
                 for v in list {
-                    let Some(id) = v.id.filter(|&id| table.event_of_id(id).is_some()) else { continue };
+                    let Some(id) = v.id.filter(|&id| table.event_of_id(id).is_some()) else {
+                        continue;
+                    };
                     let prev = last.insert(id, v.value).unwrap_or(0);
                     if v.value.wrapping_sub(prev) != 0 {
                         delivered += 1;
@@ -242,32 +276,33 @@ fn streamed_and_compressed_files_agree_with_perf_script() {
         let mut errors = Vec::new();
         let mut framing = Vec::new();
         let mut no_tid = false;
-        let result = perfscope_format::walk::walk(
-            &bytes,
-            &[],
-            |meta, _, item| {
-                let raw = match item {
-                    perfscope_format::walk::Item::Record(raw) => raw,
-                    // Framing errors (trailing junk, the corrupt quipper file) end the data; the
-                    // counts before them are still compared. They are printed below.
-                    perfscope_format::walk::Item::Error(e) => return framing.push(e.to_string()),
-                };
-                compressed |= matches!(raw.header.type_, RecordType::COMPRESSED | RecordType::COMPRESSED2);
-                auxtrace |= raw.header.type_ == RecordType::AUXTRACE;
-                match meta.parse(raw) {
-                    Ok(Record::Sample(s)) => {
-                        no_tid |= s.pid.is_none();
-                        counter.add(&meta.events, &s);
-                    }
-                    Ok(_) => {}
-                    Err(e) => errors.push(format!("{} at 0x{:x}: {e}", raw.header.type_, raw.offset)),
+        let result = perfscope_format::walk::walk(&bytes, &[], |meta, _, item| {
+            let raw = match item {
+                perfscope_format::walk::Item::Record(raw) => raw,
+                // Framing errors (trailing junk, the corrupt quipper file) end the data; the
+                // counts before them are still compared. They are printed below.
+                perfscope_format::walk::Item::Error(e) => return framing.push(e.to_string()),
+            };
+            compressed |= matches!(
+                raw.header.type_,
+                RecordType::COMPRESSED | RecordType::COMPRESSED2
+            );
+            auxtrace |= raw.header.type_ == RecordType::AUXTRACE;
+            match meta.parse(raw) {
+                Ok(Record::Sample(s)) => {
+                    no_tid |= s.pid.is_none();
+                    counter.add(&meta.events, &s);
                 }
-            },
-        );
+                Ok(_) => {}
+                Err(e) => errors.push(format!("{} at 0x{:x}: {e}", raw.header.type_, raw.offset)),
+            }
+        });
         if !(pipe || compressed) || auxtrace || no_tid {
             continue;
         }
-        let Some(text) = oracle::read_oracle(&f.oracle, ".script.txt").filter(|t| !t.trim().is_empty()) else {
+        let Some(text) =
+            oracle::read_oracle(&f.oracle, ".script.txt").filter(|t| !t.trim().is_empty())
+        else {
             println!("{}: no script oracle", f.name);
             continue;
         };
@@ -284,7 +319,10 @@ fn streamed_and_compressed_files_agree_with_perf_script() {
         let bad: Vec<String> = keys
             .into_iter()
             .filter_map(|k| {
-                let (a, b) = (ours.get(k).copied().unwrap_or(0), theirs.get(k).copied().unwrap_or(0));
+                let (a, b) = (
+                    ours.get(k).copied().unwrap_or(0),
+                    theirs.get(k).copied().unwrap_or(0),
+                );
                 let agree = if partial { b <= a } else { a == b };
                 (!agree).then(|| format!("{}/{}: ours {a}, perf script {b}", k.0, k.1))
             })
@@ -294,7 +332,11 @@ fn streamed_and_compressed_files_agree_with_perf_script() {
             f.name,
             ours.len(),
             ours.values().sum::<u64>(),
-            if partial { " (perf's output is partial: checked ours >= perf's)" } else { "" },
+            if partial {
+                " (perf's output is partial: checked ours >= perf's)"
+            } else {
+                ""
+            },
             if result.is_err() || !errors.is_empty() || !framing.is_empty() {
                 format!("; errors: {errors:?} {framing:?} {:?}", result.err())
             } else {
@@ -307,22 +349,34 @@ fn streamed_and_compressed_files_agree_with_perf_script() {
         checked += 1;
     }
     assert!(failed.is_empty(), "{failed:#?}");
-    assert!(checked >= 10, "only {checked} streamed/compressed files checked");
+    assert!(
+        checked >= 10,
+        "only {checked} streamed/compressed files checked"
+    );
 }
 
 /// Whether perf 6.1 could not read the whole file (its stderr oracles say it failed part-way).
 fn errors_in_perf(f: &CorpusFile) -> bool {
-    oracle::read_oracle(&f.oracle, ".script.stderr.txt").is_some_and(|t| t.contains("failed to process"))
-        || oracle::read_oracle(&f.oracle, ".cmd.txt").is_some_and(|t| t.contains("rc=234") || t.contains("downgraded"))
+    oracle::read_oracle(&f.oracle, ".script.stderr.txt")
+        .is_some_and(|t| t.contains("failed to process"))
+        || oracle::read_oracle(&f.oracle, ".cmd.txt")
+            .is_some_and(|t| t.contains("rc=234") || t.contains("downgraded"))
 }
 
-fn compare_script(f: &CorpusFile, table: &EventTable, samples: &[SampleRecord<'_>], auxtrace: bool, out: &mut Outcome) {
+fn compare_script(
+    f: &CorpusFile,
+    table: &EventTable,
+    samples: &[SampleRecord<'_>],
+    auxtrace: bool,
+    out: &mut Outcome,
+) {
     let Some(text) = oracle::read_oracle(&f.oracle, ".script.txt") else {
         out.notes.push("no script oracle".into());
         return;
     };
     if samples.iter().any(|s| s.pid.is_none()) {
-        out.notes.push("samples have no TID: per-thread counts not compared".into());
+        out.notes
+            .push("samples have no TID: per-thread counts not compared".into());
         return;
     }
     let theirs = oracle::script_samples(&text);
@@ -335,12 +389,18 @@ fn compare_script(f: &CorpusFile, table: &EventTable, samples: &[SampleRecord<'_
     let keys: std::collections::BTreeSet<_> = theirs.keys().chain(ours.keys()).collect();
     let mut bad = 0;
     for k in keys {
-        let (a, b) = (ours.get(k).copied().unwrap_or(0), theirs.get(k).copied().unwrap_or(0));
+        let (a, b) = (
+            ours.get(k).copied().unwrap_or(0),
+            theirs.get(k).copied().unwrap_or(0),
+        );
         let agree = if truncated { b <= a } else { a == b };
         if !agree {
             bad += 1;
             if bad <= 5 {
-                out.errors.push(format!("samples of {}/{}: ours {a}, perf script {b}", k.0, k.1));
+                out.errors.push(format!(
+                    "samples of {}/{}: ours {a}, perf script {b}",
+                    k.0, k.1
+                ));
             }
         }
     }
@@ -348,11 +408,20 @@ fn compare_script(f: &CorpusFile, table: &EventTable, samples: &[SampleRecord<'_
     out.notes.push(format!(
         "{} threads, {n} script samples{}",
         theirs.len(),
-        if truncated { " (script truncated: checked ours >= perf's)" } else { " equal" }
+        if truncated {
+            " (script truncated: checked ours >= perf's)"
+        } else {
+            " equal"
+        }
     ));
 }
 
-fn compare_dump(f: &CorpusFile, table: &EventTable, recs: &HashMap<(String, u64), Record<'_>>, out: &mut Outcome) {
+fn compare_dump(
+    f: &CorpusFile,
+    table: &EventTable,
+    recs: &HashMap<(String, u64), Record<'_>>,
+    out: &mut Outcome,
+) {
     let Some(text) = oracle::read_oracle(&f.oracle, ".dump.txt") else {
         out.notes.push("no dump oracle".into());
         return;
@@ -369,24 +438,43 @@ fn compare_dump(f: &CorpusFile, table: &EventTable, recs: &HashMap<(String, u64)
             ("MMAP2", Record::Mmap2(m)) => {
                 let want = parse_mmap(&d.rest);
                 let id = match m.file_id {
-                    Mmap2FileId::Inode { maj, min, ino, ino_generation } => {
-                        Some(format!("{maj:02x}:{min:02x} {ino} {ino_generation}"))
-                    }
+                    Mmap2FileId::Inode {
+                        maj,
+                        min,
+                        ino,
+                        ino_generation,
+                    } => Some(format!("{maj:02x}:{min:02x} {ino} {ino_generation}")),
                     Mmap2FileId::BuildId(_) => None,
                 };
-                let mut got = (m.pid as i32 as i64, m.tid as i32 as i64, m.start, m.len, m.pgoff, m.filename.to_string());
+                let mut got = (
+                    m.pid as i32 as i64,
+                    m.tid as i32 as i64,
+                    m.start,
+                    m.len,
+                    m.pgoff,
+                    m.filename.to_string(),
+                );
                 if m.prot.is_none() {
                     // The pre-3.16 MMAP2 layout without prot/flags: perf reads the name 8 bytes
                     // too far and prints garbage. Compare the rest.
                     got.5 = want.as_ref().map(|w| w.0 .5.clone()).unwrap_or_default();
                     old_mmap2 += 1;
                 }
-                if want.as_ref().map(|w| &w.0) != Some(&got) || (id.is_some() && want.as_ref().map(|w| &w.1) != id.as_ref()) {
+                if want.as_ref().map(|w| &w.0) != Some(&got)
+                    || (id.is_some() && want.as_ref().map(|w| &w.1) != id.as_ref())
+                {
                     problems.push(format!("{got:?} {id:?} vs {want:?}"));
                 }
             }
             ("MMAP", Record::Mmap(m)) => {
-                let got = (m.pid as i32 as i64, m.tid as i32 as i64, m.start, m.len, m.pgoff, m.filename.to_string());
+                let got = (
+                    m.pid as i32 as i64,
+                    m.tid as i32 as i64,
+                    m.start,
+                    m.len,
+                    m.pgoff,
+                    m.filename.to_string(),
+                );
                 if parse_mmap(&d.rest).map(|w| w.0) != Some(got.clone()) {
                     problems.push(format!("{got:?} vs {}", d.rest));
                 }
@@ -398,7 +486,10 @@ fn compare_dump(f: &CorpusFile, table: &EventTable, recs: &HashMap<(String, u64)
                 }
             }
             ("FORK" | "EXIT", Record::Fork(x) | Record::Exit(x)) => {
-                let want = format!("({}:{}):({}:{})", x.pid as i32, x.tid as i32, x.ppid as i32, x.ptid as i32);
+                let want = format!(
+                    "({}:{}):({}:{})",
+                    x.pid as i32, x.tid as i32, x.ppid as i32, x.ptid as i32
+                );
                 if d.rest.trim() != want {
                     problems.push(format!("{want} vs {}", d.rest));
                 }
@@ -406,10 +497,17 @@ fn compare_dump(f: &CorpusFile, table: &EventTable, recs: &HashMap<(String, u64)
             (name, r) => {
                 let ours = format!("{r:?}");
                 let ours_name: String = ours.chars().take_while(|c| c.is_alphanumeric()).collect();
-                if name.replace('_', "").to_lowercase() != ours_name.to_lowercase() && !matches!(r, Record::Unknown(_)) {
+                if name.replace('_', "").to_lowercase() != ours_name.to_lowercase()
+                    && !matches!(r, Record::Unknown(_))
+                {
                     // Names differ only in style (HEADER_ATTR vs HeaderAttr, …); a different
                     // record at the same offset would be a framing bug.
-                    let aliases = [("FEATURE", "HeaderFeature"), ("ATTR", "HeaderAttr"), ("BUILD_ID", "HeaderBuildId"), ("TRACING_DATA", "TracingData")];
+                    let aliases = [
+                        ("FEATURE", "HeaderFeature"),
+                        ("ATTR", "HeaderAttr"),
+                        ("BUILD_ID", "HeaderBuildId"),
+                        ("TRACING_DATA", "TracingData"),
+                    ];
                     if !aliases.iter().any(|(a, b)| *a == name && *b == ours_name) {
                         problems.push(format!("perf says {name}, we decoded {ours_name}"));
                     }
@@ -425,7 +523,8 @@ fn compare_dump(f: &CorpusFile, table: &EventTable, recs: &HashMap<(String, u64)
         out.dump_checked += 1;
         for p in problems {
             if out.errors.len() < 20 {
-                out.errors.push(format!("dump {} at 0x{:x}: {p}", d.name, d.offset));
+                out.errors
+                    .push(format!("dump {} at 0x{:x}: {p}", d.name, d.offset));
             }
         }
     }
@@ -447,19 +546,47 @@ fn parse_mmap(rest: &str) -> Option<(MmapKey, String)> {
     let pgoff = num(inner_toks.next()?)?;
     let id: Vec<&str> = inner_toks.collect();
     let filename = file.split_once(' ').map_or("", |(_, f)| f).to_string();
-    Some(((pid.parse().ok()?, tid.parse().ok()?, num(start)?, num(len)?, pgoff, filename), id.join(" ")))
+    Some((
+        (
+            pid.parse().ok()?,
+            tid.parse().ok()?,
+            num(start)?,
+            num(len)?,
+            pgoff,
+            filename,
+        ),
+        id.join(" "),
+    ))
 }
 
-fn check_sample(d: &DumpRecord, s: &SampleRecord<'_>, table: &EventTable, problems: &mut Vec<String>) {
+fn check_sample(
+    d: &DumpRecord,
+    s: &SampleRecord<'_>,
+    table: &EventTable,
+    problems: &mut Vec<String>,
+) {
     let layout = table.layout(s.event).unwrap();
     // `(IP, 0x2): PID/TID: 0xIP period: P addr: A`
-    let Some((_, tail)) = d.rest.split_once("): ") else { return };
+    let Some((_, tail)) = d.rest.split_once("): ") else {
+        return;
+    };
     let toks: Vec<&str> = tail.split_whitespace().collect();
     if toks.len() >= 6 {
-        let want_ids = format!("{}/{}:", s.pid.map_or(-1, |p| p as i32), s.tid.map_or(-1, |t| t as i32));
+        let want_ids = format!(
+            "{}/{}:",
+            s.pid.map_or(-1, |p| p as i32),
+            s.tid.map_or(-1, |t| t as i32)
+        );
         let period = s.period.or(layout.attr_period).unwrap_or(0);
-        if toks[0] != want_ids || num(toks[1]) != Some(s.ip.unwrap_or(0)) || num(toks[3]) != Some(period) || num(toks[5]) != Some(s.addr.unwrap_or(0)) {
-            problems.push(format!("{want_ids} {:?} period {period} addr {:?} vs {tail}", s.ip, s.addr));
+        if toks[0] != want_ids
+            || num(toks[1]) != Some(s.ip.unwrap_or(0))
+            || num(toks[3]) != Some(period)
+            || num(toks[5]) != Some(s.addr.unwrap_or(0))
+        {
+            problems.push(format!(
+                "{want_ids} {:?} period {period} addr {:?} vs {tail}",
+                s.ip, s.addr
+            ));
         }
     }
     // Detail sections.
@@ -472,7 +599,10 @@ fn check_sample(d: &DumpRecord, s: &SampleRecord<'_>, table: &EventTable, proble
             "iregs" => s.regs_intr.map(|r| r.values.iter().collect()),
             "read" => s.read.map(|r| match r.values {
                 ReadValues::Single(v) => vec![v.id.unwrap_or(0), v.value],
-                ReadValues::Group(g) => g.iter().flat_map(|v| [v.id.unwrap_or(0), v.value]).collect(),
+                ReadValues::Group(g) => g
+                    .iter()
+                    .flat_map(|v| [v.id.unwrap_or(0), v.value])
+                    .collect(),
             }),
             _ => None,
         };
@@ -486,10 +616,16 @@ fn check_sample(d: &DumpRecord, s: &SampleRecord<'_>, table: &EventTable, proble
         if line.starts_with("... ") || line.starts_with(" . ") || line.starts_with(" .. ") {
             flush(section, &mut list, problems);
             section = "";
-            if let Some(n) = l.strip_prefix("FP chain: nr:").or(l.strip_prefix("chain: nr:")) {
+            if let Some(n) = l
+                .strip_prefix("FP chain: nr:")
+                .or(l.strip_prefix("chain: nr:"))
+            {
                 section = "chain";
                 if num(n) != s.callchain.map(|c| c.len() as u64) {
-                    problems.push(format!("callchain nr {n} vs {:?}", s.callchain.map(|c| c.len())));
+                    problems.push(format!(
+                        "callchain nr {n} vs {:?}",
+                        s.callchain.map(|c| c.len())
+                    ));
                 }
             } else if l.starts_with("user regs:") {
                 section = "uregs";
@@ -513,7 +649,10 @@ fn check_sample(d: &DumpRecord, s: &SampleRecord<'_>, table: &EventTable, proble
             } else if let Some(v) = l.strip_prefix("ustack: size ") {
                 let size = v.split(',').next().and_then(num);
                 if size != s.stack_user.map(|u| u.dyn_size) {
-                    problems.push(format!("ustack {v} vs {:?}", s.stack_user.map(|u| u.dyn_size)));
+                    problems.push(format!(
+                        "ustack {v} vs {:?}",
+                        s.stack_user.map(|u| u.dyn_size)
+                    ));
                 }
             } else if let Some(v) = l.strip_prefix("branch stack: nr:") {
                 if num(v) != s.branch_stack.map(|b| b.len() as u64) {
@@ -523,15 +662,22 @@ fn check_sample(d: &DumpRecord, s: &SampleRecord<'_>, table: &EventTable, proble
         } else {
             match section {
                 // `.....  0: ffffffffffffff80`
-                "chain" => list.extend(l.split_once(": ").and_then(|(_, v)| u64::from_str_radix(v.trim(), 16).ok())),
+                "chain" => list.extend(
+                    l.split_once(": ")
+                        .and_then(|(_, v)| u64::from_str_radix(v.trim(), 16).ok()),
+                ),
                 // `.... BP    0x0000557a9fcbeb70`
                 "uregs" | "iregs" => list.extend(l.split_whitespace().nth(1).and_then(num)),
                 // `..... id 00000000000029b5, value 00000000001ec511, lost 0`
                 "read" => {
                     if let Some(rest) = l.strip_prefix("id ") {
                         let mut parts = rest.split(", value ");
-                        let id = parts.next().and_then(|h| u64::from_str_radix(h.trim(), 16).ok());
-                        let val = parts.next().and_then(|v| u64::from_str_radix(v.split(',').next()?.trim(), 16).ok());
+                        let id = parts
+                            .next()
+                            .and_then(|h| u64::from_str_radix(h.trim(), 16).ok());
+                        let val = parts.next().and_then(|v| {
+                            u64::from_str_radix(v.split(',').next()?.trim(), 16).ok()
+                        });
                         list.extend(id);
                         list.extend(val);
                     }

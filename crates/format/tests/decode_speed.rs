@@ -2,7 +2,12 @@
 //! repeated to ~300 MB). Ignored by default; run with
 //! `cargo test --release -p perfscope-format --test decode_speed -- --ignored --nocapture`.
 //! `PERFSCOPE_BENCH_FILE` picks another file-mode perf.data.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod oracle;
 
@@ -28,13 +33,25 @@ fn decode_speed() {
     let table = EventTable::from_file(&file);
     let (data, _) = file.data_section();
     let reps = (300usize << 20) / data.len().max(1);
-    let big: Vec<u8> = data.iter().copied().cycle().take(data.len() * reps.max(1)).collect();
+    let big: Vec<u8> = data
+        .iter()
+        .copied()
+        .cycle()
+        .take(data.len() * reps.max(1))
+        .collect();
     let mb = big.len() as f64 / 1e6;
-    println!("{}: {:.1} MB ({} copies of the data section)", path.display(), mb, reps);
+    println!(
+        "{}: {:.1} MB ({} copies of the data section)",
+        path.display(),
+        mb,
+        reps
+    );
 
     for round in 0..3 {
         let t = Instant::now();
-        let n = RawRecords::new(&big, 0, file.endian()).map(|r| r.unwrap().header.size as usize).sum::<usize>();
+        let n = RawRecords::new(&big, 0, file.endian())
+            .map(|r| r.unwrap().header.size as usize)
+            .sum::<usize>();
         let walk = t.elapsed().as_secs_f64();
 
         let t = Instant::now();
@@ -44,7 +61,9 @@ fn decode_speed() {
             let rec = parse_record(&raw, &table);
             if let Ok(Record::Sample(s)) = &rec {
                 samples += 1;
-                sum = sum.wrapping_add(s.ip.unwrap_or(0)).wrapping_add(u64::from(s.tid.unwrap_or(0)));
+                sum = sum
+                    .wrapping_add(s.ip.unwrap_or(0))
+                    .wrapping_add(u64::from(s.tid.unwrap_or(0)));
                 if let Some(cc) = s.callchain {
                     for f in cc.frames() {
                         frames += 1;

@@ -3,7 +3,12 @@
 //!
 //! A counting allocator measures what a call allocates in total, so "never allocate by an
 //! untrusted count" can fail here, not only under the fuzzer's memory limit.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 // Only the counting allocator below: a `GlobalAlloc` impl cannot be written without `unsafe`.
 #![allow(unsafe_code)]
 
@@ -59,14 +64,24 @@ fn cpu_topology_inferring_the_cpu_count_allocates_per_try() {
     let data = vec![0u8; 8 + 8 * cpus + 4 + 4 * cpus];
     for endian in [Endianness::Little, Endianness::Big] {
         let (f, bytes) = allocated_by(|| {
-            parse_feature(HeaderFeature::CPU_TOPOLOGY, Bytes::new(&data, 0x100, endian), &FeatureContext::default())
+            parse_feature(
+                HeaderFeature::CPU_TOPOLOGY,
+                Bytes::new(&data, 0x100, endian),
+                &FeatureContext::default(),
+            )
         });
-        let Ok(Feature::CpuTopology(t)) = f else { panic!("{f:?}") };
+        let Ok(Feature::CpuTopology(t)) = f else {
+            panic!("{f:?}")
+        };
         assert_eq!(t.cpus.as_ref().map(Vec::len), Some(cpus));
         assert_eq!(t.die_cpus_lists.as_ref().map(Vec::len), Some(0));
         assert!(t.cpus.unwrap().iter().all(|c| c.die_id == Some(0)));
         // The result holds 4000 × 12 bytes; allow a few times the input.
-        assert!(bytes < 4 * data.len() as u64, "{bytes} bytes allocated for a {}-byte section", data.len());
+        assert!(
+            bytes < 4 * data.len() as u64,
+            "{bytes} bytes allocated for a {}-byte section",
+            data.len()
+        );
     }
 }
 
@@ -76,7 +91,8 @@ fn within_10s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::spawn(move || {
         let _ = tx.send(f());
     });
-    rx.recv_timeout(std::time::Duration::from_secs(10)).expect("still running after 10 s")
+    rx.recv_timeout(std::time::Duration::from_secs(10))
+        .expect("still running after 10 s")
 }
 
 /// Found by the `stream` fuzz target (a timeout): a zstd frame that asks for a content checksum
@@ -86,7 +102,10 @@ fn within_10s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
 #[test]
 fn zstd_frame_missing_its_checksum_hung_the_decompressor() {
     use perfscope_format::stream::StreamDecoder;
-    for (endian, magic) in [(Endianness::Little, *b"PERFILE2"), (Endianness::Big, *b"2ELIFREP")] {
+    for (endian, magic) in [
+        (Endianness::Little, *b"PERFILE2"),
+        (Endianness::Big, *b"2ELIFREP"),
+    ] {
         // A zstd frame: magic, FHD 0x04 (content checksum, not single segment), window
         // descriptor 0 (1 KiB), one last raw block of 8 bytes holding a FINISHED_ROUND record;
         // no checksum.
@@ -111,6 +130,10 @@ fn zstd_frame_missing_its_checksum_hung_the_decompressor() {
             }
             got
         });
-        assert_eq!(got, [Ok((81, 16, None)), Ok((68, 16, Some(0)))], "{endian:?}");
+        assert_eq!(
+            got,
+            [Ok((81, 16, None)), Ok((68, 16, Some(0)))],
+            "{endian:?}"
+        );
     }
 }

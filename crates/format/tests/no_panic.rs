@@ -2,14 +2,21 @@
 //! flipped, and random bodies under random attrs, all go through `parse_record`. On each SAMPLE,
 //! `check_sample` (which checks without decoding) must give the event or the error
 //! `parse_record` gives.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod oracle;
 
 use perfscope_format::attr::AttrFlags;
 use perfscope_format::constants::sample_type as st;
 use perfscope_format::records::{check_sample, frame_record, Record};
-use perfscope_format::{parse_record, Endianness, EventAttr, EventTable, PerfFile, RawRecord, RawRecords, RecordType};
+use perfscope_format::{
+    parse_record, Endianness, EventAttr, EventTable, PerfFile, RawRecord, RawRecords, RecordType,
+};
 
 /// xorshift64*: a small deterministic generator.
 struct Rng(u64);
@@ -34,13 +41,20 @@ fn decode(raw: &RawRecord<'_>, table: &EventTable) -> bool {
             Record::Sample(s) => s.event,
             other => panic!("a SAMPLE decoded as {other:?}"),
         });
-        assert_eq!(check_sample(raw, table), event.map_err(|e| *e), "check_sample disagrees at offset {:#x}", raw.offset);
+        assert_eq!(
+            check_sample(raw, table),
+            event.map_err(|e| *e),
+            "check_sample disagrees at offset {:#x}",
+            raw.offset
+        );
     }
     parsed.is_ok()
 }
 
 fn decode_all(bytes: &[u8]) -> usize {
-    let Ok(file) = PerfFile::parse(bytes) else { return 0 };
+    let Ok(file) = PerfFile::parse(bytes) else {
+        return 0;
+    };
     let table = EventTable::from_file(&file);
     let mut n = 0;
     for raw in file.raw_records().flatten() {
@@ -69,7 +83,9 @@ fn damaged_corpus_files_decode_without_panicking() {
             runs += 1;
         }
         // Flip bytes inside the data section (where records are).
-        let Ok(file) = PerfFile::parse(&bytes) else { continue };
+        let Ok(file) = PerfFile::parse(&bytes) else {
+            continue;
+        };
         let (data, start) = file.data_section();
         if data.is_empty() {
             continue;
@@ -92,7 +108,11 @@ fn random_bodies_under_random_attrs() {
     let mut rng = Rng(42);
     let mut decoded = 0;
     for round in 0..20_000 {
-        let endian = if round % 2 == 0 { Endianness::Little } else { Endianness::Big };
+        let endian = if round % 2 == 0 {
+            Endianness::Little
+        } else {
+            Endianness::Big
+        };
         let mut attr = EventAttr {
             sample_type: rng.next() & (st::KNOWN | if round % 50 == 0 { 1 << 40 } else { 0 }),
             read_format: rng.next() & 0x1f,
@@ -106,7 +126,9 @@ fn random_bodies_under_random_attrs() {
         }
         let table = EventTable::new([(attr, &[1u64, 2][..]), (attr, &[3u64][..])]);
         // A record of a random kernel or tool type with a body of small random words.
-        let type_ = [9u32, 9, 9, 1, 3, 8, 10, 16, 20, 22, 64, 69, 73, 74, 78, 79, 83, 84][rng.below(18)];
+        let type_ = [
+            9u32, 9, 9, 1, 3, 8, 10, 16, 20, 22, 64, 69, 73, 74, 78, 79, 83, 84,
+        ][rng.below(18)];
         let len = rng.below(40) * 8;
         let mut rec = Vec::new();
         rec.extend_from_slice(&endian.u32_bytes(type_));

@@ -1,7 +1,12 @@
 //! Reading a file-mode perf.data the way the browser does: the header, attrs and features
 //! through random access, the data section streamed in chunks. Every corpus file gives the same
 //! records and metadata as reading it whole, and the random reads stay small.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod oracle;
 
@@ -53,8 +58,13 @@ fn sectioned_reading_equals_whole_reading() {
         if !Magic::parse(&data).is_ok_and(|m| !m.pipe) {
             continue;
         }
-        let mut r = Counting { data: &data, read: 0 };
-        let Ok(layout) = FileLayout::read_from(&mut r) else { continue };
+        let mut r = Counting {
+            data: &data,
+            read: 0,
+        };
+        let Ok(layout) = FileLayout::read_from(&mut r) else {
+            continue;
+        };
         let (meta, _) = Metadata::from_layout(&layout, &mut r);
         let (want, _) = whole(&data);
         let whole_meta = walk(&data, &[], |_, _, _| {}).unwrap();
@@ -63,7 +73,8 @@ fn sectioned_reading_equals_whole_reading() {
 
         for chunk in [4096usize, 65536] {
             let mut d = StreamDecoder::records(meta.endian, layout.data.offset);
-            let section = &data[layout.data.offset as usize..(layout.data.offset + layout.data.size) as usize];
+            let section = &data
+                [layout.data.offset as usize..(layout.data.offset + layout.data.size) as usize];
             let mut got = Vec::new();
             for c in section.chunks(chunk) {
                 d.push(c);
@@ -83,7 +94,13 @@ fn sectioned_reading_equals_whole_reading() {
         // (Fuzzer-made files may have id sections that are not whole u64s.)
         let fuzz = f.name.contains("corpus__");
         assert!(
-            fuzz || r.read <= 104 + layout.header.attrs.size + ids + layout.features.len() as u64 * 16 + features + 16,
+            fuzz || r.read
+                <= 104
+                    + layout.header.attrs.size
+                    + ids
+                    + layout.features.len() as u64 * 16
+                    + features
+                    + 16,
             "{}: read {} bytes",
             f.name,
             r.read

@@ -1,7 +1,6 @@
 //! The banner shown above every view when reading stopped early or records could not be decoded:
 //! the first error with its offset, how many records came before it, and the way to them.
 
-
 use yew::prelude::*;
 
 use crate::display::grouped;
@@ -21,10 +20,15 @@ pub struct ErrorBannerProps {
 #[function_component(ErrorBanner)]
 pub fn error_banner(props: &ErrorBannerProps) -> Html {
     let o = &props.profile.overview;
-    let Some(first) = o.errors.first() else { return Html::default() };
+    let Some(first) = o.errors.first() else {
+        return Html::default();
+    };
     let more = o.error_count.saturating_sub(1);
     // A framing error ends the walk: nothing was read after it.
-    let stopped = o.errors.last().is_some_and(|last| last.records_before == o.records);
+    let stopped = o
+        .errors
+        .last()
+        .is_some_and(|last| last.records_before == o.records);
     let onclick = props.on_show_records.reform(|_: MouseEvent| ());
     html! {
         <div class="banner error" role="alert" id="record-error" data-field="record-error"

@@ -12,8 +12,8 @@ use super::notices::Notices;
 use crate::display::{duration_ns, grouped, off_cpu_total, percent};
 use crate::protocol::{ProfileData, Query, TreeNodes, TreeReply, WeightKind};
 use crate::selectors::{basename, find_path, func_module, func_name, path_of, TreeIndex};
-use crate::state::{AppState, FuncPath, SortBy, ViewAction};
 use crate::state::shared::Shared;
+use crate::state::{AppState, FuncPath, SortBy, ViewAction};
 
 /// At most this many rows are rendered.
 pub const MAX_ROWS: usize = 3000;
@@ -33,13 +33,25 @@ pub struct CallTreeProps {
 
 fn weights(n: &TreeNodes, i: usize, w: WeightKind) -> (f64, f64) {
     match w {
-        WeightKind::Samples => (n.total_samples.get(i).copied().unwrap_or(0.0), n.self_samples.get(i).copied().unwrap_or(0.0)),
-        WeightKind::Period => (n.total_period.get(i).copied().unwrap_or(0.0), n.self_period.get(i).copied().unwrap_or(0.0)),
+        WeightKind::Samples => (
+            n.total_samples.get(i).copied().unwrap_or(0.0),
+            n.self_samples.get(i).copied().unwrap_or(0.0),
+        ),
+        WeightKind::Period => (
+            n.total_period.get(i).copied().unwrap_or(0.0),
+            n.self_period.get(i).copied().unwrap_or(0.0),
+        ),
     }
 }
 
 /// Children of `level` sorted for display.
-pub fn sorted(t: &TreeReply, p: &ProfileData, level: &[u32], sort: SortBy, w: WeightKind) -> Vec<u32> {
+pub fn sorted(
+    t: &TreeReply,
+    p: &ProfileData,
+    level: &[u32],
+    sort: SortBy,
+    w: WeightKind,
+) -> Vec<u32> {
     let mut v = level.to_vec();
     let n = &t.nodes;
     v.sort_by(|&a, &b| {
@@ -68,17 +80,43 @@ pub struct Row {
 
 /// The visible rows: expanded nodes followed by their children, and an elided row after them
 /// when some were left out.
-pub fn visible_rows(t: &TreeReply, p: &ProfileData, ix: &TreeIndex, expanded: &std::collections::BTreeSet<FuncPath>, sort: SortBy, w: WeightKind) -> Vec<Row> {
+pub fn visible_rows(
+    t: &TreeReply,
+    p: &ProfileData,
+    ix: &TreeIndex,
+    expanded: &std::collections::BTreeSet<FuncPath>,
+    sort: SortBy,
+    w: WeightKind,
+) -> Vec<Row> {
     let mut out = Vec::new();
     // (row, path; empty for elided rows).
     let mut stack: Vec<(Row, FuncPath)> = sorted(t, p, &ix.roots, sort, w)
         .into_iter()
         .rev()
-        .map(|r| (Row { node: r, depth: 0, elided: false }, vec![t.nodes.func.get(r as usize).copied().unwrap_or(0)]))
+        .map(|r| {
+            (
+                Row {
+                    node: r,
+                    depth: 0,
+                    elided: false,
+                },
+                vec![t.nodes.func.get(r as usize).copied().unwrap_or(0)],
+            )
+        })
         .collect();
     // The roots left out come last.
     if t.meta.elided_count > 0 {
-        stack.insert(0, (Row { node: u32::MAX, depth: 0, elided: true }, Vec::new()));
+        stack.insert(
+            0,
+            (
+                Row {
+                    node: u32::MAX,
+                    depth: 0,
+                    elided: true,
+                },
+                Vec::new(),
+            ),
+        );
     }
     while let Some((row, path)) = stack.pop() {
         out.push(row);
@@ -87,14 +125,35 @@ pub fn visible_rows(t: &TreeReply, p: &ProfileData, ix: &TreeIndex, expanded: &s
         }
         if !row.elided && expanded.contains(&path) {
             let node = row.node;
-            if t.nodes.elided_count.get(node as usize).is_some_and(|&c| c > 0) {
-                stack.push((Row { node, depth: row.depth + 1, elided: true }, Vec::new()));
+            if t.nodes
+                .elided_count
+                .get(node as usize)
+                .is_some_and(|&c| c > 0)
+            {
+                stack.push((
+                    Row {
+                        node,
+                        depth: row.depth + 1,
+                        elided: true,
+                    },
+                    Vec::new(),
+                ));
             }
-            let kids = ix.children.get(node as usize).map_or(&[][..], Vec::as_slice);
+            let kids = ix
+                .children
+                .get(node as usize)
+                .map_or(&[][..], Vec::as_slice);
             for c in sorted(t, p, kids, sort, w).into_iter().rev() {
                 let mut cp = path.clone();
                 cp.push(t.nodes.func.get(c as usize).copied().unwrap_or(0));
-                stack.push((Row { node: c, depth: row.depth + 1, elided: false }, cp));
+                stack.push((
+                    Row {
+                        node: c,
+                        depth: row.depth + 1,
+                        elided: false,
+                    },
+                    cp,
+                ));
             }
         }
     }
@@ -103,16 +162,29 @@ pub fn visible_rows(t: &TreeReply, p: &ProfileData, ix: &TreeIndex, expanded: &s
 
 /// Whether node `i` can be expanded: it has children, drawn or left out.
 fn has_children(t: &TreeReply, ix: &TreeIndex, i: usize) -> bool {
-    ix.children.get(i).is_some_and(|k| !k.is_empty()) || t.nodes.elided_count.get(i).is_some_and(|&c| c > 0)
+    ix.children.get(i).is_some_and(|k| !k.is_empty())
+        || t.nodes.elided_count.get(i).is_some_and(|&c| c > 0)
 }
 
 /// The heaviest path from the heaviest root, as the prefixes to expand (at most 16 levels).
 pub fn heaviest_path(t: &TreeReply, ix: &TreeIndex) -> Vec<FuncPath> {
-    let heaviest = |level: &[u32]| level.iter().copied().max_by(|&a, &b| {
-        let wa = t.nodes.total_samples.get(a as usize).copied().unwrap_or(0.0);
-        let wb = t.nodes.total_samples.get(b as usize).copied().unwrap_or(0.0);
-        wa.total_cmp(&wb)
-    });
+    let heaviest = |level: &[u32]| {
+        level.iter().copied().max_by(|&a, &b| {
+            let wa = t
+                .nodes
+                .total_samples
+                .get(a as usize)
+                .copied()
+                .unwrap_or(0.0);
+            let wb = t
+                .nodes
+                .total_samples
+                .get(b as usize)
+                .copied()
+                .unwrap_or(0.0);
+            wa.total_cmp(&wb)
+        })
+    };
     let mut out = Vec::new();
     let mut cur = heaviest(&ix.roots);
     while let Some(n) = cur {
@@ -132,17 +204,27 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
     let view = &props.state.view;
     let p = &props.profile;
     let tree = props.state.results.tree.clone();
-    let current = tree.as_ref().is_some_and(|t| t.meta.query == props.wanted && t.meta.generation == p.overview.generation);
+    let current = tree.as_ref().is_some_and(|t| {
+        t.meta.query == props.wanted && t.meta.generation == p.overview.generation
+    });
     let empty = use_memo((), |_| Shared::new(TreeReply::default()));
     let t = tree.clone().unwrap_or_else(|| (*empty).clone());
     let ix = use_memo(Shared::id(&t), {
         let t = t.clone();
         move |_| TreeIndex::new(&t.nodes)
     });
-    let rows = use_memo((Shared::id(&t), view.expanded.clone(), view.sort, view.weight), {
-        let (t, p, ix) = (t.clone(), p.clone(), ix.clone());
-        move |(_, expanded, sort, w)| visible_rows(&t, &p, &ix, expanded, *sort, *w)
-    });
+    let rows = use_memo(
+        (
+            Shared::id(&t),
+            view.expanded.clone(),
+            view.sort,
+            view.weight,
+        ),
+        {
+            let (t, p, ix) = (t.clone(), p.clone(), ix.clone());
+            move |(_, expanded, sort, w)| visible_rows(&t, &p, &ix, expanded, *sort, *w)
+        },
+    );
     // Open the heaviest path the first time a tree is shown.
     {
         let (on_action, t, ix) = (props.on_action.clone(), t.clone(), ix.clone());
@@ -153,7 +235,10 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
             }
         });
     }
-    let selected = view.tree_selected.as_ref().and_then(|path| find_path(&t.nodes, &ix, path));
+    let selected = view
+        .tree_selected
+        .as_ref()
+        .and_then(|path| find_path(&t.nodes, &ix, path));
     let total = match view.weight {
         WeightKind::Samples => t.meta.samples as f64,
         WeightKind::Period => t.meta.period as f64,
@@ -167,7 +252,13 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
         }
     };
     let onkeydown = {
-        let (rows, t, ix, on_action, select) = (rows.clone(), t.clone(), ix.clone(), props.on_action.clone(), select.clone());
+        let (rows, t, ix, on_action, select) = (
+            rows.clone(),
+            t.clone(),
+            ix.clone(),
+            props.on_action.clone(),
+            select.clone(),
+        );
         let expanded = view.expanded.clone();
         Callback::from(move |e: KeyboardEvent| {
             let rows: Vec<u32> = rows.iter().filter(|r| !r.elided).map(|r| r.node).collect();
@@ -175,7 +266,9 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
             let move_to = |i: usize| rows.get(i).copied();
             let key = e.key();
             let target = match key.as_str() {
-                "ArrowDown" => pos.map_or(Some(0), |p| Some((p + 1).min(rows.len().saturating_sub(1)))).and_then(move_to),
+                "ArrowDown" => pos
+                    .map_or(Some(0), |p| Some((p + 1).min(rows.len().saturating_sub(1))))
+                    .and_then(move_to),
                 "ArrowUp" => pos.map(|p| p.saturating_sub(1)).and_then(move_to),
                 "ArrowRight" | "ArrowLeft" | "Enter" | " " => {
                     if let Some(s) = selected {
@@ -190,7 +283,12 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
                         if toggle {
                             on_action.emit(ViewAction::Toggle(path));
                         } else if key == "ArrowLeft" {
-                            let parent = t.nodes.parent.get(s as usize).copied().filter(|&p| p != u32::MAX);
+                            let parent = t
+                                .nodes
+                                .parent
+                                .get(s as usize)
+                                .copied()
+                                .filter(|&p| p != u32::MAX);
                             if let Some(p) = parent {
                                 select(p);
                             }
@@ -208,7 +306,9 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
         })
     };
     let sort_button = |label: &'static str, by: SortBy, class: &'static str| {
-        let cb = props.on_action.reform(move |_: MouseEvent| ViewAction::Sort(by));
+        let cb = props
+            .on_action
+            .reform(move |_: MouseEvent| ViewAction::Sort(by));
         let on = view.sort == by;
         html! {
             <th class={class} aria-sort={if on { if by == SortBy::Name { "ascending" } else { "descending" } } else { "none" }}>
@@ -217,7 +317,9 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
         }
     };
     let direction = |label: &'static str, id: &'static str, inverted: bool| {
-        let cb = props.on_action.reform(move |_: MouseEvent| ViewAction::Inverted(inverted));
+        let cb = props
+            .on_action
+            .reform(move |_: MouseEvent| ViewAction::Inverted(inverted));
         let on = view.inverted == inverted;
         html! { <button type="button" id={id} class={classes!("seg", on.then_some("on"))} aria-pressed={on.to_string()} onclick={cb}>{ label }</button> }
     };
@@ -228,7 +330,13 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
         (false, WeightKind::Period) => "period",
     };
     // Off-CPU weights are ns: shown as durations.
-    let value = move |w: f64| if off_cpu { duration_ns(w as u64) } else { grouped(w as u64) };
+    let value = move |w: f64| {
+        if off_cpu {
+            duration_ns(w as u64)
+        } else {
+            grouped(w as u64)
+        }
+    };
     let body = rows.iter().map(|&Row { node, depth, elided }| {
         let i = node as usize;
         if elided {

@@ -7,7 +7,9 @@ use std::rc::Rc;
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement, ResizeObserver, ResizeObserverEntry};
+use web_sys::{
+    CanvasRenderingContext2d, Element, HtmlCanvasElement, ResizeObserver, ResizeObserverEntry,
+};
 use yew::prelude::*;
 
 /// CSS pixels (as opposed to the canvas's device pixels).
@@ -29,14 +31,18 @@ pub fn use_size(node: NodeRef) -> (CssPx, CssPx) {
         use_effect_with(node, move |node| {
             let element = node.cast::<Element>();
             let observer = element.as_ref().and_then(|el| {
-                size.set((el.get_bounding_client_rect().width().floor(), f64::from(el.client_height())));
+                size.set((
+                    el.get_bounding_client_rect().width().floor(),
+                    f64::from(el.client_height()),
+                ));
                 let s = size.clone();
-                let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
-                    if let Some(entry) = entries.get(0).dyn_ref::<ResizeObserverEntry>() {
-                        let r = entry.content_rect();
-                        s.set((r.width().floor(), r.height().floor()));
-                    }
-                });
+                let callback =
+                    Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
+                        if let Some(entry) = entries.get(0).dyn_ref::<ResizeObserverEntry>() {
+                            let r = entry.content_rect();
+                            s.set((r.width().floor(), r.height().floor()));
+                        }
+                    });
                 let observer = ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
                 observer.observe(el);
                 Some((observer, callback))
@@ -53,14 +59,23 @@ pub fn use_size(node: NodeRef) -> (CssPx, CssPx) {
 
 /// The screen's device pixels per CSS pixel.
 pub fn device_pixel_ratio() -> f64 {
-    web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0)
+    web_sys::window()
+        .map_or(1.0, |w| w.device_pixel_ratio())
+        .max(1.0)
 }
 
 /// Sizes the canvas to `width × height` CSS px with a backing store of device pixels, and returns
 /// its 2D context scaled so that drawing code works in CSS px.
-pub fn prepare(canvas: &HtmlCanvasElement, width: CssPx, height: CssPx) -> Option<CanvasRenderingContext2d> {
+pub fn prepare(
+    canvas: &HtmlCanvasElement,
+    width: CssPx,
+    height: CssPx,
+) -> Option<CanvasRenderingContext2d> {
     let dpr = device_pixel_ratio();
-    let (w, h) = ((width * dpr).round().max(1.0) as u32, (height * dpr).round().max(1.0) as u32);
+    let (w, h) = (
+        (width * dpr).round().max(1.0) as u32,
+        (height * dpr).round().max(1.0) as u32,
+    );
     if canvas.width() != w {
         canvas.set_width(w);
     }
@@ -94,7 +109,11 @@ impl FrameScheduler {
             return;
         }
         self.scheduled.set(true);
-        let (pending, scheduled, frames) = (self.pending.clone(), self.scheduled.clone(), self.frames.clone());
+        let (pending, scheduled, frames) = (
+            self.pending.clone(),
+            self.scheduled.clone(),
+            self.frames.clone(),
+        );
         let callback = Closure::once_into_js(move || {
             scheduled.set(false);
             frames.set(frames.get().wrapping_add(1));
@@ -149,11 +168,18 @@ pub fn css_var(name: &str, fallback: &str) -> String {
     let value = web_sys::window()
         .and_then(|w| {
             let body = w.document()?.body()?;
-            w.get_computed_style(&body).ok()??.get_property_value(name).ok()
+            w.get_computed_style(&body)
+                .ok()??
+                .get_property_value(name)
+                .ok()
         })
         .map(|v| v.trim().to_string())
         .unwrap_or_default();
-    if value.is_empty() { fallback.to_string() } else { value }
+    if value.is_empty() {
+        fallback.to_string()
+    } else {
+        value
+    }
 }
 
 /// The computed style of `<body>`, read once for several custom properties (one style lookup
@@ -171,8 +197,17 @@ impl CssVars {
 
     /// The value of custom property `name` (`--fg`), or `fallback` when unset.
     pub fn get(&self, name: &str, fallback: &str) -> String {
-        let value = self.0.as_ref().and_then(|s| s.get_property_value(name).ok()).map(|v| v.trim().to_string()).unwrap_or_default();
-        if value.is_empty() { fallback.to_string() } else { value }
+        let value = self
+            .0
+            .as_ref()
+            .and_then(|s| s.get_property_value(name).ok())
+            .map(|v| v.trim().to_string())
+            .unwrap_or_default();
+        if value.is_empty() {
+            fallback.to_string()
+        } else {
+            value
+        }
     }
 }
 

@@ -3,14 +3,13 @@
 //! weight, red where it grew and blue where it shrank (FlameGraph's `difffolded.pl`) — and the
 //! functions sorted by change.
 
-
 use perfscope_analysis::diff::diff_color;
 use yew::prelude::*;
 
 use crate::protocol::{DiffReply, ProfileData};
 use crate::selectors::func_name;
-use crate::state::Compare;
 use crate::state::shared::Shared;
+use crate::state::Compare;
 
 /// The SVG's width in its own units (it scales to the panel).
 const WIDTH: f64 = 1200.0;
@@ -124,10 +123,22 @@ pub fn compare_view(props: &CompareProps) -> Html {
                 { " (a perf.data or share file, with its symbol files): the open profile is shown against it." }
             </p>
         },
-        (Some(Compare { error: Some(e), name, .. }), _) => html! {
+        (
+            Some(Compare {
+                error: Some(e),
+                name,
+                ..
+            }),
+            _,
+        ) => html! {
             <div class="banner error" role="alert" id="compare-error">{ format!("Could not read {name}: {e}") }</div>
         },
-        (Some(Compare { info: None, name, .. }), _) => html! { <p class="muted" id="compare-loading">{ format!("Reading {name}…") }</p> },
+        (
+            Some(Compare {
+                info: None, name, ..
+            }),
+            _,
+        ) => html! { <p class="muted" id="compare-loading">{ format!("Reading {name}…") }</p> },
         (Some(c), None) => html! { <p class="muted">{ format!("Comparing with {}…", c.name) }</p> },
         (Some(c), Some(d)) => html! {
             <>

@@ -8,8 +8,8 @@ use yew::prelude::*;
 
 use crate::display::{duration_ns, grouped, parse_perf_range, perf_time};
 use crate::protocol::{ProfileData, WeightKind};
-use crate::state::{AppState, ViewAction};
 use crate::state::shared::Shared;
+use crate::state::{AppState, ViewAction};
 
 /// Properties of [`SampleControls`].
 #[derive(Properties, PartialEq)]
@@ -25,7 +25,15 @@ pub struct SampleControlsProps {
 /// `start,end` as perf prints and takes it.
 pub fn range_text(range: Option<(u64, u64)>) -> String {
     match range {
-        Some((a, b)) => format!("{},{}", perf_time(a), if b == u64::MAX { String::new() } else { perf_time(b) }),
+        Some((a, b)) => format!(
+            "{},{}",
+            perf_time(a),
+            if b == u64::MAX {
+                String::new()
+            } else {
+                perf_time(b)
+            }
+        ),
         None => String::new(),
     }
 }
@@ -73,9 +81,14 @@ pub fn sample_controls(props: &SampleControlsProps) -> Html {
             }
         })
     };
-    let onchange = Callback::from(move |e: Event| apply_range(e.target_unchecked_into::<HtmlInputElement>()));
-    let clear = props.on_action.reform(|_: MouseEvent| ViewAction::Select(None));
-    let clear_threads = props.on_action.reform(|_: MouseEvent| ViewAction::Threads(Vec::new()));
+    let onchange =
+        Callback::from(move |e: Event| apply_range(e.target_unchecked_into::<HtmlInputElement>()));
+    let clear = props
+        .on_action
+        .reform(|_: MouseEvent| ViewAction::Select(None));
+    let clear_threads = props
+        .on_action
+        .reform(|_: MouseEvent| ViewAction::Threads(Vec::new()));
     let threads: Vec<String> = view
         .threads
         .iter()

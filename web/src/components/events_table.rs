@@ -1,6 +1,5 @@
 //! The events (attrs) of a file.
 
-
 use perfscope_analysis::summary::{EventSummary, Summary};
 use perfscope_format::constants::attr_type;
 use yew::prelude::*;

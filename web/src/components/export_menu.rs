@@ -23,8 +23,16 @@ pub struct ExportMenuProps {
 #[function_component(ExportMenu)]
 pub fn export_menu(props: &ExportMenuProps) -> Html {
     // Sharing strips what identifies the machine by default; thread names are often useful.
-    let privacy = use_state(|| Privacy { strip_paths: true, strip_cmdline: true, strip_hostname: true, strip_thread_names: false });
-    let option = |id: &'static str, label: &'static str, get: fn(&Privacy) -> bool, set: fn(&mut Privacy, bool)| {
+    let privacy = use_state(|| Privacy {
+        strip_paths: true,
+        strip_cmdline: true,
+        strip_hostname: true,
+        strip_thread_names: false,
+    });
+    let option = |id: &'static str,
+                  label: &'static str,
+                  get: fn(&Privacy) -> bool,
+                  set: fn(&mut Privacy, bool)| {
         let p = privacy.clone();
         let onchange = Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();

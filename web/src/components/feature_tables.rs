@@ -1,7 +1,6 @@
 //! The header features that are tables: CPU topology, NUMA, caches, memory, PMUs, groups,
 //! build ids, clocks, compression, BPF, hybrid CPUs, tracing data and unknown features.
 
-
 use perfscope_analysis::summary::Summary;
 use yew::prelude::*;
 
@@ -47,7 +46,10 @@ pub fn feature_tables(props: &FeatureTablesProps) -> Html {
     let s = &*props.summary;
     let mut cards = Vec::new();
     if let Some(t) = &s.cpu_topology {
-        let mut rows = vec![vec!["Sockets (core siblings)".into(), list(&t.sibling_sockets)], vec!["Threads (thread siblings)".into(), list(&t.sibling_threads)]];
+        let mut rows = vec![
+            vec!["Sockets (core siblings)".into(), list(&t.sibling_sockets)],
+            vec!["Threads (thread siblings)".into(), list(&t.sibling_threads)],
+        ];
         if let Some(d) = &t.sibling_dies {
             rows.insert(1, vec!["Dies".into(), list(d)]);
         }
@@ -55,63 +57,189 @@ pub fn feature_tables(props: &FeatureTablesProps) -> Html {
         if let Some(cpus) = &t.cpus {
             let rows = cpus
                 .iter()
-                .map(|c| vec![c.cpu.to_string(), c.core_id.to_string(), c.socket_id.to_string(), c.die_id.map(|d| d.to_string()).unwrap_or_default()])
+                .map(|c| {
+                    vec![
+                        c.cpu.to_string(),
+                        c.core_id.to_string(),
+                        c.socket_id.to_string(),
+                        c.die_id.map(|d| d.to_string()).unwrap_or_default(),
+                    ]
+                })
                 .collect();
             body.push(table("cpu-ids", &["CPU", "Core", "Socket", "Die"], rows));
         }
-        cards.push(card("topology-card", "CPU topology", "HEADER_CPU_TOPOLOGY", html! { <>{ for body }</> }));
+        cards.push(card(
+            "topology-card",
+            "CPU topology",
+            "HEADER_CPU_TOPOLOGY",
+            html! { <>{ for body }</> },
+        ));
     }
     if !s.numa_nodes.is_empty() {
-        let rows = s.numa_nodes.iter().map(|n| vec![n.node.to_string(), mem_kb(n.mem_total_kb), mem_kb(n.mem_free_kb), n.cpus.clone()]).collect();
-        cards.push(card("numa-card", "NUMA nodes", "HEADER_NUMA_TOPOLOGY", table("numa", &["Node", "Memory", "Free", "CPUs"], rows)));
+        let rows = s
+            .numa_nodes
+            .iter()
+            .map(|n| {
+                vec![
+                    n.node.to_string(),
+                    mem_kb(n.mem_total_kb),
+                    mem_kb(n.mem_free_kb),
+                    n.cpus.clone(),
+                ]
+            })
+            .collect();
+        cards.push(card(
+            "numa-card",
+            "NUMA nodes",
+            "HEADER_NUMA_TOPOLOGY",
+            table("numa", &["Node", "Memory", "Free", "CPUs"], rows),
+        ));
     }
     if !s.caches.is_empty() {
         let rows = s
             .caches
             .iter()
-            .map(|c| vec![format!("L{}", c.level), c.type_.clone(), c.size.clone(), c.line_size.to_string(), c.ways.to_string(), c.sets.to_string(), c.map.clone()])
+            .map(|c| {
+                vec![
+                    format!("L{}", c.level),
+                    c.type_.clone(),
+                    c.size.clone(),
+                    c.line_size.to_string(),
+                    c.ways.to_string(),
+                    c.sets.to_string(),
+                    c.map.clone(),
+                ]
+            })
             .collect();
-        cards.push(card("caches-card", "Caches", "HEADER_CACHE", table("caches", &["Level", "Type", "Size", "Line", "Ways", "Sets", "Shared by CPUs"], rows)));
+        cards.push(card(
+            "caches-card",
+            "Caches",
+            "HEADER_CACHE",
+            table(
+                "caches",
+                &[
+                    "Level",
+                    "Type",
+                    "Size",
+                    "Line",
+                    "Ways",
+                    "Sets",
+                    "Shared by CPUs",
+                ],
+                rows,
+            ),
+        ));
     }
     if let Some(m) = &s.memory_topology {
-        let rows = m.nodes.iter().map(|n| vec![n.node.to_string(), human_bytes(n.bytes), grouped(n.blocks), n.map.clone()]).collect();
+        let rows = m
+            .nodes
+            .iter()
+            .map(|n| {
+                vec![
+                    n.node.to_string(),
+                    human_bytes(n.bytes),
+                    grouped(n.blocks),
+                    n.map.clone(),
+                ]
+            })
+            .collect();
         let body = html! { <>
             <p class="muted small">{ format!("Block size {}", human_bytes(m.block_size)) }</p>
             { table("memory-topology", &["Node", "Size", "Blocks", "Block map"], rows) }
         </> };
-        cards.push(card("memory-card", "Memory topology", "HEADER_MEM_TOPOLOGY", body));
+        cards.push(card(
+            "memory-card",
+            "Memory topology",
+            "HEADER_MEM_TOPOLOGY",
+            body,
+        ));
     }
     if !s.pmu_mappings.is_empty() {
-        let rows = s.pmu_mappings.iter().map(|p| vec![p.type_.to_string(), p.name.clone()]).collect();
-        cards.push(card("pmus-card", "PMUs", "HEADER_PMU_MAPPINGS", table("pmu-mappings", &["Type", "Name"], rows)));
+        let rows = s
+            .pmu_mappings
+            .iter()
+            .map(|p| vec![p.type_.to_string(), p.name.clone()])
+            .collect();
+        cards.push(card(
+            "pmus-card",
+            "PMUs",
+            "HEADER_PMU_MAPPINGS",
+            table("pmu-mappings", &["Type", "Name"], rows),
+        ));
     }
     if !s.pmu_caps.is_empty() || s.cpu_pmu_caps.as_ref().is_some_and(|c| !c.is_empty()) {
-        let mut rows: Vec<Vec<String>> = s.cpu_pmu_caps.iter().flatten().map(|c| vec!["cpu".into(), c.name.clone(), c.value.clone()]).collect();
+        let mut rows: Vec<Vec<String>> = s
+            .cpu_pmu_caps
+            .iter()
+            .flatten()
+            .map(|c| vec!["cpu".into(), c.name.clone(), c.value.clone()])
+            .collect();
         for p in &s.pmu_caps {
-            rows.extend(p.caps.iter().map(|c| vec![p.pmu_name.clone(), c.name.clone(), c.value.clone()]));
+            rows.extend(
+                p.caps
+                    .iter()
+                    .map(|c| vec![p.pmu_name.clone(), c.name.clone(), c.value.clone()]),
+            );
         }
-        cards.push(card("pmu-caps-card", "PMU capabilities", "HEADER_PMU_CAPS", table("pmu-caps", &["PMU", "Capability", "Value"], rows)));
+        cards.push(card(
+            "pmu-caps-card",
+            "PMU capabilities",
+            "HEADER_PMU_CAPS",
+            table("pmu-caps", &["PMU", "Capability", "Value"], rows),
+        ));
     }
     if !s.hybrid_topology.is_empty() {
-        let rows = s.hybrid_topology.iter().map(|h| vec![h.pmu_name.clone(), h.cpus.clone()]).collect();
-        cards.push(card("hybrid-card", "Hybrid CPUs", "HEADER_HYBRID_TOPOLOGY", table("hybrid", &["PMU", "CPUs"], rows)));
+        let rows = s
+            .hybrid_topology
+            .iter()
+            .map(|h| vec![h.pmu_name.clone(), h.cpus.clone()])
+            .collect();
+        cards.push(card(
+            "hybrid-card",
+            "Hybrid CPUs",
+            "HEADER_HYBRID_TOPOLOGY",
+            table("hybrid", &["PMU", "CPUs"], rows),
+        ));
     }
     if !s.groups.is_empty() {
         let rows = s
             .groups
             .iter()
-            .map(|g| vec![g.name.clone().unwrap_or_else(|| "(anonymous)".into()), g.leader_idx.to_string(), g.members.join(", ")])
+            .map(|g| {
+                vec![
+                    g.name.clone().unwrap_or_else(|| "(anonymous)".into()),
+                    g.leader_idx.to_string(),
+                    g.members.join(", "),
+                ]
+            })
             .collect();
-        cards.push(card("groups-card", "Event groups", "HEADER_GROUP_DESC", table("groups", &["Group", "Leader", "Members"], rows)));
+        cards.push(card(
+            "groups-card",
+            "Event groups",
+            "HEADER_GROUP_DESC",
+            table("groups", &["Group", "Leader", "Members"], rows),
+        ));
     }
     let mut clock_rows = Vec::new();
     if let Some(t) = &s.sample_time {
-        clock_rows.push(vec!["First sample".into(), format!("{} s", perf_time(t.first_ns))]);
-        clock_rows.push(vec!["Last sample".into(), format!("{} s", perf_time(t.last_ns))]);
-        clock_rows.push(vec!["Duration".into(), crate::display::duration_ns(t.last_ns.saturating_sub(t.first_ns))]);
+        clock_rows.push(vec![
+            "First sample".into(),
+            format!("{} s", perf_time(t.first_ns)),
+        ]);
+        clock_rows.push(vec![
+            "Last sample".into(),
+            format!("{} s", perf_time(t.last_ns)),
+        ]);
+        clock_rows.push(vec![
+            "Duration".into(),
+            crate::display::duration_ns(t.last_ns.saturating_sub(t.first_ns)),
+        ]);
     }
     if let Some(c) = &s.clock_data {
-        let name = c.clockid_name.clone().unwrap_or_else(|| c.clockid.to_string());
+        let name = c
+            .clockid_name
+            .clone()
+            .unwrap_or_else(|| c.clockid.to_string());
         clock_rows.push(vec!["Clock".into(), name]);
         clock_rows.push(vec!["Wall clock at reference".into(), wall_clock(c.tod_ns)]);
         if let Some(t) = &s.sample_time {
@@ -123,15 +251,46 @@ pub fn feature_tables(props: &FeatureTablesProps) -> Html {
         clock_rows.push(vec!["Clock resolution".into(), format!("{r} ns")]);
     }
     if !clock_rows.is_empty() {
-        cards.push(card("time-card", "Time", "HEADER_SAMPLE_TIME, HEADER_CLOCK_DATA, HEADER_CLOCKID", table("time", &["", ""], clock_rows)));
+        cards.push(card(
+            "time-card",
+            "Time",
+            "HEADER_SAMPLE_TIME, HEADER_CLOCK_DATA, HEADER_CLOCKID",
+            table("time", &["", ""], clock_rows),
+        ));
     }
     if let Some(c) = &s.compressed {
-        let rows = vec![vec![c.type_name.clone(), c.level.to_string(), format!("{}×", c.ratio), human_bytes(u64::from(c.mmap_len))]];
-        cards.push(card("compressed-card", "Compression", "HEADER_COMPRESSED", table("compressed", &["Method", "Level", "Ratio", "Buffer"], rows)));
+        let rows = vec![vec![
+            c.type_name.clone(),
+            c.level.to_string(),
+            format!("{}×", c.ratio),
+            human_bytes(u64::from(c.mmap_len)),
+        ]];
+        cards.push(card(
+            "compressed-card",
+            "Compression",
+            "HEADER_COMPRESSED",
+            table("compressed", &["Method", "Level", "Ratio", "Buffer"], rows),
+        ));
     }
     if !s.build_ids.is_empty() {
-        let rows = s.build_ids.iter().map(|b| vec![b.filename.clone(), b.build_id.clone(), b.cpumode.clone(), b.pid.to_string()]).collect();
-        cards.push(card("buildids-card", "Build ids", "HEADER_BUILD_ID", table("build-ids", &["File", "Build id", "Mode", "PID"], rows)));
+        let rows = s
+            .build_ids
+            .iter()
+            .map(|b| {
+                vec![
+                    b.filename.clone(),
+                    b.build_id.clone(),
+                    b.cpumode.clone(),
+                    b.pid.to_string(),
+                ]
+            })
+            .collect();
+        cards.push(card(
+            "buildids-card",
+            "Build ids",
+            "HEADER_BUILD_ID",
+            table("build-ids", &["File", "Build id", "Mode", "PID"], rows),
+        ));
     }
     if !s.bpf_progs.is_empty() || !s.bpf_btfs.is_empty() {
         let mut rows: Vec<Vec<String>> = s
@@ -139,20 +298,48 @@ pub fn feature_tables(props: &FeatureTablesProps) -> Html {
             .iter()
             .map(|p| {
                 let opt = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_default();
-                vec!["prog".into(), opt(p.id), p.name.clone().unwrap_or_default(), p.tag.clone().unwrap_or_default(), opt(p.jited_prog_len)]
+                vec![
+                    "prog".into(),
+                    opt(p.id),
+                    p.name.clone().unwrap_or_default(),
+                    p.tag.clone().unwrap_or_default(),
+                    opt(p.jited_prog_len),
+                ]
             })
             .collect();
-        rows.extend(s.bpf_btfs.iter().map(|b| vec!["btf".into(), b.id.to_string(), String::new(), String::new(), b.size.to_string()]));
-        cards.push(card("bpf-card", "BPF", "HEADER_BPF_PROG_INFO, HEADER_BPF_BTF", table("bpf", &["Kind", "Id", "Name", "Tag", "Size"], rows)));
+        rows.extend(s.bpf_btfs.iter().map(|b| {
+            vec![
+                "btf".into(),
+                b.id.to_string(),
+                String::new(),
+                String::new(),
+                b.size.to_string(),
+            ]
+        }));
+        cards.push(card(
+            "bpf-card",
+            "BPF",
+            "HEADER_BPF_PROG_INFO, HEADER_BPF_BTF",
+            table("bpf", &["Kind", "Id", "Name", "Tag", "Size"], rows),
+        ));
     }
     if let Some(t) = &s.tracing_data {
-        let rows = t.events.iter().map(|(name, id)| vec![name.clone(), id.map(|i| i.to_string()).unwrap_or_default()]).collect();
+        let rows = t
+            .events
+            .iter()
+            .map(|(name, id)| vec![name.clone(), id.map(|i| i.to_string()).unwrap_or_default()])
+            .collect();
         let body = html! { <>
             <p class="muted small">{ format!("version {} · {}", t.version, human_bytes(t.size)) }
                 { t.error.clone().map(|e| format!(" · {e}")).unwrap_or_default() }</p>
             { table("tracing-events", &["Tracepoint", "Id"], rows) }
         </> };
-        cards.push(card("tracing-card", "Tracing data", "HEADER_TRACING_DATA", body));
+        cards.push(card(
+            "tracing-card",
+            "Tracing data",
+            "HEADER_TRACING_DATA",
+            body,
+        ));
     }
     let mut misc = Vec::new();
     if let Some(n) = s.auxtrace_index_entries {
@@ -168,10 +355,18 @@ pub fn feature_tables(props: &FeatureTablesProps) -> Html {
         misc.push(vec!["perf stat record".into(), "yes".into()]);
     }
     for u in &s.unknown_features {
-        misc.push(vec![format!("Unknown feature {}", u.id), format!("{} bytes", grouped(u.size))]);
+        misc.push(vec![
+            format!("Unknown feature {}", u.id),
+            format!("{} bytes", grouped(u.size)),
+        ]);
     }
     if !misc.is_empty() {
-        cards.push(card("misc-card", "Other features", "", table("misc-features", &["", ""], misc)));
+        cards.push(card(
+            "misc-card",
+            "Other features",
+            "",
+            table("misc-features", &["", ""], misc),
+        ));
     }
     html! { <div class="grid features-grid">{ for cards }</div> }
 }
@@ -192,7 +387,13 @@ pub fn wall_clock(ns: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = if m <= 2 { y + 1 } else { y };
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{:09} UTC", rem / 3600, rem / 60 % 60, rem % 60, ns % 1_000_000_000)
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{:09} UTC",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        ns % 1_000_000_000
+    )
 }
 
 #[cfg(test)]
@@ -203,8 +404,14 @@ mod tests {
     fn wall_clock_dates() {
         assert_eq!(wall_clock(0), "1970-01-01 00:00:00.000000000 UTC");
         // 2000-03-01 00:00:00 UTC = 951868800 s.
-        assert_eq!(wall_clock(951_868_800_000_000_001), "2000-03-01 00:00:00.000000001 UTC");
+        assert_eq!(
+            wall_clock(951_868_800_000_000_001),
+            "2000-03-01 00:00:00.000000001 UTC"
+        );
         // 2024-02-29 12:34:56 UTC = 1709210096 s.
-        assert_eq!(wall_clock(1_709_210_096_500_000_000), "2024-02-29 12:34:56.500000000 UTC");
+        assert_eq!(
+            wall_clock(1_709_210_096_500_000_000),
+            "2024-02-29 12:34:56.500000000 UTC"
+        );
     }
 }

@@ -31,11 +31,23 @@ pub fn phase_label(p: Phase) -> &'static str {
 /// A progress bar with the file's name and a Cancel button.
 #[function_component(LoadingView)]
 pub fn loading_view(props: &LoadingProps) -> Html {
-    let size = props.file.size.map(|s| format!(" ({})", size_with_bytes(s))).unwrap_or_default();
+    let size = props
+        .file
+        .size
+        .map(|s| format!(" ({})", size_with_bytes(s)))
+        .unwrap_or_default();
     let (label, value, detail) = match props.progress {
         Some(p) => {
-            let frac = if p.total > 0.0 { (p.bytes / p.total).clamp(0.0, 1.0) } else { 0.0 };
-            let detail = if p.records > 0.0 { format!("{} records", grouped(p.records as u64)) } else { String::new() };
+            let frac = if p.total > 0.0 {
+                (p.bytes / p.total).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let detail = if p.records > 0.0 {
+                format!("{} records", grouped(p.records as u64))
+            } else {
+                String::new()
+            };
             (phase_label(p.phase), frac, detail)
         }
         None => ("Starting", 0.0, String::new()),

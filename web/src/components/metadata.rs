@@ -1,15 +1,16 @@
 //! The summary of an opened file: file facts, the machine it was recorded on, the command
 //! line, the events and the header features.
 
-
 use perfscope_analysis::summary::Summary;
 use yew::prelude::*;
 
-use crate::components::{ErrorPanel, EventsTable, Fact, FeatureTables, FeaturesList, ProfileSummary, Warnings};
+use crate::components::{
+    ErrorPanel, EventsTable, Fact, FeatureTables, FeaturesList, ProfileSummary, Warnings,
+};
 use crate::display::{duration_ms, human_bytes, mem_kb, size_with_bytes};
 use crate::protocol::{ProfileData, Timings};
-use crate::state::FileInfo;
 use crate::state::shared::Shared;
+use crate::state::FileInfo;
 
 /// Properties of [`Metadata`].
 #[derive(Properties, PartialEq)]
@@ -132,11 +133,23 @@ pub fn file_bar(props: &FileBarProps) -> Html {
 fn file_facts(props: &SummaryProps) -> Html {
     let s = &*props.summary;
     let byte_order = format!("{}-endian", s.byte_order);
-    let magic = if s.byte_order == "big" { "magic 2ELIFREP" } else { "magic PERFILE2" };
+    let magic = if s.byte_order == "big" {
+        "magic 2ELIFREP"
+    } else {
+        "magic PERFILE2"
+    };
     let mode = if s.pipe_mode { "pipe" } else { "file" };
-    let mode_detail = if s.pipe_mode { "perf record -o -: attrs and features come as records" } else { "seekable, with sections" };
+    let mode_detail = if s.pipe_mode {
+        "perf record -o -: attrs and features come as records"
+    } else {
+        "seekable, with sections"
+    };
     let attr_size = s.attr_size.map(|a| AttrValue::from(format!("{a} bytes")));
-    let data_label = if s.pipe_mode { "Records" } else { "Data section" };
+    let data_label = if s.pipe_mode {
+        "Records"
+    } else {
+        "Data section"
+    };
     html! {
         <section class="card" id="file-facts">
             <h2>{ "File" }</h2>
@@ -195,6 +208,8 @@ struct CpuCountProps {
 fn cpu_count(props: &CpuCountProps) -> Html {
     match props.value {
         Some(n) => html! { <span class="value" data-field={props.field.clone()}>{ n }</span> },
-        None => html! { <span class="value missing" data-field={props.field.clone()} data-missing="true">{ "—" }</span> },
+        None => {
+            html! { <span class="value missing" data-field={props.field.clone()} data-missing="true">{ "—" }</span> }
+        }
     }
 }

@@ -7,8 +7,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::protocol::{ProfileData, Reason};
-use crate::state::AppState;
 use crate::state::shared::Shared;
+use crate::state::AppState;
 
 /// The reasons that apply to the current view state.
 pub fn current_reasons(state: &AppState, profile: &ProfileData) -> Vec<Reason> {
@@ -16,10 +16,22 @@ pub fn current_reasons(state: &AppState, profile: &ProfileData) -> Vec<Reason> {
     let mut out: Vec<Reason> = o.reasons.clone();
     if let Some(e) = state.view.event.and_then(|e| o.events.get(e as usize)) {
         if e.samples == 0 && o.samples > 0 {
-            out.insert(0, Reason { code: "no-event-samples".into(), message: format!("There are no samples for the event {}: pick another event above.", e.name) });
+            out.insert(
+                0,
+                Reason {
+                    code: "no-event-samples".into(),
+                    message: format!(
+                        "There are no samples for the event {}: pick another event above.",
+                        e.name
+                    ),
+                },
+            );
         }
         // Keep only the per-event reasons of the chosen event.
-        out.retain(|r| !matches!(r.code.as_str(), "no-callchains" | "dwarf-no-binaries") || r.message.contains(&e.name));
+        out.retain(|r| {
+            !matches!(r.code.as_str(), "no-callchains" | "dwarf-no-binaries")
+                || r.message.contains(&e.name)
+        });
     }
     out
 }

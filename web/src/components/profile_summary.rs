@@ -2,7 +2,6 @@
 //! thread, record counts per type, lost and throttled samples, symbol files, and why the flame
 //! graph may mislead.
 
-
 use yew::prelude::*;
 
 use crate::display::{duration_ns, grouped, perf_time};
@@ -30,7 +29,11 @@ pub fn profile_summary(props: &ProfileSummaryProps) -> Html {
         ));
     }
     if l.lost_samples_records > 0 {
-        warnings.push(format!("{} samples were lost ({} PERF_RECORD_LOST_SAMPLES records).", grouped(l.lost_samples), grouped(l.lost_samples_records)));
+        warnings.push(format!(
+            "{} samples were lost ({} PERF_RECORD_LOST_SAMPLES records).",
+            grouped(l.lost_samples),
+            grouped(l.lost_samples_records)
+        ));
     }
     if l.throttle > 0 {
         warnings.push(format!(
@@ -39,7 +42,14 @@ pub fn profile_summary(props: &ProfileSummaryProps) -> Html {
             grouped(l.unthrottle)
         ));
     }
-    let span = o.sample_range.map(|(a, b)| format!("{} – {} s ({})", perf_time(a), perf_time(b), duration_ns(b - a)));
+    let span = o.sample_range.map(|(a, b)| {
+        format!(
+            "{} – {} s ({})",
+            perf_time(a),
+            perf_time(b),
+            duration_ns(b - a)
+        )
+    });
     html! {
         <>
             if !warnings.is_empty() {

@@ -11,8 +11,8 @@ use super::canvas::use_width;
 use crate::display::{grouped, perf_time};
 use crate::protocol::{ProfileData, Query, RecordFilter, RecordsReply, StackReply};
 use crate::selectors::{basename, func_module, func_name};
-use crate::state::{AppState, ViewAction};
 use crate::state::shared::Shared;
+use crate::state::{AppState, ViewAction};
 
 /// Row height, CSS px (must match `.records-table .row` in the stylesheet).
 pub const ROW_HEIGHT: f64 = 22.0;
@@ -31,7 +31,11 @@ pub struct RecordsProps {
 }
 
 fn opt(v: u32) -> String {
-    if v == u32::MAX { String::new() } else { v.to_string() }
+    if v == u32::MAX {
+        String::new()
+    } else {
+        v.to_string()
+    }
 }
 
 fn parse_opt(text: &str) -> Option<u32> {
@@ -60,7 +64,11 @@ pub fn records_view(props: &RecordsProps) -> Html {
         });
     }
     let onscroll = {
-        let (scroller, on_action, current_row) = (scroller.clone(), props.on_action.clone(), view.record_scroll);
+        let (scroller, on_action, current_row) = (
+            scroller.clone(),
+            props.on_action.clone(),
+            view.record_scroll,
+        );
         Callback::from(move |_: Event| {
             if let Some(el) = scroller.cast::<Element>() {
                 let row = (f64::from(el.scroll_top()) / ROW_HEIGHT).floor().max(0.0) as u32;
@@ -80,14 +88,23 @@ pub fn records_view(props: &RecordsProps) -> Html {
         let (f, set) = (filter.clone(), set_filter.clone());
         Callback::from(move |e: Event| {
             let v = e.target_unchecked_into::<HtmlSelectElement>().value();
-            set(RecordFilter { types: v.parse().map(|t| vec![t]).unwrap_or_default(), ..f.clone() });
+            set(RecordFilter {
+                types: v.parse().map(|t| vec![t]).unwrap_or_default(),
+                ..f.clone()
+            });
         })
     };
-    let number_input = |id: &'static str, label: &'static str, value: Option<u32>, apply: fn(&mut RecordFilter, Option<u32>)| {
+    let number_input = |id: &'static str,
+                        label: &'static str,
+                        value: Option<u32>,
+                        apply: fn(&mut RecordFilter, Option<u32>)| {
         let (f, set) = (filter.clone(), set_filter.clone());
         let onchange = Callback::from(move |e: Event| {
             let mut f = f.clone();
-            apply(&mut f, parse_opt(&e.target_unchecked_into::<HtmlInputElement>().value()));
+            apply(
+                &mut f,
+                parse_opt(&e.target_unchecked_into::<HtmlInputElement>().value()),
+            );
             set(f);
         });
         html! {
@@ -97,7 +114,12 @@ pub fn records_view(props: &RecordsProps) -> Html {
             </label>
         }
     };
-    let type_name = |t: u32| o.record_counts.iter().find(|c| c.type_ == t).map_or_else(|| t.to_string(), |c| c.name.clone());
+    let type_name = |t: u32| {
+        o.record_counts
+            .iter()
+            .find(|c| c.type_ == t)
+            .map_or_else(|| t.to_string(), |c| c.name.clone())
+    };
 
     // The rows to draw: the visible window, from the page the worker sent.
     let first = view.record_scroll as u64;
@@ -130,11 +152,14 @@ pub fn records_view(props: &RecordsProps) -> Html {
         }
     });
     let onkeydown = {
-        let (on_action, selected, matching) = (props.on_action.clone(), view.record_selected, matching);
+        let (on_action, selected, matching) =
+            (props.on_action.clone(), view.record_selected, matching);
         let reply = reply.clone();
         Callback::from(move |e: KeyboardEvent| {
             let Some(r) = &reply else { return };
-            let pos = selected.and_then(|s| r.rows.index.iter().position(|&i| i == s)).map(|p| u64::from(r.meta.start) + p as u64);
+            let pos = selected
+                .and_then(|s| r.rows.index.iter().position(|&i| i == s))
+                .map(|p| u64::from(r.meta.start) + p as u64);
             let next = match e.key().as_str() {
                 "ArrowDown" => Some(pos.map_or(0, |p| (p + 1).min(matching.saturating_sub(1)))),
                 "ArrowUp" => pos.map(|p| p.saturating_sub(1)),
@@ -142,15 +167,22 @@ pub fn records_view(props: &RecordsProps) -> Html {
             };
             if let Some(row) = next {
                 e.prevent_default();
-                if let Some(&index) = row.checked_sub(u64::from(r.meta.start)).and_then(|k| r.rows.index.get(k as usize)) {
+                if let Some(&index) = row
+                    .checked_sub(u64::from(r.meta.start))
+                    .and_then(|k| r.rows.index.get(k as usize))
+                {
                     on_action.emit(ViewAction::RecordSelect(Some(index)));
                 }
             }
         })
     };
 
-    let details = view.record_selected.map(|index| details(&props.profile, props.state.results.stack.as_deref(), index));
-    let selection_note = view.selection.map(|_| html! { <span class="muted small">{ " in the time selection" }</span> });
+    let details = view
+        .record_selected
+        .map(|index| details(&props.profile, props.state.results.stack.as_deref(), index));
+    let selection_note = view
+        .selection
+        .map(|_| html! { <span class="muted small">{ " in the time selection" }</span> });
     html! {
         <section class="view records-view" id="panel-records" role="tabpanel" aria-labelledby="tab-records">
             <div class="controls">
@@ -199,7 +231,12 @@ fn details(p: &ProfileData, stack: Option<&StackReply>, index: u32) -> Html {
     let Some(s) = stack.filter(|s| s.record == index) else {
         return html! { <aside class="record-details" data-field="record-details" data-index={index.to_string()}><p class="muted small">{ "Loading…" }</p></aside> };
     };
-    let type_name = p.overview.record_counts.iter().find(|c| c.type_ == s.type_).map_or_else(|| s.type_.to_string(), |c| c.name.clone());
+    let type_name = p
+        .overview
+        .record_counts
+        .iter()
+        .find(|c| c.type_ == s.type_)
+        .map_or_else(|| s.type_.to_string(), |c| c.name.clone());
     let is_sample = type_name == "SAMPLE";
     let stack_html = if !s.funcs.is_empty() {
         html! {

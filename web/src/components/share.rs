@@ -8,11 +8,21 @@ use yew::prelude::*;
 /// Writes `text` to the clipboard (`navigator.clipboard.writeText`); `false` when the browser
 /// refuses.
 async fn copy_to_clipboard(text: &str) -> bool {
-    let Some(window) = web_sys::window() else { return false };
-    let clipboard = js_sys::Reflect::get(&window, &JsValue::from_str("navigator")).and_then(|n| js_sys::Reflect::get(&n, &JsValue::from_str("clipboard"))).unwrap_or(JsValue::UNDEFINED);
-    let Ok(write) = js_sys::Reflect::get(&clipboard, &JsValue::from_str("writeText")) else { return false };
-    let Some(write) = write.dyn_ref::<js_sys::Function>() else { return false };
-    let Ok(promise) = write.call1(&clipboard, &JsValue::from_str(text)) else { return false };
+    let Some(window) = web_sys::window() else {
+        return false;
+    };
+    let clipboard = js_sys::Reflect::get(&window, &JsValue::from_str("navigator"))
+        .and_then(|n| js_sys::Reflect::get(&n, &JsValue::from_str("clipboard")))
+        .unwrap_or(JsValue::UNDEFINED);
+    let Ok(write) = js_sys::Reflect::get(&clipboard, &JsValue::from_str("writeText")) else {
+        return false;
+    };
+    let Some(write) = write.dyn_ref::<js_sys::Function>() else {
+        return false;
+    };
+    let Ok(promise) = write.call1(&clipboard, &JsValue::from_str(text)) else {
+        return false;
+    };
     match promise.dyn_into::<js_sys::Promise>() {
         Ok(p) => JsFuture::from(p).await.is_ok(),
         Err(_) => false,
@@ -33,7 +43,9 @@ pub fn copy_link(props: &CopyLinkProps) -> Html {
     let onclick = {
         let copied = copied.clone();
         Callback::from(move |_: MouseEvent| {
-            let href = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+            let href = web_sys::window()
+                .and_then(|w| w.location().href().ok())
+                .unwrap_or_default();
             let copied = copied.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let ok = copy_to_clipboard(&href).await;

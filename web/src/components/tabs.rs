@@ -16,7 +16,9 @@ pub struct TabsProps {
 }
 
 fn focus_tab(tab: Tab) {
-    let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(&format!("tab-{}", tab.id())));
+    let el = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(&format!("tab-{}", tab.id())));
     if let Some(el) = el.and_then(|e| wasm_bindgen::JsCast::dyn_into::<HtmlElement>(e).ok()) {
         let _ = el.focus();
     }

@@ -27,7 +27,13 @@ pub fn toolbar(props: &ToolbarProps) -> Html {
         Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();
             if let Some(files) = input.files() {
-                let list: Vec<NamedBlob> = (0..files.length()).filter_map(|i| files.get(i)).map(|f| NamedBlob { name: f.name(), blob: f.into() }).collect();
+                let list: Vec<NamedBlob> = (0..files.length())
+                    .filter_map(|i| files.get(i))
+                    .map(|f| NamedBlob {
+                        name: f.name(),
+                        blob: f.into(),
+                    })
+                    .collect();
                 if !list.is_empty() {
                     on_open.emit(list);
                 }

@@ -18,11 +18,16 @@ fn get(object: &JsValue, key: &str) -> JsValue {
 }
 
 fn id_of(value: &JsValue) -> Option<u32> {
-    get(value, "id").as_f64().and_then(|v| (v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v)).then_some(v as u32))
+    get(value, "id").as_f64().and_then(|v| {
+        (v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v)).then_some(v as u32)
+    })
 }
 
 fn slice_of(value: &JsValue) -> u32 {
-    get(value, "slice").as_f64().filter(|v| (0.0..=f64::from(u32::MAX)).contains(v)).map_or(0, |v| v as u32)
+    get(value, "slice")
+        .as_f64()
+        .filter(|v| (0.0..=f64::from(u32::MAX)).contains(v))
+        .map_or(0, |v| v as u32)
 }
 
 /// A packet as a JS object, and the buffers to transfer with it.
@@ -49,14 +54,20 @@ pub fn packet_to_js(p: Packet) -> (JsValue, Array) {
 
 /// Reads a packet made by [`packet_to_js`].
 pub fn packet_from_js(value: &JsValue) -> Result<Packet, String> {
-    let kind = get(value, "kind").as_string().ok_or("the worker sent a message without a kind")?;
+    let kind = get(value, "kind")
+        .as_string()
+        .ok_or("the worker sent a message without a kind")?;
     let id = id_of(value).unwrap_or(0);
-    let json = get(value, "json").as_string().unwrap_or_else(|| "{}".to_string());
+    let json = get(value, "json")
+        .as_string()
+        .unwrap_or_else(|| "{}".to_string());
     let cols = get(value, "cols");
     let mut columns = Vec::new();
     if cols.is_object() {
         for key in Object::keys(cols.unchecked_ref::<Object>()).iter() {
-            let Some(name) = key.as_string() else { continue };
+            let Some(name) = key.as_string() else {
+                continue;
+            };
             let array = get(&cols, &name);
             let column = if let Some(a) = array.dyn_ref::<Uint8Array>() {
                 Column::U8(a.to_vec())
@@ -67,12 +78,19 @@ pub fn packet_from_js(value: &JsValue) -> Result<Packet, String> {
             } else if let Some(a) = array.dyn_ref::<Float64Array>() {
                 Column::F64(a.to_vec())
             } else {
-                return Err(format!("{kind} message: column {name} is not a typed array"));
+                return Err(format!(
+                    "{kind} message: column {name} is not a typed array"
+                ));
             };
             columns.push((name, column));
         }
     }
-    Ok(Packet { kind, id, json, columns })
+    Ok(Packet {
+        kind,
+        id,
+        json,
+        columns,
+    })
 }
 
 /// A file handed to the worker.
@@ -141,7 +159,12 @@ impl Request {
     pub fn to_js(&self) -> JsValue {
         let object = Object::new();
         match self {
-            Request::Url { id, name, url, slice } => {
+            Request::Url {
+                id,
+                name,
+                url,
+                slice,
+            } => {
                 set(&object, "op", &JsValue::from_str("url"));
                 set(&object, "id", &JsValue::from(*id));
                 set(&object, "name", &JsValue::from_str(name));
@@ -174,7 +197,9 @@ impl Request {
         let id = id_of(value).ok_or("the request has no numeric `id`")?;
         match get(value, "op").as_string().as_deref() {
             Some(op @ ("files" | "compare")) => {
-                let list: Array = get(value, "files").dyn_into().map_err(|_| "the files request has no `files` array".to_string())?;
+                let list: Array = get(value, "files")
+                    .dyn_into()
+                    .map_err(|_| "the files request has no `files` array".to_string())?;
                 let mut files = Vec::new();
                 for entry in list.iter() {
                     let name = get(&entry, "name").as_string().unwrap_or_default();
@@ -183,16 +208,32 @@ impl Request {
                         .map_err(|_| format!("the file {name:?} carries no Blob"))?;
                     files.push(NamedBlob { name, blob });
                 }
-                Ok(if op == "compare" { Request::Compare { id, files } } else { Request::Files { id, files, slice: slice_of(value) } })
+                Ok(if op == "compare" {
+                    Request::Compare { id, files }
+                } else {
+                    Request::Files {
+                        id,
+                        files,
+                        slice: slice_of(value),
+                    }
+                })
             }
             Some("url") => {
                 let name = get(value, "name").as_string().unwrap_or_default();
-                let url = get(value, "url").as_string().ok_or("the url request has no `url`")?;
-                Ok(Request::Url { id, name, url, slice: slice_of(value) })
+                let url = get(value, "url")
+                    .as_string()
+                    .ok_or("the url request has no `url`")?;
+                Ok(Request::Url {
+                    id,
+                    name,
+                    url,
+                    slice: slice_of(value),
+                })
             }
             Some("query") => {
                 let json = get(value, "json").as_string().unwrap_or_default();
-                let query = serde_json::from_str(&json).map_err(|e| format!("unreadable query: {e}"))?;
+                let query =
+                    serde_json::from_str(&json).map_err(|e| format!("unreadable query: {e}"))?;
                 Ok(Request::Query { id, query })
             }
             other => Err(format!("unknown request op {other:?}")),

@@ -667,7 +667,9 @@ impl WorkerMessage {
             }
             WorkerMessage::Timeline(id, t) => {
                 let t = *t;
-                t.detail.into_columns(Packet::new("timeline", id, &t.meta).with("counts", Column::U32(t.counts)))
+                t.detail.into_columns(
+                    Packet::new("timeline", id, &t.meta).with("counts", Column::U32(t.counts)),
+                )
             }
             WorkerMessage::Heatmap(id, h) => h.into_packet(id),
             WorkerMessage::Records(id, r) => {
@@ -701,7 +703,13 @@ impl WorkerMessage {
             "search" => WorkerMessage::Search(id, Box::new(p.json()?)),
             "export" => {
                 let meta = p.json()?;
-                WorkerMessage::Export(id, Box::new(ExportReply { meta, bytes: p.take_u8("bytes")? }))
+                WorkerMessage::Export(
+                    id,
+                    Box::new(ExportReply {
+                        meta,
+                        bytes: p.take_u8("bytes")?,
+                    }),
+                )
             }
             "diff" => {
                 let meta = p.json()?;
@@ -729,11 +737,26 @@ impl WorkerMessage {
             }
             "profile" => {
                 let overview = p.json()?;
-                let strings = StringTable::from_parts(p.take_u8("str_bytes")?, p.take_u32("str_ends")?);
+                let strings =
+                    StringTable::from_parts(p.take_u8("str_bytes")?, p.take_u32("str_ends")?);
                 let func_name = p.take_u32("func_name")?;
                 let func_module = p.take_u32("func_module")?;
-                same_len("profile", &[("func_name", func_name.len()), ("func_module", func_module.len())])?;
-                WorkerMessage::Profile(id, Box::new(ProfileData { overview, strings, func_name, func_module }))
+                same_len(
+                    "profile",
+                    &[
+                        ("func_name", func_name.len()),
+                        ("func_module", func_module.len()),
+                    ],
+                )?;
+                WorkerMessage::Profile(
+                    id,
+                    Box::new(ProfileData {
+                        overview,
+                        strings,
+                        func_name,
+                        func_module,
+                    }),
+                )
             }
             "tree" => {
                 let meta = p.json()?;
@@ -775,12 +798,27 @@ impl WorkerMessage {
                 let counts = p.take_u32("counts")?;
                 let want = (meta.lanes as usize).saturating_mul(meta.bins as usize);
                 if counts.len() != want {
-                    return Err(format!("timeline message: {} counts for {} lanes × {} bins", counts.len(), meta.lanes, meta.bins));
+                    return Err(format!(
+                        "timeline message: {} counts for {} lanes × {} bins",
+                        counts.len(),
+                        meta.lanes,
+                        meta.bins
+                    ));
                 }
                 let detail = super::timeline::TimelineDetail::from_packet(&mut p, want)?;
-                WorkerMessage::Timeline(id, Box::new(TimelineReply { meta, counts, detail }))
+                WorkerMessage::Timeline(
+                    id,
+                    Box::new(TimelineReply {
+                        meta,
+                        counts,
+                        detail,
+                    }),
+                )
             }
-            "heatmap" => WorkerMessage::Heatmap(id, Box::new(super::timeline::HeatmapReply::from_packet(&mut p)?)),
+            "heatmap" => WorkerMessage::Heatmap(
+                id,
+                Box::new(super::timeline::HeatmapReply::from_packet(&mut p)?),
+            ),
             "records" => {
                 let meta = p.json()?;
                 let rows = RecordRows {
@@ -791,7 +829,10 @@ impl WorkerMessage {
                     pid: p.take_u32("pid")?,
                     tid: p.take_u32("tid")?,
                     offset: p.take_u64("offset")?,
-                    fields: StringTable::from_parts(p.take_u8("str_bytes")?, p.take_u32("str_ends")?),
+                    fields: StringTable::from_parts(
+                        p.take_u8("str_bytes")?,
+                        p.take_u32("str_ends")?,
+                    ),
                 };
                 same_len(
                     "records",
@@ -826,16 +867,40 @@ mod tests {
     #[test]
     fn every_message_round_trips() {
         round_trip(WorkerMessage::Ready);
-        round_trip(WorkerMessage::Progress(2, Progress { phase: Phase::Records, bytes: 10.0, total: 20.0, records: 3.0 }));
-        round_trip(WorkerMessage::Summary(2, Box::new(Summary { file_size: 9, ..Summary::default() })));
-        round_trip(WorkerMessage::Failed(0, Failure { message: "x".into(), crashed: true }));
+        round_trip(WorkerMessage::Progress(
+            2,
+            Progress {
+                phase: Phase::Records,
+                bytes: 10.0,
+                total: 20.0,
+                records: 3.0,
+            },
+        ));
+        round_trip(WorkerMessage::Summary(
+            2,
+            Box::new(Summary {
+                file_size: 9,
+                ..Summary::default()
+            }),
+        ));
+        round_trip(WorkerMessage::Failed(
+            0,
+            Failure {
+                message: "x".into(),
+                crashed: true,
+            },
+        ));
         let mut strings = StringTable::new();
         strings.push("main");
         strings.push("/bin/x");
         round_trip(WorkerMessage::Profile(
             3,
             Box::new(ProfileData {
-                overview: Overview { generation: 2, samples: 5, ..Overview::default() },
+                overview: Overview {
+                    generation: 2,
+                    samples: 5,
+                    ..Overview::default()
+                },
                 strings,
                 func_name: vec![0],
                 func_module: vec![1],
@@ -855,22 +920,117 @@ mod tests {
             elided_period: vec![0.0, 10.0],
             elided_count: vec![0, 2],
         };
-        let query = Query::Tree { filter: Filter { range: Some((1, u64::MAX)), event: Some(0), threads: vec![], off_cpu: true }, inverted: false, weight: WeightKind::Samples, root: vec![0, 3], detail: 4 };
-        round_trip(WorkerMessage::Tree(4, Box::new(TreeReply { meta: TreeMeta { query: Some(query), samples: 3, total: 3.0, depth: 2, ..TreeMeta::default() }, nodes })));
-        round_trip(WorkerMessage::Timeline(5, Box::new(TimelineReply { meta: TimelineMeta { lanes: 2, bins: 2, max_thread: 4, ..TimelineMeta::default() }, counts: vec![1, 4, 0, 2], detail: Default::default() })));
+        let query = Query::Tree {
+            filter: Filter {
+                range: Some((1, u64::MAX)),
+                event: Some(0),
+                threads: vec![],
+                off_cpu: true,
+            },
+            inverted: false,
+            weight: WeightKind::Samples,
+            root: vec![0, 3],
+            detail: 4,
+        };
+        round_trip(WorkerMessage::Tree(
+            4,
+            Box::new(TreeReply {
+                meta: TreeMeta {
+                    query: Some(query),
+                    samples: 3,
+                    total: 3.0,
+                    depth: 2,
+                    ..TreeMeta::default()
+                },
+                nodes,
+            }),
+        ));
+        round_trip(WorkerMessage::Timeline(
+            5,
+            Box::new(TimelineReply {
+                meta: TimelineMeta {
+                    lanes: 2,
+                    bins: 2,
+                    max_thread: 4,
+                    ..TimelineMeta::default()
+                },
+                counts: vec![1, 4, 0, 2],
+                detail: Default::default(),
+            }),
+        ));
         let mut fields = StringTable::new();
         fields.push("comm=mt");
-        let rows = RecordRows { index: vec![7], type_: vec![3], time: vec![u64::MAX], cpu: vec![1], pid: vec![2], tid: vec![2], offset: vec![0x108], fields };
-        round_trip(WorkerMessage::Records(6, Box::new(RecordsReply { meta: RecordsMeta { matching: 1, ..RecordsMeta::default() }, rows })));
-        round_trip(WorkerMessage::Export(8, Box::new(ExportReply { meta: ExportMeta { file_name: "a.folded".into(), mime: "text/plain".into() }, bytes: b"main 1\n".to_vec() })));
-        let search = Query::Search { filter: Filter::default(), text: "main".into() };
-        round_trip(WorkerMessage::Search(11, Box::new(SearchReply { query: Some(search), generation: 1, samples: 3, period: 30, total_samples: 4, total_period: 40 })));
-        round_trip(WorkerMessage::Compared(9, CompareInfo { name: "base.data".into(), samples: 4 }));
-        let rows = vec![DiffRow { name: "slow".into(), base_self: 0.1, base_total: 0.2, new_self: 0.5, new_total: 0.6 }];
+        let rows = RecordRows {
+            index: vec![7],
+            type_: vec![3],
+            time: vec![u64::MAX],
+            cpu: vec![1],
+            pid: vec![2],
+            tid: vec![2],
+            offset: vec![0x108],
+            fields,
+        };
+        round_trip(WorkerMessage::Records(
+            6,
+            Box::new(RecordsReply {
+                meta: RecordsMeta {
+                    matching: 1,
+                    ..RecordsMeta::default()
+                },
+                rows,
+            }),
+        ));
+        round_trip(WorkerMessage::Export(
+            8,
+            Box::new(ExportReply {
+                meta: ExportMeta {
+                    file_name: "a.folded".into(),
+                    mime: "text/plain".into(),
+                },
+                bytes: b"main 1\n".to_vec(),
+            }),
+        ));
+        let search = Query::Search {
+            filter: Filter::default(),
+            text: "main".into(),
+        };
+        round_trip(WorkerMessage::Search(
+            11,
+            Box::new(SearchReply {
+                query: Some(search),
+                generation: 1,
+                samples: 3,
+                period: 30,
+                total_samples: 4,
+                total_period: 40,
+            }),
+        ));
+        round_trip(WorkerMessage::Compared(
+            9,
+            CompareInfo {
+                name: "base.data".into(),
+                samples: 4,
+            },
+        ));
+        let rows = vec![DiffRow {
+            name: "slow".into(),
+            base_self: 0.1,
+            base_total: 0.2,
+            new_self: 0.5,
+            new_total: 0.6,
+        }];
         round_trip(WorkerMessage::Diff(
             10,
             Box::new(DiffReply {
-                meta: DiffMeta { base_total: 4, new_total: 8, rows, total: 8.0, depth: 1, max_abs_delta: 2.0, ..DiffMeta::default() },
+                meta: DiffMeta {
+                    base_total: 4,
+                    new_total: 8,
+                    rows,
+                    total: 8.0,
+                    depth: 1,
+                    max_abs_delta: 2.0,
+                    ..DiffMeta::default()
+                },
                 func: vec![0],
                 depth: vec![0],
                 x: vec![0.0],
@@ -879,20 +1039,53 @@ mod tests {
                 base_total: vec![6.0],
             }),
         ));
-        round_trip(WorkerMessage::Stack(7, Box::new(StackReply { record: 3, generation: 1, funcs: vec![1, 0], fields: "x".into(), ..StackReply::default() })));
+        round_trip(WorkerMessage::Stack(
+            7,
+            Box::new(StackReply {
+                record: 3,
+                generation: 1,
+                funcs: vec![1, 0],
+                fields: "x".into(),
+                ..StackReply::default()
+            }),
+        ));
     }
 
     #[test]
     fn ragged_columns_are_refused() {
-        let mut p = WorkerMessage::Timeline(1, Box::new(TimelineReply { meta: TimelineMeta { lanes: 2, bins: 2, ..TimelineMeta::default() }, counts: vec![1, 2, 3, 4], detail: Default::default() })).into_packet();
+        let mut p = WorkerMessage::Timeline(
+            1,
+            Box::new(TimelineReply {
+                meta: TimelineMeta {
+                    lanes: 2,
+                    bins: 2,
+                    ..TimelineMeta::default()
+                },
+                counts: vec![1, 2, 3, 4],
+                detail: Default::default(),
+            }),
+        )
+        .into_packet();
         p.columns[0].1 = Column::U32(vec![1]);
-        assert_eq!(WorkerMessage::from_packet(p).unwrap_err(), "timeline message: 1 counts for 2 lanes × 2 bins");
+        assert_eq!(
+            WorkerMessage::from_packet(p).unwrap_err(),
+            "timeline message: 1 counts for 2 lanes × 2 bins"
+        );
     }
 
     #[test]
     fn tree_queries_without_a_root_still_parse() {
         let q: Query = serde_json::from_str(r#"{"Tree":{"filter":{"range":null,"event":null,"threads":[]},"inverted":true,"weight":"Samples"}}"#).unwrap();
-        assert_eq!(q, Query::Tree { filter: Filter::default(), inverted: true, weight: WeightKind::Samples, root: vec![], detail: 0 });
+        assert_eq!(
+            q,
+            Query::Tree {
+                filter: Filter::default(),
+                inverted: true,
+                weight: WeightKind::Samples,
+                root: vec![],
+                detail: 0
+            }
+        );
     }
 
     #[test]

@@ -58,7 +58,12 @@ impl Packet {
             // Not expected: everything sent is plain data without maps keyed by non-strings.
             serde_json::json!({ "encode_error": e.to_string() }).to_string()
         });
-        Packet { kind: kind.to_string(), id, json, columns: Vec::new() }
+        Packet {
+            kind: kind.to_string(),
+            id,
+            json,
+            columns: Vec::new(),
+        }
     }
 
     /// Adds a column.
@@ -129,9 +134,13 @@ impl Packet {
 
 /// Checks that parallel columns have one length.
 pub fn same_len(kind: &str, lens: &[(&str, usize)]) -> Result<usize, String> {
-    let Some(&(_, n)) = lens.first() else { return Ok(0) };
+    let Some(&(_, n)) = lens.first() else {
+        return Ok(0);
+    };
     match lens.iter().find(|(_, l)| *l != n) {
-        Some((name, l)) => Err(format!("{kind} message: column {name} has {l} values, expected {n}")),
+        Some((name, l)) => Err(format!(
+            "{kind} message: column {name} has {l} values, expected {n}"
+        )),
         None => Ok(n),
     }
 }
@@ -147,8 +156,14 @@ mod tests {
             .with("func", Column::U32(vec![7, 8]));
         assert_eq!(p.column_bytes(), 16 + 8);
         assert_eq!(p.take_u32("func").unwrap(), vec![7, 8]);
-        assert_eq!(p.take_u32("x").unwrap_err(), "tree message: column x is not u32");
-        assert_eq!(p.take_f64("missing").unwrap_err(), "tree message: no column missing");
+        assert_eq!(
+            p.take_u32("x").unwrap_err(),
+            "tree message: column x is not u32"
+        );
+        assert_eq!(
+            p.take_f64("missing").unwrap_err(),
+            "tree message: no column missing"
+        );
         let v: serde_json::Value = p.json().unwrap();
         assert_eq!(v["total"], 5);
     }
@@ -156,6 +171,9 @@ mod tests {
     #[test]
     fn same_len_names_the_odd_column() {
         assert_eq!(same_len("k", &[("a", 2), ("b", 2)]), Ok(2));
-        assert_eq!(same_len("k", &[("a", 2), ("b", 3)]), Err("k message: column b has 3 values, expected 2".into()));
+        assert_eq!(
+            same_len("k", &[("a", 2), ("b", 3)]),
+            Err("k message: column b has 3 values, expected 2".into())
+        );
     }
 }

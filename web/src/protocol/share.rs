@@ -24,7 +24,13 @@ pub enum ExportFormat {
 
 impl ExportFormat {
     /// All formats, in menu order.
-    pub const ALL: [ExportFormat; 5] = [ExportFormat::Share, ExportFormat::Folded, ExportFormat::Svg, ExportFormat::Pprof, ExportFormat::Speedscope];
+    pub const ALL: [ExportFormat; 5] = [
+        ExportFormat::Share,
+        ExportFormat::Folded,
+        ExportFormat::Svg,
+        ExportFormat::Pprof,
+        ExportFormat::Speedscope,
+    ];
 
     /// The stable id (`export-share`, ...).
     pub fn id(self) -> &'static str {

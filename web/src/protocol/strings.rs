@@ -18,7 +18,8 @@ impl StringTable {
     pub fn push(&mut self, s: &str) -> u32 {
         self.bytes.extend_from_slice(s.as_bytes());
         // Tables above 4 GiB are not sent; clamp rather than wrap.
-        self.ends.push(u32::try_from(self.bytes.len()).unwrap_or(u32::MAX));
+        self.ends
+            .push(u32::try_from(self.bytes.len()).unwrap_or(u32::MAX));
         u32::try_from(self.ends.len() - 1).unwrap_or(u32::MAX)
     }
 
@@ -36,8 +37,14 @@ impl StringTable {
     /// String `i`; empty when `i` is out of range or not valid UTF-8.
     pub fn get(&self, i: u32) -> &str {
         let i = i as usize;
-        let Some(&end) = self.ends.get(i) else { return "" };
-        let start = if i == 0 { 0 } else { self.ends.get(i - 1).copied().unwrap_or(0) };
+        let Some(&end) = self.ends.get(i) else {
+            return "";
+        };
+        let start = if i == 0 {
+            0
+        } else {
+            self.ends.get(i - 1).copied().unwrap_or(0)
+        };
         self.bytes
             .get(start as usize..end as usize)
             .and_then(|b| std::str::from_utf8(b).ok())

@@ -58,7 +58,13 @@ pub mod off_state {
     /// Another state (`T`, `t`, `I`, ...).
     pub const OTHER: u8 = 4;
     /// Names, by class.
-    pub const NAMES: [&str; 5] = ["", "runnable (R)", "sleeping (S)", "uninterruptible (D)", "other"];
+    pub const NAMES: [&str; 5] = [
+        "",
+        "runnable (R)",
+        "sleeping (S)",
+        "uninterruptible (D)",
+        "other",
+    ];
 }
 
 /// What a timeline reply shows besides the density; bins as the density's. Empty columns when
@@ -117,9 +123,16 @@ impl TimelineDetail {
             marker_records: p.take_u32("marker_records")?,
             marker_count: p.take_u64("marker_count")?,
         };
-        for (name, len) in [("highlight", d.highlight.len()), ("on_cpu", d.on_cpu.len()), ("off_cpu", d.off_cpu.len()), ("off_state", d.off_state.len())] {
+        for (name, len) in [
+            ("highlight", d.highlight.len()),
+            ("on_cpu", d.on_cpu.len()),
+            ("off_cpu", d.off_cpu.len()),
+            ("off_state", d.off_state.len()),
+        ] {
             if len != 0 && len != cells {
-                return Err(format!("timeline message: {len} {name} values for {cells} cells"));
+                return Err(format!(
+                    "timeline message: {len} {name} values for {cells} cells"
+                ));
             }
         }
         same_len(
@@ -171,13 +184,16 @@ pub const MAX_COLUMNS: u32 = 3600;
 impl HeatmapMeta {
     /// Start (ns) of cell `(column, row)`.
     pub fn cell_start(&self, column: u32, row: u32) -> u64 {
-        self.origin.saturating_add(u64::from(column) * 1_000_000_000).saturating_add(u64::from(row) * self.row_ns)
+        self.origin
+            .saturating_add(u64::from(column) * 1_000_000_000)
+            .saturating_add(u64::from(row) * self.row_ns)
     }
 
     /// Last ns of cell `(column, row)` (both ends included, as selections are).
     pub fn cell_end(&self, column: u32, row: u32) -> u64 {
         let next = if row + 1 >= self.rows {
-            self.origin.saturating_add((u64::from(column) + 1) * 1_000_000_000)
+            self.origin
+                .saturating_add((u64::from(column) + 1) * 1_000_000_000)
         } else {
             self.cell_start(column, row + 1)
         };
@@ -188,7 +204,10 @@ impl HeatmapMeta {
     /// (as FlameScope selects): from the start of the earlier cell to the end of the later one.
     pub fn range(&self, a: (u32, u32), b: (u32, u32)) -> (u64, u64) {
         let (first, last) = if a <= b { (a, b) } else { (b, a) };
-        (self.cell_start(first.0, first.1), self.cell_end(last.0, last.1))
+        (
+            self.cell_start(first.0, first.1),
+            self.cell_end(last.0, last.1),
+        )
     }
 }
 
@@ -204,7 +223,10 @@ pub struct HeatmapReply {
 impl HeatmapReply {
     /// The count of a cell.
     pub fn count(&self, column: u32, row: u32) -> u32 {
-        self.counts.get(column as usize * self.meta.rows as usize + row as usize).copied().unwrap_or(0)
+        self.counts
+            .get(column as usize * self.meta.rows as usize + row as usize)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Encodes the reply.
@@ -218,7 +240,12 @@ impl HeatmapReply {
         let counts = p.take_u32("counts")?;
         let want = (meta.columns as usize).saturating_mul(meta.rows as usize);
         if counts.len() != want {
-            return Err(format!("heatmap message: {} counts for {} columns × {} rows", counts.len(), meta.columns, meta.rows));
+            return Err(format!(
+                "heatmap message: {} counts for {} columns × {} rows",
+                counts.len(),
+                meta.columns,
+                meta.rows
+            ));
         }
         Ok(HeatmapReply { meta, counts })
     }
@@ -230,23 +257,61 @@ mod tests {
 
     #[test]
     fn cells_cover_each_second_without_gaps() {
-        let m = HeatmapMeta { origin: 1_000, columns: 3, rows: 50, row_ns: 20_000_000, ..HeatmapMeta::default() };
+        let m = HeatmapMeta {
+            origin: 1_000,
+            columns: 3,
+            rows: 50,
+            row_ns: 20_000_000,
+            ..HeatmapMeta::default()
+        };
         assert_eq!(m.cell_start(0, 0), 1_000);
         assert_eq!(m.cell_end(0, 0), 1_000 + 20_000_000 - 1);
         assert_eq!(m.cell_end(0, 49) + 1, m.cell_start(1, 0));
         // Dragging backwards across columns selects in time order.
-        assert_eq!(m.range((2, 3), (1, 40)), (m.cell_start(1, 40), m.cell_end(2, 3)));
-        assert_eq!(m.range((1, 40), (1, 40)), (1_000 + 1_800_000_000, 1_000 + 1_820_000_000 - 1));
+        assert_eq!(
+            m.range((2, 3), (1, 40)),
+            (m.cell_start(1, 40), m.cell_end(2, 3))
+        );
+        assert_eq!(
+            m.range((1, 40), (1, 40)),
+            (1_000 + 1_800_000_000, 1_000 + 1_820_000_000 - 1)
+        );
     }
 
     #[test]
     fn replies_round_trip_and_ragged_ones_are_refused() {
-        let h = HeatmapReply { meta: HeatmapMeta { columns: 2, rows: 2, row_ns: 500_000_000, max: 3, ..HeatmapMeta::default() }, counts: vec![1, 0, 3, 2] };
+        let h = HeatmapReply {
+            meta: HeatmapMeta {
+                columns: 2,
+                rows: 2,
+                row_ns: 500_000_000,
+                max: 3,
+                ..HeatmapMeta::default()
+            },
+            counts: vec![1, 0, 3, 2],
+        };
         let mut p = h.clone().into_packet(4);
         assert_eq!(HeatmapReply::from_packet(&mut p).unwrap(), h);
-        let mut p = HeatmapReply { counts: vec![1], ..h }.into_packet(4);
-        assert!(HeatmapReply::from_packet(&mut p).unwrap_err().contains("1 counts for 2 columns × 2 rows"));
-        let d = TimelineDetail { on_cpu: vec![1, 2], off_cpu: vec![0, 3], off_state: vec![0, 2], marker_lane: vec![1], marker_bin: vec![0], marker_kind: vec![4], marker_event: vec![0], marker_records: vec![2], marker_count: vec![2], ..TimelineDetail::default() };
+        let mut p = HeatmapReply {
+            counts: vec![1],
+            ..h
+        }
+        .into_packet(4);
+        assert!(HeatmapReply::from_packet(&mut p)
+            .unwrap_err()
+            .contains("1 counts for 2 columns × 2 rows"));
+        let d = TimelineDetail {
+            on_cpu: vec![1, 2],
+            off_cpu: vec![0, 3],
+            off_state: vec![0, 2],
+            marker_lane: vec![1],
+            marker_bin: vec![0],
+            marker_kind: vec![4],
+            marker_event: vec![0],
+            marker_records: vec![2],
+            marker_count: vec![2],
+            ..TimelineDetail::default()
+        };
         let mut p = d.clone().into_columns(Packet::default());
         assert_eq!(TimelineDetail::from_packet(&mut p, 2).unwrap(), d);
         let mut p = d.into_columns(Packet::default());

@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, HashMap};
 use perfscope_analysis::ids::{FuncIndex, ThreadIndex};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::summary::Summary;
-use perfscope_analysis::timeline::{MarkerKind as AnalysisMarker, OffCpuState, Timeline as AnalysisTimeline};
+use perfscope_analysis::timeline::{
+    MarkerKind as AnalysisMarker, OffCpuState, Timeline as AnalysisTimeline,
+};
 
 use super::events::EventMap;
 use crate::protocol::timeline::off_state;
@@ -35,7 +37,11 @@ pub struct Bins {
 impl Bins {
     /// Bins over `start..=end` (`end` is raised to `start`, `n` to 1).
     pub fn new(start: u64, end: u64, n: u32) -> Bins {
-        Bins { start, end: end.max(start), n: n.max(1) }
+        Bins {
+            start,
+            end: end.max(start),
+            n: n.max(1),
+        }
     }
 
     fn span(&self) -> u128 {
@@ -47,7 +53,8 @@ impl Bins {
         if k >= self.n {
             return self.end.saturating_add(1);
         }
-        self.start.saturating_add((self.span() * u128::from(k) / u128::from(self.n)) as u64)
+        self.start
+            .saturating_add((self.span() * u128::from(k) / u128::from(self.n)) as u64)
     }
 
     /// The bin of time `t`, `None` outside `start..=end`.
@@ -67,7 +74,9 @@ impl Bins {
         if e <= s {
             return;
         }
-        let (Some(k0), Some(k1)) = (self.bin_of(s), self.bin_of(e - 1)) else { return };
+        let (Some(k0), Some(k1)) = (self.bin_of(s), self.bin_of(e - 1)) else {
+            return;
+        };
         for k in k0..=k1 {
             let part = e.min(self.edge(k + 1)).saturating_sub(s.max(self.edge(k)));
             if let Some(a) = acc.get_mut(k as usize * stride + slot) {
@@ -126,13 +135,30 @@ impl Activity {
         lane_of_thread: &[u32],
     ) -> Activity {
         let lanes = thread_lanes.len() + cpu_numbers.len();
-        let mut a = Activity { on: vec![Vec::new(); lanes], off: vec![Vec::new(); lanes], marks: Vec::new(), switches: false };
-        let by_key: HashMap<(u32, u32), usize> = thread_lanes.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+        let mut a = Activity {
+            on: vec![Vec::new(); lanes],
+            off: vec![Vec::new(); lanes],
+            marks: Vec::new(),
+            switches: false,
+        };
+        let by_key: HashMap<(u32, u32), usize> = thread_lanes
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i))
+            .collect();
         let mut by_tid: HashMap<u32, Option<usize>> = HashMap::new();
         for (i, &(_, tid)) in thread_lanes.iter().enumerate() {
-            by_tid.entry(tid).and_modify(|l| *l = None).or_insert(Some(i));
+            by_tid
+                .entry(tid)
+                .and_modify(|l| *l = None)
+                .or_insert(Some(i));
         }
-        let cpu_lane = |cpu: u32| cpu_numbers.binary_search(&cpu).ok().map(|i| thread_lanes.len() + i);
+        let cpu_lane = |cpu: u32| {
+            cpu_numbers
+                .binary_search(&cpu)
+                .ok()
+                .map(|i| thread_lanes.len() + i)
+        };
         if let Some(tl) = tl {
             a.switches = tl.switches.any();
             for task in &tl.tasks {
@@ -149,18 +175,33 @@ impl Activity {
                 // the recording).
                 let until = task.exit_time.unwrap_or(u64::MAX);
                 if let Some(v) = a.on.get_mut(lane) {
-                    v.extend(task.on_cpu.iter().filter(|i| i.start < until).map(|i| (i.start, i.end.min(until))));
+                    v.extend(
+                        task.on_cpu
+                            .iter()
+                            .filter(|i| i.start < until)
+                            .map(|i| (i.start, i.end.min(until))),
+                    );
                 }
                 if let Some(v) = a.off.get_mut(lane) {
-                    v.extend(task.off_cpu.iter().filter(|i| i.start < until).filter_map(|i| Some((i.start, i.end.min(until), class(i.state)?))));
+                    v.extend(
+                        task.off_cpu
+                            .iter()
+                            .filter(|i| i.start < until)
+                            .filter_map(|i| Some((i.start, i.end.min(until), class(i.state)?))),
+                    );
                 }
             }
             for c in &tl.cpus {
-                let Some(lane) = cpu_lane(c.cpu) else { continue };
+                let Some(lane) = cpu_lane(c.cpu) else {
+                    continue;
+                };
                 for s in &c.slices {
                     match s.task {
                         Some(_) => a.on.get_mut(lane).map(|v| v.push((s.start, s.end))),
-                        None => a.off.get_mut(lane).map(|v| v.push((s.start, s.end, off_state::OTHER))),
+                        None => a
+                            .off
+                            .get_mut(lane)
+                            .map(|v| v.push((s.start, s.end, off_state::OTHER))),
                     };
                 }
             }
@@ -173,7 +214,13 @@ impl Activity {
                     AnalysisMarker::Throttle { .. } => (MarkerKind::Throttle, 1),
                     AnalysisMarker::Unthrottle { .. } => (MarkerKind::Unthrottle, 1),
                 };
-                a.marks.push(Mark { time, lane, kind, event: u32::MAX, count });
+                a.marks.push(Mark {
+                    time,
+                    lane,
+                    kind,
+                    event: u32::MAX,
+                    count,
+                });
             }
         }
         for v in &mut a.on {
@@ -186,18 +233,33 @@ impl Activity {
         let tracepoint: Vec<bool> = (0..profile.events.len())
             .map(|e| {
                 let attr = events.attr(perfscope_analysis::ids::EventIndex(e as u32));
-                summary.events.get(attr as usize).is_some_and(|s| s.type_ == PERF_TYPE_TRACEPOINT)
+                summary
+                    .events
+                    .get(attr as usize)
+                    .is_some_and(|s| s.type_ == PERF_TYPE_TRACEPOINT)
             })
             .collect();
         if tracepoint.iter().any(|&t| t) {
             let s = &profile.samples;
             for i in 0..s.len() {
-                let (Some(ev), Some(&time), Some(th)) = (s.event.get(i), s.time.get(i), s.thread.get(i)) else { continue };
+                let (Some(ev), Some(&time), Some(th)) =
+                    (s.event.get(i), s.time.get(i), s.thread.get(i))
+                else {
+                    continue;
+                };
                 if !tracepoint.get(ev.index()).copied().unwrap_or(false) {
                     continue;
                 }
-                let Some(&lane) = lane_of_thread.get(th.index()).filter(|&&l| l != u32::MAX) else { continue };
-                a.marks.push(Mark { time, lane, kind: MarkerKind::Tracepoint, event: events.attr(*ev), count: 1 });
+                let Some(&lane) = lane_of_thread.get(th.index()).filter(|&&l| l != u32::MAX) else {
+                    continue;
+                };
+                a.marks.push(Mark {
+                    time,
+                    lane,
+                    kind: MarkerKind::Tracepoint,
+                    event: events.attr(*ev),
+                    count: 1,
+                });
             }
         }
         a.marks.sort_by_key(|m| m.time);
@@ -220,22 +282,42 @@ impl Activity {
                 let on = self.on.get(lane).map_or(&[][..], Vec::as_slice);
                 let off = self.off.get(lane).map_or(&[][..], Vec::as_slice);
                 let a = on.partition_point(|i| i.1 <= bins.start);
-                for &(s, e) in on.get(a..).unwrap_or(&[]).iter().take_while(|i| i.0 <= bins.end) {
+                for &(s, e) in on
+                    .get(a..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .take_while(|i| i.0 <= bins.end)
+                {
                     bins.spread(s, e, &mut acc, SLOTS, 0);
                 }
                 let a = off.partition_point(|i| i.1 <= bins.start);
-                for &(s, e, c) in off.get(a..).unwrap_or(&[]).iter().take_while(|i| i.0 <= bins.end) {
+                for &(s, e, c) in off
+                    .get(a..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .take_while(|i| i.0 <= bins.end)
+                {
                     bins.spread(s, e, &mut acc, SLOTS, usize::from(c));
                 }
                 for k in 0..n {
-                    let width = bins.edge(k as u32 + 1).saturating_sub(bins.edge(k as u32)).max(1);
-                    let share = |t: u64| ((u128::from(t) * 255).div_ceil(u128::from(width))).min(255) as u8;
+                    let width = bins
+                        .edge(k as u32 + 1)
+                        .saturating_sub(bins.edge(k as u32))
+                        .max(1);
+                    let share =
+                        |t: u64| ((u128::from(t) * 255).div_ceil(u128::from(width))).min(255) as u8;
                     let cell = acc.get(k * SLOTS..(k + 1) * SLOTS).unwrap_or(&[]);
                     let on_t = cell.first().copied().unwrap_or(0);
                     let off_t: u64 = cell.iter().skip(1).sum();
-                    let state = (1..SLOTS).filter(|&c| cell.get(c).is_some_and(|&t| t > 0)).max_by_key(|&c| cell.get(c).copied().unwrap_or(0));
+                    let state = (1..SLOTS)
+                        .filter(|&c| cell.get(c).is_some_and(|&t| t > 0))
+                        .max_by_key(|&c| cell.get(c).copied().unwrap_or(0));
                     let at = lane * n + k;
-                    if let (Some(o), Some(f), Some(st)) = (d.on_cpu.get_mut(at), d.off_cpu.get_mut(at), d.off_state.get_mut(at)) {
+                    if let (Some(o), Some(f), Some(st)) = (
+                        d.on_cpu.get_mut(at),
+                        d.off_cpu.get_mut(at),
+                        d.off_state.get_mut(at),
+                    ) {
                         *o = share(on_t);
                         *f = share(off_t);
                         *st = state.map_or(0, |c| c as u8);
@@ -246,9 +328,19 @@ impl Activity {
         // Markers merged per (lane, bin, kind, event).
         let first = self.marks.partition_point(|m| m.time < bins.start);
         let mut merged: BTreeMap<(u32, u32, MarkerKind, u32), (u32, u64)> = BTreeMap::new();
-        for m in self.marks.get(first..).unwrap_or(&[]).iter().take_while(|m| m.time <= bins.end) {
-            let Some(bin) = bins.bin_of(m.time) else { continue };
-            let e = merged.entry((m.lane, bin, m.kind, m.event)).or_insert((0, 0));
+        for m in self
+            .marks
+            .get(first..)
+            .unwrap_or(&[])
+            .iter()
+            .take_while(|m| m.time <= bins.end)
+        {
+            let Some(bin) = bins.bin_of(m.time) else {
+                continue;
+            };
+            let e = merged
+                .entry((m.lane, bin, m.kind, m.event))
+                .or_insert((0, 0));
             e.0 = e.0.saturating_add(1);
             e.1 = e.1.saturating_add(m.count);
         }
@@ -276,7 +368,16 @@ impl Activity {
 /// Per lane and bin, the samples (of `event`, or all) whose stack contains `func`: `lanes ×
 /// bins` counts, thread lanes then CPU lanes.
 #[allow(clippy::too_many_arguments)]
-pub fn highlight(profile: &Profile, events: &EventMap, lane_of_thread: &[u32], cpu_lane: &HashMap<u32, usize>, lanes: usize, bins: Bins, event: Option<u32>, func: u32) -> Vec<u32> {
+pub fn highlight(
+    profile: &Profile,
+    events: &EventMap,
+    lane_of_thread: &[u32],
+    cpu_lane: &HashMap<u32, usize>,
+    lanes: usize,
+    bins: Bins,
+    event: Option<u32>,
+    func: u32,
+) -> Vec<u32> {
     let n = bins.n as usize;
     let mut out = vec![0u32; lanes * n];
     // Per stack: whether it contains the function (a prefix is interned before its stacks).
@@ -286,7 +387,10 @@ pub fn highlight(profile: &Profile, events: &EventMap, lane_of_thread: &[u32], c
         let here = profile.frame_func(st.frame) == Some(want);
         let above = match st.prefix {
             Some(p) if p.index() < i => contains.get(p.index()).copied().unwrap_or(false),
-            Some(p) => profile.stacks.frames_leaf_first(Some(p)).any(|f| profile.frame_func(f) == Some(want)),
+            Some(p) => profile
+                .stacks
+                .frames_leaf_first(Some(p))
+                .any(|f| profile.frame_func(f) == Some(want)),
             None => false,
         };
         contains.push(here || above);
@@ -300,8 +404,16 @@ pub fn highlight(profile: &Profile, events: &EventMap, lane_of_thread: &[u32], c
         if sorted && time > bins.end {
             break;
         }
-        let Some(bin) = bins.bin_of(time) else { continue };
-        if !s.stack.get(i).copied().flatten().is_some_and(|st| contains.get(st.index()).copied().unwrap_or(false)) {
+        let Some(bin) = bins.bin_of(time) else {
+            continue;
+        };
+        if !s
+            .stack
+            .get(i)
+            .copied()
+            .flatten()
+            .is_some_and(|st| contains.get(st.index()).copied().unwrap_or(false))
+        {
             continue;
         }
         if let Some(want) = event {
@@ -309,7 +421,12 @@ pub fn highlight(profile: &Profile, events: &EventMap, lane_of_thread: &[u32], c
                 continue;
             }
         }
-        let thread_lane = s.thread.get(i).and_then(|t: &ThreadIndex| lane_of_thread.get(t.index())).copied().filter(|&l| l != u32::MAX);
+        let thread_lane = s
+            .thread
+            .get(i)
+            .and_then(|t: &ThreadIndex| lane_of_thread.get(t.index()))
+            .copied()
+            .filter(|&l| l != u32::MAX);
         let cpu = s.cpu.get(i).and_then(|c| cpu_lane.get(c)).copied();
         for lane in thread_lane.map(|l| l as usize).into_iter().chain(cpu) {
             if let Some(c) = out.get_mut(lane * n + bin as usize) {

@@ -35,24 +35,43 @@ pub fn load_base(data: &[u8], symbol_files: &[SymbolFile]) -> Result<Profile, St
     match open(data).map_err(|e| e.to_string())? {
         Opened::Share(shared) => Ok(shared.profile),
         Opened::PerfData => {
-            let (index, _) = RecordIndex::build(&mut VecSource(data.to_vec()), SLICE, &mut |_, _| {}).map_err(|e| e.to_string())?;
+            let (index, _) =
+                RecordIndex::build(&mut VecSource(data.to_vec()), SLICE, &mut |_, _| {})
+                    .map_err(|e| e.to_string())?;
             let (resolver, _) = build_resolver(symbol_files, &index.mapped);
-            let options = LoadOptions { resolver, unknown_names: UnknownNames::ModuleOffset, inline_frames: InlineFrames::Unwound, ..LoadOptions::default() };
-            load_profile(data, &[], options).map(|(p, _)| p).map_err(|e| e.to_string())
+            let options = LoadOptions {
+                resolver,
+                unknown_names: UnknownNames::ModuleOffset,
+                inline_frames: InlineFrames::Unwound,
+                ..LoadOptions::default()
+            };
+            load_profile(data, &[], options)
+                .map(|(p, _)| p)
+                .map_err(|e| e.to_string())
         }
     }
 }
 
 /// The diff of `new` against `base`: all samples of both, weighted by `weight`.
 pub fn diff(base: &Profile, new: &Profile, weight: WeightKind) -> Result<DiffReply, String> {
-    let options = DiffOptions { weight: analysis_weight(weight), sort: DiffSort::SelfWeight, ..DiffOptions::default() };
+    let options = DiffOptions {
+        weight: analysis_weight(weight),
+        sort: DiffSort::SelfWeight,
+        ..DiffOptions::default()
+    };
     let graph = diff_flame_graph(base, new, &options).map_err(|e| e.to_string())?;
     let table = function_diff(base, new, &options);
     let rows = table
         .rows
         .iter()
         .take(MAX_ROWS)
-        .map(|r| DiffRow { name: r.name.clone(), base_self: r.base_self, base_total: r.base_total, new_self: r.new_self, new_total: r.new_total })
+        .map(|r| DiffRow {
+            name: r.name.clone(),
+            base_self: r.base_self,
+            base_total: r.base_total,
+            new_self: r.new_self,
+            new_total: r.new_total,
+        })
         .collect();
     let n = graph.graph.rects.len();
     let mut reply = DiffReply {
@@ -98,20 +117,41 @@ mod tests {
     use crate::session::symbols::{classify, FileKind};
 
     fn read(name: &str) -> Vec<u8> {
-        std::fs::read(format!("{}/../tests/data/diff/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+        std::fs::read(format!(
+            "{}/../tests/data/diff/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
     }
 
     fn load(name: &str) -> Profile {
         let binary = read(name);
         assert_eq!(classify(name, &binary), FileKind::Elf);
-        load_base(&read(&format!("{name}.data")), &[SymbolFile { name: name.into(), kind: FileKind::Elf, bytes: binary }]).unwrap()
+        load_base(
+            &read(&format!("{name}.data")),
+            &[SymbolFile {
+                name: name.into(),
+                kind: FileKind::Elf,
+                bytes: binary,
+            }],
+        )
+        .unwrap()
     }
 
     /// perf report's self overhead of `symbol` in a committed `*.report.txt` (the oracle).
     fn report_self(name: &str, symbol: &str) -> f64 {
         let text = String::from_utf8(read(&format!("{name}.report.txt"))).unwrap();
-        let line = text.lines().find(|l| !l.starts_with('#') && l.split_whitespace().last() == Some(symbol)).unwrap();
-        line.split_whitespace().next().unwrap().trim_end_matches('%').parse::<f64>().unwrap() / 100.0
+        let line = text
+            .lines()
+            .find(|l| !l.starts_with('#') && l.split_whitespace().last() == Some(symbol))
+            .unwrap();
+        line.split_whitespace()
+            .next()
+            .unwrap()
+            .trim_end_matches('%')
+            .parse::<f64>()
+            .unwrap()
+            / 100.0
     }
 
     #[test]
@@ -131,16 +171,32 @@ mod tests {
             })
             .unwrap();
         assert_eq!(top.name, grown);
-        assert!((top.new_self - report_self("slow", grown)).abs() < 0.01, "{} vs perf {}", top.new_self, report_self("slow", grown));
+        assert!(
+            (top.new_self - report_self("slow", grown)).abs() < 0.01,
+            "{} vs perf {}",
+            top.new_self,
+            report_self("slow", grown)
+        );
         // Boxes: the largest positive self change is on that function.
-        let i = (0..d.func.len()).max_by(|&a, &b| d.delta_self[a].total_cmp(&d.delta_self[b])).unwrap();
-        assert_eq!(slow.func_name(perfscope_analysis::ids::FuncIndex(d.func[i])), grown);
-        assert_eq!(d.meta.max_abs_delta, d.delta_self.iter().fold(0.0f64, |m, v| m.max(v.abs())));
+        let i = (0..d.func.len())
+            .max_by(|&a, &b| d.delta_self[a].total_cmp(&d.delta_self[b]))
+            .unwrap();
+        assert_eq!(
+            slow.func_name(perfscope_analysis::ids::FuncIndex(d.func[i])),
+            grown
+        );
+        assert_eq!(
+            d.meta.max_abs_delta,
+            d.delta_self.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+        );
     }
 
     fn report_self_or_zero(name: &str, symbol: &str) -> f64 {
         let text = String::from_utf8(read(&format!("{name}.report.txt"))).unwrap();
-        if text.lines().any(|l| !l.starts_with('#') && l.split_whitespace().last() == Some(symbol)) {
+        if text
+            .lines()
+            .any(|l| !l.starts_with('#') && l.split_whitespace().last() == Some(symbol))
+        {
             report_self(name, symbol)
         } else {
             0.0

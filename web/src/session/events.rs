@@ -38,7 +38,10 @@ impl EventMap {
             }
             to_attr.push(attr as u32);
         }
-        EventMap { to_profile, to_attr }
+        EventMap {
+            to_profile,
+            to_attr,
+        }
     }
 
     /// Number of attrs (events in protocol numbering).
@@ -60,7 +63,13 @@ mod tests {
     #[test]
     fn maps_by_name_in_order() {
         let summary = Summary {
-            events: ["cycles", "task-clock", "cycles"].iter().map(|n| EventSummary { name: (*n).into(), ..EventSummary::default() }).collect(),
+            events: ["cycles", "task-clock", "cycles"]
+                .iter()
+                .map(|n| EventSummary {
+                    name: (*n).into(),
+                    ..EventSummary::default()
+                })
+                .collect(),
             ..Summary::default()
         };
         let mut p = Profile::new();
@@ -69,7 +78,14 @@ mod tests {
         p.add_event("cycles").unwrap();
         let m = EventMap::new(&summary, &p);
         assert_eq!(m.to_attr, vec![1, 0, 2]);
-        assert_eq!(m.to_profile, vec![Some(EventIndex(1)), Some(EventIndex(0)), Some(EventIndex(2))]);
+        assert_eq!(
+            m.to_profile,
+            vec![
+                Some(EventIndex(1)),
+                Some(EventIndex(0)),
+                Some(EventIndex(2))
+            ]
+        );
         assert_eq!(m.attr(EventIndex(0)), 1);
     }
 }

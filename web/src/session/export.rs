@@ -28,13 +28,23 @@ pub fn analysis_weight(weight: WeightKind) -> AnalysisWeight {
 /// The download's name: `perf.data` → `perf.data.folded`; a share file's own extension is
 /// not doubled.
 pub fn file_name(name: &str, format: ExportFormat) -> String {
-    let stem = name.strip_suffix(ExportFormat::Share.extension()).unwrap_or(name);
+    let stem = name
+        .strip_suffix(ExportFormat::Share.extension())
+        .unwrap_or(name);
     let stem = if stem.is_empty() { "profile" } else { stem };
     format!("{stem}{}", format.extension())
 }
 
 /// `format` of the samples of `profile` that pass `filter`.
-pub fn export(profile: &Profile, summary: Option<&Summary>, filter: SampleFilter, format: ExportFormat, weight: WeightKind, privacy: Privacy, name: &str) -> Result<ExportReply, String> {
+pub fn export(
+    profile: &Profile,
+    summary: Option<&Summary>,
+    filter: SampleFilter,
+    format: ExportFormat,
+    weight: WeightKind,
+    privacy: Privacy,
+    name: &str,
+) -> Result<ExportReply, String> {
     let weight = analysis_weight(weight);
     let bytes = match format {
         ExportFormat::Share => {
@@ -46,7 +56,15 @@ pub fn export(profile: &Profile, summary: Option<&Summary>, filter: SampleFilter
             };
             to_share(profile, summary, &ShareOptions { filter, privacy })
         }
-        ExportFormat::Folded => to_folded_text(profile, &filter, FoldedOptions { include_comm: true, weight }).into_bytes(),
+        ExportFormat::Folded => to_folded_text(
+            profile,
+            &filter,
+            FoldedOptions {
+                include_comm: true,
+                weight,
+            },
+        )
+        .into_bytes(),
         ExportFormat::Svg => {
             let tree = CallTree::top_down(profile, &filter).map_err(|e| e.to_string())?;
             let graph = FlameGraph::from_call_tree(&tree, profile, weight);
@@ -55,21 +73,53 @@ pub fn export(profile: &Profile, summary: Option<&Summary>, filter: SampleFilter
                 (AnalysisWeight::Period, PeriodUnit::Nanoseconds) => "ns",
                 (AnalysisWeight::Period, PeriodUnit::Count) => "events",
             };
-            let options = SvgOptions { title: format!("Flame Graph: {name}"), unit: unit.into(), ..Default::default() };
+            let options = SvgOptions {
+                title: format!("Flame Graph: {name}"),
+                unit: unit.into(),
+                ..Default::default()
+            };
             to_svg(&graph, profile, &options).into_bytes()
         }
         ExportFormat::Pprof => {
             let clock_data = summary.and_then(|s| s.clock_data.clone());
-            to_pprof(profile, &PprofOptions { filter, clock_data, ..Default::default() })
+            to_pprof(
+                profile,
+                &PprofOptions {
+                    filter,
+                    clock_data,
+                    ..Default::default()
+                },
+            )
         }
-        ExportFormat::Speedscope => to_speedscope(profile, &SpeedscopeOptions { filter, weight, name: name.to_string() }).into_bytes(),
+        ExportFormat::Speedscope => to_speedscope(
+            profile,
+            &SpeedscopeOptions {
+                filter,
+                weight,
+                name: name.to_string(),
+            },
+        )
+        .into_bytes(),
     };
-    Ok(ExportReply { meta: ExportMeta { file_name: file_name(name, format), mime: format.mime().to_string() }, bytes })
+    Ok(ExportReply {
+        meta: ExportMeta {
+            file_name: file_name(name, format),
+            mime: format.mime().to_string(),
+        },
+        bytes,
+    })
 }
 
 impl Session {
     /// The export query on the open profile (the view's filter applied).
-    pub fn export(&self, format: ExportFormat, filter: &Filter, weight: WeightKind, privacy: Privacy, name: &str) -> Result<ExportReply, String> {
+    pub fn export(
+        &self,
+        format: ExportFormat,
+        filter: &Filter,
+        weight: WeightKind,
+        privacy: Privacy,
+        name: &str,
+    ) -> Result<ExportReply, String> {
         let sf = tree::sample_filter(filter, &self.timeline, &self.events);
         let summary = (!self.summary.byte_order.is_empty()).then_some(&self.summary);
         export(&self.profile, summary, sf, format, weight, privacy, name)
@@ -84,7 +134,10 @@ mod tests {
 
     #[test]
     fn names_get_the_format_extension_once() {
-        assert_eq!(file_name("perf.data", ExportFormat::Folded), "perf.data.folded");
+        assert_eq!(
+            file_name("perf.data", ExportFormat::Folded),
+            "perf.data.folded"
+        );
         assert_eq!(file_name("a.perfscope", ExportFormat::Share), "a.perfscope");
         assert_eq!(file_name("", ExportFormat::Pprof), "profile.pb.gz");
     }
@@ -98,12 +151,38 @@ work idle
 ",
         )
         .unwrap();
-        let folded = export(&p, None, SampleFilter::all(), ExportFormat::Folded, WeightKind::Samples, Privacy::default(), "x").unwrap();
+        let folded = export(
+            &p,
+            None,
+            SampleFilter::all(),
+            ExportFormat::Folded,
+            WeightKind::Samples,
+            Privacy::default(),
+            "x",
+        )
+        .unwrap();
         let text = String::from_utf8(folded.bytes).unwrap();
         // One line per distinct stack, root first (the comm comes first).
-        assert_eq!(text.lines().filter(|l| l.ends_with(";main;work 1") || l.ends_with(";main;idle 1")).count(), 2, "{text}");
-        let share = export(&p, None, SampleFilter::all(), ExportFormat::Share, WeightKind::Samples, Privacy::default(), "x").unwrap();
-        let Ok(Opened::Share(back)) = open(&share.bytes) else { panic!("not a share file") };
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.ends_with(";main;work 1") || l.ends_with(";main;idle 1"))
+                .count(),
+            2,
+            "{text}"
+        );
+        let share = export(
+            &p,
+            None,
+            SampleFilter::all(),
+            ExportFormat::Share,
+            WeightKind::Samples,
+            Privacy::default(),
+            "x",
+        )
+        .unwrap();
+        let Ok(Opened::Share(back)) = open(&share.bytes) else {
+            panic!("not a share file")
+        };
         assert_eq!(back.profile.samples.len(), 2);
         assert_eq!(share.meta.file_name, "x.perfscope");
     }

@@ -14,16 +14,41 @@ pub const MAX_ROWS: u32 = 1000;
 
 /// Counts the samples of `event` (all: `None`) and of the thread lanes `threads` (all: empty)
 /// per cell. The origin is the first sample of all (so the cells do not move with the filter).
-pub fn heatmap(profile: &Profile, timeline: &Timeline, events: &EventMap, event: Option<u32>, threads: &[u32], rows: u32) -> HeatmapReply {
+pub fn heatmap(
+    profile: &Profile,
+    timeline: &Timeline,
+    events: &EventMap,
+    event: Option<u32>,
+    threads: &[u32],
+    rows: u32,
+) -> HeatmapReply {
     let rows = rows.clamp(1, MAX_ROWS);
     let row_ns = 1_000_000_000 / u64::from(rows);
     let s = &profile.samples;
     let Some(origin) = s.time.iter().copied().min() else {
-        return HeatmapReply { meta: HeatmapMeta { rows, row_ns, ..HeatmapMeta::default() }, counts: Vec::new() };
+        return HeatmapReply {
+            meta: HeatmapMeta {
+                rows,
+                row_ns,
+                ..HeatmapMeta::default()
+            },
+            counts: Vec::new(),
+        };
     };
     let last = s.time.iter().copied().max().unwrap_or(origin);
-    let columns = u32::try_from((last - origin) / 1_000_000_000 + 1).unwrap_or(u32::MAX).min(MAX_COLUMNS);
-    let filter = sample_filter(&Filter { range: None, event, threads: threads.to_vec(), off_cpu: false }, timeline, events);
+    let columns = u32::try_from((last - origin) / 1_000_000_000 + 1)
+        .unwrap_or(u32::MAX)
+        .min(MAX_COLUMNS);
+    let filter = sample_filter(
+        &Filter {
+            range: None,
+            event,
+            threads: threads.to_vec(),
+            off_cpu: false,
+        },
+        timeline,
+        events,
+    );
     let all = filter == perfscope_analysis::samples::SampleFilter::all();
     let mut counts = vec![0u32; columns as usize * rows as usize];
     let (mut samples, mut cut) = (0u64, 0u64);
@@ -44,5 +69,18 @@ pub fn heatmap(profile: &Profile, timeline: &Timeline, events: &EventMap, event:
         }
     }
     let max = counts.iter().copied().max().unwrap_or(0);
-    HeatmapReply { meta: HeatmapMeta { query: None, generation: 0, origin, columns, rows, row_ns, max, samples, cut }, counts }
+    HeatmapReply {
+        meta: HeatmapMeta {
+            query: None,
+            generation: 0,
+            origin,
+            columns,
+            rows,
+            row_ns,
+            max,
+            samples,
+            cut,
+        },
+        counts,
+    }
 }

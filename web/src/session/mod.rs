@@ -31,7 +31,10 @@ pub mod tree;
 
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::ids::FuncIndex;
-use perfscope_analysis::load::{stream_records, LoadDiagnostics, LoadError, LoadExtras, LoadOptions, Loaded, ProfileLoader, RecordSink};
+use perfscope_analysis::load::{
+    stream_records, LoadDiagnostics, LoadError, LoadExtras, LoadOptions, Loaded, ProfileLoader,
+    RecordSink,
+};
 use perfscope_analysis::offcpu::{self, off_cpu_table};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleTable;
@@ -42,8 +45,8 @@ use perfscope_format::RawRecord;
 
 use crate::protocol::strings::StringTable;
 use crate::protocol::{
-    OffCpuInfo, Overview, Phase, ProfileData, Progress, Query, RecordError, RecordFilter, RecordRows, RecordsMeta, RecordsReply, StackReply,
-    SymbolFileInfo, Timings, WorkerMessage,
+    OffCpuInfo, Overview, Phase, ProfileData, Progress, Query, RecordError, RecordFilter,
+    RecordRows, RecordsMeta, RecordsReply, StackReply, SymbolFileInfo, Timings, WorkerMessage,
 };
 pub use events::EventMap;
 use records_index::RecordIndex;
@@ -102,15 +105,27 @@ impl RecordSink for OpenPass<'_> {
 }
 
 /// The profile is loaded with the switch timeline (on/off-CPU periods for the lanes).
-const EXTRAS: LoadExtras = LoadExtras { timeline: true, off_cpu: false };
+const EXTRAS: LoadExtras = LoadExtras {
+    timeline: true,
+    off_cpu: false,
+};
 
-fn load_options(resolver: Option<perfscope_analysis::symbols::resolver::SymbolResolver>) -> LoadOptions {
-    LoadOptions { resolver, unknown_names: UnknownNames::ModuleOffset, inline_frames: InlineFrames::Unwound, ..LoadOptions::default() }
+fn load_options(
+    resolver: Option<perfscope_analysis::symbols::resolver::SymbolResolver>,
+) -> LoadOptions {
+    LoadOptions {
+        resolver,
+        unknown_names: UnknownNames::ModuleOffset,
+        inline_frames: InlineFrames::Unwound,
+        ..LoadOptions::default()
+    }
 }
 
 /// The profile loader of a session: with the switch timeline, whose sample lanes the session
 /// counts from the profile itself ([`Timeline::new`]).
-fn loader(resolver: Option<perfscope_analysis::symbols::resolver::SymbolResolver>) -> ProfileLoader {
+fn loader(
+    resolver: Option<perfscope_analysis::symbols::resolver::SymbolResolver>,
+) -> ProfileLoader {
     ProfileLoader::with_extras(load_options(resolver), EXTRAS).without_timeline_sample_times()
 }
 
@@ -132,14 +147,36 @@ impl Session {
         let slice = slice.max(1);
         let t0 = now();
         let (resolver, symbol_infos) = symbols::build_resolver(&symbol_files, &Default::default());
-        let mut pass = OpenPass { index: RecordIndex::default(), loader: loader(resolver), summary: &mut summary };
-        let result = stream_records(&mut DynSource(source.as_mut()), &mut [], slice, &mut pass, |bytes, records| {
-            progress(Progress { phase: Phase::Records, bytes: bytes as f64, total, records: records as f64 })
-        });
-        let OpenPass { mut index, loader, .. } = pass;
+        let mut pass = OpenPass {
+            index: RecordIndex::default(),
+            loader: loader(resolver),
+            summary: &mut summary,
+        };
+        let result = stream_records(
+            &mut DynSource(source.as_mut()),
+            &mut [],
+            slice,
+            &mut pass,
+            |bytes, records| {
+                progress(Progress {
+                    phase: Phase::Records,
+                    bytes: bytes as f64,
+                    total,
+                    records: records as f64,
+                })
+            },
+        );
+        let OpenPass {
+            mut index, loader, ..
+        } = pass;
         timings.records_ms = now() - t0;
         let t1 = now();
-        progress(Progress { phase: Phase::Profile, bytes: total, total, records: index.len() as f64 });
+        progress(Progress {
+            phase: Phase::Profile,
+            bytes: total,
+            total,
+            records: index.len() as f64,
+        });
         let (meta, built) = match result {
             Ok(meta) => {
                 let built = loader.finish_loaded(&meta);
@@ -187,11 +224,22 @@ impl Session {
     pub(crate) fn open_bytes(data: Vec<u8>, slice: usize) -> Session {
         let mut source = source::VecSource(data);
         let summary = SummaryReader::read_from(&mut source, slice);
-        Session::open(Box::new(source), summary, Vec::new(), slice, &mut |_| {}, &|| 0.0, Timings::default())
+        Session::open(
+            Box::new(source),
+            summary,
+            Vec::new(),
+            slice,
+            &mut |_| {},
+            &|| 0.0,
+            Timings::default(),
+        )
     }
 
     /// Keeps the built profile (or its error); returns the switch timeline that came with it.
-    fn set_profile(&mut self, built: Result<Loaded, LoadError>) -> Option<perfscope_analysis::timeline::Timeline> {
+    fn set_profile(
+        &mut self,
+        built: Result<Loaded, LoadError>,
+    ) -> Option<perfscope_analysis::timeline::Timeline> {
         match built {
             Ok(l) => {
                 self.profile = l.profile;
@@ -209,10 +257,13 @@ impl Session {
     /// The event map and the timeline lanes of the profile, with the on/off-CPU activity of
     /// `switches`.
     fn finish_profile(&mut self, switches: Option<&perfscope_analysis::timeline::Timeline>) {
-        self.off_cpu = switches.and_then(|t| off_cpu_table(&self.profile, t).ok()).unwrap_or_default();
+        self.off_cpu = switches
+            .and_then(|t| off_cpu_table(&self.profile, t).ok())
+            .unwrap_or_default();
         self.events = EventMap::new(&self.summary, &self.profile);
         self.timeline = Timeline::new(&self.profile, &self.events);
-        self.timeline.set_activity(switches, &self.profile, &self.summary, &self.events);
+        self.timeline
+            .set_activity(switches, &self.profile, &self.summary, &self.events);
     }
 
     /// Builds the profile again (with the symbol files), reading the file again.
@@ -225,9 +276,20 @@ impl Session {
         if self.meta.is_some() {
             let total = self.source.len() as f64;
             let mut loader = loader(resolver);
-            let built = stream_records(&mut DynSource(self.source.as_mut()), &mut [], self.slice, &mut loader, |bytes, records| {
-                progress(Progress { phase: Phase::Profile, bytes: bytes as f64, total, records: records as f64 })
-            })
+            let built = stream_records(
+                &mut DynSource(self.source.as_mut()),
+                &mut [],
+                self.slice,
+                &mut loader,
+                |bytes, records| {
+                    progress(Progress {
+                        phase: Phase::Profile,
+                        bytes: bytes as f64,
+                        total,
+                        records: records as f64,
+                    })
+                },
+            )
             .map_err(LoadError::Format)
             .and_then(|meta| loader.finish_loaded(&meta));
             switches = self.set_profile(built);
@@ -237,7 +299,12 @@ impl Session {
     }
 
     /// Adds symbol files and rebuilds the profile with them.
-    pub fn add_symbols(&mut self, files: Vec<SymbolFile>, progress: &mut dyn FnMut(Progress), now: &dyn Fn() -> f64) {
+    pub fn add_symbols(
+        &mut self,
+        files: Vec<SymbolFile>,
+        progress: &mut dyn FnMut(Progress),
+        now: &dyn Fn() -> f64,
+    ) {
         self.symbol_files.extend(files);
         self.rebuild(progress, now);
     }
@@ -254,22 +321,42 @@ impl Session {
 
     /// The overview.
     pub fn overview(&self) -> Overview {
-        let mut o = overview::overview(&self.summary, self.meta.as_ref(), &self.index, &self.profile, &self.events, &self.timeline, &self.symbol_files, &self.diagnostics);
+        let mut o = overview::overview(
+            &self.summary,
+            self.meta.as_ref(),
+            &self.index,
+            &self.profile,
+            &self.events,
+            &self.timeline,
+            &self.symbol_files,
+            &self.diagnostics,
+        );
         o.generation = self.generation;
         // Header warnings are in the summary already; the banner is about records.
         let before = o.errors.len();
-        o.errors.retain(|e| !self.summary.warnings.contains(&e.message));
-        o.error_count = o.error_count.saturating_sub((before - o.errors.len()) as u64);
+        o.errors
+            .retain(|e| !self.summary.warnings.contains(&e.message));
+        o.error_count = o
+            .error_count
+            .saturating_sub((before - o.errors.len()) as u64);
         o.symbol_files = self.symbol_infos.clone();
         o.timings = self.timings;
         let t = &self.off_cpu;
         o.off_cpu = (!t.is_empty()).then(|| OffCpuInfo {
             switches: t.len() as u64,
             ns: t.period.iter().fold(0u64, |a, &p| a.saturating_add(p)),
-            approximate: t.event.iter().filter(|&&e| e == offcpu::APPROXIMATE).count() as u64,
+            approximate: t
+                .event
+                .iter()
+                .filter(|&&e| e == offcpu::APPROXIMATE)
+                .count() as u64,
         });
         if let Some(e) = &self.profile_error {
-            o.errors.push(RecordError { offset: 0, message: format!("the profile could not be built: {e}"), records_before: o.records });
+            o.errors.push(RecordError {
+                offset: 0,
+                message: format!("the profile could not be built: {e}"),
+                records_before: o.records,
+            });
             o.error_count += 1;
         }
         o
@@ -280,7 +367,10 @@ impl Session {
         let p = &self.profile;
         let mut strings = StringTable::new();
         for i in 0..p.strings.len() {
-            strings.push(p.strings.get(perfscope_analysis::ids::StringIndex(i as u32)));
+            strings.push(
+                p.strings
+                    .get(perfscope_analysis::ids::StringIndex(i as u32)),
+            );
         }
         let n = p.funcs.len();
         let mut func_name = Vec::with_capacity(n);
@@ -288,9 +378,18 @@ impl Session {
         for i in 0..n {
             let f = p.funcs.get(FuncIndex(i as u32));
             func_name.push(f.map_or(u32::MAX, |f| f.name.0));
-            func_module.push(f.and_then(|f| f.module).and_then(|m| p.modules.get(m)).map_or(u32::MAX, |m| m.path.0));
+            func_module.push(
+                f.and_then(|f| f.module)
+                    .and_then(|m| p.modules.get(m))
+                    .map_or(u32::MAX, |m| m.path.0),
+            );
         }
-        ProfileData { overview: self.overview(), strings, func_name, func_module }
+        ProfileData {
+            overview: self.overview(),
+            strings,
+            func_name,
+            func_module,
+        }
     }
 
     /// Records in the file.
@@ -316,41 +415,120 @@ impl Session {
     /// Answers a query.
     pub fn query(&mut self, id: u32, query: Query) -> WorkerMessage {
         match &query {
-            Query::Tree { filter, inverted, weight, root, detail } => {
-                let detail = if *detail == 0 { tree::DETAIL } else { u64::from(*detail) };
-                let params = tree::TreeParams { filter, inverted: *inverted, weight: *weight, root, detail };
-                let mut t = tree::tree(&tree::Samples { profile: &self.profile, off_cpu: &self.off_cpu }, &self.timeline, &self.events, &mut self.tree_cache, self.generation, params);
+            Query::Tree {
+                filter,
+                inverted,
+                weight,
+                root,
+                detail,
+            } => {
+                let detail = if *detail == 0 {
+                    tree::DETAIL
+                } else {
+                    u64::from(*detail)
+                };
+                let params = tree::TreeParams {
+                    filter,
+                    inverted: *inverted,
+                    weight: *weight,
+                    root,
+                    detail,
+                };
+                let mut t = tree::tree(
+                    &tree::Samples {
+                        profile: &self.profile,
+                        off_cpu: &self.off_cpu,
+                    },
+                    &self.timeline,
+                    &self.events,
+                    &mut self.tree_cache,
+                    self.generation,
+                    params,
+                );
                 t.meta.query = Some(query);
                 WorkerMessage::Tree(id, Box::new(t))
             }
             Query::Search { filter, text } => {
-                let mut r = tree::search(&tree::Samples { profile: &self.profile, off_cpu: &self.off_cpu }, &self.timeline, &self.events, &mut self.tree_cache, self.generation, filter, text);
+                let mut r = tree::search(
+                    &tree::Samples {
+                        profile: &self.profile,
+                        off_cpu: &self.off_cpu,
+                    },
+                    &self.timeline,
+                    &self.events,
+                    &mut self.tree_cache,
+                    self.generation,
+                    filter,
+                    text,
+                );
                 r.query = Some(query);
                 WorkerMessage::Search(id, Box::new(r))
             }
-            Query::Timeline { start, end, bins, event, func } => {
-                let mut t = self.timeline.reply(&self.profile, &self.events, *start, *end, *bins, *event, *func);
+            Query::Timeline {
+                start,
+                end,
+                bins,
+                event,
+                func,
+            } => {
+                let mut t = self.timeline.reply(
+                    &self.profile,
+                    &self.events,
+                    *start,
+                    *end,
+                    *bins,
+                    *event,
+                    *func,
+                );
                 t.meta.query = Some(query);
                 t.meta.generation = self.generation;
                 WorkerMessage::Timeline(id, Box::new(t))
             }
-            Query::Heatmap { event, threads, rows } => {
-                let mut h = heatmap::heatmap(&self.profile, &self.timeline, &self.events, *event, threads, *rows);
+            Query::Heatmap {
+                event,
+                threads,
+                rows,
+            } => {
+                let mut h = heatmap::heatmap(
+                    &self.profile,
+                    &self.timeline,
+                    &self.events,
+                    *event,
+                    threads,
+                    *rows,
+                );
                 h.meta.query = Some(query);
                 h.meta.generation = self.generation;
                 WorkerMessage::Heatmap(id, Box::new(h))
             }
-            Query::Records { filter, start, count } => {
+            Query::Records {
+                filter,
+                start,
+                count,
+            } => {
                 let (filter, start, count) = (filter.clone(), *start, *count);
                 let r = self.records(&filter, start, count);
-                WorkerMessage::Records(id, Box::new(RecordsReply { meta: RecordsMeta { query: Some(query), ..r.meta }, rows: r.rows }))
+                WorkerMessage::Records(
+                    id,
+                    Box::new(RecordsReply {
+                        meta: RecordsMeta {
+                            query: Some(query),
+                            ..r.meta
+                        },
+                        rows: r.rows,
+                    }),
+                )
             }
             Query::Stack { record } => WorkerMessage::Stack(id, Box::new(self.stack(*record))),
             // Answered by the worker with `export` and `compare` (they need the file name and
             // the base profile).
-            Query::Export { .. } | Query::Diff { .. } => {
-                WorkerMessage::Failed(id, crate::protocol::Failure { message: "export and diff queries go through the worker".into(), crashed: false })
-            }
+            Query::Export { .. } | Query::Diff { .. } => WorkerMessage::Failed(
+                id,
+                crate::protocol::Failure {
+                    message: "export and diff queries go through the worker".into(),
+                    crashed: false,
+                },
+            ),
         }
     }
 
@@ -369,13 +547,22 @@ impl Session {
                     &self.records_cache.insert((filter.clone(), rows)).1
                 }
             };
-            (rows.iter().skip(start as usize).take(count as usize).copied().collect(), rows.len() as u64)
+            (
+                rows.iter()
+                    .skip(start as usize)
+                    .take(count as usize)
+                    .copied()
+                    .collect(),
+                rows.len() as u64,
+            )
         };
         let ix = &self.index;
         let mut fields = StringTable::new();
         let summary = &self.summary;
         if let Some(meta) = &self.meta {
-            for text in ix.describe_rows(self.source.as_mut(), meta, &page, &|e| event_name(summary, e)) {
+            for text in ix.describe_rows(self.source.as_mut(), meta, &page, &|e| {
+                event_name(summary, e)
+            }) {
                 fields.push(&text);
             }
         } else {
@@ -383,8 +570,11 @@ impl Session {
                 fields.push("");
             });
         }
-        let got: Vec<Option<records_index::Row>> = page.iter().map(|&i| ix.row(i as usize)).collect();
-        let col32 = |f: fn(&records_index::Row) -> u32| got.iter().map(|r| r.as_ref().map_or(u32::MAX, f)).collect();
+        let got: Vec<Option<records_index::Row>> =
+            page.iter().map(|&i| ix.row(i as usize)).collect();
+        let col32 = |f: fn(&records_index::Row) -> u32| {
+            got.iter().map(|r| r.as_ref().map_or(u32::MAX, f)).collect()
+        };
         let rows = RecordRows {
             type_: col32(|r| r.type_),
             time: got.iter().map(|r| r.map_or(u64::MAX, |r| r.time)).collect(),
@@ -395,7 +585,14 @@ impl Session {
             index: page,
             fields,
         };
-        RecordsReply { meta: RecordsMeta { query: None, matching, start }, rows }
+        RecordsReply {
+            meta: RecordsMeta {
+                query: None,
+                matching,
+                start,
+            },
+            rows,
+        }
     }
 
     /// The stack of the sample of record `record`: the profile sample with its time and tid.
@@ -403,7 +600,13 @@ impl Session {
         let r = record as usize;
         let summary = &self.summary;
         let fields = match &self.meta {
-            Some(meta) => self.index.describe_rows(self.source.as_mut(), meta, &[record], &|e| event_name(summary, e)).pop().unwrap_or_default(),
+            Some(meta) => self
+                .index
+                .describe_rows(self.source.as_mut(), meta, &[record], &|e| {
+                    event_name(summary, e)
+                })
+                .pop()
+                .unwrap_or_default(),
             None => String::new(),
         };
         let row = self.index.row(r);
@@ -428,21 +631,39 @@ impl Session {
         let p = &self.profile;
         let times = &p.samples.time;
         let start = times.partition_point(|&t| t < time);
-        let found = (start..times.len()).take_while(|&i| times.get(i) == Some(&time)).find(|&i| {
-            p.samples.thread.get(i).and_then(|&t| p.threads.get(t)).is_some_and(|t| t.tid == tid || tid == u32::MAX)
-        });
+        let found = (start..times.len())
+            .take_while(|&i| times.get(i) == Some(&time))
+            .find(|&i| {
+                p.samples
+                    .thread
+                    .get(i)
+                    .and_then(|&t| p.threads.get(t))
+                    .is_some_and(|t| t.tid == tid || tid == u32::MAX)
+            });
         match found.and_then(|i| p.samples.stack.get(i).copied()) {
             Some(stack) => {
-                reply.funcs = p.stacks.frames_leaf_first(stack).filter_map(|f| p.frame_func(f)).map(|f| f.0).collect();
+                reply.funcs = p
+                    .stacks
+                    .frames_leaf_first(stack)
+                    .filter_map(|f| p.frame_func(f))
+                    .map(|f| f.0)
+                    .collect();
             }
-            None => reply.note = Some("this sample is not in the profile (it could not be decoded)".into()),
+            None => {
+                reply.note =
+                    Some("this sample is not in the profile (it could not be decoded)".into())
+            }
         }
         reply
     }
 }
 
 fn event_name(summary: &Summary, e: u32) -> String {
-    summary.events.get(e as usize).map(|e| e.name.clone()).unwrap_or_else(|| format!("event {e}"))
+    summary
+        .events
+        .get(e as usize)
+        .map(|e| e.name.clone())
+        .unwrap_or_else(|| format!("event {e}"))
 }
 
 #[cfg(test)]
@@ -456,7 +677,11 @@ mod tests {
     use crate::protocol::{Filter, WeightKind};
 
     fn open(name: &str) -> Session {
-        let data = std::fs::read(format!("{}/../tests/data/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let data = std::fs::read(format!(
+            "{}/../tests/data/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
         open_bytes(data, SLICE)
     }
 
@@ -473,10 +698,28 @@ mod tests {
         assert_eq!(o.events[0].samples, o.samples);
         assert!(o.events[0].callchain);
         assert_eq!(o.comms.iter().map(|c| c.samples).sum::<u64>(), o.samples);
-        assert!(o.reasons.iter().any(|r| r.code == "kernel-unnamed"), "{:?}", o.reasons);
-        let sample_count = o.record_counts.iter().find(|c| c.name == "SAMPLE").unwrap().count;
+        assert!(
+            o.reasons.iter().any(|r| r.code == "kernel-unnamed"),
+            "{:?}",
+            o.reasons
+        );
+        let sample_count = o
+            .record_counts
+            .iter()
+            .find(|c| c.name == "SAMPLE")
+            .unwrap()
+            .count;
         assert_eq!(sample_count, o.samples);
-        match s.query(1, Query::Tree { filter: Filter::default(), inverted: false, weight: WeightKind::Samples, root: vec![], detail: 0 }) {
+        match s.query(
+            1,
+            Query::Tree {
+                filter: Filter::default(),
+                inverted: false,
+                weight: WeightKind::Samples,
+                root: vec![],
+                detail: 0,
+            },
+        ) {
             WorkerMessage::Tree(1, t) => {
                 assert_eq!(t.meta.samples, o.samples);
                 assert!(t.nodes.len() > 10);
@@ -496,13 +739,22 @@ mod tests {
         let n = s.index.len() as u32;
         // A filter that keeps every record, through the matching list.
         let all_types: Vec<u32> = s.index.record_counts().iter().map(|c| c.type_).collect();
-        let keep_all = RecordFilter { types: all_types, ..RecordFilter::default() };
+        let keep_all = RecordFilter {
+            types: all_types,
+            ..RecordFilter::default()
+        };
         for start in [0, 5, n - 3, n, n + 10] {
             let a = s.records(&RecordFilter::default(), start, 10);
             let b = s.records(&keep_all, start, 10);
             assert_eq!(a.meta.matching, u64::from(n));
-            assert_eq!((a.meta.matching, &a.rows.index, &a.rows.time, &a.rows.type_), (b.meta.matching, &b.rows.index, &b.rows.time, &b.rows.type_));
-            assert_eq!(a.rows.index.len(), (n.saturating_sub(start)).min(10) as usize);
+            assert_eq!(
+                (a.meta.matching, &a.rows.index, &a.rows.time, &a.rows.type_),
+                (b.meta.matching, &b.rows.index, &b.rows.time, &b.rows.type_)
+            );
+            assert_eq!(
+                a.rows.index.len(),
+                (n.saturating_sub(start)).min(10) as usize
+            );
         }
     }
 
@@ -511,6 +763,10 @@ mod tests {
         let s = open("pipe.data");
         let o = s.overview();
         assert!(o.samples > 10);
-        assert!(o.threads.iter().any(|t| t.name == "sort"), "{:?}", o.threads);
+        assert!(
+            o.threads.iter().any(|t| t.name == "sort"),
+            "{:?}",
+            o.threads
+        );
     }
 }

@@ -10,7 +10,11 @@ use super::*;
 use crate::protocol::{Filter, WeightKind};
 
 fn data(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/../tests/data/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    std::fs::read(format!(
+        "{}/../tests/data/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
 }
 
 /// From the oracle: (cpu-clock samples, OUT → IN ns per tid).
@@ -20,7 +24,10 @@ fn oracle() -> (u64, BTreeMap<u32, u64>) {
     let mut samples = 0;
     for line in text.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
-        let at = f.iter().position(|w| w.contains('/') && w.split('/').all(|p| p.parse::<i64>().is_ok())).unwrap();
+        let at = f
+            .iter()
+            .position(|w| w.contains('/') && w.split('/').all(|p| p.parse::<i64>().is_ok()))
+            .unwrap();
         let tid: u32 = f[at].split('/').nth(1).unwrap().parse().unwrap();
         let (s, ns) = f[at + 1].trim_end_matches(':').split_once('.').unwrap();
         let time = s.parse::<u64>().unwrap() * 1_000_000_000 + ns.parse::<u64>().unwrap();
@@ -48,7 +55,16 @@ fn oracle() -> (u64, BTreeMap<u32, u64>) {
 }
 
 fn tree(s: &mut Session, filter: Filter) -> crate::protocol::TreeReply {
-    match s.query(1, Query::Tree { filter, inverted: false, weight: WeightKind::Period, root: vec![], detail: u64::MAX as u32 }) {
+    match s.query(
+        1,
+        Query::Tree {
+            filter,
+            inverted: false,
+            weight: WeightKind::Period,
+            root: vec![],
+            detail: u64::MAX as u32,
+        },
+    ) {
         WorkerMessage::Tree(_, t) => *t,
         other => panic!("{other:?}"),
     }
@@ -68,22 +84,55 @@ fn off_cpu_time_equals_the_switch_records_and_changes_nothing_else() {
     assert_eq!(info.ns, total);
     // No sched_switch callchains: every stack is the thread's last sample's.
     assert_eq!(info.approximate, info.switches);
-    let on = tree(&mut s, Filter { event: Some(0), ..Filter::default() });
+    let on = tree(
+        &mut s,
+        Filter {
+            event: Some(0),
+            ..Filter::default()
+        },
+    );
     assert_eq!(on.meta.samples, samples);
-    let off = tree(&mut s, Filter { event: Some(0), off_cpu: true, ..Filter::default() });
+    let off = tree(
+        &mut s,
+        Filter {
+            event: Some(0),
+            off_cpu: true,
+            ..Filter::default()
+        },
+    );
     assert_eq!(off.meta.period, total);
     assert_eq!(off.meta.samples, info.switches);
     // Per thread: the lane's off-CPU time.
     for (lane, t) in o.threads.iter().enumerate() {
         let want = gaps.get(&t.tid).copied().unwrap_or(0);
-        let got = tree(&mut s, Filter { threads: vec![lane as u32], off_cpu: true, ..Filter::default() }).meta.period;
+        let got = tree(
+            &mut s,
+            Filter {
+                threads: vec![lane as u32],
+                off_cpu: true,
+                ..Filter::default()
+            },
+        )
+        .meta
+        .period;
         assert_eq!(got, want, "{} {}/{}", t.name, t.pid, t.tid);
     }
     // A time selection: the switches back in within it.
     let (lo, hi) = o.sample_range.unwrap();
     let mid = lo + (hi - lo) / 2;
-    let half = tree(&mut s, Filter { range: Some((lo, mid)), off_cpu: true, ..Filter::default() });
-    assert!(half.meta.period > 0 && half.meta.period < total, "{}", half.meta.period);
+    let half = tree(
+        &mut s,
+        Filter {
+            range: Some((lo, mid)),
+            off_cpu: true,
+            ..Filter::default()
+        },
+    );
+    assert!(
+        half.meta.period > 0 && half.meta.period < total,
+        "{}",
+        half.meta.period
+    );
 }
 
 #[test]

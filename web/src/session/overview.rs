@@ -18,19 +18,47 @@ use super::timeline::Timeline;
 use crate::protocol::{CommCount, EventInfo, Overview, Reason};
 
 /// Events (in attr order) with their sample counts and what their attrs record.
-pub fn events(summary: &Summary, meta: Option<&Metadata>, profile: &Profile, map: &EventMap) -> Vec<EventInfo> {
+pub fn events(
+    summary: &Summary,
+    meta: Option<&Metadata>,
+    profile: &Profile,
+    map: &EventMap,
+) -> Vec<EventInfo> {
     let n = map.attrs().max(summary.events.len());
     let mut out: Vec<EventInfo> = (0..n)
         .map(|i| {
-            let name = summary.events.get(i).map(|e| e.name.clone()).unwrap_or_else(|| {
-                map.to_profile.get(i).copied().flatten().map(|e| profile.event_name(e).to_string()).unwrap_or_default()
-            });
-            let st = meta.and_then(|m| m.events.attr(AttrIndex(i as u32))).map_or(0, |a| a.sample_type);
+            let name = summary
+                .events
+                .get(i)
+                .map(|e| e.name.clone())
+                .unwrap_or_else(|| {
+                    map.to_profile
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .map(|e| profile.event_name(e).to_string())
+                        .unwrap_or_default()
+                });
+            let st = meta
+                .and_then(|m| m.events.attr(AttrIndex(i as u32)))
+                .map_or(0, |a| a.sample_type);
             // Without the attrs (a share file), the summary names the bits.
-            let named = |bit: &str| meta.is_none() && summary.events.get(i).is_some_and(|e| e.sample_type.split('|').any(|b| b == bit));
+            let named = |bit: &str| {
+                meta.is_none()
+                    && summary
+                        .events
+                        .get(i)
+                        .is_some_and(|e| e.sample_type.split('|').any(|b| b == bit))
+            };
             let callchain = st & sample_type::CALLCHAIN != 0 || named("CALLCHAIN");
             let dwarf = st & sample_type::STACK_USER != 0 || named("STACK_USER");
-            EventInfo { name, samples: 0, period: 0, callchain, dwarf }
+            EventInfo {
+                name,
+                samples: 0,
+                period: 0,
+                callchain,
+                dwarf,
+            }
         })
         .collect();
     for (e, p) in profile.samples.event.iter().zip(&profile.samples.period) {
@@ -42,7 +70,9 @@ pub fn events(summary: &Summary, meta: Option<&Metadata>, profile: &Profile, map
     // Text input has no attrs: an event has call chains when one of its stacks has two frames.
     if meta.is_none() {
         for (e, st) in profile.samples.event.iter().zip(&profile.samples.stack) {
-            let deep = st.and_then(|st| profile.stacks.get(st)).is_some_and(|s| s.prefix.is_some());
+            let deep = st
+                .and_then(|st| profile.stacks.get(st))
+                .is_some_and(|s| s.prefix.is_some());
             if let Some(info) = out.get_mut(map.attr(*e) as usize).filter(|_| deep) {
                 info.callchain = true;
             }
@@ -64,11 +94,28 @@ pub fn comms(profile: &Profile) -> Vec<CommCount> {
         if n == 0 {
             continue;
         }
-        let Some(t) = profile.threads.get(ThreadIndex(i as u32)) else { continue };
-        *merged.entry((profile.strings.get(t.name).to_string(), t.pid, t.tid)).or_insert(0) += n;
+        let Some(t) = profile.threads.get(ThreadIndex(i as u32)) else {
+            continue;
+        };
+        *merged
+            .entry((profile.strings.get(t.name).to_string(), t.pid, t.tid))
+            .or_insert(0) += n;
     }
-    let mut out: Vec<CommCount> = merged.into_iter().map(|((comm, pid, tid), samples)| CommCount { comm, pid, tid, samples }).collect();
-    out.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.pid.cmp(&b.pid)).then(a.tid.cmp(&b.tid)));
+    let mut out: Vec<CommCount> = merged
+        .into_iter()
+        .map(|((comm, pid, tid), samples)| CommCount {
+            comm,
+            pid,
+            tid,
+            samples,
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.samples
+            .cmp(&a.samples)
+            .then(a.pid.cmp(&b.pid))
+            .then(a.tid.cmp(&b.tid))
+    });
     out
 }
 
@@ -78,7 +125,10 @@ fn basename(path: &str) -> &str {
 
 /// Whether a function is a placeholder for an address without a symbol (`module+0x1f`).
 fn unnamed(name: &str, module: &str) -> bool {
-    name.starts_with("0x") || name.strip_prefix(basename(module)).is_some_and(|rest| rest.starts_with("+0x"))
+    name.starts_with("0x")
+        || name
+            .strip_prefix(basename(module))
+            .is_some_and(|rest| rest.starts_with("+0x"))
 }
 
 /// (kernel, user) shares of samples whose leaf function has no name.
@@ -88,14 +138,26 @@ pub fn unnamed_leaf_shares(profile: &Profile) -> (f64, f64) {
     let (mut kernel, mut user, mut all) = (0u64, 0u64, 0u64);
     for s in profile.samples.stack.iter().flatten() {
         all += 1;
-        let Some(func) = profile.stack_func(*s) else { continue };
-        let Some(c) = class.get_mut(func.index()) else { continue };
+        let Some(func) = profile.stack_func(*s) else {
+            continue;
+        };
+        let Some(c) = class.get_mut(func.index()) else {
+            continue;
+        };
         if *c == 0 {
             *c = profile.funcs.get(func).map_or(1, |f| {
-                let module = f.module.and_then(|m| profile.modules.get(m)).map_or("", |m| profile.strings.get(m.path));
+                let module = f
+                    .module
+                    .and_then(|m| profile.modules.get(m))
+                    .map_or("", |m| profile.strings.get(m.path));
                 match unnamed(profile.strings.get(f.name), module) {
                     false => 1,
-                    true if perfscope_analysis::symbols::resolver::is_kernel_module_path(module) => 2,
+                    true if perfscope_analysis::symbols::resolver::is_kernel_module_path(
+                        module,
+                    ) =>
+                    {
+                        2
+                    }
                     true => 3,
                 }
             });
@@ -114,19 +176,42 @@ pub fn unnamed_leaf_shares(profile: &Profile) -> (f64, f64) {
 
 fn percent(share: f64) -> String {
     let p = share * 100.0;
-    if p < 1.0 { format!("{p:.1}%") } else { format!("{p:.0}%") }
+    if p < 1.0 {
+        format!("{p:.1}%")
+    } else {
+        format!("{p:.0}%")
+    }
 }
 
 /// Why the flame graph may be empty or misleading.
-pub fn reasons(summary: &Summary, events: &[EventInfo], profile: &Profile, symbols: &[SymbolFile], diag: &LoadDiagnostics) -> Vec<Reason> {
+pub fn reasons(
+    summary: &Summary,
+    events: &[EventInfo],
+    profile: &Profile,
+    symbols: &[SymbolFile],
+    diag: &LoadDiagnostics,
+) -> Vec<Reason> {
     let mut out = Vec::new();
-    let reason = |code: &str, message: String| Reason { code: code.to_string(), message };
+    let reason = |code: &str, message: String| Reason {
+        code: code.to_string(),
+        message,
+    };
     if profile.samples.is_empty() {
-        let why = if summary.stat { " (it was made by perf stat record, which stores counts, not samples)" } else { "" };
-        out.push(reason("no-samples", format!("This file has no samples{why}: there is no call tree or flame graph to show.")));
+        let why = if summary.stat {
+            " (it was made by perf stat record, which stores counts, not samples)"
+        } else {
+            ""
+        };
+        out.push(reason(
+            "no-samples",
+            format!("This file has no samples{why}: there is no call tree or flame graph to show."),
+        ));
         return out;
     }
-    for e in events.iter().filter(|e| e.samples > 0 && !e.callchain && !e.dwarf) {
+    for e in events
+        .iter()
+        .filter(|e| e.samples > 0 && !e.callchain && !e.dwarf)
+    {
         out.push(reason(
             "no-callchains",
             format!(
@@ -135,11 +220,21 @@ pub fn reasons(summary: &Summary, events: &[EventInfo], profile: &Profile, symbo
             ),
         ));
     }
-    let has_binaries = symbols.iter().any(|f| matches!(f.kind, FileKind::Elf | FileKind::Archive));
+    let has_binaries = symbols
+        .iter()
+        .any(|f| matches!(f.kind, FileKind::Elf | FileKind::Archive));
     let dwarf_samples: u64 = events.iter().filter(|e| e.dwarf).map(|e| e.samples).sum();
     if dwarf_samples > 0 && diag.truncated > 0 {
-        let names: Vec<&str> = events.iter().filter(|e| e.dwarf && e.samples > 0).map(|e| e.name.as_str()).collect();
-        let what = if has_binaries { "the dropped binaries do not cover every user module" } else { "no binaries were given" };
+        let names: Vec<&str> = events
+            .iter()
+            .filter(|e| e.dwarf && e.samples > 0)
+            .map(|e| e.name.as_str())
+            .collect();
+        let what = if has_binaries {
+            "the dropped binaries do not cover every user module"
+        } else {
+            "no binaries were given"
+        };
         out.push(reason(
             "dwarf-no-binaries",
             format!(
@@ -216,14 +311,20 @@ mod tests {
     #[test]
     fn unnamed_names_are_module_offsets() {
         assert!(unnamed("libc.so.6+0x1f", "/usr/lib/libc.so.6"));
-        assert!(unnamed("[kernel.kallsyms]+0xffffffff81000000", "[kernel.kallsyms]"));
+        assert!(unnamed(
+            "[kernel.kallsyms]+0xffffffff81000000",
+            "[kernel.kallsyms]"
+        ));
         assert!(unnamed("0x7f00", ""));
         assert!(!unnamed("memcpy", "/usr/lib/libc.so.6"));
     }
 
     #[test]
     fn a_profile_without_samples_says_so_and_nothing_else() {
-        let s = Summary { stat: true, ..Summary::default() };
+        let s = Summary {
+            stat: true,
+            ..Summary::default()
+        };
         let r = reasons(&s, &[], &Profile::new(), &[], &LoadDiagnostics::default());
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].code, "no-samples");

@@ -10,10 +10,12 @@ fn text(s: &RawStr<'_>) -> String {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 /// pid, tid and cpu of a record (`None` where it has none).
@@ -31,7 +33,13 @@ pub struct Who {
 pub fn who(rec: &Record<'_>) -> Who {
     let sid = rec.sample_id().copied().unwrap_or(SampleId::of_event(None));
     let own = match rec {
-        Record::Sample(s) => return Who { pid: s.pid, tid: s.tid, cpu: s.cpu },
+        Record::Sample(s) => {
+            return Who {
+                pid: s.pid,
+                tid: s.tid,
+                cpu: s.cpu,
+            }
+        }
         Record::Mmap(r) => Some((r.pid, r.tid)),
         Record::Mmap2(r) => Some((r.pid, r.tid)),
         Record::Comm(r) => Some((r.pid, r.tid)),
@@ -42,8 +50,16 @@ pub fn who(rec: &Record<'_>) -> Who {
         _ => None,
     };
     match own {
-        Some((pid, tid)) => Who { pid: Some(pid), tid: Some(tid), cpu: sid.cpu },
-        None => Who { pid: sid.pid, tid: sid.tid, cpu: sid.cpu },
+        Some((pid, tid)) => Who {
+            pid: Some(pid),
+            tid: Some(tid),
+            cpu: sid.cpu,
+        },
+        None => Who {
+            pid: sid.pid,
+            tid: sid.tid,
+            cpu: sid.cpu,
+        },
     }
 }
 
@@ -81,10 +97,24 @@ pub fn describe(rec: &Record<'_>, event_name: impl Fn(u32) -> String) -> String 
     match rec {
         Record::Sample(s) => sample(s, &event_name(s.event.0), &mut out),
         Record::Mmap(r) => {
-            let _ = write!(out, "{} [{:#x}({:#x}) @ {:#x}]", text(&r.filename), r.start, r.len, r.pgoff);
+            let _ = write!(
+                out,
+                "{} [{:#x}({:#x}) @ {:#x}]",
+                text(&r.filename),
+                r.start,
+                r.len,
+                r.pgoff
+            );
         }
         Record::Mmap2(r) => {
-            let _ = write!(out, "{} [{:#x}({:#x}) @ {:#x}]", text(&r.filename), r.start, r.len, r.pgoff);
+            let _ = write!(
+                out,
+                "{} [{:#x}({:#x}) @ {:#x}]",
+                text(&r.filename),
+                r.start,
+                r.len,
+                r.pgoff
+            );
             match r.file_id {
                 Mmap2FileId::BuildId(id) => {
                     let _ = write!(out, " build_id={}", hex(id));
@@ -98,7 +128,12 @@ pub fn describe(rec: &Record<'_>, event_name: impl Fn(u32) -> String) -> String 
             }
         }
         Record::Comm(r) => {
-            let _ = write!(out, "{}{}", text(&r.comm), if r.is_exec() { " (exec)" } else { "" });
+            let _ = write!(
+                out,
+                "{}{}",
+                text(&r.comm),
+                if r.is_exec() { " (exec)" } else { "" }
+            );
         }
         Record::Fork(r) | Record::Exit(r) => {
             let _ = write!(out, "{}/{} parent {}/{}", r.pid, r.tid, r.ppid, r.ptid);
@@ -122,17 +157,32 @@ pub fn describe(rec: &Record<'_>, event_name: impl Fn(u32) -> String) -> String 
             }
         }
         Record::Ksymbol(r) => {
-            let _ = write!(out, "{} {:#x} len={} type={}", text(&r.name), r.addr, r.len, r.ksym_type);
+            let _ = write!(
+                out,
+                "{} {:#x} len={} type={}",
+                text(&r.name),
+                r.addr,
+                r.len,
+                r.ksym_type
+            );
         }
         Record::Cgroup(r) => {
             let _ = write!(out, "{} id={}", text(&r.path), r.id);
         }
         Record::Aux(r) => {
-            let _ = write!(out, "offset={:#x} size={:#x} flags={:#x}", r.aux_offset, r.aux_size, r.flags);
+            let _ = write!(
+                out,
+                "offset={:#x} size={:#x} flags={:#x}",
+                r.aux_offset, r.aux_size, r.flags
+            );
         }
         Record::FinishedRound | Record::FinishedInit => {}
         Record::TimeConv(r) => {
-            let _ = write!(out, "time_shift={} time_mult={} time_zero={}", r.time_shift, r.time_mult, r.time_zero);
+            let _ = write!(
+                out,
+                "time_shift={} time_mult={} time_zero={}",
+                r.time_shift, r.time_mult, r.time_zero
+            );
         }
         Record::Unknown(raw) => {
             let _ = write!(out, "{} body bytes", raw.body.len());

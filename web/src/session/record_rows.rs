@@ -71,7 +71,10 @@ pub struct RecordRows {
 
 impl std::fmt::Debug for RecordRows {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RecordRows").field("len", &self.len).field("wide", &self.wide.len()).finish()
+        f.debug_struct("RecordRows")
+            .field("len", &self.len)
+            .field("wide", &self.wide.len())
+            .finish()
     }
 }
 
@@ -94,14 +97,23 @@ impl RecordRows {
         self.len += 1;
         let type_ = self.type_code(row.type_);
         let who = self.who_code((row.cpu, row.pid, row.tid));
-        let Some(b) = self.blocks.last_mut() else { return };
+        let Some(b) = self.blocks.last_mut() else {
+            return;
+        };
         if row.time != u64::MAX && b.time.is_none() {
             b.time = Some(row.time.saturating_sub(BACK));
         }
-        let offset = row.offset.checked_sub(b.offset).and_then(|d| u32::try_from(d).ok()).filter(|&d| d != WIDE);
+        let offset = row
+            .offset
+            .checked_sub(b.offset)
+            .and_then(|d| u32::try_from(d).ok())
+            .filter(|&d| d != WIDE);
         let time = match (row.time, b.time) {
             (u64::MAX, _) => Some(NO_TIME),
-            (t, Some(base)) => t.checked_sub(base).and_then(|d| u32::try_from(d).ok()).filter(|&d| d != NO_TIME),
+            (t, Some(base)) => t
+                .checked_sub(base)
+                .and_then(|d| u32::try_from(d).ok())
+                .filter(|&d| d != NO_TIME),
             (_, None) => None,
         };
         let inner = match row.inner {
@@ -116,7 +128,13 @@ impl RecordRows {
             self.wide.insert(n, row);
             return;
         };
-        let cells = (b.offset_delta.get_mut(slot), b.time_delta.get_mut(slot), b.inner.get_mut(slot), b.type_.get_mut(slot), b.who.get_mut(slot));
+        let cells = (
+            b.offset_delta.get_mut(slot),
+            b.time_delta.get_mut(slot),
+            b.inner.get_mut(slot),
+            b.type_.get_mut(slot),
+            b.who.get_mut(slot),
+        );
         if let (Some(o), Some(t), Some(i), Some(ty), Some(w)) = cells {
             (*o, *t, *i, *ty, *w) = (offset, time, inner, type_, who);
         }
@@ -163,7 +181,15 @@ impl RecordRows {
         };
         let type_ = *self.types.get(usize::from(*b.type_.get(slot)?))?;
         let &(cpu, pid, tid) = self.whos.get(*b.who.get(slot)? as usize)?;
-        Some(Row { offset: b.offset.checked_add(u64::from(offset_delta))?, inner, type_, time, cpu, pid, tid })
+        Some(Row {
+            offset: b.offset.checked_add(u64::from(offset_delta))?,
+            inner,
+            type_,
+            time,
+            cpu,
+            pid,
+            tid,
+        })
     }
 
     /// Every row in order.
@@ -197,7 +223,15 @@ mod tests {
     use super::*;
 
     fn row(offset: u64, time: u64, type_: u32, inner: u32, tid: u32) -> Row {
-        Row { offset, inner, type_, time, cpu: tid % 3, pid: tid / 2, tid }
+        Row {
+            offset,
+            inner,
+            type_,
+            time,
+            cpu: tid % 3,
+            pid: tid / 2,
+            tid,
+        }
     }
 
     #[test]
@@ -212,9 +246,23 @@ mod tests {
                 6 => 1 << 63,
                 k => 10_000_000_000 + k * 1_000_000 - (i % 3) * 1_500_000_000,
             };
-            let offset = if i % 131 == 7 { 1 << 40 } else { 0x1000 + i * 40 };
-            let type_ = if i > 500 { 1000 + (i as u32 % 300) } else { (i % 20) as u32 };
-            let inner = if i % 11 == 0 { u32::MAX } else if i % 13 == 0 { 70_000 } else { (i % 50) as u32 };
+            let offset = if i % 131 == 7 {
+                1 << 40
+            } else {
+                0x1000 + i * 40
+            };
+            let type_ = if i > 500 {
+                1000 + (i as u32 % 300)
+            } else {
+                (i % 20) as u32
+            };
+            let inner = if i % 11 == 0 {
+                u32::MAX
+            } else if i % 13 == 0 {
+                70_000
+            } else {
+                (i % 50) as u32
+            };
             rows.push(row(offset, time, type_, inner, (i % 17) as u32));
         }
         let mut r = RecordRows::default();

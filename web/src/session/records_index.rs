@@ -10,13 +10,15 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use perfscope_analysis::load::{stream_records, RecordSink};
 use perfscope_format::file::ReadAt;
 use perfscope_format::metadata::Metadata;
-use perfscope_format::records::{frame_record_with, trailing_payload_len, Record, RECORD_HEADER_SIZE};
+use perfscope_format::records::{
+    frame_record_with, trailing_payload_len, Record, RECORD_HEADER_SIZE,
+};
 use perfscope_format::stream::StreamDecoder;
 use perfscope_format::{RawRecord, RecordType};
 
 use super::record_fields::{describe, who};
-pub use super::record_rows::Row;
 use super::record_rows::RecordRows;
+pub use super::record_rows::Row;
 use super::source::DynSource;
 use crate::protocol::{LostInfo, RecordCount, RecordError, RecordFilter};
 
@@ -61,7 +63,11 @@ impl RecordIndex {
     /// Reads a whole perf.data (file or pipe mode) through `r` in slices of `slice` bytes.
     /// `progress(bytes, records)` is called after each slice. Returns the index and the file's
     /// metadata, or the error that prevented reading any record.
-    pub fn build(r: &mut dyn ReadAt, slice: usize, progress: &mut dyn FnMut(u64, u64)) -> Result<(RecordIndex, Metadata), perfscope_format::Error> {
+    pub fn build(
+        r: &mut dyn ReadAt,
+        slice: usize,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<(RecordIndex, Metadata), perfscope_format::Error> {
         let mut ix = RecordIndex::default();
         let meta = stream_records(&mut DynSource(r), &mut [], slice, &mut ix, progress)?;
         Ok((ix, meta))
@@ -71,7 +77,9 @@ impl RecordIndex {
     pub fn push(&mut self, meta: &Metadata, raw: &RawRecord<'_>) {
         let t = raw.type_().0;
         *self.counts.entry(t).or_insert(0) += 1;
-        self.names.entry(t).or_insert_with(|| meta.record_type_name(raw.type_()));
+        self.names
+            .entry(t)
+            .or_insert_with(|| meta.record_type_name(raw.type_()));
         let (mut time, mut w) = (None, Default::default());
         match meta.parse(raw) {
             Ok(rec) => {
@@ -117,7 +125,11 @@ impl RecordIndex {
     pub fn push_error(&mut self, e: perfscope_format::Error) {
         self.error_count += 1;
         if self.errors.len() < MAX_ERRORS {
-            self.errors.push(RecordError { offset: e.offset, message: e.to_string(), records_before: self.len() as u64 });
+            self.errors.push(RecordError {
+                offset: e.offset,
+                message: e.to_string(),
+                records_before: self.len() as u64,
+            });
         }
     }
 
@@ -135,10 +147,12 @@ impl RecordIndex {
             Record::Throttle(_) => l.throttle += 1,
             Record::Unthrottle(_) => l.unthrottle += 1,
             Record::Mmap(r) => {
-                self.mapped.insert(String::from_utf8_lossy(r.filename.as_bytes()).into_owned());
+                self.mapped
+                    .insert(String::from_utf8_lossy(r.filename.as_bytes()).into_owned());
             }
             Record::Mmap2(r) => {
-                self.mapped.insert(String::from_utf8_lossy(r.filename.as_bytes()).into_owned());
+                self.mapped
+                    .insert(String::from_utf8_lossy(r.filename.as_bytes()).into_owned());
             }
             _ => {}
         }
@@ -163,7 +177,11 @@ impl RecordIndex {
     pub fn record_counts(&self) -> Vec<RecordCount> {
         self.counts
             .iter()
-            .map(|(&t, &count)| RecordCount { type_: t, name: self.names.get(&t).cloned().unwrap_or_default(), count })
+            .map(|(&t, &count)| RecordCount {
+                type_: t,
+                name: self.names.get(&t).cloned().unwrap_or_default(),
+                count,
+            })
             .collect()
     }
 
@@ -182,26 +200,44 @@ impl RecordIndex {
                 && f.pid.is_none_or(|p| r.pid == p)
                 && f.tid.is_none_or(|t| r.tid == t)
                 && f.cpu.is_none_or(|c| r.cpu == c)
-                && f.range.is_none_or(|(lo, hi)| r.time != u64::MAX && lo <= r.time && r.time <= hi)
+                && f.range
+                    .is_none_or(|(lo, hi)| r.time != u64::MAX && lo <= r.time && r.time <= hi)
         };
-        self.rows.iter().zip(0..u32::MAX).filter(|(r, _)| keep(r)).map(|(_, i)| i).collect()
+        self.rows
+            .iter()
+            .zip(0..u32::MAX)
+            .filter(|(r, _)| keep(r))
+            .map(|(_, i)| i)
+            .collect()
     }
 
     /// Whether `rec` is what row `row` says (type, time, tid).
     fn is_row(&self, row: usize, rec: &Record<'_>, raw: &RawRecord<'_>) -> bool {
-        self.row(row).is_some_and(|r| r.type_ == raw.type_().0 && r.time == rec.time().unwrap_or(u64::MAX) && r.tid == who(rec).tid.unwrap_or(NONE32))
+        self.row(row).is_some_and(|r| {
+            r.type_ == raw.type_().0
+                && r.time == rec.time().unwrap_or(u64::MAX)
+                && r.tid == who(rec).tid.unwrap_or(NONE32)
+        })
     }
 
     /// The decoded fields of `rows` (record indices), in the order given, read through `r`.
     /// A record is read at its offset; one inside a COMPRESSED record is decoded from that
     /// record alone, or — when it began in an earlier one — by streaming the file up to it.
-    pub fn describe_rows(&self, r: &mut dyn ReadAt, meta: &Metadata, rows: &[u32], event_name: &dyn Fn(u32) -> String) -> Vec<String> {
+    pub fn describe_rows(
+        &self,
+        r: &mut dyn ReadAt,
+        meta: &Metadata,
+        rows: &[u32],
+        event_name: &dyn Fn(u32) -> String,
+    ) -> Vec<String> {
         let mut out = vec![String::new(); rows.len()];
         let mut window = Window::default();
         let mut from_walk: Vec<(u32, usize)> = Vec::new();
         for (slot, &row) in rows.iter().enumerate() {
             let i = row as usize;
-            let Some(Row { offset, inner, .. }) = self.row(i) else { continue };
+            let Some(Row { offset, inner, .. }) = self.row(i) else {
+                continue;
+            };
             let bytes = match window.record(r, offset, meta) {
                 Ok(b) => b,
                 Err(e) => {
@@ -227,7 +263,11 @@ impl RecordIndex {
                         continue;
                     }
                     if n == inner {
-                        found = meta.parse(&raw).ok().filter(|rec| self.is_row(i, rec, &raw)).map(|rec| describe(&rec, event_name));
+                        found = meta
+                            .parse(&raw)
+                            .ok()
+                            .filter(|rec| self.is_row(i, rec, &raw))
+                            .map(|rec| describe(&rec, event_name));
                         break;
                     }
                     n += 1;
@@ -247,7 +287,13 @@ impl RecordIndex {
         if !from_walk.is_empty() {
             // Records that began in an earlier COMPRESSED record: only reachable in order.
             from_walk.sort_unstable();
-            let mut sink = Pick { rows: &from_walk, next: 0, index: 0, out: &mut out, event_name };
+            let mut sink = Pick {
+                rows: &from_walk,
+                next: 0,
+                index: 0,
+                out: &mut out,
+                event_name,
+            };
             let _ = stream_records(&mut DynSource(r), &mut [], 4 << 20, &mut sink, |_, _| {});
         }
         out
@@ -269,7 +315,12 @@ struct Window {
 
 impl Window {
     /// The bytes of the record at `offset` (its header says how many).
-    fn record(&mut self, r: &mut dyn ReadAt, offset: u64, meta: &Metadata) -> Result<&[u8], perfscope_format::Error> {
+    fn record(
+        &mut self,
+        r: &mut dyn ReadAt,
+        offset: u64,
+        meta: &Metadata,
+    ) -> Result<&[u8], perfscope_format::Error> {
         let header = RECORD_HEADER_SIZE as u64;
         let size = match self.get(offset, header) {
             Some(h) => record_size(h, meta),
@@ -298,15 +349,24 @@ impl Window {
 
     fn get(&self, offset: u64, size: u64) -> Option<&[u8]> {
         let from = usize::try_from(offset.checked_sub(self.start)?).ok()?;
-        self.bytes.get(from..from.checked_add(usize::try_from(size).ok()?)?)
+        self.bytes
+            .get(from..from.checked_add(usize::try_from(size).ok()?)?)
     }
 
-    fn fill(&mut self, r: &mut dyn ReadAt, offset: u64, at_least: u64) -> Result<(), perfscope_format::Error> {
+    fn fill(
+        &mut self,
+        r: &mut dyn ReadAt,
+        offset: u64,
+        at_least: u64,
+    ) -> Result<(), perfscope_format::Error> {
         let len = r.len();
         if offset.saturating_add(at_least) > len {
             return Err(perfscope_format::Error::new(
                 offset,
-                perfscope_format::ErrorKind::RecordPastEnd { size: at_least, available: len.saturating_sub(offset) },
+                perfscope_format::ErrorKind::RecordPastEnd {
+                    size: at_least,
+                    available: len.saturating_sub(offset),
+                },
             ));
         }
         let size = at_least.max(WINDOW).min(len - offset);
@@ -318,7 +378,9 @@ impl Window {
 
 /// `perf_event_header.size` of the record header `h`.
 fn record_size(h: &[u8], meta: &Metadata) -> u64 {
-    h.get(6..8).and_then(|b| b.try_into().ok()).map_or(0, |b| u64::from(meta.endian.u16(b)))
+    h.get(6..8)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, |b| u64::from(meta.endian.u16(b)))
 }
 
 /// Picks rows out of a pass over the whole file.
@@ -356,12 +418,20 @@ mod tests {
     use super::*;
     use crate::session::source::VecSource;
 
-    fn build(data: &[u8], slice: usize, progress: &mut dyn FnMut(u64, u64)) -> Result<(RecordIndex, Metadata), perfscope_format::Error> {
+    fn build(
+        data: &[u8],
+        slice: usize,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<(RecordIndex, Metadata), perfscope_format::Error> {
         RecordIndex::build(&mut VecSource(data.to_vec()), slice, progress)
     }
 
     fn example() -> Vec<u8> {
-        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/example.data")).unwrap()
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/example.data"
+        ))
+        .unwrap()
     }
 
     /// Counts records by walking the `perf_event_header`s of the data section by hand (u32 type,
@@ -389,7 +459,11 @@ mod tests {
         assert_eq!(ix.len() as u64, ix.counts.values().sum::<u64>());
         assert_eq!(ix.error_count, 0);
         // Progress after each 4 KB slice.
-        assert!(calls as usize >= data.len() / 4096 - 2, "{calls} progress calls for {} bytes", data.len());
+        assert!(
+            calls as usize >= data.len() / 4096 - 2,
+            "{calls} progress calls for {} bytes",
+            data.len()
+        );
         assert_eq!(ix.names.get(&9).map(String::as_str), Some("SAMPLE"));
     }
 
@@ -398,16 +472,26 @@ mod tests {
         let data = example();
         let (ix, meta) = build(&data, 1 << 20, &mut |_, _| {}).unwrap();
         let mut src = VecSource(data.clone());
-        let comms = ix.matching(&RecordFilter { types: vec![3], ..RecordFilter::default() });
+        let comms = ix.matching(&RecordFilter {
+            types: vec![3],
+            ..RecordFilter::default()
+        });
         assert!(!comms.is_empty());
         let text = ix.describe_rows(&mut src, &meta, &comms, &|_| "cpu-clock".into());
         assert!(text.iter().any(|t| t.starts_with("sort")), "{text:?}");
-        let samples = ix.matching(&RecordFilter { types: vec![9], ..RecordFilter::default() });
+        let samples = ix.matching(&RecordFilter {
+            types: vec![9],
+            ..RecordFilter::default()
+        });
         let first = ix.describe_rows(&mut src, &meta, &samples[..1], &|_| "cpu-clock".into());
         assert!(first[0].starts_with("cpu-clock period="), "{first:?}");
         // A range keeps only timed records inside it, both ends included.
         let t = ix.row(samples[3] as usize).unwrap().time;
-        let one = ix.matching(&RecordFilter { types: vec![9], range: Some((t, t)), ..RecordFilter::default() });
+        let one = ix.matching(&RecordFilter {
+            types: vec![9],
+            range: Some((t, t)),
+            ..RecordFilter::default()
+        });
         assert_eq!(one, vec![samples[3]]);
     }
 
@@ -430,6 +514,12 @@ mod tests {
         }
         assert_eq!(ix.len(), complete);
         assert!(ix.error_count >= 1);
-        assert!(ix.errors.iter().any(|e| e.offset as usize == o || e.message.contains(&format!("{o:#x}"))), "{:?} (cut record at {o:#x})", ix.errors);
+        assert!(
+            ix.errors
+                .iter()
+                .any(|e| e.offset as usize == o || e.message.contains(&format!("{o:#x}"))),
+            "{:?} (cut record at {o:#x})",
+            ix.errors
+        );
     }
 }

@@ -18,19 +18,30 @@ pub fn share_summary(shared: &SharedProfile, file_size: u64) -> Summary {
     let mut summary = shared.summary.clone().unwrap_or_else(|| Summary {
         byte_order: "little".into(),
         events: (0..shared.profile.events.len())
-            .map(|i| EventSummary { name: shared.profile.event_name(EventIndex(i as u32)).to_string(), ..EventSummary::default() })
+            .map(|i| EventSummary {
+                name: shared.profile.event_name(EventIndex(i as u32)).to_string(),
+                ..EventSummary::default()
+            })
             .collect(),
         ..Summary::default()
     });
     summary.file_size = file_size;
     summary.error = None;
-    summary.warnings.push(format!("a Perfscope share file written by {}: names are resolved; records are not included", shared.exporter));
+    summary.warnings.push(format!(
+        "a Perfscope share file written by {}: names are resolved; records are not included",
+        shared.exporter
+    ));
     summary
 }
 
 impl Session {
     /// A session over a share file read into `shared` (`data` is its bytes).
-    pub fn open_share(data: Vec<u8>, shared: SharedProfile, summary: Summary, timings: Timings) -> Session {
+    pub fn open_share(
+        data: Vec<u8>,
+        shared: SharedProfile,
+        summary: Summary,
+        timings: Timings,
+    ) -> Session {
         let mut s = Session {
             source: Box::new(VecSource(data)),
             slice: SLICE,
@@ -64,16 +75,28 @@ mod tests {
 
     #[test]
     fn a_shared_recording_keeps_its_call_chain_flag() {
-        let data = std::fs::read(format!("{}/../tests/data/example.data", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let data = std::fs::read(format!(
+            "{}/../tests/data/example.data",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
         let original = Session::open_bytes(data, SLICE);
         assert!(original.overview().events[0].callchain);
-        let bytes = to_share(original.profile(), Some(original.summary()), &ShareOptions::default());
+        let bytes = to_share(
+            original.profile(),
+            Some(original.summary()),
+            &ShareOptions::default(),
+        );
         let shared = from_share(&bytes).unwrap();
         let summary = share_summary(&shared, bytes.len() as u64);
         let s = Session::open_share(bytes, shared, summary, Timings::default());
         let o = s.overview();
         assert!(o.events[0].callchain);
-        assert!(!o.reasons.iter().any(|r| r.code == "no-callchains"), "{:?}", o.reasons);
+        assert!(
+            !o.reasons.iter().any(|r| r.code == "no-callchains"),
+            "{:?}",
+            o.reasons
+        );
         assert_eq!(o.samples, original.overview().samples);
     }
 
@@ -92,9 +115,25 @@ work work idle
         let mut s = Session::open_share(bytes, shared, summary, Timings::default());
         let data = s.profile_data();
         assert_eq!(data.overview.samples, 3);
-        let names: Vec<&str> = data.func_name.iter().map(|&n| data.strings.get(n)).collect();
-        assert!(names.contains(&"work") && names.contains(&"idle"), "{names:?}");
-        match s.query(1, Query::Tree { filter: Filter::default(), inverted: false, weight: WeightKind::Samples, root: vec![], detail: 0 }) {
+        let names: Vec<&str> = data
+            .func_name
+            .iter()
+            .map(|&n| data.strings.get(n))
+            .collect();
+        assert!(
+            names.contains(&"work") && names.contains(&"idle"),
+            "{names:?}"
+        );
+        match s.query(
+            1,
+            Query::Tree {
+                filter: Filter::default(),
+                inverted: false,
+                weight: WeightKind::Samples,
+                root: vec![],
+                detail: 0,
+            },
+        ) {
             WorkerMessage::Tree(_, t) => assert_eq!(t.meta.samples, 3),
             other => panic!("{other:?}"),
         }

@@ -14,11 +14,20 @@ impl ReadAt for VecSource {
     }
 
     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, Error> {
-        let range = usize::try_from(offset).ok().and_then(|o| Some(o..o.checked_add(usize::try_from(size).ok()?)?));
+        let range = usize::try_from(offset)
+            .ok()
+            .and_then(|o| Some(o..o.checked_add(usize::try_from(size).ok()?)?));
         range
             .and_then(|r| self.0.get(r))
             .map(<[u8]>::to_vec)
-            .ok_or(Error::new(offset, ErrorKind::UnexpectedEof { what: "file", needed: size, available: self.len().saturating_sub(offset) }))
+            .ok_or(Error::new(
+                offset,
+                ErrorKind::UnexpectedEof {
+                    what: "file",
+                    needed: size,
+                    available: self.len().saturating_sub(offset),
+                },
+            ))
     }
 }
 

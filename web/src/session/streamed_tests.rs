@@ -23,14 +23,26 @@ fn shared() -> Option<PathBuf> {
 fn corpus_files(root: &std::path::Path) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     for set in ["corpus/gen", "corpus/bigendian"] {
-        for e in std::fs::read_dir(root.join(set)).into_iter().flatten().flatten() {
+        for e in std::fs::read_dir(root.join(set))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             if e.path().is_file() && e.path().extension().is_some_and(|x| x == "data") {
                 paths.push(e.path());
             }
         }
     }
-    for project in std::fs::read_dir(root.join("corpus/public")).into_iter().flatten().flatten() {
-        for e in std::fs::read_dir(project.path()).into_iter().flatten().flatten() {
+    for project in std::fs::read_dir(root.join("corpus/public"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        for e in std::fs::read_dir(project.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             if e.path().is_file() && !e.file_name().to_string_lossy().ends_with(".md") {
                 paths.push(e.path());
             }
@@ -51,11 +63,26 @@ fn walked(data: &[u8]) -> Option<Vec<Walked>> {
             let (time, text, w) = match meta.parse(raw) {
                 Ok(rec) => {
                     let w = who(&rec);
-                    (rec.time().unwrap_or(u64::MAX), describe(&rec, |e| format!("ev{e}")), (w.cpu.unwrap_or(NONE32), w.pid.unwrap_or(NONE32), w.tid.unwrap_or(NONE32)))
+                    (
+                        rec.time().unwrap_or(u64::MAX),
+                        describe(&rec, |e| format!("ev{e}")),
+                        (
+                            w.cpu.unwrap_or(NONE32),
+                            w.pid.unwrap_or(NONE32),
+                            w.tid.unwrap_or(NONE32),
+                        ),
+                    )
                 }
                 Err(e) => (u64::MAX, format!("error: {e}"), (NONE32, NONE32, NONE32)),
             };
-            rows.push((raw.type_().0, time, raw.offset, text, w, raw.inner_offset.is_some()));
+            rows.push((
+                raw.type_().0,
+                time,
+                raw.offset,
+                text,
+                w,
+                raw.inner_offset.is_some(),
+            ));
         }
     })
     .ok()?;
@@ -73,47 +100,96 @@ fn sliced_sessions_equal_the_whole_file_readers_on_every_corpus_file() {
         return;
     };
     let files = corpus_files(&root);
-    assert!(files.len() > 40, "corpus found but only {} files", files.len());
+    assert!(
+        files.len() > 40,
+        "corpus found but only {} files",
+        files.len()
+    );
     let (mut compressed_rows, mut with_samples) = (0, 0);
     for path in &files {
         let data = std::fs::read(path).unwrap();
         let name = path.display();
         let whole_summary = Summary::from_bytes(&data);
-        let whole_samples = load_profile(&data, &[], load_options(None)).map(|(p, _)| p.samples.len()).unwrap_or(0);
+        let whole_samples = load_profile(&data, &[], load_options(None))
+            .map(|(p, _)| p.samples.len())
+            .unwrap_or(0);
         with_samples += usize::from(whole_samples > 0);
         let rows = walked(&data);
         for slice in [4093, SLICE] {
             let mut s = open_bytes(data.clone(), slice);
             assert_eq!(s.summary, whole_summary, "{name} (slice {slice}): summary");
-            assert_eq!(s.profile.samples.len(), whole_samples, "{name} (slice {slice}): samples");
+            assert_eq!(
+                s.profile.samples.len(),
+                whole_samples,
+                "{name} (slice {slice}): samples"
+            );
             let Some(rows) = &rows else {
-                assert!(s.meta.is_none(), "{name}: the walk failed but the session read the header");
+                assert!(
+                    s.meta.is_none(),
+                    "{name}: the walk failed but the session read the header"
+                );
                 continue;
             };
             let ix = &s.index;
             assert_eq!(ix.len(), rows.len(), "{name} (slice {slice}): records");
             let got: Vec<_> = ix.rows().collect();
-            assert_eq!(got.iter().map(|r| r.type_).collect::<Vec<_>>(), rows.iter().map(|r| r.0).collect::<Vec<_>>(), "{name}: types");
-            assert_eq!(got.iter().map(|r| r.time).collect::<Vec<_>>(), rows.iter().map(|r| r.1).collect::<Vec<_>>(), "{name}: times");
-            assert_eq!(got.iter().map(|r| r.offset).collect::<Vec<_>>(), rows.iter().map(|r| r.2).collect::<Vec<_>>(), "{name}: offsets");
-            assert_eq!(got.iter().map(|r| (r.cpu, r.pid, r.tid)).collect::<Vec<_>>(), rows.iter().map(|r| r.4).collect::<Vec<_>>(), "{name}: cpu, pid, tid");
-            assert_eq!(got.iter().map(|r| r.inner != NONE32).collect::<Vec<_>>(), rows.iter().map(|r| r.5).collect::<Vec<_>>(), "{name}: compressed");
+            assert_eq!(
+                got.iter().map(|r| r.type_).collect::<Vec<_>>(),
+                rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+                "{name}: types"
+            );
+            assert_eq!(
+                got.iter().map(|r| r.time).collect::<Vec<_>>(),
+                rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+                "{name}: times"
+            );
+            assert_eq!(
+                got.iter().map(|r| r.offset).collect::<Vec<_>>(),
+                rows.iter().map(|r| r.2).collect::<Vec<_>>(),
+                "{name}: offsets"
+            );
+            assert_eq!(
+                got.iter()
+                    .map(|r| (r.cpu, r.pid, r.tid))
+                    .collect::<Vec<_>>(),
+                rows.iter().map(|r| r.4).collect::<Vec<_>>(),
+                "{name}: cpu, pid, tid"
+            );
+            assert_eq!(
+                got.iter().map(|r| r.inner != NONE32).collect::<Vec<_>>(),
+                rows.iter().map(|r| r.5).collect::<Vec<_>>(),
+                "{name}: compressed"
+            );
             let mut counts = std::collections::BTreeMap::new();
-            rows.iter().for_each(|r| *counts.entry(r.0).or_insert(0u64) += 1);
+            rows.iter()
+                .for_each(|r| *counts.entry(r.0).or_insert(0u64) += 1);
             assert_eq!(ix.counts, counts, "{name}: counts");
             // Rows shown: the first ones, some spread over the file, every 7th compressed one.
             let n = rows.len() as u32;
-            let mut shown: Vec<u32> = (0..n.min(200)).chain((0..n).step_by((n as usize / 100).max(1))).collect();
-            let compressed: Vec<u32> = (0..n).filter(|&i| got[i as usize].inner != NONE32).step_by(7).collect();
+            let mut shown: Vec<u32> = (0..n.min(200))
+                .chain((0..n).step_by((n as usize / 100).max(1)))
+                .collect();
+            let compressed: Vec<u32> = (0..n)
+                .filter(|&i| got[i as usize].inner != NONE32)
+                .step_by(7)
+                .collect();
             compressed_rows += compressed.len();
             shown.extend(compressed);
             let meta = s.meta.clone().unwrap();
-            let texts = s.index.describe_rows(s.source.as_mut(), &meta, &shown, &|e| format!("ev{e}"));
+            let texts = s
+                .index
+                .describe_rows(s.source.as_mut(), &meta, &shown, &|e| format!("ev{e}"));
             for (row, text) in shown.iter().zip(&texts) {
-                assert_eq!(text, &rows[*row as usize].3, "{name} (slice {slice}): row {row}");
+                assert_eq!(
+                    text, &rows[*row as usize].3,
+                    "{name} (slice {slice}): row {row}"
+                );
             }
         }
     }
     assert!(with_samples > 20, "{with_samples} files with samples");
-    assert!(compressed_rows > 100, "only {compressed_rows} compressed rows checked");
+    assert!(
+        compressed_rows > 100,
+        "only {compressed_rows} compressed rows checked"
+    );
 }

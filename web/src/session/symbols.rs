@@ -49,7 +49,10 @@ impl FileKind {
 
     /// Whether the file is a profile to open (a perf.data or text input), not a symbol file.
     pub fn is_profile(self) -> bool {
-        matches!(self, FileKind::PerfData | FileKind::PerfScript | FileKind::Folded)
+        matches!(
+            self,
+            FileKind::PerfData | FileKind::PerfScript | FileKind::Folded
+        )
     }
 }
 
@@ -66,7 +69,10 @@ fn looks_like_kallsyms(head: &[u8]) -> bool {
     let mut parts = line.split(|&b| b == b' ');
     let addr = parts.next().unwrap_or(&[]);
     let kind = parts.next().unwrap_or(&[]);
-    !addr.is_empty() && addr.iter().all(u8::is_ascii_hexdigit) && kind.len() == 1 && parts.next().is_some_and(|n| !n.is_empty())
+    !addr.is_empty()
+        && addr.iter().all(u8::is_ascii_hexdigit)
+        && kind.len() == 1
+        && parts.next().is_some_and(|n| !n.is_empty())
 }
 
 /// Classifies a file from its name and its first bytes (at least 512 when the file has them).
@@ -85,7 +91,12 @@ pub fn classify(name: &str, head: &[u8]) -> FileKind {
         return FileKind::PerfMap(pid);
     }
     let tar = head.get(257..262) == Some(b"ustar");
-    if head.starts_with(b"BZh") || tar || lower.ends_with(".tar.bz2") || lower.ends_with(".tar.gz") || lower.ends_with(".tar") {
+    if head.starts_with(b"BZh")
+        || tar
+        || lower.ends_with(".tar.bz2")
+        || lower.ends_with(".tar.gz")
+        || lower.ends_with(".tar")
+    {
         return FileKind::Archive;
     }
     if head.starts_with(&[0x1f, 0x8b]) || lower.contains("kallsyms") || looks_like_kallsyms(head) {
@@ -116,7 +127,10 @@ fn basename(path: &str) -> &str {
 /// A resolver made of `files`; `mapped` are the paths the recording maps (an ELF file dropped as
 /// `libc.so.6` is also registered under every mapped path with that base name, for recordings
 /// without build ids). Returns what was done with each file.
-pub fn build_resolver(files: &[SymbolFile], mapped: &BTreeSet<String>) -> (Option<SymbolResolver>, Vec<SymbolFileInfo>) {
+pub fn build_resolver(
+    files: &[SymbolFile],
+    mapped: &BTreeSet<String>,
+) -> (Option<SymbolResolver>, Vec<SymbolFileInfo>) {
     if files.is_empty() {
         return (None, Vec::new());
     }
@@ -165,7 +179,12 @@ pub fn build_resolver(files: &[SymbolFile], mapped: &BTreeSet<String>) -> (Optio
             FileKind::PerfScript | FileKind::Folded => (false, "perf script text and folded stacks are profiles, not symbol files".to_string()),
             FileKind::Unknown => (false, "not a symbol file Perfscope knows (ELF, kallsyms, perf-PID.map, jit-PID.dump, perf archive)".to_string()),
         };
-        infos.push(SymbolFileInfo { name: f.name.clone(), kind: f.kind.name().to_string(), detail, ok });
+        infos.push(SymbolFileInfo {
+            name: f.name.clone(),
+            kind: f.kind.name().to_string(),
+            detail,
+            ok,
+        });
     }
     (Some(r), infos)
 }
@@ -179,23 +198,43 @@ mod tests {
         assert_eq!(classify("x", b"PERFILE2...."), FileKind::PerfData);
         assert_eq!(classify("x", b"2ELIFREP...."), FileKind::PerfData);
         assert_eq!(classify("libc.so.6", b"\x7fELF\x02\x01"), FileKind::Elf);
-        assert_eq!(classify("kallsyms.gz", &[0x1f, 0x8b, 8, 0]), FileKind::Kallsyms);
-        assert_eq!(classify("syms", b"ffffffff81000000 T _text\nffffffff81000010 T x\n"), FileKind::Kallsyms);
-        assert_eq!(classify("python312-perfmap.perf-31813.map", b"7f0 10 py::f\n"), FileKind::PerfMap(31813));
+        assert_eq!(
+            classify("kallsyms.gz", &[0x1f, 0x8b, 8, 0]),
+            FileKind::Kallsyms
+        );
+        assert_eq!(
+            classify("syms", b"ffffffff81000000 T _text\nffffffff81000010 T x\n"),
+            FileKind::Kallsyms
+        );
+        assert_eq!(
+            classify("python312-perfmap.perf-31813.map", b"7f0 10 py::f\n"),
+            FileKind::PerfMap(31813)
+        );
         assert_eq!(classify("jit-9.dump", b"JiTD\x01\x00"), FileKind::JitDump);
         assert_eq!(classify("fp.data.tar.bz2", b"BZh91AY"), FileKind::Archive);
         assert_eq!(classify("notes.txt", b"hello world"), FileKind::Unknown);
         // Text input, recognized from a 512-byte head that may cut its last line.
         let script = "mt 26314/26314  3874.783760326:     250000 cpu-clock:pppH: \n\t  15389 update_active (/lib/ld.so)\n\nmt 26314/26314  3874.7840";
         assert_eq!(classify("out.txt", script.as_bytes()), FileKind::PerfScript);
-        assert_eq!(classify("out.folded", b"mt;main;leaf 12\nmt;main 3\nmt;ma"), FileKind::Folded);
+        assert_eq!(
+            classify("out.folded", b"mt;main;leaf 12\nmt;main 3\nmt;ma"),
+            FileKind::Folded
+        );
     }
 
     #[test]
     fn unusable_files_say_why() {
         let files = vec![
-            SymbolFile { name: "notes.txt".into(), kind: FileKind::Unknown, bytes: b"hi".to_vec() },
-            SymbolFile { name: "k".into(), kind: FileKind::Kallsyms, bytes: b"ffffffff81000000 T _text\n".to_vec() },
+            SymbolFile {
+                name: "notes.txt".into(),
+                kind: FileKind::Unknown,
+                bytes: b"hi".to_vec(),
+            },
+            SymbolFile {
+                name: "k".into(),
+                kind: FileKind::Kallsyms,
+                bytes: b"ffffffff81000000 T _text\n".to_vec(),
+            },
         ];
         let (r, infos) = build_resolver(&files, &BTreeSet::new());
         assert!(r.is_some());

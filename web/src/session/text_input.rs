@@ -16,12 +16,34 @@ use crate::protocol::Timings;
 /// The summary of an imported text: its size, one event per profile event (named as the text
 /// names them), and a warning for skipped lines. Everything a perf.data header would tell is
 /// absent.
-pub fn summary_stub(kind: TextKind, size: usize, profile: &Profile, skipped: Option<(usize, usize)>) -> Summary {
+pub fn summary_stub(
+    kind: TextKind,
+    size: usize,
+    profile: &Profile,
+    skipped: Option<(usize, usize)>,
+) -> Summary {
     let events = (0..profile.events.len())
-        .map(|i| EventSummary { name: profile.event_name(EventIndex(i as u32)).to_owned(), name_source: kind.name().to_owned(), ..EventSummary::default() })
+        .map(|i| EventSummary {
+            name: profile.event_name(EventIndex(i as u32)).to_owned(),
+            name_source: kind.name().to_owned(),
+            ..EventSummary::default()
+        })
         .collect();
-    let warnings = skipped.map(|(n, first)| format!("{n} lines that are no {} were skipped (the first: line {first})", kind.name())).into_iter().collect();
-    Summary { file_size: size as u64, events, warnings, ..Summary::default() }
+    let warnings = skipped
+        .map(|(n, first)| {
+            format!(
+                "{n} lines that are no {} were skipped (the first: line {first})",
+                kind.name()
+            )
+        })
+        .into_iter()
+        .collect();
+    Summary {
+        file_size: size as u64,
+        events,
+        warnings,
+        ..Summary::default()
+    }
 }
 
 impl Session {
@@ -52,17 +74,27 @@ impl Session {
 
     /// `None` when `data` is not perf script text or folded stacks; else the session, or why
     /// the text could not be read (naming the line).
-    pub fn open_text(data: &[u8], now: &dyn Fn() -> f64, mut timings: Timings) -> Option<Result<Session, String>> {
+    pub fn open_text(
+        data: &[u8],
+        now: &dyn Fn() -> f64,
+        mut timings: Timings,
+    ) -> Option<Result<Session, String>> {
         let kind = detect(data)?;
         let t0 = now();
         let imported = match import_text(data) {
             Ok(i) => i,
             Err(e) => return Some(Err(format!("{}: {e}", kind.name()))),
         };
-        let skipped = imported.first_skipped.map(|first| (imported.skipped_lines, first));
+        let skipped = imported
+            .first_skipped
+            .map(|first| (imported.skipped_lines, first));
         let summary = summary_stub(kind, data.len(), &imported.profile, skipped);
         timings.profile_ms = now() - t0;
-        Some(Ok(Session::open_profile(imported.profile, summary, timings)))
+        Some(Ok(Session::open_profile(
+            imported.profile,
+            summary,
+            timings,
+        )))
     }
 }
 
@@ -82,7 +114,18 @@ mt 10/12 [000]  1.000002000:     250000 cpu-clock:pppH:
 ";
 
     fn tree_total(s: &mut Session) -> f64 {
-        let q = Query::Tree { filter: Filter { range: None, event: None, threads: vec![], off_cpu: false }, inverted: false, weight: WeightKind::Samples, root: vec![], detail: 0 };
+        let q = Query::Tree {
+            filter: Filter {
+                range: None,
+                event: None,
+                threads: vec![],
+                off_cpu: false,
+            },
+            inverted: false,
+            weight: WeightKind::Samples,
+            root: vec![],
+            detail: 0,
+        };
         match s.query(1, q) {
             WorkerMessage::Tree(_, t) => t.meta.samples as f64,
             other => panic!("{other:?}"),
@@ -91,7 +134,9 @@ mt 10/12 [000]  1.000002000:     250000 cpu-clock:pppH:
 
     #[test]
     fn perf_script_text_opens_with_its_samples() {
-        let mut s = Session::open_text(SCRIPT.as_bytes(), &|| 0.0, Timings::default()).unwrap().unwrap();
+        let mut s = Session::open_text(SCRIPT.as_bytes(), &|| 0.0, Timings::default())
+            .unwrap()
+            .unwrap();
         assert_eq!(s.profile().samples.len(), 2);
         assert_eq!(s.summary().events.len(), 1);
         assert_eq!(s.summary().events[0].name, "cpu-clock:pppH");
@@ -99,17 +144,27 @@ mt 10/12 [000]  1.000002000:     250000 cpu-clock:pppH:
         assert_eq!(tree_total(&mut s), 2.0);
         // Two-frame stacks: the event has call chains (no "recorded without -g" reason).
         assert!(s.profile_data().overview.events[0].callchain);
-        let flat = Session::open_text(b"mt 1/1 1.5: 1 cpu-clock: 10 main (/bin/mt)\n", &|| 0.0, Timings::default()).unwrap().unwrap();
+        let flat = Session::open_text(
+            b"mt 1/1 1.5: 1 cpu-clock: 10 main (/bin/mt)\n",
+            &|| 0.0,
+            Timings::default(),
+        )
+        .unwrap()
+        .unwrap();
         assert!(!flat.profile_data().overview.events[0].callchain);
     }
 
     #[test]
     fn folded_text_opens_with_its_counts() {
-        let mut s = Session::open_text(b"a;main;f 3\nb;main 4\n", &|| 0.0, Timings::default()).unwrap().unwrap();
+        let mut s = Session::open_text(b"a;main;f 3\nb;main 4\n", &|| 0.0, Timings::default())
+            .unwrap()
+            .unwrap();
         assert_eq!(s.profile_data().overview.samples, 7);
         assert_eq!(tree_total(&mut s), 7.0);
         assert!(Session::open_text(b"PERFILE2", &|| 0.0, Timings::default()).is_none());
         let err = Session::open_text(b"a;b 1\na;c x\n", &|| 0.0, Timings::default());
-        assert!(err.is_none() || err.is_some_and(|r| r.err().is_some_and(|e| e.contains("line 2"))));
+        assert!(
+            err.is_none() || err.is_some_and(|r| r.err().is_some_and(|e| e.contains("line 2")))
+        );
     }
 }

@@ -49,10 +49,21 @@ impl Timeline {
         let mut raw: Vec<ThreadInfo> = Vec::new();
         let mut thread_key = Vec::with_capacity(profile.threads.len());
         for i in 0..profile.threads.len() {
-            let t = profile.threads.get(perfscope_analysis::ids::ThreadIndex(i as u32));
-            let (pid, tid, name) = t.map_or((u32::MAX, u32::MAX, String::new()), |t| (t.pid, t.tid, profile.strings.get(t.name).to_string()));
+            let t = profile
+                .threads
+                .get(perfscope_analysis::ids::ThreadIndex(i as u32));
+            let (pid, tid, name) = t.map_or((u32::MAX, u32::MAX, String::new()), |t| {
+                (t.pid, t.tid, profile.strings.get(t.name).to_string())
+            });
             let k = *key_of.entry((pid, tid)).or_insert_with(|| {
-                raw.push(ThreadInfo { pid, tid, name: String::new(), samples: 0, first: u64::MAX, last: 0 });
+                raw.push(ThreadInfo {
+                    pid,
+                    tid,
+                    name: String::new(),
+                    samples: 0,
+                    first: u64::MAX,
+                    last: 0,
+                });
                 raw.len() - 1
             });
             if let Some(info) = raw.get_mut(k) {
@@ -67,7 +78,13 @@ impl Timeline {
                 let n = cpu_key.len();
                 cpu_key.entry(cpu).or_insert(n);
             }
-            let Some(&k) = samples.thread.get(i).and_then(|t| thread_key.get(t.index())) else { continue };
+            let Some(&k) = samples
+                .thread
+                .get(i)
+                .and_then(|t| thread_key.get(t.index()))
+            else {
+                continue;
+            };
             let t = samples.time.get(i).copied().unwrap_or(0);
             if let Some(info) = raw.get_mut(k) {
                 info.samples += 1;
@@ -90,8 +107,16 @@ impl Timeline {
         let mut procs: Vec<(u32, Vec<usize>, u64)> = by_pid
             .into_iter()
             .map(|(pid, mut ks)| {
-                ks.sort_by_key(|&k| (std::cmp::Reverse(raw.get(k).map_or(0, |t| t.samples)), raw.get(k).map_or(0, |t| t.tid)));
-                let total = ks.iter().map(|&k| raw.get(k).map_or(0, |t| t.samples)).sum();
+                ks.sort_by_key(|&k| {
+                    (
+                        std::cmp::Reverse(raw.get(k).map_or(0, |t| t.samples)),
+                        raw.get(k).map_or(0, |t| t.tid),
+                    )
+                });
+                let total = ks
+                    .iter()
+                    .map(|&k| raw.get(k).map_or(0, |t| t.samples))
+                    .sum();
                 (pid, ks, total)
             })
             .collect();
@@ -115,36 +140,69 @@ impl Timeline {
                 .or_else(|| lanes.first().and_then(|&l| threads.get(l as usize)))
                 .map(|t| t.name.clone())
                 .unwrap_or_default();
-            processes.push(ProcessInfo { pid, name, threads: lanes, samples: total });
+            processes.push(ProcessInfo {
+                pid,
+                name,
+                threads: lanes,
+                samples: total,
+            });
         }
-        let lane_of_thread: Vec<u32> = thread_key.iter().map(|&k| lane_of_key.get(k).copied().unwrap_or(u32::MAX)).collect();
+        let lane_of_thread: Vec<u32> = thread_key
+            .iter()
+            .map(|&k| lane_of_key.get(k).copied().unwrap_or(u32::MAX))
+            .collect();
         let cpu_numbers: Vec<u32> = cpu_key.keys().copied().collect();
-        let cpu_lane: HashMap<u32, usize> = cpu_numbers.iter().enumerate().map(|(i, &c)| (c, threads.len() + i)).collect();
+        let cpu_lane: HashMap<u32, usize> = cpu_numbers
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| (c, threads.len() + i))
+            .collect();
         let lanes = threads.len() + cpu_numbers.len();
-        let mut cpus: Vec<CpuInfo> = cpu_numbers.iter().map(|&cpu| CpuInfo { cpu, samples: 0 }).collect();
+        let mut cpus: Vec<CpuInfo> = cpu_numbers
+            .iter()
+            .map(|&cpu| CpuInfo { cpu, samples: 0 })
+            .collect();
         // The lanes of each sample: (thread lane, CPU lane) and its attr.
         let lanes_of = |i: usize| -> Option<(Option<usize>, Option<usize>, usize)> {
-            let (th, cpu, ev) = (samples.thread.get(i)?, samples.cpu.get(i)?, samples.event.get(i)?);
+            let (th, cpu, ev) = (
+                samples.thread.get(i)?,
+                samples.cpu.get(i)?,
+                samples.event.get(i)?,
+            );
             let e = (event_map.attr(*ev) as usize).min(events - 1);
-            let thread_lane = lane_of_thread.get(th.index()).filter(|&&l| l != u32::MAX).map(|&l| l as usize);
+            let thread_lane = lane_of_thread
+                .get(th.index())
+                .filter(|&&l| l != u32::MAX)
+                .map(|&l| l as usize);
             Some((thread_lane, cpu_lane.get(cpu).copied(), e))
         };
         // Counted first, so that every list is allocated once at its size.
         let mut sizes = vec![vec![0usize; events]; lanes];
         for i in 0..samples.len() {
-            let Some((thread_lane, cpu_lane, e)) = lanes_of(i) else { continue };
+            let Some((thread_lane, cpu_lane, e)) = lanes_of(i) else {
+                continue;
+            };
             for l in [thread_lane, cpu_lane].into_iter().flatten() {
                 if let Some(n) = sizes.get_mut(l).and_then(|lane| lane.get_mut(e)) {
                     *n += 1;
                 }
             }
-            if let Some(c) = cpu_lane.and_then(|l| l.checked_sub(threads.len())).and_then(|k| cpus.get_mut(k)) {
+            if let Some(c) = cpu_lane
+                .and_then(|l| l.checked_sub(threads.len()))
+                .and_then(|k| cpus.get_mut(k))
+            {
                 c.samples += 1;
             }
         }
-        let mut lists: Vec<Vec<Vec<u32>>> = sizes.iter().map(|lane| lane.iter().map(|&n| Vec::with_capacity(n)).collect()).collect();
+        let mut lists: Vec<Vec<Vec<u32>>> = sizes
+            .iter()
+            .map(|lane| lane.iter().map(|&n| Vec::with_capacity(n)).collect())
+            .collect();
         for i in 0..samples.len() {
-            let (Some((thread_lane, cpu_lane, e)), Ok(index)) = (lanes_of(i), u32::try_from(i)) else { continue };
+            let (Some((thread_lane, cpu_lane, e)), Ok(index)) = (lanes_of(i), u32::try_from(i))
+            else {
+                continue;
+            };
             for l in [thread_lane, cpu_lane].into_iter().flatten() {
                 if let Some(v) = lists.get_mut(l).and_then(|lane| lane.get_mut(e)) {
                     v.push(index);
@@ -158,27 +216,76 @@ impl Timeline {
                 v.sort_by_key(|&i| (time(i), i));
             }
         }
-        let index = lists.iter().map(|lane| lane.iter().map(|v| RankIndex::new(v.len(), |k| v.get(k).map(|&i| time(i)))).collect()).collect();
-        Timeline { threads, processes, cpus, lane_of_thread, idle_threads, samples: lists, index, cpu_lane, activity: Activity::default() }
+        let index = lists
+            .iter()
+            .map(|lane| {
+                lane.iter()
+                    .map(|v| RankIndex::new(v.len(), |k| v.get(k).map(|&i| time(i))))
+                    .collect()
+            })
+            .collect();
+        Timeline {
+            threads,
+            processes,
+            cpus,
+            lane_of_thread,
+            idle_threads,
+            samples: lists,
+            index,
+            cpu_lane,
+            activity: Activity::default(),
+        }
     }
 
     /// Places the on/off-CPU periods and markers of `tl` (the analysis timeline of the same
     /// load) and the tracepoint samples of `profile` in the lanes.
-    pub fn set_activity(&mut self, tl: Option<&AnalysisTimeline>, profile: &Profile, summary: &Summary, events: &EventMap) {
+    pub fn set_activity(
+        &mut self,
+        tl: Option<&AnalysisTimeline>,
+        profile: &Profile,
+        summary: &Summary,
+        events: &EventMap,
+    ) {
         let keys: Vec<(u32, u32)> = self.threads.iter().map(|t| (t.pid, t.tid)).collect();
         let cpus: Vec<u32> = self.cpus.iter().map(|c| c.cpu).collect();
-        self.activity = Activity::new(tl, profile, summary, events, &keys, &cpus, &self.lane_of_thread);
+        self.activity = Activity::new(
+            tl,
+            profile,
+            summary,
+            events,
+            &keys,
+            &cpus,
+            &self.lane_of_thread,
+        );
     }
 
     /// The timeline reply: [`Timeline::density`], the activity and markers, and the bins of
     /// the samples whose stack contains `func`.
     #[allow(clippy::too_many_arguments)]
-    pub fn reply(&self, profile: &Profile, events: &EventMap, start: u64, end: u64, bins: u32, event: Option<u32>, func: Option<u32>) -> TimelineReply {
+    pub fn reply(
+        &self,
+        profile: &Profile,
+        events: &EventMap,
+        start: u64,
+        end: u64,
+        bins: u32,
+        event: Option<u32>,
+        func: Option<u32>,
+    ) -> TimelineReply {
         let mut r = self.density(profile, start, end, bins, event);
         let bins = Bins::new(start, end, r.meta.bins);
         self.activity.fill(bins, &mut r.detail);
         if let Some(f) = func {
-            r.detail.highlight = highlight(profile, events, &self.lane_of_thread, &self.cpu_lane, self.lanes(), bins, event, f);
+            r.detail.highlight = highlight(
+                profile,
+                events,
+                &self.lane_of_thread,
+                &self.cpu_lane,
+                self.lanes(),
+                bins,
+                event,
+                f,
+            );
         }
         r
     }
@@ -194,7 +301,14 @@ impl Timeline {
     }
 
     /// Density of samples (of `event`, or all) in `bins` equal bins over `start..=end`.
-    pub fn density(&self, profile: &Profile, start: u64, end: u64, bins: u32, event: Option<u32>) -> TimelineReply {
+    pub fn density(
+        &self,
+        profile: &Profile,
+        start: u64,
+        end: u64,
+        bins: u32,
+        event: Option<u32>,
+    ) -> TimelineReply {
         let times = &profile.samples.time;
         let bins = bins.clamp(1, 8192);
         let end = end.max(start);
@@ -204,12 +318,17 @@ impl Timeline {
         let mut counts = vec![0u32; self.lanes() * bins as usize];
         let mut max = [0u32; 2];
         for (lane, (per_event, index)) in self.samples.iter().zip(&self.index).enumerate() {
-            let row = counts.get_mut(lane * bins as usize..(lane + 1) * bins as usize).unwrap_or(&mut []);
+            let row = counts
+                .get_mut(lane * bins as usize..(lane + 1) * bins as usize)
+                .unwrap_or(&mut []);
             for (e, (list, index)) in per_event.iter().zip(index).enumerate() {
                 if event.is_some_and(|want| want as usize != e) || list.is_empty() {
                     continue;
                 }
-                let time = |k: usize| list.get(k).map(|&i| times.get(i as usize).copied().unwrap_or(0));
+                let time = |k: usize| {
+                    list.get(k)
+                        .map(|&i| times.get(i as usize).copied().unwrap_or(0))
+                };
                 index.counts_into(&edges, time, row);
             }
             let group = usize::from(lane >= self.threads.len());
@@ -225,7 +344,11 @@ impl Timeline {
             max_thread: max[0],
             max_cpu: max[1],
         };
-        TimelineReply { meta, counts, detail: Default::default() }
+        TimelineReply {
+            meta,
+            counts,
+            detail: Default::default(),
+        }
     }
 }
 
@@ -236,7 +359,10 @@ mod tests {
     use perfscope_analysis::ids::EventIndex;
 
     fn map() -> EventMap {
-        EventMap { to_profile: vec![Some(EventIndex(0))], to_attr: vec![0] }
+        EventMap {
+            to_profile: vec![Some(EventIndex(0))],
+            to_attr: vec![0],
+        }
     }
 
     fn profile() -> Profile {
@@ -247,7 +373,17 @@ mod tests {
         b.comm(20, 20, "other").unwrap();
         b.comm(30, 30, "idle").unwrap();
         let mut s = |pid, tid, time, cpu| {
-            let input = SampleInput { pid, tid, time, cpu, event: EventIndex(0), period: 1, ip: 0x10, ip_mode: CpuMode::User, callchain: &[] };
+            let input = SampleInput {
+                pid,
+                tid,
+                time,
+                cpu,
+                event: EventIndex(0),
+                period: 1,
+                ip: 0x10,
+                ip_mode: CpuMode::User,
+                callchain: &[],
+            };
             b.sample(&input).unwrap();
         };
         // Times 100..=199: thread 10/11 gets 3 samples, 10/10 one, 20/20 one.
@@ -262,10 +398,29 @@ mod tests {
     #[test]
     fn lanes_group_threads_by_process_busiest_first() {
         let t = Timeline::new(&profile(), &map());
-        let names: Vec<_> = t.threads.iter().map(|t| (t.name.as_str(), t.tid, t.samples)).collect();
-        assert_eq!(names, vec![("worker", 11, 3), ("main", 10, 1), ("other", 20, 1)]);
-        assert_eq!(t.processes.iter().map(|p| (p.pid, p.name.as_str(), p.threads.clone())).collect::<Vec<_>>(), vec![(10, "main", vec![0, 1]), (20, "other", vec![2])]);
-        assert_eq!(t.cpus.iter().map(|c| (c.cpu, c.samples)).collect::<Vec<_>>(), vec![(0, 2), (1, 3)]);
+        let names: Vec<_> = t
+            .threads
+            .iter()
+            .map(|t| (t.name.as_str(), t.tid, t.samples))
+            .collect();
+        assert_eq!(
+            names,
+            vec![("worker", 11, 3), ("main", 10, 1), ("other", 20, 1)]
+        );
+        assert_eq!(
+            t.processes
+                .iter()
+                .map(|p| (p.pid, p.name.as_str(), p.threads.clone()))
+                .collect::<Vec<_>>(),
+            vec![(10, "main", vec![0, 1]), (20, "other", vec![2])]
+        );
+        assert_eq!(
+            t.cpus
+                .iter()
+                .map(|c| (c.cpu, c.samples))
+                .collect::<Vec<_>>(),
+            vec![(0, 2), (1, 3)]
+        );
         assert_eq!(t.threads[0].first, 100);
         assert_eq!(t.idle_threads, 1, "idle 30/30 has no lane");
         assert_eq!(t.threads[0].last, 199);
@@ -287,6 +442,12 @@ mod tests {
         // A zoomed range leaves the rest out.
         let z = t.density(&p, 150, 160, 1, None);
         assert_eq!(z.counts, vec![1, 0, 1, 0, 2]);
-        assert_eq!(t.density(&p, 100, 199, 2, Some(1)).counts.iter().sum::<u32>(), 0);
+        assert_eq!(
+            t.density(&p, 100, 199, 2, Some(1))
+                .counts
+                .iter()
+                .sum::<u32>(),
+            0
+        );
     }
 }

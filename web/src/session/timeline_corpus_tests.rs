@@ -1,7 +1,12 @@
 //! The timeline's worker answers against perf's own output: heatmap cells against the sample
 //! times of `perf script`, off- and on-CPU periods against its PERF_RECORD_SWITCH lines, markers
 //! against its PERF_RECORD_LOST lines, the function's bins against a walk of the profile.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,7 +22,11 @@ fn corpus() -> Option<PathBuf> {
         let dir = PathBuf::from(d).join("corpus");
         return dir.is_dir().then_some(dir);
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().skip(1).map(|a| a.join("shared/corpus")).find(|d| d.is_dir())
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .skip(1)
+        .map(|a| a.join("shared/corpus"))
+        .find(|d| d.is_dir())
 }
 
 fn open_path(path: &Path) -> Session {
@@ -40,20 +49,42 @@ fn parse_script(text: &str) -> Vec<ScriptLine> {
             continue;
         }
         let words: Vec<&str> = line.split_whitespace().collect();
-        let Some(ti) = words.iter().position(|w| w.ends_with(':') && w.len() > 11 && w[..w.len() - 1].split_once('.').is_some_and(|(a, b)| b.len() == 9 && a.bytes().all(|c| c.is_ascii_digit()) && b.bytes().all(|c| c.is_ascii_digit()))) else {
+        let Some(ti) = words.iter().position(|w| {
+            w.ends_with(':')
+                && w.len() > 11
+                && w[..w.len() - 1].split_once('.').is_some_and(|(a, b)| {
+                    b.len() == 9
+                        && a.bytes().all(|c| c.is_ascii_digit())
+                        && b.bytes().all(|c| c.is_ascii_digit())
+                })
+        }) else {
             continue;
         };
-        let Some(pt) = words[..ti].iter().rev().find(|w| w.contains('/') && w.split('/').all(|p| p.parse::<i64>().is_ok())) else { continue };
+        let Some(pt) = words[..ti]
+            .iter()
+            .rev()
+            .find(|w| w.contains('/') && w.split('/').all(|p| p.parse::<i64>().is_ok()))
+        else {
+            continue;
+        };
         let (p, t) = pt.split_once('/').unwrap();
         let (secs, frac) = words[ti].trim_end_matches(':').split_once('.').unwrap();
         let time = secs.parse::<u64>().unwrap() * 1_000_000_000 + frac.parse::<u64>().unwrap();
-        out.push(ScriptLine { pid: p.parse::<i64>().unwrap() as u32, tid: t.parse::<i64>().unwrap() as u32, time, rest: words[ti + 1..].join(" ") });
+        out.push(ScriptLine {
+            pid: p.parse::<i64>().unwrap() as u32,
+            tid: t.parse::<i64>().unwrap() as u32,
+            time,
+            rest: words[ti + 1..].join(" "),
+        });
     }
     out
 }
 
 fn samples_of(lines: &[ScriptLine]) -> Vec<&ScriptLine> {
-    lines.iter().filter(|l| !l.rest.starts_with("PERF_RECORD")).collect()
+    lines
+        .iter()
+        .filter(|l| !l.rest.starts_with("PERF_RECORD"))
+        .collect()
 }
 
 /// Cells counted from perf's times: origin = the first sample, 1 s columns, `rows` rows.
@@ -63,13 +94,28 @@ fn oracle_cells(times: &[u64], rows: u64) -> BTreeMap<(u64, u64), u32> {
     let mut cells = BTreeMap::new();
     for &t in times {
         let off = t - origin;
-        *cells.entry((off / 1_000_000_000, (off % 1_000_000_000) / row_ns)).or_insert(0) += 1;
+        *cells
+            .entry((off / 1_000_000_000, (off % 1_000_000_000) / row_ns))
+            .or_insert(0) += 1;
     }
     cells
 }
 
-fn heatmap_cells(s: &mut Session, event: Option<u32>, rows: u32) -> (crate::protocol::HeatmapMeta, BTreeMap<(u64, u64), u32>) {
-    let WorkerMessage::Heatmap(_, h) = s.query(1, Query::Heatmap { event, threads: vec![], rows }) else { panic!("not a heatmap") };
+fn heatmap_cells(
+    s: &mut Session,
+    event: Option<u32>,
+    rows: u32,
+) -> (crate::protocol::HeatmapMeta, BTreeMap<(u64, u64), u32>) {
+    let WorkerMessage::Heatmap(_, h) = s.query(
+        1,
+        Query::Heatmap {
+            event,
+            threads: vec![],
+            rows,
+        },
+    ) else {
+        panic!("not a heatmap")
+    };
     let mut cells = BTreeMap::new();
     for c in 0..h.meta.columns {
         for r in 0..h.meta.rows {
@@ -90,8 +136,12 @@ fn heatmap_cells_count_perf_script_times() {
     };
     for stem in ["sort", "lost", "switch-events", "attach-pid"] {
         let mut s = open_path(&corpus.join(format!("gen/{stem}.data")));
-        let script = std::fs::read_to_string(corpus.join(format!("gen/oracle/{stem}.script.txt"))).unwrap();
-        let times: Vec<u64> = samples_of(&parse_script(&script)).iter().map(|l| l.time).collect();
+        let script =
+            std::fs::read_to_string(corpus.join(format!("gen/oracle/{stem}.script.txt"))).unwrap();
+        let times: Vec<u64> = samples_of(&parse_script(&script))
+            .iter()
+            .map(|l| l.time)
+            .collect();
         for rows in [50, 7] {
             let (meta, cells) = heatmap_cells(&mut s, None, rows);
             let want = oracle_cells(&times, u64::from(meta.rows));
@@ -114,7 +164,11 @@ fn heatmap_of_one_event_counts_its_samples() {
     let names: Vec<String> = s.summary().events.iter().map(|e| e.name.clone()).collect();
     assert_eq!(names.len(), 2);
     for (attr, name) in names.iter().enumerate() {
-        let times: Vec<u64> = lines.iter().filter(|l| l.rest.trim_end_matches(':') == name.as_str()).map(|l| l.time).collect();
+        let times: Vec<u64> = lines
+            .iter()
+            .filter(|l| l.rest.trim_end_matches(':') == name.as_str())
+            .map(|l| l.time)
+            .collect();
         assert!(!times.is_empty(), "{name}");
         let (meta, cells) = heatmap_cells(&mut s, Some(attr as u32), 50);
         // The origin stays the first sample of all events.
@@ -122,7 +176,9 @@ fn heatmap_of_one_event_counts_its_samples() {
         let mut want = BTreeMap::new();
         for t in &times {
             let off = t - origin;
-            *want.entry((off / 1_000_000_000, (off % 1_000_000_000) / 20_000_000)).or_insert(0u32) += 1;
+            *want
+                .entry((off / 1_000_000_000, (off % 1_000_000_000) / 20_000_000))
+                .or_insert(0u32) += 1;
         }
         assert_eq!(cells, want, "{name}");
     }
@@ -135,13 +191,18 @@ fn switch_periods_equal_perf_script_switch_lines() {
         return;
     };
     let s = open_path(&corpus.join("gen/switch-events.data"));
-    let script = std::fs::read_to_string(corpus.join("gen/oracle/switch-events.script.txt")).unwrap();
+    let script =
+        std::fs::read_to_string(corpus.join("gen/oracle/switch-events.script.txt")).unwrap();
     // Per thread, the switch lines in order: (time, out, preempt).
     type Switch = (u64, bool, bool);
     let mut switches: BTreeMap<(u32, u32), Vec<Switch>> = BTreeMap::new();
     for l in parse_script(&script) {
         if let Some(what) = l.rest.strip_prefix("PERF_RECORD_SWITCH ") {
-            switches.entry((l.pid, l.tid)).or_default().push((l.time, what.starts_with("OUT"), what.contains("preempt")));
+            switches.entry((l.pid, l.tid)).or_default().push((
+                l.time,
+                what.starts_with("OUT"),
+                what.contains("preempt"),
+            ));
         }
     }
     // perf script prints some records late (after the round that held them): time order.
@@ -153,22 +214,55 @@ fn switch_periods_equal_perf_script_switch_lines() {
     assert!(a.switches);
     let mut checked = 0;
     for ((pid, tid), list) in &switches {
-        let lane = s.timeline.threads.iter().position(|t| t.pid == *pid && t.tid == *tid).unwrap_or_else(|| panic!("no lane for {pid}/{tid}"));
+        let lane = s
+            .timeline
+            .threads
+            .iter()
+            .position(|t| t.pid == *pid && t.tid == *tid)
+            .unwrap_or_else(|| panic!("no lane for {pid}/{tid}"));
         // OUT then IN: an off-CPU period, runnable when preempted.
         let want_off: Vec<(u64, u64, u8)> = list
             .windows(2)
             .filter(|w| w[0].1 && !w[1].1)
-            .map(|w| (w[0].0, w[1].0, if w[0].2 { off_state::RUNNABLE } else { off_state::SLEEPING }))
+            .map(|w| {
+                (
+                    w[0].0,
+                    w[1].0,
+                    if w[0].2 {
+                        off_state::RUNNABLE
+                    } else {
+                        off_state::SLEEPING
+                    },
+                )
+            })
             .collect();
-        let want_on: Vec<(u64, u64)> = list.windows(2).filter(|w| !w[0].1 && w[1].1).map(|w| (w[0].0, w[1].0)).collect();
+        let want_on: Vec<(u64, u64)> = list
+            .windows(2)
+            .filter(|w| !w[0].1 && w[1].1)
+            .map(|w| (w[0].0, w[1].0))
+            .collect();
         // Periods the records close on both ends; the analysis may add one open at either end
         // of the thread's records (its start, the end of the recording).
         let (first, last) = (list.first().unwrap().0, list.last().unwrap().0);
-        let off: Vec<_> = a.off_cpu(lane).iter().copied().filter(|i| i.0 >= first && i.1 <= last).collect();
-        let on: Vec<_> = a.on_cpu(lane).iter().copied().filter(|i| i.0 >= first && i.1 <= last).collect();
+        let off: Vec<_> = a
+            .off_cpu(lane)
+            .iter()
+            .copied()
+            .filter(|i| i.0 >= first && i.1 <= last)
+            .collect();
+        let on: Vec<_> = a
+            .on_cpu(lane)
+            .iter()
+            .copied()
+            .filter(|i| i.0 >= first && i.1 <= last)
+            .collect();
         assert_eq!(off, want_off, "{pid}/{tid} off-CPU");
         assert_eq!(on, want_on, "{pid}/{tid} on-CPU");
-        assert!(a.off_cpu(lane).len() <= want_off.len() + 1 && a.on_cpu(lane).len() <= want_on.len() + 2, "{pid}/{tid}");
+        assert!(
+            a.off_cpu(lane).len() <= want_off.len() + 1
+                && a.on_cpu(lane).len() <= want_on.len() + 2,
+            "{pid}/{tid}"
+        );
         checked += want_off.len();
     }
     assert!(checked > 50, "{checked}");
@@ -178,27 +272,55 @@ fn switch_periods_equal_perf_script_switch_lines() {
     let mut exits = 0;
     for l in parse_script(&script) {
         if l.rest.starts_with("PERF_RECORD_EXIT") {
-            let Some(lane) = s.timeline.threads.iter().position(|t| t.pid == l.pid && t.tid == l.tid) else { continue };
+            let Some(lane) = s
+                .timeline
+                .threads
+                .iter()
+                .position(|t| t.pid == l.pid && t.tid == l.tid)
+            else {
+                continue;
+            };
             let until = l.time + 10_000;
-            assert!(a.on_cpu(lane).iter().all(|i| i.1 <= until) && a.off_cpu(lane).iter().all(|i| i.1 <= until), "{}/{} after its exit at {}: {:?} {:?}", l.pid, l.tid, l.time, a.on_cpu(lane).last(), a.off_cpu(lane).last());
+            assert!(
+                a.on_cpu(lane).iter().all(|i| i.1 <= until)
+                    && a.off_cpu(lane).iter().all(|i| i.1 <= until),
+                "{}/{} after its exit at {}: {:?} {:?}",
+                l.pid,
+                l.tid,
+                l.time,
+                a.on_cpu(lane).last(),
+                a.off_cpu(lane).last()
+            );
             exits += 1;
         }
     }
     assert!(exits >= 4, "{exits}");
     // The reply: bins with off-CPU time are those the periods overlap.
-    let (start, end) = (s.timeline.threads.iter().map(|t| t.first).min().unwrap(), s.timeline.threads.iter().map(|t| t.last).max().unwrap());
-    let r = s.timeline.reply(&s.profile, &s.events, start, end, 400, None, None);
+    let (start, end) = (
+        s.timeline.threads.iter().map(|t| t.first).min().unwrap(),
+        s.timeline.threads.iter().map(|t| t.last).max().unwrap(),
+    );
+    let r = s
+        .timeline
+        .reply(&s.profile, &s.events, start, end, 400, None, None);
     let bins = Bins::new(start, end, 400);
     let lanes = s.timeline.lanes();
     assert_eq!(r.detail.off_cpu.len(), lanes * 400);
     for lane in 0..s.timeline.threads.len() {
         for k in 0..400u32 {
             let (b0, b1) = (bins.edge(k), bins.edge(k + 1));
-            let overlap: u64 = a.off_cpu(lane).iter().map(|i| i.1.min(b1).saturating_sub(i.0.max(b0))).sum();
+            let overlap: u64 = a
+                .off_cpu(lane)
+                .iter()
+                .map(|i| i.1.min(b1).saturating_sub(i.0.max(b0)))
+                .sum();
             let share = r.detail.off_cpu[lane * 400 + k as usize];
             assert_eq!(share > 0, overlap > 0, "lane {lane} bin {k}");
             let exact = overlap as f64 * 255.0 / (b1 - b0) as f64;
-            assert!((f64::from(share) - exact.min(255.0)).abs() <= 1.0, "lane {lane} bin {k}: {share} vs {exact}");
+            assert!(
+                (f64::from(share) - exact.min(255.0)).abs() <= 1.0,
+                "lane {lane} bin {k}: {share} vs {exact}"
+            );
         }
     }
 }
@@ -213,8 +335,19 @@ fn lost_records_are_markers_on_their_cpu() {
     let script = std::fs::read_to_string(corpus.join("gen/oracle/lost.script.txt")).unwrap();
     // "comm pid/tid [cpu] time: PERF_RECORD_LOST lost N"
     let mut want: BTreeMap<u32, (u32, u64)> = BTreeMap::new();
-    for line in script.lines().filter(|l| l.contains("PERF_RECORD_LOST lost")) {
-        let cpu: u32 = line.split('[').nth(1).unwrap().split(']').next().unwrap().parse().unwrap();
+    for line in script
+        .lines()
+        .filter(|l| l.contains("PERF_RECORD_LOST lost"))
+    {
+        let cpu: u32 = line
+            .split('[')
+            .nth(1)
+            .unwrap()
+            .split(']')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
         let n: u64 = line.rsplit(' ').next().unwrap().parse().unwrap();
         let e = want.entry(cpu).or_default();
         e.0 += 1;
@@ -222,7 +355,9 @@ fn lost_records_are_markers_on_their_cpu() {
     }
     assert_eq!(want.values().map(|v| v.0).sum::<u32>(), 7);
     let (start, end) = (0, u64::MAX - 1);
-    let r = s.timeline.reply(&s.profile, &s.events, start, end, 1, None, None);
+    let r = s
+        .timeline
+        .reply(&s.profile, &s.events, start, end, 1, None, None);
     let d = &r.detail;
     let mut got: BTreeMap<u32, (u32, u64)> = BTreeMap::new();
     for i in 0..d.markers() {
@@ -241,11 +376,22 @@ fn lost_records_are_markers_on_their_cpu() {
 
 #[test]
 fn bins_of_times_match_their_edges() {
-    for (start, end, n) in [(100u64, 199u64, 4u32), (0, 1000, 7), (5, 5, 3), (1 << 40, (1 << 40) + 12_345_678, 333)] {
+    for (start, end, n) in [
+        (100u64, 199u64, 4u32),
+        (0, 1000, 7),
+        (5, 5, 3),
+        (1 << 40, (1 << 40) + 12_345_678, 333),
+    ] {
         let b = Bins::new(start, end, n);
-        for t in (start..=end).step_by(((end - start) / 500).max(1) as usize).chain([end]) {
+        for t in (start..=end)
+            .step_by(((end - start) / 500).max(1) as usize)
+            .chain([end])
+        {
             let k = b.bin_of(t).unwrap();
-            assert!(b.edge(k) <= t && t < b.edge(k + 1), "{t} in bin {k} of {b:?}");
+            assert!(
+                b.edge(k) <= t && t < b.edge(k + 1),
+                "{t} in bin {k} of {b:?}"
+            );
         }
         assert_eq!(b.bin_of(end + 1), None);
         assert_eq!(b.edge(n), end + 1);
@@ -258,33 +404,56 @@ fn function_bins_count_the_samples_whose_stack_has_it() {
     let s = open_path(&path);
     let p = &s.profile;
     // A function in some but not all stacks: a child of a root.
-    let (start, end) = (p.samples.time.iter().copied().min().unwrap(), p.samples.time.iter().copied().max().unwrap());
+    let (start, end) = (
+        p.samples.time.iter().copied().min().unwrap(),
+        p.samples.time.iter().copied().max().unwrap(),
+    );
     let mut tested = 0;
     let step = (p.funcs.len() / 5).max(1);
     for f in (0..p.funcs.len() as u32).step_by(step) {
-        let name = p.func_name(perfscope_analysis::ids::FuncIndex(f)).to_string();
-        let r = s.timeline.reply(p, &s.events, start, end, 50, None, Some(f));
+        let name = p
+            .func_name(perfscope_analysis::ids::FuncIndex(f))
+            .to_string();
+        let r = s
+            .timeline
+            .reply(p, &s.events, start, end, 50, None, Some(f));
         let bins = Bins::new(start, end, 50);
         let n = s.timeline.threads.len();
         // Independently: walk each sample's frames.
         let mut want = vec![0u32; s.timeline.lanes() * 50];
         for i in 0..p.samples.len() {
-            let has = p.stacks.frames_leaf_first(p.samples.stack[i]).any(|fr| p.frame_func(fr) == Some(perfscope_analysis::ids::FuncIndex(f)));
+            let has = p
+                .stacks
+                .frames_leaf_first(p.samples.stack[i])
+                .any(|fr| p.frame_func(fr) == Some(perfscope_analysis::ids::FuncIndex(f)));
             if !has {
                 continue;
             }
             let th = p.threads.get(p.samples.thread[i]).unwrap();
-            let lane = s.timeline.threads.iter().position(|t| t.pid == th.pid && t.tid == th.tid).unwrap();
+            let lane = s
+                .timeline
+                .threads
+                .iter()
+                .position(|t| t.pid == th.pid && t.tid == th.tid)
+                .unwrap();
             let k = bins.bin_of(p.samples.time[i]).unwrap() as usize;
             want[lane * 50 + k] += 1;
             // Samples without a CPU (not recorded) are in no CPU lane.
-            if let Some(cpu) = s.timeline.cpus.iter().position(|c| c.cpu == p.samples.cpu[i]) {
+            if let Some(cpu) = s
+                .timeline
+                .cpus
+                .iter()
+                .position(|c| c.cpu == p.samples.cpu[i])
+            {
                 want[(n + cpu) * 50 + k] += 1;
             }
         }
         assert_eq!(r.detail.highlight, want, "{name}");
         let total: u32 = want.iter().sum();
-        assert!(total > 0 && total < 2 * p.samples.len() as u32, "{name}: {total}");
+        assert!(
+            total > 0 && total < 2 * p.samples.len() as u32,
+            "{name}: {total}"
+        );
         tested += 1;
     }
     assert!(tested >= 3);
@@ -297,8 +466,12 @@ fn sched_switch_samples_start_off_cpu_periods_and_are_markers() {
         return;
     };
     let s = open_path(&corpus.join("gen/tp-callchain.data"));
-    let script = std::fs::read_to_string(corpus.join("gen/oracle/tp-callchain.script.txt")).unwrap();
-    let samples: Vec<ScriptLine> = parse_script(&script).into_iter().filter(|l| l.rest.contains("sched:sched_switch")).collect();
+    let script =
+        std::fs::read_to_string(corpus.join("gen/oracle/tp-callchain.script.txt")).unwrap();
+    let samples: Vec<ScriptLine> = parse_script(&script)
+        .into_iter()
+        .filter(|l| l.rest.contains("sched:sched_switch"))
+        .collect();
     assert_eq!(samples.len(), 150);
     let a = &s.timeline.activity;
     assert!(a.switches);
@@ -309,19 +482,49 @@ fn sched_switch_samples_start_off_cpu_periods_and_are_markers() {
     }
     for ((pid, tid), mut times) in by_thread {
         times.sort_unstable();
-        let lane = s.timeline.threads.iter().position(|t| t.pid == pid && t.tid == tid).unwrap();
+        let lane = s
+            .timeline
+            .threads
+            .iter()
+            .position(|t| t.pid == pid && t.tid == tid)
+            .unwrap();
         let starts: Vec<u64> = a.off_cpu(lane).iter().map(|i| i.0).collect();
         // The last switch-out of a thread that exits (state X) has no period after it.
-        assert!(starts.iter().all(|t| times.contains(t)), "{pid}/{tid}: {starts:?} vs {times:?}");
-        assert!(times.len() - starts.len() <= 1, "{pid}/{tid}: {} periods for {} switch-outs", starts.len(), times.len());
+        assert!(
+            starts.iter().all(|t| times.contains(t)),
+            "{pid}/{tid}: {starts:?} vs {times:?}"
+        );
+        assert!(
+            times.len() - starts.len() <= 1,
+            "{pid}/{tid}: {} periods for {} switch-outs",
+            starts.len(),
+            times.len()
+        );
     }
-    let (start, end) = (samples.iter().map(|l| l.time).min().unwrap(), samples.iter().map(|l| l.time).max().unwrap());
-    let r = s.timeline.reply(&s.profile, &s.events, start, end, 300, None, None);
+    let (start, end) = (
+        samples.iter().map(|l| l.time).min().unwrap(),
+        samples.iter().map(|l| l.time).max().unwrap(),
+    );
+    let r = s
+        .timeline
+        .reply(&s.profile, &s.events, start, end, 300, None, None);
     let d = &r.detail;
-    let marked: u32 = (0..d.markers()).filter(|&i| d.marker_kind[i] == MarkerKind::Tracepoint as u8).map(|i| d.marker_records[i]).sum();
+    let marked: u32 = (0..d.markers())
+        .filter(|&i| d.marker_kind[i] == MarkerKind::Tracepoint as u8)
+        .map(|i| d.marker_records[i])
+        .sum();
     assert_eq!(marked, 150);
     // Never more than one marker per lane, bin and event.
-    let mut keys: Vec<_> = (0..d.markers()).map(|i| (d.marker_lane[i], d.marker_bin[i], d.marker_kind[i], d.marker_event[i])).collect();
+    let mut keys: Vec<_> = (0..d.markers())
+        .map(|i| {
+            (
+                d.marker_lane[i],
+                d.marker_bin[i],
+                d.marker_kind[i],
+                d.marker_event[i],
+            )
+        })
+        .collect();
     let n = keys.len();
     keys.dedup();
     assert_eq!(keys.len(), n);

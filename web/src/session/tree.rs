@@ -21,7 +21,12 @@ pub fn sample_filter(filter: &Filter, timeline: &Timeline, events: &EventMap) ->
     }
     if let Some(e) = filter.event {
         // An attr without samples has no profile event: match nothing.
-        f.events = vec![events.to_profile.get(e as usize).copied().flatten().unwrap_or(EventIndex(u32::MAX))];
+        f.events = vec![events
+            .to_profile
+            .get(e as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(EventIndex(u32::MAX))];
     }
     for &lane in &filter.threads {
         if let Some(t) = timeline.threads.get(lane as usize) {
@@ -60,11 +65,26 @@ pub struct TreeCache {
 }
 
 impl TreeCache {
-    fn prepare(&mut self, samples: &Samples<'_>, timeline: &Timeline, events: &EventMap, filter: &Filter, generation: u32) -> (&StackChildren, &StackWeights) {
+    fn prepare(
+        &mut self,
+        samples: &Samples<'_>,
+        timeline: &Timeline,
+        events: &EventMap,
+        filter: &Filter,
+        generation: u32,
+    ) -> (&StackChildren, &StackWeights) {
         if self.generation != generation {
-            *self = TreeCache { generation, ..TreeCache::default() };
+            *self = TreeCache {
+                generation,
+                ..TreeCache::default()
+            };
         }
-        let TreeCache { children, weights, whole, .. } = self;
+        let TreeCache {
+            children,
+            weights,
+            whole,
+            ..
+        } = self;
         // The index first: its name sort's scratch space is then the only other thing held.
         let children = children.get_or_insert_with(|| StackChildren::new(samples.profile));
         if weights.0.as_ref() != Some(filter) {
@@ -76,7 +96,10 @@ impl TreeCache {
             *weights = if whole.0.as_ref() == Some(filter) {
                 std::mem::take(whole)
             } else {
-                (Some(filter.clone()), refilter(samples, timeline, events, filter, whole))
+                (
+                    Some(filter.clone()),
+                    refilter(samples, timeline, events, filter, whole),
+                )
             };
         }
         (children, &weights.1)
@@ -84,25 +107,47 @@ impl TreeCache {
 
     /// Bytes the cache holds.
     pub fn heap_bytes(&self) -> usize {
-        self.children.as_ref().map_or(0, StackChildren::heap_bytes) + self.weights.1.heap_bytes() + self.whole.1.heap_bytes()
+        self.children.as_ref().map_or(0, StackChildren::heap_bytes)
+            + self.weights.1.heap_bytes()
+            + self.whole.1.heap_bytes()
     }
 }
 
 /// The weights of `filter`, from `whole` (the weights of the last filter without a time range)
 /// when they are of the same filter without its range and that is the shorter way; `whole` is
 /// emptied when it is of another event or threads.
-fn refilter(samples: &Samples<'_>, timeline: &Timeline, events: &EventMap, filter: &Filter, whole: &mut (Option<Filter>, StackWeights)) -> StackWeights {
+fn refilter(
+    samples: &Samples<'_>,
+    timeline: &Timeline,
+    events: &EventMap,
+    filter: &Filter,
+    whole: &mut (Option<Filter>, StackWeights),
+) -> StackWeights {
     let profile = samples.profile;
     let sf = sample_filter(filter, timeline, events);
-    let without_range = Filter { range: None, ..filter.clone() };
+    let without_range = Filter {
+        range: None,
+        ..filter.clone()
+    };
     if whole.0.as_ref() != Some(&without_range) {
         *whole = (None, StackWeights::default());
     }
     if filter.off_cpu {
         // The event does not apply to off-CPU time.
-        return StackWeights::of_samples(profile, samples.off_cpu, &SampleFilter { events: Vec::new(), ..sf });
+        return StackWeights::of_samples(
+            profile,
+            samples.off_cpu,
+            &SampleFilter {
+                events: Vec::new(),
+                ..sf
+            },
+        );
     }
-    let narrowed = whole.0.is_some().then(|| StackWeights::narrowed(&whole.1, profile, &sf)).flatten();
+    let narrowed = whole
+        .0
+        .is_some()
+        .then(|| StackWeights::narrowed(&whole.1, profile, &sf))
+        .flatten();
     narrowed.unwrap_or_else(|| StackWeights::new(profile, &sf))
 }
 
@@ -122,7 +167,14 @@ pub struct TreeParams<'a> {
 }
 
 /// The tree for `params`, laid out in its weight units and pruned to its detail.
-pub fn tree(samples: &Samples<'_>, timeline: &Timeline, events: &EventMap, cache: &mut TreeCache, generation: u32, params: TreeParams<'_>) -> TreeReply {
+pub fn tree(
+    samples: &Samples<'_>,
+    timeline: &Timeline,
+    events: &EventMap,
+    cache: &mut TreeCache,
+    generation: u32,
+    params: TreeParams<'_>,
+) -> TreeReply {
     let profile = samples.profile;
     let (children, weights) = cache.prepare(samples, timeline, events, params.filter, generation);
     let kind = match params.weight {
@@ -130,7 +182,17 @@ pub fn tree(samples: &Samples<'_>, timeline: &Timeline, events: &EventMap, cache
         WeightKind::Period => AnalysisWeight::Period,
     };
     let root: Vec<FuncIndex> = params.root.iter().map(|&f| FuncIndex(f)).collect();
-    let graph = pruned_flame(profile, children, weights, PruneOptions { inverted: params.inverted, kind, detail: params.detail, root: &root });
+    let graph = pruned_flame(
+        profile,
+        children,
+        weights,
+        PruneOptions {
+            inverted: params.inverted,
+            kind,
+            detail: params.detail,
+            root: &root,
+        },
+    );
     let n = graph.nodes.len();
     let mut nodes = TreeNodes {
         parent: Vec::with_capacity(n),
@@ -170,7 +232,11 @@ pub fn tree(samples: &Samples<'_>, timeline: &Timeline, events: &EventMap, cache
         total: graph.width as f64,
         depth: graph.depth,
         ms: 0.0,
-        detail: if params.detail == u64::MAX { 0 } else { params.detail },
+        detail: if params.detail == u64::MAX {
+            0
+        } else {
+            params.detail
+        },
         elided_samples: graph.elided_roots.samples,
         elided_period: graph.elided_roots.period,
         elided_count: graph.elided_root_count,
@@ -181,13 +247,34 @@ pub fn tree(samples: &Samples<'_>, timeline: &Timeline, events: &EventMap, cache
 /// The weight of the samples passing `filter` whose stack has a function whose name contains
 /// `text` (trimmed, case-insensitive), each sample once: what the flame-graph search's share
 /// counts (the outermost matched boxes of the whole, unpruned graph).
-pub fn search(samples: &Samples<'_>, timeline: &Timeline, events: &EventMap, cache: &mut TreeCache, generation: u32, filter: &Filter, text: &str) -> SearchReply {
+pub fn search(
+    samples: &Samples<'_>,
+    timeline: &Timeline,
+    events: &EventMap,
+    cache: &mut TreeCache,
+    generation: u32,
+    filter: &Filter,
+    text: &str,
+) -> SearchReply {
     let profile = samples.profile;
     let (children, weights) = cache.prepare(samples, timeline, events, filter, generation);
     let q = text.trim().to_lowercase();
-    let matched = if q.is_empty() { Default::default() } else { weights.matching(profile, |f| profile.func_name(f).to_lowercase().contains(&q)) };
+    let matched = if q.is_empty() {
+        Default::default()
+    } else {
+        weights.matching(profile, |f| {
+            profile.func_name(f).to_lowercase().contains(&q)
+        })
+    };
     let total = weights.sum(children);
-    SearchReply { query: None, generation, samples: matched.samples, period: matched.period, total_samples: total.samples, total_period: total.period }
+    SearchReply {
+        query: None,
+        generation,
+        samples: matched.samples,
+        period: matched.period,
+        total_samples: total.samples,
+        total_period: total.period,
+    }
 }
 
 #[cfg(test)]
@@ -204,28 +291,69 @@ zeta alpha zeta       zeta zeta zeta
 ";
 
     fn on(p: &Profile) -> Samples<'_> {
-        static NONE: SampleTable = SampleTable { time: Vec::new(), thread: Vec::new(), cpu: Vec::new(), event: Vec::new(), stack: Vec::new(), period: Vec::new() };
-        Samples { profile: p, off_cpu: &NONE }
+        static NONE: SampleTable = SampleTable {
+            time: Vec::new(),
+            thread: Vec::new(),
+            cpu: Vec::new(),
+            event: Vec::new(),
+            stack: Vec::new(),
+            period: Vec::new(),
+        };
+        Samples {
+            profile: p,
+            off_cpu: &NONE,
+        }
     }
 
     fn setup() -> (Profile, EventMap, Timeline) {
         let p = profile_from_text_samples(TEXT).unwrap();
-        let map = EventMap { to_profile: vec![Some(EventIndex(0))], to_attr: vec![0] };
+        let map = EventMap {
+            to_profile: vec![Some(EventIndex(0))],
+            to_attr: vec![0],
+        };
         let tl = Timeline::new(&p, &map);
         (p, map, tl)
     }
 
-    fn params<'a>(filter: &'a Filter, inverted: bool, root: &'a [u32], detail: u64) -> TreeParams<'a> {
-        TreeParams { filter, inverted, weight: WeightKind::Samples, root, detail }
+    fn params<'a>(
+        filter: &'a Filter,
+        inverted: bool,
+        root: &'a [u32],
+        detail: u64,
+    ) -> TreeParams<'a> {
+        TreeParams {
+            filter,
+            inverted,
+            weight: WeightKind::Samples,
+            root,
+            detail,
+        }
     }
 
     #[test]
     fn columns_follow_the_flame_layout_with_parents() {
         let (p, map, tl) = setup();
         let mut cache = TreeCache::default();
-        let t = tree(&on(&p), &tl, &map, &mut cache, 1, params(&Filter::default(), false, &[], u64::MAX));
+        let t = tree(
+            &on(&p),
+            &tl,
+            &map,
+            &mut cache,
+            1,
+            params(&Filter::default(), false, &[], u64::MAX),
+        );
         let name = |i: usize| p.func_name(FuncIndex(t.nodes.func[i])).to_string();
-        let rows: Vec<_> = (0..t.nodes.len()).map(|i| (name(i), t.nodes.parent[i], t.nodes.x[i], t.nodes.width[i], t.nodes.self_samples[i])).collect();
+        let rows: Vec<_> = (0..t.nodes.len())
+            .map(|i| {
+                (
+                    name(i),
+                    t.nodes.parent[i],
+                    t.nodes.x[i],
+                    t.nodes.width[i],
+                    t.nodes.self_samples[i],
+                )
+            })
+            .collect();
         // By hand: main 6 (alpha 1, zeta 5 (self 2; a, b, c 1 each)), other 1.
         assert_eq!(
             rows,
@@ -239,13 +367,30 @@ zeta alpha zeta       zeta zeta zeta
                 ("other".into(), u32::MAX, 6.0, 1.0, 1.0),
             ]
         );
-        assert_eq!((t.meta.samples, t.meta.total, t.meta.depth, t.meta.detail), (7, 7.0, 3, 0));
+        assert_eq!(
+            (t.meta.samples, t.meta.total, t.meta.depth, t.meta.detail),
+            (7, 7.0, 3, 0)
+        );
         // The same as the whole tree laid out.
-        let full = FlameGraph::from_call_tree(&CallTree::top_down(&p, &SampleFilter::all()).unwrap(), &p, AnalysisWeight::Samples);
+        let full = FlameGraph::from_call_tree(
+            &CallTree::top_down(&p, &SampleFilter::all()).unwrap(),
+            &p,
+            AnalysisWeight::Samples,
+        );
         assert_eq!(full.rects.len(), t.nodes.len());
-        let inv = tree(&on(&p), &tl, &map, &mut cache, 1, params(&Filter::default(), true, &[], u64::MAX));
+        let inv = tree(
+            &on(&p),
+            &tl,
+            &map,
+            &mut cache,
+            1,
+            params(&Filter::default(), true, &[], u64::MAX),
+        );
         // Bottom-up roots are the leaf functions.
-        let roots: Vec<_> = (0..inv.nodes.len()).filter(|&i| inv.nodes.parent[i] == u32::MAX).map(|i| p.func_name(FuncIndex(inv.nodes.func[i])).to_string()).collect();
+        let roots: Vec<_> = (0..inv.nodes.len())
+            .filter(|&i| inv.nodes.parent[i] == u32::MAX)
+            .map(|i| p.func_name(FuncIndex(inv.nodes.func[i])).to_string())
+            .collect();
         assert_eq!(roots, vec!["a", "alpha", "b", "c", "other", "zeta"]);
     }
 
@@ -254,14 +399,48 @@ zeta alpha zeta       zeta zeta zeta
         let (p, map, tl) = setup();
         let mut cache = TreeCache::default();
         // detail 2: width × 2 ≥ 7 keeps main (6) and zeta (5); alpha, other, a, b, c are left out.
-        let t = tree(&on(&p), &tl, &map, &mut cache, 1, params(&Filter::default(), false, &[], 2));
-        let rows: Vec<_> = (0..t.nodes.len()).map(|i| (p.func_name(FuncIndex(t.nodes.func[i])).to_string(), t.nodes.x[i], t.nodes.elided_samples[i], t.nodes.elided_count[i])).collect();
-        assert_eq!(rows, vec![("main".into(), 0.0, 1.0, 1), ("zeta".into(), 1.0, 3.0, 3)]);
-        assert_eq!((t.meta.detail, t.meta.elided_samples, t.meta.elided_count), (2, 1, 1));
+        let t = tree(
+            &on(&p),
+            &tl,
+            &map,
+            &mut cache,
+            1,
+            params(&Filter::default(), false, &[], 2),
+        );
+        let rows: Vec<_> = (0..t.nodes.len())
+            .map(|i| {
+                (
+                    p.func_name(FuncIndex(t.nodes.func[i])).to_string(),
+                    t.nodes.x[i],
+                    t.nodes.elided_samples[i],
+                    t.nodes.elided_count[i],
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            vec![("main".into(), 0.0, 1.0, 1), ("zeta".into(), 1.0, 3.0, 3)]
+        );
+        assert_eq!(
+            (t.meta.detail, t.meta.elided_samples, t.meta.elided_count),
+            (2, 1, 1)
+        );
         // Zoomed to main;zeta (5): a, b, c (1 each, × 2 < 5) still out; at detail 5 they come.
         let path = [t.nodes.func[0], t.nodes.func[1]];
-        let z = tree(&on(&p), &tl, &map, &mut cache, 1, params(&Filter::default(), false, &path, 5));
-        let names: Vec<_> = z.nodes.func.iter().map(|&f| p.func_name(FuncIndex(f))).collect();
+        let z = tree(
+            &on(&p),
+            &tl,
+            &map,
+            &mut cache,
+            1,
+            params(&Filter::default(), false, &path, 5),
+        );
+        let names: Vec<_> = z
+            .nodes
+            .func
+            .iter()
+            .map(|&f| p.func_name(FuncIndex(f)))
+            .collect();
         assert_eq!(names, vec!["main", "zeta", "a", "b", "c"]);
         assert_eq!(z.nodes.x, vec![0.0, 1.0, 1.0, 2.0, 3.0]);
     }
@@ -269,16 +448,51 @@ zeta alpha zeta       zeta zeta zeta
     #[test]
     fn a_selection_of_most_of_the_time_equals_the_tree_computed_afresh() {
         let (p, map, tl) = setup();
-        let rows = |t: &TreeReply| (0..t.nodes.len()).map(|i| (p.func_name(FuncIndex(t.nodes.func[i])).to_string(), t.nodes.x[i], t.nodes.width[i], t.nodes.self_samples[i])).collect::<Vec<_>>();
+        let rows = |t: &TreeReply| {
+            (0..t.nodes.len())
+                .map(|i| {
+                    (
+                        p.func_name(FuncIndex(t.nodes.func[i])).to_string(),
+                        t.nodes.x[i],
+                        t.nodes.width[i],
+                        t.nodes.self_samples[i],
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
         // The whole time first (the weights kept as the base), then columns 0..=5 of 7: the
         // selection's weights are the whole's less column 6 (main;zeta;c).
         let mut warm = TreeCache::default();
-        let all = tree(&on(&p), &tl, &map, &mut warm, 1, params(&Filter::default(), false, &[], u64::MAX));
+        let all = tree(
+            &on(&p),
+            &tl,
+            &map,
+            &mut warm,
+            1,
+            params(&Filter::default(), false, &[], u64::MAX),
+        );
         assert_eq!(all.meta.samples, 7);
-        let most = Filter { range: Some((0, 5)), ..Filter::default() };
-        let t = tree(&on(&p), &tl, &map, &mut warm, 1, params(&most, false, &[], u64::MAX));
+        let most = Filter {
+            range: Some((0, 5)),
+            ..Filter::default()
+        };
+        let t = tree(
+            &on(&p),
+            &tl,
+            &map,
+            &mut warm,
+            1,
+            params(&most, false, &[], u64::MAX),
+        );
         assert!(warm.whole.0.is_some(), "the whole time's weights are kept");
-        let fresh = tree(&on(&p), &tl, &map, &mut TreeCache::default(), 1, params(&most, false, &[], u64::MAX));
+        let fresh = tree(
+            &on(&p),
+            &tl,
+            &map,
+            &mut TreeCache::default(),
+            1,
+            params(&most, false, &[], u64::MAX),
+        );
         assert_eq!(rows(&t), rows(&fresh));
         // By hand: main 5 (alpha 1, zeta 4: self 2, a 1, b 1), other 1.
         assert_eq!(
@@ -293,7 +507,14 @@ zeta alpha zeta       zeta zeta zeta
             ]
         );
         // Back to the whole time: the kept weights again.
-        let again = tree(&on(&p), &tl, &map, &mut warm, 1, params(&Filter::default(), false, &[], u64::MAX));
+        let again = tree(
+            &on(&p),
+            &tl,
+            &map,
+            &mut warm,
+            1,
+            params(&Filter::default(), false, &[], u64::MAX),
+        );
         assert_eq!(rows(&again), rows(&all));
         assert!(warm.whole.0.is_none());
     }
@@ -308,7 +529,10 @@ zeta alpha zeta       zeta zeta zeta
         let r = search(&on(&p), &tl, &map, &mut cache, 1, &Filter::default(), "b");
         assert_eq!(r.samples, 1);
         // A time filter (times are column numbers 0..=6): columns 0..=2.
-        let f = Filter { range: Some((0, 2)), ..Filter::default() };
+        let f = Filter {
+            range: Some((0, 2)),
+            ..Filter::default()
+        };
         let r = search(&on(&p), &tl, &map, &mut cache, 1, &f, "zeta");
         assert_eq!((r.samples, r.total_samples), (2, 3));
     }

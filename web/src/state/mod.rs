@@ -15,7 +15,10 @@ pub use shared::Shared;
 use perfscope_analysis::summary::Summary;
 use yew::Reducible;
 
-use crate::protocol::{CompareInfo, DiffReply, Failure, HeatmapReply, ProfileData, Progress, RecordsReply, SearchReply, StackReply, TimelineReply, TreeReply, WorkerMessage};
+use crate::protocol::{
+    CompareInfo, DiffReply, Failure, HeatmapReply, ProfileData, Progress, RecordsReply,
+    SearchReply, StackReply, TimelineReply, TreeReply, WorkerMessage,
+};
 pub use url::LinkState;
 pub use view::{ColorBy, FuncPath, SortBy, Tab, ViewAction, ViewState};
 
@@ -214,11 +217,19 @@ impl AppState {
     pub fn apply(mut self, action: Action) -> AppState {
         match action {
             Action::Fetching { name } => {
-                self.load = Load::Loading { file: FileInfo { name, size: None }, progress: None, summary: None };
+                self.load = Load::Loading {
+                    file: FileInfo { name, size: None },
+                    progress: None,
+                    summary: None,
+                };
                 self.request = None;
             }
             Action::Started { id, file } => {
-                self.load = Load::Loading { file, progress: None, summary: None };
+                self.load = Load::Loading {
+                    file,
+                    progress: None,
+                    summary: None,
+                };
                 self.request = Some(id);
                 self.query_error = None;
                 self.symbols_request = None;
@@ -242,7 +253,12 @@ impl AppState {
             }
             Action::EarlySummary { id, summary: early } => {
                 if Some(id) == self.request {
-                    if let Load::Loading { file, summary: summary @ None, .. } = &mut self.load {
+                    if let Load::Loading {
+                        file,
+                        summary: summary @ None,
+                        ..
+                    } = &mut self.load
+                    {
                         file.size = Some(early.file_size);
                         *summary = Some(Shared::new(*early));
                     }
@@ -265,7 +281,12 @@ impl AppState {
                 self.link = Some(link);
             }
             Action::CompareStarted { id, name } => {
-                self.compare = Some(Compare { request: id, name, info: None, error: None });
+                self.compare = Some(Compare {
+                    request: id,
+                    name,
+                    info: None,
+                    error: None,
+                });
                 self.results.diff = None;
                 self.view.tab = Tab::Compare;
             }
@@ -305,8 +326,17 @@ impl AppState {
                         *profile = Shared::new(*p);
                     }
                 } else if Some(id) == self.request {
-                    if let Load::Loading { file, summary: Some(summary), .. } = &self.load {
-                        self.load = Load::Loaded { file: file.clone(), summary: summary.clone(), profile: Shared::new(*p) };
+                    if let Load::Loading {
+                        file,
+                        summary: Some(summary),
+                        ..
+                    } = &self.load
+                    {
+                        self.load = Load::Loaded {
+                            file: file.clone(),
+                            summary: summary.clone(),
+                            profile: Shared::new(*p),
+                        };
                         self.request = None;
                         self.pick_default_event();
                         self.apply_link();
@@ -322,18 +352,24 @@ impl AppState {
                 } else if Some(id) == self.symbols_request {
                     self.symbols_request = None;
                     self.symbols_error = Some(message);
-                } else if Some(id) == self.request || (id == 0 && matches!(self.load, Load::Loading { .. })) || (crashed && self.request.is_some()) {
+                } else if Some(id) == self.request
+                    || (id == 0 && matches!(self.load, Load::Loading { .. }))
+                    || (crashed && self.request.is_some())
+                {
                     let file = match &self.load {
                         Load::Loading { file, .. } => Some(file.clone()),
                         _ => None,
                     };
                     self.load = Load::Failed { file, message };
                     self.request = None;
-                } else if matches!(self.load, Load::Loaded { .. }) && (crashed || self.query_error.is_none()) {
+                } else if matches!(self.load, Load::Loaded { .. })
+                    && (crashed || self.query_error.is_none())
+                {
                     // A query's failure, or the worker stopped (a trap: "unreachable" is what
                     // running out of wasm memory looks like). Without this the view waits forever.
                     self.query_error = Some(if crashed {
-                        let hint = if message.contains("unreachable") || message.contains("memory") {
+                        let hint = if message.contains("unreachable") || message.contains("memory")
+                        {
                             " — most likely out of memory: a browser gives a page's worker at most 4 GiB"
                         } else {
                             ""
@@ -366,7 +402,9 @@ impl AppState {
 
     /// Applies a pending link's view state to the loaded profile (once).
     fn apply_link(&mut self) {
-        let Load::Loaded { profile, .. } = &self.load else { return };
+        let Load::Loaded { profile, .. } = &self.load else {
+            return;
+        };
         let Some(link) = self.link.take() else { return };
         for a in link.to_actions(profile) {
             self.view.apply(a);
@@ -377,7 +415,11 @@ impl AppState {
     fn pick_default_event(&mut self) {
         if let Load::Loaded { profile, .. } = &self.load {
             let events = &profile.overview.events;
-            self.view.event = if events.len() > 1 { events.iter().position(|e| e.samples > 0).map(|i| i as u32) } else { None };
+            self.view.event = if events.len() > 1 {
+                events.iter().position(|e| e.samples > 0).map(|i| i as u32)
+            } else {
+                None
+            };
         }
     }
 
@@ -424,25 +466,57 @@ mod tests {
     use crate::protocol::{EventInfo, Overview, Phase};
 
     fn file(name: &str, size: u64) -> FileInfo {
-        FileInfo { name: name.into(), size: Some(size) }
+        FileInfo {
+            name: name.into(),
+            size: Some(size),
+        }
     }
 
     fn started(id: u32, name: &str) -> AppState {
-        AppState::default().apply(Action::Started { id, file: file(name, 10) })
+        AppState::default().apply(Action::Started {
+            id,
+            file: file(name, 10),
+        })
     }
 
     fn profile(events: &[u64]) -> WorkerMessage {
-        let events = events.iter().map(|&samples| EventInfo { samples, ..EventInfo::default() }).collect();
-        let data = ProfileData { overview: Overview { events, ..Overview::default() }, ..ProfileData::default() };
+        let events = events
+            .iter()
+            .map(|&samples| EventInfo {
+                samples,
+                ..EventInfo::default()
+            })
+            .collect();
+        let data = ProfileData {
+            overview: Overview {
+                events,
+                ..Overview::default()
+            },
+            ..ProfileData::default()
+        };
         WorkerMessage::Profile(1, Box::new(data))
     }
 
     #[test]
     fn summary_then_profile_loads() {
         let s = started(1, "a.data");
-        let s = s.apply(Action::Worker(WorkerMessage::Progress(1, Progress { phase: Phase::Read, bytes: 5.0, total: 10.0, records: 0.0 })));
+        let s = s.apply(Action::Worker(WorkerMessage::Progress(
+            1,
+            Progress {
+                phase: Phase::Read,
+                bytes: 5.0,
+                total: 10.0,
+                records: 0.0,
+            },
+        )));
         assert!(matches!(&s.load, Load::Loading { progress: Some(p), .. } if p.bytes == 5.0));
-        let s = s.apply(Action::Worker(WorkerMessage::Summary(1, Box::new(Summary { file_size: 10, ..Summary::default() }))));
+        let s = s.apply(Action::Worker(WorkerMessage::Summary(
+            1,
+            Box::new(Summary {
+                file_size: 10,
+                ..Summary::default()
+            }),
+        )));
         assert_eq!(s.ready_state(), ReadyState::Loading);
         let s = s.apply(Action::Worker(profile(&[0, 7])));
         assert_eq!(s.ready_state(), ReadyState::Loaded);
@@ -452,7 +526,13 @@ mod tests {
 
     #[test]
     fn the_pages_own_summary_shows_until_the_workers_and_never_replaces_it() {
-        let early = |size: u64| Action::EarlySummary { id: 1, summary: Box::new(Summary { file_size: size, ..Summary::default() }) };
+        let early = |size: u64| Action::EarlySummary {
+            id: 1,
+            summary: Box::new(Summary {
+                file_size: size,
+                ..Summary::default()
+            }),
+        };
         let summary_size = |s: &AppState| match &s.load {
             Load::Loading { summary, .. } => summary.as_ref().map(|s| s.file_size),
             _ => None,
@@ -461,11 +541,20 @@ mod tests {
         let s = started(1, "a.data").apply(early(10));
         assert_eq!(summary_size(&s), Some(10));
         // The worker's replaces it (it may know more from the records).
-        let s = s.apply(Action::Worker(WorkerMessage::Summary(1, Box::new(Summary { file_size: 11, ..Summary::default() }))));
+        let s = s.apply(Action::Worker(WorkerMessage::Summary(
+            1,
+            Box::new(Summary {
+                file_size: 11,
+                ..Summary::default()
+            }),
+        )));
         assert_eq!(summary_size(&s), Some(11));
         // After the worker's, or for another request: ignored.
         assert_eq!(summary_size(&s.clone().apply(early(12))), Some(11));
-        let other = started(1, "a.data").apply(Action::EarlySummary { id: 2, summary: Box::default() });
+        let other = started(1, "a.data").apply(Action::EarlySummary {
+            id: 2,
+            summary: Box::default(),
+        });
         assert_eq!(summary_size(&other), None);
         // Loaded: ignored.
         let loaded = s.apply(Action::Worker(profile(&[3]))).apply(early(13));
@@ -475,59 +564,128 @@ mod tests {
 
     #[test]
     fn a_summary_with_an_error_is_the_error_state() {
-        let s = started(1, "notes.txt").apply(Action::Worker(WorkerMessage::Summary(1, Box::new(Summary { error: Some("at offset 0x0: x".into()), ..Summary::default() }))));
+        let s = started(1, "notes.txt").apply(Action::Worker(WorkerMessage::Summary(
+            1,
+            Box::new(Summary {
+                error: Some("at offset 0x0: x".into()),
+                ..Summary::default()
+            }),
+        )));
         let s = s.apply(Action::Worker(profile(&[])));
         assert_eq!(s.ready_state(), ReadyState::Error);
     }
 
     #[test]
     fn messages_of_an_old_request_are_dropped() {
-        let s = started(1, "old.data").apply(Action::Started { id: 2, file: file("new.data", 20) });
-        let after = s.clone().apply(Action::Worker(WorkerMessage::Summary(1, Box::default())));
+        let s = started(1, "old.data").apply(Action::Started {
+            id: 2,
+            file: file("new.data", 20),
+        });
+        let after = s
+            .clone()
+            .apply(Action::Worker(WorkerMessage::Summary(1, Box::default())));
         assert_eq!(after, s);
     }
 
     #[test]
     fn a_crash_fails_the_current_load_and_cancel_goes_back_to_idle() {
-        let s = started(4, "a.data").apply(Action::Worker(WorkerMessage::Failed(0, Failure { message: "the parser worker failed to load".into(), crashed: true })));
-        assert_eq!(s.load, Load::Failed { file: Some(file("a.data", 10)), message: "the parser worker failed to load".into() });
+        let s = started(4, "a.data").apply(Action::Worker(WorkerMessage::Failed(
+            0,
+            Failure {
+                message: "the parser worker failed to load".into(),
+                crashed: true,
+            },
+        )));
+        assert_eq!(
+            s.load,
+            Load::Failed {
+                file: Some(file("a.data", 10)),
+                message: "the parser worker failed to load".into()
+            }
+        );
         let s = started(5, "b.data").apply(Action::Cancelled);
         assert_eq!(s.ready_state(), ReadyState::Idle);
     }
 
     #[test]
     fn a_worker_that_stops_after_loading_is_said_and_the_profile_kept() {
-        let s = started(1, "a.data").apply(Action::Worker(WorkerMessage::Summary(1, Box::default()))).apply(Action::Worker(profile(&[3])));
+        let s = started(1, "a.data")
+            .apply(Action::Worker(WorkerMessage::Summary(1, Box::default())))
+            .apply(Action::Worker(profile(&[3])));
         assert_eq!(s.ready_state(), ReadyState::Loaded);
-        let s = s.apply(Action::Worker(WorkerMessage::Failed(0, Failure { message: "RuntimeError: unreachable".into(), crashed: true })));
-        assert_eq!(s.ready_state(), ReadyState::Loaded, "the views keep what they had");
+        let s = s.apply(Action::Worker(WorkerMessage::Failed(
+            0,
+            Failure {
+                message: "RuntimeError: unreachable".into(),
+                crashed: true,
+            },
+        )));
+        assert_eq!(
+            s.ready_state(),
+            ReadyState::Loaded,
+            "the views keep what they had"
+        );
         let e = s.query_error.clone().unwrap();
-        assert!(e.contains("RuntimeError: unreachable") && e.contains("out of memory"), "{e}");
+        assert!(
+            e.contains("RuntimeError: unreachable") && e.contains("out of memory"),
+            "{e}"
+        );
         // What the restarted worker says next ("no file is open") does not hide why.
-        let s = s.apply(Action::Worker(WorkerMessage::Failed(7, Failure { message: "no file is open".into(), crashed: false })));
+        let s = s.apply(Action::Worker(WorkerMessage::Failed(
+            7,
+            Failure {
+                message: "no file is open".into(),
+                crashed: false,
+            },
+        )));
         assert_eq!(s.query_error, Some(e));
         // A new file starts clean.
-        let s = s.apply(Action::Started { id: 2, file: file("b.data", 10) });
+        let s = s.apply(Action::Started {
+            id: 2,
+            file: file("b.data", 10),
+        });
         assert_eq!(s.query_error, None);
     }
 
     #[test]
     fn a_link_is_applied_once_the_profile_is_loaded() {
         let link = LinkState::decode("#v=1&tab=calltree&ev=1&t=5-9&q=x&inv=1").unwrap();
-        let s = AppState::default().apply(Action::Link(link)).apply(Action::Started { id: 1, file: file("a.data", 10) });
-        let s = s.apply(Action::Worker(WorkerMessage::Summary(1, Box::default()))).apply(Action::Worker(profile(&[3, 4])));
-        assert_eq!((s.view.tab, s.view.event, s.view.selection, s.view.inverted), (Tab::CallTree, Some(1), Some((5, 9)), true));
+        let s = AppState::default()
+            .apply(Action::Link(link))
+            .apply(Action::Started {
+                id: 1,
+                file: file("a.data", 10),
+            });
+        let s = s
+            .apply(Action::Worker(WorkerMessage::Summary(1, Box::default())))
+            .apply(Action::Worker(profile(&[3, 4])));
+        assert_eq!(
+            (s.view.tab, s.view.event, s.view.selection, s.view.inverted),
+            (Tab::CallTree, Some(1), Some((5, 9)), true)
+        );
         assert_eq!(s.view.search, "x");
         assert_eq!(s.link, None);
     }
 
     #[test]
     fn compare_replies_are_kept_for_their_request() {
-        let s = AppState::default().apply(Action::CompareStarted { id: 3, name: "base.data".into() });
+        let s = AppState::default().apply(Action::CompareStarted {
+            id: 3,
+            name: "base.data".into(),
+        });
         assert_eq!(s.view.tab, Tab::Compare);
-        let s = s.apply(Action::Worker(WorkerMessage::Compared(2, CompareInfo::default())));
+        let s = s.apply(Action::Worker(WorkerMessage::Compared(
+            2,
+            CompareInfo::default(),
+        )));
         assert_eq!(s.compare.as_ref().and_then(|c| c.info.as_ref()), None);
-        let s = s.apply(Action::Worker(WorkerMessage::Failed(3, Failure { message: "bad".into(), crashed: false })));
+        let s = s.apply(Action::Worker(WorkerMessage::Failed(
+            3,
+            Failure {
+                message: "bad".into(),
+                crashed: false,
+            },
+        )));
         assert_eq!(s.compare.and_then(|c| c.error), Some("bad".into()));
     }
 

@@ -65,7 +65,10 @@ mod tests {
         let a = Shared::new(vec![1.0, 2.0]);
         let b = Shared::new(vec![1.0, 2.0]);
         assert!(a == a.clone());
-        assert!(a != b, "equal values in two allocations are different answers");
+        assert!(
+            a != b,
+            "equal values in two allocations are different answers"
+        );
         assert_eq!(*a, *b);
     }
 }

@@ -160,10 +160,16 @@ impl LinkState {
             Some((a.parse().ok()?, b.parse().ok()?))
         });
         if let Some(f) = get("f").filter(|f| !f.is_empty()) {
-            link.frame = f.split(';').map(decode_component).collect::<Option<Vec<_>>>().unwrap_or_default();
+            link.frame = f
+                .split(';')
+                .map(decode_component)
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_default();
         }
         link.search = get("q").and_then(decode_component).unwrap_or_default();
-        link.tids = get("tid").map(|t| t.split(',').filter_map(|x| x.parse().ok()).collect()).unwrap_or_default();
+        link.tids = get("tid")
+            .map(|t| t.split(',').filter_map(|x| x.parse().ok()).collect())
+            .unwrap_or_default();
         link.inverted = get("inv") == Some("1");
         Some(link)
     }
@@ -177,9 +183,18 @@ impl LinkState {
             weight: view.weight,
             off_cpu: view.off_cpu,
             range: view.selection,
-            frame: view.zoom.iter().map(|&f| func_name(profile, f).to_string()).collect(),
+            frame: view
+                .zoom
+                .iter()
+                .map(|&f| func_name(profile, f).to_string())
+                .collect(),
             search: view.search.clone(),
-            tids: view.threads.iter().filter_map(|&lane| threads.get(lane as usize)).map(|t| t.tid).collect(),
+            tids: view
+                .threads
+                .iter()
+                .filter_map(|&lane| threads.get(lane as usize))
+                .map(|t| t.tid)
+                .collect(),
             inverted: view.inverted,
         }
     }
@@ -230,9 +245,25 @@ mod tests {
         for s in ["main", "a;b & c", "slow", "λ"] {
             strings.push(s);
         }
-        let threads = [7, 9].iter().map(|&tid| ThreadInfo { pid: 7, tid, ..ThreadInfo::default() }).collect();
-        let overview = Overview { events: vec![EventInfo::default(), EventInfo::default()], threads, ..Overview::default() };
-        ProfileData { overview, strings, func_name: vec![0, 1, 2, 3], func_module: vec![u32::MAX; 4] }
+        let threads = [7, 9]
+            .iter()
+            .map(|&tid| ThreadInfo {
+                pid: 7,
+                tid,
+                ..ThreadInfo::default()
+            })
+            .collect();
+        let overview = Overview {
+            events: vec![EventInfo::default(), EventInfo::default()],
+            threads,
+            ..Overview::default()
+        };
+        ProfileData {
+            overview,
+            strings,
+            func_name: vec![0, 1, 2, 3],
+            func_module: vec![u32::MAX; 4],
+        }
     }
 
     #[test]
@@ -258,14 +289,26 @@ mod tests {
         for a in back.to_actions(&p) {
             fresh.apply(a);
         }
-        assert_eq!((fresh.tab, fresh.event, fresh.weight, fresh.inverted), (Tab::Flame, Some(1), WeightKind::Period, true));
-        assert_eq!((fresh.zoom, fresh.selection, fresh.threads, fresh.search), (vec![0, 1, 3], view.selection, vec![1], view.search));
+        assert_eq!(
+            (fresh.tab, fresh.event, fresh.weight, fresh.inverted),
+            (Tab::Flame, Some(1), WeightKind::Period, true)
+        );
+        assert_eq!(
+            (fresh.zoom, fresh.selection, fresh.threads, fresh.search),
+            (vec![0, 1, 3], view.selection, vec![1], view.search)
+        );
     }
 
     #[test]
     fn off_cpu_time_survives_the_round_trip_when_the_recording_has_it() {
         let mut p = profile();
-        let view = ViewState { tab: Tab::CallTree, weight: WeightKind::Period, off_cpu: true, zoom: vec![0], ..ViewState::default() };
+        let view = ViewState {
+            tab: Tab::CallTree,
+            weight: WeightKind::Period,
+            off_cpu: true,
+            zoom: vec![0],
+            ..ViewState::default()
+        };
         let hash = LinkState::from_view(&view, &p).encode();
         assert_eq!(hash, "v=1&tab=calltree&w=offcpu&f=main");
         let back = LinkState::decode(&hash).unwrap();
@@ -278,10 +321,20 @@ mod tests {
         };
         // Without off-CPU time in the profile: the period.
         let v = apply(&p);
-        assert_eq!((v.off_cpu, v.weight, v.zoom), (false, WeightKind::Period, vec![0]));
-        p.overview.off_cpu = Some(crate::protocol::OffCpuInfo { switches: 3, ns: 10, approximate: 0 });
+        assert_eq!(
+            (v.off_cpu, v.weight, v.zoom),
+            (false, WeightKind::Period, vec![0])
+        );
+        p.overview.off_cpu = Some(crate::protocol::OffCpuInfo {
+            switches: 3,
+            ns: 10,
+            approximate: 0,
+        });
         let v = apply(&p);
-        assert_eq!((v.off_cpu, v.weight, v.zoom, v.tab), (true, WeightKind::Period, vec![0], Tab::CallTree));
+        assert_eq!(
+            (v.off_cpu, v.weight, v.zoom, v.tab),
+            (true, WeightKind::Period, vec![0], Tab::CallTree)
+        );
     }
 
     #[test]
@@ -290,14 +343,25 @@ mod tests {
         assert_eq!(LinkState::decode("tab=flame"), None);
         assert_eq!(LinkState::decode(""), None);
         let l = LinkState::decode("v=1&tab=nope&t=5-x&f=%ZZ&ev=q&tid=3,x,4&new=1").unwrap();
-        assert_eq!(l, LinkState { tids: vec![3, 4], ..LinkState::default() });
+        assert_eq!(
+            l,
+            LinkState {
+                tids: vec![3, 4],
+                ..LinkState::default()
+            }
+        );
         assert_eq!(decode_component("a+b%2B"), Some("a b+".into()));
         assert_eq!(decode_component("%FF"), None);
     }
 
     #[test]
     fn unknown_names_cut_the_frame_path() {
-        let link = LinkState { frame: vec!["main".into(), "gone".into(), "slow".into()], event: Some(5), tids: vec![1234], ..LinkState::default() };
+        let link = LinkState {
+            frame: vec!["main".into(), "gone".into(), "slow".into()],
+            event: Some(5),
+            tids: vec![1234],
+            ..LinkState::default()
+        };
         let mut v = ViewState::default();
         for a in link.to_actions(&profile()) {
             v.apply(a);

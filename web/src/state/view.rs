@@ -26,7 +26,14 @@ pub enum Tab {
 
 impl Tab {
     /// All tabs in order.
-    pub const ALL: [Tab; 6] = [Tab::Summary, Tab::Timeline, Tab::Flame, Tab::CallTree, Tab::Records, Tab::Compare];
+    pub const ALL: [Tab; 6] = [
+        Tab::Summary,
+        Tab::Timeline,
+        Tab::Flame,
+        Tab::CallTree,
+        Tab::Records,
+        Tab::Compare,
+    ];
 
     /// The label.
     pub fn label(self) -> &'static str {
@@ -258,7 +265,11 @@ mod tests {
 
     #[test]
     fn inverting_forgets_paths_of_the_other_tree() {
-        let mut v = ViewState { zoom: vec![1, 2], tree_selected: Some(vec![1]), ..ViewState::default() };
+        let mut v = ViewState {
+            zoom: vec![1, 2],
+            tree_selected: Some(vec![1]),
+            ..ViewState::default()
+        };
         v.expanded.insert(vec![1]);
         v.apply(ViewAction::Inverted(false));
         assert_eq!(v.zoom, vec![1, 2], "no change, nothing forgotten");
@@ -268,7 +279,10 @@ mod tests {
 
     #[test]
     fn selections_are_ordered_and_reset_the_records_scroll() {
-        let mut v = ViewState { record_scroll: 40, ..ViewState::default() };
+        let mut v = ViewState {
+            record_scroll: 40,
+            ..ViewState::default()
+        };
         v.apply(ViewAction::Select(Some((9, 3))));
         assert_eq!(v.selection, Some((3, 9)));
         assert_eq!(v.record_scroll, 0);

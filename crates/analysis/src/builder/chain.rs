@@ -2,7 +2,11 @@
 //! of the previous stack that lets a sample reuse the root part it shares with the previous
 //! sample of its thread (at high sampling rates most of it: only the leaf end moves).
 
-use super::{CpuMode, StackExtras, PERF_CONTEXT_GUEST, PERF_CONTEXT_GUEST_KERNEL, PERF_CONTEXT_GUEST_USER, PERF_CONTEXT_HV, PERF_CONTEXT_KERNEL, PERF_CONTEXT_MAX, PERF_CONTEXT_USER, PERF_CONTEXT_USER_DEFERRED};
+use super::{
+    CpuMode, StackExtras, PERF_CONTEXT_GUEST, PERF_CONTEXT_GUEST_KERNEL, PERF_CONTEXT_GUEST_USER,
+    PERF_CONTEXT_HV, PERF_CONTEXT_KERNEL, PERF_CONTEXT_MAX, PERF_CONTEXT_USER,
+    PERF_CONTEXT_USER_DEFERRED,
+};
 use crate::ids::StackIndex;
 
 /// Calls `frame(index, address, mode)` for each frame of a callchain, leaf first: context markers
@@ -11,7 +15,12 @@ use crate::ids::StackIndex;
 /// stacks with a `0 - 1` frame, which is not a marker). `mode` is the mode before the first
 /// marker. Returns false, after the frames before it, at a word that is no marker perf defines
 /// (the kernel's user walk sometimes ends with -1: the chain is corrupt).
-pub(crate) fn for_each_frame(words: &[u64], mut mode: CpuMode, unwound_from: usize, mut frame: impl FnMut(usize, u64, CpuMode)) -> bool {
+pub(crate) fn for_each_frame(
+    words: &[u64],
+    mut mode: CpuMode,
+    unwound_from: usize,
+    mut frame: impl FnMut(usize, u64, CpuMode),
+) -> bool {
     let mut iter = words.iter().copied().enumerate();
     while let Some((i, addr)) = iter.next() {
         if addr < PERF_CONTEXT_MAX || i >= unwound_from {
@@ -19,8 +28,12 @@ pub(crate) fn for_each_frame(words: &[u64], mut mode: CpuMode, unwound_from: usi
             continue;
         }
         match addr {
-            PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => mode = CpuMode::Kernel,
-            PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => mode = CpuMode::User,
+            PERF_CONTEXT_KERNEL | PERF_CONTEXT_HV | PERF_CONTEXT_GUEST_KERNEL => {
+                mode = CpuMode::Kernel
+            }
+            PERF_CONTEXT_USER | PERF_CONTEXT_GUEST_USER | PERF_CONTEXT_GUEST => {
+                mode = CpuMode::User
+            }
             // User frames follow, after a cookie word.
             PERF_CONTEXT_USER_DEFERRED => {
                 mode = CpuMode::User;
@@ -90,7 +103,10 @@ pub(super) fn chain_entries(
     out.clear();
     leaf_first.clear();
     if extras.truncated {
-        out.push(ChainEntry { addr: 0, kind: TRUNCATED_ROOT });
+        out.push(ChainEntry {
+            addr: 0,
+            kind: TRUNCATED_ROOT,
+        });
     }
     if callchain.is_empty() {
         out.push(ChainEntry::new(ip, ip_mode, expand.all));
@@ -144,7 +160,17 @@ impl RecentStacks {
     /// its length (the entries after it are to be added to `current`). The previous stack is
     /// kept among the others unless the new one contains it.
     pub fn pick(&mut self, generations: (u64, u64), entries: &[ChainEntry]) -> usize {
-        let common = |s: &LastStack| if s.generations == generations { s.entries.iter().zip(entries).take_while(|(a, b)| a == b).count() } else { 0 };
+        let common = |s: &LastStack| {
+            if s.generations == generations {
+                s.entries
+                    .iter()
+                    .zip(entries)
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            } else {
+                0
+            }
+        };
         let current = common(&self.current);
         if current == self.current.entries.len() && self.current.generations == generations {
             // The previous stack is a root part of the new one (or the same): grow it.
@@ -166,8 +192,10 @@ impl RecentStacks {
         slot.generations = generations;
         slot.entries.clear();
         slot.nodes.clear();
-        slot.entries.extend_from_slice(source.entries.get(..reused).unwrap_or(&[]));
-        slot.nodes.extend_from_slice(source.nodes.get(..reused).unwrap_or(&[]));
+        slot.entries
+            .extend_from_slice(source.entries.get(..reused).unwrap_or(&[]));
+        slot.nodes
+            .extend_from_slice(source.nodes.get(..reused).unwrap_or(&[]));
         std::mem::swap(&mut self.current, &mut slot);
         self.others.insert(0, slot);
         if self.others.len() >= RECENT {
@@ -181,19 +209,49 @@ impl RecentStacks {
 mod tests {
     use super::*;
 
-    const NO: Expand = Expand { all: false, unwound: false };
+    const NO: Expand = Expand {
+        all: false,
+        unwound: false,
+    };
 
     #[test]
     fn markers_set_modes_and_a_bad_marker_drops_the_chain() {
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
-        let chain = [PERF_CONTEXT_KERNEL, 0xfff1, 0xfff2, PERF_CONTEXT_USER, 0x10, 0x20];
-        chain_entries(&chain, 0, CpuMode::User, StackExtras::default(), NO, &mut scratch, &mut out);
+        let chain = [
+            PERF_CONTEXT_KERNEL,
+            0xfff1,
+            0xfff2,
+            PERF_CONTEXT_USER,
+            0x10,
+            0x20,
+        ];
+        chain_entries(
+            &chain,
+            0,
+            CpuMode::User,
+            StackExtras::default(),
+            NO,
+            &mut scratch,
+            &mut out,
+        );
         let got: Vec<(u64, u8)> = out.iter().map(|e| (e.addr, e.kind)).collect();
-        assert_eq!(got, [(0x20, 0), (0x10, 0), (0xfff2, KERNEL), (0xfff1, KERNEL)]);
+        assert_eq!(
+            got,
+            [(0x20, 0), (0x10, 0), (0xfff2, KERNEL), (0xfff1, KERNEL)]
+        );
         let bad = [PERF_CONTEXT_USER, 0x10, u64::MAX];
-        let extras = StackExtras { truncated: true, ..StackExtras::default() };
+        let extras = StackExtras {
+            truncated: true,
+            ..StackExtras::default()
+        };
         chain_entries(&bad, 0, CpuMode::User, extras, NO, &mut scratch, &mut out);
-        assert_eq!(out, [ChainEntry { addr: 0, kind: TRUNCATED_ROOT }]);
+        assert_eq!(
+            out,
+            [ChainEntry {
+                addr: 0,
+                kind: TRUNCATED_ROOT
+            }]
+        );
     }
 
     #[test]
@@ -216,7 +274,11 @@ mod tests {
         assert_eq!(r.current.nodes, [node(0), node(1), node(4)]);
         assert_eq!(add(&mut r, (1, 1), &[e(1), e(4), e(6)], &[0, 3, 5]), 2);
         assert_eq!(r.current.top(), node(5));
-        assert_eq!(add(&mut r, (2, 1), &[e(1)], &[6]), 0, "a new mapping in the process");
+        assert_eq!(
+            add(&mut r, (2, 1), &[e(1)], &[6]),
+            0,
+            "a new mapping in the process"
+        );
         assert_eq!(r.current.top(), node(6));
     }
 }

@@ -39,11 +39,19 @@ impl Counter {
     }
 
     fn send(&mut self) {
-        if let Counter::Batches { buf, full, empty, closed } = self {
+        if let Counter::Batches {
+            buf,
+            full,
+            empty,
+            closed,
+        } = self
+        {
             if buf.is_empty() || *closed {
                 return;
             }
-            let next = empty.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH + 1024));
+            let next = empty
+                .try_recv()
+                .unwrap_or_else(|_| Vec::with_capacity(BATCH + 1024));
             let batch = std::mem::replace(buf, next);
             *closed = full.send(batch).is_err();
         }
@@ -60,7 +68,10 @@ impl Counter {
 }
 
 /// The counting thread: counts the lines of each batch, sends the emptied batch back.
-pub(super) fn count_batches(full: Receiver<Vec<u32>>, empty: std::sync::mpsc::Sender<Vec<u32>>) -> Lines {
+pub(super) fn count_batches(
+    full: Receiver<Vec<u32>>,
+    empty: std::sync::mpsc::Sender<Vec<u32>>,
+) -> Lines {
     let mut lines = Lines::default();
     for mut batch in full {
         let mut rest = batch.as_slice();

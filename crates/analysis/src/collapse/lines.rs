@@ -64,13 +64,19 @@ impl Texts {
             }
             (k << 8) | n
         };
-        let n = u32::try_from(self.len()).unwrap_or(u32::MAX / 2).min(u32::MAX / 2);
+        let n = u32::try_from(self.len())
+            .unwrap_or(u32::MAX / 2)
+            .min(u32::MAX / 2);
         let mut all: Vec<(u128, u32)> = (0..n * 2).map(|i| (0, i)).collect();
         msd_sort(&mut all, 15, &key, &|k| k & 0xff == 15, threads);
         let mut through = vec![0u32; self.len()];
         let mut end = vec![0u32; self.len()];
         for (rank, &(_, item)) in all.iter().enumerate() {
-            let slot = if item & 1 == 1 { end.get_mut((item >> 1) as usize) } else { through.get_mut((item >> 1) as usize) };
+            let slot = if item & 1 == 1 {
+                end.get_mut((item >> 1) as usize)
+            } else {
+                through.get_mut((item >> 1) as usize)
+            };
             if let Some(r) = slot {
                 *r = rank as u32 + 1;
             }
@@ -107,7 +113,8 @@ impl Texts {
         self.spans.push((start, self.bytes.len()));
         self.hashes.push(hash);
         let hashes = &self.hashes;
-        self.index.insert_unique(hash, id, |&i| hashes.get(i as usize).copied().unwrap_or(0));
+        self.index
+            .insert_unique(hash, id, |&i| hashes.get(i as usize).copied().unwrap_or(0));
         id
     }
 }
@@ -134,12 +141,19 @@ impl Lines {
     pub fn count(&mut self, tokens: &[u32], n: u64) {
         let hash = hash_words(tokens);
         let all = &self.tokens;
-        let found = self.index.find_mut(hash, |l| l.hash == hash && all.get(l.start..l.start + l.len as usize) == Some(tokens));
+        let found = self.index.find_mut(hash, |l| {
+            l.hash == hash && all.get(l.start..l.start + l.len as usize) == Some(tokens)
+        });
         if let Some(l) = found {
             l.count = l.count.saturating_add(n);
             return;
         }
-        let line = Line { hash, start: self.tokens.len(), len: u32::try_from(tokens.len()).unwrap_or(u32::MAX), count: n };
+        let line = Line {
+            hash,
+            start: self.tokens.len(),
+            len: u32::try_from(tokens.len()).unwrap_or(u32::MAX),
+            count: n,
+        };
         self.tokens.extend_from_slice(tokens);
         self.index.insert_unique(hash, line, |l| l.hash);
     }
@@ -150,7 +164,9 @@ impl Lines {
     }
 
     fn tokens_of(&self, l: &Line) -> &[u32] {
-        self.tokens.get(l.start..l.start + l.len as usize).unwrap_or(&[])
+        self.tokens
+            .get(l.start..l.start + l.len as usize)
+            .unwrap_or(&[])
     }
 
     /// Writes the lines of a count above 0 in the byte order of the whole line
@@ -166,19 +182,36 @@ impl Lines {
     /// [`Lines::write`], handing each filled buffer (a few MB of whole lines) to `sink`, which
     /// gives back a buffer to fill next (the same one, or another: no copy is needed to send
     /// the text elsewhere).
-    pub fn write_buffers(&self, texts: &Texts, threads: bool, sink: &mut dyn FnMut(Vec<u8>) -> std::io::Result<Vec<u8>>) -> std::io::Result<()> {
+    pub fn write_buffers(
+        &self,
+        texts: &Texts,
+        threads: bool,
+        sink: &mut dyn FnMut(Vec<u8>) -> std::io::Result<Vec<u8>>,
+    ) -> std::io::Result<()> {
         let mut lines: Vec<Line> = self.index.iter().filter(|l| l.count > 0).copied().collect();
         // In the order of their tokens in memory (the first sort reads them all).
         lines.sort_unstable_by_key(|l| l.start);
         let mut order: Vec<u32> = (0..lines.len() as u32).collect();
-        let none = Line { hash: 0, start: 0, len: 0, count: 0 };
+        let none = Line {
+            hash: 0,
+            start: 0,
+            len: 0,
+            count: 0,
+        };
         let line = |i: u32| lines.get(i as usize).copied().unwrap_or(none);
         let (through, end) = texts.ranks(threads);
         match end {
             Some(end) => self.sort_by_ranks(&lines, &mut order, &through, &end, threads),
             None => order.sort_unstable_by(|&a, &b| {
                 let (la, lb) = (line(a), line(b));
-                compare(texts, &through, self.tokens_of(&la), la.count, self.tokens_of(&lb), lb.count)
+                compare(
+                    texts,
+                    &through,
+                    self.tokens_of(&la),
+                    la.count,
+                    self.tokens_of(&lb),
+                    lb.count,
+                )
             }),
         }
         // A line's start shared with the line before (in order, most of it) is copied from
@@ -228,7 +261,9 @@ impl Lines {
             let order = &order;
             scope.spawn(move || {
                 for chunk in order.chunks(CHUNK).skip(1).step_by(2) {
-                    let mut buf = empty_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(1 << 21));
+                    let mut buf = empty_rx
+                        .try_recv()
+                        .unwrap_or_else(|_| Vec::with_capacity(1 << 21));
                     buf.clear();
                     format(chunk, &mut buf);
                     if full_tx.send(buf).is_err() {
@@ -243,7 +278,9 @@ impl Lines {
                     format(chunk, &mut buf);
                     buf = sink(buf)?;
                 } else {
-                    let theirs = full_rx.recv().map_err(|_| std::io::Error::other("the formatting thread stopped"))?;
+                    let theirs = full_rx
+                        .recv()
+                        .map_err(|_| std::io::Error::other("the formatting thread stopped"))?;
                     let _ = empty_tx.send(sink(theirs)?);
                 }
             }
@@ -257,18 +294,32 @@ impl Lines {
     /// places at a time packed into one key, sorted, then each run of equal keys by the next
     /// places (the keys sort in a compact array, the lines' tokens are read once per place).
     /// With `threads`, the runs after the first places are shared with a second thread.
-    fn sort_by_ranks(&self, lines: &[Line], order: &mut [u32], through: &[u32], end: &[u32], threads: bool) {
+    fn sort_by_ranks(
+        &self,
+        lines: &[Line],
+        order: &mut [u32],
+        through: &[u32],
+        end: &[u32],
+        threads: bool,
+    ) {
         let max = through.len().saturating_mul(2).max(1) as u128;
         let bits = (128 - max.leading_zeros()).max(1);
         let per_key = (128 / bits) as usize;
-        let none = Line { hash: 0, start: 0, len: 0, count: 0 };
+        let none = Line {
+            hash: 0,
+            start: 0,
+            len: 0,
+            count: 0,
+        };
         let key = |i: u32, depth: usize| {
             let l = lines.get(i as usize).copied().unwrap_or(none);
             let tokens = self.tokens_of(&l);
             let mut key = 0u128;
             for place in depth..depth + per_key {
                 let rank = match tokens.get(place) {
-                    Some(&t) if place + 1 < tokens.len() => through.get(t as usize).copied().unwrap_or(0),
+                    Some(&t) if place + 1 < tokens.len() => {
+                        through.get(t as usize).copied().unwrap_or(0)
+                    }
                     Some(&t) => end.get(t as usize).copied().unwrap_or(0),
                     None => 0,
                 };
@@ -286,7 +337,6 @@ impl Lines {
         }
     }
 }
-
 
 /// The bytes of a line from its `i`-th token on: `text;text;… count`, with the separator
 /// before token `i` (`;`, or ` ` when the line ends before it; nothing at the start).
@@ -313,7 +363,16 @@ impl<'a> Tail<'a> {
             *d = *s;
         }
         let state = if i == 0 && !tokens.is_empty() { 1 } else { 0 };
-        Tail { texts, tokens, next: i, piece: &[], digits, digit: 0, digits_len: v.len(), state }
+        Tail {
+            texts,
+            tokens,
+            next: i,
+            piece: &[],
+            digits,
+            digit: 0,
+            digits_len: v.len(),
+            state,
+        }
     }
 
     fn next_byte(&mut self) -> Option<u8> {
@@ -325,7 +384,11 @@ impl<'a> Tail<'a> {
             match self.state {
                 0 => {
                     self.state = 1;
-                    return Some(if self.next < self.tokens.len() { b';' } else { b' ' });
+                    return Some(if self.next < self.tokens.len() {
+                        b';'
+                    } else {
+                        b' '
+                    });
                 }
                 1 => match self.tokens.get(self.next) {
                     Some(&t) => {
@@ -362,7 +425,14 @@ fn common_prefix(a: &[u32], b: &[u32]) -> usize {
 
 /// Compares two lines by the bytes of the whole text (`a;b;c count`). `ranks`: see
 /// [`Texts::ranks`].
-fn compare(texts: &Texts, ranks: &[u32], a: &[u32], count_a: u64, b: &[u32], count_b: u64) -> Ordering {
+fn compare(
+    texts: &Texts,
+    ranks: &[u32],
+    a: &[u32],
+    count_a: u64,
+    b: &[u32],
+    count_b: u64,
+) -> Ordering {
     let i = common_prefix(a, b);
     // The usual case: two different texts at the same place, both lines going on after them.
     if let (Some(&x), Some(&y), true) = (a.get(i), b.get(i), i + 1 < a.len().min(b.len())) {
@@ -376,7 +446,10 @@ fn compare(texts: &Texts, ranks: &[u32], a: &[u32], count_a: u64, b: &[u32], cou
             return tx.get(k).cmp(&ty.get(k));
         }
     }
-    let (mut ta, mut tb) = (Tail::new(texts, a, count_a, i), Tail::new(texts, b, count_b, i));
+    let (mut ta, mut tb) = (
+        Tail::new(texts, a, count_a, i),
+        Tail::new(texts, b, count_b, i),
+    );
     loop {
         match (ta.next_byte(), tb.next_byte()) {
             (None, None) => return Ordering::Equal,

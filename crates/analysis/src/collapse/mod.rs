@@ -87,8 +87,12 @@ impl Collapsed {
 
     /// [`Collapsed::write`], handing each filled buffer (whole lines) to `sink`, which gives
     /// back an empty buffer to fill next: the text can be sent on without a copy.
-    pub fn write_buffers(&self, mut sink: impl FnMut(Vec<u8>) -> std::io::Result<Vec<u8>>) -> std::io::Result<()> {
-        self.lines.write_buffers(&self.texts, self.threaded, &mut sink)
+    pub fn write_buffers(
+        &self,
+        mut sink: impl FnMut(Vec<u8>) -> std::io::Result<Vec<u8>>,
+    ) -> std::io::Result<()> {
+        self.lines
+            .write_buffers(&self.texts, self.threaded, &mut sink)
     }
 }
 
@@ -142,23 +146,41 @@ pub fn collapse(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupp
 }
 
 /// [`collapse`] on several threads (see the module docs). The same result.
-pub fn collapse_threaded(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupported>, LoadError> {
+pub fn collapse_threaded(
+    data: &[u8],
+    extra: &[&[u8]],
+) -> Result<Result<Collapsed, Unsupported>, LoadError> {
     std::thread::scope(|scope| {
         let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u32>>(8);
         let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u32>>();
         let counting = scope.spawn(move || count_batches(full_rx, empty_tx));
-        let counter = Counter::Batches { buf: Vec::new(), full: full_tx, empty: empty_rx, closed: false };
+        let counter = Counter::Batches {
+            buf: Vec::new(),
+            full: full_tx,
+            empty: empty_rx,
+            closed: false,
+        };
         let (c, _) = run(data, extra, counter, true)?;
         // The sender is gone with the counter: the counting thread ends.
-        let lines = counting.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        Ok(c.map(|c| Collapsed { threaded: true, ..c.into_collapsed(lines) }))
+        let lines = counting
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        Ok(c.map(|c| Collapsed {
+            threaded: true,
+            ..c.into_collapsed(lines)
+        }))
     })
 }
 
 /// Reads the records into `counter`; returns the state and, when counted here, the lines.
 /// With `threads`, the records are read (framed, decompressed, decoded) on a thread of their
 /// own.
-fn run(data: &[u8], extra: &[&[u8]], counter: Counter, threads: bool) -> Result<(Result<Collapser, Unsupported>, Option<Lines>), LoadError> {
+fn run(
+    data: &[u8],
+    extra: &[&[u8]],
+    counter: Counter,
+    threads: bool,
+) -> Result<(Result<Collapser, Unsupported>, Option<Lines>), LoadError> {
     let mut c = Collapser {
         queue: OrderedQueue::new(),
         chunks: VecDeque::from([Chunk::default()]),
@@ -195,7 +217,9 @@ fn run(data: &[u8], extra: &[&[u8]], counter: Counter, threads: bool) -> Result<
                 batch.clear();
                 let _ = empty_tx.send(batch);
             }
-            reading.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+            reading
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e))
         })
     } else {
         let mut reader = Reader::default();
@@ -229,7 +253,13 @@ fn run(data: &[u8], extra: &[&[u8]], counter: Counter, threads: bool) -> Result<
 
 impl Collapser {
     fn into_collapsed(self, lines: Lines) -> Collapsed {
-        Collapsed { counters: self.state.counters, texts: self.texts, lines, diagnostics: self.diag, threaded: false }
+        Collapsed {
+            counters: self.state.counters,
+            texts: self.texts,
+            lines,
+            diagnostics: self.diag,
+            threaded: false,
+        }
     }
 
     /// Takes the events of a batch: queues what waits for its turn, delivers the rest.
@@ -250,17 +280,35 @@ impl Collapser {
                                 self.chunks.push_back(Chunk::default());
                             }
                             let chunk_id = self.first_chunk + self.chunks.len() as u64 - 1;
-                            let Some(chunk) = self.chunks.back_mut() else { return };
+                            let Some(chunk) = self.chunks.back_mut() else {
+                                return;
+                            };
                             let start = chunk.words.len();
                             chunk.words.extend_from_slice(words);
                             chunk.live += 1;
-                            self.queue.push(time, Queued::Sample { chunk: chunk_id, start });
+                            self.queue.push(
+                                time,
+                                Queued::Sample {
+                                    chunk: chunk_id,
+                                    start,
+                                },
+                            );
                             self.diag.copied_records += 1;
                         }
-                        None => Self::count(&mut self.state, &mut self.texts, &mut self.counter, &mut self.token_buf, &mut self.diag, words),
+                        None => Self::count(
+                            &mut self.state,
+                            &mut self.texts,
+                            &mut self.counter,
+                            &mut self.token_buf,
+                            &mut self.diag,
+                            words,
+                        ),
                     }
                 }
-                Event::Side { time: Some(time), side } => {
+                Event::Side {
+                    time: Some(time),
+                    side,
+                } => {
                     self.side.push(Some(side.clone()));
                     self.queue.push(*time, Queued::Side(self.side.len() - 1));
                 }
@@ -271,25 +319,53 @@ impl Collapser {
 
     fn apply(&mut self, side: Side) {
         match side {
-            Side::Mmap { pid, start, len, pgoff, filename } => self.state.mmap(pid, start, len, pgoff, &filename),
+            Side::Mmap {
+                pid,
+                start,
+                len,
+                pgoff,
+                filename,
+            } => self.state.mmap(pid, start, len, pgoff, &filename),
             Side::Comm { pid, tid, name } => self.state.comm(pid, tid, &name),
-            Side::Fork { ppid, ptid, pid, tid } => self.state.fork(ppid, ptid, pid, tid),
+            Side::Fork {
+                ppid,
+                ptid,
+                pid,
+                tid,
+            } => self.state.fork(ppid, ptid, pid, tid),
             Side::Ksymbol { addr, len, name } => self.state.ksymbol(addr, len, &name),
         }
     }
 
     /// Counts one delivered sample: `words` is its header and callchain as queued.
-    fn count(state: &mut State, texts: &mut Texts, counter: &mut Counter, tokens: &mut Vec<u32>, diag: &mut LoadDiagnostics, words: &[u64]) {
+    fn count(
+        state: &mut State,
+        texts: &mut Texts,
+        counter: &mut Counter,
+        tokens: &mut Vec<u32>,
+        diag: &mut LoadDiagnostics,
+        words: &[u64],
+    ) {
         let [pid_tid, flags, ip, n] = match words.get(..SAMPLE_HEADER) {
             Some(&[a, b, c, d]) => [a, b, c, d],
             _ => return,
         };
-        let chain_words = words.get(SAMPLE_HEADER..SAMPLE_HEADER.saturating_add(n as usize)).unwrap_or(&[]);
+        let chain_words = words
+            .get(SAMPLE_HEADER..SAMPLE_HEADER.saturating_add(n as usize))
+            .unwrap_or(&[]);
         let (pid, tid) = (pid_tid as u32, (pid_tid >> 32) as u32);
         diag.samples += 1;
         diag.kept_samples += 1;
-        let mode = if flags & KERNEL_IP != 0 { CpuMode::Kernel } else { CpuMode::User };
-        let chain = if flags & HAS_CALLCHAIN != 0 { Chain::Callchain(chain_words, mode) } else { Chain::Ip(ip, mode) };
+        let mode = if flags & KERNEL_IP != 0 {
+            CpuMode::Kernel
+        } else {
+            CpuMode::User
+        };
+        let chain = if flags & HAS_CALLCHAIN != 0 {
+            Chain::Callchain(chain_words, mode)
+        } else {
+            Chain::Ip(ip, mode)
+        };
         state.line(texts, pid, tid, chain, tokens);
         counter.line(tokens);
     }
@@ -320,10 +396,19 @@ impl Collapser {
             }
             Queued::Sample { chunk, start } => {
                 let index = usize::try_from(chunk - self.first_chunk).unwrap_or(usize::MAX);
-                let Some(c) = self.chunks.get_mut(index) else { return };
+                let Some(c) = self.chunks.get_mut(index) else {
+                    return;
+                };
                 c.live = c.live.saturating_sub(1);
                 let words = c.words.get(start..).unwrap_or(&[]);
-                Self::count(&mut self.state, &mut self.texts, &mut self.counter, &mut self.token_buf, &mut self.diag, words);
+                Self::count(
+                    &mut self.state,
+                    &mut self.texts,
+                    &mut self.counter,
+                    &mut self.token_buf,
+                    &mut self.diag,
+                    words,
+                );
             }
         }
     }

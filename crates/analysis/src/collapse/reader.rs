@@ -22,10 +22,29 @@ pub(super) const HAS_CALLCHAIN: u64 = 2;
 /// A side-band record, decoded.
 #[derive(Clone, Debug)]
 pub(super) enum Side {
-    Mmap { pid: u32, start: u64, len: u64, pgoff: u64, filename: String },
-    Comm { pid: u32, tid: u32, name: String },
-    Fork { ppid: u32, ptid: u32, pid: u32, tid: u32 },
-    Ksymbol { addr: u64, len: u64, name: String },
+    Mmap {
+        pid: u32,
+        start: u64,
+        len: u64,
+        pgoff: u64,
+        filename: String,
+    },
+    Comm {
+        pid: u32,
+        tid: u32,
+        name: String,
+    },
+    Fork {
+        ppid: u32,
+        ptid: u32,
+        pid: u32,
+        tid: u32,
+    },
+    Ksymbol {
+        addr: u64,
+        len: u64,
+        name: String,
+    },
 }
 
 /// One record, as the delivery needs it. `time`: when it waits for its turn in time order
@@ -38,7 +57,11 @@ pub(super) enum Event {
     /// A sample the fast path does not cover: reading stops.
     Unsupported(Unsupported),
     /// A sample: `words[start..end]` of the batch ([`SAMPLE_HEADER`], then the callchain).
-    Sample { time: Option<u64>, start: usize, end: usize },
+    Sample {
+        time: Option<u64>,
+        start: usize,
+        end: usize,
+    },
     /// A side-band record.
     Side { time: Option<u64>, side: Side },
 }
@@ -67,7 +90,10 @@ fn lossy(bytes: &[u8]) -> String {
 }
 
 fn kernel_ip(misc_bits: u16) -> bool {
-    matches!(misc_bits & misc::CPUMODE_MASK, misc::KERNEL | misc::HYPERVISOR | misc::GUEST_KERNEL)
+    matches!(
+        misc_bits & misc::CPUMODE_MASK,
+        misc::KERNEL | misc::HYPERVISOR | misc::GUEST_KERNEL
+    )
 }
 
 /// Decodes records into events; counts what only the diagnostics need.
@@ -115,14 +141,42 @@ impl Reader {
             Ok(r) => r,
             Err(e) => return batch.events.push(Event::Error(e)),
         };
-        let time = meta.events.record_time(rec).filter(|&t| t != 0 && t != u64::MAX);
+        let time = meta
+            .events
+            .record_time(rec)
+            .filter(|&t| t != 0 && t != u64::MAX);
         let side = match record {
             Record::Sample(s) => return self.sample(meta, &s, time, batch),
-            Record::Mmap(m) => Side::Mmap { pid: m.pid, start: m.start, len: m.len, pgoff: m.pgoff, filename: lossy(m.filename.0) },
-            Record::Mmap2(m) => Side::Mmap { pid: m.pid, start: m.start, len: m.len, pgoff: m.pgoff, filename: lossy(m.filename.0) },
-            Record::Comm(c) => Side::Comm { pid: c.pid, tid: c.tid, name: lossy(c.comm.0) },
-            Record::Fork(f) => Side::Fork { ppid: f.ppid, ptid: f.ptid, pid: f.pid, tid: f.tid },
-            Record::Ksymbol(k) if !k.is_unregister() => Side::Ksymbol { addr: k.addr, len: u64::from(k.len), name: lossy(k.name.0) },
+            Record::Mmap(m) => Side::Mmap {
+                pid: m.pid,
+                start: m.start,
+                len: m.len,
+                pgoff: m.pgoff,
+                filename: lossy(m.filename.0),
+            },
+            Record::Mmap2(m) => Side::Mmap {
+                pid: m.pid,
+                start: m.start,
+                len: m.len,
+                pgoff: m.pgoff,
+                filename: lossy(m.filename.0),
+            },
+            Record::Comm(c) => Side::Comm {
+                pid: c.pid,
+                tid: c.tid,
+                name: lossy(c.comm.0),
+            },
+            Record::Fork(f) => Side::Fork {
+                ppid: f.ppid,
+                ptid: f.ptid,
+                pid: f.pid,
+                tid: f.tid,
+            },
+            Record::Ksymbol(k) if !k.is_unregister() => Side::Ksymbol {
+                addr: k.addr,
+                len: u64::from(k.len),
+                name: lossy(k.name.0),
+            },
             Record::Lost(l) => {
                 self.diag.lost_records += 1;
                 self.diag.lost_events = self.diag.lost_events.saturating_add(l.lost);
@@ -145,11 +199,19 @@ impl Reader {
         batch.events.push(Event::Side { time, side });
     }
 
-    fn sample(&mut self, meta: &Metadata, s: &SampleRecord<'_>, time: Option<u64>, batch: &mut Batch) {
+    fn sample(
+        &mut self,
+        meta: &Metadata,
+        s: &SampleRecord<'_>,
+        time: Option<u64>,
+        batch: &mut Batch,
+    ) {
         let st = meta.events.attr(s.event).map_or(0, |a| a.sample_type);
         let unsupported = if st & sample_type::READ != 0 {
             Some(Unsupported::ReadValues)
-        } else if st & (sample_type::REGS_USER | sample_type::STACK_USER) == sample_type::REGS_USER | sample_type::STACK_USER {
+        } else if st & (sample_type::REGS_USER | sample_type::STACK_USER)
+            == sample_type::REGS_USER | sample_type::STACK_USER
+        {
             Some(Unsupported::DwarfStacks)
         } else {
             None
@@ -160,14 +222,22 @@ impl Reader {
         }
         let ips = s.callchain.as_ref().map(|c| c.ips());
         let has_chain = ips.is_some_and(|ips| !ips.is_empty());
-        let flags = if kernel_ip(s.misc) { KERNEL_IP } else { 0 } | if has_chain { HAS_CALLCHAIN } else { 0 };
-        let pid_tid = u64::from(s.pid.unwrap_or(u32::MAX)) | u64::from(s.tid.unwrap_or(u32::MAX)) << 32;
+        let flags = if kernel_ip(s.misc) { KERNEL_IP } else { 0 }
+            | if has_chain { HAS_CALLCHAIN } else { 0 };
+        let pid_tid =
+            u64::from(s.pid.unwrap_or(u32::MAX)) | u64::from(s.tid.unwrap_or(u32::MAX)) << 32;
         let n = ips.map_or(0, |ips| ips.len());
         let start = batch.words.len();
-        batch.words.extend_from_slice(&[pid_tid, flags, s.ip.unwrap_or(0), n as u64]);
+        batch
+            .words
+            .extend_from_slice(&[pid_tid, flags, s.ip.unwrap_or(0), n as u64]);
         if let Some(ips) = ips {
             batch.words.extend(ips.iter());
         }
-        batch.events.push(Event::Sample { time, start, end: batch.words.len() });
+        batch.events.push(Event::Sample {
+            time,
+            start,
+            end: batch.words.len(),
+        });
     }
 }

@@ -51,7 +51,10 @@ pub(super) struct State {
 }
 
 fn is_anon_exec(filename: &str) -> bool {
-    filename.starts_with("//anon") || filename.starts_with("[anon") || filename.starts_with("/memfd:") || filename.starts_with("/tmp/perf-")
+    filename.starts_with("//anon")
+        || filename.starts_with("[anon")
+        || filename.starts_with("/memfd:")
+        || filename.starts_with("/tmp/perf-")
 }
 
 impl State {
@@ -66,7 +69,11 @@ impl State {
             return ModuleIndex(m);
         }
         let m = u32::try_from(self.modules.len()).unwrap_or(NO_MODULE - 1);
-        let base = if named { path.to_owned() } else { path.rsplit('/').next().unwrap_or(path).to_owned() };
+        let base = if named {
+            path.to_owned()
+        } else {
+            path.rsplit('/').next().unwrap_or(path).to_owned()
+        };
         self.modules.push(Module { base, named });
         self.module_ids.insert(path.to_owned(), m);
         ModuleIndex(m)
@@ -77,39 +84,80 @@ impl State {
         let end = start.saturating_add(len);
         if pid == u32::MAX || is_kernel_module_path(filename) {
             let kallsyms = filename.starts_with("[kernel.kallsyms]");
-            let module = self.module(if kallsyms { "[kernel.kallsyms]" } else { filename }, false);
+            let module = self.module(
+                if kallsyms {
+                    "[kernel.kallsyms]"
+                } else {
+                    filename
+                },
+                false,
+            );
             if kallsyms {
                 self.kernel_module = Some(module);
             }
-            self.kernel.insert(Mapping { start, end, pgoff, module, identity: true });
+            self.kernel.insert(Mapping {
+                start,
+                end,
+                pgoff,
+                module,
+                identity: true,
+            });
             self.kernel_generation += 1;
             return;
         }
         let anon = is_anon_exec(filename);
-        let module = if anon { self.module(&format!("/tmp/perf-{pid}.map"), false) } else { self.module(filename, false) };
+        let module = if anon {
+            self.module(&format!("/tmp/perf-{pid}.map"), false)
+        } else {
+            self.module(filename, false)
+        };
         self.next_generation += 1;
         let process = self.processes.entry(pid).or_default();
-        process.0.insert(Mapping { start, end, pgoff, module, identity: anon });
+        process.0.insert(Mapping {
+            start,
+            end,
+            pgoff,
+            module,
+            identity: anon,
+        });
         process.1 = self.next_generation;
     }
 
     /// KSYMBOL (register).
     pub fn ksymbol(&mut self, addr: u64, len: u64, name: &str) {
         let module = self.module(name, true);
-        self.kernel.insert(Mapping { start: addr, end: addr.saturating_add(len), pgoff: 0, module, identity: true });
+        self.kernel.insert(Mapping {
+            start: addr,
+            end: addr.saturating_add(len),
+            pgoff: 0,
+            module,
+            identity: true,
+        });
         self.kernel_generation += 1;
     }
 
     /// COMM.
     pub fn comm(&mut self, pid: u32, tid: u32, name: &str) {
         let name = self.names.intern(name.as_bytes());
-        self.threads.entry((pid, tid)).or_insert_with(|| Thread { name, memo: Memo::default() }).name = name;
+        self.threads
+            .entry((pid, tid))
+            .or_insert_with(|| Thread {
+                name,
+                memo: Memo::default(),
+            })
+            .name = name;
     }
 
     /// FORK.
     pub fn fork(&mut self, ppid: u32, ptid: u32, pid: u32, tid: u32) {
         if let Some(name) = self.threads.get(&(ppid, ptid)).map(|t| t.name) {
-            self.threads.entry((pid, tid)).or_insert_with(|| Thread { name, memo: Memo::default() }).name = name;
+            self.threads
+                .entry((pid, tid))
+                .or_insert_with(|| Thread {
+                    name,
+                    memo: Memo::default(),
+                })
+                .name = name;
         }
         if pid != ppid {
             if let Some((space, _)) = self.processes.get(&ppid).cloned() {
@@ -123,17 +171,44 @@ impl State {
     /// first (see `chain_entries` in the builder for the rules of context markers). The
     /// frames of the root part shared with the thread's previous sample (read in the same
     /// mappings) are taken from it.
-    pub fn line(&mut self, texts: &mut Texts, pid: u32, tid: u32, chain: Chain<'_>, out: &mut Vec<u32>) {
+    pub fn line(
+        &mut self,
+        texts: &mut Texts,
+        pid: u32,
+        tid: u32,
+        chain: Chain<'_>,
+        out: &mut Vec<u32>,
+    ) {
         out.clear();
-        let State { threads, names, comm_parts, processes, kernel, kernel_module, modules, frames, name_buf, entries, kernel_generation, counters, .. } = self;
+        let State {
+            threads,
+            names,
+            comm_parts,
+            processes,
+            kernel,
+            kernel_module,
+            modules,
+            frames,
+            name_buf,
+            entries,
+            kernel_generation,
+            counters,
+            ..
+        } = self;
         // A thread never named is `:tid`.
-        let thread = threads.entry((pid, tid)).or_insert_with(|| Thread { name: names.intern(format!(":{tid}").as_bytes()), memo: Memo::default() });
+        let thread = threads.entry((pid, tid)).or_insert_with(|| Thread {
+            name: names.intern(format!(":{tid}").as_bytes()),
+            memo: Memo::default(),
+        });
         let comm = thread.name;
         let parts = match comm_parts.get(&comm) {
             Some(p) => p,
             None => {
                 let text = String::from_utf8_lossy(names.get(comm)).replace(' ', "_");
-                let parts: Vec<u32> = text.split(';').map(|p| texts.intern(p.as_bytes())).collect();
+                let parts: Vec<u32> = text
+                    .split(';')
+                    .map(|p| texts.intern(p.as_bytes()))
+                    .collect();
                 comm_parts.entry(comm).or_insert(parts)
             }
         };
@@ -172,7 +247,11 @@ impl State {
                         Some(m) => write!(name, "{}+0x{rel:x}", m.base),
                         None => write!(name, "0x{rel:x}"),
                     };
-                    let t = if name.contains(';') { texts.intern(name.replace(';', ":").as_bytes()) } else { texts.intern(name.as_bytes()) };
+                    let t = if name.contains(';') {
+                        texts.intern(name.replace(';', ":").as_bytes())
+                    } else {
+                        texts.intern(name.as_bytes())
+                    };
                     frames.insert(key, t);
                     t
                 }
@@ -191,7 +270,9 @@ fn root_first(chain: Chain<'_>, out: &mut Vec<(u64, CpuMode)>) {
     match chain {
         Chain::Ip(ip, mode) => out.push((ip, mode)),
         Chain::Callchain(words, mode) => {
-            if !for_each_frame(words, mode, usize::MAX, |_, addr, mode| out.push((addr, mode))) {
+            if !for_each_frame(words, mode, usize::MAX, |_, addr, mode| {
+                out.push((addr, mode))
+            }) {
                 out.clear();
                 return;
             }
@@ -240,7 +321,13 @@ impl Memo {
             self.current.tokens.clear();
             self.others.clear();
         }
-        let common = |s: &Stack| s.entries.iter().zip(entries).take_while(|(a, b)| a == b).count();
+        let common = |s: &Stack| {
+            s.entries
+                .iter()
+                .zip(entries)
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
         let current = common(&self.current);
         if current == self.current.entries.len() {
             return current;
@@ -260,8 +347,10 @@ impl Memo {
         };
         slot.entries.clear();
         slot.tokens.clear();
-        slot.entries.extend_from_slice(source.entries.get(..reused).unwrap_or(&[]));
-        slot.tokens.extend_from_slice(source.tokens.get(..reused).unwrap_or(&[]));
+        slot.entries
+            .extend_from_slice(source.entries.get(..reused).unwrap_or(&[]));
+        slot.tokens
+            .extend_from_slice(source.tokens.get(..reused).unwrap_or(&[]));
         std::mem::swap(&mut self.current, &mut slot);
         self.others.insert(0, slot);
         if self.others.len() >= RECENT {

@@ -17,7 +17,13 @@ pub(crate) fn general(data: &[u8]) -> Vec<u8> {
     };
     let (profile, _) = load_profile(data, &[], options).unwrap();
     let mut out = Vec::new();
-    write_folded(&profile, &SampleFilter::all(), FoldedOptions::default(), &mut out).unwrap();
+    write_folded(
+        &profile,
+        &SampleFilter::all(),
+        FoldedOptions::default(),
+        &mut out,
+    )
+    .unwrap();
     out
 }
 
@@ -29,16 +35,26 @@ fn fast(data: &[u8]) -> Vec<u8> {
 }
 
 fn test_data(name: &str) -> Vec<u8> {
-    std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/").to_owned() + name).unwrap()
+    std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/").to_owned() + name)
+        .unwrap()
 }
 
 #[test]
 fn the_fast_path_prints_what_the_general_path_prints_for_the_test_files() {
-    for name in ["example.data", "pipe.data", "two-events.data", "heatmap.data"] {
+    for name in [
+        "example.data",
+        "pipe.data",
+        "two-events.data",
+        "heatmap.data",
+    ] {
         let data = test_data(name);
         let want = general(&data);
         assert!(!want.is_empty(), "{name}: no lines");
-        assert_eq!(String::from_utf8_lossy(&fast(&data)), String::from_utf8_lossy(&want), "{name}");
+        assert_eq!(
+            String::from_utf8_lossy(&fast(&data)),
+            String::from_utf8_lossy(&want),
+            "{name}"
+        );
     }
 }
 
@@ -71,7 +87,12 @@ fn lines_sort_by_the_bytes_of_the_whole_line() {
     ];
     let got = sorted_lines(&Texts::default(), lines);
     // What `LC_ALL=C sort` gives for the same lines.
-    let mut want: Vec<String> = ["a;bc 1", "a;b 11", "a;b;c 3", "a b 4", "a 11", "ab 5", " 6", ";x 7"].iter().map(|s| format!("{s}\n")).collect();
+    let mut want: Vec<String> = [
+        "a;bc 1", "a;b 11", "a;b;c 3", "a b 4", "a 11", "ab 5", " 6", ";x 7",
+    ]
+    .iter()
+    .map(|s| format!("{s}\n"))
+    .collect();
     want.sort();
     assert_eq!(got, want.concat());
 }

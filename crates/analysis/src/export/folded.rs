@@ -33,7 +33,10 @@ pub struct FoldedOptions {
 
 impl Default for FoldedOptions {
     fn default() -> Self {
-        FoldedOptions { include_comm: true, weight: WeightKind::Samples }
+        FoldedOptions {
+            include_comm: true,
+            weight: WeightKind::Samples,
+        }
     }
 }
 
@@ -64,7 +67,13 @@ struct Names<'p> {
 
 impl<'p> Names<'p> {
     fn new(profile: &'p Profile) -> Self {
-        Names { profile, extra: Vec::new(), extra_index: FxHashMap::default(), of_frame: vec![NONE; profile.frames.len()], of_comm: FxHashMap::default() }
+        Names {
+            profile,
+            extra: Vec::new(),
+            extra_index: FxHashMap::default(),
+            of_frame: vec![NONE; profile.frames.len()],
+            of_comm: FxHashMap::default(),
+        }
     }
 
     fn text(&self, id: u32) -> &str {
@@ -94,7 +103,10 @@ impl<'p> Names<'p> {
             return id;
         }
         let profile = self.profile;
-        let func = profile.frames.get(frame).and_then(|f| profile.funcs.get(f.func));
+        let func = profile
+            .frames
+            .get(frame)
+            .and_then(|f| profile.funcs.get(f.func));
         let id = match func {
             Some(f) if !profile.strings.get(f.name).contains(';') => f.name.0,
             Some(f) => self.intern(&profile.strings.get(f.name).replace(';', ":")),
@@ -134,12 +146,21 @@ impl Tree<'_> {
         let key = (u64::from(parent) << 32) | u64::from(name);
         let next = u32::try_from(self.nodes.len()).unwrap_or(NONE);
         let nodes = &mut self.nodes;
-        *self.children.entry(key).or_insert_with(|| Self::push(nodes, parent, name, next, false))
+        *self
+            .children
+            .entry(key)
+            .or_insert_with(|| Self::push(nodes, parent, name, next, false))
     }
 
     fn push(nodes: &mut Vec<Node>, parent: u32, name: u32, next: u32, pure: bool) -> u32 {
         let first = nodes.get(parent as usize).map_or(NONE, |p| p.first_child);
-        nodes.push(Node { name, count: 0, first_child: NONE, next_sibling: first, pure });
+        nodes.push(Node {
+            name,
+            count: 0,
+            first_child: NONE,
+            next_sibling: first,
+            pure,
+        });
         if let Some(p) = nodes.get_mut(parent as usize) {
             p.first_child = next;
         }
@@ -154,7 +175,13 @@ impl Tree<'_> {
     /// lines of different stacks merge there).
     fn frame_child(&mut self, parent: u32, name: u32) -> u32 {
         let parent_pure = self.nodes.get(parent as usize).is_some_and(|p| p.pure);
-        if parent_pure && self.unique_text.get(name as usize).copied().unwrap_or(false) {
+        if parent_pure
+            && self
+                .unique_text
+                .get(name as usize)
+                .copied()
+                .unwrap_or(false)
+        {
             let next = u32::try_from(self.nodes.len()).unwrap_or(NONE);
             return Self::push(&mut self.nodes, parent, name, next, true);
         }
@@ -175,9 +202,14 @@ fn build<'p>(profile: &'p Profile, filter: &SampleFilter, options: FoldedOptions
     let mut by_stack: Vec<(u32, u64)> = vec![(NONE, 0); profile.stacks.len()];
     let mut others: FxHashMap<u64, u64> = FxHashMap::default();
     let thread_names: Vec<u32> = (0..profile.threads.len())
-        .map(|i| match (options.include_comm, profile.threads.get(crate::ids::ThreadIndex(i as u32))) {
-            (true, Some(t)) => t.name.0,
-            _ => NONE,
+        .map(|i| {
+            match (
+                options.include_comm,
+                profile.threads.get(crate::ids::ThreadIndex(i as u32)),
+            ) {
+                (true, Some(t)) => t.name.0,
+                _ => NONE,
+            }
         })
         .collect();
     for (i, ((thread, stack), period)) in s.thread.iter().zip(&s.stack).zip(&s.period).enumerate() {
@@ -224,17 +256,29 @@ fn build<'p>(profile: &'p Profile, filter: &SampleFilter, options: FoldedOptions
             *n = n.saturating_add(1);
         }
     }
-    let unique_text: Vec<bool> = frames_per_text.iter().enumerate().map(|(id, &n)| n == 1 && !names.text(id as u32).is_empty()).collect();
+    let unique_text: Vec<bool> = frames_per_text
+        .iter()
+        .enumerate()
+        .map(|(id, &n)| n == 1 && !names.text(id as u32).is_empty())
+        .collect();
     // Each command on a node of its own: no `;` in it, no two that print the same.
     let mut comms: FxHashMap<String, StringIndex> = FxHashMap::default();
     let comms_apart = (0..profile.threads.len()).all(|i| {
-        let Some(t) = profile.threads.get(crate::ids::ThreadIndex(i as u32)) else { return true };
+        let Some(t) = profile.threads.get(crate::ids::ThreadIndex(i as u32)) else {
+            return true;
+        };
         let text = profile.strings.get(t.name);
         !text.contains(';') && *comms.entry(text.replace(' ', "_")).or_insert(t.name) == t.name
     }) || !options.include_comm;
     let mut tree = Tree {
         names,
-        nodes: vec![Node { name: NONE, count: 0, first_child: NONE, next_sibling: NONE, pure: !options.include_comm }],
+        nodes: vec![Node {
+            name: NONE,
+            count: 0,
+            first_child: NONE,
+            next_sibling: NONE,
+            pure: !options.include_comm,
+        }],
         children: FxHashMap::default(),
         unique_text,
         comms_apart,
@@ -262,7 +306,9 @@ fn build<'p>(profile: &'p Profile, filter: &SampleFilter, options: FoldedOptions
             }
         }
         // Walk up to a stack already placed under this command, then down again.
-        let mut cur = StackIndex::from_len((key & 0xffff_ffff) as usize).ok().filter(|s| s.0 != NONE);
+        let mut cur = StackIndex::from_len((key & 0xffff_ffff) as usize)
+            .ok()
+            .filter(|s| s.0 != NONE);
         pending.clear();
         let mut node = comm_node;
         while let Some(st) = cur {
@@ -277,7 +323,9 @@ fn build<'p>(profile: &'p Profile, filter: &SampleFilter, options: FoldedOptions
             cur = profile.stacks.get(st).and_then(|s| s.prefix);
         }
         for &st in pending.iter().rev() {
-            let Some(frame) = profile.stacks.get(st).map(|s| s.frame) else { continue };
+            let Some(frame) = profile.stacks.get(st).map(|s| s.frame) else {
+                continue;
+            };
             let name = tree.names.frame(frame);
             node = tree.frame_child(node, name);
             if let Some(m) = memo.get_mut(st.index()) {
@@ -325,7 +373,8 @@ pub(crate) fn push_count(out: &mut Vec<u8>, n: u64) {
 impl Tree<'_> {
     fn item_name(&self, item: Item) -> &[u8] {
         let (Item::Ends(n) | Item::Through(n)) = item;
-        self.node(n).map_or(&[][..], |n| self.names.text(n.name).as_bytes())
+        self.node(n)
+            .map_or(&[][..], |n| self.names.text(n.name).as_bytes())
     }
 
     /// What an item prints after the common path: `name count` or `name;`.
@@ -365,25 +414,30 @@ impl Tree<'_> {
         let mut levels: Vec<Level> = Vec::new();
         let mut path: Vec<u8> = Vec::new();
         let mut keys = (Vec::new(), Vec::new());
-        let mut open = |node: u32, path_len: usize, items: &mut Vec<Item>, levels: &mut Vec<Level>| {
-            let start = items.len();
-            let mut c = self.node(node).map_or(NONE, |n| n.first_child);
-            while let Some(n) = self.node(c) {
-                if n.count > 0 {
-                    items.push(Item::Ends(c));
+        let mut open =
+            |node: u32, path_len: usize, items: &mut Vec<Item>, levels: &mut Vec<Level>| {
+                let start = items.len();
+                let mut c = self.node(node).map_or(NONE, |n| n.first_child);
+                while let Some(n) = self.node(c) {
+                    if n.count > 0 {
+                        items.push(Item::Ends(c));
+                    }
+                    if n.first_child != NONE {
+                        items.push(Item::Through(c));
+                    }
+                    c = n.next_sibling;
                 }
-                if n.first_child != NONE {
-                    items.push(Item::Through(c));
+                if let Some(list) = items.get_mut(start..) {
+                    if list.len() > 1 {
+                        list.sort_unstable_by(|&a, &b| self.compare(a, b, &mut keys));
+                    }
                 }
-                c = n.next_sibling;
-            }
-            if let Some(list) = items.get_mut(start..) {
-                if list.len() > 1 {
-                    list.sort_unstable_by(|&a, &b| self.compare(a, b, &mut keys));
-                }
-            }
-            levels.push(Level { end: items.len(), next: start, path_len });
-        };
+                levels.push(Level {
+                    end: items.len(),
+                    next: start,
+                    path_len,
+                });
+            };
         open(0, 0, &mut items, &mut levels);
         while let Some(top) = levels.last_mut() {
             let Some(&item) = items.get(top.next).filter(|_| top.next < top.end) else {
@@ -426,7 +480,12 @@ impl Tree<'_> {
 /// write_folded(&p, &SampleFilter::all(), FoldedOptions::default(), &mut out).unwrap();
 /// assert_eq!(String::from_utf8(out).unwrap(), "a;main;f 1\na;main;g 1\nb;main 1\n");
 /// ```
-pub fn write_folded(profile: &Profile, filter: &SampleFilter, options: FoldedOptions, out: &mut impl Write) -> std::io::Result<()> {
+pub fn write_folded(
+    profile: &Profile,
+    filter: &SampleFilter,
+    options: FoldedOptions,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     let tree = build(profile, filter, options);
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
     let mut result = Ok(());
@@ -449,10 +508,16 @@ pub fn write_folded(profile: &Profile, filter: &SampleFilter, options: FoldedOpt
 
 /// The folded lines (`"stack"`, count) of the samples that pass `filter`, sorted by the bytes of
 /// the whole output line.
-pub fn folded_lines(profile: &Profile, filter: &SampleFilter, options: FoldedOptions) -> Vec<(String, u64)> {
+pub fn folded_lines(
+    profile: &Profile,
+    filter: &SampleFilter,
+    options: FoldedOptions,
+) -> Vec<(String, u64)> {
     let tree = build(profile, filter, options);
     let mut lines = Vec::new();
-    tree.for_each_line(|text, count| lines.push((String::from_utf8_lossy(text).into_owned(), count)));
+    tree.for_each_line(|text, count| {
+        lines.push((String::from_utf8_lossy(text).into_owned(), count))
+    });
     lines
 }
 

@@ -51,7 +51,11 @@ pub struct PprofOptions {
 
 impl Default for PprofOptions {
     fn default() -> Self {
-        PprofOptions { filter: SampleFilter::all(), thread_labels: true, clock_data: None }
+        PprofOptions {
+            filter: SampleFilter::all(),
+            thread_labels: true,
+            clock_data: None,
+        }
     }
 }
 
@@ -78,7 +82,13 @@ impl PeriodUnit {
 /// `cycles:u` → `cycles`; a tracepoint (`sched:sched_switch`) is left alone.
 pub fn event_base_name(name: &str) -> &str {
     match name.rsplit_once(':') {
-        Some((base, mods)) if !base.is_empty() && !mods.is_empty() && mods.chars().all(|c| "ukhIGHpPSDWeb".contains(c)) => base,
+        Some((base, mods))
+            if !base.is_empty()
+                && !mods.is_empty()
+                && mods.chars().all(|c| "ukhIGHpPSDWeb".contains(c)) =>
+        {
+            base
+        }
         _ => name,
     }
 }
@@ -146,7 +156,10 @@ struct Strings {
 
 impl Strings {
     fn new() -> Self {
-        let mut s = Strings { list: Vec::new(), index: HashMap::new() };
+        let mut s = Strings {
+            list: Vec::new(),
+            index: HashMap::new(),
+        };
         s.get("");
         s
     }
@@ -168,9 +181,16 @@ fn location_groups(profile: &Profile, stack: Option<StackIndex>) -> Vec<Vec<Fram
     let mut groups: Vec<Vec<FrameIndex>> = Vec::new();
     let mut prev: Option<(Option<ModuleIndex>, u64, u16)> = None;
     for f in profile.stacks.frames_leaf_first(stack) {
-        let Some(frame) = profile.frames.get(f) else { continue };
+        let Some(frame) = profile.frames.get(f) else {
+            continue;
+        };
         let joins = match (prev, groups.last_mut()) {
-            (Some((m, a, d)), Some(g)) if d > 0 && m == frame.module && a == frame.address && frame.inline_depth + 1 == d => {
+            (Some((m, a, d)), Some(g))
+                if d > 0
+                    && m == frame.module
+                    && a == frame.address
+                    && frame.inline_depth + 1 == d =>
+            {
                 g.push(f);
                 true
             }
@@ -197,31 +217,56 @@ pub fn to_pprof(profile: &Profile, options: &PprofOptions) -> Vec<u8> {
 pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u8> {
     let s = &profile.samples;
     let all = options.filter == SampleFilter::all();
-    let kept: Vec<usize> = (0..s.len()).filter(|&i| all || options.filter.matches(s, &profile.threads, i)).collect();
+    let kept: Vec<usize> = (0..s.len())
+        .filter(|&i| all || options.filter.matches(s, &profile.threads, i))
+        .collect();
 
     // Events with samples, in event order; each gets two value columns.
-    let mut used_events: Vec<EventIndex> = kept.iter().filter_map(|&i| s.event.get(i).copied()).collect();
+    let mut used_events: Vec<EventIndex> = kept
+        .iter()
+        .filter_map(|&i| s.event.get(i).copied())
+        .collect();
     used_events.sort();
     used_events.dedup();
-    let column: HashMap<EventIndex, usize> = used_events.iter().enumerate().map(|(c, &e)| (e, 2 * c)).collect();
+    let column: HashMap<EventIndex, usize> = used_events
+        .iter()
+        .enumerate()
+        .map(|(c, &e)| (e, 2 * c))
+        .collect();
     let n_values = 2 * used_events.len();
 
     let mut st = Strings::new();
     let mut out = Vec::new();
 
     // sample_type
-    let bases: Vec<&str> = used_events.iter().map(|&e| event_base_name(profile.event_name(e))).collect();
+    let bases: Vec<&str> = used_events
+        .iter()
+        .map(|&e| event_base_name(profile.event_name(e)))
+        .collect();
     let unique = |b: &str| bases.iter().filter(|&&x| x == b).count() == 1;
     let type_names: Vec<String> = used_events
         .iter()
         .zip(&bases)
-        .map(|(&e, &b)| if unique(b) { b.to_owned() } else { profile.event_name(e).to_owned() })
+        .map(|(&e, &b)| {
+            if unique(b) {
+                b.to_owned()
+            } else {
+                profile.event_name(e).to_owned()
+            }
+        })
         .collect();
     let mut value_types: Vec<(i64, i64)> = Vec::new();
     for (&e, name) in used_events.iter().zip(&type_names) {
-        let count_name = if used_events.len() == 1 { "samples".to_owned() } else { format!("{name}_samples") };
+        let count_name = if used_events.len() == 1 {
+            "samples".to_owned()
+        } else {
+            format!("{name}_samples")
+        };
         value_types.push((st.get(&count_name), st.get("count")));
-        value_types.push((st.get(name), st.get(period_unit(profile.event_name(e)).name())));
+        value_types.push((
+            st.get(name),
+            st.get(period_unit(profile.event_name(e)).name()),
+        ));
     }
     let value_type = |t: (i64, i64)| {
         let mut m = Vec::new();
@@ -235,17 +280,22 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
 
     // Samples merged by (stack, thread).
     let mut merged: Vec<(Option<StackIndex>, Option<ThreadIndex>, Vec<i64>)> = Vec::new();
-    let mut merged_index: HashMap<(Option<StackIndex>, Option<ThreadIndex>), usize> = HashMap::new();
+    let mut merged_index: HashMap<(Option<StackIndex>, Option<ThreadIndex>), usize> =
+        HashMap::new();
     let (mut t_min, mut t_max) = (u64::MAX, 0u64);
     let mut first_event_period: (u128, u128) = (0, 0);
     for &i in &kept {
         let Some(sample) = s.get(i) else { continue };
-        let Some(&c) = column.get(&sample.event) else { continue };
+        let Some(&c) = column.get(&sample.event) else {
+            continue;
+        };
         let thread = options.thread_labels.then_some(sample.thread);
-        let slot = *merged_index.entry((sample.stack, thread)).or_insert_with(|| {
-            merged.push((sample.stack, thread, vec![0; n_values]));
-            merged.len() - 1
-        });
+        let slot = *merged_index
+            .entry((sample.stack, thread))
+            .or_insert_with(|| {
+                merged.push((sample.stack, thread, vec![0; n_values]));
+                merged.len() - 1
+            });
         if let Some((_, _, values)) = merged.get_mut(slot) {
             if let Some(v) = values.get_mut(c) {
                 *v = v.saturating_add(1);
@@ -280,11 +330,15 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
             let id = *location_ids.entry(group.clone()).or_insert(next);
             if id == next {
                 for &f in &group {
-                    let Some(frame) = profile.frames.get(f) else { continue };
+                    let Some(frame) = profile.frames.get(f) else {
+                        continue;
+                    };
                     let n = func_ids.len() as u64 + 1;
                     func_ids.entry(frame.func).or_insert(n);
                     if let Some(m) = frame.module {
-                        let r = module_range.entry(m).or_insert((frame.address, frame.address));
+                        let r = module_range
+                            .entry(m)
+                            .or_insert((frame.address, frame.address));
                         r.0 = r.0.min(frame.address);
                         r.1 = r.1.max(frame.address);
                     }
@@ -303,11 +357,19 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
         modules.retain(|&m| m != main);
         modules.insert(0, main);
     }
-    let mapping_ids: HashMap<ModuleIndex, u64> = modules.iter().enumerate().map(|(i, &m)| (m, i as u64 + 1)).collect();
+    let mapping_ids: HashMap<ModuleIndex, u64> = modules
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| (m, i as u64 + 1))
+        .collect();
 
     for (stack, thread, values) in &merged {
         let mut m = Vec::new();
-        pb::packed(&mut m, 1, stack_locations.get(stack).cloned().unwrap_or_default());
+        pb::packed(
+            &mut m,
+            1,
+            stack_locations.get(stack).cloned().unwrap_or_default(),
+        );
         pb::packed(&mut m, 2, values.iter().map(|&v| v as u64));
         if let Some(t) = thread.and_then(|t| profile.threads.get(t)) {
             let label = |key: i64, str_: i64, num: i64| {
@@ -328,20 +390,35 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
     }
 
     for &module in &modules {
-        let Some(md) = profile.modules.get(module) else { continue };
+        let Some(md) = profile.modules.get(module) else {
+            continue;
+        };
         let (lo, hi) = module_range.get(&module).copied().unwrap_or_default();
         let mut m = Vec::new();
-        pb::uint(&mut m, 1, mapping_ids.get(&module).copied().unwrap_or_default());
+        pb::uint(
+            &mut m,
+            1,
+            mapping_ids.get(&module).copied().unwrap_or_default(),
+        );
         pb::uint(&mut m, 2, lo);
         pb::uint(&mut m, 3, hi.saturating_add(1));
         pb::uint(&mut m, 4, lo);
         pb::int(&mut m, 5, st.get(profile.strings.get(md.path)));
-        let build_id: String = md.build_id.as_deref().unwrap_or_default().iter().map(|b| format!("{b:02x}")).collect();
+        let build_id: String = md
+            .build_id
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         pb::int(&mut m, 6, st.get(&build_id));
         pb::uint(&mut m, 7, 1);
-        let inline = locations
-            .iter()
-            .any(|g| g.len() > 1 && g.first().and_then(|&f| profile.frames.get(f)).is_some_and(|f| f.module == Some(module)));
+        let inline = locations.iter().any(|g| {
+            g.len() > 1
+                && g.first()
+                    .and_then(|&f| profile.frames.get(f))
+                    .is_some_and(|f| f.module == Some(module))
+        });
         pb::uint(&mut m, 10, u64::from(inline));
         pb::bytes(&mut out, 3, &m);
     }
@@ -350,12 +427,25 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
         let mut m = Vec::new();
         pb::uint(&mut m, 1, i as u64 + 1);
         let first = group.first().and_then(|&f| profile.frames.get(f));
-        pb::uint(&mut m, 2, first.and_then(|f| f.module).and_then(|md| mapping_ids.get(&md).copied()).unwrap_or(0));
+        pb::uint(
+            &mut m,
+            2,
+            first
+                .and_then(|f| f.module)
+                .and_then(|md| mapping_ids.get(&md).copied())
+                .unwrap_or(0),
+        );
         pb::uint(&mut m, 3, first.map_or(0, |f| f.address));
         for &f in group {
-            let Some(frame) = profile.frames.get(f) else { continue };
+            let Some(frame) = profile.frames.get(f) else {
+                continue;
+            };
             let mut line = Vec::new();
-            pb::uint(&mut line, 1, func_ids.get(&frame.func).copied().unwrap_or(0));
+            pb::uint(
+                &mut line,
+                1,
+                func_ids.get(&frame.func).copied().unwrap_or(0),
+            );
             pb::bytes(&mut m, 4, &line);
         }
         pb::bytes(&mut out, 4, &m);
@@ -379,11 +469,17 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
             let wall = i128::from(c.tod_ns) + i128::from(t_min) - i128::from(c.clockid_ns);
             pb::int(&mut tail, 9, i64::try_from(wall).unwrap_or(0));
         }
-        pb::int(&mut tail, 10, i64::try_from(t_max - t_min).unwrap_or(i64::MAX));
+        pb::int(
+            &mut tail,
+            10,
+            i64::try_from(t_max - t_min).unwrap_or(i64::MAX),
+        );
     }
     if let Some(&period_type) = value_types.get(1) {
         pb::bytes(&mut tail, 11, &value_type(period_type));
-        if let Some(mean) = (first_event_period.0 + first_event_period.1 / 2).checked_div(first_event_period.1) {
+        if let Some(mean) =
+            (first_event_period.0 + first_event_period.1 / 2).checked_div(first_event_period.1)
+        {
             pb::int(&mut tail, 12, i64::try_from(mean).unwrap_or(i64::MAX));
         }
     }
@@ -409,7 +505,8 @@ fn main_module(profile: &Profile, kept: &[usize], modules: &[ModuleIndex]) -> Op
             *by_comm.entry(profile.thread_name(*t)).or_default() += 1;
         }
     }
-    let mut comms: Vec<(&str, usize)> = by_comm.into_iter().filter(|(c, _)| !c.is_empty()).collect();
+    let mut comms: Vec<(&str, usize)> =
+        by_comm.into_iter().filter(|(c, _)| !c.is_empty()).collect();
     comms.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let (comm, _) = comms.first()?;
     modules.iter().copied().find(|&m| {
@@ -439,7 +536,10 @@ mod tests {
         let mut b = Vec::new();
         pb::int(&mut b, 1, -1);
         pb::int(&mut b, 2, 0);
-        assert_eq!(b, [0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+        assert_eq!(
+            b,
+            [0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]
+        );
         let mut b = Vec::new();
         pb::packed(&mut b, 4, [3, 270, 86942]);
         assert_eq!(b, [0x22, 0x06, 0x03, 0x8e, 0x02, 0x9e, 0xa7, 0x05]);

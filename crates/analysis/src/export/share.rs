@@ -79,11 +79,19 @@ pub struct PrivacyOptions {
 impl PrivacyOptions {
     /// Everything stripped.
     pub fn all() -> Self {
-        PrivacyOptions { strip_paths: true, strip_cmdline: true, strip_hostname: true, strip_thread_names: true }
+        PrivacyOptions {
+            strip_paths: true,
+            strip_cmdline: true,
+            strip_hostname: true,
+            strip_thread_names: true,
+        }
     }
 
     fn bits(self) -> u64 {
-        u64::from(self.strip_paths) | u64::from(self.strip_cmdline) << 1 | u64::from(self.strip_hostname) << 2 | u64::from(self.strip_thread_names) << 3
+        u64::from(self.strip_paths)
+            | u64::from(self.strip_cmdline) << 1
+            | u64::from(self.strip_hostname) << 2
+            | u64::from(self.strip_thread_names) << 3
     }
 
     fn from_bits(bits: u64) -> Self {
@@ -125,7 +133,10 @@ pub fn is_share(bytes: &[u8]) -> bool {
 
 /// The base name of a path (`/usr/lib/libc.so.6` → `libc.so.6`; `[vdso]` stays).
 pub fn base_name(path: &str) -> &str {
-    path.rsplit('/').next().filter(|b| !b.is_empty()).unwrap_or(path)
+    path.rsplit('/')
+        .next()
+        .filter(|b| !b.is_empty())
+        .unwrap_or(path)
 }
 
 /// The summary with the privacy options applied.
@@ -189,7 +200,9 @@ pub fn to_share(profile: &Profile, summary: Option<&Summary>, options: &ShareOpt
     let privacy = options.privacy;
     let s = &profile.samples;
     let all = options.filter == SampleFilter::all();
-    let kept: Vec<usize> = (0..s.len()).filter(|&i| all || options.filter.matches(s, &profile.threads, i)).collect();
+    let kept: Vec<usize> = (0..s.len())
+        .filter(|&i| all || options.filter.matches(s, &profile.threads, i))
+        .collect();
 
     // What the kept samples use.
     let mut stack_used = vec![false; profile.stacks.len()];
@@ -218,7 +231,12 @@ pub fn to_share(profile: &Profile, summary: Option<&Summary>, options: &ShareOpt
     let mut func_used = vec![false; profile.funcs.len()];
     let mut module_used = vec![false; profile.modules.len()];
     for (i, &used) in frame_used.iter().enumerate() {
-        let Some(frame) = used.then(|| profile.frames.get(FrameIndex::from_len(i).ok()?)).flatten() else { continue };
+        let Some(frame) = used
+            .then(|| profile.frames.get(FrameIndex::from_len(i).ok()?))
+            .flatten()
+        else {
+            continue;
+        };
         if let Some(u) = func_used.get_mut(frame.func.index()) {
             *u = true;
         }
@@ -227,22 +245,41 @@ pub fn to_share(profile: &Profile, summary: Option<&Summary>, options: &ShareOpt
         }
     }
     for (i, &used) in func_used.iter().enumerate() {
-        let Some(func) = used.then(|| profile.funcs.get(FuncIndex::from_len(i).ok()?)).flatten() else { continue };
+        let Some(func) = used
+            .then(|| profile.funcs.get(FuncIndex::from_len(i).ok()?))
+            .flatten()
+        else {
+            continue;
+        };
         if let Some(u) = func.module.and_then(|m| module_used.get_mut(m.index())) {
             *u = true;
         }
     }
-    let (stack_map, frame_map, func_map, module_map, thread_map) =
-        (renumber(&stack_used), renumber(&frame_used), renumber(&func_used), renumber(&module_used), renumber(&thread_used));
+    let (stack_map, frame_map, func_map, module_map, thread_map) = (
+        renumber(&stack_used),
+        renumber(&frame_used),
+        renumber(&func_used),
+        renumber(&module_used),
+        renumber(&thread_used),
+    );
 
     // A fresh string table, in order of use.
     let mut table = StringsOut::default();
     let mut modules = Writer { out: Vec::new() };
     let mut n_modules = 0u64;
     for (i, &used) in module_used.iter().enumerate() {
-        let Some(m) = used.then(|| profile.modules.get(ModuleIndex::from_len(i).ok()?)).flatten() else { continue };
+        let Some(m) = used
+            .then(|| profile.modules.get(ModuleIndex::from_len(i).ok()?))
+            .flatten()
+        else {
+            continue;
+        };
         let path = profile.strings.get(m.path);
-        let path = if privacy.strip_paths { base_name(path) } else { path };
+        let path = if privacy.strip_paths {
+            base_name(path)
+        } else {
+            path
+        };
         modules.v(table.get(path));
         match &m.build_id {
             Some(id) => {
@@ -256,17 +293,31 @@ pub fn to_share(profile: &Profile, summary: Option<&Summary>, options: &ShareOpt
     let mut funcs = Writer { out: Vec::new() };
     let mut n_funcs = 0u64;
     for (i, &used) in func_used.iter().enumerate() {
-        let Some(f) = used.then(|| profile.funcs.get(FuncIndex::from_len(i).ok()?)).flatten() else { continue };
+        let Some(f) = used
+            .then(|| profile.funcs.get(FuncIndex::from_len(i).ok()?))
+            .flatten()
+        else {
+            continue;
+        };
         funcs.v(table.get(profile.strings.get(f.name)));
-        funcs.v(f.module.map_or(0, |m| new_index(&module_map, m.index()) + 1));
+        funcs
+            .v(f.module
+                .map_or(0, |m| new_index(&module_map, m.index()) + 1));
         n_funcs += 1;
     }
     let mut frames = Writer { out: Vec::new() };
     let mut n_frames = 0u64;
     for (i, &used) in frame_used.iter().enumerate() {
-        let Some(f) = used.then(|| profile.frames.get(FrameIndex::from_len(i).ok()?)).flatten() else { continue };
+        let Some(f) = used
+            .then(|| profile.frames.get(FrameIndex::from_len(i).ok()?))
+            .flatten()
+        else {
+            continue;
+        };
         frames.v(new_index(&func_map, f.func.index()));
-        frames.v(f.module.map_or(0, |m| new_index(&module_map, m.index()) + 1));
+        frames
+            .v(f.module
+                .map_or(0, |m| new_index(&module_map, m.index()) + 1));
         frames.v(f.address);
         frames.v(u64::from(f.inline_depth));
         n_frames += 1;
@@ -277,17 +328,28 @@ pub fn to_share(profile: &Profile, summary: Option<&Summary>, options: &ShareOpt
         if !stack_used.get(i).copied().unwrap_or(false) {
             continue;
         }
-        stacks.v(st.prefix.map_or(0, |p| new_index(&stack_map, p.index()) + 1));
+        stacks.v(st
+            .prefix
+            .map_or(0, |p| new_index(&stack_map, p.index()) + 1));
         stacks.v(new_index(&frame_map, st.frame.index()));
         n_stacks += 1;
     }
     let mut threads = Writer { out: Vec::new() };
     let mut n_threads = 0u64;
     for (i, &used) in thread_used.iter().enumerate() {
-        let Some(t) = used.then(|| profile.threads.get(ThreadIndex::from_len(i).ok()?)).flatten() else { continue };
+        let Some(t) = used
+            .then(|| profile.threads.get(ThreadIndex::from_len(i).ok()?))
+            .flatten()
+        else {
+            continue;
+        };
         threads.v(u64::from(t.pid));
         threads.v(u64::from(t.tid));
-        let name = if privacy.strip_thread_names { format!("thread-{}", t.tid) } else { profile.strings.get(t.name).to_owned() };
+        let name = if privacy.strip_thread_names {
+            format!("thread-{}", t.tid)
+        } else {
+            profile.strings.get(t.name).to_owned()
+        };
         threads.v(table.get(&name));
         n_threads += 1;
     }
@@ -299,13 +361,21 @@ pub fn to_share(profile: &Profile, summary: Option<&Summary>, options: &ShareOpt
     let mut w = Writer { out: Vec::new() };
     w.s(format!("perfscope {}", env!("CARGO_PKG_VERSION")).as_bytes());
     w.v(privacy.bits());
-    let summary_json = summary.map(|sm| serde_json::to_vec(&scrub_summary(sm, privacy)).unwrap_or_default()).unwrap_or_default();
+    let summary_json = summary
+        .map(|sm| serde_json::to_vec(&scrub_summary(sm, privacy)).unwrap_or_default())
+        .unwrap_or_default();
     w.s(&summary_json);
     w.v(table.list.len() as u64);
     for st in &table.list {
         w.s(st.as_bytes());
     }
-    for (count, body) in [(n_modules, modules), (n_funcs, funcs), (n_frames, frames), (n_stacks, stacks), (n_threads, threads)] {
+    for (count, body) in [
+        (n_modules, modules),
+        (n_funcs, funcs),
+        (n_frames, frames),
+        (n_stacks, stacks),
+        (n_threads, threads),
+    ] {
         w.v(count);
         w.out.extend_from_slice(&body.out);
     }
@@ -321,16 +391,26 @@ pub fn to_share(profile: &Profile, summary: Option<&Summary>, options: &ShareOpt
         prev = t;
     }
     for &i in &kept {
-        w.v(s.thread.get(i).map_or(0, |t| new_index(&thread_map, t.index())));
+        w.v(s
+            .thread
+            .get(i)
+            .map_or(0, |t| new_index(&thread_map, t.index())));
     }
     for &i in &kept {
-        w.v(u64::from(s.cpu.get(i).copied().unwrap_or(u32::MAX).wrapping_add(1)));
+        w.v(u64::from(
+            s.cpu.get(i).copied().unwrap_or(u32::MAX).wrapping_add(1),
+        ));
     }
     for &i in &kept {
         w.v(s.event.get(i).map_or(0, |e| u64::from(e.0)));
     }
     for &i in &kept {
-        w.v(s.stack.get(i).copied().flatten().map_or(0, |st| new_index(&stack_map, st.index()) + 1));
+        w.v(s
+            .stack
+            .get(i)
+            .copied()
+            .flatten()
+            .map_or(0, |st| new_index(&stack_map, st.index()) + 1));
     }
     for &i in &kept {
         w.v(s.period.get(i).copied().unwrap_or(0));

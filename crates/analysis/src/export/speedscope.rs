@@ -36,7 +36,11 @@ pub struct SpeedscopeOptions {
 
 impl Default for SpeedscopeOptions {
     fn default() -> Self {
-        SpeedscopeOptions { filter: SampleFilter::all(), weight: WeightKind::Period, name: "perf.data".into() }
+        SpeedscopeOptions {
+            filter: SampleFilter::all(),
+            weight: WeightKind::Period,
+            name: "perf.data".into(),
+        }
     }
 }
 
@@ -85,11 +89,16 @@ struct Sampled {
 pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
     let s = &profile.samples;
     let all = options.filter == SampleFilter::all();
-    let mut order: Vec<usize> = (0..s.len()).filter(|&i| all || options.filter.matches(s, &profile.threads, i)).collect();
+    let mut order: Vec<usize> = (0..s.len())
+        .filter(|&i| all || options.filter.matches(s, &profile.threads, i))
+        .collect();
     order.sort_by_key(|&i| s.time.get(i).copied().unwrap_or(0));
 
     let several_events = {
-        let mut evs: Vec<EventIndex> = order.iter().filter_map(|&i| s.event.get(i).copied()).collect();
+        let mut evs: Vec<EventIndex> = order
+            .iter()
+            .filter_map(|&i| s.event.get(i).copied())
+            .collect();
         evs.sort();
         evs.dedup();
         evs.len() > 1
@@ -103,9 +112,16 @@ pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
     let mut funcs: Vec<FuncIndex> = Vec::new();
     for &i in &order {
         let Some(sample) = s.get(i) else { continue };
-        let Some(thread) = profile.threads.get(sample.thread) else { continue };
+        let Some(thread) = profile.threads.get(sample.thread) else {
+            continue;
+        };
         funcs.clear();
-        funcs.extend(profile.stacks.frames_leaf_first(sample.stack).filter_map(|f| profile.frame_func(f)));
+        funcs.extend(
+            profile
+                .stacks
+                .frames_leaf_first(sample.stack)
+                .filter_map(|f| profile.frame_func(f)),
+        );
         if funcs.is_empty() {
             continue;
         }
@@ -113,8 +129,15 @@ pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
         for &func in funcs.iter().rev() {
             let next = frames.len() as u32;
             let idx = *frame_of.entry(func).or_insert_with(|| {
-                let module = profile.funcs.get(func).and_then(|fu| fu.module).and_then(|m| profile.modules.get(m));
-                frames.push(Frame { name: profile.func_name(func), file: module.map(|m| profile.strings.get(m.path)) });
+                let module = profile
+                    .funcs
+                    .get(func)
+                    .and_then(|fu| fu.module)
+                    .and_then(|m| profile.modules.get(m));
+                frames.push(Frame {
+                    name: profile.func_name(func),
+                    file: module.map(|m| profile.strings.get(m.path)),
+                });
                 next
             });
             scratch.push(idx);
@@ -127,20 +150,22 @@ pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
                 PeriodUnit::Count => (sample.period, "none"),
             },
         };
-        let entry = groups.entry((thread.pid, thread.tid, sample.event)).or_insert_with(|| {
-            (
-                "",
-                Sampled {
-                    type_: "sampled",
-                    name: String::new(),
-                    unit,
-                    start_value: 0,
-                    end_value: 0,
-                    samples: Vec::new(),
-                    weights: Vec::new(),
-                },
-            )
-        });
+        let entry = groups
+            .entry((thread.pid, thread.tid, sample.event))
+            .or_insert_with(|| {
+                (
+                    "",
+                    Sampled {
+                        type_: "sampled",
+                        name: String::new(),
+                        unit,
+                        start_value: 0,
+                        end_value: 0,
+                        samples: Vec::new(),
+                        weights: Vec::new(),
+                    },
+                )
+            });
         entry.0 = profile.strings.get(thread.name);
         entry.1.samples.push(scratch.clone());
         entry.1.weights.push(weight);
@@ -190,8 +215,12 @@ idle    main main             main
 ",
         )
         .unwrap();
-        let json: serde_json::Value = serde_json::from_str(&to_speedscope(&p, &SpeedscopeOptions::default())).unwrap();
-        assert_eq!(json["$schema"], "https://www.speedscope.app/file-format-schema.json");
+        let json: serde_json::Value =
+            serde_json::from_str(&to_speedscope(&p, &SpeedscopeOptions::default())).unwrap();
+        assert_eq!(
+            json["$schema"],
+            "https://www.speedscope.app/file-format-schema.json"
+        );
         // Frames in order of first use in time order: idle(t=5), main, b (t=10), a (t=20).
         assert_eq!(
             json["shared"]["frames"],
@@ -202,7 +231,10 @@ idle    main main             main
         assert_eq!(profiles[0]["name"], "app (1)");
         assert_eq!(profiles[0]["unit"], "none");
         // Time order 10, 20, 30.
-        assert_eq!(profiles[0]["samples"], serde_json::json!([[1, 2], [1, 3], [1, 3]]));
+        assert_eq!(
+            profiles[0]["samples"],
+            serde_json::json!([[1, 2], [1, 3], [1, 3]])
+        );
         assert_eq!(profiles[0]["weights"], serde_json::json!([5, 4, 3]));
         assert_eq!(profiles[0]["endValue"], 12);
         assert_eq!(profiles[1]["name"], "bg (2)");
@@ -220,11 +252,15 @@ main    main
 ",
         )
         .unwrap();
-        let json: serde_json::Value = serde_json::from_str(&to_speedscope(&p, &SpeedscopeOptions::default())).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&to_speedscope(&p, &SpeedscopeOptions::default())).unwrap();
         assert_eq!(json["profiles"][0]["unit"], "nanoseconds");
         assert_eq!(json["profiles"][0]["name"], "app (1) — cpu-clock:pppH");
         assert_eq!(json["profiles"][1]["unit"], "none");
-        let opts = SpeedscopeOptions { weight: WeightKind::Samples, ..Default::default() };
+        let opts = SpeedscopeOptions {
+            weight: WeightKind::Samples,
+            ..Default::default()
+        };
         let json: serde_json::Value = serde_json::from_str(&to_speedscope(&p, &opts)).unwrap();
         assert_eq!(json["profiles"][0]["weights"], serde_json::json!([1]));
     }

@@ -146,7 +146,10 @@ pub fn to_svg(graph: &FlameGraph, profile: &Profile, options: &SvgOptions) -> St
         r#"<style>text {{ font-family: Verdana, sans-serif; font-size: {f}px; fill: #000; }} g.f:hover rect {{ stroke: #000; stroke-width: 0.5; cursor: pointer; }} .ui {{ cursor: pointer; }}</style>"#,
         f = options.font_size
     );
-    let _ = writeln!(s, r##"<rect x="0" y="0" width="{width}" height="{height}" fill="#f8f8f8"/>"##);
+    let _ = writeln!(
+        s,
+        r##"<rect x="0" y="0" width="{width}" height="{height}" fill="#f8f8f8"/>"##
+    );
     let _ = writeln!(
         s,
         r#"<text x="{}" y="{}" text-anchor="middle" style="font-size:{}px">{}</text>"#,
@@ -155,12 +158,32 @@ pub fn to_svg(graph: &FlameGraph, profile: &Profile, options: &SvgOptions) -> St
         options.font_size + 5,
         xml_escape(&options.title)
     );
-    let _ = writeln!(s, r#"<text id="reset" class="ui" x="{pad}" y="{}" style="opacity:0">Reset Zoom</text>"#, 2 * options.font_size + 6);
-    let _ = writeln!(s, r#"<text id="search" class="ui" x="{}" y="{}" text-anchor="end">Search</text>"#, width - 10, 2 * options.font_size + 6);
-    let _ = writeln!(s, r#"<text id="matched" x="{}" y="{}" text-anchor="end"></text>"#, width - 10, height - 6);
+    let _ = writeln!(
+        s,
+        r#"<text id="reset" class="ui" x="{pad}" y="{}" style="opacity:0">Reset Zoom</text>"#,
+        2 * options.font_size + 6
+    );
+    let _ = writeln!(
+        s,
+        r#"<text id="search" class="ui" x="{}" y="{}" text-anchor="end">Search</text>"#,
+        width - 10,
+        2 * options.font_size + 6
+    );
+    let _ = writeln!(
+        s,
+        r#"<text id="matched" x="{}" y="{}" text-anchor="end"></text>"#,
+        width - 10,
+        height - 6
+    );
 
     let row_y = |depth: u32| top + (rows - 1 - depth) * fh;
-    let rect = |s: &mut String, name: &str, depth: u32, x: u64, w: u64, self_w: u64, color: (u8, u8, u8)| {
+    let rect = |s: &mut String,
+                name: &str,
+                depth: u32,
+                x: u64,
+                w: u64,
+                self_w: u64,
+                color: (u8, u8, u8)| {
         let fx = x as f64 / total;
         let fw = w as f64 / total;
         let px = pad + fx * scale;
@@ -174,7 +197,10 @@ pub fn to_svg(graph: &FlameGraph, profile: &Profile, options: &SvgOptions) -> St
             label.clone()
         } else {
             let keep = (room as usize).saturating_sub(2);
-            format!("{}..", xml_escape(&name.chars().take(keep).collect::<String>()))
+            format!(
+                "{}..",
+                xml_escape(&name.chars().take(keep).collect::<String>())
+            )
         };
         let _ = writeln!(
             s,
@@ -192,9 +218,21 @@ pub fn to_svg(graph: &FlameGraph, profile: &Profile, options: &SvgOptions) -> St
     rect(&mut s, "all", 0, 0, graph.total, 0, (250, 120, 90));
     for r in &graph.rects {
         let name = profile.func_name(r.func);
-        rect(&mut s, name, r.depth + 1, r.x, r.width, r.self_width, hot_color(name));
+        rect(
+            &mut s,
+            name,
+            r.depth + 1,
+            r.x,
+            r.width,
+            r.self_width,
+            hot_color(name),
+        );
     }
-    let _ = writeln!(s, "<script type=\"text/ecmascript\"><![CDATA[{}]]></script>", SCRIPT);
+    let _ = writeln!(
+        s,
+        "<script type=\"text/ecmascript\"><![CDATA[{}]]></script>",
+        SCRIPT
+    );
     s.push_str("</svg>\n");
     s
 }
@@ -212,7 +250,14 @@ mod tests {
         let p = profile_from_text_samples("main main main other\nf<T> g    g\n").unwrap();
         let t = CallTree::top_down(&p, &SampleFilter::all()).unwrap();
         let g = FlameGraph::from_call_tree(&t, &p, WeightKind::Samples);
-        let svg = to_svg(&g, &p, &SvgOptions { width: 410, ..Default::default() });
+        let svg = to_svg(
+            &g,
+            &p,
+            &SvgOptions {
+                width: 410,
+                ..Default::default()
+            },
+        );
         assert!(svg.starts_with("<?xml"));
         assert!(svg.ends_with("</svg>\n"));
         // Boxes: main(3) with f<T>(1) and g(2), other(1); plus the "all" box.

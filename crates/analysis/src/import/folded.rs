@@ -34,7 +34,9 @@ impl Default for FoldedImportOptions {
 /// One line: the stack text and its count. `Err` with what is wrong.
 pub fn parse_line(line: &str) -> Result<(&str, u64), &'static str> {
     let line = line.trim_end();
-    let (stack, count) = line.rsplit_once([' ', '\t']).ok_or("expected `stack count`")?;
+    let (stack, count) = line
+        .rsplit_once([' ', '\t'])
+        .ok_or("expected `stack count`")?;
     if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
         return Err("the count at the end is not a whole number");
     }
@@ -50,7 +52,9 @@ pub fn parse_line(line: &str) -> Result<(&str, u64), &'static str> {
 pub fn import(bytes: &[u8], options: &FoldedImportOptions) -> Result<Imported, ImportError> {
     let text = String::from_utf8_lossy(bytes);
     let mut p = Profile::new();
-    let event = p.add_event("samples").map_err(|e| ImportError::capacity(0, e))?;
+    let event = p
+        .add_event("samples")
+        .map_err(|e| ImportError::capacity(0, e))?;
     let mut threads: FxHashMap<String, ThreadIndex> = FxHashMap::default();
     let mut frames: FxHashMap<String, FrameIndex> = FxHashMap::default();
     let mut no_comm: Option<ThreadIndex> = None;
@@ -62,7 +66,10 @@ pub fn import(bytes: &[u8], options: &FoldedImportOptions) -> Result<Imported, I
         let (stack_text, count) = parse_line(line).map_err(|m| ImportError::new(no, m))?;
         total = total.saturating_add(count);
         if total > MAX_FOLDED_SAMPLES {
-            return Err(ImportError::new(no, format!("the counts add up to more than {MAX_FOLDED_SAMPLES} samples")));
+            return Err(ImportError::new(
+                no,
+                format!("the counts add up to more than {MAX_FOLDED_SAMPLES} samples"),
+            ));
         }
         let err = |e| ImportError::capacity(no, e);
         let mut parts = stack_text.split(';');
@@ -99,10 +106,22 @@ pub fn import(bytes: &[u8], options: &FoldedImportOptions) -> Result<Imported, I
             };
             stack = Some(p.stacks.intern(stack, frame).map_err(err)?);
         }
-        let sample = Sample { time: 0, thread, cpu: u32::MAX, event, stack, period: 1 };
+        let sample = Sample {
+            time: 0,
+            thread,
+            cpu: u32::MAX,
+            event,
+            stack,
+            period: 1,
+        };
         for _ in 0..count {
             p.push_sample(sample).map_err(err)?;
         }
     }
-    Ok(Imported { profile: p, kind: TextKind::Folded, skipped_lines: 0, first_skipped: None })
+    Ok(Imported {
+        profile: p,
+        kind: TextKind::Folded,
+        skipped_lines: 0,
+        first_skipped: None,
+    })
 }

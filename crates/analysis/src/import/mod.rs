@@ -51,7 +51,10 @@ pub struct ImportError {
 
 impl ImportError {
     fn new(line: usize, message: impl Into<String>) -> Self {
-        ImportError { line, message: message.into() }
+        ImportError {
+            line,
+            message: message.into(),
+        }
     }
 
     fn capacity(line: usize, e: CapacityError) -> Self {
@@ -107,7 +110,11 @@ pub fn detect(bytes: &[u8]) -> Option<TextKind> {
     let mut script = 0usize;
     let mut folded_lines = 0usize;
     let mut other = 0usize;
-    for line in lines.iter().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).take(200) {
+    for line in lines
+        .iter()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .take(200)
+    {
         let frame = line.starts_with('\t') && perf_script::parse_frame(line).is_some();
         if line.contains("PERF_RECORD_") || frame || perf_script::parse_header(line).is_some() {
             script += 1;
@@ -131,13 +138,18 @@ pub fn import_text(bytes: &[u8]) -> Result<Imported, ImportError> {
     match detect(bytes) {
         Some(TextKind::PerfScript) => perf_script::import(bytes),
         Some(TextKind::Folded) => folded::import(bytes, &folded::FoldedImportOptions::default()),
-        None => Err(ImportError::new(0, "neither perf script text nor folded stacks")),
+        None => Err(ImportError::new(
+            0,
+            "neither perf script text nor folded stacks",
+        )),
     }
 }
 
 /// Splits text into (1-based line number, line) without the line ends (`\n` or `\r\n`).
 fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.split('\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
+    text.split('\n')
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
 }
 
 #[cfg(test)]

@@ -149,11 +149,19 @@ pub fn parse_frame(line: &str) -> Option<FrameLine<'_>> {
         if let Some(open) = open_paren(rest, close) {
             let sym = rest.get(..open)?;
             if open == 0 || sym.ends_with(char::is_whitespace) {
-                return Some(FrameLine { ip, sym: strip_offset(sym), dso: dso_of(rest.get(open + 1..close)?) });
+                return Some(FrameLine {
+                    ip,
+                    sym: strip_offset(sym),
+                    dso: dso_of(rest.get(open + 1..close)?),
+                });
             }
         }
     }
-    Some(FrameLine { ip, sym: strip_offset(rest), dso: None })
+    Some(FrameLine {
+        ip,
+        sym: strip_offset(rest),
+        dso: None,
+    })
 }
 
 /// The last `ip sym (dso)` in the text after a header's event (followed by nothing or by
@@ -161,32 +169,59 @@ pub fn parse_frame(line: &str) -> Option<FrameLine<'_>> {
 fn trailing_frame(rest: &str) -> Option<FrameLine<'_>> {
     let closes: Vec<usize> = rest
         .char_indices()
-        .filter(|&(i, c)| c == ')' && rest.get(i + 1..).is_some_and(|after| after.is_empty() || after.starts_with(char::is_whitespace)))
+        .filter(|&(i, c)| {
+            c == ')'
+                && rest
+                    .get(i + 1..)
+                    .is_some_and(|after| after.is_empty() || after.starts_with(char::is_whitespace))
+        })
         .map(|(i, _)| i)
         .collect();
     for &close in closes.iter().rev() {
-        let Some(open) = open_paren(rest, close) else { continue };
-        let Some(before) = rest.get(..open) else { continue };
+        let Some(open) = open_paren(rest, close) else {
+            continue;
+        };
+        let Some(before) = rest.get(..open) else {
+            continue;
+        };
         if !before.ends_with(char::is_whitespace) {
             continue;
         }
         let toks = tokens(before);
         // The rightmost hex token with a symbol after it.
-        let Some(j) = (0..toks.len().saturating_sub(1)).rev().find(|&j| toks.get(j).is_some_and(|&(_, t)| is_hex(t) && t.len() <= 16)) else {
+        let Some(j) = (0..toks.len().saturating_sub(1)).rev().find(|&j| {
+            toks.get(j)
+                .is_some_and(|&(_, t)| is_hex(t) && t.len() <= 16)
+        }) else {
             continue;
         };
-        let (Some(&(_, ip)), Some(&(sym_start, _))) = (toks.get(j), toks.get(j + 1)) else { continue };
-        let Ok(ip) = u64::from_str_radix(ip, 16) else { continue };
+        let (Some(&(_, ip)), Some(&(sym_start, _))) = (toks.get(j), toks.get(j + 1)) else {
+            continue;
+        };
+        let Ok(ip) = u64::from_str_radix(ip, 16) else {
+            continue;
+        };
         let sym = before.get(sym_start..).unwrap_or_default();
-        return Some(FrameLine { ip, sym: strip_offset(sym), dso: dso_of(rest.get(open + 1..close).unwrap_or_default()) });
+        return Some(FrameLine {
+            ip,
+            sym: strip_offset(sym),
+            dso: dso_of(rest.get(open + 1..close).unwrap_or_default()),
+        });
     }
     None
 }
 
 /// Whether a token is `pid/tid`, `tid` or `[cpu]`.
 fn is_ids(t: &str) -> bool {
-    let ids = |t: &str| t.split_once('/').map_or(is_digits(t), |(p, t)| (is_digits(p) || p == "-1") && (is_digits(t) || t == "-1"));
-    ids(t) || t.strip_prefix('[').and_then(|c| c.strip_suffix(']')).is_some_and(|c| is_digits(c.trim_start_matches('-')))
+    let ids = |t: &str| {
+        t.split_once('/').map_or(is_digits(t), |(p, t)| {
+            (is_digits(p) || p == "-1") && (is_digits(t) || t == "-1")
+        })
+    };
+    ids(t)
+        || t.strip_prefix('[')
+            .and_then(|c| c.strip_suffix(']'))
+            .is_some_and(|c| is_digits(c.trim_start_matches('-')))
 }
 
 /// In a line without a time: the index of the event token (`name:`) right after the ids (or
@@ -215,24 +250,29 @@ pub fn parse_header(line: &str) -> Option<Header<'_>> {
     }
     let toks = tokens(line);
     // The time anchors the line; without one (`-F` without time), the event after the ids.
-    let (pre_end, post_start, time, mut rest_at) = match toks.iter().position(|&(_, t)| parse_time(t).is_some()) {
-        Some(k) => {
-            let &(at, tok) = toks.get(k)?;
-            (k, k + 1, parse_time(tok)?, at + tok.len())
-        }
-        None => {
-            let (k, with_period) = event_after_ids(&toks)?;
-            let start = if with_period { k - 1 } else { k };
-            let &(at, _) = toks.get(start)?;
-            (start, start, 0, at)
-        }
-    };
+    let (pre_end, post_start, time, mut rest_at) =
+        match toks.iter().position(|&(_, t)| parse_time(t).is_some()) {
+            Some(k) => {
+                let &(at, tok) = toks.get(k)?;
+                (k, k + 1, parse_time(tok)?, at + tok.len())
+            }
+            None => {
+                let (k, with_period) = event_after_ids(&toks)?;
+                let start = if with_period { k - 1 } else { k };
+                let &(at, _) = toks.get(start)?;
+                (start, start, 0, at)
+            }
+        };
     let time_at = toks.get(pre_end).map_or(line.len(), |&(at, _)| at);
     let mut pre = toks.get(..pre_end)?;
     let mut cpu = u32::MAX;
     if let Some((&(_, last), rest)) = pre.split_last() {
         if let Some(c) = last.strip_prefix('[').and_then(|c| c.strip_suffix(']')) {
-            cpu = c.parse::<i64>().ok().and_then(|c| u32::try_from(c).ok()).unwrap_or(u32::MAX);
+            cpu = c
+                .parse::<i64>()
+                .ok()
+                .and_then(|c| u32::try_from(c).ok())
+                .unwrap_or(u32::MAX);
             pre = rest;
         }
     }
@@ -267,7 +307,16 @@ pub fn parse_header(line: &str) -> Option<Header<'_>> {
         }
     }
     let frame = line.get(rest_at..).and_then(trailing_frame);
-    Some(Header { comm, pid, tid, cpu, time, period, event, frame })
+    Some(Header {
+        comm,
+        pid,
+        tid,
+        cpu,
+        time,
+        period,
+        event,
+        frame,
+    })
 }
 
 /// Builds the profile sample by sample.
@@ -310,7 +359,10 @@ impl Importer {
             return Ok(fr);
         }
         let func = self.profile.intern_func(f.sym, module).map_err(err)?;
-        let fr = self.profile.intern_frame(func, module, f.ip, 0).map_err(err)?;
+        let fr = self
+            .profile
+            .intern_frame(func, module, f.ip, 0)
+            .map_err(err)?;
         self.frames.insert(key, fr);
         Ok(fr)
     }
@@ -326,7 +378,11 @@ impl Importer {
                 t
             }
         };
-        let name = if h.event.is_empty() { "samples" } else { h.event };
+        let name = if h.event.is_empty() {
+            "samples"
+        } else {
+            h.event
+        };
         let event = match self.events.get(name) {
             Some(&e) => e,
             None => {
@@ -335,24 +391,53 @@ impl Importer {
                 e
             }
         };
-        let own = h.frame.map(|f| (f.ip, f.sym.to_owned(), f.dso.map(str::to_owned)));
-        Ok(Pending { line, thread, event, time: h.time, cpu: h.cpu, period: h.period, own, frames: Vec::new() })
+        let own = h
+            .frame
+            .map(|f| (f.ip, f.sym.to_owned(), f.dso.map(str::to_owned)));
+        Ok(Pending {
+            line,
+            thread,
+            event,
+            time: h.time,
+            cpu: h.cpu,
+            period: h.period,
+            own,
+            frames: Vec::new(),
+        })
     }
 
     fn finish(&mut self, p: Pending) -> Result<(), ImportError> {
         let mut leaf_first = p.frames;
         if leaf_first.is_empty() {
             if let Some((ip, sym, dso)) = &p.own {
-                let f = FrameLine { ip: *ip, sym, dso: dso.as_deref() };
+                let f = FrameLine {
+                    ip: *ip,
+                    sym,
+                    dso: dso.as_deref(),
+                };
                 leaf_first.push(self.frame(p.line, &f)?);
             }
         }
         let mut stack = None;
         for &frame in leaf_first.iter().rev() {
-            stack = Some(self.profile.stacks.intern(stack, frame).map_err(|e| ImportError::capacity(p.line, e))?);
+            stack = Some(
+                self.profile
+                    .stacks
+                    .intern(stack, frame)
+                    .map_err(|e| ImportError::capacity(p.line, e))?,
+            );
         }
-        let sample = Sample { time: p.time, thread: p.thread, cpu: p.cpu, event: p.event, stack, period: p.period };
-        self.profile.push_sample(sample).map_err(|e| ImportError::capacity(p.line, e))
+        let sample = Sample {
+            time: p.time,
+            thread: p.thread,
+            cpu: p.cpu,
+            event: p.event,
+            stack,
+            period: p.period,
+        };
+        self.profile
+            .push_sample(sample)
+            .map_err(|e| ImportError::capacity(p.line, e))
     }
 }
 
@@ -411,5 +496,10 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
             return Err(ImportError::new(line, "not a perf script sample line (expected `comm pid/tid [cpu] time: period event: …`)"));
         }
     }
-    Ok(Imported { profile: imp.profile, kind: TextKind::PerfScript, skipped_lines: skipped, first_skipped })
+    Ok(Imported {
+        profile: imp.profile,
+        kind: TextKind::PerfScript,
+        skipped_lines: skipped,
+        first_skipped,
+    })
 }

@@ -71,9 +71,13 @@ impl EventNames {
     /// An EVENT_UPDATE record.
     fn event_update(&mut self, rec: &RawRecord<'_>) {
         let mut b = rec.body_bytes();
-        if let (Ok(EVENT_UPDATE_NAME), Ok(id)) = (b.read_u64("event_update type"), b.read_u64("event_update id")) {
+        if let (Ok(EVENT_UPDATE_NAME), Ok(id)) = (
+            b.read_u64("event_update type"),
+            b.read_u64("event_update id"),
+        ) {
             let name = until_nul(b.remaining());
-            self.updates.push((id, String::from_utf8_lossy(name).into_owned()));
+            self.updates
+                .push((id, String::from_utf8_lossy(name).into_owned()));
         }
     }
 
@@ -83,12 +87,17 @@ impl EventNames {
         let inside = rec.body.get(4..).filter(|b| b.starts_with(&MAGIC));
         let payload = match inside {
             Some(b) => Bytes::new(b, rec.offset + 12, rec.endian),
-            None => Bytes::new(rec.payload, rec.offset + 8 + rec.body.len() as u64, rec.endian),
+            None => Bytes::new(
+                rec.payload,
+                rec.offset + 8 + rec.body.len() as u64,
+                rec.endian,
+            ),
         };
         if let Ok(t) = parse_tracing_data(payload) {
             for e in &t.events {
                 if let (Some(id), Some(name)) = (e.id, e.name) {
-                    self.record_tracepoints.push((id, format!("{}:{}", e.system, name)));
+                    self.record_tracepoints
+                        .push((id, format!("{}:{}", e.system, name)));
                 }
             }
         }
@@ -97,7 +106,9 @@ impl EventNames {
     /// The name of event `i` (attr order) of `meta`.
     /// The name of event `i` (attr order) of `meta`, as perf names it.
     pub fn name(&self, meta: &Metadata, i: usize) -> String {
-        let Some(attr) = meta.attrs.get(i) else { return format!("event {i}") };
+        let Some(attr) = meta.attrs.get(i) else {
+            return format!("event {i}");
+        };
         let ids = match self.header_attr_ids.get(i) {
             Some(ids) if meta.pipe => ids.as_slice(),
             _ => attr.ids.as_slice(),
@@ -107,7 +118,9 @@ impl EventNames {
         }
         if let Some(b) = meta.feature(HeaderFeature::EVENT_DESC) {
             if let Ok(descs) = parse_event_desc(b) {
-                let by_id = descs.iter().find(|d| d.ids.iter().any(|id| ids.contains(id)));
+                let by_id = descs
+                    .iter()
+                    .find(|d| d.ids.iter().any(|id| ids.contains(id)));
                 if let Some(d) = by_id.or_else(|| descs.get(i)) {
                     return d.name.to_string();
                 }
@@ -120,7 +133,11 @@ impl EventNames {
             }
             if let Some(b) = meta.feature(HeaderFeature::TRACING_DATA) {
                 if let Ok(t) = parse_tracing_data(b) {
-                    let named = t.events.iter().find_map(|e| e.name.filter(|_| e.id == Some(config)).map(|n| (e.system, n)));
+                    let named = t.events.iter().find_map(|e| {
+                        e.name
+                            .filter(|_| e.id == Some(config))
+                            .map(|n| (e.system, n))
+                    });
                     if let Some((system, name)) = named {
                         return format!("{system}:{name}");
                     }

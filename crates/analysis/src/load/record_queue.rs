@@ -86,7 +86,9 @@ impl RecordQueue {
             self.chunks.push_back(Chunk::default());
         }
         let chunk_id = self.first_chunk + self.chunks.len() as u64 - 1;
-        let Some(chunk) = self.chunks.back_mut() else { return };
+        let Some(chunk) = self.chunks.back_mut() else {
+            return;
+        };
         let start = chunk.bytes.len();
         let before = chunk.bytes.capacity();
         chunk.bytes.extend_from_slice(rec.body);
@@ -97,7 +99,14 @@ impl RecordQueue {
         if grown > 0 {
             self.max_allocated = self.max_allocated.max(self.allocated());
         }
-        let slot = Slot { header: rec.header, offset: rec.offset, inner_offset: rec.inner_offset, chunk: chunk_id, start, len: rec.body.len() };
+        let slot = Slot {
+            header: rec.header,
+            offset: rec.offset,
+            inner_offset: rec.inner_offset,
+            chunk: chunk_id,
+            start,
+            len: rec.body.len(),
+        };
         let index = match self.free_slots.pop() {
             Some(i) => {
                 if let Some(s) = self.slots.get_mut(i as usize) {
@@ -114,12 +123,20 @@ impl RecordQueue {
     }
 
     fn allocated(&self) -> usize {
-        self.chunks.iter().map(|c| c.bytes.capacity()).sum::<usize>() + self.spare.iter().map(Vec::capacity).sum::<usize>()
+        self.chunks
+            .iter()
+            .map(|c| c.bytes.capacity())
+            .sum::<usize>()
+            + self.spare.iter().map(Vec::capacity).sum::<usize>()
     }
 
     /// A FINISHED_ROUND: releases, in time order, every record up to the newest time of the
     /// previous round, and starts a new chunk for the records that follow.
-    pub(crate) fn finished_round(&mut self, endian: Endianness, mut release: impl FnMut(&RawRecord<'_>)) {
+    pub(crate) fn finished_round(
+        &mut self,
+        endian: Endianness,
+        mut release: impl FnMut(&RawRecord<'_>),
+    ) {
         let (queue, mut store) = self.split();
         queue.finished_round(|_, slot| store.release(endian, slot, &mut release));
         self.reclaim();
@@ -135,7 +152,13 @@ impl RecordQueue {
     }
 
     fn split(&mut self) -> (&mut OrderedQueue<u32>, Store<'_>) {
-        let store = Store { chunks: &mut self.chunks, first_chunk: self.first_chunk, held: &mut self.held, slots: &self.slots, free_slots: &mut self.free_slots };
+        let store = Store {
+            chunks: &mut self.chunks,
+            first_chunk: self.first_chunk,
+            held: &mut self.held,
+            slots: &self.slots,
+            free_slots: &mut self.free_slots,
+        };
         (&mut self.queue, store)
     }
 
@@ -163,13 +186,32 @@ struct Store<'q> {
 }
 
 impl Store<'_> {
-    fn release(&mut self, endian: Endianness, index: u32, release: &mut impl FnMut(&RawRecord<'_>)) {
-        let Some(&slot) = self.slots.get(index as usize) else { return };
+    fn release(
+        &mut self,
+        endian: Endianness,
+        index: u32,
+        release: &mut impl FnMut(&RawRecord<'_>),
+    ) {
+        let Some(&slot) = self.slots.get(index as usize) else {
+            return;
+        };
         self.free_slots.push(index);
         let index = usize::try_from(slot.chunk - self.first_chunk).unwrap_or(usize::MAX);
-        let Some(chunk) = self.chunks.get_mut(index) else { return };
-        let body = chunk.bytes.get(slot.start..slot.start.saturating_add(slot.len)).unwrap_or(&[]);
-        let rec = RawRecord { offset: slot.offset, inner_offset: slot.inner_offset, endian, header: slot.header, body, payload: &[] };
+        let Some(chunk) = self.chunks.get_mut(index) else {
+            return;
+        };
+        let body = chunk
+            .bytes
+            .get(slot.start..slot.start.saturating_add(slot.len))
+            .unwrap_or(&[]);
+        let rec = RawRecord {
+            offset: slot.offset,
+            inner_offset: slot.inner_offset,
+            endian,
+            header: slot.header,
+            body,
+            payload: &[],
+        };
         release(&rec);
         chunk.live = chunk.live.saturating_sub(1);
         *self.held = self.held.saturating_sub(slot.len);
@@ -182,8 +224,19 @@ mod tests {
     use perfscope_format::RecordType;
 
     fn raw(offset: u64, body: &[u8]) -> RawRecord<'_> {
-        let header = RecordHeader { type_: RecordType::SAMPLE, misc: 0, size: 8 + body.len() as u16 };
-        RawRecord { offset, inner_offset: None, endian: Endianness::Little, header, body, payload: &[] }
+        let header = RecordHeader {
+            type_: RecordType::SAMPLE,
+            misc: 0,
+            size: 8 + body.len() as u16,
+        };
+        RawRecord {
+            offset,
+            inner_offset: None,
+            endian: Endianness::Little,
+            header,
+            body,
+            payload: &[],
+        }
     }
 
     #[test]
@@ -207,7 +260,12 @@ mod tests {
         q.finish(Endianness::Little, &mut take);
         assert_eq!(
             out,
-            [(0x20, vec![9, 9]), (0x30, vec![7; 4]), (0x10, vec![1, 2, 3]), (0x40, vec![8; 2])]
+            [
+                (0x20, vec![9, 9]),
+                (0x30, vec![7; 4]),
+                (0x10, vec![1, 2, 3]),
+                (0x40, vec![8; 2])
+            ]
         );
         assert_eq!(q.max_held, 11);
         assert_eq!(q.held, 0);

@@ -82,7 +82,8 @@ pub fn load_sectioned_parts<R: ReadAt>(
     progress: impl FnMut(u64, u64),
 ) -> Result<(Profile, LoadDiagnostics), LoadError> {
     let mut loader = ProfileLoader::new(options);
-    let meta = stream_records(r, extra, chunk_size, &mut loader, progress).map_err(LoadError::Format)?;
+    let meta =
+        stream_records(r, extra, chunk_size, &mut loader, progress).map_err(LoadError::Format)?;
     loader.finish(&meta)
 }
 
@@ -126,7 +127,12 @@ pub fn stream_records<R: ReadAt, S: RecordSink + ?Sized>(
     // The magic, the header size and (for a version 1 file) the attr size that tells its byte order.
     let head = r.read_at(0, r.len().min(24))?;
     let magic = Magic::parse(&head)?;
-    let mut feed = Feed { sink, bytes_done: 0, records: 0, progress: &mut progress };
+    let mut feed = Feed {
+        sink,
+        bytes_done: 0,
+        records: 0,
+        progress: &mut progress,
+    };
     if magic.pipe {
         let mut meta = Metadata::pipe(magic.endian);
         feed.pipe(r, chunk_size, &mut meta);
@@ -139,7 +145,14 @@ pub fn stream_records<R: ReadAt, S: RecordSink + ?Sized>(
     }
     let data = layout.data;
     let mut decoder = StreamDecoder::records(meta.endian, data.offset);
-    feed.records(r, data.offset, data.offset.saturating_add(data.size), chunk_size, &meta, &mut decoder);
+    feed.records(
+        r,
+        data.offset,
+        data.offset.saturating_add(data.size),
+        chunk_size,
+        &meta,
+        &mut decoder,
+    );
     for part in extra.iter_mut() {
         let mut decoder = StreamDecoder::records(meta.endian, 0);
         let len = part.len();
@@ -158,8 +171,18 @@ struct Feed<'l, S: ?Sized, P> {
 
 impl<S: RecordSink + ?Sized, P: FnMut(u64, u64)> Feed<'_, S, P> {
     /// The records of `r[start..end]`, a data section or a `data.N` file.
-    fn records(&mut self, r: &mut impl ReadAt, start: u64, end: u64, chunk_size: u64, meta: &Metadata, d: &mut StreamDecoder) {
-        self.feed(r, start, end, chunk_size, d, |sink, rec| sink.record(meta, rec));
+    fn records(
+        &mut self,
+        r: &mut impl ReadAt,
+        start: u64,
+        end: u64,
+        chunk_size: u64,
+        meta: &Metadata,
+        d: &mut StreamDecoder,
+    ) {
+        self.feed(r, start, end, chunk_size, d, |sink, rec| {
+            sink.record(meta, rec)
+        });
     }
 
     /// A pipe-mode stream: the metadata grows with its HEADER_ATTR, HEADER_FEATURE, ID_INDEX

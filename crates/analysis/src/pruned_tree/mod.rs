@@ -168,7 +168,12 @@ struct Descent<'a> {
 }
 
 /// The flame layout of the samples weighed in `weights`, pruned as `opts` say.
-pub fn pruned_flame(profile: &Profile, children: &StackChildren, weights: &StackWeights, opts: PruneOptions<'_>) -> PrunedFlame {
+pub fn pruned_flame(
+    profile: &Profile,
+    children: &StackChildren,
+    weights: &StackWeights,
+    opts: PruneOptions<'_>,
+) -> PrunedFlame {
     let mut d = Descent {
         profile,
         children,
@@ -181,7 +186,10 @@ pub fn pruned_flame(profile: &Profile, children: &StackChildren, weights: &Stack
         groups: Vec::new(),
         wide: Vec::new(),
         todo: Vec::new(),
-        out: PrunedFlame { empty: weights.empty(), ..PrunedFlame::default() },
+        out: PrunedFlame {
+            empty: weights.empty(),
+            ..PrunedFlame::default()
+        },
     };
     d.roots();
     while let Some(p) = d.todo.pop() {
@@ -197,20 +205,37 @@ impl Descent<'_> {
             for s in 0..self.profile.stacks.len() as u32 {
                 let w = self.weights.self_weight(s, self.children);
                 if w.samples > 0 {
-                    self.pairs.push((StackChildren::func(self.profile, s), Member { stack: s, origin: s, weight: w }));
+                    self.pairs.push((
+                        StackChildren::func(self.profile, s),
+                        Member {
+                            stack: s,
+                            origin: s,
+                            weight: w,
+                        },
+                    ));
                 }
             }
         } else {
             for &s in self.children.roots() {
                 let w = self.weights.total(s);
                 if w.samples > 0 {
-                    self.pairs.push((StackChildren::func(self.profile, s), Member { stack: s, origin: s, weight: w }));
+                    self.pairs.push((
+                        StackChildren::func(self.profile, s),
+                        Member {
+                            stack: s,
+                            origin: s,
+                            weight: w,
+                        },
+                    ));
                 }
             }
         }
         self.group(true);
         let kind = self.opts.kind;
-        self.graph_width = self.groups.iter().fold(0u64, |a, g| a.saturating_add(kind.of(g.total)));
+        self.graph_width = self
+            .groups
+            .iter()
+            .fold(0u64, |a, g| a.saturating_add(kind.of(g.total)));
         self.out.width = self.graph_width;
         for g in &self.groups {
             self.out.total.add(g.total);
@@ -244,8 +269,21 @@ impl Descent<'_> {
         let members = self.arena.get(p.members.clone()).unwrap_or(&[]);
         if self.opts.inverted {
             for m in members {
-                let Some(prefix) = self.profile.stacks.get(StackIndex(m.stack)).and_then(|s| s.prefix) else { continue };
-                self.pairs.push((StackChildren::func(self.profile, prefix.0), Member { stack: prefix.0, ..*m }));
+                let Some(prefix) = self
+                    .profile
+                    .stacks
+                    .get(StackIndex(m.stack))
+                    .and_then(|s| s.prefix)
+                else {
+                    continue;
+                };
+                self.pairs.push((
+                    StackChildren::func(self.profile, prefix.0),
+                    Member {
+                        stack: prefix.0,
+                        ..*m
+                    },
+                ));
             }
         } else {
             // Self weight: the total less the children's.
@@ -254,7 +292,14 @@ impl Descent<'_> {
                 for &c in self.children.children(m.stack) {
                     let w = self.weights.total(c);
                     if w.samples > 0 {
-                        self.pairs.push((StackChildren::func(self.profile, c), Member { stack: c, origin: c, weight: w }));
+                        self.pairs.push((
+                            StackChildren::func(self.profile, c),
+                            Member {
+                                stack: c,
+                                origin: c,
+                                weight: w,
+                            },
+                        ));
                         self_weight.samples = self_weight.samples.saturating_sub(w.samples);
                         self_weight.period = self_weight.period.saturating_sub(w.period);
                     }
@@ -299,7 +344,13 @@ impl Descent<'_> {
         let mut start = 0usize;
         while start < self.pairs.len() {
             let func = self.pairs.get(start).map_or(u32::MAX, |p| p.0);
-            let mut g = Group { func, origin: u32::MAX, total: Weight::default(), self_weight: Weight::default(), range: start..start };
+            let mut g = Group {
+                func,
+                origin: u32::MAX,
+                total: Weight::default(),
+                self_weight: Weight::default(),
+                range: start..start,
+            };
             let mut end = start;
             while let Some(&(_, m)) = self.pairs.get(end).filter(|p| p.0 == func) {
                 g.total.add(m.weight);
@@ -322,7 +373,13 @@ impl Descent<'_> {
     /// stand for). Only the emitted ones are sorted; each left-out one is placed among them by a
     /// binary search, which is all their widths need: where many small siblings are left out,
     /// this is most of the work saved.
-    fn place_children(&mut self, parent: Option<u32>, depth: u32, x: u64, place: Place) -> (Weight, u32) {
+    fn place_children(
+        &mut self,
+        parent: Option<u32>,
+        depth: u32,
+        x: u64,
+        place: Place,
+    ) -> (Weight, u32) {
         let kind = self.opts.kind;
         let path = self.opts.root;
         let detail = u128::from(self.opts.detail);
@@ -350,7 +407,8 @@ impl Descent<'_> {
                 Place::Zoom => Place::Zoom,
                 Place::Outside => Place::Outside,
             };
-            let on_path = matches!(child_place, Place::Path(_)) || (child_place == Place::Zoom && place != Place::Zoom);
+            let on_path = matches!(child_place, Place::Path(_))
+                || (child_place == Place::Zoom && place != Place::Zoom);
             let against = match (child_place, self.zoom_width) {
                 (Place::Zoom, Some(z)) if place == Place::Zoom => z,
                 _ => self.graph_width,
@@ -370,7 +428,11 @@ impl Descent<'_> {
         let groups = &self.groups;
         let children = self.children;
         // By name (its rank), then creation order.
-        let key = |gi: usize| groups.get(gi).map_or(u64::MAX, |g| (u64::from(children.name_rank(g.func)) << 32) | u64::from(g.origin));
+        let key = |gi: usize| {
+            groups.get(gi).map_or(u64::MAX, |g| {
+                (u64::from(children.name_rank(g.func)) << 32) | u64::from(g.origin)
+            })
+        };
         emit.sort_unstable_by_key(|e| key(e.0));
         let keys: Vec<u64> = emit.iter().map(|e| key(e.0)).collect();
         // Widths of the left-out siblings before each emitted one (and after the last).
@@ -395,9 +457,17 @@ impl Descent<'_> {
         // Queue right to left so the leftmost comes out first; the arena grows the same way so a
         // popped node's members are on top.
         for &(gi, gx, child_place) in placed.iter().rev() {
-            let Some(g) = self.groups.get(gi) else { continue };
+            let Some(g) = self.groups.get(gi) else {
+                continue;
+            };
             let start = self.arena.len();
-            self.arena.extend(self.pairs.get(g.range.clone()).unwrap_or(&[]).iter().map(|p| p.1));
+            self.arena.extend(
+                self.pairs
+                    .get(g.range.clone())
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|p| p.1),
+            );
             self.todo.push(Pending {
                 func: g.func,
                 parent,

@@ -43,7 +43,11 @@ fn name_ranks(profile: &Profile) -> Vec<u32> {
     // 15 bytes from `depth` (zeros past the end) and how many of them there are (a name before
     // the names it starts; a zero byte in a name would look like the padding).
     let key = |s: u32, depth: usize| {
-        let tail = strings.get(StringIndex(s)).as_bytes().get(depth..).unwrap_or(&[]);
+        let tail = strings
+            .get(StringIndex(s))
+            .as_bytes()
+            .get(depth..)
+            .unwrap_or(&[]);
         let count = tail.len().min(15);
         let mut bytes = [0u8; 16];
         if let (Some(to), Some(from)) = (bytes.get_mut(..count), tail.get(..count)) {
@@ -56,14 +60,24 @@ fn name_ranks(profile: &Profile) -> Vec<u32> {
     };
     msd_sort(&mut items, 15, &key, &|k| k & 0xff == 15, false);
     // Rank 0 is the empty name's, present or not.
-    let first = u32::from(items.first().is_some_and(|&(_, s)| !strings.get(StringIndex(s)).is_empty()));
+    let first = u32::from(
+        items
+            .first()
+            .is_some_and(|&(_, s)| !strings.get(StringIndex(s)).is_empty()),
+    );
     let mut rank_of = vec![0u32; strings.len()];
     for (r, &(_, s)) in items.iter().enumerate() {
         if let Some(slot) = rank_of.get_mut(s as usize) {
             *slot = r as u32 + first;
         }
     }
-    (0..profile.funcs.len()).map(|f| name_of(f).and_then(|n| rank_of.get(n.index()).copied()).unwrap_or(0)).collect()
+    (0..profile.funcs.len())
+        .map(|f| {
+            name_of(f)
+                .and_then(|n| rank_of.get(n.index()).copied())
+                .unwrap_or(0)
+        })
+        .collect()
 }
 
 impl StackChildren {
@@ -112,7 +126,12 @@ impl StackChildren {
         if let Some(c) = start.first_mut() {
             *c = 0;
         }
-        StackChildren { start, child, roots, name_rank }
+        StackChildren {
+            start,
+            child,
+            roots,
+            name_rank,
+        }
     }
 
     /// Where function `f`'s name sorts among the profile's function names: `name_rank(a) <
@@ -142,7 +161,10 @@ impl StackChildren {
     /// Bytes held on the heap.
     pub fn heap_bytes(&self) -> usize {
         use crate::heap::vec_bytes;
-        vec_bytes(&self.start) + vec_bytes(&self.child) + vec_bytes(&self.roots) + vec_bytes(&self.name_rank)
+        vec_bytes(&self.start)
+            + vec_bytes(&self.child)
+            + vec_bytes(&self.roots)
+            + vec_bytes(&self.name_rank)
     }
 }
 
@@ -183,9 +205,17 @@ impl StackWeights {
 
     /// [`StackWeights::of_samples`], the totals added up by chains (`Some(true)`), by one pass
     /// (`Some(false)`) or as fits the number of samples (`None`).
-    fn with_totals(profile: &Profile, samples: &SampleTable, filter: &SampleFilter, by_chains: Option<bool>) -> Self {
+    fn with_totals(
+        profile: &Profile,
+        samples: &SampleTable,
+        filter: &SampleFilter,
+        by_chains: Option<bool>,
+    ) -> Self {
         let n = profile.stacks.len();
-        let mut w = StackWeights { samples: vec![0; n], ..StackWeights::default() };
+        let mut w = StackWeights {
+            samples: vec![0; n],
+            ..StackWeights::default()
+        };
         let (range, passes) = filter.candidates(samples, &profile.threads, profile.events.len());
         let kept = range.len();
         // Self weights: the counts, and the periods only once two differ.
@@ -226,7 +256,14 @@ impl StackWeights {
 
     fn totals_by_pass(&mut self, profile: &Profile) {
         for i in (0..self.samples.len()).rev() {
-            let Some(p) = profile.stacks.get(StackIndex(i as u32)).and_then(|s| s.prefix).filter(|p| p.index() < i) else { continue };
+            let Some(p) = profile
+                .stacks
+                .get(StackIndex(i as u32))
+                .and_then(|s| s.prefix)
+                .filter(|p| p.index() < i)
+            else {
+                continue;
+            };
             let c = self.samples.get(i).copied().unwrap_or(0);
             if let Some(slot) = self.samples.get_mut(p.index()) {
                 *slot = slot.saturating_add(c);
@@ -247,15 +284,27 @@ impl StackWeights {
         let mut leaves: Vec<u32> = stacks.iter().flatten().map(|s| s.0).collect();
         leaves.sort_unstable();
         leaves.dedup();
-        let own: Vec<(u32, u64)> =
-            leaves.iter().map(|&s| (self.samples.get(s as usize).copied().unwrap_or(0), self.period.get(s as usize).copied().unwrap_or(0))).collect();
+        let own: Vec<(u32, u64)> = leaves
+            .iter()
+            .map(|&s| {
+                (
+                    self.samples.get(s as usize).copied().unwrap_or(0),
+                    self.period.get(s as usize).copied().unwrap_or(0),
+                )
+            })
+            .collect();
         for (&s, &(count, period)) in leaves.iter().zip(&own) {
             if count == 0 {
                 continue;
             }
             let mut cur = s as usize;
             // Its own slot already holds its self weight; the prefixes get it added.
-            while let Some(p) = profile.stacks.get(StackIndex(cur as u32)).and_then(|st| st.prefix).filter(|p| p.index() < cur) {
+            while let Some(p) = profile
+                .stacks
+                .get(StackIndex(cur as u32))
+                .and_then(|st| st.prefix)
+                .filter(|p| p.index() < cur)
+            {
                 cur = p.index();
                 if let Some(slot) = self.samples.get_mut(cur) {
                     *slot = slot.saturating_add(count);
@@ -272,14 +321,21 @@ impl StackWeights {
     /// prefixes. `None` when that is not the shorter way (most samples are outside the range),
     /// when `filter` has no time range, or when the samples are not in time order: then
     /// [`StackWeights::new`] is.
-    pub fn narrowed(whole: &StackWeights, profile: &Profile, filter: &SampleFilter) -> Option<StackWeights> {
+    pub fn narrowed(
+        whole: &StackWeights,
+        profile: &Profile,
+        filter: &SampleFilter,
+    ) -> Option<StackWeights> {
         let samples = &profile.samples;
         let inside = filter.time_window(samples)?;
         let outside = samples.len() - inside.len();
         if outside >= inside.len() || whole.samples.len() != profile.stacks.len() {
             return None;
         }
-        let rest = SampleFilter { time_range: None, ..filter.clone() };
+        let rest = SampleFilter {
+            time_range: None,
+            ..filter.clone()
+        };
         let (_, passes) = rest.candidates(samples, &profile.threads, profile.events.len());
         let mut w = whole.clone();
         for i in (0..inside.start).chain(inside.end..samples.len()) {
@@ -300,7 +356,12 @@ impl StackWeights {
                 if let Some(slot) = w.period.get_mut(s) {
                     *slot = slot.saturating_sub(period);
                 }
-                cur = profile.stacks.get(StackIndex(s as u32)).and_then(|st| st.prefix).map(|p| p.index()).filter(|&p| p < s);
+                cur = profile
+                    .stacks
+                    .get(StackIndex(s as u32))
+                    .and_then(|st| st.prefix)
+                    .map(|p| p.index())
+                    .filter(|&p| p < s);
             }
         }
         Some(w)
@@ -310,7 +371,11 @@ impl StackWeights {
     /// period they all had).
     fn spread_periods(&mut self, n: usize) {
         let u = self.uniform.take().unwrap_or(0);
-        self.period = self.samples.iter().map(|&c| u.saturating_mul(u64::from(c))).collect();
+        self.period = self
+            .samples
+            .iter()
+            .map(|&c| u.saturating_mul(u64::from(c)))
+            .collect();
         self.period.resize(n, 0);
     }
 
@@ -321,7 +386,10 @@ impl StackWeights {
             Some(u) => u.saturating_mul(u64::from(samples)),
             None => self.period.get(s as usize).copied().unwrap_or(0),
         };
-        Weight { samples: u64::from(samples), period }
+        Weight {
+            samples: u64::from(samples),
+            period,
+        }
     }
 
     /// Weight of the samples whose stack is `s` exactly (`children` indexes the same profile).
@@ -357,26 +425,37 @@ impl StackWeights {
     /// The weight of the samples whose stack has a function for which `matches` is true (each
     /// sample once, however many of its frames match): the totals of the matching stacks whose
     /// prefix does not match.
-    pub fn matching(&self, profile: &Profile, mut matches: impl FnMut(FuncIndex) -> bool) -> Weight {
+    pub fn matching(
+        &self,
+        profile: &Profile,
+        mut matches: impl FnMut(FuncIndex) -> bool,
+    ) -> Weight {
         let mut func_hit: Vec<u8> = vec![2; profile.funcs.len()];
         let mut hit = vec![false; profile.stacks.len()];
         let mut sum = Weight::default();
         for (i, s) in profile.stacks.iter().enumerate() {
-            let inherited = s.prefix.filter(|p| p.index() < i).and_then(|p| hit.get(p.index()).copied()).unwrap_or(false);
+            let inherited = s
+                .prefix
+                .filter(|p| p.index() < i)
+                .and_then(|p| hit.get(p.index()).copied())
+                .unwrap_or(false);
             if inherited {
                 if let Some(slot) = hit.get_mut(i) {
                     *slot = true;
                 }
                 continue;
             }
-            let own = profile.frame_func(s.frame).is_some_and(|f| match func_hit.get_mut(f.index()) {
-                Some(h) if *h == 2 => {
-                    *h = u8::from(matches(f));
-                    *h == 1
-                }
-                Some(h) => *h == 1,
-                None => false,
-            });
+            let own =
+                profile
+                    .frame_func(s.frame)
+                    .is_some_and(|f| match func_hit.get_mut(f.index()) {
+                        Some(h) if *h == 2 => {
+                            *h = u8::from(matches(f));
+                            *h == 1
+                        }
+                        Some(h) => *h == 1,
+                        None => false,
+                    });
             if own {
                 if let Some(slot) = hit.get_mut(i) {
                     *slot = true;
@@ -387,7 +466,6 @@ impl StackWeights {
         sum
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -414,14 +492,31 @@ period: 1 2 1 5 1 1 3 2
         for start in 0..n {
             for end in start..=n + 1 {
                 for tids in [vec![], vec![1]] {
-                    let f = SampleFilter { time_range: Some((start, end)), tids: tids.clone(), ..SampleFilter::all() };
-                    let (a, b) = (StackWeights::with_totals(&p, &p.samples, &f, Some(true)), StackWeights::with_totals(&p, &p.samples, &f, Some(false)));
-                    let totals = |w: &StackWeights| (0..p.stacks.len() as u32).map(|s| w.total(s)).collect::<Vec<_>>();
+                    let f = SampleFilter {
+                        time_range: Some((start, end)),
+                        tids: tids.clone(),
+                        ..SampleFilter::all()
+                    };
+                    let (a, b) = (
+                        StackWeights::with_totals(&p, &p.samples, &f, Some(true)),
+                        StackWeights::with_totals(&p, &p.samples, &f, Some(false)),
+                    );
+                    let totals = |w: &StackWeights| {
+                        (0..p.stacks.len() as u32)
+                            .map(|s| w.total(s))
+                            .collect::<Vec<_>>()
+                    };
                     assert_eq!(totals(&a), totals(&b), "{f:?}");
                     assert_eq!(totals(&a), brute(&p, &f), "{f:?}");
                     assert_eq!((a.empty(), a.uniform), (b.empty(), b.uniform), "{f:?}");
                     // From the weights of the whole time, when most samples are in the range.
-                    let whole = StackWeights::new(&p, &SampleFilter { tids, ..SampleFilter::all() });
+                    let whole = StackWeights::new(
+                        &p,
+                        &SampleFilter {
+                            tids,
+                            ..SampleFilter::all()
+                        },
+                    );
                     if let Some(c) = StackWeights::narrowed(&whole, &p, &f) {
                         assert_eq!((totals(&c), c.empty()), (totals(&b), b.empty()), "{f:?}");
                         narrowed += 1;
@@ -432,13 +527,30 @@ period: 1 2 1 5 1 1 3 2
         assert!(narrowed > 10, "{narrowed}");
         // By hand, all samples: the root A is in every sample but B;B;A;A (period 5).
         for by_chains in [true, false] {
-            let w = StackWeights::with_totals(&p, &p.samples, &SampleFilter::all(), Some(by_chains));
-            assert_eq!(w.total(0), Weight { samples: 7, period: 1 + 2 + 1 + 1 + 1 + 3 + 2 });
+            let w =
+                StackWeights::with_totals(&p, &p.samples, &SampleFilter::all(), Some(by_chains));
+            assert_eq!(
+                w.total(0),
+                Weight {
+                    samples: 7,
+                    period: 1 + 2 + 1 + 1 + 1 + 3 + 2
+                }
+            );
         }
         // Thread 1 in times 1..6: A;B;D (2), B;B;A;A (5), A;A;A;A (1): A 2 samples, period 3.
-        let f = SampleFilter { time_range: Some((1, 6)), tids: vec![1], ..SampleFilter::all() };
+        let f = SampleFilter {
+            time_range: Some((1, 6)),
+            tids: vec![1],
+            ..SampleFilter::all()
+        };
         let w = StackWeights::with_totals(&p, &p.samples, &f, Some(true));
-        assert_eq!(w.total(0), Weight { samples: 2, period: 3 });
+        assert_eq!(
+            w.total(0),
+            Weight {
+                samples: 2,
+                period: 3
+            }
+        );
     }
 
     /// Per stack, the weight of the samples passing `f` whose stack is it or starts with it,
@@ -451,7 +563,10 @@ period: 1 2 1 5 1 1 3 2
             }
             let mut cur = p.samples.stack[i];
             while let Some(s) = cur {
-                out[s.index()].add(Weight { samples: 1, period: p.samples.period[i] });
+                out[s.index()].add(Weight {
+                    samples: 1,
+                    period: p.samples.period[i],
+                });
                 cur = p.stacks.get(s).unwrap().prefix;
             }
         }
@@ -473,14 +588,24 @@ tid:    1 2 1 1 2 2
         )
         .unwrap();
         assert!(!p.samples.time.is_sorted());
-        let events = [vec![], vec![EventIndex(0)], vec![EventIndex(0), EventIndex(1)]];
+        let events = [
+            vec![],
+            vec![EventIndex(0)],
+            vec![EventIndex(0), EventIndex(1)],
+        ];
         for (start, end) in [(0, 6), (1, 4), (2, 3), (3, 3), (0, 100)] {
             for ev in &events {
                 for tids in [vec![], vec![2]] {
-                    let f = SampleFilter { time_range: Some((start, end)), events: ev.clone(), tids, ..SampleFilter::all() };
+                    let f = SampleFilter {
+                        time_range: Some((start, end)),
+                        events: ev.clone(),
+                        tids,
+                        ..SampleFilter::all()
+                    };
                     for by_chains in [Some(true), Some(false), None] {
                         let w = StackWeights::with_totals(&p, &p.samples, &f, by_chains);
-                        let got: Vec<Weight> = (0..p.stacks.len() as u32).map(|s| w.total(s)).collect();
+                        let got: Vec<Weight> =
+                            (0..p.stacks.len() as u32).map(|s| w.total(s)).collect();
                         assert_eq!(got, brute(&p, &f), "{f:?} {by_chains:?}");
                     }
                 }
@@ -490,9 +615,13 @@ tid:    1 2 1 1 2 2
 
     #[test]
     fn name_ranks_follow_the_byte_order_of_names() {
-        let p = profile_from_text_samples("b a ab a b Ab aaaaaaaaaaaaaaaaaaab aaaaaaaaaaaaaaaaaaa\n").unwrap();
+        let p =
+            profile_from_text_samples("b a ab a b Ab aaaaaaaaaaaaaaaaaaab aaaaaaaaaaaaaaaaaaa\n")
+                .unwrap();
         let children = StackChildren::new(&p);
-        let mut by_rank: Vec<(u32, &str)> = (0..p.funcs.len() as u32).map(|f| (children.name_rank(f), p.func_name(FuncIndex(f)))).collect();
+        let mut by_rank: Vec<(u32, &str)> = (0..p.funcs.len() as u32)
+            .map(|f| (children.name_rank(f), p.func_name(FuncIndex(f))))
+            .collect();
         by_rank.sort();
         let mut by_name: Vec<&str> = by_rank.iter().map(|r| r.1).collect();
         by_name.sort();

@@ -34,7 +34,14 @@ impl SummaryReader {
     /// header records at the start of a pipe-mode stream (in reads of `chunk_size` bytes, up to
     /// its first kernel record), through `r`.
     pub fn read_from(r: &mut impl ReadAt, chunk_size: usize) -> SummaryReader {
-        let mut out = SummaryReader { r: Reader::default(), pipe: false, legacy: None, skip: 0, seen: 0, failed: false };
+        let mut out = SummaryReader {
+            r: Reader::default(),
+            pipe: false,
+            legacy: None,
+            skip: 0,
+            seen: 0,
+            failed: false,
+        };
         let s = &mut out.r.s;
         s.file_size = r.len();
         let head = match r.read_at(0, r.len().min(24)) {
@@ -68,7 +75,9 @@ impl SummaryReader {
             Ok(l) => l,
             Err(e) => {
                 // Still say what the file header declares (perf prints it for such files too).
-                let head = r.read_at(0, r.len().min(FILE_HEADER_SIZE)).unwrap_or_default();
+                let head = r
+                    .read_at(0, r.len().min(FILE_HEADER_SIZE))
+                    .unwrap_or_default();
                 if let Ok(h) = FileHeader::parse(&head) {
                     self.r.s.attr_size = Some(h.attr_size);
                     self.r.s.data_offset = h.data.offset;
@@ -83,13 +92,24 @@ impl SummaryReader {
         s.attr_size = Some(layout.header.attr_size);
         s.data_offset = layout.header.data.offset;
         s.data_size = layout.header.data.size;
-        s.warnings.extend(layout.warnings.iter().map(ToString::to_string));
-        s.features = layout.header.feature_list().map(|f| f.to_string()).collect();
-        self.r.attrs = layout.attrs.iter().map(|fa| (fa.attr, fa.ids.clone())).collect();
+        s.warnings
+            .extend(layout.warnings.iter().map(ToString::to_string));
+        s.features = layout
+            .header
+            .feature_list()
+            .map(|f| f.to_string())
+            .collect();
+        self.r.attrs = layout
+            .attrs
+            .iter()
+            .map(|fa| (fa.attr, fa.ids.clone()))
+            .collect();
         let endian = layout.header.endian;
         for (feature, section) in &layout.features {
             match r.read_at(section.offset, section.size) {
-                Ok(bytes) => self.r.feature(*feature, Bytes::new(&bytes, section.offset, endian)),
+                Ok(bytes) => self
+                    .r
+                    .feature(*feature, Bytes::new(&bytes, section.offset, endian)),
                 Err(e) => self.r.s.warnings.push(format!("{feature} feature: {e}")),
             }
         }

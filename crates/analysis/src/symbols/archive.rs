@@ -70,19 +70,30 @@ impl PerfArchive {
             if !entry.header().entry_type().is_file() {
                 continue;
             }
-            let path = entry.path().map_err(tar_err)?.to_string_lossy().into_owned();
+            let path = entry
+                .path()
+                .map_err(tar_err)?
+                .to_string_lossy()
+                .into_owned();
             let mut parts = path.rsplitn(3, '/');
-            let (Some(kind), Some(id_hex), Some(dso)) = (parts.next(), parts.next(), parts.next()) else {
+            let (Some(kind), Some(id_hex), Some(dso)) = (parts.next(), parts.next(), parts.next())
+            else {
                 continue;
             };
             if !matches!(kind, "elf" | "debug" | "kallsyms") {
                 continue;
             }
-            let Some(id) = parse_hex_build_id(id_hex) else { continue };
+            let Some(id) = parse_hex_build_id(id_hex) else {
+                continue;
+            };
             let mut data = Vec::new();
             entry.read_to_end(&mut data).map_err(tar_err)?;
             let e = entries.entry(id).or_default();
-            e.dso_path = if dso.starts_with('[') { dso.to_owned() } else { format!("/{dso}") };
+            e.dso_path = if dso.starts_with('[') {
+                dso.to_owned()
+            } else {
+                format!("/{dso}")
+            };
             match kind {
                 "elf" => e.elf = Some(data),
                 "debug" => e.debug = Some(data),
@@ -134,7 +145,10 @@ mod tests {
         add("usr/lib/libx.so/0aff/elf", b"ELF!");
         add("usr/lib/libx.so/0aff/debug", b"DBG");
         add("usr/lib/libx.so/0aff/probes", b"");
-        add("[kernel.kallsyms]/12ab/kallsyms", b"ffffffff81000000 T _text\n");
+        add(
+            "[kernel.kallsyms]/12ab/kallsyms",
+            b"ffffffff81000000 T _text\n",
+        );
         add("not/a/build/id/zz/elf", b"x");
         b.into_inner().unwrap()
     }
@@ -160,7 +174,10 @@ mod tests {
         enc.read_to_end(&mut bz).unwrap();
         assert!(bz.starts_with(b"BZh"));
         assert_eq!(PerfArchive::parse(&bz).unwrap().len(), 2);
-        assert!(matches!(PerfArchive::parse(b"BZh9garbage"), Err(SymbolError::Bzip2(_))));
+        assert!(matches!(
+            PerfArchive::parse(b"BZh9garbage"),
+            Err(SymbolError::Bzip2(_))
+        ));
         assert_eq!(parse_hex_build_id("0aFF"), Some(vec![0x0a, 0xff]));
         assert_eq!(parse_hex_build_id("0af"), None);
         assert_eq!(build_id_hex(&[0x0a, 0xff]), "0aff");

@@ -40,7 +40,9 @@ pub fn demangle_with_kind(name: &str) -> (Cow<'_, str>, Mangling) {
         // `.cold` / `.isra.0` style clone suffixes are left out with them.
         let base = name.split_once('.').map_or(name, |(b, _)| b);
         if let Ok(sym) = cpp_demangle::Symbol::new(base.as_bytes()) {
-            let options = cpp_demangle::DemangleOptions::new().no_params().no_return_type();
+            let options = cpp_demangle::DemangleOptions::new()
+                .no_params()
+                .no_return_type();
             if let Ok(s) = sym.demangle_with_options(&options) {
                 return (Cow::Owned(libiberty_literals(&s)), Mangling::Cpp);
             }
@@ -102,13 +104,19 @@ mod tests {
         );
         // v0 (from the rustc-demangle test suite): crate disambiguator hidden by `{:#}`
         assert_eq!(demangle("_RNvCs1234_7mycrate3foo"), "mycrate::foo");
-        assert_eq!(demangle("_RNvNtCs1234_7mycrate4main3run"), "mycrate::main::run");
+        assert_eq!(
+            demangle("_RNvNtCs1234_7mycrate4main3run"),
+            "mycrate::main::run"
+        );
     }
 
     #[test]
     fn cpp_without_params_like_perf() {
         assert_eq!(demangle("_Z3fooi"), "foo");
-        assert_eq!(demangle_with_kind("_ZN2ns5Class6methodEv"), (Cow::Borrowed("ns::Class::method"), Mangling::Cpp));
+        assert_eq!(
+            demangle_with_kind("_ZN2ns5Class6methodEv"),
+            (Cow::Borrowed("ns::Class::method"), Mangling::Cpp)
+        );
         // From lost.data's libLLVM frames, as perf 6.1 printed them.
         assert_eq!(
             demangle("_ZN12_GLOBAL__N_111DAGCombiner14visitUADDOLikeEN4llvm7SDValueES2_PNS1_6SDNodeE.warm"),
@@ -122,7 +130,10 @@ mod tests {
 
     #[test]
     fn plain_names_unchanged() {
-        assert_eq!(demangle_with_kind("update_active.constprop.0"), (Cow::Borrowed("update_active.constprop.0"), Mangling::None));
+        assert_eq!(
+            demangle_with_kind("update_active.constprop.0"),
+            (Cow::Borrowed("update_active.constprop.0"), Mangling::None)
+        );
         assert_eq!(demangle("_Zbogus"), "_Zbogus");
         assert_eq!(demangle("py::f:<frozen x>"), "py::f:<frozen x>");
     }

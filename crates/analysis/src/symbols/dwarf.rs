@@ -8,7 +8,6 @@ use std::borrow::Cow;
 use std::io::Read;
 use std::rc::Rc;
 
-
 use object::{CompressionFormat, Object, ObjectSection};
 
 use super::demangle::demangle;
@@ -40,8 +39,12 @@ impl core::fmt::Debug for DwarfContext {
 }
 
 fn section_data<'d>(file: &object::File<'d>, name: &str) -> Result<Cow<'d, [u8]>, SymbolError> {
-    let Some(section) = file.section_by_name(name) else { return Ok(Cow::Borrowed(&[])) };
-    let compressed = section.compressed_data().map_err(|e| SymbolError::Elf(e.to_string()))?;
+    let Some(section) = file.section_by_name(name) else {
+        return Ok(Cow::Borrowed(&[]));
+    };
+    let compressed = section
+        .compressed_data()
+        .map_err(|e| SymbolError::Elf(e.to_string()))?;
     match compressed.format {
         CompressionFormat::None => Ok(Cow::Borrowed(compressed.data)),
         CompressionFormat::Zlib => {
@@ -62,12 +65,17 @@ impl DwarfContext {
         if file.section_by_name(".debug_info").is_none() {
             return Ok(None);
         }
-        let endian = if file.is_little_endian() { gimli::RunTimeEndian::Little } else { gimli::RunTimeEndian::Big };
+        let endian = if file.is_little_endian() {
+            gimli::RunTimeEndian::Little
+        } else {
+            gimli::RunTimeEndian::Big
+        };
         let dwarf = gimli::Dwarf::load(|id: gimli::SectionId| -> Result<Reader, SymbolError> {
             let data = section_data(&file, id.name())?;
             Ok(gimli::EndianRcSlice::new(Rc::from(data.as_ref()), endian))
         })?;
-        let context = addr2line::Context::from_dwarf(dwarf).map_err(|e| SymbolError::Dwarf(e.to_string()))?;
+        let context =
+            addr2line::Context::from_dwarf(dwarf).map_err(|e| SymbolError::Dwarf(e.to_string()))?;
         Ok(Some(DwarfContext { context }))
     }
 
@@ -75,7 +83,11 @@ impl DwarfContext {
     /// does not cover the address.
     pub fn frames(&self, vaddr: u64) -> Result<Vec<SourceFrame>, SymbolError> {
         let err = |e: gimli::Error| SymbolError::Dwarf(e.to_string());
-        let mut iter = self.context.find_frames(vaddr).skip_all_loads().map_err(err)?;
+        let mut iter = self
+            .context
+            .find_frames(vaddr)
+            .skip_all_loads()
+            .map_err(err)?;
         let mut out = Vec::new();
         while let Some(frame) = iter.next().map_err(err)? {
             let function = match &frame.function {
@@ -86,7 +98,11 @@ impl DwarfContext {
                 Some(loc) => (loc.file.map(str::to_owned), loc.line),
                 None => (None, None),
             };
-            out.push(SourceFrame { function, file, line });
+            out.push(SourceFrame {
+                function,
+                file,
+                line,
+            });
         }
         Ok(out)
     }

@@ -13,10 +13,12 @@
 //! plus `name@plt` entries (see [`super::plt`]).
 
 use object::elf;
-use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, SectionKind, SymbolFlags, SymbolSection};
+use object::{
+    Object, ObjectSection, ObjectSegment, ObjectSymbol, SectionKind, SymbolFlags, SymbolSection,
+};
 
 use super::error::SymbolError;
-use super::table::{Binding, EndFixup, SymbolTable, SymbolTableBuilder, SymbolDef};
+use super::table::{Binding, EndFixup, SymbolDef, SymbolTable, SymbolTableBuilder};
 
 /// One PT_LOAD segment: the file range `[offset, offset + filesz)` is mapped at `vaddr`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,8 +72,12 @@ fn binding(flags: SymbolFlags<object::SectionIndex, object::SymbolIndex>) -> Bin
 }
 
 fn is_function<'d, S: ObjectSymbol<'d>>(file: &object::File<'d>, sym: &S) -> bool {
-    let SymbolFlags::Elf { st_info, st_other } = sym.flags() else { return false };
-    let SymbolSection::Section(index) = sym.section() else { return false };
+    let SymbolFlags::Elf { st_info, st_other } = sym.flags() else {
+        return false;
+    };
+    let SymbolSection::Section(index) = sym.section() else {
+        return false;
+    };
     match st_info & 0xf {
         elf::STT_FUNC | elf::STT_GNU_IFUNC => true,
         elf::STT_NOTYPE => {
@@ -80,7 +86,9 @@ fn is_function<'d, S: ObjectSymbol<'d>>(file: &object::File<'d>, sym: &S) -> boo
             vis != elf::STV_HIDDEN
                 && vis != elf::STV_INTERNAL
                 && file.section_by_index(index).is_ok_and(|s| match s.flags() {
-                    object::SectionFlags::Elf { sh_flags } => sh_flags & u64::from(elf::SHF_EXECINSTR) != 0,
+                    object::SectionFlags::Elf { sh_flags } => {
+                        sh_flags & u64::from(elf::SHF_EXECINSTR) != 0
+                    }
                     _ => s.kind() == SectionKind::Text,
                 })
         }
@@ -113,8 +121,12 @@ fn push_symbols<'d>(file: &object::File<'d>, builder: &mut SymbolTableBuilder) {
 
 /// Decompresses `.gnu_debugdata` (xz) into the embedded ELF image.
 pub fn gnu_debugdata(file: &object::File<'_>) -> Result<Option<Vec<u8>>, SymbolError> {
-    let Some(section) = file.section_by_name(".gnu_debugdata") else { return Ok(None) };
-    let data = section.data().map_err(|e| SymbolError::Elf(e.to_string()))?;
+    let Some(section) = file.section_by_name(".gnu_debugdata") else {
+        return Ok(None);
+    };
+    let data = section
+        .data()
+        .map_err(|e| SymbolError::Elf(e.to_string()))?;
     let mut out = Vec::new();
     lzma_rs::xz_decompress(&mut std::io::BufReader::new(data), &mut out)
         .map_err(|e| SymbolError::Xz(format!("{e:?}")))?;
@@ -153,7 +165,11 @@ impl ElfSymbols {
             .segments()
             .map(|seg| {
                 let (offset, filesz) = seg.file_range();
-                LoadSegment { offset, filesz, vaddr: seg.address() }
+                LoadSegment {
+                    offset,
+                    filesz,
+                    vaddr: seg.address(),
+                }
             })
             .collect();
         let debuglink = file
@@ -201,13 +217,20 @@ impl ElfSymbols {
         self.segments
             .iter()
             .find(|s| file_offset >= s.offset && file_offset - s.offset < s.filesz)
-            .map_or(file_offset, |s| s.vaddr.wrapping_add(file_offset - s.offset))
+            .map_or(file_offset, |s| {
+                s.vaddr.wrapping_add(file_offset - s.offset)
+            })
     }
 
     /// The function containing ELF virtual address `vaddr`.
     pub fn lookup_vaddr(&self, vaddr: u64) -> Option<ElfSymbol<'_>> {
         let s = self.table.lookup(vaddr)?;
-        Some(ElfSymbol { name: s.name, start: s.start, size: s.end - s.start, offset: vaddr - s.start })
+        Some(ElfSymbol {
+            name: s.name,
+            start: s.start,
+            size: s.end - s.start,
+            offset: vaddr - s.start,
+        })
     }
 
     /// The function containing a file-relative address (`ip - map.start + map.pgoff`).

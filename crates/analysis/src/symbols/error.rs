@@ -42,10 +42,16 @@ impl fmt::Display for SymbolError {
             SymbolError::Elf(e) => write!(f, "not a readable ELF file: {e}"),
             SymbolError::Dwarf(e) => write!(f, "DWARF cannot be read: {e}"),
             SymbolError::JitDumpMagic { found } => {
-                write!(f, "not a jitdump file: magic 0x{found:08x}, expected 0x4a695444 (\"JiTD\")")
+                write!(
+                    f,
+                    "not a jitdump file: magic 0x{found:08x}, expected 0x4a695444 (\"JiTD\")"
+                )
             }
             SymbolError::JitDumpTruncated { offset, what } => {
-                write!(f, "at offset 0x{offset:x}: jitdump {what} runs past the end of the file")
+                write!(
+                    f,
+                    "at offset 0x{offset:x}: jitdump {what} runs past the end of the file"
+                )
             }
         }
     }

@@ -109,7 +109,10 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     fn err(&self, what: &'static str) -> SymbolError {
-        SymbolError::JitDumpTruncated { offset: self.pos as u64, what }
+        SymbolError::JitDumpTruncated {
+            offset: self.pos as u64,
+            what,
+        }
     }
     fn take<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], SymbolError> {
         let bytes = self
@@ -122,15 +125,26 @@ impl<'a> Cursor<'a> {
     }
     fn u32(&mut self, what: &'static str) -> Result<u32, SymbolError> {
         let b = self.take::<4>(what)?;
-        Ok(if self.big_endian { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) })
+        Ok(if self.big_endian {
+            u32::from_be_bytes(b)
+        } else {
+            u32::from_le_bytes(b)
+        })
     }
     fn u64(&mut self, what: &'static str) -> Result<u64, SymbolError> {
         let b = self.take::<8>(what)?;
-        Ok(if self.big_endian { u64::from_be_bytes(b) } else { u64::from_le_bytes(b) })
+        Ok(if self.big_endian {
+            u64::from_be_bytes(b)
+        } else {
+            u64::from_le_bytes(b)
+        })
     }
     fn cstr(&mut self, what: &'static str) -> Result<String, SymbolError> {
         let rest = self.data.get(self.pos..).ok_or_else(|| self.err(what))?;
-        let len = rest.iter().position(|&b| b == 0).ok_or_else(|| self.err(what))?;
+        let len = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| self.err(what))?;
         let s = String::from_utf8_lossy(rest.get(..len).unwrap_or_default()).into_owned();
         self.pos += len + 1;
         Ok(s)
@@ -140,16 +154,22 @@ impl<'a> Cursor<'a> {
 impl JitDump {
     /// Parses a jitdump file. Fails only when the header is missing or the magic is wrong.
     pub fn parse(bytes: &[u8]) -> Result<Self, SymbolError> {
-        let magic_bytes: [u8; 4] = bytes
-            .get(..4)
-            .and_then(|s| s.try_into().ok())
-            .ok_or(SymbolError::JitDumpTruncated { offset: 0, what: "header" })?;
+        let magic_bytes: [u8; 4] = bytes.get(..4).and_then(|s| s.try_into().ok()).ok_or(
+            SymbolError::JitDumpTruncated {
+                offset: 0,
+                what: "header",
+            },
+        )?;
         let big_endian = match u32::from_le_bytes(magic_bytes) {
             MAGIC => false,
             m if m.swap_bytes() == MAGIC => true,
             found => return Err(SymbolError::JitDumpMagic { found }),
         };
-        let mut c = Cursor { data: bytes, pos: 4, big_endian };
+        let mut c = Cursor {
+            data: bytes,
+            pos: 4,
+            big_endian,
+        };
         let version = c.u32("header")?;
         let total_size = c.u32("header")?;
         let elf_mach = c.u32("header")?;
@@ -157,7 +177,14 @@ impl JitDump {
         let pid = c.u32("header")?;
         let timestamp = c.u64("header")?;
         let flags = c.u64("header")?;
-        let mut dump = JitDump { version, elf_mach, pid, timestamp, flags, ..Default::default() };
+        let mut dump = JitDump {
+            version,
+            elf_mach,
+            pid,
+            timestamp,
+            flags,
+            ..Default::default()
+        };
         let mut pos = usize::try_from(total_size).unwrap_or(usize::MAX).max(c.pos);
         while pos < bytes.len() {
             c.pos = pos;
@@ -179,11 +206,19 @@ impl JitDump {
         let size = c.u32("record prefix")?;
         let timestamp = c.u64("record prefix")?;
         let size = usize::try_from(size).unwrap_or(usize::MAX);
-        let end = start.checked_add(size).filter(|&e| size >= 16 && e <= c.data.len()).ok_or(
-            SymbolError::JitDumpTruncated { offset: start as u64, what: "record" },
-        )?;
+        let end = start
+            .checked_add(size)
+            .filter(|&e| size >= 16 && e <= c.data.len())
+            .ok_or(SymbolError::JitDumpTruncated {
+                offset: start as u64,
+                what: "record",
+            })?;
         // Parse the body within its own bounds.
-        let mut body = Cursor { data: c.data.get(..end).unwrap_or_default(), pos: c.pos, big_endian: c.big_endian };
+        let mut body = Cursor {
+            data: c.data.get(..end).unwrap_or_default(),
+            pos: c.pos,
+            big_endian: c.big_endian,
+        };
         match id {
             JIT_CODE_LOAD => {
                 let pid = body.u32("code load")?;
@@ -193,7 +228,16 @@ impl JitDump {
                 let code_size = body.u64("code load")?;
                 let code_index = body.u64("code load")?;
                 let name = body.cstr("code load name")?;
-                self.code_loads.push(JitCodeLoad { timestamp, pid, tid, vma, code_addr, code_size, code_index, name });
+                self.code_loads.push(JitCodeLoad {
+                    timestamp,
+                    pid,
+                    tid,
+                    vma,
+                    code_addr,
+                    code_size,
+                    code_index,
+                    name,
+                });
             }
             JIT_CODE_MOVE => {
                 let _pid = body.u32("code move")?;
@@ -203,7 +247,13 @@ impl JitDump {
                 let new_code_addr = body.u64("code move")?;
                 let code_size = body.u64("code move")?;
                 let code_index = body.u64("code move")?;
-                self.code_moves.push(JitCodeMove { timestamp, old_code_addr, new_code_addr, code_size, code_index });
+                self.code_moves.push(JitCodeMove {
+                    timestamp,
+                    old_code_addr,
+                    new_code_addr,
+                    code_size,
+                    code_index,
+                });
             }
             JIT_CODE_DEBUG_INFO => {
                 let code_addr = body.u64("debug info")?;
@@ -219,7 +269,12 @@ impl JitDump {
                         file.clone_from(&previous);
                     }
                     previous.clone_from(&file);
-                    entries.push(JitDebugEntry { addr, lineno, discrim, file });
+                    entries.push(JitDebugEntry {
+                        addr,
+                        lineno,
+                        discrim,
+                        file,
+                    });
                 }
                 self.debug_info.push(JitDebugInfo { code_addr, entries });
             }
@@ -245,7 +300,10 @@ impl JitDump {
             });
         }
         for mv in &self.code_moves {
-            if let Some(def) = index_of.get(&mv.code_index).and_then(|&i| current.get_mut(i)) {
+            if let Some(def) = index_of
+                .get(&mv.code_index)
+                .and_then(|&i| current.get_mut(i))
+            {
                 def.start = mv.new_code_addr;
                 def.size = mv.code_size;
             }
@@ -269,8 +327,10 @@ mod tests {
 
     fn header(be: bool) -> Vec<u8> {
         let mut v = Vec::new();
-        let put32 = |v: &mut Vec<u8>, x: u32| v.extend(if be { x.to_be_bytes() } else { x.to_le_bytes() });
-        let put64 = |v: &mut Vec<u8>, x: u64| v.extend(if be { x.to_be_bytes() } else { x.to_le_bytes() });
+        let put32 =
+            |v: &mut Vec<u8>, x: u32| v.extend(if be { x.to_be_bytes() } else { x.to_le_bytes() });
+        let put64 =
+            |v: &mut Vec<u8>, x: u64| v.extend(if be { x.to_be_bytes() } else { x.to_le_bytes() });
         put32(&mut v, MAGIC);
         put32(&mut v, 1);
         put32(&mut v, 40);
@@ -327,7 +387,13 @@ mod tests {
         let d = JitDump::parse(&bytes).unwrap();
         assert_eq!(d.code_loads.len(), 1);
         assert_eq!(d.code_moves.len(), 0);
-        assert_eq!(d.truncated, Some(SymbolError::JitDumpTruncated { offset: 40 + 90, what: "record" }));
+        assert_eq!(
+            d.truncated,
+            Some(SymbolError::JitDumpTruncated {
+                offset: 40 + 90,
+                what: "record"
+            })
+        );
         assert_eq!(
             JitDump::parse(b"ELF\x7f....").unwrap_err().to_string(),
             "not a jitdump file: magic 0x7f464c45, expected 0x4a695444 (\"JiTD\")"

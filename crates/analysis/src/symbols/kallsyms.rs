@@ -82,7 +82,11 @@ impl Kallsyms {
                 builder.push(def);
             }
         }
-        Ok(Kallsyms { table: builder.build(EndFixup::Kallsyms), relocation: 0, references })
+        Ok(Kallsyms {
+            table: builder.build(EndFixup::Kallsyms),
+            relocation: 0,
+            references,
+        })
     }
 
     /// The symbols, in kallsyms address space.
@@ -124,7 +128,11 @@ impl Kallsyms {
     pub fn lookup(&self, address: u64) -> Option<KernelSymbol<'_>> {
         let addr = address.wrapping_sub(self.relocation);
         let sym = self.table.lookup(addr)?;
-        Some(KernelSymbol { name: sym.name, offset: addr - sym.start, module: sym.module })
+        Some(KernelSymbol {
+            name: sym.name,
+            offset: addr - sym.start,
+            module: sym.module,
+        })
     }
 }
 
@@ -133,7 +141,10 @@ fn parse_line(line: &[u8]) -> Option<SymbolDef> {
     let (main, module) = match line.split_once('\t') {
         Some((main, rest)) => {
             let m = rest.trim();
-            let m = m.strip_prefix('[').and_then(|m| m.strip_suffix(']')).unwrap_or(m);
+            let m = m
+                .strip_prefix('[')
+                .and_then(|m| m.strip_suffix(']'))
+                .unwrap_or(m);
             (main, (!m.is_empty()).then(|| m.to_owned()))
         }
         None => (line, None),
@@ -146,7 +157,13 @@ fn parse_line(line: &[u8]) -> Option<SymbolDef> {
         [k] => binding_of(*k)?,
         _ => return None,
     };
-    Some(SymbolDef { start: addr, size: 0, name: name.to_owned(), binding, module })
+    Some(SymbolDef {
+        start: addr,
+        size: 0,
+        name: name.to_owned(),
+        binding,
+        module,
+    })
 }
 
 #[cfg(test)]
@@ -168,14 +185,26 @@ ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n";
         // _stext/_text alias: fixup_end leaves the first unsized; the sized alias (_text) wins.
         assert_eq!(
             names,
-            vec![("_text", None), ("helper", None), ("weak_fn", None), ("ftrace_trampoline", Some("__builtin__ftrace"))]
+            vec![
+                ("_text", None),
+                ("helper", None),
+                ("weak_fn", None),
+                ("ftrace_trampoline", Some("__builtin__ftrace"))
+            ]
         );
         assert_eq!(
             k.lookup(0xffff_ffff_8100_0105),
-            Some(KernelSymbol { name: "helper", offset: 5, module: None })
+            Some(KernelSymbol {
+                name: "helper",
+                offset: 5,
+                module: None
+            })
         );
         // weak_fn is the last kernel symbol before a module symbol: only up to its page end.
-        assert_eq!(k.lookup(0xffff_ffff_8100_1fff).map(|s| s.name), Some("weak_fn"));
+        assert_eq!(
+            k.lookup(0xffff_ffff_8100_1fff).map(|s| s.name),
+            Some("weak_fn")
+        );
         assert_eq!(k.lookup(0xffff_ffff_8100_2000), None);
     }
 
@@ -185,10 +214,19 @@ ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n";
         assert_eq!(reference_symbol("[kernel.kallsyms]_text"), Some("_text"));
         assert_eq!(reference_symbol("[kernel.kallsyms]"), None);
         // Booted 0x1e00000 higher than the kallsyms file says.
-        assert_eq!(k.relocate_for_map("[kernel.kallsyms]_stext", 0xffff_ffff_82e0_0000), 0x1e0_0000);
-        assert_eq!(k.lookup(0xffff_ffff_82e0_0101).map(|s| (s.name, s.offset)), Some(("helper", 1)));
+        assert_eq!(
+            k.relocate_for_map("[kernel.kallsyms]_stext", 0xffff_ffff_82e0_0000),
+            0x1e0_0000
+        );
+        assert_eq!(
+            k.lookup(0xffff_ffff_82e0_0101).map(|s| (s.name, s.offset)),
+            Some(("helper", 1))
+        );
         assert_eq!(k.relocate_for_map("[kernel.kallsyms]_text", 0), 0);
-        assert_eq!(k.relocate_for_map("[kernel.kallsyms]_nosuch", 0xffff_ffff_82e0_0000), 0);
+        assert_eq!(
+            k.relocate_for_map("[kernel.kallsyms]_nosuch", 0xffff_ffff_82e0_0000),
+            0
+        );
     }
 
     #[test]
@@ -199,6 +237,9 @@ ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n";
         let gz = enc.finish().unwrap();
         let k = Kallsyms::parse(&gz).unwrap();
         assert_eq!(k.table().len(), 4);
-        assert!(matches!(Kallsyms::parse(&[0x1f, 0x8b, 0, 0]), Err(SymbolError::Gzip(_))));
+        assert!(matches!(
+            Kallsyms::parse(&[0x1f, 0x8b, 0, 0]),
+            Err(SymbolError::Gzip(_))
+        ));
     }
 }

@@ -15,7 +15,10 @@ pub struct PerfMap {
 }
 
 fn hex(s: &str) -> Option<u64> {
-    let s = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
+    let s = s
+        .strip_prefix("0x")
+        .or_else(|| s.strip_prefix("0X"))
+        .unwrap_or(s);
     u64::from_str_radix(s, 16).ok()
 }
 
@@ -27,7 +30,13 @@ fn parse_line(line: &str) -> Option<SymbolDef> {
     if name.is_empty() {
         return None;
     }
-    Some(SymbolDef { start: hex(start)?, size: hex(size)?, name: name.to_owned(), binding: Binding::Global, module: None })
+    Some(SymbolDef {
+        start: hex(start)?,
+        size: hex(size)?,
+        name: name.to_owned(),
+        binding: Binding::Global,
+        module: None,
+    })
 }
 
 impl PerfMap {
@@ -56,7 +65,10 @@ impl PerfMap {
             }
             builder.push(def);
         }
-        PerfMap { table: builder.build(EndFixup::Elf), skipped_lines }
+        PerfMap {
+            table: builder.build(EndFixup::Elf),
+            skipped_lines,
+        }
     }
 
     /// The functions, by process address.
@@ -78,7 +90,13 @@ mod tests {
     fn parses_hex_fields_and_names_with_spaces() {
         let m = PerfMap::parse(b"7fe15dcb9000 b py::f:<frozen a b>\n0x10 0x8 JIT code\n\nbad\n");
         let all: Vec<_> = m.table().iter().map(|s| (s.start, s.end, s.name)).collect();
-        assert_eq!(all, vec![(0x10, 0x18, "JIT code"), (0x7fe1_5dcb_9000, 0x7fe1_5dcb_900b, "py::f:<frozen a b>")]);
+        assert_eq!(
+            all,
+            vec![
+                (0x10, 0x18, "JIT code"),
+                (0x7fe1_5dcb_9000, 0x7fe1_5dcb_900b, "py::f:<frozen a b>")
+            ]
+        );
         assert_eq!(m.skipped_lines(), 1);
     }
 

@@ -26,13 +26,18 @@ fn synthesize<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Option<Vec<S
         _ => return None,
     };
     let sections = header.sections(endian, data).ok()?;
-    let (start, header_size, entsize): (u64, u64, u64) = match sections.section_by_name(endian, b".plt.sec") {
-        Some((_, sec)) => (sec.sh_addr(endian).into(), 0, sec.sh_entsize(endian).into()),
-        None => {
-            let plt = sections.section_by_name(endian, b".plt")?.1;
-            (plt.sh_addr(endian).into(), header_size, plt.sh_entsize(endian).into())
-        }
-    };
+    let (start, header_size, entsize): (u64, u64, u64) =
+        match sections.section_by_name(endian, b".plt.sec") {
+            Some((_, sec)) => (sec.sh_addr(endian).into(), 0, sec.sh_entsize(endian).into()),
+            None => {
+                let plt = sections.section_by_name(endian, b".plt")?.1;
+                (
+                    plt.sh_addr(endian).into(),
+                    header_size,
+                    plt.sh_entsize(endian).into(),
+                )
+            }
+        };
     // perf 6.1 takes the x86 entry size from `sh_entsize`; a PLT that does not state it (lld,
     // BOLT) gets only empty symbols, so its entries stay unnamed.
     if entsize == 0 && matches!(header.e_machine(endian), elf::EM_X86_64 | elf::EM_386) {
@@ -46,10 +51,18 @@ fn synthesize<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Option<Vec<S
     let entries: Vec<PltEntry> = if let Ok(Some((relas, _))) = rel_section.rela(endian, data) {
         relas
             .iter()
-            .map(|r| PltEntry { sym: r.r_sym(endian, is_mips64el), addend: r.r_addend(endian).into() })
+            .map(|r| PltEntry {
+                sym: r.r_sym(endian, is_mips64el),
+                addend: r.r_addend(endian).into(),
+            })
             .collect()
     } else if let Ok(Some((rels, _))) = rel_section.rel(endian, data) {
-        rels.iter().map(|r| PltEntry { sym: r.r_sym(endian), addend: 0 }).collect()
+        rels.iter()
+            .map(|r| PltEntry {
+                sym: r.r_sym(endian),
+                addend: 0,
+            })
+            .collect()
     } else {
         return None;
     };
@@ -60,11 +73,19 @@ fn synthesize<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Option<Vec<S
         let name = if e.sym == 0 {
             format!("*ABS*+0x{:x}@plt", e.addend)
         } else {
-            let sym = dynsym.symbol(object::SymbolIndex(usize::try_from(e.sym).ok()?)).ok()?;
+            let sym = dynsym
+                .symbol(object::SymbolIndex(usize::try_from(e.sym).ok()?))
+                .ok()?;
             let name = dynsym.symbol_name(endian, sym).ok()?;
             format!("{}@plt", String::from_utf8_lossy(name))
         };
-        out.push(SymbolDef { start: addr, size: entry_size, name, binding: Binding::Global, module: None });
+        out.push(SymbolDef {
+            start: addr,
+            size: entry_size,
+            name,
+            binding: Binding::Global,
+            module: None,
+        });
         addr = addr.checked_add(entry_size)?;
     }
     Some(out)

@@ -96,7 +96,10 @@ pub struct SymbolResolver {
 
 fn perf_map_pid(path: &str) -> Option<u32> {
     let file = path.rsplit('/').next()?;
-    file.strip_prefix("perf-")?.strip_suffix(".map")?.parse().ok()
+    file.strip_prefix("perf-")?
+        .strip_suffix(".map")?
+        .parse()
+        .ok()
 }
 
 /// Whether perf treats this map name as the kernel or a kernel module.
@@ -104,7 +107,10 @@ pub fn is_kernel_module_path(path: &str) -> bool {
     path.starts_with("[kernel.kallsyms]")
         || (path.starts_with('[')
             && path.ends_with(']')
-            && !matches!(path, "[vdso]" | "[vsyscall]" | "[vvar]" | "[heap]" | "[stack]" | "[uprobes]"))
+            && !matches!(
+                path,
+                "[vdso]" | "[vsyscall]" | "[vvar]" | "[heap]" | "[stack]" | "[uprobes]"
+            ))
         || path.ends_with(".ko")
         || path.ends_with(".ko.xz")
         || path.ends_with(".ko.zst")
@@ -127,7 +133,8 @@ impl SymbolResolver {
     /// debug companion of its build id.
     pub fn add_elf(&mut self, path: Option<&str>, bytes: Vec<u8>) {
         let id = elf::build_id(&bytes);
-        let is_debug_only = ElfSymbols::parse(&bytes).is_ok_and(|s| s.table().is_empty() || s.segments().is_empty())
+        let is_debug_only = ElfSymbols::parse(&bytes)
+            .is_ok_and(|s| s.table().is_empty() || s.segments().is_empty())
             || path.is_some_and(|p| p.ends_with(".debug"));
         if let Some(id) = id {
             let e = self.by_build_id.entry(id).or_default();
@@ -157,7 +164,9 @@ impl SymbolResolver {
             }
             if let Some(elf) = &entry.elf {
                 // Also by the recorded path, for modules whose build id the recording lacks.
-                self.by_path.entry(entry.dso_path.clone()).or_insert_with(|| elf.clone());
+                self.by_path
+                    .entry(entry.dso_path.clone())
+                    .or_insert_with(|| elf.clone());
             }
             let e = self.by_build_id.entry(id).or_default();
             if entry.elf.is_some() {
@@ -181,7 +190,9 @@ impl SymbolResolver {
     /// Tells the resolver the kernel map (`[kernel.kallsyms]_text` and its pgoff) so that kallsyms
     /// from another boot is relocated. Returns the relocation in force.
     pub fn set_kernel_map(&mut self, map_filename: &str, pgoff: u64) -> u64 {
-        self.kallsyms.as_mut().map_or(0, |k| k.relocate_for_map(map_filename, pgoff))
+        self.kallsyms
+            .as_mut()
+            .map_or(0, |k| k.relocate_for_map(map_filename, pgoff))
     }
 
     /// The kallsyms in use, if any.
@@ -216,11 +227,11 @@ impl SymbolResolver {
         // the file found by path (perf reads it from the file when the recording has none).
         let mut debug_id = wanted.map(<[u8]>::to_vec);
         if files.elf.is_none() {
-            let candidate = self
-                .by_path
-                .get(module.path)
-                .cloned()
-                .or_else(|| self.provider.as_mut().and_then(|p| p.read_path(module.path)));
+            let candidate = self.by_path.get(module.path).cloned().or_else(|| {
+                self.provider
+                    .as_mut()
+                    .and_then(|p| p.read_path(module.path))
+            });
             if let Some(bytes) = candidate {
                 let found = elf::build_id(&bytes);
                 if wanted.is_none() || found.is_none() || found.as_deref() == wanted {
@@ -279,7 +290,12 @@ impl SymbolResolver {
     }
 
     #[allow(unused_variables)]
-    fn loaded_elf(&mut self, module: ModuleRef<'_>, syms: ElfSymbols, dwarf_src: Option<&[u8]>) -> Loaded {
+    fn loaded_elf(
+        &mut self,
+        module: ModuleRef<'_>,
+        syms: ElfSymbols,
+        dwarf_src: Option<&[u8]>,
+    ) -> Loaded {
         #[cfg(feature = "dwarf")]
         {
             let dwarf = if self.inline_frames && syms.has_dwarf() {
@@ -318,7 +334,11 @@ impl SymbolResolver {
             if !self.perf_maps.contains_key(&pid) && !self.jitdumps.contains_key(&pid) {
                 // Like perf, read `/tmp/perf-PID.map` when the process has JIT code (once: an
                 // absent file leaves an empty map).
-                let bytes = self.provider.as_mut().and_then(|p| p.read_path(module.path)).unwrap_or_default();
+                let bytes = self
+                    .provider
+                    .as_mut()
+                    .and_then(|p| p.read_path(module.path))
+                    .unwrap_or_default();
                 self.add_perf_map(pid, &bytes);
             }
             let from_jit = self.jitdumps.get(&pid).and_then(|t| t.lookup(address));
@@ -338,16 +358,25 @@ impl SymbolResolver {
             self.cache.insert(key.clone(), loaded);
         }
         match self.cache.get(&key)? {
-            Loaded::Elf { syms, #[cfg(feature = "dwarf")] dwarf } => {
+            Loaded::Elf {
+                syms,
+                #[cfg(feature = "dwarf")]
+                dwarf,
+            } => {
                 let vaddr = syms.file_offset_to_vaddr(address);
                 let s = syms.lookup_vaddr(vaddr)?;
                 #[cfg(feature = "dwarf")]
-                let (inlined, dwarf_name) = match dwarf.as_ref().and_then(|d| d.frames(vaddr).ok()) {
+                let (inlined, dwarf_name) = match dwarf.as_ref().and_then(|d| d.frames(vaddr).ok())
+                {
                     // perf's addr2line reports nothing when the innermost frame has no line.
-                    Some(mut frames) if frames.first().is_some_and(|f| f.file.is_some() && f.line.is_some()) => {
+                    Some(mut frames)
+                        if frames
+                            .first()
+                            .is_some_and(|f| f.file.is_some() && f.line.is_some()) =>
+                    {
                         let real = frames.pop(); // the real function, also named by the symbol table
-                        // Without a DWARF name (binutils still finds one, e.g. through the
-                        // symbol table), the symbol table's name stands.
+                                                 // Without a DWARF name (binutils still finds one, e.g. through the
+                                                 // symbol table), the symbol table's name stands.
                         (frames, real.and_then(|f| f.function))
                     }
                     _ => (Vec::new(), None),

@@ -87,7 +87,8 @@ pub struct SymbolTableBuilder {
 const PAGE: u64 = 4096;
 
 fn round_up_page(x: u64) -> u64 {
-    x.checked_add(PAGE - 1).map_or(!(PAGE - 1), |v| v & !(PAGE - 1))
+    x.checked_add(PAGE - 1)
+        .map_or(!(PAGE - 1), |v| v & !(PAGE - 1))
 }
 
 fn leading_underscores(name: &str) -> usize {
@@ -104,7 +105,10 @@ fn compare_quality(a: &SymbolDef, a_end: u64, b: &SymbolDef, b_end: u64) -> Orde
         .then_with(|| (a.binding == Binding::Global).cmp(&(b.binding == Binding::Global)))
         // perf stores names demangled (`dso__load_sym`), so it counts and measures those.
         .then_with(|| {
-            let (a_name, b_name) = (super::demangle::demangle(&a.name), super::demangle::demangle(&b.name));
+            let (a_name, b_name) = (
+                super::demangle::demangle(&a.name),
+                super::demangle::demangle(&b.name),
+            );
             leading_underscores(&b_name)
                 .cmp(&leading_underscores(&a_name))
                 .then_with(|| a_name.len().cmp(&b_name.len()))
@@ -140,18 +144,24 @@ impl SymbolTableBuilder {
         let mut defs = self.defs;
         // Stable: aliases keep their insertion order, as in perf's rb-tree (equal keys go right).
         defs.sort_by_key(|d| d.start);
-        let mut ends: Vec<u64> = defs.iter().map(|d| d.start.saturating_add(d.size)).collect();
+        let mut ends: Vec<u64> = defs
+            .iter()
+            .map(|d| d.start.saturating_add(d.size))
+            .collect();
 
         // symbols__fixup_end
         let n = defs.len();
         for i in 0..n {
-            let (Some(cur), Some(end)) = (defs.get(i), ends.get(i).copied()) else { continue };
+            let (Some(cur), Some(end)) = (defs.get(i), ends.get(i).copied()) else {
+                continue;
+            };
             if end != cur.start {
                 continue;
             }
             let new_end = match defs.get(i + 1) {
                 Some(next) => {
-                    let crosses = fixup == EndFixup::Kallsyms && cur.module.is_some() != next.module.is_some();
+                    let crosses = fixup == EndFixup::Kallsyms
+                        && cur.module.is_some() != next.module.is_some();
                     if crosses {
                         round_up_page(cur.start.saturating_add(PAGE))
                     } else {
@@ -175,7 +185,9 @@ impl SymbolTableBuilder {
                 if d.start != first.start {
                     break;
                 }
-                if let (Some(b), Some(&b_end), Some(&d_end)) = (defs.get(best), ends.get(best), ends.get(j)) {
+                if let (Some(b), Some(&b_end), Some(&d_end)) =
+                    (defs.get(best), ends.get(best), ends.get(j))
+                {
                     if compare_quality(d, d_end, b, b_end) == Ordering::Greater {
                         best = j;
                     }
@@ -223,7 +235,13 @@ impl SymbolTable {
             .module
             .and_then(|m| self.modules.get(usize::try_from(m).ok()?))
             .map(String::as_str);
-        Symbol { start: e.start, end: e.end, name, binding: e.binding, module }
+        Symbol {
+            start: e.start,
+            end: e.end,
+            name,
+            binding: e.binding,
+            module,
+        }
     }
 
     /// Number of symbols.
@@ -238,7 +256,10 @@ impl SymbolTable {
 
     /// The symbol whose range `[start, end)` contains `address`, if any.
     pub fn lookup(&self, address: u64) -> Option<Symbol<'_>> {
-        let idx = self.entries.partition_point(|e| e.start <= address).checked_sub(1)?;
+        let idx = self
+            .entries
+            .partition_point(|e| e.start <= address)
+            .checked_sub(1)?;
         let e = self.entries.get(idx)?;
         (address < e.end).then(|| self.symbol(e))
     }
@@ -259,7 +280,13 @@ mod tests {
     use super::*;
 
     fn def(start: u64, size: u64, name: &str, binding: Binding) -> SymbolDef {
-        SymbolDef { start, size, name: name.into(), binding, module: None }
+        SymbolDef {
+            start,
+            size,
+            name: name.into(),
+            binding,
+            module: None,
+        }
     }
 
     #[test]
@@ -290,14 +317,25 @@ mod tests {
     #[test]
     fn kallsyms_boundary_between_kernel_and_module_is_not_filled() {
         let mut b = SymbolTableBuilder::new();
-        b.push(def(0xffff_ffff_8100_0010, 0, "last_kernel", Binding::Global));
-        b.push(SymbolDef { module: Some("nf".into()), ..def(0xffff_ffff_c000_0000, 0, "modfn", Binding::Local) });
+        b.push(def(
+            0xffff_ffff_8100_0010,
+            0,
+            "last_kernel",
+            Binding::Global,
+        ));
+        b.push(SymbolDef {
+            module: Some("nf".into()),
+            ..def(0xffff_ffff_c000_0000, 0, "modfn", Binding::Local)
+        });
         let t = b.build(EndFixup::Kallsyms);
         let first = t.iter().next().unwrap();
         // roundup(start + 4096, 4096)
         assert_eq!(first.end, 0xffff_ffff_8100_2000);
         assert_eq!(t.lookup(0xffff_ffff_8100_2000), None);
-        assert_eq!(t.lookup(0xffff_ffff_c000_0004).map(|s| (s.name, s.module)), Some(("modfn", Some("nf"))));
+        assert_eq!(
+            t.lookup(0xffff_ffff_c000_0004).map(|s| (s.name, s.module)),
+            Some(("modfn", Some("nf")))
+        );
     }
 
     #[test]

@@ -4,11 +4,11 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use super::{
-    Bound, CpuLane, CpuSlice, Marker, OffCpuInterval, OffCpuSample, OffCpuState, OnCpuInterval, SampleDensity,
-    SwitchCounts, Task, TaskIndex, TaskName, Timeline,
-};
 use super::run::{OutContext, Run};
+use super::{
+    Bound, CpuLane, CpuSlice, Marker, OffCpuInterval, OffCpuSample, OffCpuState, OnCpuInterval,
+    SampleDensity, SwitchCounts, Task, TaskIndex, TaskName, Timeline,
+};
 use crate::ids::StackIndex;
 use crate::offcpu::OffCpuStacks;
 
@@ -163,7 +163,15 @@ impl TimelineBuilder {
 
     fn new_task(&mut self, pid: Option<u32>, tid: u32) -> TaskIndex {
         let i = TaskIndex(u32::try_from(self.tasks.len()).unwrap_or(u32::MAX));
-        self.tasks.push(TaskState { task: Task { pid, tid, ..Task::default() }, run: Run::Unknown, times: Vec::new() });
+        self.tasks.push(TaskState {
+            task: Task {
+                pid,
+                tid,
+                ..Task::default()
+            },
+            run: Run::Unknown,
+            times: Vec::new(),
+        });
         if tid == u32::MAX {
             if let Some(p) = pid {
                 self.by_pid_unknown_tid.insert(p, i);
@@ -191,7 +199,9 @@ impl TimelineBuilder {
                 None => self.new_task(Some(pid), tid),
             };
         }
-        let Some(&i) = self.by_tid.get(&tid) else { return self.new_task(Some(pid), tid) };
+        let Some(&i) = self.by_tid.get(&tid) else {
+            return self.new_task(Some(pid), tid);
+        };
         match self.tasks.get_mut(i.index()).map(|s| &mut s.task.pid) {
             Some(p @ None) => {
                 *p = Some(pid);
@@ -205,13 +215,22 @@ impl TimelineBuilder {
     fn name(&mut self, task: TaskIndex, time: Option<u64>, name: &str, exec: bool) {
         if let Some(s) = self.tasks.get_mut(task.index()) {
             if s.task.name() != name {
-                s.task.names.push(TaskName { time, name: name.to_owned(), exec });
+                s.task.names.push(TaskName {
+                    time,
+                    name: name.to_owned(),
+                    exec,
+                });
             }
         }
     }
 
     fn name_if_unnamed(&mut self, task: TaskIndex, time: u64, name: &str) {
-        if !name.is_empty() && self.tasks.get(task.index()).is_some_and(|s| s.task.names.is_empty()) {
+        if !name.is_empty()
+            && self
+                .tasks
+                .get(task.index())
+                .is_some_and(|s| s.task.names.is_empty())
+        {
             self.name(task, Some(time), name, false);
         }
     }
@@ -254,7 +273,9 @@ impl TimelineBuilder {
         let time = known(time);
         let reuse = self.by_tid.get(&tid).copied().filter(|i| {
             self.tasks.get(i.index()).is_some_and(|s| {
-                s.task.exit_time.is_none() && s.task.fork_time.is_none() && s.task.pid.is_none_or(|p| p == pid)
+                s.task.exit_time.is_none()
+                    && s.task.fork_time.is_none()
+                    && s.task.pid.is_none_or(|p| p == pid)
             })
         });
         let task = match reuse {
@@ -273,7 +294,11 @@ impl TimelineBuilder {
             s.task.parent = Some((ppid, ptid));
             s.task.fork_time = time;
             if let (true, Some(name)) = (s.task.names.is_empty(), parent_name) {
-                s.task.names.push(TaskName { time, name, exec: false });
+                s.task.names.push(TaskName {
+                    time,
+                    name,
+                    exec: false,
+                });
             }
         }
         self.touch(task, time);
@@ -296,7 +321,8 @@ impl TimelineBuilder {
     }
 
     fn tprev(&self, cpu: Option<u32>) -> Option<u64> {
-        cpu.and_then(|c| self.cpus.get(&c)).and_then(|c| c.last_switch)
+        cpu.and_then(|c| self.cpus.get(&c))
+            .and_then(|c| c.last_switch)
     }
 
     fn set_last_switch(&mut self, cpu: Option<u32>, time: u64) {
@@ -306,16 +332,31 @@ impl TimelineBuilder {
     }
 
     fn out_context(&self, time: u64, cpu: Option<u32>, fork: Option<u64>) -> OutContext {
-        OutContext { time, cpu, tprev: self.tprev(cpu), fork, start: self.start.unwrap_or(time) }
+        OutContext {
+            time,
+            cpu,
+            tprev: self.tprev(cpu),
+            fork,
+            start: self.start.unwrap_or(time),
+        }
     }
 
     /// `task` leaves its CPU in `state`; `callchain` is the stack of the switch when the event
     /// had a callchain.
-    fn task_out(&mut self, task: TaskIndex, time: u64, cpu: Option<u32>, state: OffCpuState, callchain: Option<Option<StackIndex>>) {
+    fn task_out(
+        &mut self,
+        task: TaskIndex,
+        time: u64,
+        cpu: Option<u32>,
+        state: OffCpuState,
+        callchain: Option<Option<StackIndex>>,
+    ) {
         self.touch(task, Some(time));
         let fork = self.tasks.get(task.index()).and_then(|s| s.task.fork_time);
         let ctx = self.out_context(time, cpu, fork);
-        let Some(s) = self.tasks.get_mut(task.index()) else { return };
+        let Some(s) = self.tasks.get_mut(task.index()) else {
+            return;
+        };
         let closed = s.run.switch_out(&ctx, state);
         if closed.duplicate {
             if callchain.is_some() || closed.upgraded {
@@ -344,24 +385,55 @@ impl TimelineBuilder {
     /// off-CPU in an [`OffCpuState::Unknown`] state (no off-CPU time is attributed for it).
     fn evict(&mut self, cpu: Option<u32>, at: u64, newcomer: Option<TaskIndex>) {
         let Some(c) = cpu else { return };
-        let Some(state) = self.cpus.get_mut(&c) else { return };
+        let Some(state) = self.cpus.get_mut(&c) else {
+            return;
+        };
         if let (Some(_), Some(Run::On { since, bound, .. })) = (newcomer, state.idle) {
             if since <= at {
                 if since < at {
-                    state.idle_slices.push(CpuSlice { start: since, end: at, task: None, start_bound: bound, end_bound: Bound::Inferred });
+                    state.idle_slices.push(CpuSlice {
+                        start: since,
+                        end: at,
+                        task: None,
+                        start_bound: bound,
+                        end_bound: Bound::Inferred,
+                    });
                 }
-                state.idle = Some(Run::Off { since: at, cpu, state: OffCpuState::Unknown });
+                state.idle = Some(Run::Off {
+                    since: at,
+                    cpu,
+                    state: OffCpuState::Unknown,
+                });
             }
         }
-        let Some(other) = state.current.filter(|&o| Some(o) != newcomer) else { return };
+        let Some(other) = state.current.filter(|&o| Some(o) != newcomer) else {
+            return;
+        };
         state.current = None;
-        let Some(o) = self.tasks.get_mut(other.index()) else { return };
-        if let Run::On { since, cpu: Some(oc), bound } = o.run {
+        let Some(o) = self.tasks.get_mut(other.index()) else {
+            return;
+        };
+        if let Run::On {
+            since,
+            cpu: Some(oc),
+            bound,
+        } = o.run
+        {
             if oc == c && since <= at {
                 if since < at {
-                    o.task.on_cpu.push(OnCpuInterval { start: since, end: at, cpu, start_bound: bound, end_bound: Bound::Inferred });
+                    o.task.on_cpu.push(OnCpuInterval {
+                        start: since,
+                        end: at,
+                        cpu,
+                        start_bound: bound,
+                        end_bound: Bound::Inferred,
+                    });
                 }
-                o.run = Run::Off { since: at, cpu, state: OffCpuState::Unknown };
+                o.run = Run::Off {
+                    since: at,
+                    cpu,
+                    state: OffCpuState::Unknown,
+                };
             }
         }
     }
@@ -369,7 +441,9 @@ impl TimelineBuilder {
     fn task_in(&mut self, task: TaskIndex, time: u64, cpu: Option<u32>) {
         self.touch(task, Some(time));
         self.evict(cpu, time, Some(task));
-        let Some(s) = self.tasks.get_mut(task.index()) else { return };
+        let Some(s) = self.tasks.get_mut(task.index()) else {
+            return;
+        };
         let off = s.run.switch_in(time, cpu).off;
         s.task.off_cpu.extend(off);
         if let Some(off) = off {
@@ -414,7 +488,13 @@ impl TimelineBuilder {
     fn idle_in(&mut self, time: u64, cpu: Option<u32>) {
         let Some(c) = cpu else { return };
         self.evict(cpu, time, None);
-        let _ = self.cpus.entry(c).or_default().idle.get_or_insert(Run::Unknown).switch_in(time, cpu);
+        let _ = self
+            .cpus
+            .entry(c)
+            .or_default()
+            .idle
+            .get_or_insert(Run::Unknown)
+            .switch_in(time, cpu);
     }
 
     /// A `PERF_RECORD_SWITCH` / `PERF_RECORD_SWITCH_CPU_WIDE` record.
@@ -437,7 +517,11 @@ impl TimelineBuilder {
         } else {
             let task = self.task_of(e.pid, e.tid);
             if e.out {
-                let state = if e.preempt { OffCpuState::Runnable } else { OffCpuState::Voluntary };
+                let state = if e.preempt {
+                    OffCpuState::Runnable
+                } else {
+                    OffCpuState::Voluntary
+                };
                 self.task_out(task, e.time, e.cpu, state, None);
             } else {
                 self.task_in(task, e.time, e.cpu);
@@ -456,7 +540,13 @@ impl TimelineBuilder {
             let task = self.task_of_tid(s.prev_tid);
             self.name_if_unnamed(task, s.time, s.prev_comm);
             let callchain = s.has_callchain.then_some(s.stack);
-            self.task_out(task, s.time, s.cpu, OffCpuState::from_prev_state(s.prev_state), callchain);
+            self.task_out(
+                task,
+                s.time,
+                s.cpu,
+                OffCpuState::from_prev_state(s.prev_state),
+                callchain,
+            );
         }
         if s.next_tid == 0 {
             self.idle_in(s.time, s.cpu);
@@ -492,14 +582,27 @@ impl TimelineBuilder {
                 Run::Off { since, cpu, state } => {
                     let gone = state.is_dead() || s.task.exit_time.is_some_and(|e| e <= since);
                     if !gone && end > since {
-                        s.task.off_cpu.push(OffCpuInterval { start: since, end, cpu_out: cpu, cpu_in: None, state, end_bound: Bound::Truncated });
+                        s.task.off_cpu.push(OffCpuInterval {
+                            start: since,
+                            end,
+                            cpu_out: cpu,
+                            cpu_in: None,
+                            state,
+                            end_bound: Bound::Truncated,
+                        });
                     }
                 }
                 Run::Unknown => {}
             }
             for on in &s.task.on_cpu {
                 if let Some(c) = on.cpu {
-                    cpus.entry(c).or_insert_with(|| CpuLane { cpu: c, ..CpuLane::default() }).slices.push(slice(*on, Some(index)));
+                    cpus.entry(c)
+                        .or_insert_with(|| CpuLane {
+                            cpu: c,
+                            ..CpuLane::default()
+                        })
+                        .slices
+                        .push(slice(*on, Some(index)));
                 }
             }
             task_samples.push(SampleDensity::new(s.times));
@@ -509,9 +612,18 @@ impl TimelineBuilder {
         states.sort_unstable_by_key(|(c, _)| *c);
         for (c, mut state) in states {
             if let Some(Run::On { since, bound, .. }) = state.idle {
-                state.idle_slices.push(CpuSlice { start: since, end: end.max(since), task: None, start_bound: bound, end_bound: Bound::Truncated });
+                state.idle_slices.push(CpuSlice {
+                    start: since,
+                    end: end.max(since),
+                    task: None,
+                    start_bound: bound,
+                    end_bound: Bound::Truncated,
+                });
             }
-            let lane = cpus.entry(c).or_insert_with(|| CpuLane { cpu: c, ..CpuLane::default() });
+            let lane = cpus.entry(c).or_insert_with(|| CpuLane {
+                cpu: c,
+                ..CpuLane::default()
+            });
             lane.samples = SampleDensity::new(state.times);
             lane.slices.append(&mut state.idle_slices);
             lane.slices.sort_by_key(|s| (s.start, s.end));
@@ -533,5 +645,11 @@ impl TimelineBuilder {
 }
 
 fn slice(on: OnCpuInterval, task: Option<TaskIndex>) -> CpuSlice {
-    CpuSlice { start: on.start, end: on.end, task, start_bound: on.start_bound, end_bound: on.end_bound }
+    CpuSlice {
+        start: on.start,
+        end: on.end,
+        task,
+        start_bound: on.start_bound,
+        end_bound: on.end_bound,
+    }
 }

@@ -127,7 +127,11 @@ mod tests {
             (9_999_999, 10_000_000, 1),
             (10_000_000, 20_000_000, 5),
         ] {
-            assert_eq!(d.density(t0, t1, n), naive(&times, t0, t1, n), "{t0}..{t1} in {n}");
+            assert_eq!(
+                d.density(t0, t1, n),
+                naive(&times, t0, t1, n),
+                "{t0}..{t1} in {n}"
+            );
         }
         assert_eq!(d.count(0, u64::MAX), times.len());
     }

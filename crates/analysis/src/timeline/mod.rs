@@ -203,13 +203,20 @@ impl Task {
     /// The name the thread had at `time`: the last one set at or before it (the first one when
     /// all are later).
     pub fn name_at(&self, time: u64) -> &str {
-        let i = self.names.partition_point(|n| n.time.is_none_or(|t| t <= time));
-        self.names.get(i.saturating_sub(1)).map_or("", |n| n.name.as_str())
+        let i = self
+            .names
+            .partition_point(|n| n.time.is_none_or(|t| t <= time));
+        self.names
+            .get(i.saturating_sub(1))
+            .map_or("", |n| n.name.as_str())
     }
 
     /// Total on-CPU time (ns), truncated intervals included.
     pub fn on_cpu_ns(&self) -> u64 {
-        self.on_cpu.iter().map(|i| i.end.saturating_sub(i.start)).sum()
+        self.on_cpu
+            .iter()
+            .map(|i| i.end.saturating_sub(i.start))
+            .sum()
     }
 
     /// Total off-CPU time (ns) of the intervals that began with a switch-out and ended with a
@@ -403,7 +410,10 @@ impl Timeline {
 
     /// The CPU lane of CPU `cpu`.
     pub fn cpu(&self, cpu: u32) -> Option<&CpuLane> {
-        self.cpus.binary_search_by_key(&cpu, |c| c.cpu).ok().and_then(|i| self.cpus.get(i))
+        self.cpus
+            .binary_search_by_key(&cpu, |c| c.cpu)
+            .ok()
+            .and_then(|i| self.cpus.get(i))
     }
 
     /// The sample times of a lane.

@@ -50,7 +50,12 @@ impl RankIndex {
         }
         let (first, last) = (at(0), at(len - 1));
         if u32::try_from(len).is_err() || last < first {
-            return RankIndex { origin: first, shift: 0, starts: Vec::new(), len };
+            return RankIndex {
+                origin: first,
+                shift: 0,
+                starts: Vec::new(),
+                len,
+            };
         }
         let target = (len / SAMPLES_PER_BUCKET).max(1) as u64;
         let span = last - first;
@@ -69,7 +74,12 @@ impl RankIndex {
             }
             starts.push(u32::try_from(i).unwrap_or(u32::MAX));
         }
-        RankIndex { origin: first, shift, starts, len }
+        RankIndex {
+            origin: first,
+            shift,
+            starts,
+            len,
+        }
     }
 
     /// Number of samples indexed.
@@ -121,8 +131,15 @@ impl RankIndex {
     ///
     /// When the edges hold fewer samples than bins, the samples are visited rather than the bins:
     /// the cost is `O(min(samples in range, bins))` ranks or visits.
-    pub fn counts_into(&self, edges: &[u64], time: impl Fn(usize) -> Option<u64> + Copy, out: &mut [u32]) {
-        let (Some(&first), Some(&last)) = (edges.first(), edges.get(out.len())) else { return };
+    pub fn counts_into(
+        &self,
+        edges: &[u64],
+        time: impl Fn(usize) -> Option<u64> + Copy,
+        out: &mut [u32],
+    ) {
+        let (Some(&first), Some(&last)) = (edges.first(), edges.get(out.len())) else {
+            return;
+        };
         let (a, b) = (self.rank(first, time), self.rank(last, time));
         if a >= b {
             return;
@@ -144,7 +161,8 @@ impl RankIndex {
         let mut prev = a;
         for (k, slot) in out.iter_mut().enumerate() {
             let next = edges.get(k + 1).map_or(prev, |&e| self.rank(e, time));
-            *slot = slot.saturating_add(u32::try_from(next.saturating_sub(prev)).unwrap_or(u32::MAX));
+            *slot =
+                slot.saturating_add(u32::try_from(next.saturating_sub(prev)).unwrap_or(u32::MAX));
             prev = next;
         }
     }
@@ -159,15 +177,31 @@ mod tests {
     /// a look at every sample when `times` is short.
     fn naive(times: &[u64], edges: &[u64]) -> Vec<u32> {
         if times.len() < 16 {
-            return edges.windows(2).map(|w| times.iter().filter(|&&t| t >= w[0] && t < w[1]).count() as u32).collect();
+            return edges
+                .windows(2)
+                .map(|w| times.iter().filter(|&&t| t >= w[0] && t < w[1]).count() as u32)
+                .collect();
         }
-        edges.windows(2).map(|w| (times.partition_point(|&t| t < w[1]) - times.partition_point(|&t| t < w[0])) as u32).collect()
+        edges
+            .windows(2)
+            .map(|w| {
+                (times.partition_point(|&t| t < w[1]) - times.partition_point(|&t| t < w[0])) as u32
+            })
+            .collect()
     }
 
     /// `n` equal bins over `start..=end`, as the timeline asks for them.
     fn edges(start: u64, end: u64, n: u64) -> Vec<u64> {
         let span = u128::from(end - start) + 1;
-        (0..=n).map(|k| if k == n { end.saturating_add(1) } else { start + (span * u128::from(k) / u128::from(n)) as u64 }).collect()
+        (0..=n)
+            .map(|k| {
+                if k == n {
+                    end.saturating_add(1)
+                } else {
+                    start + (span * u128::from(k) / u128::from(n)) as u64
+                }
+            })
+            .collect()
     }
 
     fn counts(index: &RankIndex, times: &[u64], edges: &[u64]) -> Vec<u32> {
@@ -185,10 +219,17 @@ mod tests {
         let one = [7u64];
         let at = |i: usize| one.get(i).copied();
         let d = RankIndex::new(1, at);
-        assert_eq!((d.rank(7, at), d.rank(8, at), d.rank(u64::MAX, at)), (0, 1, 1));
+        assert_eq!(
+            (d.rank(7, at), d.rank(8, at), d.rank(u64::MAX, at)),
+            (0, 1, 1)
+        );
         assert_eq!(counts(&d, &one, &edges(0, 9, 2)), [0, 1]);
         assert_eq!(counts(&d, &one, &[7, 8]), [1]);
-        assert_eq!(counts(&d, &one, &[7, 7]), [0], "an empty range holds nothing");
+        assert_eq!(
+            counts(&d, &one, &[7, 7]),
+            [0],
+            "an empty range holds nothing"
+        );
     }
 
     /// Bursts, gaps, duplicates and a far outlier, counted at every zoom and pan the timeline
@@ -202,7 +243,11 @@ mod tests {
         times.sort_unstable();
         let at = |i: usize| times.get(i).copied();
         let d = RankIndex::new(times.len(), at);
-        assert!(d.heap_bytes() <= 4 * (times.len() / SAMPLES_PER_BUCKET + 2) * 2, "{} bytes", d.heap_bytes());
+        assert!(
+            d.heap_bytes() <= 4 * (times.len() / SAMPLES_PER_BUCKET + 2) * 2,
+            "{} bytes",
+            d.heap_bytes()
+        );
         let (lo, hi) = (0u64, 100_000_000u64);
         // Zoom in around a point by 1.25 each step, then pan at that zoom.
         let mut span = hi - lo;
@@ -213,14 +258,32 @@ mod tests {
                     let s = start + pan;
                     for n in [1, 7, 350, 1024] {
                         let e = edges(s, s + span, n);
-                        assert_eq!(counts(&d, &times, &e), naive(&times, &e), "{s}+{span} in {n}");
+                        assert_eq!(
+                            counts(&d, &times, &e),
+                            naive(&times, &e),
+                            "{s}+{span} in {n}"
+                        );
                     }
                 }
             }
             span = span * 4 / 5;
         }
-        for t in [0, 999_999, 1_000_000, 1_000_037, 70_000_000, 70_000_001, 99_999_999, 100_000_000, u64::MAX] {
-            assert_eq!(d.rank(t, at), times.iter().filter(|&&x| x < t).count(), "rank({t})");
+        for t in [
+            0,
+            999_999,
+            1_000_000,
+            1_000_037,
+            70_000_000,
+            70_000_001,
+            99_999_999,
+            100_000_000,
+            u64::MAX,
+        ] {
+            assert_eq!(
+                d.rank(t, at),
+                times.iter().filter(|&&x| x < t).count(),
+                "rank({t})"
+            );
         }
     }
 

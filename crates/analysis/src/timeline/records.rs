@@ -1,6 +1,5 @@
 //! [`RecordFeeder`]: perf records, delivered in time order, fed to a [`TimelineBuilder`].
 
-
 use perfscope_format::bytes::Bytes;
 use perfscope_format::constants::attr_type;
 use perfscope_format::metadata::Metadata;
@@ -52,7 +51,10 @@ impl SchedSwitchFormat {
     /// The `sched:sched_switch` format of the tracing data, if it has one with the fields
     /// `prev_pid`, `prev_state` and `next_pid`.
     pub fn from_trace(trace: &TraceData) -> Option<SchedSwitchFormat> {
-        let e = trace.events.iter().find(|e| e.system == "sched" && e.name == "sched_switch")?;
+        let e = trace
+            .events
+            .iter()
+            .find(|e| e.system == "sched" && e.name == "sched_switch")?;
         Some(SchedSwitchFormat {
             id: e.id?,
             prev_pid: e.field("prev_pid")?.clone(),
@@ -92,8 +94,12 @@ impl RecordFeeder {
     /// A feeder for a file whose header features are in `meta` (the sched_switch format comes
     /// from its HEADER_TRACING_DATA, when present).
     pub fn new(meta: &Metadata) -> Self {
-        let trace = meta.feature(HeaderFeature::TRACING_DATA).map(TraceData::parse);
-        RecordFeeder { sched_switch: trace.as_ref().and_then(SchedSwitchFormat::from_trace) }
+        let trace = meta
+            .feature(HeaderFeature::TRACING_DATA)
+            .map(TraceData::parse);
+        RecordFeeder {
+            sched_switch: trace.as_ref().and_then(SchedSwitchFormat::from_trace),
+        }
     }
 
     /// Uses the tracing data of a pipe-mode HEADER_TRACING_DATA record.
@@ -115,12 +121,22 @@ impl RecordFeeder {
 
     /// Whether samples of `event` are sched_switch tracepoints.
     pub fn is_sched_switch(&self, meta: &Metadata, s: &SampleRecord<'_>) -> bool {
-        let Some(f) = &self.sched_switch else { return false };
-        meta.events.attr(s.event).is_some_and(|a| a.type_ == attr_type::TRACEPOINT && a.config == f.id)
+        let Some(f) = &self.sched_switch else {
+            return false;
+        };
+        meta.events
+            .attr(s.event)
+            .is_some_and(|a| a.type_ == attr_type::TRACEPOINT && a.config == f.id)
     }
 
     /// One delivery of a sample; `stack` is its stack in the profile being built, if any.
-    pub fn sample(&self, b: &mut TimelineBuilder, meta: &Metadata, s: &SampleRecord<'_>, stack: Option<StackIndex>) {
+    pub fn sample(
+        &self,
+        b: &mut TimelineBuilder,
+        meta: &Metadata,
+        s: &SampleRecord<'_>,
+        stack: Option<StackIndex>,
+    ) {
         let is_switch = self.is_sched_switch(meta, s);
         b.on_sample(&TimelineSample {
             time: s.time,
@@ -133,9 +149,14 @@ impl RecordFeeder {
         if !is_switch {
             return;
         }
-        let (Some(f), Some(raw), Some(time)) = (&self.sched_switch, s.raw, s.time) else { return };
+        let (Some(f), Some(raw), Some(time)) = (&self.sched_switch, s.raw, s.time) else {
+            return;
+        };
         let Some(d) = f.decode(raw) else { return };
-        let (prev_comm, next_comm) = (String::from_utf8_lossy(d.prev_comm), String::from_utf8_lossy(d.next_comm));
+        let (prev_comm, next_comm) = (
+            String::from_utf8_lossy(d.prev_comm),
+            String::from_utf8_lossy(d.next_comm),
+        );
         b.on_sched_switch(&SchedSwitch {
             time,
             cpu: s.cpu,
@@ -154,12 +175,20 @@ impl RecordFeeder {
     /// UNTHROTTLE are used, the rest ignored.
     pub fn record(&self, b: &mut TimelineBuilder, rec: &Record<'_>) {
         match rec {
-            Record::Comm(c) => b.on_comm(c.sample_id.time, c.pid, c.tid, &String::from_utf8_lossy(c.comm.0), c.is_exec()),
+            Record::Comm(c) => b.on_comm(
+                c.sample_id.time,
+                c.pid,
+                c.tid,
+                &String::from_utf8_lossy(c.comm.0),
+                c.is_exec(),
+            ),
             Record::Fork(f) => b.on_fork(f.time, f.pid, f.ppid, f.tid, f.ptid),
             Record::Exit(f) => b.on_exit(f.time, f.pid, f.ppid, f.tid, f.ptid),
             Record::Switch(s) | Record::SwitchCpuWide(s) => {
                 let id = &s.sample_id;
-                let (Some(time), Some(pid), Some(tid)) = (id.time, id.pid, id.tid) else { return };
+                let (Some(time), Some(pid), Some(tid)) = (id.time, id.pid, id.tid) else {
+                    return;
+                };
                 b.on_switch(&SwitchEvent {
                     time,
                     pid,
@@ -173,15 +202,26 @@ impl RecordFeeder {
             Record::Lost(l) => b.on_marker(Marker {
                 time: l.sample_id.time,
                 cpu: l.sample_id.cpu,
-                kind: MarkerKind::Lost { id: l.id, lost: l.lost },
+                kind: MarkerKind::Lost {
+                    id: l.id,
+                    lost: l.lost,
+                },
             }),
-            Record::LostSamples(l) => {
-                b.on_marker(Marker { time: l.sample_id.time, cpu: l.sample_id.cpu, kind: MarkerKind::LostSamples { lost: l.lost } })
-            }
-            Record::Throttle(t) => b.on_marker(Marker { time: Some(t.time), cpu: t.sample_id.cpu, kind: MarkerKind::Throttle { id: t.id } }),
-            Record::Unthrottle(t) => {
-                b.on_marker(Marker { time: Some(t.time), cpu: t.sample_id.cpu, kind: MarkerKind::Unthrottle { id: t.id } })
-            }
+            Record::LostSamples(l) => b.on_marker(Marker {
+                time: l.sample_id.time,
+                cpu: l.sample_id.cpu,
+                kind: MarkerKind::LostSamples { lost: l.lost },
+            }),
+            Record::Throttle(t) => b.on_marker(Marker {
+                time: Some(t.time),
+                cpu: t.sample_id.cpu,
+                kind: MarkerKind::Throttle { id: t.id },
+            }),
+            Record::Unthrottle(t) => b.on_marker(Marker {
+                time: Some(t.time),
+                cpu: t.sample_id.cpu,
+                kind: MarkerKind::Unthrottle { id: t.id },
+            }),
             _ => {}
         }
     }
@@ -203,7 +243,10 @@ impl TimelineRecorder {
 
     /// A recorder that keeps no sample times ([`TimelineBuilder::without_sample_times`]).
     pub fn without_sample_times() -> Self {
-        TimelineRecorder { builder: TimelineBuilder::new().without_sample_times(), feeder: None }
+        TimelineRecorder {
+            builder: TimelineBuilder::new().without_sample_times(),
+            feeder: None,
+        }
     }
 
     fn feeder(&mut self, meta: &Metadata) -> &mut RecordFeeder {
@@ -224,13 +267,17 @@ impl TimelineRecorder {
     /// A delivered record other than a sample.
     pub fn record(&mut self, meta: &Metadata, rec: &Record<'_>) {
         let Self { builder, feeder } = self;
-        feeder.get_or_insert_with(|| RecordFeeder::new(meta)).record(builder, rec);
+        feeder
+            .get_or_insert_with(|| RecordFeeder::new(meta))
+            .record(builder, rec);
     }
 
     /// One delivery of a sample, with its stack in the profile (if it was kept).
     pub fn sample(&mut self, meta: &Metadata, s: &SampleRecord<'_>, stack: Option<StackIndex>) {
         let Self { builder, feeder } = self;
-        feeder.get_or_insert_with(|| RecordFeeder::new(meta)).sample(builder, meta, s, stack);
+        feeder
+            .get_or_insert_with(|| RecordFeeder::new(meta))
+            .sample(builder, meta, s, stack);
     }
 
     /// The timeline.

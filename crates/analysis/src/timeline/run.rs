@@ -8,8 +8,16 @@ use super::{Bound, OffCpuInterval, OffCpuState, OnCpuInterval};
 pub(super) enum Run {
     /// No switch seen yet.
     Unknown,
-    On { since: u64, cpu: Option<u32>, bound: Bound },
-    Off { since: u64, cpu: Option<u32>, state: OffCpuState },
+    On {
+        since: u64,
+        cpu: Option<u32>,
+        bound: Bound,
+    },
+    Off {
+        since: u64,
+        cpu: Option<u32>,
+        state: OffCpuState,
+    },
 }
 
 /// What a switch produced.
@@ -40,7 +48,13 @@ impl Run {
         let mut closed = Closed::default();
         match *self {
             Run::On { since, cpu, bound } => {
-                closed.on = Some(OnCpuInterval { start: since, end: c.time, cpu: c.cpu.or(cpu), start_bound: bound, end_bound: Bound::Recorded });
+                closed.on = Some(OnCpuInterval {
+                    start: since,
+                    end: c.time,
+                    cpu: c.cpu.or(cpu),
+                    start_bound: bound,
+                    end_bound: Bound::Recorded,
+                });
             }
             Run::Unknown => {
                 // Running since the previous switch on this CPU (not before its FORK), or since
@@ -50,9 +64,19 @@ impl Run {
                     None => (c.fork.unwrap_or(c.start), Bound::Truncated),
                 };
                 let start = start.min(c.time);
-                closed.on = Some(OnCpuInterval { start, end: c.time, cpu: c.cpu, start_bound: bound, end_bound: Bound::Recorded });
+                closed.on = Some(OnCpuInterval {
+                    start,
+                    end: c.time,
+                    cpu: c.cpu,
+                    start_bound: bound,
+                    end_bound: Bound::Recorded,
+                });
             }
-            Run::Off { since, cpu, state: old } if since == c.time => {
+            Run::Off {
+                since,
+                cpu,
+                state: old,
+            } if since == c.time => {
                 closed.duplicate = true;
                 if old == OffCpuState::Unknown && state != OffCpuState::Unknown {
                     *self = Run::Off { since, cpu, state };
@@ -60,28 +84,66 @@ impl Run {
                 }
                 return closed;
             }
-            Run::Off { since, cpu: cpu_out, state: old } => match c.tprev {
+            Run::Off {
+                since,
+                cpu: cpu_out,
+                state: old,
+            } => match c.tprev {
                 // The switch-in was missed: it was after the previous switch on this CPU.
                 Some(tp) => {
                     let back = tp.clamp(since, c.time);
-                    closed.off = Some(OffCpuInterval { start: since, end: back, cpu_out, cpu_in: c.cpu, state: old, end_bound: Bound::Inferred });
-                    closed.on = Some(OnCpuInterval { start: back, end: c.time, cpu: c.cpu, start_bound: Bound::Inferred, end_bound: Bound::Recorded });
+                    closed.off = Some(OffCpuInterval {
+                        start: since,
+                        end: back,
+                        cpu_out,
+                        cpu_in: c.cpu,
+                        state: old,
+                        end_bound: Bound::Inferred,
+                    });
+                    closed.on = Some(OnCpuInterval {
+                        start: back,
+                        end: c.time,
+                        cpu: c.cpu,
+                        start_bound: Bound::Inferred,
+                        end_bound: Bound::Recorded,
+                    });
                 }
                 // Nothing says when: the thread came back some time after `since`.
                 None => {
-                    closed.on = Some(OnCpuInterval { start: since, end: c.time, cpu: c.cpu, start_bound: Bound::Truncated, end_bound: Bound::Recorded });
+                    closed.on = Some(OnCpuInterval {
+                        start: since,
+                        end: c.time,
+                        cpu: c.cpu,
+                        start_bound: Bound::Truncated,
+                        end_bound: Bound::Recorded,
+                    });
                 }
             },
         }
-        *self = Run::Off { since: c.time, cpu: c.cpu, state };
+        *self = Run::Off {
+            since: c.time,
+            cpu: c.cpu,
+            state,
+        };
         closed
     }
 
     pub(super) fn switch_in(&mut self, time: u64, cpu: Option<u32>) -> Closed {
         let mut closed = Closed::default();
         match *self {
-            Run::Off { since, cpu: cpu_out, state } => {
-                closed.off = Some(OffCpuInterval { start: since, end: time, cpu_out, cpu_in: cpu, state, end_bound: Bound::Recorded });
+            Run::Off {
+                since,
+                cpu: cpu_out,
+                state,
+            } => {
+                closed.off = Some(OffCpuInterval {
+                    start: since,
+                    end: time,
+                    cpu_out,
+                    cpu_in: cpu,
+                    state,
+                    end_bound: Bound::Recorded,
+                });
             }
             Run::On { .. } => {
                 // Already running: the same switch from a second source, or a switch-out that
@@ -91,7 +153,11 @@ impl Run {
             }
             Run::Unknown => {}
         }
-        *self = Run::On { since: time, cpu, bound: Bound::Recorded };
+        *self = Run::On {
+            since: time,
+            cpu,
+            bound: Bound::Recorded,
+        };
         closed
     }
 }

@@ -96,13 +96,13 @@ impl Ctx<'_> {
                 }
             }
             Arg::Binary(op, l, r) => binary(op, self.num(l), self.num(r)),
-            Arg::DynArrayLen(name) => {
-                self.field(name).map_or(0, |f| dynamic_location(f, self.raw, self.event.endian).1 as u64)
-            }
+            Arg::DynArrayLen(name) => self.field(name).map_or(0, |f| {
+                dynamic_location(f, self.raw, self.event.endian).1 as u64
+            }),
             // The address of the data: only meaningful with `[]` (handled by `index`).
-            Arg::DynArray(name) => {
-                self.field(name).map_or(0, |f| dynamic_location(f, self.raw, self.event.endian).0 as u64)
-            }
+            Arg::DynArray(name) => self.field(name).map_or(0, |f| {
+                dynamic_location(f, self.raw, self.event.endian).0 as u64
+            }),
             Arg::Flags { .. } | Arg::Symbolic { .. } | Arg::Hex { .. } | Arg::IntArray { .. } => 0,
             Arg::Str(_) | Arg::Bitmask(_) | Arg::Cpumask(_) => 0,
         }
@@ -134,7 +134,9 @@ impl Ctx<'_> {
             }
             _ => return 0,
         };
-        let (Ok(offset), Ok(size)) = (usize::try_from(offset), usize::try_from(size)) else { return 0 };
+        let (Ok(offset), Ok(size)) = (usize::try_from(offset), usize::try_from(size)) else {
+            return 0;
+        };
         let val = self.read(offset, size);
         match typearg {
             Some(ty) => eval_type(val, ty, true),
@@ -148,7 +150,8 @@ impl Ctx<'_> {
             Arg::Atom(s) => format_str(out, spec, star, s),
             Arg::Field(name) => {
                 let Some(f) = self.field(name) else { return };
-                if !f.flags.contains(FieldFlags::ARRAY) && f.size == u32::from(self.event.long_size) {
+                if !f.flags.contains(FieldFlags::ARRAY) && f.size == u32::from(self.event.long_size)
+                {
                     let addr = self.read(f.offset as usize, f.size as usize);
                     match self.printk.get(addr) {
                         Some(s) => out.push_str(s),
@@ -164,9 +167,18 @@ impl Ctx<'_> {
                 } else {
                     start.saturating_add(f.size as usize).min(self.raw.len())
                 };
-                format_str(out, spec, star, &c_str(self.raw.get(start..end).unwrap_or_default()));
+                format_str(
+                    out,
+                    spec,
+                    star,
+                    &c_str(self.raw.get(start..end).unwrap_or_default()),
+                );
             }
-            Arg::Flags { value, delim, flags } => {
+            Arg::Flags {
+                value,
+                delim,
+                flags,
+            } => {
                 let mut val = self.num(value) as i64;
                 let mut printed = false;
                 for flag in flags {
@@ -199,27 +211,45 @@ impl Ctx<'_> {
                     }
                 }
             }
-            Arg::Hex { data, len, no_spaces } => {
+            Arg::Hex {
+                data,
+                len,
+                no_spaces,
+            } => {
                 let len = self.num(len);
                 let bytes = self.array_bytes(data).unwrap_or_default();
-                for (i, b) in bytes.iter().take(usize::try_from(len).unwrap_or(usize::MAX)).enumerate() {
+                for (i, b) in bytes
+                    .iter()
+                    .take(usize::try_from(len).unwrap_or(usize::MAX))
+                    .enumerate()
+                {
                     if i > 0 && !no_spaces {
                         out.push(' ');
                     }
                     let _ = write!(out, "{b:02x}");
                 }
             }
-            Arg::IntArray { data, count, el_size } => {
+            Arg::IntArray {
+                data,
+                count,
+                el_size,
+            } => {
                 let count = self.num(count);
                 let el = self.num(el_size);
                 let bytes = self.array_bytes(data).unwrap_or_default();
                 out.push('{');
-                let size = if matches!(el, 1 | 2 | 4 | 8) { el as usize } else { 1 };
+                let size = if matches!(el, 1 | 2 | 4 | 8) {
+                    el as usize
+                } else {
+                    1
+                };
                 for i in 0..usize::try_from(count).unwrap_or(0).min(bytes.len()) {
                     if i > 0 {
                         out.push(',');
                     }
-                    let Some(v) = read_number(bytes, i * size, size, self.event.endian) else { break };
+                    let Some(v) = read_number(bytes, i * size, size, self.event.endian) else {
+                        break;
+                    };
                     if size as u64 != el {
                         let _ = write!(out, "BAD SIZE:{} ", el as i32);
                     }
@@ -233,13 +263,22 @@ impl Ctx<'_> {
                 if len == 0 {
                     return;
                 }
-                format_str(out, spec, star, &c_str(self.raw.get(o..).unwrap_or_default()));
+                format_str(
+                    out,
+                    spec,
+                    star,
+                    &c_str(self.raw.get(o..).unwrap_or_default()),
+                );
             }
             Arg::Bitmask(name) | Arg::Cpumask(name) => {
                 let Some(f) = self.field(name) else { return };
                 let (o, len) = dynamic_location(f, self.raw, self.event.endian);
                 let data = self.raw.get(o..o + len).unwrap_or_default();
-                let text = if matches!(arg, Arg::Bitmask(_)) { self.bitmask(data) } else { self.cpumask(data) };
+                let text = if matches!(arg, Arg::Bitmask(_)) {
+                    self.bitmask(data)
+                } else {
+                    self.cpumask(data)
+                };
                 format_str(out, spec, star, &text);
             }
             Arg::Cond(c, t, e) => {
@@ -270,7 +309,11 @@ impl Ctx<'_> {
         let n = data.len();
         for i in 0..n {
             // The mask is an array of longs: the byte order decides which byte is highest.
-            let index = if self.event.endian == perfscope_format::Endianness::Big { i } else { n - 1 - i };
+            let index = if self.event.endian == perfscope_format::Endianness::Big {
+                i
+            } else {
+                n - 1 - i
+            };
             if i > 0 && (n - i).is_multiple_of(4) {
                 out.push(',');
             }
@@ -284,7 +327,11 @@ impl Ctx<'_> {
         let n = data.len();
         let bit = |b: usize| {
             let byte = b / 8;
-            let index = if self.event.endian == perfscope_format::Endianness::Big { n - 1 - byte } else { byte };
+            let index = if self.event.endian == perfscope_format::Endianness::Big {
+                n - 1 - byte
+            } else {
+                byte
+            };
             data.get(index).is_some_and(|v| v & (1 << (b % 8)) != 0)
         };
         let mut parts = Vec::new();
@@ -298,7 +345,11 @@ impl Ctx<'_> {
             while b < n * 8 && bit(b) {
                 b += 1;
             }
-            parts.push(if b - 1 > start { format!("{start}-{}", b - 1) } else { start.to_string() });
+            parts.push(if b - 1 > start {
+                format!("{start}-{}", b - 1)
+            } else {
+                start.to_string()
+            });
         }
         parts.join(",")
     }

@@ -64,7 +64,9 @@ pub fn parse_field_line(line: &str, long_size: u8) -> Option<Field> {
     let mut field = parse_declaration(decl)?;
     let mut signed = None;
     for part in rest.split(';') {
-        let Some((key, value)) = part.split_once(':') else { continue };
+        let Some((key, value)) = part.split_once(':') else {
+            continue;
+        };
         let value = u32::try_from(strtoull(value.trim())).ok();
         match key.trim() {
             "offset" => field.offset = value?,
@@ -77,7 +79,9 @@ pub fn parse_field_line(line: &str, long_size: u8) -> Option<Field> {
         field.flags.set(FieldFlags::SIGNED);
     }
     let t = &field.type_name;
-    if field.flags.contains(FieldFlags::ARRAY) && (t.contains("char") || t.contains("u8") || t.contains("s8")) {
+    if field.flags.contains(FieldFlags::ARRAY)
+        && (t.contains("char") || t.contains("u8") || t.contains("s8"))
+    {
         field.flags.set(FieldFlags::STRING);
     }
     if t.starts_with("__data_loc") {
@@ -96,21 +100,22 @@ pub fn parse_field_line(line: &str, long_size: u8) -> Option<Field> {
         field.flags.set(FieldFlags::ARRAY);
     }
     let dynamic_element = field.element_size;
-    field.element_size = if field.flags.contains(FieldFlags::ARRAY) || field.flags.contains(FieldFlags::DYNAMIC) {
-        if let Some(e) = field.size.checked_div(field.array_len) {
-            e
-        } else if field.flags.contains(FieldFlags::DYNAMIC) {
-            dynamic_element
-        } else if field.flags.contains(FieldFlags::STRING) {
-            1
-        } else if field.flags.contains(FieldFlags::LONG) {
-            u32::from(long_size)
+    field.element_size =
+        if field.flags.contains(FieldFlags::ARRAY) || field.flags.contains(FieldFlags::DYNAMIC) {
+            if let Some(e) = field.size.checked_div(field.array_len) {
+                e
+            } else if field.flags.contains(FieldFlags::DYNAMIC) {
+                dynamic_element
+            } else if field.flags.contains(FieldFlags::STRING) {
+                1
+            } else if field.flags.contains(FieldFlags::LONG) {
+                u32::from(long_size)
+            } else {
+                0
+            }
         } else {
-            0
-        }
-    } else {
-        field.size
-    };
+            field.size
+        };
     Some(field)
 }
 
@@ -192,7 +197,15 @@ fn parse_declaration(decl: &str) -> Option<Field> {
             _ => type_name.push_str(&brackets),
         }
     }
-    Some(Field { type_name, name, offset: 0, size: 0, flags, array_len, element_size })
+    Some(Field {
+        type_name,
+        name,
+        offset: 0,
+        size: 0,
+        flags,
+        array_len,
+        element_size,
+    })
 }
 
 fn push_word(s: &mut String, w: &str) {
@@ -276,14 +289,24 @@ pub fn read_number(raw: &[u8], offset: usize, size: usize, endian: Endianness) -
 /// locator `offset | len << 16` (`dynamic_offset_field`). A locator pointing outside the
 /// payload gives `(0, 0)`, as libtraceevent does.
 pub fn dynamic_location(field: &Field, raw: &[u8], endian: Endianness) -> (usize, usize) {
-    let Ok(at) = usize::try_from(field.offset) else { return (0, 0) };
-    let Ok(size) = usize::try_from(field.size) else { return (0, 0) };
+    let Ok(at) = usize::try_from(field.offset) else {
+        return (0, 0);
+    };
+    let Ok(size) = usize::try_from(field.size) else {
+        return (0, 0);
+    };
     if at.saturating_add(size) > raw.len() {
         return (0, 0);
     }
-    let Some(v) = read_number(raw, at, size, endian) else { return (0, 0) };
+    let Some(v) = read_number(raw, at, size, endian) else {
+        return (0, 0);
+    };
     let mut o = (v & 0xffff) as usize;
-    let l = if size == 2 { raw.len().saturating_sub(o) } else { ((v >> 16) & 0xffff) as usize };
+    let l = if size == 2 {
+        raw.len().saturating_sub(o)
+    } else {
+        ((v >> 16) & 0xffff) as usize
+    };
     let len = if o + l > raw.len() { 0 } else { l };
     if o > raw.len() {
         o = 0;
@@ -317,7 +340,10 @@ impl Field {
                 let end = data.iter().position(|&c| c == 0).unwrap_or(data.len());
                 return Some(FieldValue::Str(data.get(..end)?));
             }
-            return Some(FieldValue::Array { data, element_size: self.element_size });
+            return Some(FieldValue::Array {
+                data,
+                element_size: self.element_size,
+            });
         }
         let size = usize::try_from(self.size).ok()?;
         let v = read_number(raw, usize::try_from(self.offset).ok()?, size, endian)?;
@@ -343,53 +369,92 @@ mod tests {
     #[test]
     fn declarations_as_libtraceevent_reads_them() {
         let f = field("char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;");
-        assert_eq!((f.type_name.as_str(), f.name.as_str()), ("char[16]", "prev_comm"));
-        assert_eq!((f.offset, f.size, f.array_len, f.element_size), (8, 16, 16, 1));
-        assert_eq!(f.flags, FieldFlags(FieldFlags::ARRAY.0 | FieldFlags::STRING.0));
+        assert_eq!(
+            (f.type_name.as_str(), f.name.as_str()),
+            ("char[16]", "prev_comm")
+        );
+        assert_eq!(
+            (f.offset, f.size, f.array_len, f.element_size),
+            (8, 16, 16, 1)
+        );
+        assert_eq!(
+            f.flags,
+            FieldFlags(FieldFlags::ARRAY.0 | FieldFlags::STRING.0)
+        );
 
         let f = field("__data_loc char[] comm;\toffset:8;\tsize:4;\tsigned:0;");
-        assert_eq!((f.type_name.as_str(), f.name.as_str()), ("__data_loc char[]", "comm"));
+        assert_eq!(
+            (f.type_name.as_str(), f.name.as_str()),
+            ("__data_loc char[]", "comm")
+        );
         assert_eq!(f.element_size, 1);
         assert!(f.flags.contains(FieldFlags::DYNAMIC) && f.flags.contains(FieldFlags::STRING));
 
         let f = field("unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;");
-        assert_eq!((f.type_name.as_str(), f.name.as_str()), ("unsigned long[6]", "args"));
+        assert_eq!(
+            (f.type_name.as_str(), f.name.as_str()),
+            ("unsigned long[6]", "args")
+        );
         assert_eq!((f.array_len, f.element_size), (6, 8));
         assert!(f.flags.contains(FieldFlags::LONG) && !f.flags.contains(FieldFlags::STRING));
 
         let f = field("const void * ptr;\toffset:16;\tsize:8;\tsigned:0;");
-        assert_eq!((f.type_name.as_str(), f.name.as_str()), ("const void *", "ptr"));
+        assert_eq!(
+            (f.type_name.as_str(), f.name.as_str()),
+            ("const void *", "ptr")
+        );
         assert!(f.flags.contains(FieldFlags::POINTER));
 
         let f = field("long prev_state;\toffset:32;\tsize:8;\tsigned:1;");
-        assert_eq!(f.flags, FieldFlags(FieldFlags::SIGNED.0 | FieldFlags::LONG.0));
+        assert_eq!(
+            f.flags,
+            FieldFlags(FieldFlags::SIGNED.0 | FieldFlags::LONG.0)
+        );
 
         let f = field(" u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;");
-        assert_eq!((f.type_name.as_str(), f.name.as_str(), f.size), ("u64", "timestamp", 8));
+        assert_eq!(
+            (f.type_name.as_str(), f.name.as_str(), f.size),
+            ("u64", "timestamp", 8)
+        );
 
         let f = field("__rel_loc u8[] buf;\toffset:12;\tsize:4;\tsigned:0;");
         assert!(f.flags.contains(FieldFlags::RELATIVE));
 
-        let f = field("const char __attribute__((user)) * filename;\toffset:16;\tsize:8;\tsigned:0;");
+        let f =
+            field("const char __attribute__((user)) * filename;\toffset:16;\tsize:8;\tsigned:0;");
         assert_eq!(f.name, "filename");
         assert_eq!(f.type_name, "const char __attribute__((user)) *");
 
         assert_eq!(parse_field_line("int;", 8), None);
-        assert_eq!(parse_field_line("int x; offset:z;", 8).map(|f| f.offset), Some(0));
+        assert_eq!(
+            parse_field_line("int x; offset:z;", 8).map(|f| f.offset),
+            Some(0)
+        );
         assert_eq!(parse_field_line("int x", 8), None);
     }
 
     #[test]
     fn values_in_both_byte_orders() {
         let int = field("int next_prio;\toffset:0;\tsize:4;\tsigned:1;");
-        assert_eq!(int.value(&[0xff, 0xff, 0xff, 0xfe], Endianness::Little), Some(FieldValue::Signed(-16_777_217)));
-        assert_eq!(int.value(&[0xff, 0xff, 0xff, 0xfe], Endianness::Big), Some(FieldValue::Signed(-2)));
+        assert_eq!(
+            int.value(&[0xff, 0xff, 0xff, 0xfe], Endianness::Little),
+            Some(FieldValue::Signed(-16_777_217))
+        );
+        assert_eq!(
+            int.value(&[0xff, 0xff, 0xff, 0xfe], Endianness::Big),
+            Some(FieldValue::Signed(-2))
+        );
         assert_eq!(int.value(&[0, 0, 0], Endianness::Big), None);
         let u16f = field("unsigned short common_type;\toffset:1;\tsize:2;\tsigned:0;");
-        assert_eq!(u16f.value(&[9, 1, 2], Endianness::Big), Some(FieldValue::Unsigned(0x102)));
+        assert_eq!(
+            u16f.value(&[9, 1, 2], Endianness::Big),
+            Some(FieldValue::Unsigned(0x102))
+        );
         let ptr = field("void * lock_addr;\toffset:0;\tsize:8;\tsigned:0;");
         assert_eq!(
-            ptr.value(&[1, 0, 0, 0, 0, 0, 0, 0x80], Endianness::Little).unwrap().to_string(),
+            ptr.value(&[1, 0, 0, 0, 0, 0, 0, 0x80], Endianness::Little)
+                .unwrap()
+                .to_string(),
             "0x8000000000000001"
         );
     }
@@ -399,15 +464,27 @@ mod tests {
         let dl = field("__data_loc char[] name;\toffset:0;\tsize:4;\tsigned:0;");
         // offset 8, len 4 (`abc\0`); the string stops at the NUL.
         let le = [8, 0, 4, 0, 0, 0, 0, 0, b'a', b'b', b'c', 0];
-        assert_eq!(dl.value(&le, Endianness::Little), Some(FieldValue::Str(b"abc")));
+        assert_eq!(
+            dl.value(&le, Endianness::Little),
+            Some(FieldValue::Str(b"abc"))
+        );
         let be = [0, 4, 0, 8, 0, 0, 0, 0, b'a', b'b', b'c', 0];
-        assert_eq!(dl.value(&be, Endianness::Big), Some(FieldValue::Str(b"abc")));
+        assert_eq!(
+            dl.value(&be, Endianness::Big),
+            Some(FieldValue::Str(b"abc"))
+        );
         // Past the end: libtraceevent's (0, 0).
         let bad = [8, 0, 40, 0, 0, 0, 0, 0];
         assert_eq!(dynamic_location(&dl, &bad, Endianness::Little), (8, 0));
         let rl = field("__rel_loc int[] vals;\toffset:0;\tsize:4;\tsigned:0;");
         // Relative: data at 4 (end of the field) + 0, 8 bytes.
         let raw = [0, 0, 8, 0, 1, 0, 0, 0, 2, 0, 0, 0];
-        assert_eq!(rl.value(&raw, Endianness::Little), Some(FieldValue::Array { data: &raw[4..12], element_size: 0 }));
+        assert_eq!(
+            rl.value(&raw, Endianness::Little),
+            Some(FieldValue::Array {
+                data: &raw[4..12],
+                element_size: 0
+            })
+        );
     }
 }

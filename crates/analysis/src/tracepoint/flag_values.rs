@@ -20,7 +20,9 @@ pub fn arg_eval(arg: &Arg) -> Option<String> {
 fn arg_num_eval(arg: &Arg) -> Option<i64> {
     Some(match arg {
         Arg::Atom(s) => strtoull(s) as i64,
-        Arg::Typecast { ty, item } => super::eval::eval_type(arg_num_eval(item)? as u64, ty, false) as i64,
+        Arg::Typecast { ty, item } => {
+            super::eval::eval_type(arg_num_eval(item)? as u64, ty, false) as i64
+        }
         Arg::Unary(op, r) => {
             let r = arg_num_eval(r)?;
             match op.as_str() {
@@ -74,5 +76,8 @@ pub fn eval_flag(text: &str) -> i64 {
         ("HRTIMER_NORESTART", 0),
         ("HRTIMER_RESTART", 1),
     ];
-    NAMES.iter().find(|(n, _)| *n == text).map_or(-1, |(_, v)| *v)
+    NAMES
+        .iter()
+        .find(|(n, _)| *n == text)
+        .map_or(-1, |(_, v)| *v)
 }

@@ -39,7 +39,10 @@ impl EventFormat {
 
     /// The field called `name`, common fields first (`tep_find_any_field`).
     pub fn field(&self, name: &str) -> Option<&Field> {
-        self.common_fields.iter().chain(&self.fields).find(|f| f.name == name)
+        self.common_fields
+            .iter()
+            .chain(&self.fields)
+            .find(|f| f.name == name)
     }
 
     /// The value of field `name` in payload `raw` (see [`Field::value`]).
@@ -57,11 +60,16 @@ impl EventFormat {
     }
 
     /// Every field of the event (common fields excluded) with its value in `raw`.
-    pub fn values<'a, 's>(&'s self, raw: &'a [u8]) -> impl Iterator<Item = (&'s str, Option<FieldValue<'a>>)> + 's
+    pub fn values<'a, 's>(
+        &'s self,
+        raw: &'a [u8],
+    ) -> impl Iterator<Item = (&'s str, Option<FieldValue<'a>>)> + 's
     where
         'a: 's,
     {
-        self.fields.iter().map(move |f| (f.name.as_str(), f.value(raw, self.endian)))
+        self.fields
+            .iter()
+            .map(move |f| (f.name.as_str(), f.value(raw, self.endian)))
     }
 
     /// Parses a format file of `system`. Never fails: a missing name or id stays empty, lines
@@ -91,7 +99,10 @@ impl EventFormat {
                 e.id = e.id.or(Some(strtoull(v.trim())));
             } else if t.starts_with("format:") {
                 section = 1;
-            } else if let Some(decl) = t.strip_prefix("field:").or_else(|| t.strip_prefix("field special:")) {
+            } else if let Some(decl) = t
+                .strip_prefix("field:")
+                .or_else(|| t.strip_prefix("field special:"))
+            {
                 if let Some(f) = parse_field_line(decl, long_size) {
                     if section <= 1 {
                         e.common_fields.push(f);
@@ -162,19 +173,31 @@ print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm
     fn sched_switch_format_and_fields_by_name() {
         for endian in [Endianness::Little, Endianness::Big] {
             let e = EventFormat::parse("sched", SWITCH, endian, 8);
-            assert_eq!((e.full_name().as_str(), e.id), ("sched:sched_switch", Some(372)));
+            assert_eq!(
+                (e.full_name().as_str(), e.id),
+                ("sched:sched_switch", Some(372))
+            );
             assert_eq!((e.common_fields.len(), e.fields.len()), (4, 7));
             assert!(e.print_fmt.is_ok(), "{:?}", e.print_fmt);
             let raw = switch_payload(endian, 2);
-            assert_eq!(e.value("common_type", &raw), Some(FieldValue::Unsigned(372)));
+            assert_eq!(
+                e.value("common_type", &raw),
+                Some(FieldValue::Unsigned(372))
+            );
             assert_eq!(e.value("common_pid", &raw), Some(FieldValue::Signed(4321)));
             assert_eq!(e.value("prev_comm", &raw), Some(FieldValue::Str(b"perf")));
             assert_eq!(e.value("prev_state", &raw), Some(FieldValue::Signed(2)));
-            assert_eq!(e.value("next_comm", &raw), Some(FieldValue::Str(b"migration/0")));
+            assert_eq!(
+                e.value("next_comm", &raw),
+                Some(FieldValue::Str(b"migration/0"))
+            );
             assert_eq!(e.value("next_pid", &raw), Some(FieldValue::Signed(18)));
             assert_eq!(e.value("nope", &raw), None);
             assert_eq!(e.value("next_prio", &raw[..62]), None);
-            let all: Vec<String> = e.values(&raw).map(|(n, v)| format!("{n}={}", v.unwrap())).collect();
+            let all: Vec<String> = e
+                .values(&raw)
+                .map(|(n, v)| format!("{n}={}", v.unwrap()))
+                .collect();
             assert_eq!(
                 all.join(" "),
                 "prev_comm=perf prev_pid=4321 prev_prio=120 prev_state=2 next_comm=migration/0 next_pid=18 next_prio=0"
@@ -184,7 +207,12 @@ print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm
 
     #[test]
     fn damaged_formats_keep_what_parses() {
-        let e = EventFormat::parse("s", "name: x\nID: zz\nformat:\n\tfield:int;\n", Endianness::Little, 8);
+        let e = EventFormat::parse(
+            "s",
+            "name: x\nID: zz\nformat:\n\tfield:int;\n",
+            Endianness::Little,
+            8,
+        );
         assert_eq!((e.name.as_str(), e.id, e.fields.len()), ("x", Some(0), 0));
         assert!(e.print_fmt.is_err());
         let e = EventFormat::parse("s", "", Endianness::Little, 8);

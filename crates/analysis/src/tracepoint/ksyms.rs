@@ -38,7 +38,9 @@ impl KernelSymbols for Kallsyms {
     }
 
     fn address_of(&self, name: &str) -> Option<u64> {
-        self.table().find_by_name(name).map(|s| s.start.wrapping_add(self.relocation()))
+        self.table()
+            .find_by_name(name)
+            .map(|s| s.start.wrapping_add(self.relocation()))
     }
 }
 
@@ -52,7 +54,9 @@ impl PrintkFormats {
     pub fn parse(text: &str) -> PrintkFormats {
         let mut map = BTreeMap::new();
         for line in text.lines() {
-            let Some((addr, fmt)) = line.split_once(':') else { continue };
+            let Some((addr, fmt)) = line.split_once(':') else {
+                continue;
+            };
             let addr = addr.trim();
             let addr = strtoull(&format!("0x{}", addr.trim_start_matches("0x")));
             let mut fmt = fmt.strip_prefix(' ').unwrap_or(fmt);
@@ -85,7 +89,9 @@ pub fn parse_cmdlines(text: &str) -> BTreeMap<i32, String> {
     let mut out = BTreeMap::new();
     for line in text.lines() {
         let line = line.trim_start();
-        let Some((pid, comm)) = line.split_once(' ') else { continue };
+        let Some((pid, comm)) = line.split_once(' ') else {
+            continue;
+        };
         if let Ok(pid) = pid.parse::<i32>() {
             out.entry(pid).or_insert_with(|| comm.to_string());
         }
@@ -104,18 +110,26 @@ mod tests {
         )
         .unwrap();
         // `mas_preallocate` + 0x3ef.
-        assert_eq!(k.function(0xffffffff821ce61f), Some(("mas_preallocate", 0xffffffff821ce230)));
+        assert_eq!(
+            k.function(0xffffffff821ce61f),
+            Some(("mas_preallocate", 0xffffffff821ce230))
+        );
         assert_eq!(k.address_of("mas_preallocate"), Some(0xffffffff821ce230));
         // Relocated to a kernel map whose `_text` is 0x1000 higher.
         k.relocate_for_map("[kernel.kallsyms]_text", 0xffffffff81001000);
-        assert_eq!(k.function(0xffffffff821cf61f), Some(("mas_preallocate", 0xffffffff821cf230)));
+        assert_eq!(
+            k.function(0xffffffff821cf61f),
+            Some(("mas_preallocate", 0xffffffff821cf230))
+        );
         assert_eq!(k.address_of("mas_preallocate"), Some(0xffffffff821cf230));
         assert_eq!(NoSymbols.function(1), None);
     }
 
     #[test]
     fn printk_and_cmdlines() {
-        let p = PrintkFormats::parse("0xffffffff82a0c1c8 : \"rcu_preempt\"\n0xffffffff82a0c1d0 : \"a\\n\"\n");
+        let p = PrintkFormats::parse(
+            "0xffffffff82a0c1c8 : \"rcu_preempt\"\n0xffffffff82a0c1d0 : \"a\\n\"\n",
+        );
         assert_eq!(p.get(0xffffffff82a0c1c8), Some("rcu_preempt"));
         assert_eq!(p.get(0xffffffff82a0c1d0), Some("a"));
         let c = parse_cmdlines("1 systemd\n42 kworker/0:1 x\nzz\n");

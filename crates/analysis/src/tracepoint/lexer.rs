@@ -46,7 +46,10 @@ fn is_item(c: u8) -> bool {
 impl<'a> Lexer<'a> {
     /// A lexer at the start of `text`.
     pub fn new(text: &'a str) -> Lexer<'a> {
-        Lexer { text: text.as_bytes(), pos: 0 }
+        Lexer {
+            text: text.as_bytes(),
+            pos: 0,
+        }
     }
 
     fn peek_byte(&self) -> Option<u8> {
@@ -191,7 +194,10 @@ pub fn strtoull(s: &str) -> u64 {
     let mut v: u64 = 0;
     for c in digits.chars() {
         let Some(d) = c.to_digit(radix) else { break };
-        v = match v.checked_mul(u64::from(radix)).and_then(|v| v.checked_add(u64::from(d))) {
+        v = match v
+            .checked_mul(u64::from(radix))
+            .and_then(|v| v.checked_add(u64::from(d)))
+        {
             Some(v) => v,
             None => return u64::MAX,
         };

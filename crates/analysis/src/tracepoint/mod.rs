@@ -55,7 +55,12 @@ pub use printf::{Conv, ConvKind, Segment};
 
 impl EventFormat {
     /// The text perf script prints for payload `raw` (see [`render`](self)).
-    pub fn render(&self, raw: &[u8], symbols: &dyn KernelSymbols, printk: &PrintkFormats) -> String {
+    pub fn render(
+        &self,
+        raw: &[u8],
+        symbols: &dyn KernelSymbols,
+        printk: &PrintkFormats,
+    ) -> String {
         render::render(self, raw, symbols, printk)
     }
 }
@@ -96,9 +101,14 @@ fn text(b: &[u8]) -> String {
 impl TraceData {
     /// Parses the container walked by `perfscope-format`.
     pub fn from_tracing_data(t: &TracingData<'_>) -> TraceData {
-        let endian = if t.big_endian { Endianness::Big } else { Endianness::Little };
+        let endian = if t.big_endian {
+            Endianness::Big
+        } else {
+            Endianness::Little
+        };
         let long_size = t.long_size;
-        let parse = |system: &str, f: &[u8]| EventFormat::parse(system, &text(f), endian, long_size);
+        let parse =
+            |system: &str, f: &[u8]| EventFormat::parse(system, &text(f), endian, long_size);
         let header_page = text(t.header_page)
             .lines()
             .filter_map(|l| field::parse_field_line(l.trim().strip_prefix("field:")?, long_size))
@@ -110,11 +120,22 @@ impl TraceData {
             page_size: t.page_size,
             header_page,
             header_event: text(t.header_event),
-            ftrace_events: t.ftrace_formats.iter().map(|f| parse("ftrace", f)).collect(),
-            events: t.events.iter().map(|e| parse(&text(e.system.0), e.format)).collect(),
+            ftrace_events: t
+                .ftrace_formats
+                .iter()
+                .map(|f| parse("ftrace", f))
+                .collect(),
+            events: t
+                .events
+                .iter()
+                .map(|e| parse(&text(e.system.0), e.format))
+                .collect(),
             kallsyms: Kallsyms::parse(t.kallsyms).unwrap_or_default(),
             printk: PrintkFormats::parse(&text(t.printk)),
-            cmdlines: t.saved_cmdlines.map(|c| parse_cmdlines(&text(c))).unwrap_or_default(),
+            cmdlines: t
+                .saved_cmdlines
+                .map(|c| parse_cmdlines(&text(c)))
+                .unwrap_or_default(),
             error: t.error,
         }
     }
@@ -124,25 +145,38 @@ impl TraceData {
     pub fn parse(bytes: Bytes<'_>) -> TraceData {
         match parse_tracing_data(bytes) {
             Ok(t) => TraceData::from_tracing_data(&t),
-            Err(e) => TraceData::from_tracing_data(&TracingData { error: Some(e), ..TracingData::default() }),
+            Err(e) => TraceData::from_tracing_data(&TracingData {
+                error: Some(e),
+                ..TracingData::default()
+            }),
         }
     }
 
     /// The event format with tracepoint id `id` (libtraceevent's `tep_find_event`), ftrace
     /// events included.
     pub fn event(&self, id: u64) -> Option<&EventFormat> {
-        self.events.iter().chain(&self.ftrace_events).find(|e| e.id == Some(id))
+        self.events
+            .iter()
+            .chain(&self.ftrace_events)
+            .find(|e| e.id == Some(id))
     }
 
     /// The format of a tracepoint event: `attr.config` when `attr.type` is
     /// `PERF_TYPE_TRACEPOINT`, else `None`.
     pub fn event_for_attr(&self, attr: &EventAttr) -> Option<&EventFormat> {
-        (attr.type_ == attr_type::TRACEPOINT).then(|| self.event(attr.config)).flatten()
+        (attr.type_ == attr_type::TRACEPOINT)
+            .then(|| self.event(attr.config))
+            .flatten()
     }
 
     /// The text perf script prints for a payload of `event`, with `%pS` resolved by `symbols`
     /// (or this data's kallsyms copy when `None`).
-    pub fn render(&self, event: &EventFormat, raw: &[u8], symbols: Option<&dyn KernelSymbols>) -> String {
+    pub fn render(
+        &self,
+        event: &EventFormat,
+        raw: &[u8],
+        symbols: Option<&dyn KernelSymbols>,
+    ) -> String {
         event.render(raw, symbols.unwrap_or(&self.kallsyms), &self.printk)
     }
 }
@@ -155,8 +189,20 @@ mod tests {
     /// The tracing data container with one sched_switch format, in `endian`.
     fn container(endian: Endianness, version: &str) -> Vec<u8> {
         let big = endian == Endianness::Big;
-        let u32b = |v: u32| if big { v.to_be_bytes() } else { v.to_le_bytes() };
-        let u64b = |v: u64| if big { v.to_be_bytes() } else { v.to_le_bytes() };
+        let u32b = |v: u32| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let u64b = |v: u64| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
         let mut b = Vec::new();
         b.extend(MAGIC);
         b.extend(version.as_bytes());
@@ -199,8 +245,15 @@ mod tests {
             let bytes = container(endian, "0.6");
             let t = TraceData::parse(Bytes::new(&bytes, 0, Endianness::Little));
             assert_eq!(t.error, None);
-            assert_eq!((t.version.as_str(), t.endian, t.long_size, t.page_size), ("0.6", endian, 8, 4096));
-            let page: Vec<_> = t.header_page.iter().map(|f| (f.name.as_str(), f.offset, f.size)).collect();
+            assert_eq!(
+                (t.version.as_str(), t.endian, t.long_size, t.page_size),
+                ("0.6", endian, 8, 4096)
+            );
+            let page: Vec<_> = t
+                .header_page
+                .iter()
+                .map(|f| (f.name.as_str(), f.offset, f.size))
+                .collect();
             assert_eq!(page, [("timestamp", 0, 8), ("commit", 8, 8)]);
             assert_eq!(t.header_event, "# x\n");
             assert_eq!(t.kallsyms.table().len(), 1);
@@ -213,9 +266,16 @@ mod tests {
                 t.render(e, &raw, None),
                 "prev_comm=perf prev_pid=4321 prev_prio=120 prev_state=S ==> next_comm=migration/0 next_pid=18 next_prio=0"
             );
-            let attr = EventAttr { type_: attr_type::TRACEPOINT, config: 372, ..EventAttr::default() };
+            let attr = EventAttr {
+                type_: attr_type::TRACEPOINT,
+                config: 372,
+                ..EventAttr::default()
+            };
             assert!(t.event_for_attr(&attr).is_some());
-            let attr = EventAttr { type_: attr_type::SOFTWARE, ..attr };
+            let attr = EventAttr {
+                type_: attr_type::SOFTWARE,
+                ..attr
+            };
             assert!(t.event_for_attr(&attr).is_none());
         }
     }
@@ -230,6 +290,9 @@ mod tests {
         assert_eq!(t.events.len(), 1);
         assert!(t.error.is_some());
         let t = TraceData::parse(Bytes::new(b"junk", 0x100, Endianness::Little));
-        assert_eq!((t.events.len(), t.error.map(|e| e.offset)), (0, Some(0x100)));
+        assert_eq!(
+            (t.events.len(), t.error.map(|e| e.offset)),
+            (0, Some(0x100))
+        );
     }
 }

@@ -113,7 +113,12 @@ struct Parser<'a, 'e> {
 
 /// Parses the text after `print fmt: ` for `event` (whose fields `sizeof(REC->x)` may name).
 pub fn parse_print_fmt(text: &str, event: &EventFormat) -> Result<PrintFmt, String> {
-    let mut p = Parser { lex: Lexer::new(text), depth: 0, peeked: None, event };
+    let mut p = Parser {
+        lex: Lexer::new(text),
+        depth: 0,
+        peeked: None,
+        event,
+    };
     let format = match p.next() {
         Some(Token::DQuote(s)) => s,
         t => return Err(format!("expected the format string, found {t:?}")),
@@ -132,7 +137,11 @@ pub fn parse_print_fmt(text: &str, event: &EventFormat) -> Result<PrintFmt, Stri
         t => return Err(format!("expected ',' after the format string, found {t:?}")),
     }
     let segments = parse_segments(&format, args.len())?;
-    Ok(PrintFmt { format, segments, args })
+    Ok(PrintFmt {
+        format,
+        segments,
+        args,
+    })
 }
 
 /// Binding power of a binary operator (higher binds tighter), from libtraceevent's
@@ -207,7 +216,9 @@ impl Parser<'_, '_> {
                 Some(Token::Op(o)) => o.clone(),
                 _ => return Ok(left),
             };
-            let Some(power) = binary_power(&op) else { return Ok(left) };
+            let Some(power) = binary_power(&op) else {
+                return Ok(left);
+            };
             if power < min {
                 return Ok(left);
             }
@@ -280,7 +291,9 @@ impl Parser<'_, '_> {
                 Ok(Arg::Atom(atom))
             }
             Some(Token::DQuote(s)) => Ok(Arg::Atom(s)),
-            Some(Token::SQuote(s)) => Ok(Arg::Atom(s.bytes().next().map_or(0, i64::from).to_string())),
+            Some(Token::SQuote(s)) => {
+                Ok(Arg::Atom(s.bytes().next().map_or(0, i64::from).to_string()))
+            }
             Some(t) if t.is_delim('(') => self.paren(),
             t => Err(format!("unexpected {t:?}")),
         }
@@ -289,15 +302,20 @@ impl Parser<'_, '_> {
     /// After `(`: a parenthesised expression, a cast `(type)operand`, or `(REC)->field`.
     fn paren(&mut self) -> PResult<Arg> {
         if let Some(ty) = self.try_type() {
-            let operand_follows =
-                matches!(self.peek(), Some(Token::Item(_) | Token::DQuote(_) | Token::SQuote(_) | Token::Delim('(')));
+            let operand_follows = matches!(
+                self.peek(),
+                Some(Token::Item(_) | Token::DQuote(_) | Token::SQuote(_) | Token::Delim('('))
+            );
             if ty == "REC" && self.peek().is_some_and(|t| t.is_op("->")) {
                 self.next();
                 return Ok(Arg::Field(self.item()?));
             }
             if operand_follows && !ty.starts_with(|c: char| c.is_ascii_digit()) {
                 let item = self.unary()?;
-                return Ok(Arg::Typecast { ty, item: Box::new(item) });
+                return Ok(Arg::Typecast {
+                    ty,
+                    item: Box::new(item),
+                });
             }
             return Ok(Arg::Atom(ty));
         }
@@ -349,14 +367,25 @@ impl Parser<'_, '_> {
                             s
                         }
                         Some(t) if t.is_delim(',') => String::new(),
-                        t => return Err(format!("expected the delimiter of __print_flags, found {t:?}")),
+                        t => {
+                            return Err(format!(
+                                "expected the delimiter of __print_flags, found {t:?}"
+                            ))
+                        }
                     };
                 }
                 let syms = self.flag_syms()?;
                 if flags_kind {
-                    Arg::Flags { value, delim, flags: syms }
+                    Arg::Flags {
+                        value,
+                        delim,
+                        flags: syms,
+                    }
                 } else {
-                    Arg::Symbolic { value, symbols: syms }
+                    Arg::Symbolic {
+                        value,
+                        symbols: syms,
+                    }
                 }
             }
             "__print_hex" | "__print_hex_str" => {
@@ -364,7 +393,11 @@ impl Parser<'_, '_> {
                 self.expect_delim(',')?;
                 let len = Box::new(self.expr(0)?);
                 self.expect_delim(')')?;
-                Arg::Hex { data, len, no_spaces: name == "__print_hex_str" }
+                Arg::Hex {
+                    data,
+                    len,
+                    no_spaces: name == "__print_hex_str",
+                }
             }
             "__print_array" => {
                 let data = Box::new(self.expr(0)?);
@@ -373,15 +406,22 @@ impl Parser<'_, '_> {
                 self.expect_delim(',')?;
                 let el_size = Box::new(self.expr(0)?);
                 self.expect_delim(')')?;
-                Arg::IntArray { data, count, el_size }
+                Arg::IntArray {
+                    data,
+                    count,
+                    el_size,
+                }
             }
             "__get_str" | "__get_rel_str" => Arg::Str(self.field_name_arg()?),
             "__get_bitmask" | "__get_rel_bitmask" => Arg::Bitmask(self.field_name_arg()?),
             "__get_cpumask" | "__get_rel_cpumask" => Arg::Cpumask(self.field_name_arg()?),
-            "__get_dynamic_array" | "__get_rel_dynamic_array" | "__get_sockaddr" | "__get_sockaddr_rel" => {
-                Arg::DynArray(self.field_name_arg()?)
+            "__get_dynamic_array"
+            | "__get_rel_dynamic_array"
+            | "__get_sockaddr"
+            | "__get_sockaddr_rel" => Arg::DynArray(self.field_name_arg()?),
+            "__get_dynamic_array_len" | "__get_rel_dynamic_array_len" => {
+                Arg::DynArrayLen(self.field_name_arg()?)
             }
-            "__get_dynamic_array_len" | "__get_rel_dynamic_array_len" => Arg::DynArrayLen(self.field_name_arg()?),
             "__builtin_expect" => {
                 let cond = self.expr(0)?;
                 self.expect_delim(',')?;
@@ -500,28 +540,51 @@ mod tests {
             args(r#""%d", REC->a + 1 * 2 << 3"#),
             [Arg::Binary(
                 "<<".into(),
-                Box::new(Arg::Binary("+".into(), f("a"), Box::new(Arg::Binary("*".into(), a("1"), a("2"))))),
+                Box::new(Arg::Binary(
+                    "+".into(),
+                    f("a"),
+                    Box::new(Arg::Binary("*".into(), a("1"), a("2")))
+                )),
                 a("3")
             )]
         );
         assert_eq!(
             args(r#""%s", REC->b & 4 ? "+" : """#),
-            [Arg::Cond(Box::new(Arg::Binary("&".into(), f("b"), a("4"))), a("+"), a(""))]
+            [Arg::Cond(
+                Box::new(Arg::Binary("&".into(), f("b"), a("4"))),
+                a("+"),
+                a("")
+            )]
         );
         assert_eq!(
             args(r#""%lx %d", (unsigned long)(REC->b), ((void *)0)"#),
             [
-                Arg::Typecast { ty: "unsigned long".into(), item: f("b") },
-                Arg::Typecast { ty: "void *".into(), item: a("0") },
+                Arg::Typecast {
+                    ty: "unsigned long".into(),
+                    item: f("b")
+                },
+                Arg::Typecast {
+                    ty: "void *".into(),
+                    item: a("0")
+                },
             ]
         );
-        assert_eq!(args(r#""%d", ((1UL)) << (10)"#), [Arg::Binary("<<".into(), a("1UL"), a("10"))]);
+        assert_eq!(
+            args(r#""%d", ((1UL)) << (10)"#),
+            [Arg::Binary("<<".into(), a("1UL"), a("10"))]
+        );
         assert_eq!(args(r#""%d", (REC)->a"#), [*f("a")]);
         assert_eq!(args(r#""%d", -REC->a"#), [Arg::Unary("-".into(), f("a"))]);
-        assert_eq!(args(r#""%d %d", sizeof(long), sizeof(REC->a)"#), [*a("8"), *a("4")]);
+        assert_eq!(
+            args(r#""%d %d", sizeof(long), sizeof(REC->a)"#),
+            [*a("8"), *a("4")]
+        );
         assert_eq!(
             args(r#""%d", __builtin_expect(!!(REC->a), 0)"#),
-            [Arg::Unary("!".into(), Box::new(Arg::Unary("!".into(), f("a"))))]
+            [Arg::Unary(
+                "!".into(),
+                Box::new(Arg::Unary("!".into(), f("a")))
+            )]
         );
     }
 
@@ -530,7 +593,9 @@ mod tests {
         let got = args(
             r#""%s", __print_flags(REC->a, "|", {( unsigned long)((1UL) << (3)), "X"}, { 0x2, "Y" }, { 0, ((void *)0) }, { HI_SOFTIRQ, "H" })"#,
         );
-        let Arg::Flags { delim, flags, .. } = &got[0] else { panic!("{got:?}") };
+        let Arg::Flags { delim, flags, .. } = &got[0] else {
+            panic!("{got:?}")
+        };
         assert_eq!(delim, "|");
         let flags: Vec<(i64, &str)> = flags.iter().map(|f| (f.value, f.text.as_str())).collect();
         assert_eq!(flags, [(8, "X"), (2, "Y"), (0, "0"), (0, "H")]);
@@ -540,9 +605,15 @@ mod tests {
     fn deep_input_is_refused_not_overflowed() {
         let e = event();
         let nested = format!("\"%d\", {}1{}", "(".repeat(100_000), ")".repeat(100_000));
-        assert_eq!(parse_print_fmt(&nested, &e).unwrap_err(), "expression nested too deeply");
+        assert_eq!(
+            parse_print_fmt(&nested, &e).unwrap_err(),
+            "expression nested too deeply"
+        );
         let chain = format!("\"%d\", 1{}", " + 1".repeat(100_000));
-        assert_eq!(parse_print_fmt(&chain, &e).unwrap_err(), "expression nested too deeply");
+        assert_eq!(
+            parse_print_fmt(&chain, &e).unwrap_err(),
+            "expression nested too deeply"
+        );
         let unary = format!("\"%d\", {}1", "-".repeat(100_000));
         assert!(parse_print_fmt(&unary, &e).is_err());
         // What kernels write still parses.
@@ -563,7 +634,10 @@ mod tests {
     #[test]
     fn errors_name_the_problem() {
         let e = event();
-        assert_eq!(parse_print_fmt(r#""%d", foo(REC->a)"#, &e).unwrap_err(), "function foo not defined");
+        assert_eq!(
+            parse_print_fmt(r#""%d", foo(REC->a)"#, &e).unwrap_err(),
+            "function foo not defined"
+        );
         assert!(parse_print_fmt("REC->a", &e).is_err());
         assert!(parse_print_fmt(r#""%d" REC->a"#, &e).is_err());
         assert!(parse_print_fmt(r#""%d", (REC->a"#, &e).is_err());

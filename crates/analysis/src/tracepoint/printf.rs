@@ -99,14 +99,24 @@ pub fn parse_segments(format: &str, nargs: usize) -> Result<Vec<Segment>, String
                             len_arg = Some(take_arg()?);
                         }
                         b'p' => {
-                            let end = i + 1 + pointer_suffix_len(b.get(i + 1..).unwrap_or_default());
-                            let spec = String::from_utf8_lossy(b.get(start..end).unwrap_or_default()).into_owned();
-                            out.push(Segment::Conv(Conv { spec, kind: ConvKind::Pointer, arg: take_arg()?, len_arg }));
+                            let end =
+                                i + 1 + pointer_suffix_len(b.get(i + 1..).unwrap_or_default());
+                            let spec =
+                                String::from_utf8_lossy(b.get(start..end).unwrap_or_default())
+                                    .into_owned();
+                            out.push(Segment::Conv(Conv {
+                                spec,
+                                kind: ConvKind::Pointer,
+                                arg: take_arg()?,
+                                len_arg,
+                            }));
                             i = end;
                             break;
                         }
                         b'c' | b'd' | b'u' | b'i' | b'x' | b'X' | b'o' | b's' => {
-                            let spec = String::from_utf8_lossy(b.get(start..=i).unwrap_or_default()).into_owned();
+                            let spec =
+                                String::from_utf8_lossy(b.get(start..=i).unwrap_or_default())
+                                    .into_owned();
                             let kind = if c == b's' {
                                 ConvKind::String
                             } else if (-2..=2).contains(&ls) {
@@ -114,7 +124,12 @@ pub fn parse_segments(format: &str, nargs: usize) -> Result<Vec<Segment>, String
                             } else {
                                 return Err(format!("bad count ({ls})"));
                             };
-                            out.push(Segment::Conv(Conv { spec, kind, arg: take_arg()?, len_arg }));
+                            out.push(Segment::Conv(Conv {
+                                spec,
+                                kind,
+                                arg: take_arg()?,
+                                len_arg,
+                            }));
                             i += 1;
                             break;
                         }
@@ -248,7 +263,10 @@ fn pad(out: &mut String, body: &str, spec: &Spec, zero_ok: bool) {
     } else if spec.zero && zero_ok {
         // Zeros go after the sign and the 0x prefix.
         let mut split = usize::from(body.starts_with(['-', '+', ' ']));
-        if body.get(split..).is_some_and(|r| r.starts_with("0x") || r.starts_with("0X")) {
+        if body
+            .get(split..)
+            .is_some_and(|r| r.starts_with("0x") || r.starts_with("0X"))
+        {
             split += 2;
         }
         let (head, tail) = body.split_at(split.min(body.len()));
@@ -272,7 +290,11 @@ pub fn format_number(out: &mut String, spec: &str, star: Option<i64>, ls: i8, va
         0 => 32,
         _ => 64,
     };
-    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     let unsigned = value & mask;
     let signed = ((unsigned << (64 - bits)) as i64) >> (64 - bits);
     let mut digits = match s.conv {
@@ -385,7 +407,14 @@ mod tests {
     #[test]
     fn segments_like_parse_args() {
         let segs = parse_segments(r"a=%03d b=%pS c=%s%% \t%*s %pMR %px %y", 7).unwrap();
-        let conv = |spec: &str, kind, arg, len_arg| Segment::Conv(Conv { spec: spec.into(), kind, arg, len_arg });
+        let conv = |spec: &str, kind, arg, len_arg| {
+            Segment::Conv(Conv {
+                spec: spec.into(),
+                kind,
+                arg,
+                len_arg,
+            })
+        };
         assert_eq!(
             segs,
             [

@@ -12,9 +12,19 @@ use super::print_fmt::Arg;
 use super::printf::{format_number, format_pointer, ConvKind, Segment};
 
 /// Renders `raw` (a sample's RAW data) for `event` as perf script does.
-pub fn render(event: &EventFormat, raw: &[u8], symbols: &dyn KernelSymbols, printk: &PrintkFormats) -> String {
+pub fn render(
+    event: &EventFormat,
+    raw: &[u8],
+    symbols: &dyn KernelSymbols,
+    printk: &PrintkFormats,
+) -> String {
     let mut out = String::new();
-    let ctx = Ctx { event, raw, symbols, printk };
+    let ctx = Ctx {
+        event,
+        raw,
+        symbols,
+        printk,
+    };
     let fmt = match &event.print_fmt {
         Ok(f) => f,
         Err(_) => {
@@ -27,10 +37,17 @@ pub fn render(event: &EventFormat, raw: &[u8], symbols: &dyn KernelSymbols, prin
         match seg {
             Segment::Text(t) => out.push_str(t),
             Segment::Conv(c) => {
-                let Some(arg) = fmt.args.get(c.arg) else { continue };
-                let star = c.len_arg.and_then(|i| fmt.args.get(i)).map(|a| ctx.num(a) as i32 as i64);
+                let Some(arg) = fmt.args.get(c.arg) else {
+                    continue;
+                };
+                let star = c
+                    .len_arg
+                    .and_then(|i| fmt.args.get(i))
+                    .map(|a| ctx.num(a) as i32 as i64);
                 match c.kind {
-                    ConvKind::Number { ls } => format_number(&mut out, &c.spec, star, ls, ctx.num(arg)),
+                    ConvKind::Number { ls } => {
+                        format_number(&mut out, &c.spec, star, ls, ctx.num(arg))
+                    }
                     ConvKind::String => ctx.string(&mut out, &c.spec, star, arg),
                     ConvKind::Pointer => pointer(&mut out, &ctx, &c.spec, star, arg),
                 }
@@ -50,7 +67,9 @@ pub fn raw_fields(out: &mut String, event: &EventFormat, raw: &[u8]) {
             } else {
                 (f.offset as usize, f.size as usize)
             };
-            let data = raw.get(offset..offset.saturating_add(len).min(raw.len())).unwrap_or_default();
+            let data = raw
+                .get(offset..offset.saturating_add(len).min(raw.len()))
+                .unwrap_or_default();
             let text_end = data.iter().position(|&c| c == 0).unwrap_or(data.len());
             let printable = data
                 .get(..text_end)
@@ -123,7 +142,9 @@ fn pointer(out: &mut String, ctx: &Ctx<'_>, spec: &str, star: Option<i64>, arg: 
                 out.push_str("ARG TYPE NOT FIELD BUT 16");
                 return;
             };
-            let Some(f) = ctx.event.field(name) else { return };
+            let Some(f) = ctx.event.field(name) else {
+                return;
+            };
             let (o, len) = dynamic_location(f, ctx.raw, ctx.event.endian);
             let n = len.min(usize::try_from(star.unwrap_or(1)).unwrap_or(0));
             for (i, b) in ctx.raw.iter().skip(o).take(n).enumerate() {
@@ -144,13 +165,19 @@ fn field_bytes<'a>(ctx: &Ctx<'a>, arg: &Arg, size: u32, invalid: &str) -> Result
     while let Arg::Typecast { item, .. } = arg {
         arg = item;
     }
-    let Arg::Field(name) = arg else { return Err("ARG TYPE NOT FIELD BUT 0".into()) };
-    let Some(f) = ctx.event.field(name) else { return Err(String::new()) };
+    let Arg::Field(name) = arg else {
+        return Err("ARG TYPE NOT FIELD BUT 0".into());
+    };
+    let Some(f) = ctx.event.field(name) else {
+        return Err(String::new());
+    };
     if f.size != size {
         return Err(invalid.into());
     }
     let start = f.offset as usize;
-    ctx.raw.get(start..start.saturating_add(size as usize)).ok_or_else(String::new)
+    ctx.raw
+        .get(start..start.saturating_add(size as usize))
+        .ok_or_else(String::new)
 }
 
 fn mac(out: &mut String, ctx: &Ctx<'_>, suffix: &str, arg: &Arg) {
@@ -163,7 +190,11 @@ fn mac(out: &mut String, ctx: &Ctx<'_>, suffix: &str, arg: &Arg) {
         s if s.starts_with("MF") => "-",
         _ => ":",
     };
-    let bytes: Vec<u8> = if suffix.get(1..2) == Some("R") { b.iter().rev().copied().collect() } else { b.to_vec() };
+    let bytes: Vec<u8> = if suffix.get(1..2) == Some("R") {
+        b.iter().rev().copied().collect()
+    } else {
+        b.to_vec()
+    };
     let parts: Vec<String> = bytes.iter().map(|x| format!("{x:02x}")).collect();
     out.push_str(&parts.join(sep));
 }
@@ -185,8 +216,16 @@ fn ip(out: &mut String, ctx: &Ctx<'_>, suffix: &str, arg: &Arg) {
             if reverse {
                 b.reverse();
             }
-            let parts: Vec<String> =
-                b.iter().map(|x| if leading_zeros { format!("{x:03}") } else { x.to_string() }).collect();
+            let parts: Vec<String> = b
+                .iter()
+                .map(|x| {
+                    if leading_zeros {
+                        format!("{x:03}")
+                    } else {
+                        x.to_string()
+                    }
+                })
+                .collect();
             out.push_str(&parts.join("."));
         }
         Some("6") => {
@@ -195,7 +234,10 @@ fn ip(out: &mut String, ctx: &Ctx<'_>, suffix: &str, arg: &Arg) {
                 Err(e) => return out.push_str(&e),
             };
             if !leading_zeros && suffix.get(2..3) == Some("c") {
-                out.push_str(&std::net::Ipv6Addr::from(<[u8; 16]>::try_from(b).unwrap_or_default()).to_string());
+                out.push_str(
+                    &std::net::Ipv6Addr::from(<[u8; 16]>::try_from(b).unwrap_or_default())
+                        .to_string(),
+                );
                 return;
             }
             for (i, pair) in b.chunks(2).enumerate() {
@@ -221,9 +263,17 @@ fn uuid(out: &mut String, ctx: &Ctx<'_>, suffix: &str, arg: &Arg) {
     let guid = matches!(suffix.get(1..2), Some("L" | "l"));
     const GUID: [usize; 16] = [3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15];
     for i in 0..16 {
-        let index = if guid { GUID.get(i).copied().unwrap_or(i) } else { i };
+        let index = if guid {
+            GUID.get(i).copied().unwrap_or(i)
+        } else {
+            i
+        };
         let x = b.get(index).copied().unwrap_or(0);
-        let _ = if upper { write!(out, "{x:02X}") } else { write!(out, "{x:02x}") };
+        let _ = if upper {
+            write!(out, "{x:02X}")
+        } else {
+            write!(out, "{x:02x}")
+        };
         if matches!(i, 3 | 5 | 7 | 9) {
             out.push('-');
         }
@@ -285,7 +335,9 @@ mod tests {
         raw[28..32].copy_from_slice(&(-1i32).to_le_bytes());
         raw[32..40].copy_from_slice(&(0xc08u64 | 0x10000).to_le_bytes());
         raw.extend(b"maple_node\0");
-        let syms = Kallsyms::parse(b"ffffffff821ce230 T mas_preallocate\nffffffff821ce700 T next\n").unwrap();
+        let syms =
+            Kallsyms::parse(b"ffffffff821ce230 T mas_preallocate\nffffffff821ce700 T next\n")
+                .unwrap();
         assert_eq!(
             render(&e, &raw, &syms, &PrintkFormats::default()),
             "call_site=mas_preallocate+0x3ef ptr=(nil) name=maple_node node=-1 gfp_flags=GFP_A|B|0x10000"
@@ -320,8 +372,13 @@ mod tests {
             r#""x=%d", jiffies_to_msecs(REC->x)"#,
             Endianness::Little,
         );
-        let raw = [0, 0, 0, 0, 0, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, b'a', b'b', 0, 0, 1, 0x80];
-        assert_eq!(show(&bad, &raw), "[FAILED TO PARSE] x=-2 c=ab b=ARRAY[01, 80]");
+        let raw = [
+            0, 0, 0, 0, 0, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, b'a', b'b', 0, 0, 1, 0x80,
+        ];
+        assert_eq!(
+            show(&bad, &raw),
+            "[FAILED TO PARSE] x=-2 c=ab b=ARRAY[01, 80]"
+        );
     }
 
     #[test]
@@ -362,7 +419,11 @@ mod tests {
                 Endianness::Little,
             ),
         ];
-        assert!(formats.iter().all(|f| f.print_fmt.is_ok()), "{:?}", formats[1].print_fmt);
+        assert!(
+            formats.iter().all(|f| f.print_fmt.is_ok()),
+            "{:?}",
+            formats[1].print_fmt
+        );
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         for f in &formats {
             for len in 0..80 {

@@ -27,7 +27,15 @@ pub fn load(name: &str) -> Profile {
     let data = read(&format!("{name}.data"));
     let mut resolver = SymbolResolver::new();
     resolver.add_elf(Some(&format!("/tmp/perfscope-diff/{name}")), read(name));
-    let (profile, diag) = load_profile(&data, &[], LoadOptions { resolver: Some(resolver), ..Default::default() }).unwrap();
+    let (profile, diag) = load_profile(
+        &data,
+        &[],
+        LoadOptions {
+            resolver: Some(resolver),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert!(diag.errors.is_empty(), "{name}.data: {:?}", diag.errors);
     profile
 }

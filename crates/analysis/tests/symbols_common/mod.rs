@@ -11,7 +11,10 @@ pub fn shared_dir(test: &str) -> Option<PathBuf> {
     if dir.join("corpus/gen").is_dir() {
         Some(dir)
     } else {
-        println!("skipping {test}: no shared corpus at {} (set PERFSCOPE_SHARED)", dir.display());
+        println!(
+            "skipping {test}: no shared corpus at {} (set PERFSCOPE_SHARED)",
+            dir.display()
+        );
         None
     }
 }
@@ -35,7 +38,11 @@ pub fn script_frames(text: &str) -> Vec<ScriptFrame> {
             let open = rest.rfind(" (")?;
             let sym = rest.get(..open)?.trim();
             let dso = rest.get(open + 2..)?.strip_suffix(')')?;
-            Some(ScriptFrame { addr: u64::from_str_radix(addr, 16).ok()?, sym: sym.into(), dso: dso.into() })
+            Some(ScriptFrame {
+                addr: u64::from_str_radix(addr, 16).ok()?,
+                sym: sym.into(),
+                dso: dso.into(),
+            })
         })
         .collect()
 }
@@ -43,7 +50,9 @@ pub fn script_frames(text: &str) -> Vec<ScriptFrame> {
 /// The kernel map of a perf script oracle (`PERF_RECORD_MMAP -1/0: [START(LEN) @ PGOFF]: x NAME`):
 /// (name, pgoff).
 pub fn kernel_map(text: &str) -> Option<(String, u64)> {
-    let line = text.lines().find(|l| l.contains("PERF_RECORD_MMAP -1/0") && l.contains("[kernel.kallsyms]"))?;
+    let line = text
+        .lines()
+        .find(|l| l.contains("PERF_RECORD_MMAP -1/0") && l.contains("[kernel.kallsyms]"))?;
     let pgoff = line.split_once(" @ ")?.1.split(']').next()?;
     let pgoff = u64::from_str_radix(pgoff.trim_start_matches("0x"), 16).ok()?;
     let name = line.rsplit(' ').next()?;

@@ -1,7 +1,13 @@
 //! Shared by the timeline corpus tests: the corpus, the expected outputs made by perf
 //! (`tests/data/timeline`, see `generate.sh` there), and a timeline read from a file the way
 //! perf delivers records, through the loader.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, dead_code)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    dead_code
+)]
 
 use std::path::{Path, PathBuf};
 
@@ -34,7 +40,9 @@ pub fn corpus_file(rel: &str) -> Option<PathBuf> {
 
 /// An expected output in `tests/data/timeline`.
 pub fn expected(name: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/timeline").join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/timeline")
+        .join(name);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -46,16 +54,42 @@ pub fn timeline_of(path: &Path) -> Timeline {
 /// The timeline of a perf.data file, or the error that kept its records from being read.
 pub fn try_timeline_of(path: &Path) -> Result<Timeline, LoadError> {
     let data = std::fs::read(path).unwrap();
-    let options = LoadOptions { unwind: false, ..LoadOptions::default() };
-    Ok(load(&data, &[], options, LoadExtras { timeline: true, off_cpu: false })?.timeline.unwrap())
+    let options = LoadOptions {
+        unwind: false,
+        ..LoadOptions::default()
+    };
+    Ok(load(
+        &data,
+        &[],
+        options,
+        LoadExtras {
+            timeline: true,
+            off_cpu: false,
+        },
+    )?
+    .timeline
+    .unwrap())
 }
 
 /// The profile (frames named `module+0xoffset`, no symbols) with its timeline and the off-CPU
 /// samples added.
 pub fn load_with_off_cpu(path: &Path) -> Loaded {
     let data = std::fs::read(path).unwrap();
-    let options = LoadOptions { unwind: false, unknown_names: UnknownNames::ModuleOffset, ..LoadOptions::default() };
-    load(&data, &[], options, LoadExtras { timeline: true, off_cpu: true }).unwrap()
+    let options = LoadOptions {
+        unwind: false,
+        unknown_names: UnknownNames::ModuleOffset,
+        ..LoadOptions::default()
+    };
+    load(
+        &data,
+        &[],
+        options,
+        LoadExtras {
+            timeline: true,
+            off_cpu: true,
+        },
+    )
+    .unwrap()
 }
 
 /// perf's `print_sched_time`: msec with 3 decimals, truncated.

@@ -8,20 +8,24 @@ use std::process::ExitCode;
 
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::collapse::{collapse as collapse_one_thread, collapse_threaded};
-use perfscope_analysis::export::share::is_share;
-use perfscope_analysis::import::detect;
-use perfscope_analysis::open::{open, Opened};
 use perfscope_analysis::export::folded::{write_folded, FoldedOptions};
+use perfscope_analysis::export::share::is_share;
 use perfscope_analysis::flame_graph::WeightKind;
 use perfscope_analysis::ids::EventIndex;
-use perfscope_analysis::load::{self as loader, LoadDiagnostics, LoadExtras, LoadFilter, LoadOptions};
+use perfscope_analysis::import::detect;
+use perfscope_analysis::load::{
+    self as loader, LoadDiagnostics, LoadExtras, LoadFilter, LoadOptions,
+};
 use perfscope_analysis::offcpu::OffCpuEvents;
+use perfscope_analysis::open::{open, Opened};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::symbols::archive::PerfArchive;
 use perfscope_analysis::symbols::resolver::SymbolResolver;
 
 use super::input::Input;
-use super::local_symbols::{add_cached_binaries, default_buildid_dir, recording_facts, running_kallsyms, LocalFiles};
+use super::local_symbols::{
+    add_cached_binaries, default_buildid_dir, recording_facts, running_kallsyms, LocalFiles,
+};
 
 /// What to read and how to name frames (shared by `collapse`, `flamegraph` and `report`).
 #[derive(clap::Args, Debug)]
@@ -87,15 +91,31 @@ fn parse_seconds(s: &str) -> Result<u64, String> {
         return Err(bad());
     }
     let secs: u64 = int.parse().map_err(|_| bad())?;
-    let frac_ns: u64 = if frac.is_empty() { 0 } else { format!("{frac:0<9}").parse().map_err(|_| bad())? };
-    secs.checked_mul(1_000_000_000).and_then(|n| n.checked_add(frac_ns)).ok_or_else(bad)
+    let frac_ns: u64 = if frac.is_empty() {
+        0
+    } else {
+        format!("{frac:0<9}").parse().map_err(|_| bad())?
+    };
+    secs.checked_mul(1_000_000_000)
+        .and_then(|n| n.checked_add(frac_ns))
+        .ok_or_else(bad)
 }
 
 /// `START,END` (either side may be empty).
 pub fn parse_time_range(s: &str) -> Result<(u64, u64), String> {
-    let (a, b) = s.split_once(',').ok_or_else(|| format!("bad --time {s:?}: expected START,END"))?;
-    let start = if a.trim().is_empty() { 0 } else { parse_seconds(a.trim())? };
-    let end = if b.trim().is_empty() { u64::MAX } else { parse_seconds(b.trim())? };
+    let (a, b) = s
+        .split_once(',')
+        .ok_or_else(|| format!("bad --time {s:?}: expected START,END"))?;
+    let start = if a.trim().is_empty() {
+        0
+    } else {
+        parse_seconds(a.trim())?
+    };
+    let end = if b.trim().is_empty() {
+        u64::MAX
+    } else {
+        parse_seconds(b.trim())?
+    };
     Ok((start, end))
 }
 
@@ -107,22 +127,40 @@ fn read(path: &Path) -> Result<Vec<u8>, String> {
 pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
     let input = Input::read(&args.file)?;
     let mut resolver = SymbolResolver::new();
-    let buildid_dir = args.buildid_dir.clone().or_else(default_buildid_dir).filter(|d| d.is_dir());
-    resolver.set_provider(Box::new(LocalFiles { symfs: args.symfs.clone(), buildid_dir: buildid_dir.clone() }));
+    let buildid_dir = args
+        .buildid_dir
+        .clone()
+        .or_else(default_buildid_dir)
+        .filter(|d| d.is_dir());
+    resolver.set_provider(Box::new(LocalFiles {
+        symfs: args.symfs.clone(),
+        buildid_dir: buildid_dir.clone(),
+    }));
     // The recording's build ids and kernel, for the build-id cache and /proc/kallsyms.
-    let summary = (buildid_dir.is_some() || args.kallsyms.is_none()).then(|| recording_facts(&input.bytes));
+    let summary =
+        (buildid_dir.is_some() || args.kallsyms.is_none()).then(|| recording_facts(&input.bytes));
     if let (Some(dir), Some(summary)) = (&buildid_dir, &summary) {
         add_cached_binaries(&mut resolver, summary, dir);
     }
     if let Some(k) = &args.kallsyms {
-        resolver.set_kallsyms(&read(k)?).map_err(|e| format!("{}: {e}", k.display()))?;
-    } else if let Some(Ok(bytes)) = summary.as_ref().filter(|_| !args.no_symbols).map(running_kallsyms) {
+        resolver
+            .set_kallsyms(&read(k)?)
+            .map_err(|e| format!("{}: {e}", k.display()))?;
+    } else if let Some(Ok(bytes)) = summary
+        .as_ref()
+        .filter(|_| !args.no_symbols)
+        .map(running_kallsyms)
+    {
         // Like perf: the running kernel's symbols when the recording was made on it.
-        resolver.set_kallsyms(&bytes).map_err(|e| format!("/proc/kallsyms: {e}"))?;
+        resolver
+            .set_kallsyms(&bytes)
+            .map_err(|e| format!("/proc/kallsyms: {e}"))?;
     }
     for a in &args.archive {
         let archive = PerfArchive::parse(&read(a)?).map_err(|e| format!("{}: {e}", a.display()))?;
-        resolver.add_archive(archive).map_err(|e| format!("{}: {e}", a.display()))?;
+        resolver
+            .add_archive(archive)
+            .map_err(|e| format!("{}: {e}", a.display()))?;
     }
     for m in &args.perf_map {
         let name = m.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -137,7 +175,11 @@ pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
     let filter = LoadFilter {
         // With --off-cpu the events are picked after loading: the off-CPU time of a switch
         // goes to the thread's last sample, of whatever event.
-        events: if args.off_cpu { Vec::new() } else { args.event.clone() },
+        events: if args.off_cpu {
+            Vec::new()
+        } else {
+            args.event.clone()
+        },
         pids: args.pid.clone(),
         tids: args.tid.clone(),
         time: args.time.as_deref().map(parse_time_range).transpose()?,
@@ -145,16 +187,28 @@ pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
     let options = LoadOptions {
         resolver: Some(resolver),
         symbolize: !args.no_symbols,
-        unknown_names: if args.no_symbols { UnknownNames::ModuleOffset } else { UnknownNames::Unknown },
+        unknown_names: if args.no_symbols {
+            UnknownNames::ModuleOffset
+        } else {
+            UnknownNames::Unknown
+        },
         filter,
         unwind: true,
         inline_frames: InlineFrames::Unwound,
     };
     let extra: Vec<&[u8]> = input.extra.iter().map(|(_, b)| &b[..]).collect();
-    let extras = LoadExtras { timeline: false, off_cpu: args.off_cpu };
-    let loaded = loader::load(&input.bytes, &extra, options, extras).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let extras = LoadExtras {
+        timeline: false,
+        off_cpu: args.off_cpu,
+    };
+    let loaded = loader::load(&input.bytes, &extra, options, extras)
+        .map_err(|e| format!("{}: {e}", args.file.display()))?;
     report_diagnostics(&args.file, &loaded.diagnostics);
-    Ok(Loaded { profile: loaded.profile, diagnostics: loaded.diagnostics, off_cpu: loaded.off_cpu_events })
+    Ok(Loaded {
+        profile: loaded.profile,
+        diagnostics: loaded.diagnostics,
+        off_cpu: loaded.off_cpu_events,
+    })
 }
 
 /// What [`load`] gives: the profile, what happened, and the off-CPU pseudo-events it has.
@@ -169,18 +223,34 @@ pub struct Loaded {
 
 /// With `--off-cpu`: the samples to keep — the off-CPU pseudo-events, of those `--event` names
 /// when given — or why there are none.
-pub fn off_cpu_events(args: &ProfileArgs, profile: &Profile, events: OffCpuEvents) -> Result<Vec<EventIndex>, String> {
-    let found: Vec<EventIndex> = [events.exact, events.approximate].into_iter().flatten().collect();
+pub fn off_cpu_events(
+    args: &ProfileArgs,
+    profile: &Profile,
+    events: OffCpuEvents,
+) -> Result<Vec<EventIndex>, String> {
+    let found: Vec<EventIndex> = [events.exact, events.approximate]
+        .into_iter()
+        .flatten()
+        .collect();
     if found.is_empty() {
         return Err(format!(
             "{}: no off-CPU time: the recording has no context switches (record with --switch-events, -e sched:sched_switch or perf's --off-cpu)",
             args.file.display()
         ));
     }
-    let picked: Vec<EventIndex> = found.iter().copied().filter(|&e| args.event.is_empty() || args.event.iter().any(|n| n == profile.event_name(e))).collect();
+    let picked: Vec<EventIndex> = found
+        .iter()
+        .copied()
+        .filter(|&e| args.event.is_empty() || args.event.iter().any(|n| n == profile.event_name(e)))
+        .collect();
     if picked.is_empty() {
         let names: Vec<&str> = found.iter().map(|&e| profile.event_name(e)).collect();
-        return Err(format!("{}: --off-cpu: no off-CPU event named {:?} (there are: {})", args.file.display(), args.event, names.join(", ")));
+        return Err(format!(
+            "{}: --off-cpu: no off-CPU event named {:?} (there are: {})",
+            args.file.display(),
+            args.event,
+            names.join(", ")
+        ));
     }
     Ok(picked)
 }
@@ -194,10 +264,16 @@ fn report_diagnostics(file: &Path, d: &LoadDiagnostics) {
         eprintln!("warning: {name}: {} more errors", d.errors.len() - 10);
     }
     if d.lost_records > 0 {
-        eprintln!("warning: {name}: {} LOST records: {} events lost", d.lost_records, d.lost_events);
+        eprintln!(
+            "warning: {name}: {} LOST records: {} events lost",
+            d.lost_records, d.lost_events
+        );
     }
     if d.lost_samples > 0 {
-        eprintln!("warning: {name}: {} samples lost (LOST_SAMPLES)", d.lost_samples);
+        eprintln!(
+            "warning: {name}: {} samples lost (LOST_SAMPLES)",
+            d.lost_samples
+        );
     }
     if d.truncated > 0 {
         eprintln!(
@@ -221,10 +297,15 @@ struct ChannelWriter {
 
 impl ChannelWriter {
     fn send(&mut self) -> std::io::Result<()> {
-        let next = self.empty.try_recv().unwrap_or_else(|_| Vec::with_capacity(WRITE_BUFFER));
+        let next = self
+            .empty
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(WRITE_BUFFER));
         let full = std::mem::replace(&mut self.buf, next);
         // The writer thread stopped (a closed pipe): its error is the one to report.
-        self.full.send(full).map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+        self.full
+            .send(full)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
     }
 }
 
@@ -234,7 +315,9 @@ impl ChannelWriter {
         if !self.buf.is_empty() {
             self.send()?;
         }
-        self.full.send(full).map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+        self.full
+            .send(full)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
         Ok(self.empty.try_recv().unwrap_or_default())
     }
 }
@@ -255,7 +338,9 @@ impl std::io::Write for ChannelWriter {
 
 /// Runs `produce` with a writer whose bytes go to standard output from a second thread, so
 /// that the system calls writing them (hundreds of MB of folded text) overlap producing them.
-fn write_on_thread(produce: impl FnOnce(&mut ChannelWriter) -> std::io::Result<()>) -> std::io::Result<()> {
+fn write_on_thread(
+    produce: impl FnOnce(&mut ChannelWriter) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
     let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u8>>();
     std::thread::scope(|scope| {
@@ -268,10 +353,16 @@ fn write_on_thread(produce: impl FnOnce(&mut ChannelWriter) -> std::io::Result<(
             }
             out.flush()
         });
-        let mut w = ChannelWriter { buf: Vec::with_capacity(WRITE_BUFFER), full: full_tx, empty: empty_rx };
+        let mut w = ChannelWriter {
+            buf: Vec::with_capacity(WRITE_BUFFER),
+            full: full_tx,
+            empty: empty_rx,
+        };
         let produced = produce(&mut w).and_then(|()| w.send());
         drop(w);
-        let written = writer.join().unwrap_or_else(|_| Err(std::io::Error::other("the writer thread panicked")));
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the writer thread panicked")));
         // The writer's error (a closed pipe) explains a failed send.
         written.and(produced)
     })
@@ -281,31 +372,57 @@ fn write_on_thread(produce: impl FnOnce(&mut ChannelWriter) -> std::io::Result<(
 /// ([`perfscope_analysis::collapse`]): `None` when it does not apply (symbols, filters, share
 /// or text input, DWARF-mode stacks, read values), for the general path to run.
 fn run_fast(args: &ProfileArgs) -> Result<Option<ExitCode>, String> {
-    let filtered = !args.event.is_empty() || !args.pid.is_empty() || !args.tid.is_empty() || args.time.is_some();
-    if !args.no_symbols || filtered || args.off_cpu || std::env::var_os("PERFSCOPE_COLLAPSE_GENERAL").is_some() {
+    let filtered = !args.event.is_empty()
+        || !args.pid.is_empty()
+        || !args.tid.is_empty()
+        || args.time.is_some();
+    if !args.no_symbols
+        || filtered
+        || args.off_cpu
+        || std::env::var_os("PERFSCOPE_COLLAPSE_GENERAL").is_some()
+    {
         return Ok(None);
     }
     let input = Input::read(&args.file)?;
-    if is_share(&input.bytes) || detect(&input.bytes).is_some() || !matches!(open(&input.bytes), Ok(Opened::PerfData)) {
+    if is_share(&input.bytes)
+        || detect(&input.bytes).is_some()
+        || !matches!(open(&input.bytes), Ok(Opened::PerfData))
+    {
         return Ok(None);
     }
     let extra: Vec<&[u8]> = input.extra.iter().map(|(_, b)| &b[..]).collect();
-    let threads = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) && std::env::var_os("PERFSCOPE_COLLAPSE_ONE_THREAD").is_none();
-    let collapse_fast = if threads { collapse_threaded } else { collapse_one_thread };
-    let collapsed = match collapse_fast(&input.bytes, &extra).map_err(|e| format!("{}: {e}", args.file.display()))? {
+    let threads = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+        && std::env::var_os("PERFSCOPE_COLLAPSE_ONE_THREAD").is_none();
+    let collapse_fast = if threads {
+        collapse_threaded
+    } else {
+        collapse_one_thread
+    };
+    let collapsed = match collapse_fast(&input.bytes, &extra)
+        .map_err(|e| format!("{}: {e}", args.file.display()))?
+    {
         Ok(c) => c,
         Err(_) => return Ok(None),
     };
     report_diagnostics(&args.file, &collapsed.diagnostics);
     if std::env::var_os("PERFSCOPE_COLLAPSE_STATS").is_some() {
-        eprintln!("collapse: {} samples, {} lines, stack entries {:?}", collapsed.diagnostics.kept_samples, collapsed.lines(), collapsed.counters);
+        eprintln!(
+            "collapse: {} samples, {} lines, stack entries {:?}",
+            collapsed.diagnostics.kept_samples,
+            collapsed.lines(),
+            collapsed.counters
+        );
     }
     let had_errors = !collapsed.diagnostics.errors.is_empty();
     let written = write_on_thread(|out| collapsed.write_buffers(|buf| out.hand_over(buf)));
     // The process ends now: freeing the tables entry by entry would only cost time.
     std::mem::forget(collapsed);
     std::mem::forget(input);
-    Ok(Some(if written.is_ok() && had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS }))
+    Ok(Some(if written.is_ok() && had_errors {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }))
 }
 
 /// Runs `perfscope collapse`.
@@ -315,15 +432,23 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     }
     // A perf.data or a share file (`perfscope export --format share`).
     let loaded = super::export::load_with(&args.profile, false)?;
-    let options = FoldedOptions { weight: loaded.weight(WeightKind::Samples), ..FoldedOptions::default() };
-    let written = write_on_thread(|out| write_folded(&loaded.profile, &loaded.filter, options, out));
+    let options = FoldedOptions {
+        weight: loaded.weight(WeightKind::Samples),
+        ..FoldedOptions::default()
+    };
+    let written =
+        write_on_thread(|out| write_folded(&loaded.profile, &loaded.filter, options, out));
     if written.is_err() {
         return Ok(ExitCode::SUCCESS); // closed pipe (`| head`)
     }
     let had_errors = loaded.had_errors;
     // The process ends now: freeing millions of table entries one by one would only cost time.
     std::mem::forget(loaded);
-    Ok(if had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if had_errors {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 #[cfg(test)]
@@ -332,7 +457,10 @@ mod tests {
 
     #[test]
     fn time_ranges_parse_like_perf() {
-        assert_eq!(parse_time_range("3874.784783971,3875"), Ok((3_874_784_783_971, 3_875_000_000_000)));
+        assert_eq!(
+            parse_time_range("3874.784783971,3875"),
+            Ok((3_874_784_783_971, 3_875_000_000_000))
+        );
         assert_eq!(parse_time_range(",1.5"), Ok((0, 1_500_000_000)));
         assert_eq!(parse_time_range("2.000001,"), Ok((2_000_001_000, u64::MAX)));
         assert!(parse_time_range("1.2.3,4").is_err());

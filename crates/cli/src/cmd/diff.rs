@@ -64,9 +64,21 @@ fn signed_pct(f: f64) -> String {
 /// `unit`: what the totals count ("samples", "period", "ns off-CPU").
 pub fn table(d: &FunctionDiff, limit: usize, unit: &str) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "# base: {} {unit}, new: {} {unit}; shares of each profile's total", d.base_total, d.new_total);
-    let _ = writeln!(s, "{:>10} {:>10} {:>9}  {:>10} {:>10} {:>9}  function", "base self", "new self", "change", "base total", "new total", "change");
-    let shown = if limit == 0 { d.rows.len() } else { limit.min(d.rows.len()) };
+    let _ = writeln!(
+        s,
+        "# base: {} {unit}, new: {} {unit}; shares of each profile's total",
+        d.base_total, d.new_total
+    );
+    let _ = writeln!(
+        s,
+        "{:>10} {:>10} {:>9}  {:>10} {:>10} {:>9}  function",
+        "base self", "new self", "change", "base total", "new total", "change"
+    );
+    let shown = if limit == 0 {
+        d.rows.len()
+    } else {
+        limit.min(d.rows.len())
+    };
     for r in d.rows.iter().take(shown) {
         let _ = writeln!(
             s,
@@ -81,7 +93,11 @@ pub fn table(d: &FunctionDiff, limit: usize, unit: &str) -> String {
         );
     }
     if shown < d.rows.len() {
-        let _ = writeln!(s, "# {} more functions (--limit 0 shows all)", d.rows.len() - shown);
+        let _ = writeln!(
+            s,
+            "# {} more functions (--limit 0 shows all)",
+            d.rows.len() - shown
+        );
     }
     s
 }
@@ -91,7 +107,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let base = load(&args.base)?;
     let new = load(&with_file(&args.base, args.new.clone()))?;
     let options = DiffOptions {
-        weight: base.weight(if args.period { WeightKind::Period } else { WeightKind::Samples }),
+        weight: base.weight(if args.period {
+            WeightKind::Period
+        } else {
+            WeightKind::Samples
+        }),
         sort: match args.sort {
             Sort::SelfTime => DiffSort::SelfWeight,
             Sort::Total => DiffSort::Total,
@@ -113,7 +133,8 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 })
             })
             .collect();
-        let doc = json!({ "base_total": d.base_total, "new_total": d.new_total, "functions": rows });
+        let doc =
+            json!({ "base_total": d.base_total, "new_total": d.new_total, "functions": rows });
         format!("{doc}\n")
     } else {
         let unit = match (base.off_cpu, options.weight) {
@@ -124,5 +145,9 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         table(&d, args.limit, unit)
     };
     write_output(std::path::Path::new("-"), out.as_bytes())?;
-    Ok(if base.had_errors || new.had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if base.had_errors || new.had_errors {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

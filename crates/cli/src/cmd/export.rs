@@ -111,17 +111,34 @@ pub fn load_with(args: &ProfileArgs, summary: bool) -> Result<Loaded, String> {
     let share = is_share(&input.bytes);
     if let Some(kind) = detect(&input.bytes).filter(|_| !share) {
         let name = args.file.display();
-        let imported = import_text(&input.bytes).map_err(|e| format!("{name}: {}: {e}", kind.name()))?;
+        let imported =
+            import_text(&input.bytes).map_err(|e| format!("{name}: {}: {e}", kind.name()))?;
         if let Some(line) = imported.first_skipped {
-            eprintln!("warning: {name}: {} lines that are no {} skipped (the first: line {line})", imported.skipped_lines, kind.name());
+            eprintln!(
+                "warning: {name}: {} lines that are no {} skipped (the first: line {line})",
+                imported.skipped_lines,
+                kind.name()
+            );
         }
         let filter = share_filter(&imported.profile, args)?;
-        return Ok(Loaded { profile: imported.profile, summary: None, filter, had_errors: false, off_cpu: args.off_cpu });
+        return Ok(Loaded {
+            profile: imported.profile,
+            summary: None,
+            filter,
+            had_errors: false,
+            off_cpu: args.off_cpu,
+        });
     }
     match open(&input.bytes).map_err(|e| format!("{}: {e}", args.file.display()))? {
         Opened::Share(shared) => {
             let filter = share_filter(&shared.profile, args)?;
-            Ok(Loaded { profile: shared.profile, summary: shared.summary, filter, had_errors: false, off_cpu: args.off_cpu })
+            Ok(Loaded {
+                profile: shared.profile,
+                summary: shared.summary,
+                filter,
+                had_errors: false,
+                off_cpu: args.off_cpu,
+            })
         }
         Opened::PerfData => {
             let summary = summary.then(|| Summary::from_bytes(&input.bytes));
@@ -132,7 +149,13 @@ pub fn load_with(args: &ProfileArgs, summary: bool) -> Result<Loaded, String> {
                 filter.events = collapse::off_cpu_events(args, &loaded.profile, loaded.off_cpu)?;
             }
             let had_errors = !loaded.diagnostics.errors.is_empty();
-            Ok(Loaded { profile: loaded.profile, summary, filter, had_errors, off_cpu: args.off_cpu })
+            Ok(Loaded {
+                profile: loaded.profile,
+                summary,
+                filter,
+                had_errors,
+                off_cpu: args.off_cpu,
+            })
         }
     }
 }
@@ -141,24 +164,45 @@ pub fn load_with(args: &ProfileArgs, summary: bool) -> Result<Loaded, String> {
 fn share_filter(profile: &Profile, args: &ProfileArgs) -> Result<SampleFilter, String> {
     let mut events = Vec::new();
     if args.off_cpu {
-        let named = |e: &EventIndex| matches!(profile.event_name(*e), OFF_CPU_EVENT | OFF_CPU_APPROX_EVENT);
-        let found = (0..profile.events.len() as u32).map(EventIndex).filter(named);
-        events.extend(found.filter(|&e| args.event.is_empty() || args.event.iter().any(|n| n == profile.event_name(e))));
+        let named =
+            |e: &EventIndex| matches!(profile.event_name(*e), OFF_CPU_EVENT | OFF_CPU_APPROX_EVENT);
+        let found = (0..profile.events.len() as u32)
+            .map(EventIndex)
+            .filter(named);
+        events.extend(found.filter(|&e| {
+            args.event.is_empty() || args.event.iter().any(|n| n == profile.event_name(e))
+        }));
         if events.is_empty() {
-            return Err(format!("{}: --off-cpu: no {OFF_CPU_EVENT} samples in it", args.file.display()));
+            return Err(format!(
+                "{}: --off-cpu: no {OFF_CPU_EVENT} samples in it",
+                args.file.display()
+            ));
         }
     }
     for name in args.event.iter().filter(|_| !args.off_cpu) {
-        let found: Vec<EventIndex> =
-            (0..profile.events.len() as u32).map(EventIndex).filter(|&e| profile.event_name(e) == name).collect();
+        let found: Vec<EventIndex> = (0..profile.events.len() as u32)
+            .map(EventIndex)
+            .filter(|&e| profile.event_name(e) == name)
+            .collect();
         if found.is_empty() {
             return Err(format!("{}: no event named {name:?}", args.file.display()));
         }
         events.extend(found);
     }
     // --time includes both ends; the filter's end is exclusive.
-    let time_range = args.time.as_deref().map(parse_time_range).transpose()?.map(|(start, end)| (start, end.saturating_add(1)));
-    Ok(SampleFilter { time_range, pids: args.pid.clone(), tids: args.tid.clone(), cpus: Vec::new(), events })
+    let time_range = args
+        .time
+        .as_deref()
+        .map(parse_time_range)
+        .transpose()?
+        .map(|(start, end)| (start, end.saturating_add(1)));
+    Ok(SampleFilter {
+        time_range,
+        pids: args.pid.clone(),
+        tids: args.tid.clone(),
+        cpus: Vec::new(),
+        events,
+    })
 }
 
 /// `args` with another file (`perfscope diff` loads two files with the same options).
@@ -214,25 +258,77 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         return Err("--strip-paths, --strip-cmdline, --strip-hostname and --strip-thread-names apply to --format share".into());
     }
     let loaded = load(&args.profile)?;
-    let weight = loaded.weight(if args.period { WeightKind::Period } else { WeightKind::Samples });
-    let Loaded { profile, summary, filter, had_errors, off_cpu } = loaded;
+    let weight = loaded.weight(if args.period {
+        WeightKind::Period
+    } else {
+        WeightKind::Samples
+    });
+    let Loaded {
+        profile,
+        summary,
+        filter,
+        had_errors,
+        off_cpu,
+    } = loaded;
     let file = &args.profile.file;
-    let name = file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let name = file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let bytes = match args.format {
-        Format::Folded => to_folded_text(&profile, &filter, FoldedOptions { include_comm: true, weight }).into_bytes(),
+        Format::Folded => to_folded_text(
+            &profile,
+            &filter,
+            FoldedOptions {
+                include_comm: true,
+                weight,
+            },
+        )
+        .into_bytes(),
         Format::Svg => {
             let tree = CallTree::top_down(&profile, &filter).map_err(|e| e.to_string())?;
             let graph = FlameGraph::from_call_tree(&tree, &profile, weight);
-            let options = SvgOptions { title: format!("Flame Graph: {name}"), unit: if off_cpu { "ns off-CPU".into() } else { unit(&profile, weight).into() }, ..Default::default() };
+            let options = SvgOptions {
+                title: format!("Flame Graph: {name}"),
+                unit: if off_cpu {
+                    "ns off-CPU".into()
+                } else {
+                    unit(&profile, weight).into()
+                },
+                ..Default::default()
+            };
             to_svg(&graph, &profile, &options).into_bytes()
         }
         Format::Pprof => {
             let clock_data = summary.as_ref().and_then(|s| s.clock_data.clone());
-            to_pprof(&profile, &PprofOptions { filter, clock_data, ..Default::default() })
+            to_pprof(
+                &profile,
+                &PprofOptions {
+                    filter,
+                    clock_data,
+                    ..Default::default()
+                },
+            )
         }
-        Format::Speedscope => to_speedscope(&profile, &SpeedscopeOptions { filter, weight, name }).into_bytes(),
-        Format::Share => to_share(&profile, summary.as_ref(), &ShareOptions { filter, privacy }),
+        Format::Speedscope => to_speedscope(
+            &profile,
+            &SpeedscopeOptions {
+                filter,
+                weight,
+                name,
+            },
+        )
+        .into_bytes(),
+        Format::Share => to_share(
+            &profile,
+            summary.as_ref(),
+            &ShareOptions { filter, privacy },
+        ),
     };
     write_output(&args.output, &bytes)?;
-    Ok(if had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if had_errors {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

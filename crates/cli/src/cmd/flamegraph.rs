@@ -31,7 +31,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let loaded = super::export::load(&args.profile)?;
     let profile = &loaded.profile;
     let tree = CallTree::top_down(profile, &loaded.filter).map_err(|e| format!("{e:?}"))?;
-    let kind = loaded.weight(if args.period { WeightKind::Period } else { WeightKind::Samples });
+    let kind = loaded.weight(if args.period {
+        WeightKind::Period
+    } else {
+        WeightKind::Samples
+    });
     let graph = FlameGraph::from_call_tree(&tree, profile, kind);
     let options = SvgOptions {
         title: args.title.clone(),
@@ -45,6 +49,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         ..SvgOptions::default()
     };
     let svg = to_svg(&graph, profile, &options);
-    std::fs::write(&args.output, svg).map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
-    Ok(if loaded.had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    std::fs::write(&args.output, svg)
+        .map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
+    Ok(if loaded.had_errors {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

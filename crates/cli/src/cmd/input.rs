@@ -56,7 +56,11 @@ impl Input {
             let entries = std::fs::read_dir(path).map_err(|e| err(e, path))?;
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                let Some(n) = name.to_str().and_then(|n| n.strip_prefix("data.")).and_then(|n| n.parse::<u32>().ok()) else {
+                let Some(n) = name
+                    .to_str()
+                    .and_then(|n| n.strip_prefix("data."))
+                    .and_then(|n| n.parse::<u32>().ok())
+                else {
                     continue;
                 };
                 let p = entry.path();
@@ -68,7 +72,10 @@ impl Input {
             Ok(Input { bytes, extra })
         } else {
             let bytes = read_bytes(path).map_err(|e| err(e, path))?;
-            Ok(Input { bytes, extra: Vec::new() })
+            Ok(Input {
+                bytes,
+                extra: Vec::new(),
+            })
         }
     }
 }

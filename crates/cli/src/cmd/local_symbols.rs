@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use perfscope_analysis::feature_summary::build_id_summary;
 use perfscope_analysis::summary::Summary;
-use perfscope_format::features::{parse_feature, Feature, FeatureContext};
-use perfscope_format::{HeaderFeature, PerfFile};
 use perfscope_analysis::symbols::archive::{build_id_hex, parse_hex_build_id};
 use perfscope_analysis::symbols::elf;
 use perfscope_analysis::symbols::resolver::{FileProvider, SymbolResolver};
+use perfscope_format::features::{parse_feature, Feature, FeatureContext};
+use perfscope_format::{HeaderFeature, PerfFile};
 
 /// Reads binaries from the local filesystem: the recorded path (under `--symfs`), separate
 /// debug files from `/usr/lib/debug/.build-id/` and the build-id cache's `debug` files.
@@ -43,9 +43,15 @@ impl FileProvider for LocalFiles {
     fn read_debug(&mut self, build_id: &[u8]) -> Option<Vec<u8>> {
         let hex = build_id_hex(build_id);
         let (dir, rest) = (hex.get(..2)?, hex.get(2..)?);
-        let cached = self.buildid_dir.as_ref().map(|d| d.join(".build-id").join(dir).join(rest).join("debug"));
+        let cached = self
+            .buildid_dir
+            .as_ref()
+            .map(|d| d.join(".build-id").join(dir).join(rest).join("debug"));
         let system = self.local(&format!("/usr/lib/debug/.build-id/{dir}/{rest}.debug"));
-        cached.into_iter().chain([system]).find_map(|p| std::fs::read(p).ok())
+        cached
+            .into_iter()
+            .chain([system])
+            .find_map(|p| std::fs::read(p).ok())
     }
 }
 
@@ -53,7 +59,9 @@ impl FileProvider for LocalFiles {
 /// the two header features alone (no walk over the records); a pipe-mode stream is summarized
 /// whole (its features are records).
 pub fn recording_facts(data: &[u8]) -> Summary {
-    let Ok(file) = PerfFile::parse(data) else { return Summary::from_bytes(data) };
+    let Ok(file) = PerfFile::parse(data) else {
+        return Summary::from_bytes(data);
+    };
     let mut s = Summary::default();
     for (id, bytes) in file.feature_sections() {
         if id != HeaderFeature::BUILD_ID && id != HeaderFeature::OSRELEASE {
@@ -100,7 +108,9 @@ pub fn add_cached_binaries(resolver: &mut SymbolResolver, summary: &Summary, dir
         if b.cpumode.contains("kernel") || b.filename.starts_with('[') {
             continue;
         }
-        let Some(id) = parse_hex_build_id(&b.build_id) else { continue };
+        let Some(id) = parse_hex_build_id(&b.build_id) else {
+            continue;
+        };
         if let Some(bytes) = cached_binary(dir, &id, &b.filename) {
             resolver.add_elf(None, bytes);
             n += 1;
@@ -112,7 +122,9 @@ pub fn add_cached_binaries(resolver: &mut SymbolResolver, summary: &Summary, dir
 /// The `NT_GNU_BUILD_ID` in raw ELF notes (`/sys/kernel/notes`: namesz, descsz, type, name,
 /// desc, each 4-byte aligned, native byte order).
 pub fn notes_build_id(notes: &[u8]) -> Option<Vec<u8>> {
-    let word = |at: usize| -> Option<usize> { Some(u32::from_ne_bytes(notes.get(at..at.checked_add(4)?)?.try_into().ok()?) as usize) };
+    let word = |at: usize| -> Option<usize> {
+        Some(u32::from_ne_bytes(notes.get(at..at.checked_add(4)?)?.try_into().ok()?) as usize)
+    };
     let align = |n: usize| n.checked_add(3).map(|n| n & !3);
     let mut at = 0usize;
     while at.checked_add(12)? <= notes.len() {
@@ -121,7 +133,9 @@ pub fn notes_build_id(notes: &[u8]) -> Option<Vec<u8>> {
         let desc_at = name_at.checked_add(align(namesz)?)?;
         let next = desc_at.checked_add(align(descsz)?)?;
         if kind == 3 && notes.get(name_at..name_at.checked_add(namesz)?) == Some(b"GNU\0") {
-            return notes.get(desc_at..desc_at.checked_add(descsz)?).map(<[u8]>::to_vec);
+            return notes
+                .get(desc_at..desc_at.checked_add(descsz)?)
+                .map(<[u8]>::to_vec);
         }
         at = next;
     }
@@ -132,18 +146,36 @@ pub fn notes_build_id(notes: &[u8]) -> Option<Vec<u8>> {
 /// `uname -r`, and its kernel build id, if recorded, equals `/sys/kernel/notes`'s) and the
 /// addresses are visible (all zero without root or with `kptr_restrict`). `Err` says why not.
 pub fn running_kallsyms(summary: &Summary) -> Result<Vec<u8>, String> {
-    let running = std::fs::read_to_string("/proc/sys/kernel/osrelease").map_err(|e| format!("cannot read the running kernel's release: {e}"))?;
-    let recorded = summary.os_release.as_deref().ok_or("the recording has no os release")?;
+    let running = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map_err(|e| format!("cannot read the running kernel's release: {e}"))?;
+    let recorded = summary
+        .os_release
+        .as_deref()
+        .ok_or("the recording has no os release")?;
     if recorded.trim() != running.trim() {
-        return Err(format!("recorded on kernel {recorded}, running {}", running.trim()));
+        return Err(format!(
+            "recorded on kernel {recorded}, running {}",
+            running.trim()
+        ));
     }
-    let kernel_id = summary.build_ids.iter().find(|b| b.filename.starts_with("[kernel.kallsyms]")).and_then(|b| parse_hex_build_id(&b.build_id));
-    if let (Some(recorded), Some(running)) = (kernel_id, std::fs::read("/sys/kernel/notes").ok().as_deref().and_then(notes_build_id)) {
+    let kernel_id = summary
+        .build_ids
+        .iter()
+        .find(|b| b.filename.starts_with("[kernel.kallsyms]"))
+        .and_then(|b| parse_hex_build_id(&b.build_id));
+    if let (Some(recorded), Some(running)) = (
+        kernel_id,
+        std::fs::read("/sys/kernel/notes")
+            .ok()
+            .as_deref()
+            .and_then(notes_build_id),
+    ) {
         if recorded != running {
             return Err("the kernel's build id differs from the running kernel's".into());
         }
     }
-    let bytes = std::fs::read("/proc/kallsyms").map_err(|e| format!("cannot read /proc/kallsyms: {e}"))?;
+    let bytes =
+        std::fs::read("/proc/kallsyms").map_err(|e| format!("cannot read /proc/kallsyms: {e}"))?;
     if !kallsyms_has_addresses(&bytes) {
         return Err("/proc/kallsyms shows no addresses (not root, or kptr_restrict)".into());
     }
@@ -152,7 +184,10 @@ pub fn running_kallsyms(summary: &Summary) -> Result<Vec<u8>, String> {
 
 /// Whether a kallsyms text has any non-zero address.
 pub fn kallsyms_has_addresses(bytes: &[u8]) -> bool {
-    bytes.split(|&b| b == b'\n').filter_map(|l| l.split(|&b| b == b' ').next()).any(|a| !a.is_empty() && a.iter().any(|&b| b != b'0'))
+    bytes
+        .split(|&b| b == b'\n')
+        .filter_map(|l| l.split(|&b| b == b' ').next())
+        .any(|a| !a.is_empty() && a.iter().any(|&b| b != b'0'))
 }
 
 #[cfg(test)]
@@ -181,7 +216,11 @@ mod tests {
 
     #[test]
     fn zeroed_kallsyms_is_not_used() {
-        assert!(!kallsyms_has_addresses(b"0000000000000000 T _text\n0000000000000000 t foo\n"));
-        assert!(kallsyms_has_addresses(b"0000000000000000 A fixed_percpu_data\nffffffff81000000 T _text\n"));
+        assert!(!kallsyms_has_addresses(
+            b"0000000000000000 T _text\n0000000000000000 t foo\n"
+        ));
+        assert!(kallsyms_has_addresses(
+            b"0000000000000000 A fixed_percpu_data\nffffffff81000000 T _text\n"
+        ));
     }
 }

@@ -37,9 +37,14 @@ pub struct FuncWeight {
 }
 
 /// Self and total weight per function; the grand total.
-pub fn function_weights(profile: &Profile, filter: &SampleFilter, by_samples: bool) -> (HashMap<FuncIndex, FuncWeight>, u64) {
+pub fn function_weights(
+    profile: &Profile,
+    filter: &SampleFilter,
+    by_samples: bool,
+) -> (HashMap<FuncIndex, FuncWeight>, u64) {
     let (weights, empty) = stack_self_weights(profile, filter);
-    let pick = |w: perfscope_analysis::call_tree::Weight| if by_samples { w.samples } else { w.period };
+    let pick =
+        |w: perfscope_analysis::call_tree::Weight| if by_samples { w.samples } else { w.period };
     let mut out: HashMap<FuncIndex, FuncWeight> = HashMap::new();
     let mut grand = pick(empty);
     let mut seen: Vec<FuncIndex> = Vec::new();
@@ -47,12 +52,16 @@ pub fn function_weights(profile: &Profile, filter: &SampleFilter, by_samples: bo
         if w.samples == 0 {
             continue;
         }
-        let Ok(stack) = perfscope_analysis::ids::StackIndex::from_len(i) else { continue };
+        let Ok(stack) = perfscope_analysis::ids::StackIndex::from_len(i) else {
+            continue;
+        };
         let weight = pick(*w);
         grand += weight;
         seen.clear();
         for (depth, frame) in profile.stacks.frames_leaf_first(Some(stack)).enumerate() {
-            let Some(func) = profile.frame_func(frame) else { continue };
+            let Some(func) = profile.frame_func(frame) else {
+                continue;
+            };
             let e = out.entry(func).or_default();
             if depth == 0 {
                 e.self_weight += weight;
@@ -85,25 +94,60 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             .and_then(|m| profile.modules.get(m))
             .map_or("[unknown]", |m| profile.strings.get(m.path))
     };
-    rows.sort_by(|a, b| b.1.self_weight.cmp(&a.1.self_weight).then(b.1.total.cmp(&a.1.total)).then(name(a.0).cmp(name(b.0))));
-    let pct = |w: u64| if grand == 0 { 0.0 } else { 100.0 * w as f64 / grand as f64 };
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let _ = writeln!(out, "# {} samples, {} {}", profile.samples.len(), grand, if by_samples {
-        "samples"
-    } else if loaded.off_cpu {
-        "ns off-CPU"
-    } else {
-        "period"
+    rows.sort_by(|a, b| {
+        b.1.self_weight
+            .cmp(&a.1.self_weight)
+            .then(b.1.total.cmp(&a.1.total))
+            .then(name(a.0).cmp(name(b.0)))
     });
+    let pct = |w: u64| {
+        if grand == 0 {
+            0.0
+        } else {
+            100.0 * w as f64 / grand as f64
+        }
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = writeln!(
+        out,
+        "# {} samples, {} {}",
+        profile.samples.len(),
+        grand,
+        if by_samples {
+            "samples"
+        } else if loaded.off_cpu {
+            "ns off-CPU"
+        } else {
+            "period"
+        }
+    );
     let _ = writeln!(out, "#   Self   Total  Samples  Function  [Module]");
     for (f, w) in rows.iter().take(args.limit) {
         let module = module(*f);
         let short = module.rsplit('/').next().unwrap_or(module);
-        let short = if short.starts_with('[') { short.to_owned() } else { format!("[{short}]") };
-        if writeln!(out, "{:6.2}% {:6.2}% {:8}  {}  {}", pct(w.self_weight), pct(w.total), w.self_samples, name(*f), short).is_err() {
+        let short = if short.starts_with('[') {
+            short.to_owned()
+        } else {
+            format!("[{short}]")
+        };
+        if writeln!(
+            out,
+            "{:6.2}% {:6.2}% {:8}  {}  {}",
+            pct(w.self_weight),
+            pct(w.total),
+            w.self_samples,
+            name(*f),
+            short
+        )
+        .is_err()
+        {
             break;
         }
     }
     let _ = out.flush();
-    Ok(if loaded.had_errors { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if loaded.had_errors {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

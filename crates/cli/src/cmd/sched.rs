@@ -94,7 +94,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         Item::Record(raw) => {
             if !have_trace && !meta.pipe {
                 have_trace = true;
-                st.set_trace(meta, meta.feature(HeaderFeature::TRACING_DATA).map(TraceData::parse));
+                st.set_trace(
+                    meta,
+                    meta.feature(HeaderFeature::TRACING_DATA)
+                        .map(TraceData::parse),
+                );
             }
             st.record(meta, raw, &mut queue);
             if file_order {
@@ -125,7 +129,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             return Err(format!("cannot write: {e}"));
         }
     }
-    Ok(if st.failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if st.failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 impl<W: Write> State<W> {
@@ -149,7 +157,10 @@ impl<W: Write> State<W> {
         let rec = match meta.parse(raw) {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("error: {} record at 0x{:x}: {e}", raw.header.type_, raw.offset);
+                eprintln!(
+                    "error: {} record at 0x{:x}: {e}",
+                    raw.header.type_, raw.offset
+                );
                 self.failed = true;
                 return;
             }
@@ -164,12 +175,22 @@ impl<W: Write> State<W> {
                 let comm = c.comm.to_string();
                 queue.push(time, Pending::Comm { tid: c.tid, comm });
             }
-            Record::Fork(f) => queue.push(f.time, Pending::Fork { tid: f.tid, ptid: f.ptid }),
+            Record::Fork(f) => queue.push(
+                f.time,
+                Pending::Fork {
+                    tid: f.tid,
+                    ptid: f.ptid,
+                },
+            ),
             Record::Mmap(m) => self.kernel_map(&m.filename.to_string(), m.pgoff),
             Record::Mmap2(m) => self.kernel_map(&m.filename.to_string(), m.pgoff),
             Record::Sample(s) => {
-                let Some(attr) = meta.events.attr(s.event) else { return };
-                let (Some(raw_data), true) = (s.raw, attr.type_ == attr_type::TRACEPOINT) else { return };
+                let Some(attr) = meta.events.attr(s.event) else {
+                    return;
+                };
+                let (Some(raw_data), true) = (s.raw, attr.type_ == attr_type::TRACEPOINT) else {
+                    return;
+                };
                 let sample = TpSample {
                     config: attr.config,
                     pid: s.pid.unwrap_or(u32::MAX),
@@ -187,7 +208,10 @@ impl<W: Write> State<W> {
 
     /// The kernel map names the reference symbol whose run-time address is its pgoff.
     fn kernel_map(&mut self, filename: &str, pgoff: u64) {
-        if let (Some(k), true) = (&mut self.kallsyms, filename.starts_with("[kernel.kallsyms]")) {
+        if let (Some(k), true) = (
+            &mut self.kallsyms,
+            filename.starts_with("[kernel.kallsyms]"),
+        ) {
             k.relocate_for_map(filename, pgoff);
         }
     }
@@ -214,29 +238,50 @@ impl<W: Write> State<W> {
     }
 
     fn print(&mut self, s: &TpSample) -> io::Result<()> {
-        let Some(trace) = &self.trace else { return Ok(()) };
+        let Some(trace) = &self.trace else {
+            return Ok(());
+        };
         let Some(event) = trace.event(s.config) else {
             writeln!(self.out, "unknown tracepoint id {}", s.config)?;
             return Ok(());
         };
-        let comm = self.comms.get(&s.tid).cloned().unwrap_or_else(|| format!(":{}", s.tid as i32));
+        let comm = self
+            .comms
+            .get(&s.tid)
+            .cloned()
+            .unwrap_or_else(|| format!(":{}", s.tid as i32));
         let mut line = format!("{comm:>16} {:>5}/{:<5}", s.pid as i32, s.tid as i32);
         if let Some(cpu) = s.cpu {
             line.push_str(&format!(" [{cpu:03}]"));
         }
         if let Some(t) = s.time {
-            line.push_str(&format!(" {:>5}.{:09}:", t / 1_000_000_000, t % 1_000_000_000));
+            line.push_str(&format!(
+                " {:>5}.{:09}:",
+                t / 1_000_000_000,
+                t % 1_000_000_000
+            ));
         }
         let text = if self.args_fields {
             let parts: Vec<String> = event
                 .values(&s.raw)
-                .map(|(n, v)| format!("{n}={}", v.map_or_else(|| "?".to_string(), |v| v.to_string())))
+                .map(|(n, v)| {
+                    format!(
+                        "{n}={}",
+                        v.map_or_else(|| "?".to_string(), |v| v.to_string())
+                    )
+                })
                 .collect();
             parts.join(" ")
         } else {
-            let symbols: Option<&dyn KernelSymbols> = self.kallsyms.as_ref().map(|k| k as &dyn KernelSymbols);
+            let symbols: Option<&dyn KernelSymbols> =
+                self.kallsyms.as_ref().map(|k| k as &dyn KernelSymbols);
             trace.render(event, &s.raw, symbols)
         };
-        writeln!(self.out, "{line} {:>w$}: {text}", event.full_name(), w = self.name_width)
+        writeln!(
+            self.out,
+            "{line} {:>w$}: {text}",
+            event.full_name(),
+            w = self.name_width
+        )
     }
 }

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use perfscope_analysis::summary::Summary;
 use perfscope_format::metadata::Metadata;
-use perfscope_format::walk::Item;
 use perfscope_format::records::{
     CpuMapData, EventUpdate, Mmap2FileId, ReadData, ReadValues, SampleId, SampleRecord,
 };
+use perfscope_format::walk::Item;
 use perfscope_format::{RawRecord, Record};
 use serde_json::{json, Map, Value};
 
@@ -36,7 +36,12 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         json: args.json,
         names: summary.events.iter().map(|e| e.name.clone()).collect(),
         parts: std::iter::once(None)
-            .chain(input.extra.iter().map(|(path, _)| path.file_name().map(|n| n.to_string_lossy().into_owned())))
+            .chain(
+                input
+                    .extra
+                    .iter()
+                    .map(|(path, _)| path.file_name().map(|n| n.to_string_lossy().into_owned())),
+            )
             .collect(),
         failed: false,
         io_error: None,
@@ -60,7 +65,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             return Err(format!("cannot write: {e}"));
         }
     }
-    Ok(if printer.failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if printer.failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 struct Printer<W: Write> {
@@ -93,13 +102,21 @@ impl<W: Write> Printer<W> {
         }
     }
 
-    fn try_print_record(&mut self, meta: &Metadata, part: usize, raw: &RawRecord<'_>) -> io::Result<()> {
+    fn try_print_record(
+        &mut self,
+        meta: &Metadata,
+        part: usize,
+        raw: &RawRecord<'_>,
+    ) -> io::Result<()> {
         {
             let rec = match meta.parse(raw) {
                 Ok(rec) => rec,
                 Err(e) => {
                     self.out.flush()?;
-                    eprintln!("error: {} record at 0x{:x}: {e}", raw.header.type_, raw.offset);
+                    eprintln!(
+                        "error: {} record at 0x{:x}: {e}",
+                        raw.header.type_, raw.offset
+                    );
                     self.failed = true;
                     return Ok(());
                 }
@@ -167,7 +184,12 @@ impl<W: Write> Printer<W> {
                 f.push("len", Hex(m.len));
                 f.push("pgoff", Hex(m.pgoff));
                 match m.file_id {
-                    Mmap2FileId::Inode { maj, min, ino, ino_generation } => {
+                    Mmap2FileId::Inode {
+                        maj,
+                        min,
+                        ino,
+                        ino_generation,
+                    } => {
                         f.push("maj", U(maj.into()));
                         f.push("min", U(min.into()));
                         f.push("ino", U(ino));
@@ -219,13 +241,22 @@ impl<W: Write> Printer<W> {
             Record::Switch(s) | Record::SwitchCpuWide(s) => {
                 f.push("out", Bool(s.is_out()));
                 f.push("preempt", Bool(s.is_preempt()));
-                f.opt("next_prev_pid", s.next_prev_pid.map(|p| I(i64::from(p as i32))));
-                f.opt("next_prev_tid", s.next_prev_tid.map(|p| I(i64::from(p as i32))));
+                f.opt(
+                    "next_prev_pid",
+                    s.next_prev_pid.map(|p| I(i64::from(p as i32))),
+                );
+                f.opt(
+                    "next_prev_tid",
+                    s.next_prev_tid.map(|p| I(i64::from(p as i32))),
+                );
             }
             Record::Namespaces(n) => {
                 f.push("pid", I(i64::from(n.pid as i32)));
                 f.push("tid", I(i64::from(n.tid as i32)));
-                let l = n.iter().map(|l| Str(format!("{}/{:#x}", l.dev, l.ino))).collect();
+                let l = n
+                    .iter()
+                    .map(|l| Str(format!("{}/{:#x}", l.dev, l.ino)))
+                    .collect();
                 f.push("namespaces", Val::List(l));
             }
             Record::Ksymbol(k) => {
@@ -252,7 +283,10 @@ impl<W: Write> Printer<W> {
             Record::AuxOutputHwId(h) => f.push("hw_id", Hex(h.hw_id)),
             Record::CallchainDeferred(d) => {
                 f.push("cookie", U(d.cookie));
-                f.push("callchain", Val::List(d.callchain.frames().map(|fr| Hex(fr.addr)).collect()));
+                f.push(
+                    "callchain",
+                    Val::List(d.callchain.frames().map(|fr| Hex(fr.addr)).collect()),
+                );
             }
             Record::HeaderAttr(a) => {
                 f.push("attr_type", U(a.attr.type_.into()));
@@ -271,7 +305,10 @@ impl<W: Write> Printer<W> {
                 f.push("filename", Str(b.filename.to_string()));
             }
             Record::IdIndex(ix) => {
-                let l = ix.iter().map(|e| Str(format!("{}:{}", e.id, e.idx))).collect();
+                let l = ix
+                    .iter()
+                    .map(|e| Str(format!("{}:{}", e.id, e.idx)))
+                    .collect();
                 f.push("id_to_event", Val::List(l));
             }
             Record::AuxtraceInfo(i) => f.push("auxtrace_type", U(i.type_.into())),
@@ -292,12 +329,18 @@ impl<W: Write> Printer<W> {
                 f.push("msg", Str(e.msg.to_string()));
             }
             Record::ThreadMap(t) => {
-                let l = t.iter().map(|e| Str(format!("{}:{}", e.pid as i64, e.comm))).collect();
+                let l = t
+                    .iter()
+                    .map(|e| Str(format!("{}:{}", e.pid as i64, e.comm)))
+                    .collect();
                 f.push("threads", Val::List(l));
             }
             Record::CpuMap(c) => f.push("cpus", cpu_list(&c.data)),
             Record::StatConfig(c) => {
-                f.push("terms", Val::List(c.iter().map(|(t, v)| Str(format!("{t}={v}"))).collect()));
+                f.push(
+                    "terms",
+                    Val::List(c.iter().map(|(t, v)| Str(format!("{t}={v}"))).collect()),
+                );
             }
             Record::Stat(s) => {
                 f.push("id", U(s.id));
@@ -330,13 +373,23 @@ impl<W: Write> Printer<W> {
                 f.push("time_zero", U(t.time_zero));
             }
             Record::HeaderFeature(h) => {
-                f.push("feature", Str(h.feature().map_or_else(|| h.feat_id.to_string(), |x| x.to_string())));
+                f.push(
+                    "feature",
+                    Str(h
+                        .feature()
+                        .map_or_else(|| h.feat_id.to_string(), |x| x.to_string())),
+                );
                 f.push("data_size", U(h.data.len() as u64));
             }
-            Record::Compressed(c) | Record::Compressed2(c) => f.push("compressed_size", U(c.data.len() as u64)),
+            Record::Compressed(c) | Record::Compressed2(c) => {
+                f.push("compressed_size", U(c.data.len() as u64))
+            }
             Record::BpfMetadata(m) => {
                 f.push("prog_name", Str(m.prog_name.to_string()));
-                f.push("entries", Val::List(m.iter().map(|(k, v)| Str(format!("{k}={v}"))).collect()));
+                f.push(
+                    "entries",
+                    Val::List(m.iter().map(|(k, v)| Str(format!("{k}={v}"))).collect()),
+                );
             }
             Record::SchedstatCpu(s) | Record::SchedstatDomain(s) => {
                 f.push("timestamp", U(s.timestamp));
@@ -353,7 +406,10 @@ impl<W: Write> Printer<W> {
     }
 
     fn event_name(&self, e: perfscope_format::EventIndex) -> String {
-        self.names.get(e.index()).cloned().unwrap_or_else(|| format!("event{}", e.0))
+        self.names
+            .get(e.index())
+            .cloned()
+            .unwrap_or_else(|| format!("event{}", e.0))
     }
 
     fn describe_sample_id(&self, sid: &SampleId, f: &mut Fields) {
@@ -398,12 +454,18 @@ impl<W: Write> Printer<W> {
             read_fields(r, f);
         }
         if let Some(cc) = s.callchain {
-            f.push("callchain", Val::List(cc.frames().map(|fr| Hex(fr.addr)).collect()));
+            f.push(
+                "callchain",
+                Val::List(cc.frames().map(|fr| Hex(fr.addr)).collect()),
+            );
             f.opt("callchain_deferred_cookie", cc.deferred_cookie().map(U));
         }
         f.opt("raw_size", s.raw.map(|r| U(r.len() as u64)));
         if let Some(b) = s.branch_stack {
-            let l = b.entries().map(|e| Str(format!("{:#x}->{:#x}", e.from, e.to))).collect();
+            let l = b
+                .entries()
+                .map(|e| Str(format!("{:#x}->{:#x}", e.from, e.to)))
+                .collect();
             f.push("branch_stack", Val::List(l));
         }
         if let Some(r) = s.regs_user {
@@ -480,7 +542,11 @@ impl Val {
             Val::Bool(v) => json!(v),
             Val::Str(s) => json!(s),
             Val::List(l) => Value::Array(l.iter().map(Val::to_json).collect()),
-            Val::Obj(o) => Value::Object(o.iter().map(|(k, v)| ((*k).to_string(), v.to_json())).collect()),
+            Val::Obj(o) => Value::Object(
+                o.iter()
+                    .map(|(k, v)| ((*k).to_string(), v.to_json()))
+                    .collect(),
+            ),
         }
     }
 
@@ -493,8 +559,17 @@ impl Val {
             Val::Bool(v) => v.to_string(),
             Val::Str(s) if s.is_empty() || s.contains([' ', '"', '=']) => format!("{s:?}"),
             Val::Str(s) => s.clone(),
-            Val::List(l) => format!("[{}]", l.iter().map(Val::to_text).collect::<Vec<_>>().join(",")),
-            Val::Obj(o) => format!("{{{}}}", o.iter().map(|(k, v)| format!("{k}={}", v.to_text())).collect::<Vec<_>>().join(",")),
+            Val::List(l) => format!(
+                "[{}]",
+                l.iter().map(Val::to_text).collect::<Vec<_>>().join(",")
+            ),
+            Val::Obj(o) => format!(
+                "{{{}}}",
+                o.iter()
+                    .map(|(k, v)| format!("{k}={}", v.to_text()))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
         }
     }
 }

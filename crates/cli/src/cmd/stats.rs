@@ -86,16 +86,23 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     };
     let name = |t: u32| match &meta {
         Some(m) => m.record_type_name(RecordType(t)),
-        None => RecordType(t).name().map_or_else(|| format!("UNKNOWN_{t}"), str::to_string),
+        None => RecordType(t)
+            .name()
+            .map_or_else(|| format!("UNKNOWN_{t}"), str::to_string),
     };
     let total: u64 = counts.values().sum();
     if args.json {
-        let records: serde_json::Map<String, serde_json::Value> =
-            counts.iter().map(|(t, n)| (name(*t), (*n).into())).collect();
+        let records: serde_json::Map<String, serde_json::Value> = counts
+            .iter()
+            .map(|(t, n)| (name(*t), (*n).into()))
+            .collect();
         let mut samples = serde_json::Map::new();
         for (e, n) in &per_event {
             let name = event_name(*e);
-            let prev = samples.get(&name).and_then(serde_json::Value::as_u64).unwrap_or(0);
+            let prev = samples
+                .get(&name)
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0);
             samples.insert(name, (prev + n).into());
         }
         let obj = serde_json::json!({ "records": records, "samples": samples, "errors": errors });
@@ -113,5 +120,9 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     for e in &errors {
         eprintln!("error: {}: {e}", args.file.display());
     }
-    Ok(if errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

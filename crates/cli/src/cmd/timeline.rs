@@ -29,17 +29,36 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<ExitCode, String> {
     let input = Input::read(&args.file)?;
     let extra: Vec<&[u8]> = input.extra.iter().map(|(_, b)| &b[..]).collect();
-    let options = LoadOptions { unwind: false, unknown_names: UnknownNames::ModuleOffset, ..LoadOptions::default() };
-    let loaded = load(&input.bytes, &extra, options, LoadExtras { timeline: true, off_cpu: false })
-        .map_err(|e| format!("{}: {e}", args.file.display()))?;
-    let Some(t) = loaded.timeline else { return Err("no timeline".into()) };
+    let options = LoadOptions {
+        unwind: false,
+        unknown_names: UnknownNames::ModuleOffset,
+        ..LoadOptions::default()
+    };
+    let loaded = load(
+        &input.bytes,
+        &extra,
+        options,
+        LoadExtras {
+            timeline: true,
+            off_cpu: false,
+        },
+    )
+    .map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let Some(t) = loaded.timeline else {
+        return Err("no timeline".into());
+    };
     for e in &loaded.diagnostics.errors {
         eprintln!("warning: {}: {e}", args.file.display());
     }
-    let shown: Vec<usize> = (0..t.tasks.len()).filter(|&i| args.all || t.tasks.get(i).is_some_and(active)).collect();
+    let shown: Vec<usize> = (0..t.tasks.len())
+        .filter(|&i| args.all || t.tasks.get(i).is_some_and(active))
+        .collect();
     if args.json {
         let v = to_json(&t, &shown);
-        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        );
     } else {
         print!("{}", text(&t, &shown));
     }
@@ -67,7 +86,11 @@ fn opt(v: Option<u64>, f: fn(u64) -> String) -> String {
 /// Off-CPU ns by the state the thread left in (the intervals that [`Task::off_cpu_ns`] counts).
 fn off_cpu_by_state(task: &Task) -> Vec<(char, u64)> {
     let mut by: Vec<(char, u64)> = Vec::new();
-    for i in task.off_cpu.iter().filter(|i| i.end_bound != Bound::Truncated && i.state != OffCpuState::Unknown) {
+    for i in task
+        .off_cpu
+        .iter()
+        .filter(|i| i.end_bound != Bound::Truncated && i.state != OffCpuState::Unknown)
+    {
         let c = i.state.letter();
         match by.iter_mut().find(|(s, _)| *s == c) {
             Some((_, ns)) => *ns += i.end - i.start,
@@ -80,7 +103,9 @@ fn off_cpu_by_state(task: &Task) -> Vec<(char, u64)> {
 
 /// Idle and busy ns of a CPU from its slices.
 fn cpu_times(t: &Timeline, cpu: u32) -> (u64, u64) {
-    let Some(lane) = t.cpu(cpu) else { return (0, 0) };
+    let Some(lane) = t.cpu(cpu) else {
+        return (0, 0);
+    };
     let (mut idle, mut busy) = (0, 0);
     for s in &lane.slices {
         let d = s.end.saturating_sub(s.start);
@@ -140,8 +165,13 @@ fn text(t: &Timeline, shown: &[usize]) -> String {
     );
     for &i in shown {
         let Some(x) = t.tasks.get(i) else { continue };
-        let pid = x.pid.map_or_else(|| "-".to_string(), |p| (p as i32).to_string());
-        let states: Vec<String> = off_cpu_by_state(x).iter().map(|(c, ns)| format!("{c}:{}", msec(*ns))).collect();
+        let pid = x
+            .pid
+            .map_or_else(|| "-".to_string(), |p| (p as i32).to_string());
+        let states: Vec<String> = off_cpu_by_state(x)
+            .iter()
+            .map(|(c, ns)| format!("{c}:{}", msec(*ns)))
+            .collect();
         let _ = writeln!(
             o,
             "{pid:>7} {:>7}  {:<16} {:>17} {:>17} {:>17} {:>17} {:>8} {:>11} {:>11}  {}",
@@ -159,10 +189,21 @@ fn text(t: &Timeline, shown: &[usize]) -> String {
     }
     if t.cpus.iter().any(|c| !c.slices.is_empty()) {
         let _ = writeln!(o);
-        let _ = writeln!(o, "{:>4} {:>8} {:>11} {:>11}", "cpu", "samples", "busy ms", "idle ms");
+        let _ = writeln!(
+            o,
+            "{:>4} {:>8} {:>11} {:>11}",
+            "cpu", "samples", "busy ms", "idle ms"
+        );
         for c in &t.cpus {
             let (idle, busy) = cpu_times(t, c.cpu);
-            let _ = writeln!(o, "{:>4} {:>8} {:>11} {:>11}", c.cpu, c.samples.len(), msec(busy), msec(idle));
+            let _ = writeln!(
+                o,
+                "{:>4} {:>8} {:>11} {:>11}",
+                c.cpu,
+                c.samples.len(),
+                msec(busy),
+                msec(idle)
+            );
         }
     }
     o

@@ -15,7 +15,10 @@ pub fn corpus_root() -> Option<PathBuf> {
     if root.is_dir() {
         Some(root)
     } else {
-        eprintln!("SKIPPED: no perf.data corpus at {} (set PERFSCOPE_SHARED to run the corpus tests)", root.display());
+        eprintln!(
+            "SKIPPED: no perf.data corpus at {} (set PERFSCOPE_SHARED to run the corpus tests)",
+            root.display()
+        );
         None
     }
 }
@@ -38,26 +41,54 @@ pub fn corpus_files(root: &Path) -> Vec<CorpusFile> {
     let mut out = Vec::new();
     for set in ["gen", "bigendian"] {
         let dir = root.join(set);
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut names: Vec<String> =
-            entries.flatten().filter_map(|e| e.file_name().to_str().map(str::to_string)).filter(|n| n.ends_with(".data")).collect();
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut names: Vec<String> = entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str().map(str::to_string))
+            .filter(|n| n.ends_with(".data"))
+            .collect();
         names.sort();
         for name in names {
             let stem = name.trim_end_matches(".data").to_string();
-            out.push(CorpusFile { set, path: dir.join(&name), oracle: dir.join("oracle").join(&stem), manifest_name: name });
+            out.push(CorpusFile {
+                set,
+                path: dir.join(&name),
+                oracle: dir.join("oracle").join(&stem),
+                manifest_name: name,
+            });
         }
     }
     let public = root.join("public");
     if let Ok(projects) = std::fs::read_dir(&public) {
-        let mut projects: Vec<PathBuf> = projects.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+        let mut projects: Vec<PathBuf> = projects
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
         projects.sort();
         for project in projects {
-            let Ok(entries) = std::fs::read_dir(&project) else { continue };
-            let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_file()).collect();
+            let Ok(entries) = std::fs::read_dir(&project) else {
+                continue;
+            };
+            let mut files: Vec<PathBuf> = entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect();
             files.sort();
             for f in files {
-                let name = f.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-                let proj = project.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+                let name = f
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or_default()
+                    .to_string();
+                let proj = project
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or_default()
+                    .to_string();
                 out.push(CorpusFile {
                     set: "public",
                     oracle: project.join("oracle").join(&name),
@@ -103,14 +134,22 @@ pub fn manifest_rows(manifest: &Path) -> BTreeMap<String, BTreeMap<String, Strin
             continue;
         }
         let cells = split_row(line);
-        if cells.iter().all(|c| c.chars().all(|ch| ch == '-' || ch == ':')) {
+        if cells
+            .iter()
+            .all(|c| c.chars().all(|ch| ch == '-' || ch == ':'))
+        {
             continue;
         }
         if header.is_empty() {
             header = cells;
             continue;
         }
-        let key = cells.first().cloned().unwrap_or_default().trim_matches('`').to_string();
+        let key = cells
+            .first()
+            .cloned()
+            .unwrap_or_default()
+            .trim_matches('`')
+            .to_string();
         let row = header.iter().cloned().zip(cells).collect();
         rows.insert(key, row);
     }
@@ -132,7 +171,9 @@ pub fn parse_perf_stats(text: &str) -> BTreeMap<String, u64> {
         if !in_aggregated {
             continue;
         }
-        let Some((name, rest)) = line.split_once(" events:") else { continue };
+        let Some((name, rest)) = line.split_once(" events:") else {
+            continue;
+        };
         let name = name.trim();
         if name == "TOTAL" {
             continue;
@@ -157,7 +198,11 @@ pub fn parse_perf_event_samples(text: &str) -> BTreeMap<String, u64> {
         }
         let Some(ev) = &event else { continue };
         if let Some(rest) = line.trim_start().strip_prefix("SAMPLE events:") {
-            if let Some(n) = rest.split_whitespace().next().and_then(|n| n.parse::<u64>().ok()) {
+            if let Some(n) = rest
+                .split_whitespace()
+                .next()
+                .and_then(|n| n.parse::<u64>().ok())
+            {
                 *out.entry(ev.clone()).or_default() += n;
             }
         }
@@ -172,7 +217,9 @@ pub fn parse_manifest_counts(cell: &str) -> BTreeMap<String, u64> {
     for part in cell.split(';') {
         let part = part.trim().trim_start_matches("inside compressed:").trim();
         for item in part.split_whitespace() {
-            let Some((name, n)) = item.rsplit_once(':') else { continue };
+            let Some((name, n)) = item.rsplit_once(':') else {
+                continue;
+            };
             let Ok(n) = n.parse::<u64>() else { continue };
             let name = match name {
                 "HEADER_ATTR" => "ATTR".to_string(),
@@ -180,7 +227,9 @@ pub fn parse_manifest_counts(cell: &str) -> BTreeMap<String, u64> {
                 "HEADER_TRACING_DATA" => "TRACING_DATA".to_string(),
                 "HEADER_BUILD_ID" => "BUILD_ID".to_string(),
                 "HEADER_FEATURE" => "FEATURE".to_string(),
-                n if n.starts_with("SIMPLEPERF_") => format!("UNKNOWN_{}", n.trim_start_matches("SIMPLEPERF_")),
+                n if n.starts_with("SIMPLEPERF_") => {
+                    format!("UNKNOWN_{}", n.trim_start_matches("SIMPLEPERF_"))
+                }
                 "aux" | "bytes" => continue,
                 n => n.to_string(),
             };
@@ -192,7 +241,10 @@ pub fn parse_manifest_counts(cell: &str) -> BTreeMap<String, u64> {
 
 /// Runs `perfscope ARGS...`, returning (exit code, stdout, stderr).
 pub fn perfscope(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_perfscope")).args(args).output().expect("run perfscope");
+    let out = Command::new(env!("CARGO_BIN_EXE_perfscope"))
+        .args(args)
+        .output()
+        .expect("run perfscope");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -17,7 +17,10 @@ impl<'a> U64Array<'a> {
     /// A view of `bytes` (a trailing partial value is ignored).
     pub fn new(bytes: &'a [u8], endian: Endianness) -> Self {
         let whole = bytes.len() - bytes.len() % 8;
-        U64Array { bytes: bytes.get(..whole).unwrap_or(&[]), endian }
+        U64Array {
+            bytes: bytes.get(..whole).unwrap_or(&[]),
+            endian,
+        }
     }
 
     /// An empty array.
@@ -47,7 +50,10 @@ impl<'a> U64Array<'a> {
     /// The values in order.
     #[inline]
     pub fn iter(&self) -> U64Iter<'a> {
-        U64Iter { chunks: self.bytes.chunks_exact(8), endian: self.endian }
+        U64Iter {
+            chunks: self.bytes.chunks_exact(8),
+            endian: self.endian,
+        }
     }
 
     /// The raw bytes.

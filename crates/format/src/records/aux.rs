@@ -42,7 +42,11 @@ pub struct ItraceStartRecord {
 
 impl ItraceStartRecord {
     pub(crate) fn parse(mut b: Bytes<'_>, sample_id: SampleId) -> Result<Self> {
-        Ok(ItraceStartRecord { pid: b.read_u32("itrace_start pid")?, tid: b.read_u32("itrace_start tid")?, sample_id })
+        Ok(ItraceStartRecord {
+            pid: b.read_u32("itrace_start pid")?,
+            tid: b.read_u32("itrace_start tid")?,
+            sample_id,
+        })
     }
 }
 
@@ -57,6 +61,9 @@ pub struct AuxOutputHwIdRecord {
 
 impl AuxOutputHwIdRecord {
     pub(crate) fn parse(mut b: Bytes<'_>, sample_id: SampleId) -> Result<Self> {
-        Ok(AuxOutputHwIdRecord { hw_id: b.read_u64("aux_output_hw_id hw_id")?, sample_id })
+        Ok(AuxOutputHwIdRecord {
+            hw_id: b.read_u64("aux_output_hw_id hw_id")?,
+            sample_id,
+        })
     }
 }

@@ -19,7 +19,10 @@ impl<'a> AuxtraceInfoRecord<'a> {
     pub(crate) fn parse(mut b: Bytes<'a>) -> Result<Self> {
         let type_ = b.read_u32("auxtrace_info type")?;
         b.skip(4, "auxtrace_info reserved")?;
-        Ok(AuxtraceInfoRecord { type_, priv_: U64Array::new(b.remaining(), b.endian()) })
+        Ok(AuxtraceInfoRecord {
+            type_,
+            priv_: U64Array::new(b.remaining(), b.endian()),
+        })
     }
 }
 
@@ -99,14 +102,33 @@ impl<'a> AuxtraceErrorRecord<'a> {
         let tid = b.read_u32("auxtrace_error tid")?;
         let fmt = b.read_u32("auxtrace_error fmt")?;
         let ip = b.read_u64("auxtrace_error ip")?;
-        let time = if fmt == 0 { None } else { Some(b.read_u64("auxtrace_error time")?) };
+        let time = if fmt == 0 {
+            None
+        } else {
+            Some(b.read_u64("auxtrace_error time")?)
+        };
         let msg_len = MSG_LEN.min(b.len());
         let msg = RawStr(until_nul(b.read_bytes(msg_len, "auxtrace_error msg")?));
         let (machine_pid, vcpu) = if fmt >= 2 && b.len() >= 8 {
-            (Some(b.read_u32("auxtrace_error machine_pid")?), Some(b.read_u32("auxtrace_error vcpu")?))
+            (
+                Some(b.read_u32("auxtrace_error machine_pid")?),
+                Some(b.read_u32("auxtrace_error vcpu")?),
+            )
         } else {
             (None, None)
         };
-        Ok(AuxtraceErrorRecord { type_, code, cpu, pid, tid, fmt, ip, time, msg, machine_pid, vcpu })
+        Ok(AuxtraceErrorRecord {
+            type_,
+            code,
+            cpu,
+            pid,
+            tid,
+            fmt,
+            ip,
+            time,
+            msg,
+            machine_pid,
+            vcpu,
+        })
     }
 }

@@ -29,7 +29,9 @@ impl<'a> BpfMetadataRecord<'a> {
     pub(crate) fn parse(b: Bytes<'a>) -> Result<Self> {
         let body = b.remaining();
         for name_len in [512usize, 256] {
-            let Some(nr) = read_u64_at(body, name_len, b.endian()) else { continue };
+            let Some(nr) = read_u64_at(body, name_len, b.endian()) else {
+                continue;
+            };
             let fits = usize::try_from(nr)
                 .ok()
                 .and_then(|n| n.checked_mul(ENTRY_LEN))
@@ -41,7 +43,12 @@ impl<'a> BpfMetadataRecord<'a> {
                 return Ok(BpfMetadataRecord { prog_name, entries });
             }
         }
-        Err(Error::new(b.offset(), ErrorKind::BadRecordBody { what: "BPF_METADATA" }))
+        Err(Error::new(
+            b.offset(),
+            ErrorKind::BadRecordBody {
+                what: "BPF_METADATA",
+            },
+        ))
     }
 
     /// `nr_entries`.

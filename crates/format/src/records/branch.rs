@@ -31,14 +31,26 @@ impl<'a> BranchStack<'a> {
     pub(crate) fn parse(b: &mut Bytes<'a>, layout: &EventLayout) -> Result<Self> {
         let at = b.offset();
         let nr = b.read_u64("branch stack nr")?;
-        let hw_idx = if layout.branch_hw_index { Some(b.read_u64("branch stack hw_idx")?) } else { None };
-        let entries = read_array(b, nr, BRANCH_ENTRY_SIZE as u64, at, "branch stack entries")?;
-        let counters = if layout.branch_counters {
-            Some(U64Array::new(read_array(b, nr, 8, at, "branch stack counters")?, b.endian()))
+        let hw_idx = if layout.branch_hw_index {
+            Some(b.read_u64("branch stack hw_idx")?)
         } else {
             None
         };
-        Ok(BranchStack { hw_idx, entries, counters, endian: b.endian() })
+        let entries = read_array(b, nr, BRANCH_ENTRY_SIZE as u64, at, "branch stack entries")?;
+        let counters = if layout.branch_counters {
+            Some(U64Array::new(
+                read_array(b, nr, 8, at, "branch stack counters")?,
+                b.endian(),
+            ))
+        } else {
+            None
+        };
+        Ok(BranchStack {
+            hw_idx,
+            entries,
+            counters,
+            endian: b.endian(),
+        })
     }
 
     /// The number of entries (`nr`).
@@ -54,13 +66,18 @@ impl<'a> BranchStack<'a> {
     /// Entry `i` (0 is the most recent branch).
     pub fn get(&self, i: usize) -> Option<BranchEntry> {
         let start = i.checked_mul(BRANCH_ENTRY_SIZE)?;
-        let chunk = self.entries.get(start..start.checked_add(BRANCH_ENTRY_SIZE)?)?;
+        let chunk = self
+            .entries
+            .get(start..start.checked_add(BRANCH_ENTRY_SIZE)?)?;
         Some(BranchEntry::from_bytes(chunk, self.endian))
     }
 
     /// The entries, most recent first.
     pub fn entries(&self) -> BranchEntries<'a> {
-        BranchEntries { chunks: self.entries.chunks_exact(BRANCH_ENTRY_SIZE), endian: self.endian }
+        BranchEntries {
+            chunks: self.entries.chunks_exact(BRANCH_ENTRY_SIZE),
+            endian: self.endian,
+        }
     }
 }
 
@@ -78,7 +95,11 @@ pub struct BranchEntry {
 impl BranchEntry {
     fn from_bytes(chunk: &[u8], endian: Endianness) -> BranchEntry {
         let word = |i: usize| crate::layout::read_u64_at(chunk, i * 8, endian).unwrap_or(0);
-        BranchEntry { from: word(0), to: word(1), flags: BranchFlags::from_word(word(2), endian) }
+        BranchEntry {
+            from: word(0),
+            to: word(1),
+            flags: BranchFlags::from_word(word(2), endian),
+        }
     }
 }
 
@@ -93,7 +114,9 @@ impl Iterator for BranchEntries<'_> {
     type Item = BranchEntry;
 
     fn next(&mut self) -> Option<BranchEntry> {
-        self.chunks.next().map(|c| BranchEntry::from_bytes(c, self.endian))
+        self.chunks
+            .next()
+            .map(|c| BranchEntry::from_bytes(c, self.endian))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -114,7 +137,18 @@ impl FusedIterator for BranchEntries<'_> {}
 pub struct BranchFlags(pub u64);
 
 /// (position in little-endian order, width) of each field.
-const FIELDS: [(u32, u32); 10] = [(0, 1), (1, 1), (2, 1), (3, 1), (4, 16), (20, 4), (24, 2), (26, 4), (30, 3), (33, 31)];
+const FIELDS: [(u32, u32); 10] = [
+    (0, 1),
+    (1, 1),
+    (2, 1),
+    (3, 1),
+    (4, 16),
+    (20, 4),
+    (24, 2),
+    (26, 4),
+    (30, 3),
+    (33, 31),
+];
 
 // Indexing below is by loop counters bounded by `FIELDS.len()` or by constants, never by input.
 #[allow(clippy::indexing_slicing)]
@@ -203,16 +237,27 @@ mod tests {
     #[test]
     fn hw_idx_and_counters_follow_the_layout() {
         for e in [Endianness::Little, Endianness::Big] {
-            let mut attr = EventAttr { sample_type: st::BRANCH_STACK, ..Default::default() };
+            let mut attr = EventAttr {
+                sample_type: st::BRANCH_STACK,
+                ..Default::default()
+            };
             attr.branch_sample_type = bst::HW_INDEX | bst::COUNTERS;
             let layout = EventLayout::new(&attr);
-            let data = Builder::new(e).u64(2).u64(9).u64s(&[1, 2, 0, 3, 4, 0]).u64s(&[7, 8]).into_vec();
+            let data = Builder::new(e)
+                .u64(2)
+                .u64(9)
+                .u64s(&[1, 2, 0, 3, 4, 0])
+                .u64s(&[7, 8])
+                .into_vec();
             let mut b = Bytes::new(&data, 0, e);
             let bs = BranchStack::parse(&mut b, &layout).unwrap();
             assert!(b.is_empty());
             assert_eq!((bs.len(), bs.hw_idx), (2, Some(9)));
             assert_eq!(bs.get(1).map(|x| (x.from, x.to)), Some((3, 4)));
-            assert_eq!(bs.counters.unwrap().iter().collect::<alloc::vec::Vec<_>>(), [7, 8]);
+            assert_eq!(
+                bs.counters.unwrap().iter().collect::<alloc::vec::Vec<_>>(),
+                [7, 8]
+            );
             // Without counters in the layout, the counter words are not consumed.
             attr.branch_sample_type = 0;
             let mut b = Bytes::new(&data[..], 0, e);
@@ -222,7 +267,17 @@ mod tests {
             // Too many entries.
             let bad = Builder::new(e).u64(5).u64s(&[1, 2, 3]).into_vec();
             let err = BranchStack::parse(&mut Bytes::new(&bad, 0x10, e), &layout).unwrap_err();
-            assert_eq!(err, Error::new(0x10, ErrorKind::UnexpectedEof { what: "branch stack entries", needed: 120, available: 24 }));
+            assert_eq!(
+                err,
+                Error::new(
+                    0x10,
+                    ErrorKind::UnexpectedEof {
+                        what: "branch stack entries",
+                        needed: 120,
+                        available: 24
+                    }
+                )
+            );
         }
     }
 }

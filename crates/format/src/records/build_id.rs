@@ -26,7 +26,16 @@ impl<'a> HeaderBuildIdRecord<'a> {
         let data = b.read_bytes(20, "build_id data")?;
         let size = b.read_u8("build_id size")?;
         b.skip(3, "build_id reserved")?;
-        let build_id = if misc & MISC_BUILD_ID_SIZE != 0 { data.get(..usize::from(size).min(20)).unwrap_or(data) } else { data };
-        Ok(HeaderBuildIdRecord { misc, pid, build_id, filename: RawStr(until_nul(b.remaining())) })
+        let build_id = if misc & MISC_BUILD_ID_SIZE != 0 {
+            data.get(..usize::from(size).min(20)).unwrap_or(data)
+        } else {
+            data
+        };
+        Ok(HeaderBuildIdRecord {
+            misc,
+            pid,
+            build_id,
+            filename: RawStr(until_nul(b.remaining())),
+        })
     }
 }

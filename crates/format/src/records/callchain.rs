@@ -29,7 +29,9 @@ impl<'a> Callchain<'a> {
         let at = b.offset();
         let nr = b.read_u64("callchain nr")?;
         let bytes = read_array(b, nr, 8, at, "callchain")?;
-        Ok(Callchain { ips: U64Array::new(bytes, b.endian()) })
+        Ok(Callchain {
+            ips: U64Array::new(bytes, b.endian()),
+        })
     }
 
     /// The raw entries, markers included (`nr` of them).
@@ -49,12 +51,17 @@ impl<'a> Callchain<'a> {
 
     /// The entries, with markers told apart from addresses.
     pub fn items(&self) -> CallchainItems<'a> {
-        CallchainItems { ips: self.ips.iter() }
+        CallchainItems {
+            ips: self.ips.iter(),
+        }
     }
 
     /// The addresses only, each with the context marker in force for it (0 before any marker).
     pub fn frames(&self) -> CallchainFrames<'a> {
-        CallchainFrames { items: self.items(), context: 0 }
+        CallchainFrames {
+            items: self.items(),
+            context: 0,
+        }
     }
 
     /// The cookie of a deferred user callchain, if the kernel deferred the user part.
@@ -67,13 +74,23 @@ impl<'a> Callchain<'a> {
 }
 
 /// Reads `nr` items of `item_size` bytes, refusing counts the remaining bytes cannot hold.
-pub(crate) fn read_array<'a>(b: &mut Bytes<'a>, nr: u64, item_size: u64, nr_at: u64, what: &'static str) -> Result<&'a [u8]> {
+pub(crate) fn read_array<'a>(
+    b: &mut Bytes<'a>,
+    nr: u64,
+    item_size: u64,
+    nr_at: u64,
+    what: &'static str,
+) -> Result<&'a [u8]> {
     let available = b.len() as u64;
     match nr.checked_mul(item_size) {
         Some(len) if len <= available => b.read_bytes_u64(len, what),
         _ => Err(Error::new(
             nr_at,
-            ErrorKind::UnexpectedEof { what, needed: nr.saturating_mul(item_size), available },
+            ErrorKind::UnexpectedEof {
+                what,
+                needed: nr.saturating_mul(item_size),
+                available,
+            },
         )),
     }
 }
@@ -142,7 +159,12 @@ impl Iterator for CallchainFrames<'_> {
     fn next(&mut self) -> Option<CallchainFrame> {
         loop {
             match self.items.next()? {
-                CallchainItem::Address(addr) => return Some(CallchainFrame { addr, context: self.context }),
+                CallchainItem::Address(addr) => {
+                    return Some(CallchainFrame {
+                        addr,
+                        context: self.context,
+                    })
+                }
                 CallchainItem::Context(c) => self.context = c,
                 CallchainItem::UserDeferred { .. } => self.context = ctx::USER_DEFERRED,
             }
@@ -168,7 +190,11 @@ impl<'a> CallchainDeferredRecord<'a> {
     pub(crate) fn parse(mut b: Bytes<'a>, sample_id: SampleId) -> Result<Self> {
         let cookie = b.read_u64("callchain_deferred cookie")?;
         let callchain = Callchain::parse(&mut b)?;
-        Ok(CallchainDeferredRecord { cookie, callchain, sample_id })
+        Ok(CallchainDeferredRecord {
+            cookie,
+            callchain,
+            sample_id,
+        })
     }
 }
 
@@ -184,7 +210,14 @@ mod tests {
         for e in [Endianness::Little, Endianness::Big] {
             let data = Builder::new(e)
                 .u64(6)
-                .u64s(&[ctx::KERNEL, 0xffff_8000, ctx::USER, 0x4000, ctx::USER_DEFERRED, 77])
+                .u64s(&[
+                    ctx::KERNEL,
+                    0xffff_8000,
+                    ctx::USER,
+                    0x4000,
+                    ctx::USER_DEFERRED,
+                    77,
+                ])
                 .into_vec();
             let cc = Callchain::parse(&mut Bytes::new(&data, 0, e)).unwrap();
             assert_eq!(cc.len(), 6);
@@ -203,8 +236,14 @@ mod tests {
             assert_eq!(
                 frames,
                 [
-                    CallchainFrame { addr: 0xffff_8000, context: ctx::KERNEL },
-                    CallchainFrame { addr: 0x4000, context: ctx::USER }
+                    CallchainFrame {
+                        addr: 0xffff_8000,
+                        context: ctx::KERNEL
+                    },
+                    CallchainFrame {
+                        addr: 0x4000,
+                        context: ctx::USER
+                    }
                 ]
             );
             assert_eq!(cc.deferred_cookie(), Some(77));
@@ -218,7 +257,14 @@ mod tests {
         let err = Callchain::parse(&mut Bytes::new(&data, 0x30, e)).unwrap_err();
         assert_eq!(
             err,
-            Error::new(0x30, ErrorKind::UnexpectedEof { what: "callchain", needed: 24, available: 8 })
+            Error::new(
+                0x30,
+                ErrorKind::UnexpectedEof {
+                    what: "callchain",
+                    needed: 24,
+                    available: 8
+                }
+            )
         );
     }
 }

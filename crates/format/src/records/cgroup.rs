@@ -19,6 +19,10 @@ pub struct CgroupRecord<'a> {
 impl<'a> CgroupRecord<'a> {
     pub(crate) fn parse(mut b: Bytes<'a>, sample_id: SampleId) -> Result<Self> {
         let id = b.read_u64("cgroup id")?;
-        Ok(CgroupRecord { id, path: RawStr(until_nul(b.remaining())), sample_id })
+        Ok(CgroupRecord {
+            id,
+            path: RawStr(until_nul(b.remaining())),
+            sample_id,
+        })
     }
 }

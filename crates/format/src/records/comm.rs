@@ -26,7 +26,13 @@ impl<'a> CommRecord<'a> {
         let pid = b.read_u32("comm pid")?;
         let tid = b.read_u32("comm tid")?;
         let comm = RawStr(until_nul(b.remaining()));
-        Ok(CommRecord { misc, pid, tid, comm, sample_id })
+        Ok(CommRecord {
+            misc,
+            pid,
+            tid,
+            comm,
+            sample_id,
+        })
     }
 
     /// Whether the name changed because of an exec.

@@ -17,7 +17,10 @@ pub struct CompressedRecord<'a> {
 impl<'a> CompressedRecord<'a> {
     pub(crate) fn parse(mut b: Bytes<'a>, v2: bool) -> Result<Self> {
         if !v2 {
-            return Ok(CompressedRecord { data_size: None, data: b.remaining() });
+            return Ok(CompressedRecord {
+                data_size: None,
+                data: b.remaining(),
+            });
         }
         let at = b.offset();
         let data_size = b.read_u64("compressed2 data_size")?;
@@ -25,9 +28,16 @@ impl<'a> CompressedRecord<'a> {
         if data_size > available {
             return Err(Error::new(
                 at,
-                ErrorKind::UnexpectedEof { what: "compressed2 data", needed: data_size, available },
+                ErrorKind::UnexpectedEof {
+                    what: "compressed2 data",
+                    needed: data_size,
+                    available,
+                },
             ));
         }
-        Ok(CompressedRecord { data_size: Some(data_size), data: b.read_bytes_u64(data_size, "compressed2 data")? })
+        Ok(CompressedRecord {
+            data_size: Some(data_size),
+            data: b.read_bytes_u64(data_size, "compressed2 data")?,
+        })
     }
 }

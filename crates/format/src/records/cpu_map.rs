@@ -70,18 +70,33 @@ impl<'a> CpuMapData<'a> {
                     4 => {}
                     8 => b.skip(4, "cpu map mask padding")?,
                     _ => {
-                        return Err(Error::new(at, ErrorKind::BadValue { what: "cpu map mask long_size", value: long_size.into() }))
+                        return Err(Error::new(
+                            at,
+                            ErrorKind::BadValue {
+                                what: "cpu map mask long_size",
+                                value: long_size.into(),
+                            },
+                        ))
                     }
                 }
-                let words = b.read_bytes(usize::from(nr) * usize::from(long_size), "cpu map mask")?;
-                Ok(CpuMapData::Mask { long_size, words, endian })
+                let words =
+                    b.read_bytes(usize::from(nr) * usize::from(long_size), "cpu map mask")?;
+                Ok(CpuMapData::Mask {
+                    long_size,
+                    words,
+                    endian,
+                })
             }
             CPU_MAP_RANGE_CPUS => {
                 let any_cpu = b.read_u8("cpu map any_cpu")? != 0;
                 b.skip(1, "cpu map range padding")?;
                 let start_cpu = b.read_u16("cpu map start_cpu")?;
                 let end_cpu = b.read_u16("cpu map end_cpu")?;
-                Ok(CpuMapData::Range { any_cpu, start_cpu, end_cpu })
+                Ok(CpuMapData::Range {
+                    any_cpu,
+                    start_cpu,
+                    end_cpu,
+                })
             }
             type_ => Ok(CpuMapData::Unknown { type_ }),
         }
@@ -111,7 +126,11 @@ impl Iterator for CpuMapIter<'_> {
                 self.pos += 1;
                 Some(if v == u16::MAX { -1 } else { i32::from(v) })
             }
-            CpuMapData::Mask { long_size, words, endian } => {
+            CpuMapData::Mask {
+                long_size,
+                words,
+                endian,
+            } => {
                 let bits = u32::try_from(words.len() * 8).unwrap_or(u32::MAX);
                 while self.pos < bits {
                     let bit = self.pos;
@@ -128,7 +147,11 @@ impl Iterator for CpuMapIter<'_> {
                 }
                 None
             }
-            CpuMapData::Range { any_cpu, start_cpu, end_cpu } => {
+            CpuMapData::Range {
+                any_cpu,
+                start_cpu,
+                end_cpu,
+            } => {
                 let skip = u32::from(any_cpu);
                 let pos = self.pos;
                 if pos < skip {
@@ -158,7 +181,9 @@ pub struct CpuMapRecord<'a> {
 
 impl<'a> CpuMapRecord<'a> {
     pub(crate) fn parse(mut b: Bytes<'a>) -> Result<Self> {
-        Ok(CpuMapRecord { data: CpuMapData::parse(&mut b)? })
+        Ok(CpuMapRecord {
+            data: CpuMapData::parse(&mut b)?,
+        })
     }
 }
 
@@ -169,23 +194,53 @@ mod tests {
     use alloc::vec::Vec;
 
     fn cpus(data: &[u8], e: Endianness) -> Vec<i32> {
-        CpuMapData::parse(&mut Bytes::new(data, 0, e)).unwrap().cpus().collect()
+        CpuMapData::parse(&mut Bytes::new(data, 0, e))
+            .unwrap()
+            .cpus()
+            .collect()
     }
 
     #[test]
     fn all_encodings_in_both_byte_orders() {
         for e in [Endianness::Little, Endianness::Big] {
-            let list = Builder::new(e).u16(0).u16(3).u16(0).u16(2).u16(0xffff).into_vec();
+            let list = Builder::new(e)
+                .u16(0)
+                .u16(3)
+                .u16(0)
+                .u16(2)
+                .u16(0xffff)
+                .into_vec();
             assert_eq!(cpus(&list, e), [0, 2, -1]);
-            let mask32 = Builder::new(e).u16(1).u16(2).u16(4).u32(0b1010).u32(1).into_vec();
+            let mask32 = Builder::new(e)
+                .u16(1)
+                .u16(2)
+                .u16(4)
+                .u32(0b1010)
+                .u32(1)
+                .into_vec();
             assert_eq!(cpus(&mask32, e), [1, 3, 32]);
-            let mask64 = Builder::new(e).u16(1).u16(1).u16(8).u32(0).u64(1 << 63 | 1).into_vec();
+            let mask64 = Builder::new(e)
+                .u16(1)
+                .u16(1)
+                .u16(8)
+                .u32(0)
+                .u64(1 << 63 | 1)
+                .into_vec();
             assert_eq!(cpus(&mask64, e), [0, 63]);
             let range = Builder::new(e).u16(2).u8(1).u8(0).u16(4).u16(6).into_vec();
             assert_eq!(cpus(&range, e), [-1, 4, 5, 6]);
             let bad = Builder::new(e).u16(1).u16(1).u16(2).into_vec();
             let err = CpuMapData::parse(&mut Bytes::new(&bad, 0x10, e)).unwrap_err();
-            assert_eq!(err, Error::new(0x14, ErrorKind::BadValue { what: "cpu map mask long_size", value: 2 }));
+            assert_eq!(
+                err,
+                Error::new(
+                    0x14,
+                    ErrorKind::BadValue {
+                        what: "cpu map mask long_size",
+                        value: 2
+                    }
+                )
+            );
         }
     }
 }

@@ -159,7 +159,9 @@ impl<'a> Record<'a> {
 pub fn check_sample(raw: &RawRecord<'_>, events: &EventTable) -> Result<EventIndex> {
     let offset = raw.body_bytes().offset();
     let event = events.route(raw.body, true, raw.endian, offset)?;
-    let layout = events.layout(event).ok_or(Error::new(raw.offset, ErrorKind::NoAttrs))?;
+    let layout = events
+        .layout(event)
+        .ok_or(Error::new(raw.offset, ErrorKind::NoAttrs))?;
     SampleRecord::check(raw.body, offset, raw.endian, layout)?;
     Ok(event)
 }
@@ -199,7 +201,9 @@ pub fn parse_record<'a>(raw: &RawRecord<'a>, events: &EventTable) -> Result<Reco
     Ok(match type_ {
         RecordType::HEADER_ATTR => Record::HeaderAttr(HeaderAttrRecord::parse(b)?),
         RecordType::HEADER_EVENT_TYPE => Record::HeaderEventType(HeaderEventTypeRecord::parse(b)?),
-        RecordType::HEADER_TRACING_DATA => Record::TracingData(TracingDataRecord::parse(b, raw.payload)?),
+        RecordType::HEADER_TRACING_DATA => {
+            Record::TracingData(TracingDataRecord::parse(b, raw.payload)?)
+        }
         RecordType::HEADER_BUILD_ID => Record::HeaderBuildId(HeaderBuildIdRecord::parse(b, misc)?),
         RecordType::FINISHED_ROUND => Record::FinishedRound,
         RecordType::ID_INDEX => Record::IdIndex(IdIndexRecord::parse(b)?),
@@ -246,20 +250,28 @@ fn parse_kernel<'a>(raw: &RawRecord<'a>, b: Bytes<'a>, events: &EventTable) -> R
         RecordType::THROTTLE => Record::Throttle(ThrottleRecord::parse(f, sid)?),
         RecordType::UNTHROTTLE => Record::Unthrottle(ThrottleRecord::parse(f, sid)?),
         RecordType::FORK => Record::Fork(ForkRecord::parse(f, sid)?),
-        RecordType::READ => Record::Read(ReadRecord::parse(f, layout.map_or(0, |l| l.read_format), sid)?),
+        RecordType::READ => Record::Read(ReadRecord::parse(
+            f,
+            layout.map_or(0, |l| l.read_format),
+            sid,
+        )?),
         RecordType::MMAP2 => Record::Mmap2(Mmap2Record::parse(f, misc, sid)?),
         RecordType::AUX => Record::Aux(AuxRecord::parse(f, sid)?),
         RecordType::ITRACE_START => Record::ItraceStart(ItraceStartRecord::parse(f, sid)?),
         RecordType::LOST_SAMPLES => Record::LostSamples(LostSamplesRecord::parse(f, misc, sid)?),
         RecordType::SWITCH => Record::Switch(SwitchRecord::parse(f, misc, false, sid)?),
-        RecordType::SWITCH_CPU_WIDE => Record::SwitchCpuWide(SwitchRecord::parse(f, misc, true, sid)?),
+        RecordType::SWITCH_CPU_WIDE => {
+            Record::SwitchCpuWide(SwitchRecord::parse(f, misc, true, sid)?)
+        }
         RecordType::NAMESPACES => Record::Namespaces(NamespacesRecord::parse(f, sid)?),
         RecordType::KSYMBOL => Record::Ksymbol(KsymbolRecord::parse(f, sid)?),
         RecordType::BPF_EVENT => Record::BpfEvent(BpfEventRecord::parse(f, sid)?),
         RecordType::CGROUP => Record::Cgroup(CgroupRecord::parse(f, sid)?),
         RecordType::TEXT_POKE => Record::TextPoke(TextPokeRecord::parse(f, sid)?),
         RecordType::AUX_OUTPUT_HW_ID => Record::AuxOutputHwId(AuxOutputHwIdRecord::parse(f, sid)?),
-        RecordType::CALLCHAIN_DEFERRED => Record::CallchainDeferred(CallchainDeferredRecord::parse(f, sid)?),
+        RecordType::CALLCHAIN_DEFERRED => {
+            Record::CallchainDeferred(CallchainDeferredRecord::parse(f, sid)?)
+        }
         _ => Record::Unknown(*raw),
     })
 }

@@ -29,7 +29,10 @@ impl<'a> HeaderAttrRecord<'a> {
                 },
             ));
         };
-        Ok(HeaderAttrRecord { attr, ids: U64Array::new(ids, b.endian()) })
+        Ok(HeaderAttrRecord {
+            attr,
+            ids: U64Array::new(ids, b.endian()),
+        })
     }
 }
 
@@ -46,6 +49,9 @@ impl<'a> HeaderEventTypeRecord<'a> {
     pub(crate) fn parse(mut b: Bytes<'a>) -> Result<Self> {
         let event_id = b.read_u64("event_type event_id")?;
         let n = b.len().min(64);
-        Ok(HeaderEventTypeRecord { event_id, name: RawStr(b.read_fixed_str(n, "event_type name")?) })
+        Ok(HeaderEventTypeRecord {
+            event_id,
+            name: RawStr(b.read_fixed_str(n, "event_type name")?),
+        })
     }
 }

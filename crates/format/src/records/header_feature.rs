@@ -49,7 +49,11 @@ impl<'a> TracingDataRecord<'a> {
     pub(crate) fn parse(mut b: Bytes<'a>, payload: &'a [u8]) -> Result<Self> {
         let size = b.read_u32("tracing_data size")?;
         // perf: the data follows the record. simpleperf: the data is inside the record.
-        let data = if payload.is_empty() { b.read_bytes(size as usize, "tracing_data data")? } else { payload };
+        let data = if payload.is_empty() {
+            b.read_bytes(size as usize, "tracing_data data")?
+        } else {
+            payload
+        };
         Ok(TracingDataRecord { size, data })
     }
 }

@@ -40,8 +40,14 @@ impl<'a> IdIndexRecord<'a> {
         let at = b.offset();
         let nr = b.read_u64("id_index nr")?;
         let entries = read_array(&mut b, nr, 32, at, "id_index entries")?;
-        let entries_2 = read_array(&mut b, nr, 16, at, "id_index entries_2").ok().filter(|e| !e.is_empty());
-        Ok(IdIndexRecord { entries, entries_2, endian: b.endian() })
+        let entries_2 = read_array(&mut b, nr, 16, at, "id_index entries_2")
+            .ok()
+            .filter(|e| !e.is_empty());
+        Ok(IdIndexRecord {
+            entries,
+            entries_2,
+            endian: b.endian(),
+        })
     }
 
     /// `nr`.
@@ -58,17 +64,20 @@ impl<'a> IdIndexRecord<'a> {
     pub fn iter(&self) -> impl FusedIterator<Item = IdIndexEntry> + 'a {
         let e = self.endian;
         let e2 = self.entries_2;
-        self.entries.chunks_exact(32).enumerate().map(move |(i, c)| {
-            let w = |at: usize| read_u64_at(c, at, e).unwrap_or(0);
-            let second = e2.and_then(|e2| e2.get(i * 16..i * 16 + 16));
-            IdIndexEntry {
-                id: w(0),
-                idx: w(8),
-                cpu: w(16),
-                tid: w(24),
-                machine_pid: second.and_then(|s| read_u64_at(s, 0, e)),
-                vcpu: second.and_then(|s| read_u64_at(s, 8, e)),
-            }
-        })
+        self.entries
+            .chunks_exact(32)
+            .enumerate()
+            .map(move |(i, c)| {
+                let w = |at: usize| read_u64_at(c, at, e).unwrap_or(0);
+                let second = e2.and_then(|e2| e2.get(i * 16..i * 16 + 16));
+                IdIndexEntry {
+                    id: w(0),
+                    idx: w(8),
+                    cpu: w(16),
+                    tid: w(24),
+                    machine_pid: second.and_then(|s| read_u64_at(s, 0, e)),
+                    vcpu: second.and_then(|s| read_u64_at(s, 8, e)),
+                }
+            })
     }
 }

@@ -29,7 +29,14 @@ impl<'a> KsymbolRecord<'a> {
         let ksym_type = b.read_u16("ksymbol ksym_type")?;
         let flags = b.read_u16("ksymbol flags")?;
         let name = RawStr(until_nul(b.remaining()));
-        Ok(KsymbolRecord { addr, len, ksym_type, flags, name, sample_id })
+        Ok(KsymbolRecord {
+            addr,
+            len,
+            ksym_type,
+            flags,
+            name,
+            sample_id,
+        })
     }
 
     /// Whether the symbol is being unregistered.

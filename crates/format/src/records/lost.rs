@@ -17,7 +17,11 @@ pub struct LostRecord {
 
 impl LostRecord {
     pub(crate) fn parse(mut b: Bytes<'_>, sample_id: SampleId) -> Result<Self> {
-        Ok(LostRecord { id: b.read_u64("lost id")?, lost: b.read_u64("lost count")?, sample_id })
+        Ok(LostRecord {
+            id: b.read_u64("lost id")?,
+            lost: b.read_u64("lost count")?,
+            sample_id,
+        })
     }
 }
 
@@ -34,6 +38,10 @@ pub struct LostSamplesRecord {
 
 impl LostSamplesRecord {
     pub(crate) fn parse(mut b: Bytes<'_>, misc: u16, sample_id: SampleId) -> Result<Self> {
-        Ok(LostSamplesRecord { misc, lost: b.read_u64("lost_samples lost")?, sample_id })
+        Ok(LostSamplesRecord {
+            misc,
+            lost: b.read_u64("lost_samples lost")?,
+            sample_id,
+        })
     }
 }

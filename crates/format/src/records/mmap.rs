@@ -36,7 +36,16 @@ impl<'a> MmapRecord<'a> {
         let len = b.read_u64("mmap len")?;
         let pgoff = b.read_u64("mmap pgoff")?;
         let filename = RawStr(until_nul(b.remaining()));
-        Ok(MmapRecord { misc, pid, tid, start, len, pgoff, filename, sample_id })
+        Ok(MmapRecord {
+            misc,
+            pid,
+            tid,
+            start,
+            len,
+            pgoff,
+            filename,
+            sample_id,
+        })
     }
 
     /// Whether the mapping is not executable (`PERF_RECORD_MISC_MMAP_DATA`).
@@ -117,10 +126,25 @@ impl<'a> Mmap2Record<'a> {
         // not check, and prints garbage names for such records.)
         let (prot, flags) = match b.remaining().first_chunk::<4>().map(|p| b.endian().u32(*p)) {
             Some(p) if p > 7 => (None, None),
-            _ => (Some(b.read_u32("mmap2 prot")?), Some(b.read_u32("mmap2 flags")?)),
+            _ => (
+                Some(b.read_u32("mmap2 prot")?),
+                Some(b.read_u32("mmap2 flags")?),
+            ),
         };
         let filename = RawStr(until_nul(b.remaining()));
-        Ok(Mmap2Record { misc, pid, tid, start, len, pgoff, file_id, prot, flags, filename, sample_id })
+        Ok(Mmap2Record {
+            misc,
+            pid,
+            tid,
+            start,
+            len,
+            pgoff,
+            file_id,
+            prot,
+            flags,
+            filename,
+            sample_id,
+        })
     }
 
     /// Whether the mapping is not executable (`PERF_RECORD_MISC_MMAP_DATA`).

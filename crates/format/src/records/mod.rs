@@ -154,7 +154,11 @@ pub fn trailing_payload_len(type_: RecordType, body: &[u8], endian: Endianness) 
     match type_ {
         RecordType::HEADER_TRACING_DATA => {
             let size = b.read_u32("tracing data size").ok()?;
-            Some(if b.len() >= size as usize { 0 } else { u64::from(size) })
+            Some(if b.len() >= size as usize {
+                0
+            } else {
+                u64::from(size)
+            })
         }
         RecordType::AUXTRACE => b.read_u64("auxtrace size").ok(),
         _ => None,
@@ -173,27 +177,44 @@ pub fn frame_record(data: &[u8], offset: u64, endian: Endianness) -> Result<RawR
 /// that old pre-upstream streams used with other meanings, see
 /// [`crate::stream::StreamDecoder::legacy_google`]).
 #[inline]
-pub fn frame_record_with(data: &[u8], offset: u64, endian: Endianness, trailing_payloads: bool) -> Result<RawRecord<'_>> {
+pub fn frame_record_with(
+    data: &[u8],
+    offset: u64,
+    endian: Endianness,
+    trailing_payloads: bool,
+) -> Result<RawRecord<'_>> {
     if data.len() < RECORD_HEADER_SIZE {
         return Err(Error::new(
             offset,
-            ErrorKind::UnexpectedEof { what: "record header", needed: RECORD_HEADER_SIZE as u64, available: data.len() as u64 },
+            ErrorKind::UnexpectedEof {
+                what: "record header",
+                needed: RECORD_HEADER_SIZE as u64,
+                available: data.len() as u64,
+            },
         ));
     }
     let mut b = Bytes::new(data, offset, endian);
     let header = RecordHeader::parse(&mut b)?;
     let size = usize::from(header.size);
     if size < RECORD_HEADER_SIZE {
-        return Err(Error::new(offset, ErrorKind::RecordTooSmall { size: header.size }));
+        return Err(Error::new(
+            offset,
+            ErrorKind::RecordTooSmall { size: header.size },
+        ));
     }
     let Some(body) = data.get(RECORD_HEADER_SIZE..size) else {
         return Err(Error::new(
             offset,
-            ErrorKind::RecordPastEnd { size: size as u64, available: data.len() as u64 },
+            ErrorKind::RecordPastEnd {
+                size: size as u64,
+                available: data.len() as u64,
+            },
         ));
     };
     let mut payload: &[u8] = &[];
-    if let Some(len) = trailing_payload_len(header.type_, body, endian).filter(|_| trailing_payloads) {
+    if let Some(len) =
+        trailing_payload_len(header.type_, body, endian).filter(|_| trailing_payloads)
+    {
         let rest = data.get(size..).unwrap_or(&[]);
         match usize::try_from(len).ok().and_then(|len| rest.get(..len)) {
             Some(p) => payload = p,
@@ -208,7 +229,14 @@ pub fn frame_record_with(data: &[u8], offset: u64, endian: Endianness, trailing_
             }
         }
     }
-    Ok(RawRecord { offset, inner_offset: None, endian, header, body, payload })
+    Ok(RawRecord {
+        offset,
+        inner_offset: None,
+        endian,
+        header,
+        body,
+        payload,
+    })
 }
 
 /// An iterator over the records in a run of bytes. It stops after the first framing error.
@@ -223,7 +251,12 @@ pub struct RawRecords<'a> {
 impl<'a> RawRecords<'a> {
     /// Walks the records in `data`, whose first byte is at absolute `offset`.
     pub const fn new(data: &'a [u8], offset: u64, endian: Endianness) -> Self {
-        RawRecords { data, offset, endian, done: false }
+        RawRecords {
+            data,
+            offset,
+            endian,
+            done: false,
+        }
     }
 
     /// The absolute offset of the next record.
@@ -285,10 +318,16 @@ mod tests {
             let items: Vec<_> = RawRecords::new(&data, 0x100, endian).collect();
             assert_eq!(items.len(), 3);
             let first = items[0].unwrap();
-            assert_eq!((first.offset, first.type_()), (0x100, RecordType::FINISHED_ROUND));
+            assert_eq!(
+                (first.offset, first.type_()),
+                (0x100, RecordType::FINISHED_ROUND)
+            );
             let second = items[1].unwrap();
             assert_eq!((second.offset, second.body.len()), (0x108, 8));
-            assert_eq!(items[2].unwrap_err(), Error::new(0x118, ErrorKind::RecordTooSmall { size: 4 }));
+            assert_eq!(
+                items[2].unwrap_err(),
+                Error::new(0x118, ErrorKind::RecordTooSmall { size: 4 })
+            );
         }
     }
 
@@ -298,7 +337,9 @@ mod tests {
         let mut data = rec(endian, 66, &endian.u32_bytes(16));
         data.extend_from_slice(&[0xaa; 16]);
         data.extend(rec(endian, 68, &[]));
-        let items: Vec<_> = RawRecords::new(&data, 0, endian).map(Result::unwrap).collect();
+        let items: Vec<_> = RawRecords::new(&data, 0, endian)
+            .map(Result::unwrap)
+            .collect();
         assert_eq!(items[0].payload.len(), 16);
         assert_eq!(items[1].offset, 28);
         assert_eq!(items[1].offset % 8, 4);
@@ -313,8 +354,13 @@ mod tests {
         body.extend_from_slice(&[0xbb; 12]);
         let mut data = rec(endian, 66, &body);
         data.extend(rec(endian, 68, &[]));
-        let items: Vec<_> = RawRecords::new(&data, 0, endian).map(Result::unwrap).collect();
-        assert_eq!((items.len(), items[0].payload.len(), items[1].offset), (2, 0, 24));
+        let items: Vec<_> = RawRecords::new(&data, 0, endian)
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            (items.len(), items[0].payload.len(), items[1].offset),
+            (2, 0, 24)
+        );
     }
 
     #[test]
@@ -322,7 +368,19 @@ mod tests {
         let endian = Endianness::Big;
         let mut data = rec(endian, 9, &[0; 16]);
         data.truncate(12);
-        let err = RawRecords::new(&data, 0, endian).next().unwrap().unwrap_err();
-        assert_eq!(err, Error::new(0, ErrorKind::RecordPastEnd { size: 24, available: 12 }));
+        let err = RawRecords::new(&data, 0, endian)
+            .next()
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(
+            err,
+            Error::new(
+                0,
+                ErrorKind::RecordPastEnd {
+                    size: 24,
+                    available: 12
+                }
+            )
+        );
     }
 }

@@ -40,7 +40,13 @@ impl<'a> NamespacesRecord<'a> {
         let at = b.offset();
         let nr = b.read_u64("namespaces nr_namespaces")?;
         let link_info = read_array(&mut b, nr, 16, at, "namespaces link_info")?;
-        Ok(NamespacesRecord { pid, tid, link_info, endian: b.endian(), sample_id })
+        Ok(NamespacesRecord {
+            pid,
+            tid,
+            link_info,
+            endian: b.endian(),
+            sample_id,
+        })
     }
 
     /// `nr_namespaces`.

@@ -64,7 +64,10 @@ impl<'a> ReadGroup<'a> {
 
     /// The values, leader first.
     pub fn iter(&self) -> ReadGroupIter<'a> {
-        ReadGroupIter { group: *self, at: 0 }
+        ReadGroupIter {
+            group: *self,
+            at: 0,
+        }
     }
 }
 
@@ -85,7 +88,11 @@ impl Iterator for ReadGroupIter<'_> {
         let word = |i: usize| crate::layout::read_u64_at(chunk, i * 8, g.endian);
         let value = word(0)?;
         let id = if g.has_id { word(1) } else { None };
-        let lost = if g.has_lost { word(1 + usize::from(g.has_id)) } else { None };
+        let lost = if g.has_lost {
+            word(1 + usize::from(g.has_id))
+        } else {
+            None
+        };
         Some(ReadValue { value, id, lost })
     }
 }
@@ -102,23 +109,55 @@ impl<'a> ReadData<'a> {
     pub(crate) fn parse(b: &mut Bytes<'a>, read_format: u64) -> Result<Self> {
         let group = read_format & rf::GROUP != 0;
         let nr_at = b.offset();
-        let first = b.read_u64(if group { "read_format nr" } else { "read_format value" })?;
-        let time_enabled =
-            if read_format & rf::TOTAL_TIME_ENABLED != 0 { Some(b.read_u64("read_format time_enabled")?) } else { None };
-        let time_running =
-            if read_format & rf::TOTAL_TIME_RUNNING != 0 { Some(b.read_u64("read_format time_running")?) } else { None };
+        let first = b.read_u64(if group {
+            "read_format nr"
+        } else {
+            "read_format value"
+        })?;
+        let time_enabled = if read_format & rf::TOTAL_TIME_ENABLED != 0 {
+            Some(b.read_u64("read_format time_enabled")?)
+        } else {
+            None
+        };
+        let time_running = if read_format & rf::TOTAL_TIME_RUNNING != 0 {
+            Some(b.read_u64("read_format time_running")?)
+        } else {
+            None
+        };
         let has_id = read_format & rf::ID != 0;
         let has_lost = read_format & rf::LOST != 0;
         let values = if group {
             let stride = 8 * (1 + usize::from(has_id) + usize::from(has_lost));
             let bytes = read_array(b, first, stride as u64, nr_at, "read_format group values")?;
-            ReadValues::Group(ReadGroup { bytes, stride, has_id, has_lost, endian: b.endian() })
+            ReadValues::Group(ReadGroup {
+                bytes,
+                stride,
+                has_id,
+                has_lost,
+                endian: b.endian(),
+            })
         } else {
-            let id = if has_id { Some(b.read_u64("read_format id")?) } else { None };
-            let lost = if has_lost { Some(b.read_u64("read_format lost")?) } else { None };
-            ReadValues::Single(ReadValue { value: first, id, lost })
+            let id = if has_id {
+                Some(b.read_u64("read_format id")?)
+            } else {
+                None
+            };
+            let lost = if has_lost {
+                Some(b.read_u64("read_format lost")?)
+            } else {
+                None
+            };
+            ReadValues::Single(ReadValue {
+                value: first,
+                id,
+                lost,
+            })
         };
-        Ok(ReadData { time_enabled, time_running, values })
+        Ok(ReadData {
+            time_enabled,
+            time_running,
+            values,
+        })
     }
 }
 
@@ -140,7 +179,12 @@ impl<'a> ReadRecord<'a> {
         let pid = b.read_u32("read pid")?;
         let tid = b.read_u32("read tid")?;
         let values = ReadData::parse(&mut b, read_format)?;
-        Ok(ReadRecord { pid, tid, values, sample_id })
+        Ok(ReadRecord {
+            pid,
+            tid,
+            values,
+            sample_id,
+        })
     }
 }
 
@@ -160,19 +204,57 @@ mod tests {
             let r = ReadData::parse(&mut b, all).unwrap();
             assert!(b.is_empty());
             assert_eq!((r.time_enabled, r.time_running), (Some(5), Some(4)));
-            assert_eq!(r.values, ReadValues::Single(ReadValue { value: 100, id: Some(77), lost: Some(1) }));
+            assert_eq!(
+                r.values,
+                ReadValues::Single(ReadValue {
+                    value: 100,
+                    id: Some(77),
+                    lost: Some(1)
+                })
+            );
 
             let data = Builder::new(e).u64s(&[2, 9, 10, 1, 20, 2]).into_vec();
-            let r = ReadData::parse(&mut Bytes::new(&data, 0, e), rf::GROUP | rf::TOTAL_TIME_ENABLED | rf::ID).unwrap();
-            let ReadValues::Group(g) = r.values else { panic!() };
+            let r = ReadData::parse(
+                &mut Bytes::new(&data, 0, e),
+                rf::GROUP | rf::TOTAL_TIME_ENABLED | rf::ID,
+            )
+            .unwrap();
+            let ReadValues::Group(g) = r.values else {
+                panic!()
+            };
             assert_eq!(r.time_enabled, Some(9));
             let vals: Vec<_> = g.iter().collect();
             assert_eq!(
                 vals,
-                [ReadValue { value: 10, id: Some(1), lost: None }, ReadValue { value: 20, id: Some(2), lost: None }]
+                [
+                    ReadValue {
+                        value: 10,
+                        id: Some(1),
+                        lost: None
+                    },
+                    ReadValue {
+                        value: 20,
+                        id: Some(2),
+                        lost: None
+                    }
+                ]
             );
-            let err = ReadData::parse(&mut Bytes::new(&data, 0x20, e), rf::GROUP | rf::ID | rf::LOST).unwrap_err();
-            assert_eq!(err, Error::new(0x20, ErrorKind::UnexpectedEof { what: "read_format group values", needed: 48, available: 40 }));
+            let err = ReadData::parse(
+                &mut Bytes::new(&data, 0x20, e),
+                rf::GROUP | rf::ID | rf::LOST,
+            )
+            .unwrap_err();
+            assert_eq!(
+                err,
+                Error::new(
+                    0x20,
+                    ErrorKind::UnexpectedEof {
+                        what: "read_format group values",
+                        needed: 48,
+                        available: 40
+                    }
+                )
+            );
         }
     }
 }

@@ -106,7 +106,9 @@ pub struct UserStack<'a> {
 impl<'a> UserStack<'a> {
     /// The valid bytes: the first `dyn_size` bytes of `data`.
     pub fn valid(&self) -> &'a [u8] {
-        let n = usize::try_from(self.dyn_size).unwrap_or(usize::MAX).min(self.data.len());
+        let n = usize::try_from(self.dyn_size)
+            .unwrap_or(usize::MAX)
+            .min(self.data.len());
         self.data.get(..n).unwrap_or(&[])
     }
 }
@@ -168,7 +170,10 @@ impl Fixed<'_> {
             Some((head, tail)) => {
                 self.data = tail;
                 let [a0, a1, a2, a3, b0, b1, b2, b3] = *head;
-                (self.endian.u32([a0, a1, a2, a3]), self.endian.u32([b0, b1, b2, b3]))
+                (
+                    self.endian.u32([a0, a1, a2, a3]),
+                    self.endian.u32([b0, b1, b2, b3]),
+                )
             }
             None => (0, 0),
         }
@@ -194,11 +199,20 @@ impl<'a> SampleRecord<'a> {
     /// Decodes the fields into `self` (made by [`SampleRecord::empty`]), in place: a sample is
     /// large, and building it where it will be returned saves copying it.
     #[inline]
-    pub(crate) fn fill(&mut self, body: &'a [u8], offset: u64, endian: Endianness, layout: &EventLayout) -> Result<()> {
+    pub(crate) fn fill(
+        &mut self,
+        body: &'a [u8],
+        offset: u64,
+        endian: Endianness,
+        layout: &EventLayout,
+    ) -> Result<()> {
         let t = layout.sample_type;
         let (fixed, rest) = fixed_part(body, offset, layout)?;
         let s = self;
-        let mut f = Fixed { data: fixed, endian };
+        let mut f = Fixed {
+            data: fixed,
+            endian,
+        };
         if t & st::IDENTIFIER != 0 {
             s.id = Some(f.u64());
         }
@@ -239,7 +253,12 @@ impl<'a> SampleRecord<'a> {
     /// fields: the same checks in the same order as [`SampleRecord::parse`], so the same
     /// error (or none). For counting samples (`perfscope stats`), where building the record
     /// cost more than reading it.
-    pub fn check(body: &'a [u8], offset: u64, endian: Endianness, layout: &EventLayout) -> Result<()> {
+    pub fn check(
+        body: &'a [u8],
+        offset: u64,
+        endian: Endianness,
+        layout: &EventLayout,
+    ) -> Result<()> {
         let rest = fixed_part(body, offset, layout)?.1;
         if layout.sample_type & !FIXED_FIELDS == 0 {
             return Ok(());
@@ -287,7 +306,11 @@ impl<'a> SampleRecord<'a> {
 
 /// Reads `u64 abi` and, when it is not 0, `size` bytes of registers.
 /// The fields after PERIOD, kept in `keep` (when given) as they are read.
-fn parse_variable<'a>(b: &mut Bytes<'a>, layout: &EventLayout, mut keep: Option<&mut SampleRecord<'a>>) -> Result<()> {
+fn parse_variable<'a>(
+    b: &mut Bytes<'a>,
+    layout: &EventLayout,
+    mut keep: Option<&mut SampleRecord<'a>>,
+) -> Result<()> {
     let t = layout.sample_type;
     /// Stores `value` in the record's `field` when the record is kept (not only checked).
     macro_rules! keep {
@@ -314,25 +337,51 @@ fn parse_variable<'a>(b: &mut Bytes<'a>, layout: &EventLayout, mut keep: Option<
         keep!(branch_stack, BranchStack::parse(b, layout)?);
     }
     if t & st::REGS_USER != 0 {
-        keep!(regs_user, parse_regs(b, layout.sample_regs_user, layout.regs_user_size, "user regs")?);
+        keep!(
+            regs_user,
+            parse_regs(
+                b,
+                layout.sample_regs_user,
+                layout.regs_user_size,
+                "user regs"
+            )?
+        );
     }
     if t & st::STACK_USER != 0 {
         let size = b.read_u64("user stack size")?;
-        keep!(stack_user, if size == 0 {
-            UserStack { data: &[], dyn_size: 0 }
-        } else {
-            let data = b.read_bytes_u64(size, "user stack data")?;
-            let at = b.offset();
-            let dyn_size = b.read_u64("user stack dyn_size")?;
-            if dyn_size > size {
-                return Err(Error::new(at, ErrorKind::BadValue { what: "user stack dyn_size (larger than its size)", value: dyn_size }));
+        keep!(
+            stack_user,
+            if size == 0 {
+                UserStack {
+                    data: &[],
+                    dyn_size: 0,
+                }
+            } else {
+                let data = b.read_bytes_u64(size, "user stack data")?;
+                let at = b.offset();
+                let dyn_size = b.read_u64("user stack dyn_size")?;
+                if dyn_size > size {
+                    return Err(Error::new(
+                        at,
+                        ErrorKind::BadValue {
+                            what: "user stack dyn_size (larger than its size)",
+                            value: dyn_size,
+                        },
+                    ));
+                }
+                UserStack { data, dyn_size }
             }
-            UserStack { data, dyn_size }
-        });
+        );
     }
     if t & (st::WEIGHT | st::WEIGHT_STRUCT) != 0 {
         let full = b.read_u64("weight")?;
-        keep!(weight, Weight { full, is_struct: t & st::WEIGHT_STRUCT != 0 });
+        keep!(
+            weight,
+            Weight {
+                full,
+                is_struct: t & st::WEIGHT_STRUCT != 0
+            }
+        );
     }
     if t & st::DATA_SRC != 0 {
         keep!(data_src, b.read_u64("data_src")?);
@@ -341,7 +390,15 @@ fn parse_variable<'a>(b: &mut Bytes<'a>, layout: &EventLayout, mut keep: Option<
         keep!(transaction, b.read_u64("transaction")?);
     }
     if t & st::REGS_INTR != 0 {
-        keep!(regs_intr, parse_regs(b, layout.sample_regs_intr, layout.regs_intr_size, "intr regs")?);
+        keep!(
+            regs_intr,
+            parse_regs(
+                b,
+                layout.sample_regs_intr,
+                layout.regs_intr_size,
+                "intr regs"
+            )?
+        );
     }
     if t & st::PHYS_ADDR != 0 {
         keep!(phys_addr, b.read_u64("phys_addr")?);
@@ -363,21 +420,47 @@ fn parse_variable<'a>(b: &mut Bytes<'a>, layout: &EventLayout, mut keep: Option<
 }
 
 /// Every sample_type bit of the fixed-size prefix (up to PERIOD).
-const FIXED_FIELDS: u64 = st::IDENTIFIER | st::IP | st::TID | st::TIME | st::ADDR | st::ID | st::STREAM_ID | st::CPU | st::PERIOD;
+const FIXED_FIELDS: u64 = st::IDENTIFIER
+    | st::IP
+    | st::TID
+    | st::TIME
+    | st::ADDR
+    | st::ID
+    | st::STREAM_ID
+    | st::CPU
+    | st::PERIOD;
 
 /// Splits a SAMPLE body into its fixed-size prefix and the rest, after checking that the
 /// event's sample_type is known.
-fn fixed_part<'a>(body: &'a [u8], offset: u64, layout: &EventLayout) -> Result<(&'a [u8], &'a [u8])> {
+fn fixed_part<'a>(
+    body: &'a [u8],
+    offset: u64,
+    layout: &EventLayout,
+) -> Result<(&'a [u8], &'a [u8])> {
     if layout.unknown_sample_bits != 0 {
-        return Err(Error::new(offset, ErrorKind::UnknownSampleType { bits: layout.unknown_sample_bits }));
+        return Err(Error::new(
+            offset,
+            ErrorKind::UnknownSampleType {
+                bits: layout.unknown_sample_bits,
+            },
+        ));
     }
     body.split_at_checked(layout.fixed_size).ok_or(Error::new(
         offset,
-        ErrorKind::UnexpectedEof { what: "sample fixed fields", needed: layout.fixed_size as u64, available: body.len() as u64 },
+        ErrorKind::UnexpectedEof {
+            what: "sample fixed fields",
+            needed: layout.fixed_size as u64,
+            available: body.len() as u64,
+        },
     ))
 }
 
-fn parse_regs<'a>(b: &mut Bytes<'a>, mask: u64, size: usize, what: &'static str) -> Result<Regs<'a>> {
+fn parse_regs<'a>(
+    b: &mut Bytes<'a>,
+    mask: u64,
+    size: usize,
+    what: &'static str,
+) -> Result<Regs<'a>> {
     let abi = b.read_u64(what)?;
     let at = b.offset();
     let values = if abi == 0 {

@@ -27,7 +27,15 @@ pub struct SampleId {
 impl SampleId {
     /// A sample id with only the event set (no trailer).
     pub const fn of_event(event: Option<EventIndex>) -> SampleId {
-        SampleId { event, pid: None, tid: None, time: None, id: None, stream_id: None, cpu: None }
+        SampleId {
+            event,
+            pid: None,
+            tid: None,
+            time: None,
+            id: None,
+            stream_id: None,
+            cpu: None,
+        }
     }
 }
 
@@ -83,9 +91,19 @@ mod tests {
     #[test]
     fn trailer_fields_in_both_byte_orders() {
         for e in [Endianness::Little, Endianness::Big] {
-            let layout = SampleIdLayout::new(st::TID | st::TIME | st::CPU | st::IDENTIFIER | st::IP, true);
-            let body = Builder::new(e).u64(0xaaaa).u32(10).u32(11).u64(999).u32(3).u32(0).u64(42).into_vec();
-            let (own, sid) = split_trailer(Bytes::new(&body, 0x80, e), &layout, Some(EventIndex(2))).unwrap();
+            let layout =
+                SampleIdLayout::new(st::TID | st::TIME | st::CPU | st::IDENTIFIER | st::IP, true);
+            let body = Builder::new(e)
+                .u64(0xaaaa)
+                .u32(10)
+                .u32(11)
+                .u64(999)
+                .u32(3)
+                .u32(0)
+                .u64(42)
+                .into_vec();
+            let (own, sid) =
+                split_trailer(Bytes::new(&body, 0x80, e), &layout, Some(EventIndex(2))).unwrap();
             assert_eq!(own.remaining().len(), 8);
             assert_eq!(own.offset(), 0x80);
             assert_eq!(
@@ -103,7 +121,14 @@ mod tests {
             let err = split_trailer(Bytes::new(&body[..16], 0x80, e), &layout, None).unwrap_err();
             assert_eq!(
                 err,
-                Error::new(0x80, ErrorKind::UnexpectedEof { what: "sample_id trailer", needed: 32, available: 16 })
+                Error::new(
+                    0x80,
+                    ErrorKind::UnexpectedEof {
+                        what: "sample_id trailer",
+                        needed: 32,
+                        available: 16
+                    }
+                )
             );
         }
     }

@@ -24,7 +24,17 @@ impl<'a> SchedstatRecord<'a> {
         let timestamp = b.read_u64("schedstat timestamp")?;
         let cpu = b.read_u32("schedstat cpu")?;
         let version = b.read_u16("schedstat version")?;
-        let pad = b.read_u16(if is_domain { "schedstat domain" } else { "schedstat padding" })?;
-        Ok(SchedstatRecord { timestamp, cpu, version, domain: is_domain.then_some(pad), data: b.remaining() })
+        let pad = b.read_u16(if is_domain {
+            "schedstat domain"
+        } else {
+            "schedstat padding"
+        })?;
+        Ok(SchedstatRecord {
+            timestamp,
+            cpu,
+            version,
+            domain: is_domain.then_some(pad),
+            data: b.remaining(),
+        })
     }
 }

@@ -27,7 +27,10 @@ impl<'a> StatConfigRecord<'a> {
         let at = b.offset();
         let nr = b.read_u64("stat_config nr")?;
         let entries = read_array(&mut b, nr, 16, at, "stat_config entries")?;
-        Ok(StatConfigRecord { entries, endian: b.endian() })
+        Ok(StatConfigRecord {
+            entries,
+            endian: b.endian(),
+        })
     }
 
     /// `nr`.
@@ -43,9 +46,12 @@ impl<'a> StatConfigRecord<'a> {
     /// The `(tag, val)` terms.
     pub fn iter(&self) -> impl FusedIterator<Item = (u64, u64)> + 'a {
         let e = self.endian;
-        self.entries
-            .chunks_exact(16)
-            .map(move |c| (read_u64_at(c, 0, e).unwrap_or(0), read_u64_at(c, 8, e).unwrap_or(0)))
+        self.entries.chunks_exact(16).map(move |c| {
+            (
+                read_u64_at(c, 0, e).unwrap_or(0),
+                read_u64_at(c, 8, e).unwrap_or(0),
+            )
+        })
     }
 }
 
@@ -90,6 +96,9 @@ pub struct StatRoundRecord {
 
 impl StatRoundRecord {
     pub(crate) fn parse(mut b: Bytes<'_>) -> Result<Self> {
-        Ok(StatRoundRecord { type_: b.read_u64("stat_round type")?, time: b.read_u64("stat_round time")? })
+        Ok(StatRoundRecord {
+            type_: b.read_u64("stat_round type")?,
+            time: b.read_u64("stat_round time")?,
+        })
     }
 }

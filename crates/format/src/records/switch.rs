@@ -21,13 +21,26 @@ pub struct SwitchRecord {
 }
 
 impl SwitchRecord {
-    pub(crate) fn parse(mut b: Bytes<'_>, misc: u16, cpu_wide: bool, sample_id: SampleId) -> Result<Self> {
+    pub(crate) fn parse(
+        mut b: Bytes<'_>,
+        misc: u16,
+        cpu_wide: bool,
+        sample_id: SampleId,
+    ) -> Result<Self> {
         let (next_prev_pid, next_prev_tid) = if cpu_wide {
-            (Some(b.read_u32("switch next_prev_pid")?), Some(b.read_u32("switch next_prev_tid")?))
+            (
+                Some(b.read_u32("switch next_prev_pid")?),
+                Some(b.read_u32("switch next_prev_tid")?),
+            )
         } else {
             (None, None)
         };
-        Ok(SwitchRecord { misc, next_prev_pid, next_prev_tid, sample_id })
+        Ok(SwitchRecord {
+            misc,
+            next_prev_pid,
+            next_prev_tid,
+            sample_id,
+        })
     }
 
     /// A switch out of the task (rather than into it).

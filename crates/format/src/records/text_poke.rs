@@ -24,6 +24,11 @@ impl<'a> TextPokeRecord<'a> {
         let new_len = b.read_u16("text_poke new_len")?;
         let old_bytes = b.read_bytes(old_len.into(), "text_poke old bytes")?;
         let new_bytes = b.read_bytes(new_len.into(), "text_poke new bytes")?;
-        Ok(TextPokeRecord { addr, old_bytes, new_bytes, sample_id })
+        Ok(TextPokeRecord {
+            addr,
+            old_bytes,
+            new_bytes,
+            sample_id,
+        })
     }
 }

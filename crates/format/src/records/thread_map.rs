@@ -32,7 +32,10 @@ impl<'a> ThreadMapRecord<'a> {
         let at = b.offset();
         let nr = b.read_u64("thread_map nr")?;
         let entries = read_array(&mut b, nr, ENTRY_SIZE as u64, at, "thread_map entries")?;
-        Ok(ThreadMapRecord { entries, endian: b.endian() })
+        Ok(ThreadMapRecord {
+            entries,
+            endian: b.endian(),
+        })
     }
 
     /// `nr`.
@@ -48,9 +51,11 @@ impl<'a> ThreadMapRecord<'a> {
     /// The entries.
     pub fn iter(&self) -> impl FusedIterator<Item = ThreadMapEntry<'a>> + 'a {
         let e = self.endian;
-        self.entries.chunks_exact(ENTRY_SIZE).map(move |c| ThreadMapEntry {
-            pid: crate::layout::read_u64_at(c, 0, e).unwrap_or(0),
-            comm: RawStr(until_nul(c.get(8..).unwrap_or(&[]))),
-        })
+        self.entries
+            .chunks_exact(ENTRY_SIZE)
+            .map(move |c| ThreadMapEntry {
+                pid: crate::layout::read_u64_at(c, 0, e).unwrap_or(0),
+                comm: RawStr(until_nul(c.get(8..).unwrap_or(&[]))),
+            })
     }
 }

@@ -45,6 +45,11 @@ impl TimeConvRecord {
                 cap_user_time_short: b.read_u8("time_conv cap_user_time_short")? != 0,
             })
         };
-        Ok(TimeConvRecord { time_shift, time_mult, time_zero, ext })
+        Ok(TimeConvRecord {
+            time_shift,
+            time_mult,
+            time_zero,
+            ext,
+        })
     }
 }

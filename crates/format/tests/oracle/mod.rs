@@ -1,6 +1,12 @@
 //! Reading the corpus and perf's oracle outputs (`perf script`, `perf report -D`) for the corpus
 //! tests. Shared by the corpus test files.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,7 +19,11 @@ pub fn shared_dir() -> Option<PathBuf> {
         return dir.join("corpus").is_dir().then_some(dir);
     }
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    workspace.ancestors().skip(1).map(|a| a.join("shared")).find(|d| d.join("corpus").is_dir())
+    workspace
+        .ancestors()
+        .skip(1)
+        .map(|a| a.join("shared"))
+        .find(|d| d.join("corpus").is_dir())
 }
 
 /// A corpus file and where its oracles are.
@@ -67,7 +77,9 @@ pub fn corpus_files(shared: &Path) -> Vec<CorpusFile> {
 }
 
 fn read_dir_sorted(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
     v.sort();
     v
 }
@@ -82,7 +94,11 @@ pub fn read_oracle(prefix: &Path, suffix: &str) -> Option<String> {
     if !gz.is_file() {
         return None;
     }
-    let out = std::process::Command::new("gzip").arg("-dc").arg(&gz).output().ok()?;
+    let out = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(&gz)
+        .output()
+        .ok()?;
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
@@ -91,10 +107,15 @@ pub fn script_truncated(f: &CorpusFile) -> bool {
     let meta = read_oracle(&f.oracle, ".meta").unwrap_or_default();
     let cmd = read_oracle(&f.oracle, ".cmd.txt").unwrap_or_default();
     let field = |key: &str| {
-        meta.lines().find_map(|l| l.strip_prefix(key)).and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        meta.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
     };
     let cut_lines = matches!((field("script_lines_kept:"), field("script_lines_total:")), (Some(k), Some(t)) if k < t);
-    cut_lines || cmd.lines().any(|l| l.starts_with("script:") && l.contains("truncated"))
+    cut_lines
+        || cmd
+            .lines()
+            .any(|l| l.starts_with("script:") && l.contains("truncated"))
 }
 
 /// Sample counts per (pid, tid) in `perf script` output: lines with a `PID/TID` token that are
@@ -143,7 +164,11 @@ pub fn dump_records(text: &str) -> Vec<DumpRecord> {
         if let (Some(at), Some(end)) = (line.find('@'), line.find(" [0x")) {
             if line.starts_with("0x") && at < end && line.contains("]: event: ") {
                 let base = line[at + 1..end].rsplit('/').next().unwrap_or("");
-                part = if base.starts_with("data.") { base.to_string() } else { String::new() };
+                part = if base.starts_with("data.") {
+                    base.to_string()
+                } else {
+                    String::new()
+                };
                 current = None;
                 continue;
             }
@@ -157,17 +182,30 @@ pub fn dump_records(text: &str) -> Vec<DumpRecord> {
                 continue;
             }
             let (off, size) = (toks[toks.len() - 2], toks[toks.len() - 1]);
-            let Some(offset) = off.strip_prefix("0x").and_then(|h| u64::from_str_radix(h, 16).ok()) else { continue };
-            let Some(size) = size.strip_prefix("[0x").and_then(|s| s.strip_suffix(']')).and_then(|h| u64::from_str_radix(h, 16).ok())
+            let Some(offset) = off
+                .strip_prefix("0x")
+                .and_then(|h| u64::from_str_radix(h, 16).ok())
             else {
                 continue;
             };
-            let name_end = tail.find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')).unwrap_or(tail.len());
+            let Some(size) = size
+                .strip_prefix("[0x")
+                .and_then(|s| s.strip_suffix(']'))
+                .and_then(|h| u64::from_str_radix(h, 16).ok())
+            else {
+                continue;
+            };
+            let name_end = tail
+                .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+                .unwrap_or(tail.len());
             out.push(DumpRecord {
                 part: part.clone(),
                 offset,
                 size,
-                prefix: toks[..toks.len() - 2].iter().map(|s| s.to_string()).collect(),
+                prefix: toks[..toks.len() - 2]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
                 name: tail[..name_end].to_string(),
                 rest: tail[name_end..].to_string(),
                 details: Vec::new(),

@@ -38,7 +38,9 @@ pub struct Style<'a> {
 
 /// 32-bit FNV-1a.
 fn fnv(s: &str) -> u32 {
-    s.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193))
+    s.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
 }
 
 /// HSL (degrees, %, %) to RGB.
@@ -66,7 +68,11 @@ pub fn module_color(module: &str) -> (u8, u8, u8) {
         return (190, 190, 190);
     }
     let h = fnv(basename(module));
-    hsl(f64::from(h % 360), 55.0 + f64::from((h >> 9) % 20), 62.0 + f64::from((h >> 17) % 10))
+    hsl(
+        f64::from(h % 360),
+        55.0 + f64::from((h >> 9) % 20),
+        62.0 + f64::from((h >> 17) % 10),
+    )
 }
 
 /// The color of a function box.
@@ -91,14 +97,26 @@ fn draw_boxes(ctx: &CanvasRenderingContext2d, layout: &Layout, style: &Style<'_>
     ctx.fill_rect(0.0, 0.0, layout.width, layout.height);
     ctx.set_font("12px ui-sans-serif, system-ui, -apple-system, 'Segoe UI', sans-serif");
     ctx.set_text_baseline("middle");
-    let char_w = ctx.measure_text("abcdefghijklmnopqrstuvwxyz").map_or(6.5, |m| m.width() / 26.0).max(1.0);
+    let char_w = ctx
+        .measure_text("abcdefghijklmnopqrstuvwxyz")
+        .map_or(6.5, |m| m.width() / 26.0)
+        .max(1.0);
     let mut colors: HashMap<u32, String> = HashMap::new();
     let mut outlined = Vec::new();
     for b in &layout.boxes {
         let i = b.node as usize;
         let func = style.nodes.func.get(i).copied().unwrap_or(0);
-        let matched = style.matched.is_some_and(|m| m.get(i).copied().unwrap_or(false));
-        let fill = if matched { MATCH_COLOR.to_string() } else { colors.entry(func).or_insert_with(|| rgb(box_color(style.profile, func, style.color_by))).clone() };
+        let matched = style
+            .matched
+            .is_some_and(|m| m.get(i).copied().unwrap_or(false));
+        let fill = if matched {
+            MATCH_COLOR.to_string()
+        } else {
+            colors
+                .entry(func)
+                .or_insert_with(|| rgb(box_color(style.profile, func, style.color_by)))
+                .clone()
+        };
         ctx.set_fill_style_str(&fill);
         // One device pixel of gap between neighbors when there is room for it.
         let w = if b.w > 2.0 { b.w - 0.5 } else { b.w };

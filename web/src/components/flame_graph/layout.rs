@@ -30,12 +30,27 @@ pub struct Viewport {
 
 impl Viewport {
     /// The viewport showing node `zoom` (or everything) of a tree `total` wide and `rows` deep.
-    pub fn new(nodes: &TreeNodes, zoom: Option<u32>, total: f64, rows: u32, width: f64, icicle: bool) -> Viewport {
-        let (x0, span) = match zoom.and_then(|z| Some((*nodes.x.get(z as usize)?, *nodes.width.get(z as usize)?))) {
+    pub fn new(
+        nodes: &TreeNodes,
+        zoom: Option<u32>,
+        total: f64,
+        rows: u32,
+        width: f64,
+        icicle: bool,
+    ) -> Viewport {
+        let (x0, span) = match zoom
+            .and_then(|z| Some((*nodes.x.get(z as usize)?, *nodes.width.get(z as usize)?)))
+        {
             Some((x, w)) if w > 0.0 => (x, w),
             _ => (0.0, total.max(1.0)),
         };
-        Viewport { width, x0, span, rows: rows.max(1), icicle }
+        Viewport {
+            width,
+            x0,
+            span,
+            rows: rows.max(1),
+            icicle,
+        }
     }
 
     /// The canvas height for this viewport.
@@ -88,7 +103,11 @@ pub fn layout(nodes: &TreeNodes, ix: &TreeIndex, vp: &Viewport) -> Layout {
     let mut i = 0usize;
     while i < n {
         let next_sibling = ix.end.get(i).map_or(i + 1, |&e| (e as usize).max(i + 1));
-        let (Some(&x), Some(&w), Some(&d)) = (nodes.x.get(i), nodes.width.get(i), nodes.depth.get(i)) else { break };
+        let (Some(&x), Some(&w), Some(&d)) =
+            (nodes.x.get(i), nodes.width.get(i), nodes.depth.get(i))
+        else {
+            break;
+        };
         // Outside the zoomed range: skip the subtree.
         if x + w <= vp.x0 || x >= x1 {
             i = next_sibling;
@@ -100,15 +119,29 @@ pub fn layout(nodes: &TreeNodes, ix: &TreeIndex, vp: &Viewport) -> Layout {
             i = next_sibling;
             continue;
         }
-        boxes.push(Placed { node: i as u32, x: left, y: vp.row_y(d), w: right - left, h: ROW_HEIGHT - 1.0 });
+        boxes.push(Placed {
+            node: i as u32,
+            x: left,
+            y: vp.row_y(d),
+            w: right - left,
+            h: ROW_HEIGHT - 1.0,
+        });
         i += 1;
     }
-    Layout { boxes, width: vp.width, height: vp.height() }
+    Layout {
+        boxes,
+        width: vp.width,
+        height: vp.height(),
+    }
 }
 
 /// The node drawn at (`x`, `y`) CSS px, if any.
 pub fn hit_test(layout: &Layout, x: f64, y: f64) -> Option<u32> {
-    layout.boxes.iter().find(|b| x >= b.x && x < b.x + b.w && y >= b.y && y < b.y + b.h).map(|b| b.node)
+    layout
+        .boxes
+        .iter()
+        .find(|b| x >= b.x && x < b.x + b.w && y >= b.y && y < b.y + b.h)
+        .map(|b| b.node)
 }
 
 #[cfg(test)]
@@ -134,11 +167,26 @@ mod tests {
         let vp = Viewport::new(&n, None, 5.0, 2, 500.0, true);
         let l = layout(&n, &ix, &vp);
         let got: Vec<_> = l.boxes.iter().map(|b| (b.node, b.x, b.y, b.w)).collect();
-        assert_eq!(got, vec![(0, 0.0, 2.0, 400.0), (1, 0.0, 20.0, 100.0), (2, 100.0, 20.0, 200.0), (3, 400.0, 2.0, 100.0)]);
+        assert_eq!(
+            got,
+            vec![
+                (0, 0.0, 2.0, 400.0),
+                (1, 0.0, 20.0, 100.0),
+                (2, 100.0, 20.0, 200.0),
+                (3, 400.0, 2.0, 100.0)
+            ]
+        );
         assert_eq!(hit_test(&l, 150.0, 25.0), Some(2));
         assert_eq!(hit_test(&l, 350.0, 25.0), None, "main's self area");
         // Flame: roots at the bottom.
-        let flame = layout(&n, &ix, &Viewport { icicle: false, ..vp });
+        let flame = layout(
+            &n,
+            &ix,
+            &Viewport {
+                icicle: false,
+                ..vp
+            },
+        );
         assert_eq!(flame.boxes[0].y, vp.height() - 2.0 - ROW_HEIGHT);
         assert_eq!(hit_test(&flame, 10.0, flame.boxes[0].y + 1.0), Some(0));
     }
@@ -160,6 +208,9 @@ mod tests {
         let ix = TreeIndex::new(&n);
         let l = layout(&n, &ix, &Viewport::new(&n, None, 5.0, 2, 1.0, true));
         // At 1 px for 5 units: main 0.8 px and zeta 0.4 px stay; alpha and other (0.2 px) go.
-        assert_eq!(l.boxes.iter().map(|b| b.node).collect::<Vec<_>>(), vec![0, 2]);
+        assert_eq!(
+            l.boxes.iter().map(|b| b.node).collect::<Vec<_>>(),
+            vec![0, 2]
+        );
     }
 }

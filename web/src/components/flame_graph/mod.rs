@@ -16,9 +16,12 @@ use super::controls::SampleControls;
 use super::notices::Notices;
 use crate::display::{duration_ns, grouped, off_cpu_total, percent};
 use crate::protocol::{ProfileData, Query, TreeReply, WeightKind};
-use crate::selectors::{basename, find_path, func_module, func_name, path_of, search, search_query, search_share, TreeIndex};
-use crate::state::{AppState, ColorBy, ViewAction};
+use crate::selectors::{
+    basename, find_path, func_module, func_name, path_of, search, search_query, search_share,
+    TreeIndex,
+};
 use crate::state::shared::Shared;
+use crate::state::{AppState, ColorBy, ViewAction};
 
 /// Properties of [`FlameGraphView`].
 #[derive(Properties, PartialEq)]
@@ -45,7 +48,9 @@ struct Hover {
 pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     let view = &props.state.view;
     let tree: Option<Shared<TreeReply>> = props.state.results.tree.clone();
-    let current = tree.as_ref().is_some_and(|t| t.meta.query == props.wanted && t.meta.generation == props.profile.overview.generation);
+    let current = tree.as_ref().is_some_and(|t| {
+        t.meta.query == props.wanted && t.meta.generation == props.profile.overview.generation
+    });
     let container = use_node_ref();
     let canvas = use_node_ref();
     let width = use_width(container.clone());
@@ -63,7 +68,14 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
         let (t, p) = (t.clone(), props.profile.clone());
         move |(_, q)| search(&t, &p, q)
     });
-    let vp = layout::Viewport::new(&t.nodes, zoom_node, t.meta.total, t.meta.depth, width, view.icicle);
+    let vp = layout::Viewport::new(
+        &t.nodes,
+        zoom_node,
+        t.meta.total,
+        t.meta.depth,
+        width,
+        view.icicle,
+    );
     let placed = use_memo((Shared::id(&t), zoom_node, width.to_bits(), view.icicle), {
         let (t, index) = (t.clone(), index.clone());
         move |_| Rc::new(layout::layout(&t.nodes, &index, &vp))
@@ -81,17 +93,28 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
             view.color_by,
             props.profile.overview.generation,
         );
-        let (canvas, placed, matches, t, profile) = (canvas.clone(), (*placed).clone(), matches.clone(), t.clone(), props.profile.clone());
-        let (selected_func, color_by, hovered) = (view.selected_func, view.color_by, hover.map(|h| h.node));
+        let (canvas, placed, matches, t, profile) = (
+            canvas.clone(),
+            (*placed).clone(),
+            matches.clone(),
+            t.clone(),
+            props.profile.clone(),
+        );
+        let (selected_func, color_by, hovered) =
+            (view.selected_func, view.color_by, hover.map(|h| h.node));
         let scheduler = scheduler.clone();
         let drawn_key = format!("{}:{}:{}", current, t.nodes.len(), matches.count);
         use_effect_with(key, move |_| {
             scheduler.schedule(move || {
-                let Some(el) = canvas.cast::<HtmlCanvasElement>() else { return };
+                let Some(el) = canvas.cast::<HtmlCanvasElement>() else {
+                    return;
+                };
                 if placed.width <= 0.0 {
                     return;
                 }
-                let Some(ctx) = prepare(&el, placed.width, placed.height) else { return };
+                let Some(ctx) = prepare(&el, placed.width, placed.height) else {
+                    return;
+                };
                 let style = draw::Style {
                     profile: &profile,
                     nodes: &t.nodes,
@@ -109,17 +132,32 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     }
 
     let onmousemove = {
-        let (hover, placed, t, profile) = (hover.clone(), placed.clone(), t.clone(), props.profile.clone());
+        let (hover, placed, t, profile) = (
+            hover.clone(),
+            placed.clone(),
+            t.clone(),
+            props.profile.clone(),
+        );
         Callback::from(move |e: MouseEvent| {
             let (x, y) = (e.offset_x(), e.offset_y());
             let node = layout::hit_test(&placed, f64::from(x), f64::from(y));
             // What is under the pointer, published at once (tests read it after moving there).
-            if let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
-                let name = node.and_then(|n| t.nodes.func.get(n as usize)).map(|&f| func_name(&profile, f).to_string()).unwrap_or_default();
+            if let Some(el) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            {
+                let name = node
+                    .and_then(|n| t.nodes.func.get(n as usize))
+                    .map(|&f| func_name(&profile, f).to_string())
+                    .unwrap_or_default();
                 let _ = el.set_attribute("data-hover-name", &name);
                 let _ = el.set_attribute("data-hover", &format!("{x},{y}"));
             }
-            hover.set(node.map(|node| Hover { node, client_x: e.client_x(), client_y: e.client_y() }));
+            hover.set(node.map(|node| Hover {
+                node,
+                client_x: e.client_x(),
+                client_y: e.client_y(),
+            }));
         })
     };
     let onmouseleave = {
@@ -129,10 +167,14 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     let onclick = {
         let (placed, t, on_action) = (placed.clone(), t.clone(), props.on_action.clone());
         Callback::from(move |e: MouseEvent| {
-            if let Some(node) = layout::hit_test(&placed, f64::from(e.offset_x()), f64::from(e.offset_y())) {
+            if let Some(node) =
+                layout::hit_test(&placed, f64::from(e.offset_x()), f64::from(e.offset_y()))
+            {
                 // A click zooms to the box and selects its function (outlined here, highlighted
                 // in the timeline and the call tree), as the call tree's selection does.
-                on_action.emit(ViewAction::SelectFunc(t.nodes.func.get(node as usize).copied()));
+                on_action.emit(ViewAction::SelectFunc(
+                    t.nodes.func.get(node as usize).copied(),
+                ));
                 on_action.emit(ViewAction::Zoom(path_of(&t.nodes, node)));
             }
         })
@@ -148,14 +190,26 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
             }
         })
     };
-    let onsearch = props.on_action.reform(|e: InputEvent| ViewAction::Search(e.target_unchecked_into::<HtmlInputElement>().value()));
+    let onsearch = props.on_action.reform(|e: InputEvent| {
+        ViewAction::Search(e.target_unchecked_into::<HtmlInputElement>().value())
+    });
 
-    let highlighted = view.selected_func.map_or(0, |f| placed.boxes.iter().filter(|b| t.nodes.func.get(b.node as usize) == Some(&f)).count());
+    let highlighted = view.selected_func.map_or(0, |f| {
+        placed
+            .boxes
+            .iter()
+            .filter(|b| t.nodes.func.get(b.node as usize) == Some(&f))
+            .count()
+    });
     let total_samples = t.meta.samples;
     let weight_total = t.meta.total;
     let off_cpu = crate::selectors::off_cpu_shown(&props.state);
-    let tooltip = hover.and_then(|h| tooltip(&props.profile, &t, h, view.weight, weight_total, off_cpu));
-    let range_attr = view.selection.map(|(a, b)| format!("{a},{b}")).unwrap_or_default();
+    let tooltip =
+        hover.and_then(|h| tooltip(&props.profile, &t, h, view.weight, weight_total, off_cpu));
+    let range_attr = view
+        .selection
+        .map(|(a, b)| format!("{a},{b}"))
+        .unwrap_or_default();
     let crumbs = breadcrumbs(&props.profile, &view.zoom, &props.on_action);
     let toggle = |label: &'static str, id: &'static str, on: bool, action: ViewAction| {
         let cb = props.on_action.reform(move |_: MouseEvent| action.clone());
@@ -163,14 +217,25 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     };
     // The matched share is the worker's (over every sample: the tree is pruned); until its
     // reply for this text and filter comes, `data-search` stays empty.
-    let share = search_share(props.state.results.search.as_deref(), search_query(&props.state).as_ref(), props.profile.overview.generation, view.weight);
+    let share = search_share(
+        props.state.results.search.as_deref(),
+        search_query(&props.state).as_ref(),
+        props.profile.overview.generation,
+        view.weight,
+    );
     let matched_text = if view.search.trim().is_empty() {
         String::new()
     } else {
         let share_text = share.map_or_else(|| "…".to_string(), |(_, s)| percent(s));
-        format!("{} match{} · {} matched", grouped(matches.count as u64), if matches.count == 1 { "" } else { "es" }, share_text)
+        format!(
+            "{} match{} · {} matched",
+            grouped(matches.count as u64),
+            if matches.count == 1 { "" } else { "es" },
+            share_text
+        )
     };
-    let (search_done, (matched_weight, matched_share)) = (share.is_some(), share.unwrap_or((0.0, 0.0)));
+    let (search_done, (matched_weight, matched_share)) =
+        (share.is_some(), share.unwrap_or((0.0, 0.0)));
 
     html! {
         <section class="view flame-view" id="panel-flame" role="tabpanel" aria-labelledby="tab-flame">
@@ -241,7 +306,14 @@ fn breadcrumbs(profile: &ProfileData, zoom: &[u32], on_action: &Callback<ViewAct
     html! { <>{ all }{ for rest }</> }
 }
 
-fn tooltip(profile: &ProfileData, t: &TreeReply, h: Hover, weight: WeightKind, total: f64, off_cpu: bool) -> Option<Html> {
+fn tooltip(
+    profile: &ProfileData,
+    t: &TreeReply,
+    h: Hover,
+    weight: WeightKind,
+    total: f64,
+    off_cpu: bool,
+) -> Option<Html> {
     let i = h.node as usize;
     let n = &t.nodes;
     let func = *n.func.get(i)?;
@@ -253,14 +325,39 @@ fn tooltip(profile: &ProfileData, t: &TreeReply, h: Hover, weight: WeightKind, t
         WeightKind::Period => n.elided_period.get(i).copied().unwrap_or(0.0),
     };
     let all_samples = t.meta.samples.max(1) as f64;
-    let share = |v: f64, all: f64| if all > 0.0 { percent(v / all) } else { "–".to_string() };
+    let share = |v: f64, all: f64| {
+        if all > 0.0 {
+            percent(v / all)
+        } else {
+            "–".to_string()
+        }
+    };
     let module = func_module(profile, func);
     // Keep it on screen: flip to the other side of the pointer near the right and bottom edges.
     let (vw, vh) = web_sys::window()
-        .map(|w| (w.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(1280.0), w.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(720.0)))
+        .map(|w| {
+            (
+                w.inner_width()
+                    .ok()
+                    .and_then(|v| v.as_f64())
+                    .unwrap_or(1280.0),
+                w.inner_height()
+                    .ok()
+                    .and_then(|v| v.as_f64())
+                    .unwrap_or(720.0),
+            )
+        })
         .unwrap_or((1280.0, 720.0));
-    let left = if f64::from(h.client_x) + 360.0 > vw { (h.client_x - 374).max(4) } else { h.client_x + 14 };
-    let top = if f64::from(h.client_y) + 150.0 > vh { (h.client_y - 140).max(4) } else { h.client_y + 14 };
+    let left = if f64::from(h.client_x) + 360.0 > vw {
+        (h.client_x - 374).max(4)
+    } else {
+        h.client_x + 14
+    };
+    let top = if f64::from(h.client_y) + 150.0 > vh {
+        (h.client_y - 140).max(4)
+    } else {
+        h.client_y + 14
+    };
     Some(html! {
         <div class="tooltip" role="tooltip" style={format!("left:{left}px;top:{top}px")} data-field="tooltip">
             <div class="tt-name" data-field="tooltip-name">{ func_name(profile, func).to_string() }</div>

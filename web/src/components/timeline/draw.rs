@@ -79,7 +79,11 @@ pub fn tick_label(ns: u64, step: u64) -> String {
     };
     let v = ns as f64 / div;
     let step_v = step as f64 / div;
-    let decimals = if step_v >= 1.0 { 0 } else { (-step_v.log10()).ceil().clamp(0.0, 9.0) as usize };
+    let decimals = if step_v >= 1.0 {
+        0
+    } else {
+        (-step_v.log10()).ceil().clamp(0.0, 9.0) as usize
+    };
     format!("+{v:.decimals$} {unit}")
 }
 
@@ -122,7 +126,11 @@ fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
     let step = tick_step(&f.scale, 110.0);
     // Ticks at round times from the first sample.
     let first = if f.scale.start >= f.origin {
-        f.origin.saturating_add((f.scale.start - f.origin).div_ceil(step).saturating_mul(step))
+        f.origin.saturating_add(
+            (f.scale.start - f.origin)
+                .div_ceil(step)
+                .saturating_mul(step),
+        )
     } else {
         f.scale.start.div_ceil(step).saturating_mul(step)
     };
@@ -138,7 +146,11 @@ fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
         ctx.set_global_alpha(0.35);
         ctx.stroke();
         ctx.set_global_alpha(1.0);
-        let _ = ctx.fill_text(&tick_label(t.saturating_sub(f.origin), step), x + 3.0, AXIS / 2.0);
+        let _ = ctx.fill_text(
+            &tick_label(t.saturating_sub(f.origin), step),
+            x + 3.0,
+            AXIS / 2.0,
+        );
         match t.checked_add(step) {
             Some(n) => t = n,
             None => break,
@@ -153,13 +165,22 @@ fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
         let mid = row.y + row.h / 2.0;
         match row.kind {
             RowKind::Process(p) => {
-                let Some(proc_) = f.overview.processes.get(p as usize) else { continue };
+                let Some(proc_) = f.overview.processes.get(p as usize) else {
+                    continue;
+                };
                 ctx.set_fill_style_str(&c.border);
                 ctx.fill_rect(0.0, row.y, w, 1.0);
                 ctx.set_font("600 11px ui-sans-serif, system-ui, sans-serif");
                 ctx.set_fill_style_str(&c.fg);
                 let plural = if proc_.samples == 1 { "" } else { "s" };
-                let label = fit(ctx, &format!("{} {} · {} sample{plural}", proc_.name, proc_.pid, proc_.samples), GUTTER - 12.0);
+                let label = fit(
+                    ctx,
+                    &format!(
+                        "{} {} · {} sample{plural}",
+                        proc_.name, proc_.pid, proc_.samples
+                    ),
+                    GUTTER - 12.0,
+                );
                 let _ = ctx.fill_text(&label, 6.0, mid);
                 ctx.set_font("11px ui-sans-serif, system-ui, sans-serif");
             }
@@ -173,11 +194,23 @@ fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
             }
             RowKind::Thread(l) | RowKind::Cpu(l) => {
                 let is_cpu = matches!(row.kind, RowKind::Cpu(_));
-                let lane = if is_cpu { lanes_threads + l as usize } else { l as usize };
-                let label = if is_cpu {
-                    f.overview.cpus.get(l as usize).map(|c| format!("CPU {}", c.cpu)).unwrap_or_default()
+                let lane = if is_cpu {
+                    lanes_threads + l as usize
                 } else {
-                    f.overview.threads.get(l as usize).map(|t| format!("{} {}", t.name, t.tid)).unwrap_or_default()
+                    l as usize
+                };
+                let label = if is_cpu {
+                    f.overview
+                        .cpus
+                        .get(l as usize)
+                        .map(|c| format!("CPU {}", c.cpu))
+                        .unwrap_or_default()
+                } else {
+                    f.overview
+                        .threads
+                        .get(l as usize)
+                        .map(|t| format!("{} {}", t.name, t.tid))
+                        .unwrap_or_default()
                 };
                 let filtered = !is_cpu && f.threads.contains(&l);
                 if row.solo {
@@ -186,7 +219,17 @@ fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
                     ctx.fill_rect(0.0, row.y, w, 1.0);
                     let t = f.overview.threads.get(l as usize);
                     let samples = t.map_or(0, |t| t.samples);
-                    let text = t.map(|t| format!("{} {} · {} sample{}", t.name, t.pid, samples, if samples == 1 { "" } else { "s" })).unwrap_or_default();
+                    let text = t
+                        .map(|t| {
+                            format!(
+                                "{} {} · {} sample{}",
+                                t.name,
+                                t.pid,
+                                samples,
+                                if samples == 1 { "" } else { "s" }
+                            )
+                        })
+                        .unwrap_or_default();
                     ctx.set_font("600 11px ui-sans-serif, system-ui, sans-serif");
                     ctx.set_fill_style_str(if filtered { &c.accent } else { &c.fg });
                     let label = fit(ctx, &text, GUTTER - 12.0);
@@ -198,7 +241,13 @@ fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
                     let _ = ctx.fill_text(&label, 16.0, mid);
                 }
                 // Thread lifetime: first to last sample.
-                if let Some(t) = f.overview.threads.get(l as usize).filter(|_| !is_cpu && f.overview.threads.get(l as usize).is_some_and(|t| t.samples > 0)) {
+                if let Some(t) = f.overview.threads.get(l as usize).filter(|_| {
+                    !is_cpu
+                        && f.overview
+                            .threads
+                            .get(l as usize)
+                            .is_some_and(|t| t.samples > 0)
+                }) {
                     let (x0, x1) = (f.scale.x(t.first).max(GUTTER), f.scale.x(t.last).min(w));
                     if x1 >= x0 {
                         ctx.set_fill_style_str(&c.border);
@@ -209,7 +258,16 @@ fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
                 }
                 if let Some(d) = counts {
                     activity(ctx, f, d, lane, row, c);
-                    density(ctx, f, d, lane, row, is_cpu, if is_cpu { &c.cpu } else { &c.thread }, false);
+                    density(
+                        ctx,
+                        f,
+                        d,
+                        lane,
+                        row,
+                        is_cpu,
+                        if is_cpu { &c.cpu } else { &c.thread },
+                        false,
+                    );
                     if !d.detail.highlight.is_empty() {
                         density(ctx, f, d, lane, row, is_cpu, &c.highlight, true);
                     }
@@ -227,7 +285,10 @@ fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
     ctx.fill_rect(GUTTER - 1.0, f.top, 1.0, f.view_h);
 
     if let Some((a, b)) = f.selection {
-        let (x0, x1) = (f.scale.x(a).max(GUTTER), f.scale.x(b.min(f.scale.end.max(a))).min(w));
+        let (x0, x1) = (
+            f.scale.x(a).max(GUTTER),
+            f.scale.x(b.min(f.scale.end.max(a))).min(w),
+        );
         if x1 >= x0 - 1.0 {
             ctx.set_fill_style_str(&c.accent);
             ctx.set_global_alpha(0.16);
@@ -241,10 +302,15 @@ fn draw_frame(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, c: &Colors) {
 
 /// The x range of bin `k` of a reply, clipped to the plot; `None` when outside.
 fn bin_x(f: &Frame<'_>, d: &TimelineReply, k: usize) -> Option<(f64, f64)> {
-    let Some(crate::protocol::Query::Timeline { start, end, .. }) = d.meta.query else { return None };
+    let Some(crate::protocol::Query::Timeline { start, end, .. }) = d.meta.query else {
+        return None;
+    };
     let bin_span = (end.saturating_sub(start) as f64 + 1.0) / f64::from(d.meta.bins.max(1));
     let t0 = start as f64 + k as f64 * bin_span;
-    let (x0, x1) = (f.scale.x(t0.max(0.0) as u64), f.scale.x((t0 + bin_span).max(0.0) as u64));
+    let (x0, x1) = (
+        f.scale.x(t0.max(0.0) as u64),
+        f.scale.x((t0 + bin_span).max(0.0) as u64),
+    );
     if x1 < GUTTER || x0 > f.scale.width {
         return None;
     }
@@ -256,19 +322,45 @@ pub const STRIP: f64 = 3.0;
 
 /// On/off-CPU periods: a strip at the top of the lane, in the run color where the thread ran
 /// most of the bin, else in its off-CPU state's color; stronger the more of the bin it covers.
-fn activity(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, d: &TimelineReply, lane: usize, row: &Row, c: &Colors) {
+fn activity(
+    ctx: &CanvasRenderingContext2d,
+    f: &Frame<'_>,
+    d: &TimelineReply,
+    lane: usize,
+    row: &Row,
+    c: &Colors,
+) {
     let bins = d.meta.bins as usize;
     let det = &d.detail;
-    let (Some(on), Some(off), Some(state)) = (det.on_cpu.get(lane * bins..(lane + 1) * bins), det.off_cpu.get(lane * bins..(lane + 1) * bins), det.off_state.get(lane * bins..(lane + 1) * bins)) else {
+    let (Some(on), Some(off), Some(state)) = (
+        det.on_cpu.get(lane * bins..(lane + 1) * bins),
+        det.off_cpu.get(lane * bins..(lane + 1) * bins),
+        det.off_state.get(lane * bins..(lane + 1) * bins),
+    ) else {
         return;
     };
     for k in 0..bins {
-        let (o, fo, st) = (on.get(k).copied().unwrap_or(0), off.get(k).copied().unwrap_or(0), state.get(k).copied().unwrap_or(0));
+        let (o, fo, st) = (
+            on.get(k).copied().unwrap_or(0),
+            off.get(k).copied().unwrap_or(0),
+            state.get(k).copied().unwrap_or(0),
+        );
         if o == 0 && fo == 0 {
             continue;
         }
-        let Some((x0, x1)) = bin_x(f, d, k) else { continue };
-        let (color, share) = if o >= fo { (c.run.as_str(), o) } else { (c.off.get(usize::from(st.max(1)) - 1).map_or(c.muted.as_str(), String::as_str), fo) };
+        let Some((x0, x1)) = bin_x(f, d, k) else {
+            continue;
+        };
+        let (color, share) = if o >= fo {
+            (c.run.as_str(), o)
+        } else {
+            (
+                c.off
+                    .get(usize::from(st.max(1)) - 1)
+                    .map_or(c.muted.as_str(), String::as_str),
+                fo,
+            )
+        };
         ctx.set_fill_style_str(color);
         ctx.set_global_alpha(0.35 + 0.65 * f64::from(share) / 255.0);
         ctx.fill_rect(x0, row.y + 1.0, (x1 - x0).max(1.0), STRIP);
@@ -293,8 +385,16 @@ fn markers(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, d: &TimelineReply, c: 
     }
     let row_of = |lane: u32| -> Option<&Row> { shown.get(&lane).copied() };
     for i in 0..det.markers() {
-        let (Some(&lane), Some(&bin), Some(kind)) = (det.marker_lane.get(i), det.marker_bin.get(i), det.marker_kind.get(i).and_then(|&k| MarkerKind::from_u8(k))) else { continue };
-        let Some((x0, x1)) = bin_x(f, d, bin as usize) else { continue };
+        let (Some(&lane), Some(&bin), Some(kind)) = (
+            det.marker_lane.get(i),
+            det.marker_bin.get(i),
+            det.marker_kind.get(i).and_then(|&k| MarkerKind::from_u8(k)),
+        ) else {
+            continue;
+        };
+        let Some((x0, x1)) = bin_x(f, d, bin as usize) else {
+            continue;
+        };
         let x = ((x0 + x1) / 2.0).round();
         let (y, h) = match row_of(lane) {
             Some(r) => (r.y + 1.0, r.h - 2.0),
@@ -323,14 +423,42 @@ fn markers(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, d: &TimelineReply, c: 
 }
 
 #[allow(clippy::too_many_arguments)]
-fn density(ctx: &CanvasRenderingContext2d, f: &Frame<'_>, d: &TimelineReply, lane: usize, row: &Row, is_cpu: bool, color: &str, highlight: bool) {
-    let Some(crate::protocol::Query::Timeline { start, end, .. }) = d.meta.query.clone() else { return };
+fn density(
+    ctx: &CanvasRenderingContext2d,
+    f: &Frame<'_>,
+    d: &TimelineReply,
+    lane: usize,
+    row: &Row,
+    is_cpu: bool,
+    color: &str,
+    highlight: bool,
+) {
+    let Some(crate::protocol::Query::Timeline { start, end, .. }) = d.meta.query.clone() else {
+        return;
+    };
     let bins = d.meta.bins as usize;
-    let source = if highlight { &d.detail.highlight } else { &d.counts };
-    let Some(values) = source.get(lane * bins..(lane + 1) * bins) else { return };
-    let max = f64::from(if is_cpu { d.meta.max_cpu } else { d.meta.max_thread }.max(1));
+    let source = if highlight {
+        &d.detail.highlight
+    } else {
+        &d.counts
+    };
+    let Some(values) = source.get(lane * bins..(lane + 1) * bins) else {
+        return;
+    };
+    let max = f64::from(
+        if is_cpu {
+            d.meta.max_cpu
+        } else {
+            d.meta.max_thread
+        }
+        .max(1),
+    );
     let bin_span = (end.saturating_sub(start) as f64 + 1.0) / bins.max(1) as f64;
-    let strip = if d.detail.on_cpu.is_empty() { 0.0 } else { STRIP + 1.0 };
+    let strip = if d.detail.on_cpu.is_empty() {
+        0.0
+    } else {
+        STRIP + 1.0
+    };
     let h = row.h - 2.0 - strip;
     ctx.set_fill_style_str(color);
     ctx.begin_path();

@@ -125,7 +125,9 @@ impl TimeScale {
     pub fn panned(&self, dx: f64, limit: (u64, u64)) -> (u64, u64) {
         let span = self.end - self.start;
         let shift = dx / self.plot_width() * self.span();
-        let start = (self.start as f64 - shift).clamp(limit.0 as f64, limit.1.saturating_sub(span) as f64).round() as u64;
+        let start = (self.start as f64 - shift)
+            .clamp(limit.0 as f64, limit.1.saturating_sub(span) as f64)
+            .round() as u64;
         (start, start + span)
     }
 }
@@ -158,9 +160,18 @@ mod tests {
         let o = Overview {
             threads: vec![ThreadInfo::default(); 4],
             processes: vec![
-                ProcessInfo { threads: vec![0, 1], ..ProcessInfo::default() },
-                ProcessInfo { threads: vec![2], ..ProcessInfo::default() },
-                ProcessInfo { threads: vec![3], ..ProcessInfo::default() },
+                ProcessInfo {
+                    threads: vec![0, 1],
+                    ..ProcessInfo::default()
+                },
+                ProcessInfo {
+                    threads: vec![2],
+                    ..ProcessInfo::default()
+                },
+                ProcessInfo {
+                    threads: vec![3],
+                    ..ProcessInfo::default()
+                },
             ],
             cpus: vec![CpuInfo::default(), CpuInfo::default()],
             ..Overview::default()
@@ -169,32 +180,65 @@ mod tests {
         let kinds: Vec<_> = r.iter().map(|r| r.kind).collect();
         use RowKind::*;
         // Single-thread processes take one row.
-        assert_eq!(kinds, vec![CpuHeader, Cpu(0), Cpu(1), Process(0), Thread(0), Thread(1), Thread(2), Thread(3)]);
-        assert_eq!(r.iter().map(|r| r.solo).collect::<Vec<_>>(), vec![false, false, false, false, false, false, true, true]);
+        assert_eq!(
+            kinds,
+            vec![
+                CpuHeader,
+                Cpu(0),
+                Cpu(1),
+                Process(0),
+                Thread(0),
+                Thread(1),
+                Thread(2),
+                Thread(3)
+            ]
+        );
+        assert_eq!(
+            r.iter().map(|r| r.solo).collect::<Vec<_>>(),
+            vec![false, false, false, false, false, false, true, true]
+        );
         assert_eq!(r[1].y, AXIS + HEADER);
-        assert_eq!(row_at(&r, AXIS + HEADER + 1.0).map(|r| r.kind), Some(Cpu(0)));
+        assert_eq!(
+            row_at(&r, AXIS + HEADER + 1.0).map(|r| r.kind),
+            Some(Cpu(0))
+        );
         assert_eq!(height(&r), AXIS + 4.0 * HEADER + 4.0 * LANE + 2.0);
     }
 
     #[test]
     fn time_and_x_round_trip() {
-        let s = TimeScale { start: 1000, end: 1999, width: GUTTER + 1000.0 };
+        let s = TimeScale {
+            start: 1000,
+            end: 1999,
+            width: GUTTER + 1000.0,
+        };
         assert_eq!(s.x(1000), GUTTER);
         assert_eq!(s.time(GUTTER + 500.0), 1500);
         assert_eq!(s.time(0.0), 1000);
         assert_eq!(s.time(1e9), 1999);
         // Zoom in by 2 around the middle.
         let (a, b) = s.zoomed(GUTTER + 500.0, 0.5, (0, 10_000));
-        assert!((1249..=1251).contains(&a) && (499..=501).contains(&(b - a)), "{a}..{b}");
+        assert!(
+            (1249..=1251).contains(&a) && (499..=501).contains(&(b - a)),
+            "{a}..{b}"
+        );
         assert_eq!(s.panned(100.0, (0, 10_000)), (900, 1899));
         assert_eq!(s.panned(1e6, (500, 10_000)), (500, 1499));
     }
 
     #[test]
     fn ticks_are_round() {
-        let s = TimeScale { start: 0, end: 1_000_000_000, width: GUTTER + 1000.0 };
+        let s = TimeScale {
+            start: 0,
+            end: 1_000_000_000,
+            width: GUTTER + 1000.0,
+        };
         assert_eq!(tick_step(&s, 100.0), 100_000_000);
-        let s = TimeScale { start: 0, end: 3_000_000, width: GUTTER + 1000.0 };
+        let s = TimeScale {
+            start: 0,
+            end: 3_000_000,
+            width: GUTTER + 1000.0,
+        };
         assert_eq!(tick_step(&s, 100.0), 500_000);
     }
 }

@@ -13,16 +13,18 @@ use std::rc::Rc;
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{AddEventListenerOptions, HtmlCanvasElement, KeyboardEvent, PointerEvent, WheelEvent};
+use web_sys::{
+    AddEventListenerOptions, HtmlCanvasElement, KeyboardEvent, PointerEvent, WheelEvent,
+};
 use yew::prelude::*;
 
 use super::canvas::{prepare, use_frame_scheduler, use_size, CssVars};
 use super::controls::SampleControls;
 use crate::display::{duration_ns, perf_time};
 use crate::protocol::{ProfileData, Query};
+use crate::state::shared::Shared;
 use crate::state::{AppState, ViewAction};
 use layout::{row_at, RowKind, TimeScale, GUTTER};
-use crate::state::shared::Shared;
 
 /// Properties of [`TimelineView`].
 #[derive(Properties, PartialEq)]
@@ -79,13 +81,23 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     });
     let limit = o.sample_range.unwrap_or((0, 1));
     let (start, end) = state.view.viewport.unwrap_or(limit);
-    let scale = TimeScale { start, end: end.max(start + 1), width: width.max(GUTTER + 100.0) };
+    let scale = TimeScale {
+        start,
+        end: end.max(start + 1),
+        width: width.max(GUTTER + 100.0),
+    };
     let height = layout::height(&rows);
     // The canvas: the view's height (all the rows when they fit, or before the view is sized).
-    let view_h = if view_height > 0.0 { view_height.min(height) } else { height.min(720.0) };
+    let view_h = if view_height > 0.0 {
+        view_height.min(height)
+    } else {
+        height.min(720.0)
+    };
     let top = scroll_top.clamp(0.0, (height - view_h).max(0.0));
     let density = state.results.timeline.clone();
-    let current = density.as_ref().is_some_and(|d| d.meta.query == props.wanted && d.meta.generation == o.generation);
+    let current = density
+        .as_ref()
+        .is_some_and(|d| d.meta.query == props.wanted && d.meta.generation == o.generation);
 
     // The density has one bin per 3 plot pixels.
     {
@@ -124,19 +136,29 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                 });
                 let options = AddEventListenerOptions::new();
                 options.set_passive(false);
-                let _ = el.add_event_listener_with_callback_and_add_event_listener_options("wheel", cb.as_ref().unchecked_ref(), &options);
+                let _ = el.add_event_listener_with_callback_and_add_event_listener_options(
+                    "wheel",
+                    cb.as_ref().unchecked_ref(),
+                    &options,
+                );
                 (el, cb)
             });
             move || {
                 if let Some((el, cb)) = listener {
-                    let _ = el.remove_event_listener_with_callback("wheel", cb.as_ref().unchecked_ref());
+                    let _ = el
+                        .remove_event_listener_with_callback("wheel", cb.as_ref().unchecked_ref());
                 }
             }
         });
     }
 
     let shown_selection = match *drag {
-        Some(Drag { kind: DragKind::Select, x0, x, scale }) if (x - x0).abs() > 2.0 => {
+        Some(Drag {
+            kind: DragKind::Select,
+            x0,
+            x,
+            scale,
+        }) if (x - x0).abs() > 2.0 => {
             let (a, b) = (scale.time(x0.min(x)), scale.time(x0.max(x)));
             Some((a, b))
         }
@@ -144,17 +166,40 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     };
 
     {
-        let key = (density.as_ref().map(Shared::id), start, end, width.to_bits(), shown_selection, state.view.threads.clone(), (Shared::id(&props.profile), o.generation, top.to_bits(), view_h.to_bits()));
-        let (canvas, rows, profile, density, threads) = (canvas.clone(), rows.clone(), props.profile.clone(), density.clone(), state.view.threads.clone());
+        let key = (
+            density.as_ref().map(Shared::id),
+            start,
+            end,
+            width.to_bits(),
+            shown_selection,
+            state.view.threads.clone(),
+            (
+                Shared::id(&props.profile),
+                o.generation,
+                top.to_bits(),
+                view_h.to_bits(),
+            ),
+        );
+        let (canvas, rows, profile, density, threads) = (
+            canvas.clone(),
+            rows.clone(),
+            props.profile.clone(),
+            density.clone(),
+            state.view.threads.clone(),
+        );
         let scheduler = scheduler.clone();
         let drawn = format!("{current}:{start}:{end}");
         use_effect_with(key, move |_| {
             scheduler.schedule(move || {
-                let Some(el) = canvas.cast::<HtmlCanvasElement>() else { return };
+                let Some(el) = canvas.cast::<HtmlCanvasElement>() else {
+                    return;
+                };
                 if scale.width <= GUTTER {
                     return;
                 }
-                let Some(ctx) = prepare(&el, scale.width, view_h) else { return };
+                let Some(ctx) = prepare(&el, scale.width, view_h) else {
+                    return;
+                };
                 let v = CssVars::new();
                 let colors = draw::Colors {
                     bg: v.get("--canvas-bg", "#fff"),
@@ -165,7 +210,12 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
                     cpu: v.get("--lane-cpu", "#059669"),
                     accent: v.get("--accent", "#2563eb"),
                     run: v.get("--tl-run", "#16a34a"),
-                    off: [v.get("--tl-runnable", "#f59e0b"), v.get("--tl-sleep", "#94a3b8"), v.get("--tl-disk", "#dc2626"), v.get("--tl-other", "#a78bfa")],
+                    off: [
+                        v.get("--tl-runnable", "#f59e0b"),
+                        v.get("--tl-sleep", "#94a3b8"),
+                        v.get("--tl-disk", "#dc2626"),
+                        v.get("--tl-other", "#a78bfa"),
+                    ],
                     lost: v.get("--tl-lost", "#dc2626"),
                     throttle: v.get("--tl-throttle", "#ea580c"),
                     tracepoint: v.get("--tl-tracepoint", "#9333ea"),
@@ -192,20 +242,41 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     }
 
     let onpointerdown = {
-        let (drag, rows, on_action, threads) = (drag.clone(), rows.clone(), props.on_action.clone(), state.view.threads.clone());
+        let (drag, rows, on_action, threads) = (
+            drag.clone(),
+            rows.clone(),
+            props.on_action.clone(),
+            state.view.threads.clone(),
+        );
         Callback::from(move |e: PointerEvent| {
             let (x, y) = (f64::from(e.offset_x()), f64::from(e.offset_y()) + top);
             if x < GUTTER {
                 if let Some(RowKind::Thread(l)) = row_at(&rows, y).map(|r| r.kind) {
-                    on_action.emit(ViewAction::Threads(if threads == [l] { Vec::new() } else { vec![l] }));
+                    on_action.emit(ViewAction::Threads(if threads == [l] {
+                        Vec::new()
+                    } else {
+                        vec![l]
+                    }));
                 }
                 return;
             }
-            if let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+            if let Some(el) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            {
                 let _ = el.set_pointer_capture(e.pointer_id());
             }
-            let kind = if e.shift_key() || e.button() == 1 { DragKind::Pan } else { DragKind::Select };
-            drag.set(Some(Drag { kind, x0: x, x, scale }));
+            let kind = if e.shift_key() || e.button() == 1 {
+                DragKind::Pan
+            } else {
+                DragKind::Select
+            };
+            drag.set(Some(Drag {
+                kind,
+                x0: x,
+                x,
+                scale,
+            }));
         })
     };
     let onpointermove = {
@@ -226,7 +297,10 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
             let Some(d) = *drag else { return };
             let x = f64::from(e.offset_x());
             if d.kind == DragKind::Select && (x - d.x0).abs() > 2.0 {
-                on_action.emit(ViewAction::Select(Some((d.scale.time(d.x0.min(x)), d.scale.time(d.x0.max(x))))));
+                on_action.emit(ViewAction::Select(Some((
+                    d.scale.time(d.x0.min(x)),
+                    d.scale.time(d.x0.max(x)),
+                ))));
             }
             drag.set(None);
         })
@@ -236,10 +310,16 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
         Callback::from(move |e: KeyboardEvent| {
             let center = GUTTER + scale.plot_width() / 2.0;
             let action = match e.key().as_str() {
-                "ArrowLeft" => Some(ViewAction::Viewport(Some(scale.panned(scale.plot_width() * 0.1, limit)))),
-                "ArrowRight" => Some(ViewAction::Viewport(Some(scale.panned(-scale.plot_width() * 0.1, limit)))),
+                "ArrowLeft" => Some(ViewAction::Viewport(Some(
+                    scale.panned(scale.plot_width() * 0.1, limit),
+                ))),
+                "ArrowRight" => Some(ViewAction::Viewport(Some(
+                    scale.panned(-scale.plot_width() * 0.1, limit),
+                ))),
                 "+" | "=" => Some(ViewAction::Viewport(Some(scale.zoomed(center, 0.8, limit)))),
-                "-" | "_" => Some(ViewAction::Viewport(Some(scale.zoomed(center, 1.25, limit)))),
+                "-" | "_" => Some(ViewAction::Viewport(Some(
+                    scale.zoomed(center, 1.25, limit),
+                ))),
                 "0" | "Home" => Some(ViewAction::Viewport(None)),
                 "Enter" => selection.map(|s| ViewAction::Viewport(Some(s))),
                 "Escape" => Some(ViewAction::Select(None)),
@@ -259,7 +339,9 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
             }
         })
     };
-    let reset = props.on_action.reform(|_: MouseEvent| ViewAction::Viewport(None));
+    let reset = props
+        .on_action
+        .reform(|_: MouseEvent| ViewAction::Viewport(None));
     let onpointerleave = {
         let hover = hover.clone();
         Callback::from(move |_: PointerEvent| hover.set(None))
@@ -272,11 +354,16 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
             }
         })
     };
-    let func_name = state.view.selected_func.map(|f| crate::selectors::func_name(&props.profile, f).to_string());
+    let func_name = state
+        .view
+        .selected_func
+        .map(|f| crate::selectors::func_name(&props.profile, f).to_string());
     // Always one tooltip element (hidden when unused): a changing number of children would make
     // yew's unkeyed diff replace the canvas.
     let tip = match (*hover, density.as_ref(), drag.is_none()) {
-        (Some((x, y)), Some(d), true) => tooltip::lines(o, &rows, &scale, d, x, y, func_name.as_deref()),
+        (Some((x, y)), Some(d), true) => {
+            tooltip::lines(o, &rows, &scale, d, x, y, func_name.as_deref())
+        }
         _ => None,
     };
     let tip = match tip {
@@ -289,25 +376,42 @@ pub fn timeline_view(props: &TimelineProps) -> Html {
     };
     // What the canvas shows besides density, for tests and tools: markers by kind, activity,
     // the highlighted samples. Once per reply (the highlight is lanes × bins), not per render.
-    let (marker_summary, activity, highlighted) = (*use_memo((density.as_ref().map(Shared::id), o.threads.len()), {
-        let (density, threads) = (density.clone(), o.threads.len());
-        move |_| {
-            let Some(d) = density.as_ref() else { return (None, false, 0u64) };
-            let mut by_kind = std::collections::BTreeMap::<&str, u64>::new();
-            for (k, r) in d.detail.marker_kind.iter().zip(&d.detail.marker_records) {
-                if let Some(kind) = crate::protocol::MarkerKind::from_u8(*k) {
-                    *by_kind.entry(kind.label()).or_default() += u64::from(*r);
+    let (marker_summary, activity, highlighted) =
+        (*use_memo((density.as_ref().map(Shared::id), o.threads.len()), {
+            let (density, threads) = (density.clone(), o.threads.len());
+            move |_| {
+                let Some(d) = density.as_ref() else {
+                    return (None, false, 0u64);
+                };
+                let mut by_kind = std::collections::BTreeMap::<&str, u64>::new();
+                for (k, r) in d.detail.marker_kind.iter().zip(&d.detail.marker_records) {
+                    if let Some(kind) = crate::protocol::MarkerKind::from_u8(*k) {
+                        *by_kind.entry(kind.label()).or_default() += u64::from(*r);
+                    }
                 }
+                let summary = by_kind
+                    .iter()
+                    .map(|(k, n)| format!("{k}:{n}"))
+                    .collect::<Vec<_>>()
+                    .join(",");
+                let highlighted = d
+                    .detail
+                    .highlight
+                    .iter()
+                    .take(threads * d.meta.bins as usize)
+                    .map(|&v| u64::from(v))
+                    .sum();
+                (Some(summary), !d.detail.on_cpu.is_empty(), highlighted)
             }
-            let summary = by_kind.iter().map(|(k, n)| format!("{k}:{n}")).collect::<Vec<_>>().join(",");
-            let highlighted = d.detail.highlight.iter().take(threads * d.meta.bins as usize).map(|&v| u64::from(v)).sum();
-            (Some(summary), !d.detail.on_cpu.is_empty(), highlighted)
-        }
-    }))
-    .clone();
+        }))
+        .clone();
     let heatmap_mode = state.view.heatmap;
-    let set_lanes = props.on_action.reform(|_: MouseEvent| ViewAction::Heatmap(false));
-    let set_heatmap = props.on_action.reform(|_: MouseEvent| ViewAction::Heatmap(true));
+    let set_lanes = props
+        .on_action
+        .reform(|_: MouseEvent| ViewAction::Heatmap(false));
+    let set_heatmap = props
+        .on_action
+        .reform(|_: MouseEvent| ViewAction::Heatmap(true));
     let mode_switch = html! {
         <span class="segmented" role="group" aria-label="Timeline view">
             <button type="button" class={classes!("seg", (!heatmap_mode).then_some("on"))} id="timeline-mode-lanes" aria-pressed={(!heatmap_mode).to_string()} onclick={set_lanes}>{ "Lanes" }</button>

@@ -21,14 +21,28 @@ a;b     c      a;b
         "my_app;main;a:b 2\nmy_app;main;c 1\nother;main 1\n"
     );
     assert_eq!(
-        to_folded_text(&p, &SampleFilter::all(), FoldedOptions { include_comm: false, weight: WeightKind::Period }),
+        to_folded_text(
+            &p,
+            &SampleFilter::all(),
+            FoldedOptions {
+                include_comm: false,
+                weight: WeightKind::Period
+            }
+        ),
         "main 40\nmain;a:b 40\nmain;c 20\n"
     );
     let mut p = p;
     let spaced = p.strings.intern("my app").unwrap();
     p.threads.set_name(ThreadIndex(0), spaced);
     assert_eq!(
-        to_folded_text(&p, &SampleFilter { tids: vec![1], ..Default::default() }, FoldedOptions::default()),
+        to_folded_text(
+            &p,
+            &SampleFilter {
+                tids: vec![1],
+                ..Default::default()
+            },
+            FoldedOptions::default()
+        ),
         "my_app;main;a:b 2\nmy_app;main;c 1\nother;main 1\n"
     );
 }
@@ -45,7 +59,11 @@ fn reference(profile: &Profile, options: FoldedOptions) -> String {
         }
         let frames: Vec<_> = profile.stacks.frames_leaf_first(s.stack[i]).collect();
         for f in frames.iter().rev() {
-            parts.push(profile.func_name(profile.frame_func(*f).unwrap()).replace(';', ":"));
+            parts.push(
+                profile
+                    .func_name(profile.frame_func(*f).unwrap())
+                    .replace(';', ":"),
+            );
         }
         let line = parts.join(";");
         let w = match options.weight {
@@ -54,7 +72,10 @@ fn reference(profile: &Profile, options: FoldedOptions) -> String {
         };
         *merged.entry(line).or_default() += w;
     }
-    let mut lines: Vec<String> = merged.into_iter().map(|(l, c)| format!("{l} {c}")).collect();
+    let mut lines: Vec<String> = merged
+        .into_iter()
+        .map(|(l, c)| format!("{l} {c}"))
+        .collect();
     lines.sort();
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
@@ -74,7 +95,9 @@ impl Rng {
 fn tree_order_equals_sorting_whole_lines_for_names_that_prefix_each_other() {
     // Names that are prefixes of each other, hold ' ', ';' (printed ':'), bytes below and above
     // ' ' and ';', digits (like counts), the empty name, and two texts that print the same.
-    let names = ["a", "a b", "a;b", "a:b", "a+x", "a0", "a 1", "a!", "a~", "", " ", "b", "b;", "0", "a 10"];
+    let names = [
+        "a", "a b", "a;b", "a:b", "a+x", "a0", "a 1", "a!", "a~", "", " ", "b", "b;", "0", "a 10",
+    ];
     // Odd seeds: commands that print the same or hold `;` (merged command nodes); even seeds:
     // commands apart (stacks placed without lookups where frame texts are unique).
     let merging = ["sh", "s h", "s_h", "x;y", "x", ""];
@@ -84,7 +107,11 @@ fn tree_order_equals_sorting_whole_lines_for_names_that_prefix_each_other() {
         let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut p = Profile::new();
         let event = p.add_event("e").unwrap();
-        let threads: Vec<ThreadIndex> = comms.iter().enumerate().map(|(i, c)| p.add_thread(1, i as u32, c).unwrap()).collect();
+        let threads: Vec<ThreadIndex> = comms
+            .iter()
+            .enumerate()
+            .map(|(i, c)| p.add_thread(1, i as u32, c).unwrap())
+            .collect();
         let mut frames: Vec<_> = names
             .iter()
             .enumerate()
@@ -102,18 +129,40 @@ fn tree_order_equals_sorting_whole_lines_for_names_that_prefix_each_other() {
             let depth = rng.next(4);
             let mut stack = None;
             for _ in 0..depth {
-                stack = Some(p.stacks.intern(stack, frames[rng.next(frames.len())]).unwrap());
+                stack = Some(
+                    p.stacks
+                        .intern(stack, frames[rng.next(frames.len())])
+                        .unwrap(),
+                );
             }
             let thread = threads[rng.next(threads.len())];
             let period = 1 + rng.next(12) as u64;
-            p.push_sample(Sample { time: 0, thread, cpu: 0, event, stack, period }).unwrap();
+            p.push_sample(Sample {
+                time: 0,
+                thread,
+                cpu: 0,
+                event,
+                stack,
+                period,
+            })
+            .unwrap();
         }
         for options in [
             FoldedOptions::default(),
-            FoldedOptions { include_comm: false, weight: WeightKind::Period },
-            FoldedOptions { include_comm: true, weight: WeightKind::Period },
+            FoldedOptions {
+                include_comm: false,
+                weight: WeightKind::Period,
+            },
+            FoldedOptions {
+                include_comm: true,
+                weight: WeightKind::Period,
+            },
         ] {
-            assert_eq!(to_folded_text(&p, &SampleFilter::all(), options), reference(&p, options), "seed {seed} {options:?}");
+            assert_eq!(
+                to_folded_text(&p, &SampleFilter::all(), options),
+                reference(&p, options),
+                "seed {seed} {options:?}"
+            );
         }
     }
 }

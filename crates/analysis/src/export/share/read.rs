@@ -4,7 +4,10 @@
 use core::fmt;
 use std::io::Read as _;
 
-use crate::ids::{CapacityError, EventIndex, FrameIndex, FuncIndex, ModuleIndex, StackIndex, StringIndex, ThreadIndex};
+use crate::ids::{
+    CapacityError, EventIndex, FrameIndex, FuncIndex, ModuleIndex, StackIndex, StringIndex,
+    ThreadIndex,
+};
 use crate::profile::Profile;
 use crate::samples::Sample;
 use crate::summary::Summary;
@@ -83,29 +86,52 @@ pub struct ShareError {
 
 impl fmt::Display for ShareError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let place = if self.in_body { "decompressed body offset" } else { "offset" };
+        let place = if self.in_body {
+            "decompressed body offset"
+        } else {
+            "offset"
+        };
         write!(f, "share file: at {place} {:#x}: ", self.offset)?;
         match &self.kind {
-            ShareErrorKind::NotShareFile => write!(f, "not a perfscope share file (no PERFSCOPE-SHARE magic)"),
-            ShareErrorKind::TruncatedHeader => write!(f, "the file is shorter than the {HEADER_SIZE}-byte header"),
+            ShareErrorKind::NotShareFile => {
+                write!(f, "not a perfscope share file (no PERFSCOPE-SHARE magic)")
+            }
+            ShareErrorKind::TruncatedHeader => {
+                write!(f, "the file is shorter than the {HEADER_SIZE}-byte header")
+            }
             ShareErrorKind::UnsupportedVersion(v) => {
                 write!(f, "format version {v} is newer than this perfscope reads ({VERSION}); update perfscope")
             }
-            ShareErrorKind::UnsupportedCompression(c) => write!(f, "unknown compression {c} (expected {COMPRESSION_GZIP} = gzip)"),
-            ShareErrorKind::BodyTooLarge(n) => write!(f, "the body declares {n} bytes, more than the {MAX_BODY} accepted"),
-            ShareErrorKind::ImplausibleBodySize { declared, compressed } => {
+            ShareErrorKind::UnsupportedCompression(c) => write!(
+                f,
+                "unknown compression {c} (expected {COMPRESSION_GZIP} = gzip)"
+            ),
+            ShareErrorKind::BodyTooLarge(n) => write!(
+                f,
+                "the body declares {n} bytes, more than the {MAX_BODY} accepted"
+            ),
+            ShareErrorKind::ImplausibleBodySize {
+                declared,
+                compressed,
+            } => {
                 write!(f, "the header declares a {declared}-byte body, more than {compressed} compressed bytes can hold")
             }
             ShareErrorKind::Decompress(e) => write!(f, "the compressed body is damaged: {e}"),
             ShareErrorKind::BodySize { declared, found } => {
-                write!(f, "the body decompresses to {found} bytes but the header declares {declared}")
+                write!(
+                    f,
+                    "the body decompresses to {found} bytes but the header declares {declared}"
+                )
             }
             ShareErrorKind::UnexpectedEof => write!(f, "the body ends inside a value"),
             ShareErrorKind::BadVarint => write!(f, "a varint is longer than 64 bits"),
             ShareErrorKind::BadUtf8 => write!(f, "a string is not UTF-8"),
             ShareErrorKind::BadSummary(e) => write!(f, "the header summary does not parse: {e}"),
             ShareErrorKind::BadIndex { table, index, len } => {
-                write!(f, "{table} refers to entry {index}, but only {len} may be referred to")
+                write!(
+                    f,
+                    "{table} refers to entry {index}, but only {len} may be referred to"
+                )
             }
             ShareErrorKind::OutOfRange(what) => write!(f, "{what} is out of range"),
             ShareErrorKind::TrailingBytes(n) => write!(f, "{n} bytes follow the last table"),
@@ -117,7 +143,11 @@ impl fmt::Display for ShareError {
 impl std::error::Error for ShareError {}
 
 fn header_error(offset: u64, kind: ShareErrorKind) -> ShareError {
-    ShareError { offset, in_body: false, kind }
+    ShareError {
+        offset,
+        in_body: false,
+        kind,
+    }
 }
 
 /// A cursor over the decompressed body.
@@ -128,13 +158,19 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     fn err(&self, kind: ShareErrorKind) -> ShareError {
-        ShareError { offset: self.pos as u64, in_body: true, kind }
+        ShareError {
+            offset: self.pos as u64,
+            in_body: true,
+            kind,
+        }
     }
 
     fn v(&mut self) -> Result<u64, ShareError> {
         let mut x = 0u64;
         for shift in (0..64).step_by(7) {
-            let Some(&b) = self.data.get(self.pos) else { return Err(self.err(ShareErrorKind::UnexpectedEof)) };
+            let Some(&b) = self.data.get(self.pos) else {
+                return Err(self.err(ShareErrorKind::UnexpectedEof));
+            };
             if shift == 63 && b > 1 {
                 return Err(self.err(ShareErrorKind::BadVarint));
             }
@@ -150,12 +186,21 @@ impl<'a> Cursor<'a> {
     fn u32(&mut self, what: &'static str) -> Result<u32, ShareError> {
         let at = self.pos;
         let v = self.v()?;
-        u32::try_from(v).map_err(|_| ShareError { offset: at as u64, in_body: true, kind: ShareErrorKind::OutOfRange(what) })
+        u32::try_from(v).map_err(|_| ShareError {
+            offset: at as u64,
+            in_body: true,
+            kind: ShareErrorKind::OutOfRange(what),
+        })
     }
 
     fn bytes(&mut self, len: u64) -> Result<&'a [u8], ShareError> {
-        let end = usize::try_from(len).ok().and_then(|l| self.pos.checked_add(l)).filter(|&e| e <= self.data.len());
-        let Some(end) = end else { return Err(self.err(ShareErrorKind::UnexpectedEof)) };
+        let end = usize::try_from(len)
+            .ok()
+            .and_then(|l| self.pos.checked_add(l))
+            .filter(|&e| e <= self.data.len());
+        let Some(end) = end else {
+            return Err(self.err(ShareErrorKind::UnexpectedEof));
+        };
         let out = self.data.get(self.pos..end).unwrap_or_default();
         self.pos = end;
         Ok(out)
@@ -169,37 +214,65 @@ impl<'a> Cursor<'a> {
     fn str(&mut self) -> Result<&'a str, ShareError> {
         let at = self.pos;
         let b = self.s()?;
-        core::str::from_utf8(b).map_err(|_| ShareError { offset: at as u64, in_body: true, kind: ShareErrorKind::BadUtf8 })
+        core::str::from_utf8(b).map_err(|_| ShareError {
+            offset: at as u64,
+            in_body: true,
+            kind: ShareErrorKind::BadUtf8,
+        })
     }
 
     /// A count of entries that take at least one byte each: no more than the bytes left.
     fn count(&mut self) -> Result<usize, ShareError> {
         let n = self.v()?;
         let left = self.data.len().saturating_sub(self.pos);
-        usize::try_from(n).ok().filter(|&n| n <= left).ok_or_else(|| self.err(ShareErrorKind::UnexpectedEof))
+        usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= left)
+            .ok_or_else(|| self.err(ShareErrorKind::UnexpectedEof))
     }
 
     /// An index into a table of `len` entries mapped through `map`.
     fn index<T: Copy>(&mut self, table: &'static str, map: &[T]) -> Result<T, ShareError> {
         let at = self.pos;
         let i = self.v()?;
-        usize::try_from(i).ok().and_then(|i| map.get(i)).copied().ok_or(ShareError {
-            offset: at as u64,
-            in_body: true,
-            kind: ShareErrorKind::BadIndex { table, index: i, len: map.len() },
-        })
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| map.get(i))
+            .copied()
+            .ok_or(ShareError {
+                offset: at as u64,
+                in_body: true,
+                kind: ShareErrorKind::BadIndex {
+                    table,
+                    index: i,
+                    len: map.len(),
+                },
+            })
     }
 
     /// An optional index stored as `index + 1` (0: none).
-    fn opt_index<T: Copy>(&mut self, table: &'static str, map: &[T]) -> Result<Option<T>, ShareError> {
+    fn opt_index<T: Copy>(
+        &mut self,
+        table: &'static str,
+        map: &[T],
+    ) -> Result<Option<T>, ShareError> {
         let at = self.pos;
         match self.v()? {
             0 => Ok(None),
-            i => usize::try_from(i - 1).ok().and_then(|i| map.get(i)).copied().map(Some).ok_or(ShareError {
-                offset: at as u64,
-                in_body: true,
-                kind: ShareErrorKind::BadIndex { table, index: i - 1, len: map.len() },
-            }),
+            i => usize::try_from(i - 1)
+                .ok()
+                .and_then(|i| map.get(i))
+                .copied()
+                .map(Some)
+                .ok_or(ShareError {
+                    offset: at as u64,
+                    in_body: true,
+                    kind: ShareErrorKind::BadIndex {
+                        table,
+                        index: i - 1,
+                        len: map.len(),
+                    },
+                }),
         }
     }
 }
@@ -209,32 +282,70 @@ fn body(bytes: &[u8]) -> Result<Vec<u8>, ShareError> {
     if !bytes.starts_with(MAGIC) {
         return Err(header_error(0, ShareErrorKind::NotShareFile));
     }
-    let header = bytes.get(..HEADER_SIZE).ok_or(header_error(bytes.len() as u64, ShareErrorKind::TruncatedHeader))?;
-    let le32 = |at: usize| header.get(at..at + 4).and_then(|b| b.try_into().ok()).map_or(0, u32::from_le_bytes);
+    let header = bytes.get(..HEADER_SIZE).ok_or(header_error(
+        bytes.len() as u64,
+        ShareErrorKind::TruncatedHeader,
+    ))?;
+    let le32 = |at: usize| {
+        header
+            .get(at..at + 4)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u32::from_le_bytes)
+    };
     let version = le32(16);
     if version == 0 || version > VERSION {
-        return Err(header_error(16, ShareErrorKind::UnsupportedVersion(version)));
+        return Err(header_error(
+            16,
+            ShareErrorKind::UnsupportedVersion(version),
+        ));
     }
     let compression = header.get(20).copied().unwrap_or(0);
     if compression != COMPRESSION_GZIP {
-        return Err(header_error(20, ShareErrorKind::UnsupportedCompression(compression)));
+        return Err(header_error(
+            20,
+            ShareErrorKind::UnsupportedCompression(compression),
+        ));
     }
-    let declared = header.get(24..32).and_then(|b| b.try_into().ok()).map_or(0, u64::from_le_bytes);
+    let declared = header
+        .get(24..32)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u64::from_le_bytes);
     if declared > MAX_BODY {
         return Err(header_error(24, ShareErrorKind::BodyTooLarge(declared)));
     }
     let compressed = bytes.get(HEADER_SIZE..).unwrap_or_default();
     // DEFLATE expands at most 1032:1; a larger declared size is a lie, caught before inflating.
-    if declared > (compressed.len() as u64).saturating_mul(1032).saturating_add(64) {
-        return Err(header_error(24, ShareErrorKind::ImplausibleBodySize { declared, compressed: compressed.len() as u64 }));
+    if declared
+        > (compressed.len() as u64)
+            .saturating_mul(1032)
+            .saturating_add(64)
+    {
+        return Err(header_error(
+            24,
+            ShareErrorKind::ImplausibleBodySize {
+                declared,
+                compressed: compressed.len() as u64,
+            },
+        ));
     }
     let mut out = Vec::new();
     flate2::read::GzDecoder::new(compressed)
         .take(declared + 1)
         .read_to_end(&mut out)
-        .map_err(|e| header_error(HEADER_SIZE as u64, ShareErrorKind::Decompress(e.to_string())))?;
+        .map_err(|e| {
+            header_error(
+                HEADER_SIZE as u64,
+                ShareErrorKind::Decompress(e.to_string()),
+            )
+        })?;
     if out.len() as u64 != declared {
-        return Err(header_error(24, ShareErrorKind::BodySize { declared, found: out.len() as u64 }));
+        return Err(header_error(
+            24,
+            ShareErrorKind::BodySize {
+                declared,
+                found: out.len() as u64,
+            },
+        ));
     }
     Ok(out)
 }
@@ -254,7 +365,10 @@ fn body(bytes: &[u8]) -> Result<Vec<u8>, ShareError> {
 /// ```
 pub fn from_share(bytes: &[u8]) -> Result<SharedProfile, ShareError> {
     let data = body(bytes)?;
-    let mut c = Cursor { data: &data, pos: 0 };
+    let mut c = Cursor {
+        data: &data,
+        pos: 0,
+    };
     let cap = |c: &Cursor<'_>, e: CapacityError| c.err(ShareErrorKind::Capacity(e));
 
     let exporter = c.str()?.to_owned();
@@ -264,11 +378,13 @@ pub fn from_share(bytes: &[u8]) -> Result<SharedProfile, ShareError> {
     let summary = if summary_json.is_empty() {
         None
     } else {
-        Some(serde_json::from_slice::<Summary>(summary_json).map_err(|e| ShareError {
-            offset: at as u64,
-            in_body: true,
-            kind: ShareErrorKind::BadSummary(e.to_string()),
-        })?)
+        Some(
+            serde_json::from_slice::<Summary>(summary_json).map_err(|e| ShareError {
+                offset: at as u64,
+                in_body: true,
+                kind: ShareErrorKind::BadSummary(e.to_string()),
+            })?,
+        )
     };
 
     let mut p = Profile::new();
@@ -295,7 +411,11 @@ pub fn from_share(bytes: &[u8]) -> Result<SharedProfile, ShareError> {
     for _ in 0..n {
         let name = c.index("function name", &strings)?;
         let module = c.opt_index("function module", &modules)?;
-        funcs.push(p.funcs.intern(crate::stack_table::Func { name, module }).map_err(|e| cap(&c, e))?);
+        funcs.push(
+            p.funcs
+                .intern(crate::stack_table::Func { name, module })
+                .map_err(|e| cap(&c, e))?,
+        );
     }
 
     let n = c.count()?;
@@ -305,8 +425,15 @@ pub fn from_share(bytes: &[u8]) -> Result<SharedProfile, ShareError> {
         let module = c.opt_index("frame module", &modules)?;
         let address = c.v()?;
         let at = c.pos;
-        let depth = u16::try_from(c.v()?).map_err(|_| ShareError { offset: at as u64, in_body: true, kind: ShareErrorKind::OutOfRange("inline depth") })?;
-        frames.push(p.intern_frame(func, module, address, depth).map_err(|e| cap(&c, e))?);
+        let depth = u16::try_from(c.v()?).map_err(|_| ShareError {
+            offset: at as u64,
+            in_body: true,
+            kind: ShareErrorKind::OutOfRange("inline depth"),
+        })?;
+        frames.push(
+            p.intern_frame(func, module, address, depth)
+                .map_err(|e| cap(&c, e))?,
+        );
     }
 
     let n = c.count()?;
@@ -324,7 +451,11 @@ pub fn from_share(bytes: &[u8]) -> Result<SharedProfile, ShareError> {
         let pid = c.u32("pid")?;
         let tid = c.u32("tid")?;
         let name = c.index("thread name", &strings)?;
-        threads.push(p.threads.push(crate::samples::Thread { pid, tid, name }).map_err(|e| cap(&c, e))?);
+        threads.push(
+            p.threads
+                .push(crate::samples::Thread { pid, tid, name })
+                .map_err(|e| cap(&c, e))?,
+        );
     }
 
     let n = c.count()?;
@@ -366,14 +497,32 @@ pub fn from_share(bytes: &[u8]) -> Result<SharedProfile, ShareError> {
     }
     for i in 0..n {
         let period = c.v()?;
-        let (Some(&time), Some(&thread), Some(&cpu), Some(&event), Some(&stack)) = (time.get(i), thread.get(i), cpu.get(i), event.get(i), stack.get(i))
-        else {
+        let (Some(&time), Some(&thread), Some(&cpu), Some(&event), Some(&stack)) = (
+            time.get(i),
+            thread.get(i),
+            cpu.get(i),
+            event.get(i),
+            stack.get(i),
+        ) else {
             break;
         };
-        p.push_sample(Sample { time, thread, cpu, event, stack, period }).map_err(|e| cap(&c, e))?;
+        p.push_sample(Sample {
+            time,
+            thread,
+            cpu,
+            event,
+            stack,
+            period,
+        })
+        .map_err(|e| cap(&c, e))?;
     }
     if c.pos != data.len() {
         return Err(c.err(ShareErrorKind::TrailingBytes((data.len() - c.pos) as u64)));
     }
-    Ok(SharedProfile { profile: p, summary, privacy, exporter })
+    Ok(SharedProfile {
+        profile: p,
+        summary,
+        privacy,
+        exporter,
+    })
 }

@@ -6,13 +6,23 @@ use crate::feature_summary::BuildIdSummary;
 use crate::ids::ThreadIndex;
 use crate::text_samples::profile_from_text_samples;
 
-type FrameDump = (String, Option<String>, Option<String>, Option<Vec<u8>>, u64, u16);
+type FrameDump = (
+    String,
+    Option<String>,
+    Option<String>,
+    Option<Vec<u8>>,
+    u64,
+    u16,
+);
 type SampleDump = (u64, u32, u32, String, u32, String, u64, Vec<FrameDump>);
 
 /// Every sample with everything it refers to spelled out, so two profiles with different
 /// table orders compare equal when they say the same.
 fn dump(p: &Profile) -> Vec<SampleDump> {
-    let module = |m: Option<ModuleIndex>| m.and_then(|m| p.modules.get(m)).map(|m| (p.strings.get(m.path).to_owned(), m.build_id.clone()));
+    let module = |m: Option<ModuleIndex>| {
+        m.and_then(|m| p.modules.get(m))
+            .map(|m| (p.strings.get(m.path).to_owned(), m.build_id.clone()))
+    };
     (0..p.samples.len())
         .map(|i| {
             let s = p.samples.get(i).unwrap();
@@ -34,7 +44,16 @@ fn dump(p: &Profile) -> Vec<SampleDump> {
                     )
                 })
                 .collect();
-            (s.time, t.pid, t.tid, p.strings.get(t.name).to_owned(), s.cpu, p.event_name(s.event).to_owned(), s.period, frames)
+            (
+                s.time,
+                t.pid,
+                t.tid,
+                p.strings.get(t.name).to_owned(),
+                s.cpu,
+                p.event_name(s.event).to_owned(),
+                s.period,
+                frames,
+            )
         })
         .collect()
 }
@@ -55,7 +74,9 @@ c[lib:/usr/lib/libc.so.6]
 fn profile() -> Profile {
     let mut p = profile_from_text_samples(TEXT).unwrap();
     // An inlined frame with a build id, as the DWARF resolver makes them.
-    let m = p.intern_module("/home/alice/app", Some(&[0xde, 0xad, 0xbe, 0xef])).unwrap();
+    let m = p
+        .intern_module("/home/alice/app", Some(&[0xde, 0xad, 0xbe, 0xef]))
+        .unwrap();
     let outer = p.intern_func("outer", Some(m)).unwrap();
     let inner = p.intern_func("inner<T>", Some(m)).unwrap();
     let f0 = p.intern_frame(outer, Some(m), 0x1234, 0).unwrap();
@@ -75,10 +96,21 @@ fn profile() -> Profile {
 fn summary() -> Summary {
     Summary {
         hostname: Some("alices-laptop".into()),
-        cmdline: Some("/usr/bin/perf record -g -o /home/alice/secret-project/perf.data ./app".into()),
-        cmdline_args: Some(vec!["/usr/bin/perf".into(), "record".into(), "/home/alice/secret-project/perf.data".into()]),
+        cmdline: Some(
+            "/usr/bin/perf record -g -o /home/alice/secret-project/perf.data ./app".into(),
+        ),
+        cmdline_args: Some(vec![
+            "/usr/bin/perf".into(),
+            "record".into(),
+            "/home/alice/secret-project/perf.data".into(),
+        ]),
         os_release: Some("6.1.0".into()),
-        build_ids: vec![BuildIdSummary { cpumode: "user".into(), build_id: "deadbeef".into(), filename: "/home/alice/app".into(), ..Default::default() }],
+        build_ids: vec![BuildIdSummary {
+            cpumode: "user".into(),
+            build_id: "deadbeef".into(),
+            filename: "/home/alice/app".into(),
+            ..Default::default()
+        }],
         ..Default::default()
     }
 }
@@ -86,7 +118,9 @@ fn summary() -> Summary {
 /// The decompressed body, read with flate2 directly rather than through `from_share`.
 fn raw_body(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    flate2::read::GzDecoder::new(&bytes[HEADER_SIZE..]).read_to_end(&mut out).unwrap();
+    flate2::read::GzDecoder::new(&bytes[HEADER_SIZE..])
+        .read_to_end(&mut out)
+        .unwrap();
     out
 }
 
@@ -100,19 +134,37 @@ fn round_trip_keeps_every_sample_and_name() {
     let bytes = to_share(&p, Some(&summary()), &ShareOptions::default());
     assert_eq!(&bytes[..16], b"PERFSCOPE-SHARE\0");
     assert_eq!(&bytes[16..21], &[1, 0, 0, 0, 1]);
-    assert_eq!(u64::from_le_bytes(bytes[24..32].try_into().unwrap()), raw_body(&bytes).len() as u64);
+    assert_eq!(
+        u64::from_le_bytes(bytes[24..32].try_into().unwrap()),
+        raw_body(&bytes).len() as u64
+    );
     assert!(is_share(&bytes));
     let back = from_share(&bytes).unwrap();
     assert_eq!(dump(&back.profile), dump(&p));
     assert_eq!(back.summary, Some(summary()));
     assert_eq!(back.privacy, PrivacyOptions::default());
-    assert_eq!(back.exporter, format!("perfscope {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        back.exporter,
+        format!("perfscope {}", env!("CARGO_PKG_VERSION"))
+    );
     assert_eq!(back.profile.events.len(), 2);
     // Spot checks against the text: sample 2 is `main;a` of `app` on an unknown CPU.
     let d = dump(&back.profile);
-    assert_eq!((d[2].0, d[2].4, d[2].5.as_str(), d[2].6), (900, u32::MAX, "instructions", 30));
-    assert_eq!(d[0].7.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), ["c", "a", "main"]);
-    assert_eq!(d[5].7.iter().map(|f| (f.0.as_str(), f.5)).collect::<Vec<_>>(), [("inner<T>", 1), ("outer", 0)]);
+    assert_eq!(
+        (d[2].0, d[2].4, d[2].5.as_str(), d[2].6),
+        (900, u32::MAX, "instructions", 30)
+    );
+    assert_eq!(
+        d[0].7.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+        ["c", "a", "main"]
+    );
+    assert_eq!(
+        d[5].7
+            .iter()
+            .map(|f| (f.0.as_str(), f.5))
+            .collect::<Vec<_>>(),
+        [("inner<T>", 1), ("outer", 0)]
+    );
     assert_eq!(d[5].7[0].3, Some(vec![0xde, 0xad, 0xbe, 0xef]));
     assert_eq!((d[5].0, d[5].6), (u64::MAX, u64::MAX));
     assert!(d[6].7.is_empty());
@@ -121,8 +173,18 @@ fn round_trip_keeps_every_sample_and_name() {
 #[test]
 fn a_filter_writes_only_what_its_samples_use() {
     let p = profile();
-    let filter = SampleFilter { tids: vec![8], ..Default::default() };
-    let bytes = to_share(&p, None, &ShareOptions { filter, ..Default::default() });
+    let filter = SampleFilter {
+        tids: vec![8],
+        ..Default::default()
+    };
+    let bytes = to_share(
+        &p,
+        None,
+        &ShareOptions {
+            filter,
+            ..Default::default()
+        },
+    );
     let back = from_share(&bytes).unwrap();
     assert_eq!(back.profile.samples.len(), 1);
     assert_eq!(back.profile.threads.len(), 1);
@@ -142,38 +204,69 @@ fn privacy_options_remove_what_they_say_from_the_bytes() {
     let p = profile();
     let sm = summary();
     let body_with = |privacy: PrivacyOptions| {
-        let bytes = to_share(&p, Some(&sm), &ShareOptions { privacy, ..Default::default() });
+        let bytes = to_share(
+            &p,
+            Some(&sm),
+            &ShareOptions {
+                privacy,
+                ..Default::default()
+            },
+        );
         (raw_body(&bytes), from_share(&bytes).unwrap())
     };
     let (plain, _) = body_with(PrivacyOptions::default());
-    for s in ["alices-laptop", "secret-project", "/home/alice/app", "/usr/lib/libc.so.6", "worker"] {
+    for s in [
+        "alices-laptop",
+        "secret-project",
+        "/home/alice/app",
+        "/usr/lib/libc.so.6",
+        "worker",
+    ] {
         assert!(contains(&plain, s), "{s} should be there without options");
     }
 
-    let (b, back) = body_with(PrivacyOptions { strip_hostname: true, ..Default::default() });
+    let (b, back) = body_with(PrivacyOptions {
+        strip_hostname: true,
+        ..Default::default()
+    });
     assert!(!contains(&b, "alices-laptop"));
     assert!(contains(&b, "secret-project") && contains(&b, "/home/alice/app"));
     assert_eq!(back.summary.unwrap().hostname, None);
 
-    let (b, back) = body_with(PrivacyOptions { strip_cmdline: true, ..Default::default() });
+    let (b, back) = body_with(PrivacyOptions {
+        strip_cmdline: true,
+        ..Default::default()
+    });
     assert!(!contains(&b, "secret-project") && !contains(&b, "record -g"));
     assert!(contains(&b, "alices-laptop"));
     let s = back.summary.unwrap();
     assert_eq!((s.cmdline, s.cmdline_args), (None, None));
 
-    let (b, back) = body_with(PrivacyOptions { strip_paths: true, ..Default::default() });
+    let (b, back) = body_with(PrivacyOptions {
+        strip_paths: true,
+        ..Default::default()
+    });
     assert!(!contains(&b, "/home/alice/app") && !contains(&b, "/usr/lib/libc.so.6"));
     // ... but the command line still has its paths unless it is stripped too.
     assert!(contains(&b, "secret-project"));
     let mods: Vec<&str> = (0..back.profile.modules.len() as u32)
-        .map(|i| back.profile.strings.get(back.profile.modules.get(ModuleIndex(i)).unwrap().path))
+        .map(|i| {
+            back.profile
+                .strings
+                .get(back.profile.modules.get(ModuleIndex(i)).unwrap().path)
+        })
         .collect();
     assert_eq!(mods, ["app", "libc.so.6", "app"]); // the DSL's app (no build id) and the one with one
     assert_eq!(back.summary.unwrap().build_ids[0].filename, "app");
 
-    let (b, back) = body_with(PrivacyOptions { strip_thread_names: true, ..Default::default() });
+    let (b, back) = body_with(PrivacyOptions {
+        strip_thread_names: true,
+        ..Default::default()
+    });
     assert!(!contains(&b, "worker"));
-    let names: Vec<&str> = (0..back.profile.threads.len() as u32).map(|i| back.profile.thread_name(ThreadIndex(i))).collect();
+    let names: Vec<&str> = (0..back.profile.threads.len() as u32)
+        .map(|i| back.profile.thread_name(ThreadIndex(i)))
+        .collect();
     assert_eq!(names, ["thread-7", "thread-8", "thread-9"]);
 
     let (b, back) = body_with(PrivacyOptions::all());
@@ -195,7 +288,10 @@ fn header_errors_name_what_is_wrong() {
     let mut b = bytes.clone();
     b[16] = 2;
     let e = from_share(&b).unwrap_err();
-    assert_eq!((e.offset, e.kind.clone()), (16, ShareErrorKind::UnsupportedVersion(2)));
+    assert_eq!(
+        (e.offset, e.kind.clone()),
+        (16, ShareErrorKind::UnsupportedVersion(2))
+    );
     assert_eq!(e.to_string(), "share file: at offset 0x10: format version 2 is newer than this perfscope reads (1); update perfscope");
     let mut b = bytes.clone();
     b[20] = 2;
@@ -209,7 +305,13 @@ fn header_errors_name_what_is_wrong() {
     // 1 GiB declared for a few hundred compressed bytes: refused before inflating.
     let mut b = bytes.clone();
     b[24..32].copy_from_slice(&(1u64 << 30).to_le_bytes());
-    assert_eq!(kind(&b), ShareErrorKind::ImplausibleBodySize { declared: 1 << 30, compressed: bytes.len() as u64 - 32 });
+    assert_eq!(
+        kind(&b),
+        ShareErrorKind::ImplausibleBodySize {
+            declared: 1 << 30,
+            compressed: bytes.len() as u64 - 32
+        }
+    );
 }
 
 /// Recompresses a hand-made body behind a valid header.
@@ -228,9 +330,18 @@ fn wrap(body: &[u8]) -> Vec<u8> {
 fn body_references_must_point_backwards() {
     // exporter "x", no privacy, no summary, strings ["f"], no module, one function, one frame,
     // then a stack whose prefix is itself (index 0 + 1).
-    let body = [1, b'x', 0, 0, 1, 1, b'f', 0, 1, 0, 0, 1, 0, 0, 0x10, 0, 1, 1, 0];
+    let body = [
+        1, b'x', 0, 0, 1, 1, b'f', 0, 1, 0, 0, 1, 0, 0, 0x10, 0, 1, 1, 0,
+    ];
     let e = from_share(&wrap(&body)).unwrap_err();
-    assert_eq!(e.kind, ShareErrorKind::BadIndex { table: "stack prefix", index: 0, len: 0 });
+    assert_eq!(
+        e.kind,
+        ShareErrorKind::BadIndex {
+            table: "stack prefix",
+            index: 0,
+            len: 0
+        }
+    );
     assert_eq!((e.offset, e.in_body), (17, true));
     assert_eq!(e.to_string(), "share file: at decompressed body offset 0x11: stack prefix refers to entry 0, but only 0 may be referred to");
     // The same with a root stack, no threads, no events, no samples: a valid empty profile.
@@ -239,9 +350,15 @@ fn body_references_must_point_backwards() {
     let mut ok = ok.to_vec();
     ok.extend_from_slice(&[0, 0, 0]);
     let back = from_share(&wrap(&ok)).unwrap();
-    assert_eq!((back.profile.stacks.len(), back.profile.samples.len()), (1, 0));
+    assert_eq!(
+        (back.profile.stacks.len(), back.profile.samples.len()),
+        (1, 0)
+    );
     ok.push(0);
-    assert_eq!(from_share(&wrap(&ok)).unwrap_err().kind, ShareErrorKind::TrailingBytes(1));
+    assert_eq!(
+        from_share(&wrap(&ok)).unwrap_err().kind,
+        ShareErrorKind::TrailingBytes(1)
+    );
 }
 
 #[test]
