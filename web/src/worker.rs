@@ -286,10 +286,12 @@ async fn open_files(
     }
     let t0 = now_ms();
     let reader = FileReaderSync::new().map_err(|e| describe_js_error(&e))?;
+    let spent_ms = std::rc::Rc::new(std::cell::Cell::new(0.0));
     let mut source = BlobSource {
         len: perf_data.blob.size() as u64,
         blob: perf_data.blob,
         reader,
+        spent_ms: spent_ms.clone(),
     };
     let summary = SummaryReader::read_from(&mut source, slice);
     let first = summary.summary();
@@ -337,6 +339,8 @@ async fn open_files(
         ));
     }
     session.timings_mut().wasm_memory = wasm_memory();
+    // The slices read for the summary and the records pass (part of their times).
+    session.timings_mut().read_ms += spent_ms.get();
     let profile = session.profile_data();
     SESSION.set(Some(session));
     post(WorkerMessage::Profile(id, Box::new(profile)));
@@ -393,6 +397,8 @@ struct BlobSource {
     blob: Blob,
     reader: FileReaderSync,
     len: u64,
+    /// Time spent in reads, ms (shared: the session owns the source once it is open).
+    spent_ms: std::rc::Rc<std::cell::Cell<f64>>,
 }
 
 impl ReadAt for BlobSource {
@@ -402,6 +408,7 @@ impl ReadAt for BlobSource {
 
     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, perfscope_format::Error> {
         let end = offset.saturating_add(size);
+        let t0 = now_ms();
         let buffer = self
             .blob
             .slice_with_f64_and_f64(offset as f64, end as f64)
@@ -420,7 +427,9 @@ impl ReadAt for BlobSource {
                     },
                 )
             })?;
-        Ok(Uint8Array::new(&buffer).to_vec())
+        let bytes = Uint8Array::new(&buffer).to_vec();
+        self.spent_ms.set(self.spent_ms.get() + now_ms() - t0);
+        Ok(bytes)
     }
 }
 

@@ -74,8 +74,7 @@ pub fn stack_self_weights(profile: &Profile, filter: &SampleFilter) -> (Vec<Weig
         if !all && !filter.matches(&profile.samples, &profile.threads, i) {
             continue;
         }
-        let (Some(stack), Some(&period)) =
-            (profile.samples.stack.get(i), profile.samples.period.get(i))
+        let (Some(stack), Some(period)) = (profile.samples.stack(i), profile.samples.period(i))
         else {
             continue;
         };

@@ -673,14 +673,10 @@ impl LoaderState {
                 callchain: &self.callchain,
             };
             self.builder.sample_with(&input, extras)?;
-            let stack = self
-                .builder
-                .profile()
-                .samples
-                .stack
-                .last()
-                .copied()
-                .flatten();
+            let stack = {
+                let s = &self.builder.profile().samples;
+                s.len().checked_sub(1).and_then(|i| s.stack(i)).flatten()
+            };
             self.timeline_sample(meta, s, stack);
         }
         Ok(())

@@ -49,8 +49,8 @@ fn folded(p: &Profile, include_comm: bool, weight: WeightKind) -> BTreeMap<Strin
 fn columns(p: &Profile) -> (Vec<u64>, Vec<u32>, Vec<u64>) {
     (
         p.samples.time.clone(),
-        p.samples.cpu.clone(),
-        p.samples.period.clone(),
+        p.samples.cpus().collect(),
+        p.samples.periods().collect(),
     )
 }
 
@@ -180,7 +180,7 @@ fn pprof_of_a_recording_decodes_to_its_totals() {
         "base.pb.gz",
         &to_pprof(&p, &PprofOptions::default()),
     );
-    let period: u64 = p.samples.period.iter().sum();
+    let period: u64 = p.samples.periods().sum();
     assert_eq!(v["totals"], serde_json::json!([p.samples.len(), period]));
     assert_eq!(
         v["sample_types"],

@@ -64,11 +64,27 @@ fn check(path: &Path) -> bool {
     let name = path.display();
     let (p, l) = (&plain.profile, &lean.profile);
     assert_eq!(p.samples.time, l.samples.time, "{name}: times");
-    assert_eq!(p.samples.stack, l.samples.stack, "{name}: stacks");
-    assert_eq!(p.samples.period, l.samples.period, "{name}: periods");
+    assert_eq!(
+        p.samples.stacks().collect::<Vec<_>>(),
+        l.samples.stacks().collect::<Vec<_>>(),
+        "{name}: stacks"
+    );
+    assert_eq!(
+        p.samples.periods().collect::<Vec<_>>(),
+        l.samples.periods().collect::<Vec<_>>(),
+        "{name}: periods"
+    );
     assert_eq!(p.samples.thread, l.samples.thread, "{name}: threads");
-    assert_eq!(p.samples.cpu, l.samples.cpu, "{name}: cpus");
-    assert_eq!(p.samples.event, l.samples.event, "{name}: events");
+    assert_eq!(
+        p.samples.cpus().collect::<Vec<_>>(),
+        l.samples.cpus().collect::<Vec<_>>(),
+        "{name}: cpus"
+    );
+    assert_eq!(
+        p.samples.events().collect::<Vec<_>>(),
+        l.samples.events().collect::<Vec<_>>(),
+        "{name}: events"
+    );
     assert_eq!(p.stacks.len(), l.stacks.len(), "{name}: stack table");
     // Shrunk at the end either way.
     assert_eq!(

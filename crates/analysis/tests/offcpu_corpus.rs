@@ -145,8 +145,8 @@ fn sched_switch_callchains_carry_the_wait_perf_sched_timehist_prints() {
         (OFF_CPU_EVENT, None)
     );
     let in_profile: u64 = (0..p.samples.len())
-        .filter(|&i| p.samples.event[i] == ev)
-        .map(|i| p.samples.period[i])
+        .filter(|&i| p.samples.event(i) == Some(ev))
+        .filter_map(|i| p.samples.period(i))
         .sum();
     let total: u64 = t.off_cpu.iter().map(|s| s.duration()).sum();
     assert_eq!(in_profile, total);

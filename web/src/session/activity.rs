@@ -243,7 +243,7 @@ impl Activity {
             let s = &profile.samples;
             for i in 0..s.len() {
                 let (Some(ev), Some(&time), Some(th)) =
-                    (s.event.get(i), s.time.get(i), s.thread.get(i))
+                    (s.event(i), s.time.get(i), s.thread.get(i))
                 else {
                     continue;
                 };
@@ -257,7 +257,7 @@ impl Activity {
                     time,
                     lane,
                     kind: MarkerKind::Tracepoint,
-                    event: events.attr(*ev),
+                    event: events.attr(ev),
                     count: 1,
                 });
             }
@@ -408,16 +408,14 @@ pub fn highlight(
             continue;
         };
         if !s
-            .stack
-            .get(i)
-            .copied()
+            .stack(i)
             .flatten()
             .is_some_and(|st| contains.get(st.index()).copied().unwrap_or(false))
         {
             continue;
         }
         if let Some(want) = event {
-            if s.event.get(i).map(|&e| events.attr(e)) != Some(want) {
+            if s.event(i).map(|e| events.attr(e)) != Some(want) {
                 continue;
             }
         }
@@ -427,7 +425,7 @@ pub fn highlight(
             .and_then(|t: &ThreadIndex| lane_of_thread.get(t.index()))
             .copied()
             .filter(|&l| l != u32::MAX);
-        let cpu = s.cpu.get(i).and_then(|c| cpu_lane.get(c)).copied();
+        let cpu = s.cpu(i).and_then(|c| cpu_lane.get(&c)).copied();
         for lane in thread_lane.map(|l| l as usize).into_iter().chain(cpu) {
             if let Some(c) = out.get_mut(lane * n + bin as usize) {
                 *c += 1;

@@ -344,12 +344,8 @@ impl Session {
         let t = &self.off_cpu;
         o.off_cpu = (!t.is_empty()).then(|| OffCpuInfo {
             switches: t.len() as u64,
-            ns: t.period.iter().fold(0u64, |a, &p| a.saturating_add(p)),
-            approximate: t
-                .event
-                .iter()
-                .filter(|&&e| e == offcpu::APPROXIMATE)
-                .count() as u64,
+            ns: t.periods().fold(0u64, |a, p| a.saturating_add(p)),
+            approximate: t.events().filter(|&e| e == offcpu::APPROXIMATE).count() as u64,
         });
         if let Some(e) = &self.profile_error {
             o.errors.push(RecordError {
@@ -640,7 +636,7 @@ impl Session {
                     .and_then(|&t| p.threads.get(t))
                     .is_some_and(|t| t.tid == tid || tid == u32::MAX)
             });
-        match found.and_then(|i| p.samples.stack.get(i).copied()) {
+        match found.and_then(|i| p.samples.stack(i)) {
             Some(stack) => {
                 reply.funcs = p
                     .stacks

@@ -61,19 +61,19 @@ pub fn events(
             }
         })
         .collect();
-    for (e, p) in profile.samples.event.iter().zip(&profile.samples.period) {
-        if let Some(info) = out.get_mut(map.attr(*e) as usize) {
+    for (e, p) in profile.samples.events().zip(profile.samples.periods()) {
+        if let Some(info) = out.get_mut(map.attr(e) as usize) {
             info.samples += 1;
-            info.period = info.period.saturating_add(*p);
+            info.period = info.period.saturating_add(p);
         }
     }
     // Text input has no attrs: an event has call chains when one of its stacks has two frames.
     if meta.is_none() {
-        for (e, st) in profile.samples.event.iter().zip(&profile.samples.stack) {
+        for (e, st) in profile.samples.events().zip(profile.samples.stacks()) {
             let deep = st
                 .and_then(|st| profile.stacks.get(st))
                 .is_some_and(|s| s.prefix.is_some());
-            if let Some(info) = out.get_mut(map.attr(*e) as usize).filter(|_| deep) {
+            if let Some(info) = out.get_mut(map.attr(e) as usize).filter(|_| deep) {
                 info.callchain = true;
             }
         }
@@ -136,9 +136,9 @@ pub fn unnamed_leaf_shares(profile: &Profile) -> (f64, f64) {
     // Per function: 0 not asked yet, 1 named, 2 unnamed in the kernel, 3 unnamed in user space.
     let mut class = vec![0u8; profile.funcs.len()];
     let (mut kernel, mut user, mut all) = (0u64, 0u64, 0u64);
-    for s in profile.samples.stack.iter().flatten() {
+    for s in profile.samples.stacks().flatten() {
         all += 1;
-        let Some(func) = profile.stack_func(*s) else {
+        let Some(func) = profile.stack_func(s) else {
             continue;
         };
         let Some(c) = class.get_mut(func.index()) else {

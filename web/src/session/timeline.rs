@@ -73,7 +73,7 @@ impl Timeline {
             thread_key.push(k);
         }
         let mut cpu_key: BTreeMap<u32, usize> = BTreeMap::new();
-        for (i, &cpu) in samples.cpu.iter().enumerate() {
+        for (i, cpu) in samples.cpus().enumerate() {
             if cpu != u32::MAX {
                 let n = cpu_key.len();
                 cpu_key.entry(cpu).or_insert(n);
@@ -164,17 +164,13 @@ impl Timeline {
             .collect();
         // The lanes of each sample: (thread lane, CPU lane) and its attr.
         let lanes_of = |i: usize| -> Option<(Option<usize>, Option<usize>, usize)> {
-            let (th, cpu, ev) = (
-                samples.thread.get(i)?,
-                samples.cpu.get(i)?,
-                samples.event.get(i)?,
-            );
-            let e = (event_map.attr(*ev) as usize).min(events - 1);
+            let (th, cpu, ev) = (samples.thread.get(i)?, samples.cpu(i)?, samples.event(i)?);
+            let e = (event_map.attr(ev) as usize).min(events - 1);
             let thread_lane = lane_of_thread
                 .get(th.index())
                 .filter(|&&l| l != u32::MAX)
                 .map(|&l| l as usize);
-            Some((thread_lane, cpu_lane.get(cpu).copied(), e))
+            Some((thread_lane, cpu_lane.get(&cpu).copied(), e))
         };
         // Counted first, so that every list is allocated once at its size.
         let mut sizes = vec![vec![0usize; events]; lanes];

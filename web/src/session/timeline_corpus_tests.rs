@@ -424,7 +424,7 @@ fn function_bins_count_the_samples_whose_stack_has_it() {
         for i in 0..p.samples.len() {
             let has = p
                 .stacks
-                .frames_leaf_first(p.samples.stack[i])
+                .frames_leaf_first(p.samples.stack(i).unwrap())
                 .any(|fr| p.frame_func(fr) == Some(perfscope_analysis::ids::FuncIndex(f)));
             if !has {
                 continue;
@@ -443,7 +443,7 @@ fn function_bins_count_the_samples_whose_stack_has_it() {
                 .timeline
                 .cpus
                 .iter()
-                .position(|c| c.cpu == p.samples.cpu[i])
+                .position(|c| Some(c.cpu) == p.samples.cpu(i))
             {
                 want[(n + cpu) * 50 + k] += 1;
             }

@@ -291,14 +291,7 @@ zeta alpha zeta       zeta zeta zeta
 ";
 
     fn on(p: &Profile) -> Samples<'_> {
-        static NONE: SampleTable = SampleTable {
-            time: Vec::new(),
-            thread: Vec::new(),
-            cpu: Vec::new(),
-            event: Vec::new(),
-            stack: Vec::new(),
-            period: Vec::new(),
-        };
+        static NONE: SampleTable = SampleTable::new();
         Samples {
             profile: p,
             off_cpu: &NONE,

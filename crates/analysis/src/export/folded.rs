@@ -212,14 +212,16 @@ fn build<'p>(profile: &'p Profile, filter: &SampleFilter, options: FoldedOptions
             }
         })
         .collect();
-    for (i, ((thread, stack), period)) in s.thread.iter().zip(&s.stack).zip(&s.period).enumerate() {
+    for (i, ((thread, stack), period)) in
+        s.thread.iter().zip(s.stacks()).zip(s.periods()).enumerate()
+    {
         if !all && !filter.matches(s, &profile.threads, i) {
             continue;
         }
         let comm = thread_names.get(thread.index()).copied().unwrap_or(NONE);
         let w = match options.weight {
             WeightKind::Samples => 1,
-            WeightKind::Period => *period,
+            WeightKind::Period => period,
         };
         let slot = stack.and_then(|st| by_stack.get_mut(st.index()));
         match slot {

@@ -222,10 +222,7 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
         .collect();
 
     // Events with samples, in event order; each gets two value columns.
-    let mut used_events: Vec<EventIndex> = kept
-        .iter()
-        .filter_map(|&i| s.event.get(i).copied())
-        .collect();
+    let mut used_events: Vec<EventIndex> = kept.iter().filter_map(|&i| s.event(i)).collect();
     used_events.sort();
     used_events.dedup();
     let column: HashMap<EventIndex, usize> = used_events

@@ -211,7 +211,7 @@ pub fn to_share(profile: &Profile, summary: Option<&Summary>, options: &ShareOpt
         if let Some(t) = s.thread.get(i).and_then(|t| thread_used.get_mut(t.index())) {
             *t = true;
         }
-        let mut cur = s.stack.get(i).copied().flatten();
+        let mut cur = s.stack(i).flatten();
         while let Some(st) = cur {
             match stack_used.get_mut(st.index()) {
                 Some(u) if !*u => *u = true,
@@ -397,23 +397,19 @@ pub fn to_share(profile: &Profile, summary: Option<&Summary>, options: &ShareOpt
             .map_or(0, |t| new_index(&thread_map, t.index())));
     }
     for &i in &kept {
-        w.v(u64::from(
-            s.cpu.get(i).copied().unwrap_or(u32::MAX).wrapping_add(1),
-        ));
+        w.v(u64::from(s.cpu(i).unwrap_or(u32::MAX).wrapping_add(1)));
     }
     for &i in &kept {
-        w.v(s.event.get(i).map_or(0, |e| u64::from(e.0)));
+        w.v(s.event(i).map_or(0, |e| u64::from(e.0)));
     }
     for &i in &kept {
         w.v(s
-            .stack
-            .get(i)
-            .copied()
+            .stack(i)
             .flatten()
             .map_or(0, |st| new_index(&stack_map, st.index()) + 1));
     }
     for &i in &kept {
-        w.v(s.period.get(i).copied().unwrap_or(0));
+        w.v(s.period(i).unwrap_or(0));
     }
 
     let mut out = Vec::with_capacity(HEADER_SIZE + w.out.len() / 4);

@@ -95,10 +95,7 @@ pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
     order.sort_by_key(|&i| s.time.get(i).copied().unwrap_or(0));
 
     let several_events = {
-        let mut evs: Vec<EventIndex> = order
-            .iter()
-            .filter_map(|&i| s.event.get(i).copied())
-            .collect();
+        let mut evs: Vec<EventIndex> = order.iter().filter_map(|&i| s.event(i)).collect();
         evs.sort();
         evs.dedup();
         evs.len() > 1

@@ -142,8 +142,11 @@ fn perf_script_samples_keep_their_fields() {
         p.samples.time,
         vec![1_000_000_500, 1_000_002_000, 2_500_000_000]
     );
-    assert_eq!(p.samples.cpu, vec![1, 0, u32::MAX]);
-    assert_eq!(p.samples.period, vec![250_000, 250_000, 7]);
+    assert_eq!(p.samples.cpus().collect::<Vec<_>>(), vec![1, 0, u32::MAX]);
+    assert_eq!(
+        p.samples.periods().collect::<Vec<_>>(),
+        vec![250_000, 250_000, 7]
+    );
     let tids: Vec<u32> = p
         .samples
         .thread
@@ -151,7 +154,7 @@ fn perf_script_samples_keep_their_fields() {
         .map(|&t| p.threads.get(t).unwrap().tid)
         .collect();
     assert_eq!(tids, vec![11, 12, 20]);
-    let events: Vec<&str> = p.samples.event.iter().map(|&e| p.event_name(e)).collect();
+    let events: Vec<&str> = p.samples.events().map(|e| p.event_name(e)).collect();
     assert_eq!(
         events,
         vec!["cpu-clock:pppH", "cpu-clock:pppH", "page-faults"]

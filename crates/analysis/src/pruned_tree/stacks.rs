@@ -220,12 +220,13 @@ impl StackWeights {
         let kept = range.len();
         // Self weights: the counts, and the periods only once two differ.
         let mut first = true;
-        let stacks = samples.stack.get(range.clone()).unwrap_or(&[]);
-        let periods = samples.period.get(range.clone()).unwrap_or(&[]);
-        for (i, (stack, &period)) in range.clone().zip(stacks.iter().zip(periods)) {
+        for i in range.clone() {
             if !passes(i) {
                 continue;
             }
+            let (Some(stack), Some(period)) = (samples.stack(i), samples.period(i)) else {
+                continue;
+            };
             if first {
                 w.uniform = Some(period);
                 first = false;
@@ -247,7 +248,7 @@ impl StackWeights {
         // one backward pass over all stacks does it in place; for a few samples (a narrow
         // time selection), walking from each sample's stack to its root touches less.
         if by_chains.unwrap_or(kept.saturating_mul(CHAIN_WALK) < n) {
-            w.totals_by_chains(profile, stacks);
+            w.totals_by_chains(profile, range.filter_map(|i| samples.stack(i).flatten()));
         } else {
             w.totals_by_pass(profile);
         }
@@ -278,10 +279,10 @@ impl StackWeights {
     /// Totals from self weights by adding each stack's self weight to its prefixes, for the
     /// distinct stacks among `stacks` (those the samples that passed have, and maybe more
     /// without weight).
-    fn totals_by_chains(&mut self, profile: &Profile, stacks: &[Option<StackIndex>]) {
+    fn totals_by_chains(&mut self, profile: &Profile, stacks: impl Iterator<Item = StackIndex>) {
         // Each stack with a self weight once (its own weight is then moved out to be added
         // back along its chain, itself included).
-        let mut leaves: Vec<u32> = stacks.iter().flatten().map(|s| s.0).collect();
+        let mut leaves: Vec<u32> = stacks.map(|s| s.0).collect();
         leaves.sort_unstable();
         leaves.dedup();
         let own: Vec<(u32, u64)> = leaves
@@ -342,8 +343,8 @@ impl StackWeights {
             if !passes(i) {
                 continue;
             }
-            let period = samples.period.get(i).copied().unwrap_or(0);
-            let Some(stack) = samples.stack.get(i).copied().flatten() else {
+            let period = samples.period(i).unwrap_or(0);
+            let Some(stack) = samples.stack(i).flatten() else {
                 w.empty.sub(Weight { samples: 1, period });
                 continue;
             };
@@ -561,11 +562,11 @@ period: 1 2 1 5 1 1 3 2
             if !f.matches(&p.samples, &p.threads, i) {
                 continue;
             }
-            let mut cur = p.samples.stack[i];
+            let mut cur = p.samples.stack(i).unwrap();
             while let Some(s) = cur {
                 out[s.index()].add(Weight {
                     samples: 1,
-                    period: p.samples.period[i],
+                    period: p.samples.period(i).unwrap(),
                 });
                 cur = p.stacks.get(s).unwrap().prefix;
             }

@@ -57,7 +57,10 @@ fn reference(profile: &Profile, options: FoldedOptions) -> String {
         if options.include_comm {
             parts.push(profile.thread_name(s.thread[i]).replace(' ', "_"));
         }
-        let frames: Vec<_> = profile.stacks.frames_leaf_first(s.stack[i]).collect();
+        let frames: Vec<_> = profile
+            .stacks
+            .frames_leaf_first(s.stack(i).unwrap())
+            .collect();
         for f in frames.iter().rev() {
             parts.push(
                 profile
@@ -68,7 +71,7 @@ fn reference(profile: &Profile, options: FoldedOptions) -> String {
         let line = parts.join(";");
         let w = match options.weight {
             WeightKind::Samples => 1,
-            WeightKind::Period => s.period[i],
+            WeightKind::Period => s.period(i).unwrap(),
         };
         *merged.entry(line).or_default() += w;
     }
