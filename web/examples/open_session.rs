@@ -30,35 +30,120 @@ use perfscope_format::{Error, ErrorKind};
 use perfscope_web::protocol::Timings;
 use perfscope_web::session::Session;
 
-/// The system allocator, counting the bytes live on the heap and their peak (what a wasm heap
-/// grows to, without the allocator's own slack).
+/// The worker's allocator, counting the bytes live on the heap and their peak: dlmalloc (what
+/// Rust's std uses on wasm32) over [`Grow`], a region that only grows by 64 KiB pages as wasm
+/// memory does, so that [`grown`] is what the worker's wasm memory would grow to (the holes that
+/// freed blocks leave included).
 struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+static GROWN: AtomicUsize = AtomicUsize::new(0);
+static HEAP: std::sync::Mutex<dlmalloc::Dlmalloc<Grow>> =
+    std::sync::Mutex::new(dlmalloc::Dlmalloc::new_with_allocator(Grow));
+
+/// Wasm memory's limit (4 GiB), reserved once (untouched pages cost nothing).
+const REGION: usize = 4 << 30;
+const PAGE: usize = 64 << 10;
+static BASE: AtomicUsize = AtomicUsize::new(0);
+
+/// Each growth: (memory after it, heap live before it), for `OPEN_SESSION_TRACE`.
+static GROWTH_LOG: [(AtomicUsize, AtomicUsize, AtomicUsize); 8192] = [const {
+    (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+    )
+}; 8192];
+/// The size of the allocation being made (the one a growth is for).
+static ASKED: AtomicUsize = AtomicUsize::new(0);
+static GROWTHS: AtomicUsize = AtomicUsize::new(0);
+
+/// Memory that grows like a wasm memory: contiguous, by whole pages, never given back.
+struct Grow;
+
+// SAFETY: hands out disjoint parts of one reserved region, never reused.
+unsafe impl dlmalloc::Allocator for Grow {
+    fn alloc(&self, size: usize) -> (*mut u8, usize, u32) {
+        let mut base = BASE.load(Ordering::Relaxed);
+        if base == 0 {
+            // SAFETY: a valid, non-zero layout; the region lives as long as the process. So large a
+            // block is a fresh private mapping: zeros, and not touched until used.
+            base = unsafe { System.alloc(Layout::from_size_align(REGION, PAGE).unwrap()) } as usize;
+            BASE.store(base, Ordering::Relaxed);
+        }
+        let size = size.div_ceil(PAGE) * PAGE;
+        let at = GROWN.load(Ordering::Relaxed);
+        if base == 0 || at + size > REGION {
+            return (std::ptr::null_mut(), 0, 0);
+        }
+        GROWN.store(at + size, Ordering::Relaxed);
+        let k = GROWTHS.fetch_add(1, Ordering::Relaxed);
+        if let Some(slot) = GROWTH_LOG.get(k) {
+            slot.0.store(at + size, Ordering::Relaxed);
+            slot.1
+                .store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+            slot.2
+                .store(ASKED.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
+        ((base + at) as *mut u8, size, 0)
+    }
+    fn remap(&self, _: *mut u8, _: usize, _: usize, _: bool) -> *mut u8 {
+        std::ptr::null_mut()
+    }
+    fn free_part(&self, _: *mut u8, _: usize, _: usize) -> bool {
+        false
+    }
+    fn free(&self, _: *mut u8, _: usize) -> bool {
+        false
+    }
+    fn can_release_part(&self, _: u32) -> bool {
+        false
+    }
+    fn allocates_zeros(&self) -> bool {
+        true
+    }
+    fn page_size(&self) -> usize {
+        PAGE
+    }
+}
 
 fn count_up(n: usize) {
+    ASKED.store(n, Ordering::Relaxed);
     let live = LIVE.fetch_add(n, Ordering::Relaxed) + n;
     PEAK.fetch_max(live, Ordering::Relaxed);
 }
 
-// SAFETY: forwards to `System` unchanged; only counts.
+// SAFETY: forwards to dlmalloc under a lock, as std does on wasm32; only counts besides.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         count_up(layout.size());
         // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc(layout) }
+        unsafe { HEAP.lock().unwrap().malloc(layout.size(), layout.align()) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count_up(layout.size());
+        // SAFETY: the caller's contract, passed on.
+        unsafe { HEAP.lock().unwrap().calloc(layout.size(), layout.align()) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
         // SAFETY: the caller's contract, passed on.
-        unsafe { System.dealloc(ptr, layout) }
+        unsafe {
+            HEAP.lock()
+                .unwrap()
+                .free(ptr, layout.size(), layout.align())
+        }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // A growing realloc may copy: count both blocks at the moment of the copy.
         count_up(new_size);
         // SAFETY: the caller's contract, passed on.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        let p = unsafe {
+            HEAP.lock()
+                .unwrap()
+                .realloc(ptr, layout.size(), layout.align(), new_size)
+        };
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
         p
     }
@@ -66,6 +151,37 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
+
+/// Prints the growths of the simulated wasm memory so far that took it past another 16 MB,
+/// with the heap live at that moment (`OPEN_SESSION_TRACE`).
+fn trace_growths(from: usize) {
+    let mut shown = 0;
+    for (after, live, asked) in GROWTH_LOG
+        .iter()
+        .take(GROWTHS.load(Ordering::Relaxed))
+        .skip(from)
+    {
+        let (after, live, asked) = (
+            after.load(Ordering::Relaxed),
+            live.load(Ordering::Relaxed),
+            asked.load(Ordering::Relaxed),
+        );
+        if after >= shown + (16 << 20) || asked >= 4 << 20 {
+            println!(
+                "  wasm memory (simulated) grew to {:6.1} MB with {:6.1} MB live, for {:6.2} MB",
+                mb(after),
+                mb(live),
+                mb(asked)
+            );
+            shown = after;
+        }
+    }
+}
+
+/// What the simulated wasm memory has grown to, bytes.
+fn grown() -> usize {
+    GROWN.load(Ordering::Relaxed)
+}
 
 /// (live, peak) heap bytes.
 fn heap() -> (usize, usize) {
@@ -104,6 +220,12 @@ impl ReadAt for Pread {
         self.1
     }
     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, Error> {
+        let mut buf = vec![0; usize::try_from(size).unwrap()];
+        self.read_into(offset, &mut buf)?;
+        Ok(buf)
+    }
+    fn read_into(&mut self, offset: u64, out: &mut [u8]) -> Result<(), Error> {
+        let size = out.len() as u64;
         if offset.saturating_add(size) > self.1 {
             return Err(Error::new(
                 offset,
@@ -114,8 +236,7 @@ impl ReadAt for Pread {
                 },
             ));
         }
-        let mut buf = vec![0; usize::try_from(size).unwrap()];
-        self.0.read_exact_at(&mut buf, offset).map_err(|_| {
+        self.0.read_exact_at(out, offset).map_err(|_| {
             Error::new(
                 offset,
                 ErrorKind::UnexpectedEof {
@@ -124,8 +245,7 @@ impl ReadAt for Pread {
                     available: 0,
                 },
             )
-        })?;
-        Ok(buf)
+        })
     }
 }
 
@@ -176,7 +296,9 @@ fn main() {
     let marks = std::cell::RefCell::new(Vec::new());
     let now = || {
         let ms = t.elapsed().as_secs_f64() * 1e3;
-        marks.borrow_mut().push((ms, cpu_seconds(), heap()));
+        marks
+            .borrow_mut()
+            .push((ms, cpu_seconds(), heap(), grown()));
         ms
     };
     let mut session = Session::open(
@@ -188,12 +310,17 @@ fn main() {
         &now,
         Timings::default(),
     );
+    let traced = GROWTHS.load(Ordering::Relaxed);
+    if std::env::var_os("OPEN_SESSION_TRACE").is_some() {
+        trace_growths(0);
+    }
     let peak = peak_rss();
-    for (i, (ms, cpu, (live, peak))) in marks.borrow().iter().enumerate() {
+    for (i, (ms, cpu, (live, peak), grown)) in marks.borrow().iter().enumerate() {
         println!(
-            "  mark {i}: {ms:8.0} ms (CPU {cpu:6.2} s), heap live {:7.1} MB, peak {:7.1} MB",
+            "  mark {i}: {ms:8.0} ms (CPU {cpu:6.2} s), heap live {:7.1} MB, peak {:7.1} MB, wasm memory (simulated) {:7.1} MB",
             mb(*live),
-            mb(*peak)
+            mb(*peak),
+            mb(*grown)
         );
     }
     let tm = session.timings_mut();
@@ -260,10 +387,15 @@ fn main() {
         mb(after.saturating_sub(peak))
     );
     println!(
-        "  heap after the first tree query: live {:.1} MB, peak {:.1} MB",
+        "  heap after the first tree query: live {:.1} MB, peak {:.1} MB; wasm memory (simulated) {:.1} MB",
         mb(heap().0),
-        mb(heap().1)
+        mb(heap().1),
+        mb(grown())
     );
+    if std::env::var_os("OPEN_SESSION_TRACE").is_some() {
+        println!("  growths during the first tree query:");
+        trace_growths(traced);
+    }
     // A zoom re-query: the widest node at depth 2 whose children were left out, else the widest
     // at depth 2.
     let n = &first.nodes;
@@ -385,8 +517,9 @@ fn main() {
         end as f64 / len as f64
     );
     println!(
-        "  heap after the tree queries: live {:.1} MB, peak {:.1} MB",
+        "  heap after the tree queries: live {:.1} MB, peak {:.1} MB; wasm memory (simulated) {:.1} MB",
         mb(heap().0),
-        mb(heap().1)
+        mb(heap().1),
+        mb(grown())
     );
 }

@@ -431,6 +431,45 @@ impl ReadAt for BlobSource {
         self.spent_ms.set(self.spent_ms.get() + now_ms() - t0);
         Ok(bytes)
     }
+
+    fn read_into(&mut self, offset: u64, out: &mut [u8]) -> Result<(), perfscope_format::Error> {
+        let size = out.len() as u64;
+        let end = offset.saturating_add(size);
+        let t0 = now_ms();
+        let buffer = self
+            .blob
+            .slice_with_f64_and_f64(offset as f64, end as f64)
+            .and_then(|part| self.reader.read_as_array_buffer(&part))
+            .map_err(|e| {
+                web_sys::console::warn_1(&JsValue::from(format!(
+                    "reading bytes {offset}..{end} failed: {}",
+                    describe_js_error(&e)
+                )));
+                perfscope_format::Error::new(
+                    offset,
+                    perfscope_format::ErrorKind::UnexpectedEof {
+                        what: "file (the browser could not read it)",
+                        needed: size,
+                        available: 0,
+                    },
+                )
+            })?;
+        let array = Uint8Array::new(&buffer);
+        if u64::from(array.length()) != size {
+            return Err(perfscope_format::Error::new(
+                offset,
+                perfscope_format::ErrorKind::UnexpectedEof {
+                    what: "file (the browser read fewer bytes)",
+                    needed: size,
+                    available: u64::from(array.length()),
+                },
+            ));
+        }
+        // Straight into the caller's buffer in wasm memory.
+        array.copy_to(out);
+        self.spent_ms.set(self.spent_ms.get() + now_ms() - t0);
+        Ok(())
+    }
 }
 
 /// The worker's wasm memory, bytes.

@@ -109,6 +109,25 @@ pub trait ReadAt {
     }
     /// Reads `size` bytes at `offset`. Only called for ranges inside [`ReadAt::len`].
     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>>;
+    /// Reads `out.len()` bytes at `offset` into `out` (only for ranges inside
+    /// [`ReadAt::len`]). A reader that can fill a caller's buffer overrides it: a reader of
+    /// a big file in slices then needs no new block for each slice, which on wasm32, where
+    /// freed blocks stay in the heap, fragments it.
+    fn read_into(&mut self, offset: u64, out: &mut [u8]) -> Result<()> {
+        let bytes = self.read_at(offset, out.len() as u64)?;
+        if bytes.len() != out.len() {
+            return Err(Error::new(
+                offset,
+                ErrorKind::UnexpectedEof {
+                    what: "file",
+                    needed: out.len() as u64,
+                    available: bytes.len() as u64,
+                },
+            ));
+        }
+        out.copy_from_slice(&bytes);
+        Ok(())
+    }
 }
 
 /// Where the parts of a file-mode perf.data are, read with as few bytes as possible: the
@@ -302,4 +321,43 @@ fn parse_attrs<'a>(
         attrs.push(FileAttr { attr, ids });
     }
     Ok(attrs)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A reader that only has `read_at`, returning at most `short` bytes when set.
+    struct Bytes(Vec<u8>, Option<usize>);
+
+    impl ReadAt for Bytes {
+        fn len(&self) -> u64 {
+            self.0.len() as u64
+        }
+        fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>> {
+            let (start, end) = (offset as usize, (offset + size) as usize);
+            let end = self.1.map_or(end, |s| end.min(start + s));
+            Ok(self.0.get(start..end).unwrap().to_vec())
+        }
+    }
+
+    #[test]
+    fn read_into_fills_the_buffer_or_says_what_was_missing_and_where() {
+        let mut r = Bytes((0..=255).collect(), None);
+        let mut out = [0u8; 5];
+        r.read_into(250, &mut out).unwrap();
+        assert_eq!(out, [250, 251, 252, 253, 254]);
+        r.1 = Some(3);
+        let e = r.read_into(10, &mut out).unwrap_err();
+        assert_eq!(e.offset, 10);
+        assert_eq!(
+            e.kind,
+            ErrorKind::UnexpectedEof {
+                what: "file",
+                needed: 5,
+                available: 3
+            }
+        );
+    }
 }

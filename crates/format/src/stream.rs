@@ -111,12 +111,34 @@ impl StreamDecoder {
 
     /// Appends input.
     pub fn push(&mut self, chunk: &[u8]) {
+        self.compact();
+        self.buf.extend_from_slice(chunk);
+    }
+
+    /// Appends `size` bytes of input that `fill` writes in place (a reader filling the
+    /// decoder's own buffer: no block per chunk). When `fill` fails, nothing is appended.
+    pub fn push_with<E>(
+        &mut self,
+        size: usize,
+        fill: impl FnOnce(&mut [u8]) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), E> {
+        self.compact();
+        let at = self.buf.len();
+        self.buf.resize(at.saturating_add(size), 0);
+        let result = fill(self.buf.get_mut(at..).unwrap_or_default());
+        if result.is_err() {
+            self.buf.truncate(at);
+        }
+        result
+    }
+
+    /// Drops the consumed bytes once they are most of the buffer.
+    fn compact(&mut self) {
         if self.start >= COMPACT_THRESHOLD && self.start * 2 >= self.buf.len() {
             self.buf.drain(..self.start);
             self.buf_offset += self.start as u64;
             self.start = 0;
         }
-        self.buf.extend_from_slice(chunk);
     }
 
     /// Says that no more input will come: an incomplete record at the end becomes an error.
@@ -329,6 +351,41 @@ mod tests {
                 d.finish();
                 assert!(d.next_record().is_none());
                 assert!(d.is_done());
+                assert_eq!(
+                    got,
+                    [(16, 66, 4, 16), (44, 3, 8, 0), (60, 68, 0, 0)],
+                    "chunk {chunk}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn filling_in_place_gives_the_same_records_and_a_failed_fill_adds_nothing() {
+        for endian in [Endianness::Little, Endianness::Big] {
+            let bytes = pipe_stream(endian);
+            for chunk in [1, 5, 64] {
+                let mut d = StreamDecoder::pipe();
+                let mut got = Vec::new();
+                for (k, c) in bytes.chunks(chunk).enumerate() {
+                    // A reader that fails once before each chunk: nothing of it may stay.
+                    let failed: core::result::Result<(), &str> = d.push_with(c.len(), |out| {
+                        out.fill(0xAA);
+                        Err("the read failed")
+                    });
+                    assert_eq!(failed, Err("the read failed"));
+                    assert_eq!(
+                        d.push_with(c.len(), |out| Ok::<(), ()>(out.copy_from_slice(c))),
+                        Ok(()),
+                        "chunk {k}"
+                    );
+                    while let Some(r) = d.next_record() {
+                        let r = r.unwrap();
+                        got.push((r.offset, r.type_().0, r.body.len(), r.payload.len()));
+                    }
+                }
+                d.finish();
+                assert!(d.next_record().is_none() && d.is_done());
                 assert_eq!(
                     got,
                     [(16, 66, 4, 16), (44, 3, 8, 0), (60, 68, 0, 0)],

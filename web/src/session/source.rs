@@ -42,4 +42,8 @@ impl ReadAt for DynSource<'_> {
     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, Error> {
         self.0.read_at(offset, size)
     }
+
+    fn read_into(&mut self, offset: u64, out: &mut [u8]) -> Result<(), Error> {
+        self.0.read_into(offset, out)
+    }
 }

@@ -217,8 +217,10 @@ impl<S: RecordSink + ?Sized, P: FnMut(u64, u64)> Feed<'_, S, P> {
         let mut at = start;
         while at < end {
             let size = chunk_size.min(end - at);
-            match r.read_at(at, size) {
-                Ok(chunk) => d.push(&chunk),
+            // Into the decoder's buffer: no new block for each chunk.
+            let Ok(n) = usize::try_from(size) else { break };
+            match d.push_with(n, |out| r.read_into(at, out)) {
+                Ok(()) => {}
                 Err(e) => {
                     self.sink.error(e);
                     break;
