@@ -375,7 +375,10 @@ mod tests {
                     });
                     assert_eq!(failed, Err("the read failed"));
                     assert_eq!(
-                        d.push_with(c.len(), |out| Ok::<(), ()>(out.copy_from_slice(c))),
+                        d.push_with(c.len(), |out| {
+                            out.copy_from_slice(c);
+                            Ok::<(), ()>(())
+                        }),
                         Ok(()),
                         "chunk {k}"
                     );
