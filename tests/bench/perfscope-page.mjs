@@ -96,7 +96,9 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   let worker = null;
   page.on('worker', (w) => { worker = w; });
   await page.addInitScript(instrument);
-  await page.goto(process.env.PAGE_QUERY ? `${url}${url.includes("?") ? "&" : "?"}${process.env.PAGE_QUERY}` : url);
+  // PAGE_QUERY: parameters for the page's address (e.g. slice=1048576), see bench-browser.sh.
+  const query = process.env.PAGE_QUERY;
+  await page.goto(query ? `${url}${url.includes('?') ? '&' : '?'}${query}` : url);
   await page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 30_000 });
   const wall0 = Date.now();
   const t = await openAndWait(page, file, timeoutMs, errors);
