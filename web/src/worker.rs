@@ -407,54 +407,12 @@ impl ReadAt for BlobSource {
     }
 
     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, perfscope_format::Error> {
-        let end = offset.saturating_add(size);
-        let t0 = now_ms();
-        let buffer = self
-            .blob
-            .slice_with_f64_and_f64(offset as f64, end as f64)
-            .and_then(|part| self.reader.read_as_array_buffer(&part))
-            .map_err(|e| {
-                web_sys::console::warn_1(&JsValue::from(format!(
-                    "reading bytes {offset}..{end} failed: {}",
-                    describe_js_error(&e)
-                )));
-                perfscope_format::Error::new(
-                    offset,
-                    perfscope_format::ErrorKind::UnexpectedEof {
-                        what: "file (the browser could not read it)",
-                        needed: size,
-                        available: 0,
-                    },
-                )
-            })?;
-        let bytes = Uint8Array::new(&buffer).to_vec();
-        self.spent_ms.set(self.spent_ms.get() + now_ms() - t0);
-        Ok(bytes)
+        Ok(self.slice(offset, size)?.to_vec())
     }
 
     fn read_into(&mut self, offset: u64, out: &mut [u8]) -> Result<(), perfscope_format::Error> {
         let size = out.len() as u64;
-        let end = offset.saturating_add(size);
-        let t0 = now_ms();
-        let buffer = self
-            .blob
-            .slice_with_f64_and_f64(offset as f64, end as f64)
-            .and_then(|part| self.reader.read_as_array_buffer(&part))
-            .map_err(|e| {
-                web_sys::console::warn_1(&JsValue::from(format!(
-                    "reading bytes {offset}..{end} failed: {}",
-                    describe_js_error(&e)
-                )));
-                perfscope_format::Error::new(
-                    offset,
-                    perfscope_format::ErrorKind::UnexpectedEof {
-                        what: "file (the browser could not read it)",
-                        needed: size,
-                        available: 0,
-                    },
-                )
-            })?;
-        let array = Uint8Array::new(&buffer);
+        let array = self.slice(offset, size)?;
         if u64::from(array.length()) != size {
             return Err(perfscope_format::Error::new(
                 offset,
@@ -467,8 +425,36 @@ impl ReadAt for BlobSource {
         }
         // Straight into the caller's buffer in wasm memory.
         array.copy_to(out);
-        self.spent_ms.set(self.spent_ms.get() + now_ms() - t0);
         Ok(())
+    }
+}
+
+impl BlobSource {
+    /// Bytes `offset..offset + size` of the blob, outside wasm memory; the time it took is
+    /// added to `spent_ms`.
+    fn slice(&mut self, offset: u64, size: u64) -> Result<Uint8Array, perfscope_format::Error> {
+        let end = offset.saturating_add(size);
+        let t0 = now_ms();
+        let buffer = self
+            .blob
+            .slice_with_f64_and_f64(offset as f64, end as f64)
+            .and_then(|part| self.reader.read_as_array_buffer(&part))
+            .map_err(|e| {
+                web_sys::console::warn_1(&JsValue::from(format!(
+                    "reading bytes {offset}..{end} failed: {}",
+                    describe_js_error(&e)
+                )));
+                perfscope_format::Error::new(
+                    offset,
+                    perfscope_format::ErrorKind::UnexpectedEof {
+                        what: "file (the browser could not read it)",
+                        needed: size,
+                        available: 0,
+                    },
+                )
+            })?;
+        self.spent_ms.set(self.spent_ms.get() + now_ms() - t0);
+        Ok(Uint8Array::new(&buffer))
     }
 }
 
