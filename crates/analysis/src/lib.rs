@@ -14,6 +14,7 @@
 pub mod attr_text;
 pub mod builder;
 pub mod call_tree;
+pub mod chunked;
 pub mod collapse;
 pub mod delivery;
 pub mod diff;

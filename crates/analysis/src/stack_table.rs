@@ -11,6 +11,7 @@
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::chunked::Chunked;
 use crate::ids::{CapacityError, FrameIndex, FuncIndex, ModuleIndex, StackIndex, StringIndex};
 
 /// One executable, library, kernel image or JIT region.
@@ -88,7 +89,7 @@ pub struct Func {
 /// Interned functions.
 #[derive(Clone, Debug, Default)]
 pub struct FuncTable {
-    funcs: Vec<Func>,
+    funcs: Chunked<Func>,
     index: HashMap<Func, FuncIndex>,
     /// `funcs[..indexed]` are in `index` (those added with `push_new` after are indexed at
     /// the next `intern`).
@@ -121,7 +122,8 @@ impl FuncTable {
     }
 
     fn catch_up(&mut self) {
-        for (i, x) in self.funcs.iter().enumerate().skip(self.indexed) {
+        for (i, x) in self.funcs.iter_from(self.indexed).enumerate() {
+            let i = i + self.indexed;
             // The first of equal entries keeps the index.
             self.index.entry(*x).or_insert(FuncIndex(i as u32));
         }
@@ -145,7 +147,7 @@ impl FuncTable {
 
     /// Bytes held on the heap (see [`crate::heap`]).
     pub fn heap_bytes(&self) -> usize {
-        crate::heap::vec_bytes(&self.funcs) + crate::heap::map_bytes(&self.index)
+        self.funcs.heap_bytes() + crate::heap::map_bytes(&self.index)
     }
 
     /// Frees the unused capacity.
@@ -171,7 +173,7 @@ pub struct Frame {
 /// Interned frames.
 #[derive(Clone, Debug, Default)]
 pub struct FrameTable {
-    frames: Vec<Frame>,
+    frames: Chunked<Frame>,
     index: HashMap<Frame, FrameIndex>,
     /// `frames[..indexed]` are in `index` (those added with `push_new` after are indexed at
     /// the next `intern`).
@@ -204,7 +206,8 @@ impl FrameTable {
     }
 
     fn catch_up(&mut self) {
-        for (i, x) in self.frames.iter().enumerate().skip(self.indexed) {
+        for (i, x) in self.frames.iter_from(self.indexed).enumerate() {
+            let i = i + self.indexed;
             // The first of equal entries keeps the index.
             self.index.entry(*x).or_insert(FrameIndex(i as u32));
         }
@@ -228,7 +231,7 @@ impl FrameTable {
 
     /// Bytes held on the heap (see [`crate::heap`]).
     pub fn heap_bytes(&self) -> usize {
-        crate::heap::vec_bytes(&self.frames) + crate::heap::map_bytes(&self.index)
+        self.frames.heap_bytes() + crate::heap::map_bytes(&self.index)
     }
 
     /// Frees the unused capacity.
@@ -254,16 +257,16 @@ pub struct Stack {
 #[derive(Clone, Debug, Default)]
 pub struct StackTable {
     /// Per stack: the prefix's index, `NO_PREFIX` for a root.
-    prefixes: Vec<u32>,
+    prefixes: Chunked<u32>,
     /// Per stack: the leaf-most frame.
-    frames: Vec<FrameIndex>,
+    frames: Chunked<FrameIndex>,
     /// The children that are not a first child, and the roots: their indices, hashed by
     /// [`stack_key`] of their columns (4-byte slots; a probe reads the candidate's columns).
     index: HashTable<u32>,
     /// Per stack, its first child: most stacks have one child, so most children are found
     /// here (and their frame in `frames`) without the hash table. 4 bytes per stack while
     /// building.
-    first_child: Vec<StackIndex>,
+    first_child: Chunked<StackIndex>,
     /// Whether `index` and `first_child` cover every stack (false after [`StackTable::shrink`]).
     unindexed: bool,
 }
@@ -287,7 +290,7 @@ fn key_hash(key: u64) -> u64 {
 
 /// The [`stack_key`] of stack `i` in (`prefixes`, `frames`).
 #[inline]
-fn key_of(prefixes: &[u32], frames: &[FrameIndex], i: u32) -> u64 {
+fn key_of(prefixes: &Chunked<u32>, frames: &Chunked<FrameIndex>, i: u32) -> u64 {
     let p = prefixes.get(i as usize).copied().unwrap_or(NO_PREFIX);
     let prefix = (p != NO_PREFIX).then_some(StackIndex(p));
     let frame = frames
@@ -358,21 +361,20 @@ impl StackTable {
         Ok(i)
     }
 
-    /// Appends a stack's columns, growing them by a quarter when full ([`crate::heap::growth`]).
+    /// Appends a stack's columns.
     fn push_columns(&mut self, prefix: Option<StackIndex>, frame: FrameIndex) {
-        use crate::heap::push_growing;
-        push_growing(&mut self.prefixes, prefix.map_or(NO_PREFIX, |p| p.0));
-        push_growing(&mut self.frames, frame);
-        push_growing(&mut self.first_child, NO_CHILD);
+        self.prefixes.push(prefix.map_or(NO_PREFIX, |p| p.0));
+        self.frames.push(frame);
+        self.first_child.push(NO_CHILD);
     }
 
     /// Rebuilds the lookup structures that [`StackTable::shrink`] dropped.
     fn reindex(&mut self) {
         self.unindexed = false;
-        self.first_child = vec![NO_CHILD; self.frames.len()];
+        self.first_child = Chunked::from_elem(NO_CHILD, self.frames.len());
         self.index.clear();
         let (prefixes, frames) = (&self.prefixes, &self.frames);
-        for (i, (&p, &frame)) in prefixes.iter().zip(frames).enumerate() {
+        for (i, (&p, &frame)) in prefixes.iter().zip(frames.iter()).enumerate() {
             let stack = StackIndex(i as u32);
             let prefix = (p != NO_PREFIX).then_some(StackIndex(p));
             let first = prefix.and_then(|p| self.first_child.get_mut(p.index()));
@@ -401,7 +403,7 @@ impl StackTable {
     pub fn shrink(&mut self) {
         self.unindexed = true;
         self.index = HashTable::new();
-        self.first_child = Vec::new();
+        self.first_child = Chunked::new();
         self.prefixes.shrink_to_fit();
         self.frames.shrink_to_fit();
     }
@@ -446,7 +448,7 @@ impl StackTable {
     pub fn iter(&self) -> impl Iterator<Item = Stack> + '_ {
         self.prefixes
             .iter()
-            .zip(&self.frames)
+            .zip(self.frames.iter())
             .map(|(&p, &frame)| Stack {
                 prefix: (p != NO_PREFIX).then_some(StackIndex(p)),
                 frame,
@@ -465,10 +467,10 @@ impl StackTable {
 
     /// Bytes held on the heap (see [`crate::heap`]).
     pub fn heap_bytes(&self) -> usize {
-        use crate::heap::{table_bytes, vec_bytes};
-        vec_bytes(&self.prefixes)
-            + vec_bytes(&self.frames)
-            + vec_bytes(&self.first_child)
+        use crate::heap::table_bytes;
+        self.prefixes.heap_bytes()
+            + self.frames.heap_bytes()
+            + self.first_child.heap_bytes()
             + table_bytes(self.index.capacity(), 4)
     }
 }
