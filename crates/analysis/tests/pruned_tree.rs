@@ -12,6 +12,7 @@
 
 mod common;
 
+use perfscope_analysis::chunked::Chunked;
 use std::collections::{BTreeMap, BTreeSet};
 
 use perfscope_analysis::builder::UnknownNames;
@@ -396,7 +397,13 @@ fn weights_keep_a_period_per_stack_only_when_periods_differ() {
         ..SampleFilter::all()
     };
     let w = StackWeights::new(&p, &first_four);
-    assert_eq!(w.heap_bytes(), 8 * 4);
+    // The counts alone: one column of 8 `u32`s (in one block).
+    let counts = Chunked::from_elem(0u32, 8).heap_bytes();
+    assert_eq!(
+        counts,
+        8 * 4 + Chunked::<u32>::from_elem(0, 0).heap_bytes() + 4 * std::mem::size_of::<Vec<u32>>()
+    );
+    assert_eq!(w.heap_bytes(), counts);
     // A (the root's total): samples 0, 1, 2, period 3 each.
     assert_eq!(
         w.total(0),
@@ -406,7 +413,15 @@ fn weights_keep_a_period_per_stack_only_when_periods_differ() {
         }
     );
     let w = StackWeights::new(&p, &SampleFilter::all());
-    assert_eq!(w.heap_bytes(), 8 * (4 + 8));
+    // And a column of 8 `u64` periods.
+    assert_eq!(
+        w.heap_bytes(),
+        counts + (0..8u64).collect::<Chunked<u64>>().heap_bytes()
+    );
+    assert_eq!(
+        (0..8u64).collect::<Chunked<u64>>().heap_bytes(),
+        8 * 8 + 4 * std::mem::size_of::<Vec<u64>>()
+    );
     // A: samples 0, 1, 2, 4, 5 with periods 3, 3, 3, 8, 3.
     assert_eq!(
         w.total(0),

@@ -289,7 +289,7 @@ impl Descent<'_> {
             // Self weight: the total less the children's.
             let mut self_weight = p.total;
             for m in members {
-                for &c in self.children.children(m.stack) {
+                for c in self.children.children(m.stack) {
                     let w = self.weights.total(c);
                     if w.samples > 0 {
                         self.pairs.push((

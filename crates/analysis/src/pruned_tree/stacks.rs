@@ -2,6 +2,7 @@
 //! ([`StackChildren`], per profile) and the per-stack weights of one filter ([`StackWeights`]).
 
 use crate::call_tree::Weight;
+use crate::chunked::Chunked;
 use crate::ids::{FuncIndex, StackIndex, StringIndex};
 use crate::msd::msd_sort;
 use crate::profile::Profile;
@@ -14,9 +15,9 @@ use crate::samples::{SampleFilter, SampleTable};
 #[derive(Clone, Debug, Default)]
 pub struct StackChildren {
     /// Stack `s`'s children are `child[start[s]..start[s + 1]]`.
-    start: Vec<u32>,
+    start: Chunked<u32>,
     /// Children, grouped by prefix, each group in index order.
-    child: Vec<u32>,
+    child: Chunked<u32>,
     /// Stacks without a prefix, in index order.
     roots: Vec<u32>,
     /// Per function, the rank of its name in byte order (see [`StackChildren::name_rank`]).
@@ -30,15 +31,21 @@ pub struct StackChildren {
 fn name_ranks(profile: &Profile) -> Vec<u32> {
     let strings = &profile.strings;
     let name_of = |f: usize| profile.funcs.get(FuncIndex(f as u32)).map(|f| f.name);
-    // The names in use, once each.
+    // The names in use, once each: counted first, so that the sort's items take one block of
+    // their size (a doubling `Vec` of 1.26M items took 67 MB, and grew the wasm memory).
     let mut used = vec![false; strings.len()];
-    let mut items: Vec<(u128, u32)> = Vec::new();
     for name in (0..profile.funcs.len()).filter_map(name_of) {
-        if let Some(seen) = used.get_mut(name.index()).filter(|seen| !**seen) {
+        if let Some(seen) = used.get_mut(name.index()) {
             *seen = true;
-            items.push((0, name.0));
         }
     }
+    let mut items: Vec<(u128, u32)> = Vec::with_capacity(used.iter().filter(|&&u| u).count());
+    items.extend(
+        used.iter()
+            .enumerate()
+            .filter(|(_, &u)| u)
+            .map(|(s, _)| (0, s as u32)),
+    );
     drop(used);
     // 15 bytes from `depth` (zeros past the end) and how many of them there are (a name before
     // the names it starts; a zero byte in a name would look like the padding).
@@ -86,7 +93,7 @@ impl StackChildren {
         // First, while the sort's scratch space is the only other thing held.
         let name_rank = name_ranks(profile);
         let n = profile.stacks.len();
-        let mut start = vec![0u32; n + 1];
+        let mut start = Chunked::from_elem(0u32, n + 1);
         let mut roots = Vec::new();
         for (i, s) in profile.stacks.iter().enumerate() {
             match s.prefix {
@@ -105,7 +112,7 @@ impl StackChildren {
                 *c += prev;
             }
         }
-        let mut child = vec![0u32; start.last().copied().unwrap_or(0) as usize];
+        let mut child = Chunked::from_elem(0u32, start.last().copied().unwrap_or(0) as usize);
         // Fill with `start[p]` as prefix p's cursor (it ends at p's end, the next one's start),
         // then shift the starts back into place.
         for (i, s) in profile.stacks.iter().enumerate() {
@@ -123,7 +130,7 @@ impl StackChildren {
                 *c = prev;
             }
         }
-        if let Some(c) = start.first_mut() {
+        if let Some(c) = start.get_mut(0) {
             *c = 0;
         }
         StackChildren {
@@ -142,10 +149,10 @@ impl StackChildren {
     }
 
     /// The children of stack `s`.
-    pub fn children(&self, s: u32) -> &[u32] {
+    pub fn children(&self, s: u32) -> impl Iterator<Item = u32> + '_ {
         let a = self.start.get(s as usize).copied().unwrap_or(0) as usize;
         let b = self.start.get(s as usize + 1).copied().unwrap_or(0) as usize;
-        self.child.get(a..b).unwrap_or(&[])
+        (a..b).filter_map(|i| self.child.get(i).copied())
     }
 
     /// The root stacks.
@@ -161,8 +168,8 @@ impl StackChildren {
     /// Bytes held on the heap.
     pub fn heap_bytes(&self) -> usize {
         use crate::heap::vec_bytes;
-        vec_bytes(&self.start)
-            + vec_bytes(&self.child)
+        self.start.heap_bytes()
+            + self.child.heap_bytes()
             + vec_bytes(&self.roots)
             + vec_bytes(&self.name_rank)
     }
@@ -183,9 +190,9 @@ const CHAIN_WALK: usize = 32;
 #[derive(Clone, Debug, Default)]
 pub struct StackWeights {
     /// Per stack: the number of samples through it.
-    samples: Vec<u32>,
+    samples: Chunked<u32>,
     /// The periods of the samples through each stack; empty when they all have `uniform`.
-    period: Vec<u64>,
+    period: Chunked<u64>,
     /// The period of every sample that passed, while they all had the same.
     uniform: Option<u64>,
     empty: Weight,
@@ -213,7 +220,7 @@ impl StackWeights {
     ) -> Self {
         let n = profile.stacks.len();
         let mut w = StackWeights {
-            samples: vec![0; n],
+            samples: Chunked::from_elem(0, n),
             ..StackWeights::default()
         };
         let (range, passes) = filter.candidates(samples, &profile.threads, profile.events.len());
@@ -377,7 +384,9 @@ impl StackWeights {
             .iter()
             .map(|&c| u.saturating_mul(u64::from(c)))
             .collect();
-        self.period.resize(n, 0);
+        while self.period.len() < n {
+            self.period.push(0);
+        }
     }
 
     /// Weight of the samples whose stack is `s` or starts with it.
@@ -396,7 +405,7 @@ impl StackWeights {
     /// Weight of the samples whose stack is `s` exactly (`children` indexes the same profile).
     pub fn self_weight(&self, s: u32, children: &StackChildren) -> Weight {
         let mut w = self.total(s);
-        for &c in children.children(s) {
+        for c in children.children(s) {
             let t = self.total(c);
             w.samples = w.samples.saturating_sub(t.samples);
             w.period = w.period.saturating_sub(t.period);
@@ -420,7 +429,7 @@ impl StackWeights {
 
     /// Bytes held on the heap.
     pub fn heap_bytes(&self) -> usize {
-        crate::heap::vec_bytes(&self.samples) + crate::heap::vec_bytes(&self.period)
+        self.samples.heap_bytes() + self.period.heap_bytes()
     }
 
     /// The weight of the samples whose stack has a function for which `matches` is true (each
