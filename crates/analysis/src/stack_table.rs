@@ -431,6 +431,16 @@ impl StackTable {
         })
     }
 
+    /// The prefix of the stack at `i` (the stack's column alone: for walks to the root).
+    #[inline]
+    pub fn prefix(&self, i: StackIndex) -> Option<StackIndex> {
+        self.prefixes
+            .get(i.index())
+            .copied()
+            .filter(|&p| p != NO_PREFIX)
+            .map(StackIndex)
+    }
+
     /// The frames of a stack, leaf first.
     pub fn frames_leaf_first(
         &self,

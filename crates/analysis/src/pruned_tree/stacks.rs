@@ -266,8 +266,7 @@ impl StackWeights {
         for i in (0..self.samples.len()).rev() {
             let Some(p) = profile
                 .stacks
-                .get(StackIndex(i as u32))
-                .and_then(|s| s.prefix)
+                .prefix(StackIndex(i as u32))
                 .filter(|p| p.index() < i)
             else {
                 continue;
@@ -309,8 +308,7 @@ impl StackWeights {
             // Its own slot already holds its self weight; the prefixes get it added.
             while let Some(p) = profile
                 .stacks
-                .get(StackIndex(cur as u32))
-                .and_then(|st| st.prefix)
+                .prefix(StackIndex(cur as u32))
                 .filter(|p| p.index() < cur)
             {
                 cur = p.index();
@@ -366,8 +364,7 @@ impl StackWeights {
                 }
                 cur = profile
                     .stacks
-                    .get(StackIndex(s as u32))
-                    .and_then(|st| st.prefix)
+                    .prefix(StackIndex(s as u32))
                     .map(|p| p.index())
                     .filter(|&p| p < s);
             }
