@@ -9,23 +9,14 @@
 use std::collections::HashMap;
 
 /// How many more items a full growing column of `len` items gets room for: a quarter more
-/// (at least 1024), where `Vec` would double. The biggest columns of a profile (samples, stacks)
-/// grow this way: they end at most 25% larger than needed instead of up to 100%, and on wasm32,
-/// where a grown buffer is copied and its old block stays in the heap, the blocks freed by
+/// (at least 1024), where `Vec` would double. The sample columns grow this way (the other big
+/// columns are in fixed blocks, [`crate::chunked`]): they end at most 25% larger than needed
+/// instead of up to 100%, and on wasm32, where a grown buffer is copied and its old block stays in the heap, the blocks freed by
 /// earlier growths add up to more than the next size, so the allocator can reuse them instead
 /// of growing the memory (with doubling they never suffice). The cost is more copies: about 5
 /// times the final size in all instead of 2.
 pub fn growth(len: usize) -> usize {
     (len / 4).max(1024)
-}
-
-/// Pushes `item` onto `v`, growing it by [`growth`] when full.
-#[inline]
-pub fn push_growing<T>(v: &mut Vec<T>, item: T) {
-    if v.len() == v.capacity() {
-        v.reserve_exact(growth(v.len()));
-    }
-    v.push(item);
 }
 
 /// Bytes of a `Vec<T>`'s buffer.
@@ -78,6 +69,14 @@ mod tests {
         assert_eq!(map_bytes(&m), 4 * 16 + 4 + 16);
         let v: Vec<u32> = Vec::with_capacity(10);
         assert_eq!(vec_bytes(&v), 40);
+    }
+
+    /// Pushes `item` onto `v`, growing it by [`growth`] when full (as the sample table does).
+    fn push_growing<T>(v: &mut Vec<T>, item: T) {
+        if v.len() == v.capacity() {
+            v.reserve_exact(growth(v.len()));
+        }
+        v.push(item);
     }
 
     #[test]
