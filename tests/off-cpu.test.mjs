@@ -75,6 +75,13 @@ test('the flame graph weighs by off-CPU time as perf recorded the switches', asy
   assert.match(await page.locator('.calltree-view tr[data-node] td.num').first().textContent(), /^[\d.]+ (ns|µs|ms|s)$/);
   await page.screenshot({ path: join(ROOT, 'tests', 'screenshots', 'off-cpu-calltree.png') });
   await showTab(page, 'flame');
+  // An export holds what the view shows: folded stacks weighed by the ns switched out.
+  if (!(await page.locator('#export-menu').evaluate((d) => d.open))) await page.click('#export-menu > summary');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-folded')]);
+  const folded = readFileSync(await download.path(), 'utf8');
+  const exported = folded.trim().split('\n').reduce((sum, line) => sum + BigInt(line.slice(line.lastIndexOf(' ') + 1)), 0n);
+  assert.equal(exported, want.total);
+  await page.click('#export-menu > summary');
   // Back to samples: the same total as before.
   await page.selectOption('#weight-select', 'samples');
   await page.waitForFunction(() => document.querySelector('[data-field="flame-total"]')?.dataset.offCpu === 'false');

@@ -69,7 +69,7 @@ pub fn export_menu(props: &ExportMenuProps) -> Html {
                 </div>
                 if props.busy { <p class="muted small" id="export-busy">{ "Writing…" }</p> }
                 if let Some(e) = &props.error { <p class="error small" id="export-error" role="alert">{ format!("Export failed: {e}") }</p> }
-                <p class="muted small">{ "The file is written here, in your browser, from the samples the views count (time selection, event, threads)." }</p>
+                <p class="muted small">{ "The file is written here, in your browser, from what the views count (time selection, event, threads; off-CPU time when the weight is off-CPU time)." }</p>
             </div>
         </details>
     }

@@ -10,6 +10,7 @@ use perfscope_analysis::export::speedscope::{to_speedscope, SpeedscopeOptions};
 use perfscope_analysis::export::svg::{to_svg, SvgOptions};
 use perfscope_analysis::flame_graph::{FlameGraph, WeightKind as AnalysisWeight};
 use perfscope_analysis::ids::EventIndex;
+use perfscope_analysis::offcpu::{OFF_CPU_APPROX_EVENT, OFF_CPU_EVENT};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleFilter;
 use perfscope_analysis::summary::Summary;
@@ -35,17 +36,36 @@ pub fn file_name(name: &str, format: ExportFormat) -> String {
     format!("{stem}{}", format.extension())
 }
 
+/// What an export writes: its format, weight, privacy options and name.
+#[derive(Debug, Clone, Copy)]
+pub struct ExportRequest<'a> {
+    /// The file format.
+    pub format: ExportFormat,
+    /// Samples or period (off-CPU time is always weighed by its period, the ns).
+    pub weight: WeightKind,
+    /// What the share file leaves out.
+    pub privacy: Privacy,
+    /// The opened file's name (titles, the download's name).
+    pub name: &'a str,
+    /// The samples are off-CPU time ([`Session::off_cpu`]'s table): labelled so.
+    pub off_cpu: bool,
+}
+
 /// `format` of the samples of `profile` that pass `filter`.
 pub fn export(
     profile: &Profile,
     summary: Option<&Summary>,
     filter: SampleFilter,
-    format: ExportFormat,
-    weight: WeightKind,
-    privacy: Privacy,
-    name: &str,
+    request: ExportRequest<'_>,
 ) -> Result<ExportReply, String> {
-    let weight = analysis_weight(weight);
+    let ExportRequest {
+        format,
+        weight,
+        privacy,
+        name,
+        off_cpu,
+    } = request;
+    let weight = analysis_weight(if off_cpu { WeightKind::Period } else { weight });
     let bytes = match format {
         ExportFormat::Share => {
             let privacy = PrivacyOptions {
@@ -69,6 +89,7 @@ pub fn export(
             let tree = CallTree::top_down(profile, &filter).map_err(|e| e.to_string())?;
             let graph = FlameGraph::from_call_tree(&tree, profile, weight);
             let unit = match (weight, period_unit(profile.event_name(EventIndex(0)))) {
+                _ if off_cpu => "ns off-CPU",
                 (AnalysisWeight::Samples, _) => "samples",
                 (AnalysisWeight::Period, PeriodUnit::Nanoseconds) => "ns",
                 (AnalysisWeight::Period, PeriodUnit::Count) => "events",
@@ -111,18 +132,49 @@ pub fn export(
 }
 
 impl Session {
-    /// The export query on the open profile (the view's filter applied).
+    /// The export query on the open profile (the view's filter applied). With
+    /// [`Filter::off_cpu`] the file holds the off-CPU time the views show: the off-CPU table's
+    /// samples, weighed by their ns, as events named like perf's `--off-cpu` event
+    /// ([`OFF_CPU_EVENT`], or [`OFF_CPU_APPROX_EVENT`] for stacks taken from the thread's last
+    /// sample), the way `perfscope export --off-cpu` writes them.
     pub fn export(
-        &self,
+        &mut self,
         format: ExportFormat,
         filter: &Filter,
         weight: WeightKind,
         privacy: Privacy,
         name: &str,
     ) -> Result<ExportReply, String> {
-        let sf = tree::sample_filter(filter, &self.timeline, &self.events);
+        let mut sf = tree::sample_filter(filter, &self.timeline, &self.events);
+        let off_cpu = filter.off_cpu && !self.off_cpu.is_empty();
+        let request = ExportRequest {
+            format,
+            weight,
+            privacy,
+            name,
+            off_cpu,
+        };
         let summary = (!self.summary.byte_order.is_empty()).then_some(&self.summary);
-        export(&self.profile, summary, sf, format, weight, privacy, name)
+        if !off_cpu {
+            return export(&self.profile, summary, sf, request);
+        }
+        // The event does not apply to off-CPU time (as in the tree queries).
+        sf.events.clear();
+        // The off-CPU table refers to the profile's stacks and threads: it stands in for the
+        // samples while the file is written (two `Vec` swaps, no copy), its event column's
+        // names for the events.
+        let names = [OFF_CPU_EVENT, OFF_CPU_APPROX_EVENT].map(|n| self.profile.strings.intern(n));
+        let [Ok(exact), Ok(approx)] = names else {
+            return Err("too many strings to name the off-CPU events".into());
+        };
+        // Indexed by the table's event column: offcpu::EXACT is 0, offcpu::APPROXIMATE 1.
+        let mut events = vec![exact, approx];
+        std::mem::swap(&mut self.profile.samples, &mut self.off_cpu);
+        std::mem::swap(&mut self.profile.events, &mut events);
+        let reply = export(&self.profile, summary, sf, request);
+        std::mem::swap(&mut self.profile.events, &mut events);
+        std::mem::swap(&mut self.profile.samples, &mut self.off_cpu);
+        reply
     }
 }
 
@@ -155,10 +207,13 @@ work idle
             &p,
             None,
             SampleFilter::all(),
-            ExportFormat::Folded,
-            WeightKind::Samples,
-            Privacy::default(),
-            "x",
+            ExportRequest {
+                format: ExportFormat::Folded,
+                weight: WeightKind::Samples,
+                privacy: Privacy::default(),
+                name: "x",
+                off_cpu: false,
+            },
         )
         .unwrap();
         let text = String::from_utf8(folded.bytes).unwrap();
@@ -174,10 +229,13 @@ work idle
             &p,
             None,
             SampleFilter::all(),
-            ExportFormat::Share,
-            WeightKind::Samples,
-            Privacy::default(),
-            "x",
+            ExportRequest {
+                format: ExportFormat::Share,
+                weight: WeightKind::Samples,
+                privacy: Privacy::default(),
+                name: "x",
+                off_cpu: false,
+            },
         )
         .unwrap();
         let Ok(Opened::Share(back)) = open(&share.bytes) else {

@@ -140,3 +140,107 @@ fn a_recording_without_switches_has_no_off_cpu_time() {
     let s = Session::open_bytes(data("example.data"), SLICE);
     assert_eq!(s.overview().off_cpu, None);
 }
+
+/// Sums the counts of folded lines (`comm;frame;… count`).
+fn folded_total(bytes: &[u8]) -> u64 {
+    let text = std::str::from_utf8(bytes).unwrap();
+    text.lines()
+        .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum()
+}
+
+#[test]
+fn exports_in_the_off_cpu_view_hold_the_off_cpu_time() {
+    use crate::protocol::{ExportFormat, Privacy};
+    use perfscope_analysis::open::{open, Opened};
+
+    let (samples, gaps) = oracle();
+    let total: u64 = gaps.values().sum();
+    let mut s = Session::open_bytes(data("switches.data"), SLICE);
+    let o = s.overview();
+    let off = Filter {
+        off_cpu: true,
+        ..Filter::default()
+    };
+    // Folded stacks weigh by the ns switched out, whatever the weight asked for.
+    let folded = s
+        .export(
+            ExportFormat::Folded,
+            &off,
+            WeightKind::Samples,
+            Privacy::default(),
+            "switches.data",
+        )
+        .unwrap();
+    assert_eq!(folded_total(&folded.bytes), total);
+    // Per thread, the gaps between its switch records.
+    for (lane, t) in o.threads.iter().enumerate().take(8) {
+        let one = Filter {
+            threads: vec![lane as u32],
+            ..off.clone()
+        };
+        let f = s
+            .export(
+                ExportFormat::Folded,
+                &one,
+                WeightKind::Period,
+                Privacy::default(),
+                "x",
+            )
+            .unwrap();
+        let want = gaps.get(&t.tid).copied().unwrap_or(0);
+        assert_eq!(
+            folded_total(&f.bytes),
+            want,
+            "{} {}/{}",
+            t.name,
+            t.pid,
+            t.tid
+        );
+    }
+    // The share file: one sample per switch back in, named like perf's --off-cpu event (the
+    // stacks here are the threads' last samples: approximate).
+    let share = s
+        .export(
+            ExportFormat::Share,
+            &off,
+            WeightKind::Period,
+            Privacy::default(),
+            "x",
+        )
+        .unwrap();
+    let Ok(Opened::Share(back)) = open(&share.bytes) else {
+        panic!("not a share file")
+    };
+    let info = o.off_cpu.clone().unwrap();
+    assert_eq!(back.profile.samples.len() as u64, info.switches);
+    assert_eq!(back.profile.samples.periods().sum::<u64>(), total);
+    assert!(back
+        .profile
+        .samples
+        .events()
+        .all(|e| back.profile.event_name(e) == "offcpu-time:approx"));
+    // The SVG says what its numbers are.
+    let svg = s
+        .export(
+            ExportFormat::Svg,
+            &off,
+            WeightKind::Samples,
+            Privacy::default(),
+            "x",
+        )
+        .unwrap();
+    assert!(String::from_utf8(svg.bytes).unwrap().contains("ns off-CPU"));
+    // The session is as before: the samples' views and exports count the samples.
+    assert_eq!(s.overview().samples, samples);
+    let on = s
+        .export(
+            ExportFormat::Folded,
+            &Filter::default(),
+            WeightKind::Samples,
+            Privacy::default(),
+            "x",
+        )
+        .unwrap();
+    assert_eq!(folded_total(&on.bytes), samples);
+}

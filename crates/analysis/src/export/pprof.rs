@@ -62,7 +62,8 @@ impl Default for PprofOptions {
 /// The unit of an event's period.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PeriodUnit {
-    /// Nanoseconds: the software clocks (`cpu-clock`, `task-clock`).
+    /// Nanoseconds: the software clocks (`cpu-clock`, `task-clock`) and off-CPU time
+    /// ([`crate::offcpu::OFF_CPU_EVENT`], [`crate::offcpu::OFF_CPU_APPROX_EVENT`]).
     Nanoseconds,
     /// Event counts: everything else.
     Count,
@@ -95,8 +96,11 @@ pub fn event_base_name(name: &str) -> &str {
 
 /// The unit of the period of the event named `name`.
 pub fn period_unit(name: &str) -> PeriodUnit {
+    use crate::offcpu::{OFF_CPU_APPROX_EVENT, OFF_CPU_EVENT};
     match event_base_name(name) {
-        "cpu-clock" | "task-clock" => PeriodUnit::Nanoseconds,
+        "cpu-clock" | "task-clock" | OFF_CPU_EVENT | OFF_CPU_APPROX_EVENT => {
+            PeriodUnit::Nanoseconds
+        }
         _ => PeriodUnit::Count,
     }
 }
@@ -550,6 +554,9 @@ mod tests {
         assert_eq!(event_base_name("cycles"), "cycles");
         assert_eq!(period_unit("task-clock:u"), PeriodUnit::Nanoseconds);
         assert_eq!(period_unit("instructions"), PeriodUnit::Count);
+        // Off-CPU time is in ns, as perf's --off-cpu event counts it.
+        assert_eq!(period_unit("offcpu-time"), PeriodUnit::Nanoseconds);
+        assert_eq!(period_unit("offcpu-time:approx"), PeriodUnit::Nanoseconds);
     }
 
     #[test]
