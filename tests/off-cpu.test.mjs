@@ -1,7 +1,8 @@
 // Off-CPU time in the flame graph: tests/data/switches.data (`perf record --switch-events`,
 // see switches.cmd) weighed by the time threads spent switched out, against perf's own records
 // of the switches (switches.script.txt: `perf script --ns --show-switch-events`): per thread,
-// the gaps between a PERF_RECORD_SWITCH OUT and its next IN. The sample views stay as they were.
+// the gaps between a PERF_RECORD_SWITCH OUT and its next IN; its export and Compare too. The
+// sample views stay as they were.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -82,6 +83,13 @@ test('the flame graph weighs by off-CPU time as perf recorded the switches', asy
   const exported = folded.trim().split('\n').reduce((sum, line) => sum + BigInt(line.slice(line.lastIndexOf(' ') + 1)), 0n);
   assert.equal(exported, want.total);
   await page.click('#export-menu > summary');
+  // Compare weighs both profiles by their off-CPU time (the same recording as the base here).
+  await page.setInputFiles('#compare-file', join(DATA, 'switches.data'));
+  await page.waitForFunction(() => document.body.dataset.tab === 'compare');
+  await page.waitForFunction(() => /off-CPU in all/.test(document.getElementById('compare-head')?.textContent ?? ''), null, { timeout: 30_000 });
+  assert.match(await page.locator('#compare-head').textContent(), /^Open profile \(1\.5\d+ s off-CPU in all\) against switches\.data \(1\.5\d+ s off-CPU in all,/);
+  await page.screenshot({ path: join(ROOT, 'tests', 'screenshots', 'off-cpu-compare.png') });
+  await showTab(page, 'flame');
   // Back to samples: the same total as before.
   await page.selectOption('#weight-select', 'samples');
   await page.waitForFunction(() => document.querySelector('[data-field="flame-total"]')?.dataset.offCpu === 'false');

@@ -171,6 +171,7 @@ pub fn diff_query(state: &AppState) -> Option<Query> {
     Some(Query::Diff {
         base: c.request,
         weight: state.view.weight,
+        off_cpu: off_cpu_shown(state),
     })
 }
 

@@ -139,9 +139,16 @@ async fn handle(data: JsValue) {
                 ) => s
                     .export(format, &filter, weight, privacy, &name)
                     .map_or_else(failed, |e| WorkerMessage::Export(id, Box::new(e))),
-                (Some(s), q @ Query::Diff { base, weight }) => BASELINE.with_borrow(|b| match b {
+                (
+                    Some(s),
+                    q @ Query::Diff {
+                        base,
+                        weight,
+                        off_cpu,
+                    },
+                ) => BASELINE.with_borrow_mut(|b| match b {
                     Some(b) if b.request == base => {
-                        s.diff(b, weight).map_or_else(failed, |mut d| {
+                        s.diff(b, weight, off_cpu).map_or_else(failed, |mut d| {
                             d.meta.query = Some(q);
                             WorkerMessage::Diff(id, Box::new(d))
                         })
@@ -369,15 +376,16 @@ async fn open_base(id: u32, files: Vec<NamedBlob>) -> Result<CompareInfo, String
     }
     let (name, data) = base.ok_or("none of these files is a perf.data or a share file")?;
     BASELINE.set(None);
-    let profile = load_base(&data, &symbol_files).map_err(|e| format!("{name}: {e}"))?;
+    let base = load_base(&data, &symbol_files).map_err(|e| format!("{name}: {e}"))?;
     let info = CompareInfo {
         name: name.clone(),
-        samples: profile.samples.len() as u64,
+        samples: base.profile.samples.len() as u64,
     };
     BASELINE.set(Some(Baseline {
         request: id,
         name,
-        profile,
+        profile: base.profile,
+        off_cpu: base.off_cpu,
     }));
     Ok(info)
 }

@@ -6,7 +6,8 @@
 use perfscope_analysis::diff::diff_color;
 use yew::prelude::*;
 
-use crate::protocol::{DiffReply, ProfileData};
+use crate::display::duration_ns;
+use crate::protocol::{DiffReply, ProfileData, Query};
 use crate::selectors::func_name;
 use crate::state::shared::Shared;
 use crate::state::Compare;
@@ -39,6 +40,20 @@ fn signed_points(f: f64) -> String {
     format!("{:+.2} pp", f * 100.0)
 }
 
+/// Whether `d` compares off-CPU times (its weights are ns).
+fn is_off_cpu(d: &DiffReply) -> bool {
+    matches!(d.meta.query, Some(Query::Diff { off_cpu: true, .. }))
+}
+
+/// A weight of `d`: ns off-CPU as a duration, else the number.
+fn weight_text(d: &DiffReply, w: f64) -> String {
+    if is_off_cpu(d) {
+        duration_ns(w.max(0.0).round() as u64)
+    } else {
+        format!("{w:.0}")
+    }
+}
+
 /// The differential flame graph as SVG (roots at the bottom).
 fn graph(profile: &ProfileData, d: &DiffReply) -> Html {
     let total = d.meta.total;
@@ -59,7 +74,13 @@ fn graph(profile: &ProfileData, d: &DiffReply) -> Html {
         let y = height - (row + 1.0) * ROW;
         let new_total = d.width.get(i).copied().unwrap_or(0.0);
         let base_total = d.base_total.get(i).copied().unwrap_or(0.0);
-        let title = format!("{name}\nnew {new_total:.0}, base {base_total:.0} (scaled), self change {delta:+.0}");
+        let sign = if delta < 0.0 { "-" } else { "+" };
+        let title = format!(
+            "{name}\nnew {}, base {} (scaled), self change {sign}{}",
+            weight_text(d, new_total),
+            weight_text(d, base_total),
+            weight_text(d, delta.abs())
+        );
         let chars = ((w - 6.0) / 7.0).floor().max(0.0) as usize;
         let label: String = if chars >= 3 {
             if name.chars().count() > chars { format!("{}…", name.chars().take(chars - 1).collect::<String>()) } else { name.to_string() }
@@ -113,6 +134,15 @@ fn table(d: &DiffReply) -> Html {
     }
 }
 
+/// A profile's total in the head line: ns off-CPU as a duration, else the number.
+fn total_text(d: &DiffReply, total: u64) -> String {
+    if is_off_cpu(d) {
+        format!("{} off-CPU", duration_ns(total))
+    } else {
+        total.to_string()
+    }
+}
+
 /// The tab.
 #[function_component(CompareView)]
 pub fn compare_view(props: &CompareProps) -> Html {
@@ -143,8 +173,8 @@ pub fn compare_view(props: &CompareProps) -> Html {
         (Some(c), Some(d)) => html! {
             <>
                 <p class="compare-head" id="compare-head">
-                    { format!("Open profile ({} in all) against ", d.meta.new_total) }<strong id="compare-base">{ &c.name }</strong>
-                    { format!(" ({} in all, scaled to the same total). ", d.meta.base_total) }
+                    { format!("Open profile ({} in all) against ", total_text(d, d.meta.new_total)) }<strong id="compare-base">{ &c.name }</strong>
+                    { format!(" ({} in all, scaled to the same total). ", total_text(d, d.meta.base_total)) }
                     <span class="legend"><span class="swatch grew" />{ " grew " }<span class="swatch shrank" />{ " shrank (self weight; the most changed box is fully colored)" }</span>
                 </p>
                 { graph(&props.profile, d) }

@@ -135,6 +135,9 @@ pub enum Query {
         base: u32,
         /// What widths measure.
         weight: WeightKind,
+        /// Compare the off-CPU times (weighed in ns; `weight` does not apply).
+        #[serde(default)]
+        off_cpu: bool,
     },
 }
 

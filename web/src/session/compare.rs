@@ -5,9 +5,11 @@
 
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::diff::{diff_flame_graph, function_diff, DiffOptions, DiffSort};
-use perfscope_analysis::load::{load_profile, LoadOptions};
+use perfscope_analysis::load::{load, LoadExtras, LoadOptions};
+use perfscope_analysis::offcpu::{off_cpu_table, OFF_CPU_APPROX_EVENT, OFF_CPU_EVENT};
 use perfscope_analysis::open::{open, Opened};
 use perfscope_analysis::profile::Profile;
+use perfscope_analysis::samples::SampleTable;
 
 use super::export::analysis_weight;
 use super::records_index::RecordIndex;
@@ -27,13 +29,40 @@ pub struct Baseline {
     pub name: String,
     /// The profile.
     pub profile: Profile,
+    /// Its off-CPU time, as the open profile's (`Session::off_cpu`): empty without context
+    /// switches.
+    pub off_cpu: SampleTable,
+}
+
+/// A base profile and its off-CPU time.
+pub struct LoadedBase {
+    /// The profile.
+    pub profile: Profile,
+    /// Its off-CPU time: from the context switches of a perf.data (as the open file's), or
+    /// a share file's samples when they are all off-CPU time (exported from the off-CPU view);
+    /// empty otherwise.
+    pub off_cpu: SampleTable,
 }
 
 /// Reads `data` (a perf.data or a share file) into a profile, symbolized with `symbol_files`
 /// as the open file would be.
-pub fn load_base(data: &[u8], symbol_files: &[SymbolFile]) -> Result<Profile, String> {
+pub fn load_base(data: &[u8], symbol_files: &[SymbolFile]) -> Result<LoadedBase, String> {
     match open(data).map_err(|e| e.to_string())? {
-        Opened::Share(shared) => Ok(shared.profile),
+        Opened::Share(shared) => {
+            let profile = shared.profile;
+            let named = |e: &perfscope_analysis::ids::StringIndex| {
+                matches!(
+                    profile.strings.get(*e),
+                    OFF_CPU_EVENT | OFF_CPU_APPROX_EVENT
+                )
+            };
+            let off_cpu = if !profile.events.is_empty() && profile.events.iter().all(named) {
+                profile.samples.clone()
+            } else {
+                SampleTable::default()
+            };
+            Ok(LoadedBase { profile, off_cpu })
+        }
         Opened::PerfData => {
             let (index, _) =
                 RecordIndex::build(&mut VecSource(data.to_vec()), SLICE, &mut |_, _| {})
@@ -45,9 +74,20 @@ pub fn load_base(data: &[u8], symbol_files: &[SymbolFile]) -> Result<Profile, St
                 inline_frames: InlineFrames::Unwound,
                 ..LoadOptions::default()
             };
-            load_profile(data, &[], options)
-                .map(|(p, _)| p)
-                .map_err(|e| e.to_string())
+            let extras = LoadExtras {
+                timeline: true,
+                off_cpu: false,
+            };
+            let loaded = load(data, &[], options, extras).map_err(|e| e.to_string())?;
+            let off_cpu = loaded
+                .timeline
+                .as_ref()
+                .and_then(|t| off_cpu_table(&loaded.profile, t).ok())
+                .unwrap_or_default();
+            Ok(LoadedBase {
+                profile: loaded.profile,
+                off_cpu,
+            })
         }
     }
 }
@@ -103,9 +143,34 @@ pub fn diff(base: &Profile, new: &Profile, weight: WeightKind) -> Result<DiffRep
 }
 
 impl Session {
-    /// The diff query: the open profile against `base`.
-    pub fn diff(&self, base: &Baseline, weight: WeightKind) -> Result<DiffReply, String> {
-        let mut reply = diff(&base.profile, &self.profile, weight)?;
+    /// The diff query: the open profile against `base`; with `off_cpu`, their off-CPU times
+    /// (weighed in ns) — both must have some.
+    pub fn diff(
+        &mut self,
+        base: &mut Baseline,
+        weight: WeightKind,
+        off_cpu: bool,
+    ) -> Result<DiffReply, String> {
+        let mut reply = if off_cpu {
+            if self.off_cpu.is_empty() {
+                return Err("the open profile has no off-CPU time (no context switches)".into());
+            }
+            if base.off_cpu.is_empty() {
+                return Err(format!(
+                    "{} has no off-CPU time to compare with: it was recorded without context switches (--switch-events or sched:sched_switch)",
+                    base.name
+                ));
+            }
+            // Each off-CPU table stands in for its profile's samples (see `Session::export`).
+            std::mem::swap(&mut self.profile.samples, &mut self.off_cpu);
+            std::mem::swap(&mut base.profile.samples, &mut base.off_cpu);
+            let reply = diff(&base.profile, &self.profile, WeightKind::Period);
+            std::mem::swap(&mut base.profile.samples, &mut base.off_cpu);
+            std::mem::swap(&mut self.profile.samples, &mut self.off_cpu);
+            reply?
+        } else {
+            diff(&base.profile, &self.profile, weight)?
+        };
         reply.meta.generation = self.generation;
         Ok(reply)
     }
@@ -136,6 +201,7 @@ mod tests {
             }],
         )
         .unwrap()
+        .profile
     }
 
     /// perf report's self overhead of `symbol` in a committed `*.report.txt` (the oracle).

@@ -244,3 +244,61 @@ fn exports_in_the_off_cpu_view_hold_the_off_cpu_time() {
         .unwrap();
     assert_eq!(folded_total(&on.bytes), samples);
 }
+
+#[test]
+fn compare_weighs_both_profiles_by_off_cpu_time() {
+    use super::compare::{load_base, Baseline};
+
+    let (samples, gaps) = oracle();
+    let total: u64 = gaps.values().sum();
+    let mut s = Session::open_bytes(data("switches.data"), SLICE);
+    let base = load_base(&data("switches.data"), &[]).unwrap();
+    let mut base = Baseline {
+        request: 1,
+        name: "switches.data".into(),
+        profile: base.profile,
+        off_cpu: base.off_cpu,
+    };
+    // The same recording on both sides: the same off-CPU time, nothing changed.
+    let d = s.diff(&mut base, WeightKind::Samples, true).unwrap();
+    assert_eq!((d.meta.new_total, d.meta.base_total), (total, total));
+    assert!(d.delta_self.iter().all(|&x| x.abs() < 1e-6));
+    assert!(!d.func.is_empty());
+    // The samples' diff is as before: the base's samples are perf's cpu-clock samples only.
+    let d = s.diff(&mut base, WeightKind::Samples, false).unwrap();
+    assert_eq!((d.meta.new_total, d.meta.base_total), (samples, samples));
+    // A base without context switches has no off-CPU time to compare with.
+    let other = load_base(&data("example.data"), &[]).unwrap();
+    let mut other = Baseline {
+        request: 2,
+        name: "example.data".into(),
+        profile: other.profile,
+        off_cpu: other.off_cpu,
+    };
+    let e = s.diff(&mut other, WeightKind::Samples, true).unwrap_err();
+    assert!(e.contains("example.data has no off-CPU time"), "{e}");
+    // A share file exported from the off-CPU view is off-CPU time as a base.
+    let off = Filter {
+        off_cpu: true,
+        ..Filter::default()
+    };
+    let share = s
+        .export(
+            crate::protocol::ExportFormat::Share,
+            &off,
+            WeightKind::Period,
+            crate::protocol::Privacy::default(),
+            "x",
+        )
+        .unwrap();
+    let shared = load_base(&share.bytes, &[]).unwrap();
+    let mut shared = Baseline {
+        request: 3,
+        name: "x.perfscope".into(),
+        profile: shared.profile,
+        off_cpu: shared.off_cpu,
+    };
+    let d = s.diff(&mut shared, WeightKind::Samples, true).unwrap();
+    assert_eq!((d.meta.new_total, d.meta.base_total), (total, total));
+    assert_eq!(s.overview().samples, samples);
+}
