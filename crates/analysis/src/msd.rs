@@ -7,18 +7,20 @@
 /// Sorts `elems` (key, item) by the sequence `key(item, 0)`, `key(item, step)`,
 /// `key(item, 2 · step)`, …; `more(key)` tells whether items with equal `key` have further
 /// places to compare (not when they ended). With `threads`, the runs after the first step
-/// are shared with a second thread.
-pub(crate) fn msd_sort<K, M>(
-    elems: &mut [(u128, u32)],
+/// are shared with a second thread. Keys are `u128` (16-byte places) or `u64` (items half
+/// the size, 8-byte places).
+pub(crate) fn msd_sort<T, K, M>(
+    elems: &mut [(T, u32)],
     step: usize,
     key: &K,
     more: &M,
     threads: bool,
 ) where
-    K: Fn(u32, usize) -> u128 + Sync,
-    M: Fn(u128) -> bool + Sync,
+    T: Copy + Ord + Default + Send,
+    K: Fn(u32, usize) -> T + Sync,
+    M: Fn(T) -> bool + Sync,
 {
-    let fill = |range: &mut [(u128, u32)], depth: usize| {
+    let fill = |range: &mut [(T, u32)], depth: usize| {
         for e in range.iter_mut() {
             e.0 = key(e.1, depth);
         }
@@ -26,24 +28,22 @@ pub(crate) fn msd_sort<K, M>(
     };
     // The runs of equal keys in `part` (sorted at `depth`) still to sort, as (start, stop,
     // next depth).
-    let runs = |part: &[(u128, u32)],
-                depth: usize,
-                offset: usize,
-                todo: &mut Vec<(usize, usize, usize)>| {
-        let mut i = 0;
-        while i < part.len() {
-            let k = part.get(i).map_or(0, |e| e.0);
-            let run = part
-                .get(i..)
-                .map_or(0, |r| r.iter().take_while(|e| e.0 == k).count())
-                .max(1);
-            if run > 1 && more(k) {
-                todo.push((offset + i, offset + i + run, depth + step));
+    let runs =
+        |part: &[(T, u32)], depth: usize, offset: usize, todo: &mut Vec<(usize, usize, usize)>| {
+            let mut i = 0;
+            while i < part.len() {
+                let k = part.get(i).map_or(T::default(), |e| e.0);
+                let run = part
+                    .get(i..)
+                    .map_or(0, |r| r.iter().take_while(|e| e.0 == k).count())
+                    .max(1);
+                if run > 1 && more(k) {
+                    todo.push((offset + i, offset + i + run, depth + step));
+                }
+                i += run;
             }
-            i += run;
-        }
-    };
-    let refine = |part: &mut [(u128, u32)], mut todo: Vec<(usize, usize, usize)>| {
+        };
+    let refine = |part: &mut [(T, u32)], mut todo: Vec<(usize, usize, usize)>| {
         while let Some((start, stop, depth)) = todo.pop() {
             let Some(range) = part.get_mut(start..stop) else {
                 continue;
@@ -55,7 +55,7 @@ pub(crate) fn msd_sort<K, M>(
     if threads && elems.len() > 1024 {
         // The first keys in two halves, then one sort.
         let (a, b) = elems.split_at_mut(elems.len() / 2);
-        let keys = |part: &mut [(u128, u32)]| {
+        let keys = |part: &mut [(T, u32)]| {
             for e in part.iter_mut() {
                 e.0 = key(e.1, 0);
             }
@@ -130,13 +130,19 @@ mod tests {
         }
         let mut want: Vec<u32> = (0..seqs.len() as u32).collect();
         want.sort_by(|&a, &b| seqs[a as usize].cmp(&seqs[b as usize]));
+        let want: Vec<&Vec<u128>> = want.iter().map(|&i| &seqs[i as usize]).collect();
         for threads in [false, true] {
             let mut elems: Vec<(u128, u32)> = (0..seqs.len() as u32).map(|i| (0, i)).collect();
             let key = |i: u32, depth: usize| seqs[i as usize].get(depth).copied().unwrap_or(0);
             msd_sort(&mut elems, 1, &key, &|k| k != 0, threads);
             let got: Vec<&Vec<u128>> = elems.iter().map(|e| &seqs[e.1 as usize]).collect();
-            let want: Vec<&Vec<u128>> = want.iter().map(|&i| &seqs[i as usize]).collect();
             assert_eq!(got, want, "threads: {threads}");
+            // The same with 8-byte keys.
+            let mut elems: Vec<(u64, u32)> = (0..seqs.len() as u32).map(|i| (0, i)).collect();
+            let key = |i: u32, depth: usize| seqs[i as usize].get(depth).map_or(0, |&k| k as u64);
+            msd_sort(&mut elems, 1, &key, &|k| k != 0, threads);
+            let got: Vec<&Vec<u128>> = elems.iter().map(|e| &seqs[e.1 as usize]).collect();
+            assert_eq!(got, want, "threads: {threads}, u64 keys");
         }
     }
 }

@@ -202,6 +202,12 @@ impl Descent<'_> {
     fn roots(&mut self) {
         self.pairs.clear();
         if self.opts.inverted {
+            // Counted first: room for them at once (see `visit`); a pass more, for ~10 MB less
+            // wasm memory on a 300 MB recording.
+            let n = (0..self.profile.stacks.len() as u32)
+                .filter(|&s| self.weights.self_weight(s, self.children).samples > 0)
+                .count();
+            self.pairs.reserve_exact(n);
             for s in 0..self.profile.stacks.len() as u32 {
                 let w = self.weights.self_weight(s, self.children);
                 if w.samples > 0 {
@@ -216,6 +222,8 @@ impl Descent<'_> {
                 }
             }
         } else {
+            // An unsymbolized system-wide profile has ~1M roots.
+            self.pairs.reserve_exact(self.children.roots().len());
             for &s in self.children.roots() {
                 let w = self.weights.total(s);
                 if w.samples > 0 {
@@ -267,6 +275,17 @@ impl Descent<'_> {
         });
         self.pairs.clear();
         let members = self.arena.get(p.members.clone()).unwrap_or(&[]);
+        // At most this many pairs: room for them at once, not by doubling (the widest node of
+        // a big profile has ~1M, and each doubling left a hole in the wasm memory).
+        let bound = if self.opts.inverted {
+            members.len()
+        } else {
+            members
+                .iter()
+                .map(|m| self.children.child_count(m.stack))
+                .sum()
+        };
+        self.pairs.reserve_exact(bound);
         if self.opts.inverted {
             for m in members {
                 let Some(prefix) = self
@@ -341,6 +360,13 @@ impl Descent<'_> {
         }
         self.pairs.truncate(w);
         self.groups.clear();
+        // One group per function: counted, then made room for at once.
+        let funcs = 1 + self
+            .pairs
+            .windows(2)
+            .filter(|p| p.first().map(|a| a.0) != p.get(1).map(|b| b.0))
+            .count();
+        self.groups.reserve_exact(funcs.min(self.pairs.len()));
         let mut start = 0usize;
         while start < self.pairs.len() {
             let func = self.pairs.get(start).map_or(u32::MAX, |p| p.0);

@@ -39,7 +39,8 @@ fn name_ranks(profile: &Profile) -> Vec<u32> {
             *seen = true;
         }
     }
-    let mut items: Vec<(u128, u32)> = Vec::with_capacity(used.iter().filter(|&&u| u).count());
+    // 16-byte items (an 8-byte key): 20 MB for 1.26M names, 40 MB with 16-byte keys.
+    let mut items: Vec<(u64, u32)> = Vec::with_capacity(used.iter().filter(|&&u| u).count());
     items.extend(
         used.iter()
             .enumerate()
@@ -47,7 +48,7 @@ fn name_ranks(profile: &Profile) -> Vec<u32> {
             .map(|(s, _)| (0, s as u32)),
     );
     drop(used);
-    // 15 bytes from `depth` (zeros past the end) and how many of them there are (a name before
+    // 7 bytes from `depth` (zeros past the end) and how many of them there are (a name before
     // the names it starts; a zero byte in a name would look like the padding).
     let key = |s: u32, depth: usize| {
         let tail = strings
@@ -55,17 +56,17 @@ fn name_ranks(profile: &Profile) -> Vec<u32> {
             .as_bytes()
             .get(depth..)
             .unwrap_or(&[]);
-        let count = tail.len().min(15);
-        let mut bytes = [0u8; 16];
+        let count = tail.len().min(7);
+        let mut bytes = [0u8; 8];
         if let (Some(to), Some(from)) = (bytes.get_mut(..count), tail.get(..count)) {
             to.copy_from_slice(from);
         }
         if let Some(last) = bytes.last_mut() {
             *last = count as u8;
         }
-        u128::from_be_bytes(bytes)
+        u64::from_be_bytes(bytes)
     };
-    msd_sort(&mut items, 15, &key, &|k| k & 0xff == 15, false);
+    msd_sort(&mut items, 7, &key, &|k| k & 0xff == 7, false);
     // Rank 0 is the empty name's, present or not.
     let first = u32::from(
         items
@@ -153,6 +154,13 @@ impl StackChildren {
         let a = self.start.get(s as usize).copied().unwrap_or(0) as usize;
         let b = self.start.get(s as usize + 1).copied().unwrap_or(0) as usize;
         (a..b).filter_map(|i| self.child.get(i).copied())
+    }
+
+    /// How many children stack `s` has.
+    pub fn child_count(&self, s: u32) -> usize {
+        let a = self.start.get(s as usize).copied().unwrap_or(0) as usize;
+        let b = self.start.get(s as usize + 1).copied().unwrap_or(0) as usize;
+        b.saturating_sub(a)
     }
 
     /// The root stacks.
