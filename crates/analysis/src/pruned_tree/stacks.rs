@@ -18,7 +18,7 @@ pub struct StackChildren {
     start: Chunked<u32>,
     /// Children, grouped by prefix, each group in index order.
     child: Chunked<u32>,
-    /// Stacks without a prefix, in index order.
+    /// Stacks without a prefix, by function, then index.
     roots: Vec<u32>,
     /// Per function, the rank of its name in byte order (see [`StackChildren::name_rank`]).
     name_rank: Vec<u32>,
@@ -106,6 +106,14 @@ impl StackChildren {
                 None => roots.push(i as u32),
             }
         }
+        // By function, as the descent groups them, so that its sort of the roots' pairs finds
+        // them in order (an unsymbolized system-wide profile has ~1M roots: truncated stacks).
+        let mut keyed: Vec<(u32, u32)> =
+            roots.iter().map(|&s| (Self::func(profile, s), s)).collect();
+        keyed.sort_unstable();
+        roots.clear();
+        roots.extend(keyed.iter().map(|&(_, s)| s));
+        drop(keyed);
         roots.shrink_to_fit();
         for i in 1..start.len() {
             let prev = start.get(i - 1).copied().unwrap_or(0);
@@ -163,7 +171,7 @@ impl StackChildren {
         b.saturating_sub(a)
     }
 
-    /// The root stacks.
+    /// The root stacks, by function (index of their leaf frame's function), then index.
     pub fn roots(&self) -> &[u32] {
         &self.roots
     }
