@@ -89,11 +89,21 @@ test('the flame graph weighs by off-CPU time as perf recorded the switches', asy
   await page.waitForFunction(() => /off-CPU in all/.test(document.getElementById('compare-head')?.textContent ?? ''), null, { timeout: 30_000 });
   assert.match(await page.locator('#compare-head').textContent(), /^Open profile \(1\.5\d+ s off-CPU in all\) against switches\.data \(1\.5\d+ s off-CPU in all,/);
   await page.screenshot({ path: join(ROOT, 'tests', 'screenshots', 'off-cpu-compare.png') });
+  // A base without context switches has no off-CPU time: the page says so.
+  await page.setInputFiles('#compare-file', join(DATA, 'example.data'));
+  const alert = page.locator('#compare-diff-error');
+  await alert.waitFor({ timeout: 30_000 });
+  assert.match(await alert.textContent(), /example\.data has no off-CPU time to compare with/);
+  await page.screenshot({ path: join(ROOT, 'tests', 'screenshots', 'off-cpu-compare-no-switches.png') });
   await showTab(page, 'flame');
   // Back to samples: the same total as before.
   await page.selectOption('#weight-select', 'samples');
   await page.waitForFunction(() => document.querySelector('[data-field="flame-total"]')?.dataset.offCpu === 'false');
   assert.equal(await flameTotal(page), want.samples);
+  // Compare then counts the samples of both (example.data has no switches, but samples).
+  await showTab(page, 'compare');
+  await page.waitForFunction(() => /^Open profile \(\d+ in all\) against example\.data/.test(document.getElementById('compare-head')?.textContent ?? ''), null, { timeout: 30_000 });
+  assert.equal(await page.locator('#compare-diff-error').count(), 0);
   assert.deepEqual(errors, []);
   await page.close();
 });

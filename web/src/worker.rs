@@ -148,10 +148,9 @@ async fn handle(data: JsValue) {
                     },
                 ) => BASELINE.with_borrow_mut(|b| match b {
                     Some(b) if b.request == base => {
-                        s.diff(b, weight, off_cpu).map_or_else(failed, |mut d| {
-                            d.meta.query = Some(q);
-                            WorkerMessage::Diff(id, Box::new(d))
-                        })
+                        let mut d = s.diff(b, weight, off_cpu);
+                        d.meta.query = Some(q);
+                        WorkerMessage::Diff(id, Box::new(d))
                     }
                     _ => failed("the profile to compare with is no longer open".into()),
                 }),

@@ -170,6 +170,9 @@ pub fn compare_view(props: &CompareProps) -> Html {
             _,
         ) => html! { <p class="muted" id="compare-loading">{ format!("Reading {name}…") }</p> },
         (Some(c), None) => html! { <p class="muted">{ format!("Comparing with {}…", c.name) }</p> },
+        (Some(_), Some(d)) if d.meta.error.is_some() => html! {
+            <div class="banner error" role="alert" id="compare-diff-error">{ d.meta.error.clone().unwrap_or_default() }</div>
+        },
         (Some(c), Some(d)) => html! {
             <>
                 <p class="compare-head" id="compare-head">

@@ -136,6 +136,10 @@ pub struct DiffRow {
 pub struct DiffMeta {
     /// The query answered.
     pub query: Option<Query>,
+    /// Why there is no diff (then the rest is empty): e.g. off-CPU time asked of a base
+    /// recorded without context switches. Shown in the Compare tab.
+    #[serde(default)]
+    pub error: Option<String>,
     /// The profile generation.
     pub generation: u32,
     /// The base's total weight.

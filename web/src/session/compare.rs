@@ -144,20 +144,35 @@ pub fn diff(base: &Profile, new: &Profile, weight: WeightKind) -> Result<DiffRep
 
 impl Session {
     /// The diff query: the open profile against `base`; with `off_cpu`, their off-CPU times
-    /// (weighed in ns) — both must have some.
-    pub fn diff(
+    /// (weighed in ns) — both must have some. A diff that cannot be made says why in
+    /// [`DiffMeta::error`](crate::protocol::DiffMeta::error).
+    pub fn diff(&mut self, base: &mut Baseline, weight: WeightKind, off_cpu: bool) -> DiffReply {
+        let mut reply = self
+            .try_diff(base, weight, off_cpu)
+            .unwrap_or_else(|e| DiffReply {
+                meta: DiffMeta {
+                    error: Some(e),
+                    ..DiffMeta::default()
+                },
+                ..DiffReply::default()
+            });
+        reply.meta.generation = self.generation;
+        reply
+    }
+
+    fn try_diff(
         &mut self,
         base: &mut Baseline,
         weight: WeightKind,
         off_cpu: bool,
     ) -> Result<DiffReply, String> {
-        let mut reply = if off_cpu {
+        let reply = if off_cpu {
             if self.off_cpu.is_empty() {
                 return Err("the open profile has no off-CPU time (no context switches)".into());
             }
             if base.off_cpu.is_empty() {
                 return Err(format!(
-                    "{} has no off-CPU time to compare with: it was recorded without context switches (--switch-events or sched:sched_switch)",
+                    "{} has no off-CPU time to compare with: it was recorded without context switches (--switch-events or sched:sched_switch). Choose Samples or Period as the weight (Flame graph or Call tree tab) to compare the samples.",
                     base.name
                 ));
             }
@@ -171,7 +186,6 @@ impl Session {
         } else {
             diff(&base.profile, &self.profile, weight)?
         };
-        reply.meta.generation = self.generation;
         Ok(reply)
     }
 }
