@@ -202,26 +202,9 @@ impl Descent<'_> {
     fn roots(&mut self) {
         self.pairs.clear();
         if self.opts.inverted {
-            // Counted first: room for them at once (see `visit`); a pass more, for ~10 MB less
-            // wasm memory on a 300 MB recording.
-            let n = (0..self.profile.stacks.len() as u32)
-                .filter(|&s| self.weights.self_weight(s, self.children).samples > 0)
-                .count();
-            self.pairs.reserve_exact(n);
-            for s in 0..self.profile.stacks.len() as u32 {
-                let w = self.weights.self_weight(s, self.children);
-                if w.samples > 0 {
-                    self.pairs.push((
-                        StackChildren::func(self.profile, s),
-                        Member {
-                            stack: s,
-                            origin: s,
-                            weight: w,
-                        },
-                    ));
-                }
-            }
+            self.inverted_root_groups();
         } else {
+            // An unsymbolized system-wide profile has ~1M roots.        } else {
             // An unsymbolized system-wide profile has ~1M roots.
             self.pairs.reserve_exact(self.children.roots().len());
             for &s in self.children.roots() {
@@ -237,8 +220,8 @@ impl Descent<'_> {
                     ));
                 }
             }
+            self.group(true);
         }
-        self.group(true);
         let kind = self.opts.kind;
         self.graph_width = self
             .groups
@@ -333,6 +316,86 @@ impl Descent<'_> {
         if let Some(n) = self.out.nodes.get_mut(index as usize) {
             n.elided = elided;
             n.elided_count = count;
+        }
+    }
+
+    /// The inverted tree's roots: one group per leaf function, its weight the self weight of
+    /// the stacks that end in it, in function index order (as [`Descent::group`] makes them),
+    /// summed per function without a pair per stack (2M+ stacks of 32 bytes, sorted, for a big
+    /// profile); the members of the groups that are drawn come after, from
+    /// [`Descent::fill_inverted_roots`].
+    fn inverted_root_groups(&mut self) {
+        let nf = self.profile.funcs.len();
+        // Per function (the last slot: stacks without one), its weight and smallest stack.
+        let mut acc: Vec<(Weight, u32)> = vec![(Weight::default(), u32::MAX); nf + 1];
+        for s in 0..self.profile.stacks.len() as u32 {
+            let w = self.weights.self_weight(s, self.children);
+            if w.samples == 0 {
+                continue;
+            }
+            let f = (StackChildren::func(self.profile, s) as usize).min(nf);
+            if let Some(a) = acc.get_mut(f) {
+                a.0.add(w);
+                a.1 = a.1.min(s);
+            }
+        }
+        self.groups.clear();
+        self.groups
+            .reserve_exact(acc.iter().filter(|a| a.0.samples > 0).count());
+        for (f, &(total, origin)) in acc.iter().enumerate() {
+            if total.samples > 0 {
+                self.groups.push(Group {
+                    func: if f == nf { u32::MAX } else { f as u32 },
+                    origin,
+                    total,
+                    self_weight: total,
+                    range: 0..0,
+                });
+            }
+        }
+    }
+
+    /// Gives the inverted tree's root groups in `placed` (to be drawn) their members: the stacks
+    /// with self weight that end in their function, in `pairs` by (function, stack).
+    fn fill_inverted_roots(&mut self, placed: &[(usize, u64, Place)]) {
+        let nf = self.profile.funcs.len();
+        let mut drawn = vec![false; nf + 1];
+        for &(gi, _, _) in placed {
+            if let Some(g) = self.groups.get(gi) {
+                if let Some(d) = drawn.get_mut((g.func as usize).min(nf)) {
+                    *d = true;
+                }
+            }
+        }
+        self.pairs.clear();
+        for s in 0..self.profile.stacks.len() as u32 {
+            let f = StackChildren::func(self.profile, s);
+            if !drawn.get((f as usize).min(nf)).copied().unwrap_or(false) {
+                continue;
+            }
+            let w = self.weights.self_weight(s, self.children);
+            if w.samples > 0 {
+                self.pairs.push((
+                    f,
+                    Member {
+                        stack: s,
+                        origin: s,
+                        weight: w,
+                    },
+                ));
+            }
+        }
+        // By function, then stack (the stacks are visited in order: a stable sort by function).
+        self.pairs.sort_by_key(|p| p.0);
+        for &(gi, _, _) in placed {
+            let Some(func) = self.groups.get(gi).map(|g| g.func) else {
+                continue;
+            };
+            let start = self.pairs.partition_point(|p| p.0 < func);
+            let end = self.pairs.partition_point(|p| p.0 <= func);
+            if let Some(g) = self.groups.get_mut(gi) {
+                g.range = start..end;
+            }
         }
     }
 
@@ -479,6 +542,9 @@ impl Descent<'_> {
             cx = cx.saturating_add(before.get(i).copied().unwrap_or(0));
             placed.push((gi, cx, child_place));
             cx = cx.saturating_add(groups.get(gi).map_or(0, |g| kind.of(g.total)));
+        }
+        if parent.is_none() && self.opts.inverted {
+            self.fill_inverted_roots(&placed);
         }
         // Queue right to left so the leftmost comes out first; the arena grows the same way so a
         // popped node's members are on top.
