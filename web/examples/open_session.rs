@@ -350,8 +350,20 @@ fn main() {
         peak as f64 / len as f64,
         mb(session.index_bytes())
     );
-    // The first flame-graph query, as the page sends it after loading.
+    // What the worker posts next: the profile's strings and functions, copied into a packet
+    // (then into JS memory, and freed).
     use perfscope_web::protocol::{Filter, Query, WeightKind, WorkerMessage};
+    let t = std::time::Instant::now();
+    let packet = WorkerMessage::Profile(1, Box::new(session.profile_data())).into_packet();
+    let live = heap().0;
+    drop(packet);
+    println!(
+        "  profile data for the page: {:.0} ms, heap live {:.1} MB with it; wasm memory (simulated) {:.1} MB",
+        t.elapsed().as_secs_f64() * 1e3,
+        mb(live),
+        mb(grown())
+    );
+    // The first flame-graph query, as the page sends it after loading.
     let tree = |session: &mut Session, filter: Filter, inverted: bool, root: Vec<u32>| {
         let t = std::time::Instant::now();
         let reply = session.query(

@@ -53,6 +53,13 @@ impl StringTable {
         Self::default()
     }
 
+    /// Every text end to end, and each one's end in it (string `i` is
+    /// `texts[ends[i - 1]..ends[i]]`, from 0 for the first): the table as two arrays, to copy
+    /// whole.
+    pub fn as_parts(&self) -> (&str, &[u32]) {
+        (&self.bytes, &self.ends)
+    }
+
     /// The index of `s`, adding it when new.
     pub fn intern(&mut self, s: &str) -> Result<StringIndex, CapacityError> {
         let h = hash32(s);
@@ -137,6 +144,10 @@ mod tests {
         assert_eq!(t.len(), 5);
         assert_eq!(t.find("ma"), None);
         assert_eq!(t.get(StringIndex(5)), "");
+        // As two arrays: the distinct texts in order, and where each ends (by hand).
+        let (texts, ends) = t.as_parts();
+        assert_eq!(texts, "mainlibc.so.6+0x1f00ä;bmai");
+        assert_eq!(ends, [0, 4, 20, 24, 27]);
     }
 
     #[test]

@@ -361,13 +361,9 @@ impl Session {
     /// The `profile` message's contents.
     pub fn profile_data(&self) -> ProfileData {
         let p = &self.profile;
-        let mut strings = StringTable::new();
-        for i in 0..p.strings.len() {
-            strings.push(
-                p.strings
-                    .get(perfscope_analysis::ids::StringIndex(i as u32)),
-            );
-        }
+        // The same two arrays: copied whole, not string by string.
+        let (texts, ends) = p.strings.as_parts();
+        let strings = StringTable::from_parts(texts.as_bytes().to_vec(), ends.to_vec());
         let n = p.funcs.len();
         let mut func_name = Vec::with_capacity(n);
         let mut func_module = Vec::with_capacity(n);

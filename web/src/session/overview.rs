@@ -133,34 +133,31 @@ fn unnamed(name: &str, module: &str) -> bool {
 
 /// (kernel, user) shares of samples whose leaf function has no name.
 pub fn unnamed_leaf_shares(profile: &Profile) -> (f64, f64) {
-    // Per function: 0 not asked yet, 1 named, 2 unnamed in the kernel, 3 unnamed in user space.
-    let mut class = vec![0u8; profile.funcs.len()];
+    // Per function and per frame: 0 not asked yet, 1 named, 2 unnamed in the kernel, 3 unnamed
+    // in user space. A sample's class is its leaf frame's (a byte array small enough to stay in
+    // the caches), so the frame's function is looked up once per frame, not once per sample.
+    let mut func_class = vec![0u8; profile.funcs.len()];
+    let mut frame_class = vec![0u8; profile.frames.len()];
     let (mut kernel, mut user, mut all) = (0u64, 0u64, 0u64);
     for s in profile.samples.stacks().flatten() {
         all += 1;
-        let Some(func) = profile.stack_func(s) else {
+        let Some(frame) = profile.stacks.get(s).map(|s| s.frame) else {
             continue;
         };
-        let Some(c) = class.get_mut(func.index()) else {
+        let Some(c) = frame_class.get_mut(frame.index()) else {
             continue;
         };
         if *c == 0 {
-            *c = profile.funcs.get(func).map_or(1, |f| {
-                let module = f
-                    .module
-                    .and_then(|m| profile.modules.get(m))
-                    .map_or("", |m| profile.strings.get(m.path));
-                match unnamed(profile.strings.get(f.name), module) {
-                    false => 1,
-                    true if perfscope_analysis::symbols::resolver::is_kernel_module_path(
-                        module,
-                    ) =>
-                    {
-                        2
+            *c = profile
+                .frame_func(frame)
+                .and_then(|func| {
+                    let fc = func_class.get_mut(func.index())?;
+                    if *fc == 0 {
+                        *fc = class_of(profile, func);
                     }
-                    true => 3,
-                }
-            });
+                    Some(*fc)
+                })
+                .unwrap_or(1);
         }
         match *c {
             2 => kernel += 1,
@@ -172,6 +169,21 @@ pub fn unnamed_leaf_shares(profile: &Profile) -> (f64, f64) {
         return (0.0, 0.0);
     }
     (kernel as f64 / all as f64, user as f64 / all as f64)
+}
+
+/// 1 named, 2 unnamed in the kernel, 3 unnamed in user space (see [`unnamed_leaf_shares`]).
+fn class_of(profile: &Profile, func: perfscope_analysis::ids::FuncIndex) -> u8 {
+    profile.funcs.get(func).map_or(1, |f| {
+        let module = f
+            .module
+            .and_then(|m| profile.modules.get(m))
+            .map_or("", |m| profile.strings.get(m.path));
+        match unnamed(profile.strings.get(f.name), module) {
+            false => 1,
+            true if perfscope_analysis::symbols::resolver::is_kernel_module_path(module) => 2,
+            true => 3,
+        }
+    })
 }
 
 fn percent(share: f64) -> String {
@@ -317,6 +329,44 @@ mod tests {
         ));
         assert!(unnamed("0x7f00", ""));
         assert!(!unnamed("memcpy", "/usr/lib/libc.so.6"));
+    }
+
+    #[test]
+    fn unnamed_shares_count_each_sample_by_its_leaf_function() {
+        let data = std::fs::read(format!(
+            "{}/../tests/data/example.data",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let s = crate::session::Session::open_bytes(data, crate::session::SLICE);
+        let p = s.profile();
+        // Sample by sample, from the name and module of its leaf function.
+        let (mut kernel, mut user, mut all) = (0u32, 0u32, 0u32);
+        for stack in p.samples.stacks().flatten() {
+            all += 1;
+            let f = p.stack_func(stack).unwrap();
+            let module = p
+                .funcs
+                .get(f)
+                .and_then(|f| f.module)
+                .and_then(|m| p.modules.get(m))
+                .map_or("", |m| p.strings.get(m.path));
+            if unnamed(p.func_name(f), module) {
+                if module == "[kernel.kallsyms]" {
+                    kernel += 1;
+                } else {
+                    user += 1;
+                }
+            }
+        }
+        assert!(kernel > 0 && user > 0, "{kernel} {user} {all}");
+        assert_eq!(
+            unnamed_leaf_shares(p),
+            (
+                f64::from(kernel) / f64::from(all),
+                f64::from(user) / f64::from(all)
+            )
+        );
     }
 
     #[test]
