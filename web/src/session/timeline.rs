@@ -4,7 +4,7 @@
 //! `bins + 1` ranks per lane (each a lookup and a search among a few samples), or a visit of
 //! each sample in range when there are fewer, whatever the zoom and the number of samples.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::summary::Summary;
@@ -13,6 +13,10 @@ use perfscope_analysis::timeline::{RankIndex, Timeline as AnalysisTimeline};
 use super::activity::{highlight, Activity, Bins};
 use super::events::EventMap;
 use crate::protocol::{CpuInfo, ProcessInfo, ThreadInfo, TimelineMeta, TimelineReply};
+
+/// CPU numbers below this are looked up in a table while the lanes are made (the sample
+/// table keeps CPUs in 16 bits; bigger ones are rare).
+const DENSE_CPUS: usize = 1 << 16;
 
 /// Lanes and their sorted sample times.
 #[derive(Debug, Default)]
@@ -72,11 +76,21 @@ impl Timeline {
             }
             thread_key.push(k);
         }
-        let mut cpu_key: BTreeMap<u32, usize> = BTreeMap::new();
+        // The CPUs seen: a flag per number below DENSE_CPUS (no map lookup per sample), a set
+        // for the rare bigger ones.
+        let mut cpu_seen: Vec<bool> = Vec::new();
+        let mut cpu_other: BTreeSet<u32> = BTreeSet::new();
         for (i, cpu) in samples.cpus().enumerate() {
-            if cpu != u32::MAX {
-                let n = cpu_key.len();
-                cpu_key.entry(cpu).or_insert(n);
+            let c = cpu as usize;
+            if c < DENSE_CPUS {
+                if cpu_seen.len() <= c {
+                    cpu_seen.resize(c + 1, false);
+                }
+                if let Some(seen) = cpu_seen.get_mut(c) {
+                    *seen = true;
+                }
+            } else if cpu != u32::MAX {
+                cpu_other.insert(cpu);
             }
             let Some(&k) = samples
                 .thread
@@ -151,12 +165,27 @@ impl Timeline {
             .iter()
             .map(|&k| lane_of_key.get(k).copied().unwrap_or(u32::MAX))
             .collect();
-        let cpu_numbers: Vec<u32> = cpu_key.keys().copied().collect();
+        let cpu_numbers: Vec<u32> = (0..cpu_seen.len())
+            .filter(|&c| cpu_seen.get(c).copied().unwrap_or(false))
+            .map(|c| c as u32)
+            .chain(cpu_other.iter().copied())
+            .collect();
         let cpu_lane: HashMap<u32, usize> = cpu_numbers
             .iter()
             .enumerate()
             .map(|(i, &c)| (c, threads.len() + i))
             .collect();
+        // The same as a table for the numbers below DENSE_CPUS, for the per-sample loops.
+        let mut dense_lane = vec![usize::MAX; cpu_seen.len()];
+        for (&c, &lane) in &cpu_lane {
+            if let Some(slot) = dense_lane.get_mut(c as usize) {
+                *slot = lane;
+            }
+        }
+        let lane_of_cpu = |cpu: u32| match dense_lane.get(cpu as usize) {
+            Some(&l) => (l != usize::MAX).then_some(l),
+            None => cpu_lane.get(&cpu).copied(),
+        };
         let lanes = threads.len() + cpu_numbers.len();
         let mut cpus: Vec<CpuInfo> = cpu_numbers
             .iter()
@@ -170,7 +199,7 @@ impl Timeline {
                 .get(th.index())
                 .filter(|&&l| l != u32::MAX)
                 .map(|&l| l as usize);
-            Some((thread_lane, cpu_lane.get(&cpu).copied(), e))
+            Some((thread_lane, lane_of_cpu(cpu), e))
         };
         // Counted first, so that every list is allocated once at its size.
         let mut sizes = vec![vec![0usize; events]; lanes];
