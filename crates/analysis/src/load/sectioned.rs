@@ -123,42 +123,170 @@ pub fn stream_records<R: ReadAt, S: RecordSink + ?Sized>(
     sink: &mut S,
     mut progress: impl FnMut(u64, u64),
 ) -> Result<Metadata, perfscope_format::Error> {
-    let chunk_size = chunk_size.max(1) as u64;
-    // The magic, the header size and (for a version 1 file) the attr size that tells its byte order.
-    let head = r.read_at(0, r.len().min(24))?;
-    let magic = Magic::parse(&head)?;
+    let mut stream = RecordStream::open(r, chunk_size, sink)?;
+    while let Some((at, size)) = stream.next_slice() {
+        stream.push(size, |out| r.read_into(at, out), sink);
+        let (bytes, records) = stream.progress();
+        progress(bytes, records);
+    }
+    let (bytes_done, records) = stream.progress();
+    let meta = stream.finish(sink);
     let mut feed = Feed {
         sink,
-        bytes_done: 0,
-        records: 0,
+        bytes_done,
+        records,
         progress: &mut progress,
     };
-    if magic.pipe {
-        let mut meta = Metadata::pipe(magic.endian);
-        feed.pipe(r, chunk_size, &mut meta);
-        return Ok(meta);
-    }
-    let layout = FileLayout::read_from(r)?;
-    let (meta, errors) = Metadata::from_layout(&layout, r);
-    for e in layout.warnings.iter().chain(&errors) {
-        feed.sink.error(*e);
-    }
-    let data = layout.data;
-    let mut decoder = StreamDecoder::records(meta.endian, data.offset);
-    feed.records(
-        r,
-        data.offset,
-        data.offset.saturating_add(data.size),
-        chunk_size,
-        &meta,
-        &mut decoder,
-    );
+    let chunk_size = chunk_size.max(1) as u64;
     for part in extra.iter_mut() {
         let mut decoder = StreamDecoder::records(meta.endian, 0);
         let len = part.len();
         feed.records(part, 0, len, chunk_size, &meta, &mut decoder);
     }
     Ok(meta)
+}
+
+/// [`stream_records`] of one input, driven by its caller: [`RecordStream::open`] reads the
+/// header (and a file's attrs and feature sections) through a [`ReadAt`], then the caller reads
+/// each slice [`RecordStream::next_slice`] names, in order, and hands it to
+/// [`RecordStream::push`], which decodes the records it completes into the sink. The caller may
+/// read ahead ([`RecordStream::slices`] lists them all): a browser worker has another thread
+/// read the next slices while this one is decoded.
+#[derive(Debug)]
+pub struct RecordStream {
+    meta: Metadata,
+    decoder: StreamDecoder,
+    /// A pipe-mode stream: the metadata grows with its records.
+    pipe: bool,
+    /// No record decoded yet (a pipe stream's first one tells a legacy Google stream).
+    first: bool,
+    at: u64,
+    end: u64,
+    chunk: u64,
+    bytes_done: u64,
+    records: u64,
+}
+
+impl RecordStream {
+    /// Reads the header through `r` (file mode: also the attrs, the feature table and each
+    /// feature section; problems there go to `sink`), and makes the stream of the data section
+    /// (pipe mode: of the whole input) in slices of `chunk_size` bytes.
+    ///
+    /// Errors: only a header that cannot be read.
+    pub fn open<R: ReadAt, S: RecordSink + ?Sized>(
+        r: &mut R,
+        chunk_size: usize,
+        sink: &mut S,
+    ) -> Result<RecordStream, perfscope_format::Error> {
+        let chunk = chunk_size.max(1) as u64;
+        // The magic, the header size and (for a version 1 file) the attr size that tells its
+        // byte order.
+        let head = r.read_at(0, r.len().min(24))?;
+        let magic = Magic::parse(&head)?;
+        if magic.pipe {
+            return Ok(RecordStream {
+                meta: Metadata::pipe(magic.endian),
+                decoder: StreamDecoder::pipe(),
+                pipe: true,
+                first: true,
+                at: 0,
+                end: r.len(),
+                chunk,
+                bytes_done: 0,
+                records: 0,
+            });
+        }
+        let layout = FileLayout::read_from(r)?;
+        let (meta, errors) = Metadata::from_layout(&layout, r);
+        for e in layout.warnings.iter().chain(&errors) {
+            sink.error(*e);
+        }
+        let data = layout.data;
+        Ok(RecordStream {
+            decoder: StreamDecoder::records(meta.endian, data.offset),
+            meta,
+            pipe: false,
+            first: true,
+            at: data.offset,
+            end: data.offset.saturating_add(data.size),
+            chunk,
+            bytes_done: 0,
+            records: 0,
+        })
+    }
+
+    /// The next slice to read, as (offset, size); `None` when the stream is read.
+    pub fn next_slice(&self) -> Option<(u64, usize)> {
+        self.slices().next()
+    }
+
+    /// Every slice still to read, in order.
+    pub fn slices(&self) -> impl Iterator<Item = (u64, usize)> + '_ {
+        let (chunk, end) = (self.chunk, self.end);
+        let mut at = self.at;
+        std::iter::from_fn(move || {
+            if at >= end {
+                return None;
+            }
+            let size = chunk.min(end - at);
+            let slice = (at, usize::try_from(size).ok()?);
+            at += size;
+            Some(slice)
+        })
+    }
+
+    /// The slice [`RecordStream::next_slice`] named, of `size` bytes: `fill` writes its bytes
+    /// into the stream's buffer. Its complete records go to `sink`. A failed `fill` goes to
+    /// `sink` and ends the stream.
+    pub fn push<S: RecordSink + ?Sized>(
+        &mut self,
+        size: usize,
+        fill: impl FnOnce(&mut [u8]) -> Result<(), perfscope_format::Error>,
+        sink: &mut S,
+    ) {
+        if let Err(e) = self.decoder.push_with(size, fill) {
+            sink.error(e);
+            self.at = self.end;
+            return;
+        }
+        self.at = self.at.saturating_add(size as u64);
+        self.bytes_done = self.bytes_done.saturating_add(size as u64);
+        self.drain(sink);
+    }
+
+    /// (bytes read so far, records decoded so far).
+    pub fn progress(&self) -> (u64, u64) {
+        (self.bytes_done, self.records)
+    }
+
+    /// Ends the stream (the records the last slice left) and returns the metadata (in pipe
+    /// mode, as the stream's records built it).
+    pub fn finish<S: RecordSink + ?Sized>(mut self, sink: &mut S) -> Metadata {
+        self.decoder.finish();
+        self.drain(sink);
+        self.meta
+    }
+
+    fn drain<S: RecordSink + ?Sized>(&mut self, sink: &mut S) {
+        while let Some(item) = self.decoder.next_record() {
+            match item {
+                Ok(rec) => {
+                    self.records += 1;
+                    if self.pipe {
+                        if self.first {
+                            self.meta.legacy_google = is_legacy_google_record(&rec);
+                        }
+                        if let Err(e) = self.meta.observe(&rec) {
+                            sink.error(e);
+                        }
+                    }
+                    self.first = false;
+                    sink.record(&self.meta, &rec);
+                }
+                Err(e) => sink.error(e),
+            }
+        }
+    }
 }
 
 /// Chunks read from a [`ReadAt`] into a [`StreamDecoder`], records into the sink.
@@ -182,24 +310,6 @@ impl<S: RecordSink + ?Sized, P: FnMut(u64, u64)> Feed<'_, S, P> {
     ) {
         self.feed(r, start, end, chunk_size, d, |sink, rec| {
             sink.record(meta, rec)
-        });
-    }
-
-    /// A pipe-mode stream: the metadata grows with its HEADER_ATTR, HEADER_FEATURE, ID_INDEX
-    /// and EVENT_UPDATE records, as [`perfscope_format::walk::walk`] builds it.
-    fn pipe(&mut self, r: &mut impl ReadAt, chunk_size: u64, meta: &mut Metadata) {
-        let mut d = StreamDecoder::pipe();
-        let mut first = true;
-        let end = r.len();
-        self.feed(r, 0, end, chunk_size, &mut d, |sink, rec| {
-            if first {
-                meta.legacy_google = is_legacy_google_record(rec);
-                first = false;
-            }
-            if let Err(e) = meta.observe(rec) {
-                sink.error(e);
-            }
-            sink.record(meta, rec);
         });
     }
 
