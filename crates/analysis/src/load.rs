@@ -26,7 +26,9 @@ mod record_queue;
 mod sectioned;
 
 pub use event_names::EventNames;
-pub use sectioned::{load_sectioned, load_sectioned_parts, stream_records, RecordSink};
+pub use sectioned::{
+    load_sectioned, load_sectioned_parts, stream_records, RecordSink, RecordStream,
+};
 
 use std::collections::HashMap;
 
