@@ -33,7 +33,7 @@ use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::ids::FuncIndex;
 use perfscope_analysis::load::{
     stream_records, LoadDiagnostics, LoadError, LoadExtras, LoadOptions, Loaded, ProfileLoader,
-    RecordSink,
+    RecordSink, RecordStream,
 };
 use perfscope_analysis::offcpu::{self, off_cpu_table};
 use perfscope_analysis::profile::Profile;
@@ -85,13 +85,13 @@ pub struct Session {
 
 /// The one pass over the records when a file is opened: each record goes to the records index,
 /// the profile loader and the summary.
-struct OpenPass<'a> {
+struct OpenPass {
     index: RecordIndex,
     loader: ProfileLoader,
-    summary: &'a mut SummaryReader,
+    summary: SummaryReader,
 }
 
-impl RecordSink for OpenPass<'_> {
+impl RecordSink for OpenPass {
     fn record(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
         self.index.push(meta, rec);
         self.loader.push(meta, rec);
@@ -129,48 +129,87 @@ fn loader(
     ProfileLoader::with_extras(load_options(resolver), EXTRAS).without_timeline_sample_times()
 }
 
-impl Session {
-    /// Opens the perf.data read through `source`, in slices of `slice` bytes, whose summary was
-    /// read from its header (`summary`: the records of the pass complete it), with
-    /// `symbol_files`. One pass over the records builds the records index, the profile and the
-    /// summary. `progress` gets reports; `now` is a clock in ms (timings only).
-    pub fn open(
-        mut source: Box<dyn ReadAt>,
-        mut summary: SummaryReader,
-        symbol_files: Vec<SymbolFile>,
-        slice: usize,
-        progress: &mut dyn FnMut(Progress),
-        now: &dyn Fn() -> f64,
-        mut timings: Timings,
-    ) -> Session {
-        let total = source.len() as f64;
-        let slice = slice.max(1);
-        let t0 = now();
-        let (resolver, symbol_infos) = symbols::build_resolver(&symbol_files, &Default::default());
-        let mut pass = OpenPass {
-            index: RecordIndex::default(),
-            loader: loader(resolver),
-            summary: &mut summary,
-        };
-        let result = stream_records(
-            &mut DynSource(source.as_mut()),
-            &mut [],
+/// A file being opened ([`Session::begin`]): the pass over its records, fed slice by slice.
+pub struct Opening {
+    source: Box<dyn ReadAt>,
+    total: u64,
+    /// The records stream, or why the header could not be read.
+    stream: Result<RecordStream, perfscope_format::Error>,
+    pass: OpenPass,
+    symbol_files: Vec<SymbolFile>,
+    symbol_infos: Vec<SymbolFileInfo>,
+    slice: usize,
+    t0: f64,
+    timings: Timings,
+}
+
+impl Opening {
+    /// The next slice to read, as (offset, size); `None` when every slice was pushed.
+    pub fn next_slice(&self) -> Option<(u64, usize)> {
+        self.stream.as_ref().ok()?.next_slice()
+    }
+
+    /// Every slice still to read, in order.
+    pub fn slices(&self) -> Vec<(u64, usize)> {
+        self.stream
+            .as_ref()
+            .map(|s| s.slices().collect())
+            .unwrap_or_default()
+    }
+
+    /// The slice [`Opening::next_slice`] named: `fill` writes its `size` bytes. A failed fill
+    /// is an error of the file and ends its records.
+    pub fn push(
+        &mut self,
+        size: usize,
+        fill: impl FnOnce(&mut [u8]) -> Result<(), perfscope_format::Error>,
+    ) {
+        if let Ok(stream) = &mut self.stream {
+            stream.push(size, fill, &mut self.pass);
+        }
+    }
+
+    /// The slice at `at` read through the file's own source.
+    pub fn push_from_source(&mut self, at: u64, size: usize) {
+        let source = &mut self.source;
+        if let Ok(stream) = &mut self.stream {
+            stream.push(size, |out| source.read_into(at, out), &mut self.pass);
+        }
+    }
+
+    /// How far the pass is.
+    pub fn progress(&self) -> Progress {
+        let (bytes, records) = self.stream.as_ref().map_or((0, 0), |s| s.progress());
+        Progress {
+            phase: Phase::Records,
+            bytes: bytes as f64,
+            total: self.total as f64,
+            records: records as f64,
+        }
+    }
+
+    /// Ends the pass and builds the session: the profile, the timeline, the symbols.
+    pub fn finish(self, progress: &mut dyn FnMut(Progress), now: &dyn Fn() -> f64) -> Session {
+        let Opening {
+            source,
+            total,
+            stream,
+            mut pass,
+            symbol_files,
+            symbol_infos,
             slice,
-            &mut pass,
-            |bytes, records| {
-                progress(Progress {
-                    phase: Phase::Records,
-                    bytes: bytes as f64,
-                    total,
-                    records: records as f64,
-                })
-            },
-        );
+            t0,
+            mut timings,
+        } = self;
+        let result = stream.map(|s| s.finish(&mut pass));
         let OpenPass {
-            mut index, loader, ..
+            mut index,
+            loader,
+            summary,
         } = pass;
         timings.records_ms = now() - t0;
         let t1 = now();
+        let total = total as f64;
         progress(Progress {
             phase: Phase::Profile,
             bytes: total,
@@ -217,6 +256,62 @@ impl Session {
         }
         s.timings.profile_ms = now() - t1;
         s
+    }
+}
+
+impl Session {
+    /// Opens the perf.data read through `source`, in slices of `slice` bytes, whose summary was
+    /// read from its header (`summary`: the records of the pass complete it), with
+    /// `symbol_files`. One pass over the records builds the records index, the profile and the
+    /// summary. `progress` gets reports; `now` is a clock in ms (timings only).
+    pub fn open(
+        source: Box<dyn ReadAt>,
+        summary: SummaryReader,
+        symbol_files: Vec<SymbolFile>,
+        slice: usize,
+        progress: &mut dyn FnMut(Progress),
+        now: &dyn Fn() -> f64,
+        timings: Timings,
+    ) -> Session {
+        let mut opening = Session::begin(source, summary, symbol_files, slice, now, timings);
+        while let Some((at, size)) = opening.next_slice() {
+            opening.push_from_source(at, size);
+            progress(opening.progress());
+        }
+        opening.finish(progress, now)
+    }
+
+    /// [`Session::open`] in steps, for a caller that reads the slices itself (the worker has
+    /// another thread read ahead): reads the header and feature sections through `source`, and
+    /// returns the pass to feed with [`Opening::push`].
+    pub fn begin(
+        mut source: Box<dyn ReadAt>,
+        summary: SummaryReader,
+        symbol_files: Vec<SymbolFile>,
+        slice: usize,
+        now: &dyn Fn() -> f64,
+        timings: Timings,
+    ) -> Opening {
+        let slice = slice.max(1);
+        let t0 = now();
+        let (resolver, symbol_infos) = symbols::build_resolver(&symbol_files, &Default::default());
+        let mut pass = OpenPass {
+            index: RecordIndex::default(),
+            loader: loader(resolver),
+            summary,
+        };
+        let stream = RecordStream::open(&mut DynSource(source.as_mut()), slice, &mut pass);
+        Opening {
+            total: source.len(),
+            source,
+            stream,
+            pass,
+            symbol_files,
+            symbol_infos,
+            slice,
+            t0,
+            timings,
+        }
     }
 
     /// Opens a file held in memory, read in slices of `slice` bytes, without symbols (tests).
