@@ -50,6 +50,25 @@ test('a file read in 4093-byte slices: the flame total is perf\'s sample count; 
   await page.close();
 });
 
+test('with or without its reader worker (?reader=0), the worker reads the same records', async () => {
+  const counts = [];
+  for (const query of ['', '&reader=0']) {
+    const { page, errors } = await openApp(browser.context, `${server.url}?slice=4093${query}`);
+    const workers = [];
+    page.on('worker', (w) => workers.push(w.url().split('/').pop()));
+    await page.setInputFiles('#file', EXAMPLE);
+    assert.equal(await waitForState(page, ['loaded', 'error'], 60_000), 'loaded');
+    counts.push(num(await page.locator('[data-field="sample-count"]').textContent()));
+    await showTab(page, 'flame');
+    assert.equal(await flameTotal(page), EXAMPLE_PERF.length);
+    // The reader is a worker of the analysis worker, only when wanted.
+    assert.equal(workers.includes('reader.js'), query === '', workers.join(' '));
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+  assert.deepEqual(counts, [EXAMPLE_PERF.length, EXAMPLE_PERF.length]);
+});
+
 test('a zstd-compressed file read in small slices: perf\'s samples, and the last sample row read back from its COMPRESSED record', async (t) => {
   const path = join(GEN, 'compressed-z.data');
   if (!existsSync(path)) {

@@ -94,7 +94,8 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   page.on('crash', () => errors.push('the page crashed'));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   let worker = null;
-  page.on('worker', (w) => { worker = w; });
+  // The analysis worker (its reader, web/reader.js, is a worker too).
+  page.on('worker', (w) => { if (w.url().endsWith('/worker_loader.js')) worker = w; });
   await page.addInitScript(instrument);
   // PAGE_QUERY: parameters for the page's address (e.g. slice=1048576), see bench-browser.sh.
   const query = process.env.PAGE_QUERY;

@@ -22,9 +22,11 @@ use crate::protocol::{CompareInfo, Failure, Phase, Progress, Query, Timings, Wor
 use crate::session::compare::{load_base, Baseline};
 use crate::session::share::share_summary;
 use crate::session::symbols::{classify, FileKind, SymbolFile};
-use crate::session::{Session, SLICE};
+use crate::session::{Opening, Session, SLICE};
 
 thread_local! {
+    /// Resolved when the records pass in progress (if any) ends.
+    static PASS_DONE: RefCell<Option<js_sys::Promise>> = const { RefCell::new(None) };
     /// The request being handled, so that a panic can still be answered.
     static CURRENT_REQUEST: Cell<u32> = const { Cell::new(0) };
     /// The open file.
@@ -57,6 +59,12 @@ pub fn start() {
 }
 
 async fn handle(data: JsValue) {
+    // Requests are handled one after the other: one that comes while a records pass waits for
+    // its slices (see `push_slices`) waits for the pass to end, as it would have waited when
+    // the pass did not yield.
+    while let Some(pass) = PASS_DONE.with_borrow(|p| p.clone()) {
+        let _ = JsFuture::from(pass).await;
+    }
     match Request::from_js(&data) {
         Ok(Request::Files { id, files, slice }) => {
             CURRENT_REQUEST.set(id);
@@ -293,6 +301,8 @@ async fn open_files(
     let t0 = now_ms();
     let reader = FileReaderSync::new().map_err(|e| describe_js_error(&e))?;
     let spent_ms = std::rc::Rc::new(std::cell::Cell::new(0.0));
+    // The reader worker reads the records' slices from the same file.
+    let blob = perf_data.blob.clone();
     let mut source = BlobSource {
         len: perf_data.blob.size() as u64,
         blob: perf_data.blob,
@@ -327,15 +337,16 @@ async fn open_files(
         summary_ms: t1 - t0,
         ..Timings::default()
     };
-    let mut session = Session::open(
+    let mut opening = Session::begin(
         Box::new(source),
         summary,
         symbol_files,
         slice,
-        progress,
         &now_ms,
         timings,
     );
+    let waited_ms = push_slices(&mut opening, &blob, progress).await;
+    let mut session = opening.finish(progress, &now_ms);
     if *session.summary() != first {
         // Facts from the records (build ids added by perf inject, event names, a pipe stream's
         // late header records, its errors).
@@ -346,7 +357,7 @@ async fn open_files(
     }
     session.timings_mut().wasm_memory = wasm_memory();
     // The slices read for the summary and the records pass (part of their times).
-    session.timings_mut().read_ms += spent_ms.get();
+    session.timings_mut().read_ms += spent_ms.get() + waited_ms;
     let profile = session.profile_data();
     SESSION.set(Some(session));
     post(WorkerMessage::Profile(id, Box::new(profile)));
@@ -395,6 +406,209 @@ fn slice_size(asked: u32) -> usize {
         SLICE
     } else {
         asked as usize
+    }
+}
+
+/// Slices read ahead of the one being parsed: 3 × 8 MiB outside wasm memory at most.
+const READ_AHEAD: usize = 3;
+
+/// Feeds `opening` every slice of its records, in order, read on a reader worker
+/// (`web/reader.js`) [`READ_AHEAD`] slices ahead of the one being parsed, so that reading the
+/// file (13–23 % of the pass when the worker read it itself) overlaps parsing. Without a reader
+/// (it could not start, or failed), the rest is read here. Returns the ms spent waiting for
+/// slices.
+async fn push_slices(
+    opening: &mut Opening,
+    blob: &Blob,
+    progress: &mut dyn FnMut(Progress),
+) -> f64 {
+    let _pass = PassInProgress::start();
+    let slices = opening.slices();
+    let mut waited_ms = 0.0;
+    // `?reader=0` in the worker's address (the page's, passed on): no reader worker.
+    let search = js_sys::Reflect::get(&js_sys::global(), &JsValue::from("location"))
+        .and_then(|l| js_sys::Reflect::get(&l, &JsValue::from("search")))
+        .ok()
+        .and_then(|s| s.as_string())
+        .unwrap_or_default();
+    let wanted = !search.contains("reader=0");
+    let mut reader = wanted
+        .then(SliceReader::start)
+        .transpose()
+        .map_err(|e| {
+            web_sys::console::warn_1(&JsValue::from(format!(
+                "no reader worker ({}): the file is read by the parser",
+                describe_js_error(&e)
+            )))
+        })
+        .ok()
+        .flatten();
+    let mut ahead = std::collections::VecDeque::new();
+    let mut next = 0;
+    for &(at, size) in &slices {
+        while let (Some(r), Some(&(a, n))) = (&reader, slices.get(next)) {
+            if ahead.len() >= READ_AHEAD {
+                break;
+            }
+            ahead.push_back(r.request(blob, a, n));
+            next += 1;
+        }
+        let got = match ahead.pop_front() {
+            Some(read) => {
+                let t0 = now_ms();
+                let got = read.await;
+                waited_ms += now_ms() - t0;
+                got.ok()
+            }
+            None => None,
+        };
+        match got {
+            Some(buffer) => {
+                let array = Uint8Array::new(&buffer);
+                opening.push(size, |out| {
+                    if array.length() as usize != out.len() {
+                        return Err(perfscope_format::Error::new(
+                            at,
+                            perfscope_format::ErrorKind::UnexpectedEof {
+                                what: "file (the browser read fewer bytes)",
+                                needed: out.len() as u64,
+                                available: u64::from(array.length()),
+                            },
+                        ));
+                    }
+                    // Straight into the stream's buffer in wasm memory.
+                    array.copy_to(out);
+                    Ok(())
+                });
+            }
+            None => {
+                if reader.take().is_some() {
+                    web_sys::console::warn_1(&JsValue::from(
+                        "the reader worker failed: the rest of the file is read by the parser",
+                    ));
+                }
+                ahead.clear();
+                opening.push_from_source(at, size);
+            }
+        }
+        progress(opening.progress());
+        if opening.next_slice().is_none() {
+            // Read (or ended by an error).
+            break;
+        }
+    }
+    waited_ms
+}
+
+/// While it lives, a records pass is in progress ([`PASS_DONE`] is set); dropped, it resolves
+/// it for the requests that wait.
+struct PassInProgress {
+    resolve: Option<js_sys::Function>,
+}
+
+impl PassInProgress {
+    fn start() -> PassInProgress {
+        let mut resolve = None;
+        let promise = js_sys::Promise::new(&mut |ok, _| resolve = Some(ok));
+        PASS_DONE.set(Some(promise));
+        PassInProgress { resolve }
+    }
+}
+
+impl Drop for PassInProgress {
+    fn drop(&mut self) {
+        PASS_DONE.set(None);
+        if let Some(resolve) = self.resolve.take() {
+            let _ = resolve.call0(&JsValue::NULL);
+        }
+    }
+}
+
+/// The reader worker (`web/reader.js`): reads slices of a Blob on its own thread and hands
+/// them over (transferred). Terminated when dropped.
+struct SliceReader {
+    worker: web_sys::Worker,
+    /// The promise functions (resolve, reject) of each request still unanswered.
+    pending:
+        std::rc::Rc<RefCell<std::collections::HashMap<u32, (js_sys::Function, js_sys::Function)>>>,
+    next_id: Cell<u32>,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+/// The reader's script, next to `worker_loader.js` (a nested worker's address is relative to
+/// its parent's script).
+const READER_SCRIPT: &str = "./reader.js";
+
+impl SliceReader {
+    fn start() -> Result<SliceReader, JsValue> {
+        let worker = web_sys::Worker::new(READER_SCRIPT)?;
+        let pending: std::rc::Rc<
+            RefCell<std::collections::HashMap<u32, (js_sys::Function, js_sys::Function)>>,
+        > = Default::default();
+        let answers = pending.clone();
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            let data = e.data();
+            let field = |name: &str| js_sys::Reflect::get(&data, &JsValue::from(name)).ok();
+            let Some(id) = field("id").and_then(|v| v.as_f64()) else {
+                return;
+            };
+            let Some((resolve, reject)) = answers.borrow_mut().remove(&(id as u32)) else {
+                return;
+            };
+            let _ = match field("buffer").filter(|b| b.is_instance_of::<js_sys::ArrayBuffer>()) {
+                Some(buffer) => resolve.call1(&JsValue::NULL, &buffer),
+                None => reject.call1(&JsValue::NULL, &field("error").unwrap_or_default()),
+            };
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        // The script failed to load or threw: every request still waiting fails (and the rest
+        // of the file is read by the parser).
+        let failed = pending.clone();
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            e.prevent_default();
+            for (_, (_, reject)) in failed.borrow_mut().drain() {
+                let _ = reject.call1(&JsValue::NULL, &JsValue::from("the reader worker failed"));
+            }
+        });
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Ok(SliceReader {
+            worker,
+            pending,
+            next_id: Cell::new(1),
+            _on_message: on_message,
+            _on_error: on_error,
+        })
+    }
+
+    /// Bytes `at..at + size` of `blob`, as an `ArrayBuffer` (or the reason they could not be
+    /// read).
+    fn request(&self, blob: &Blob, at: u64, size: usize) -> JsFuture {
+        let id = self.next_id.get();
+        self.next_id.set(id.wrapping_add(1));
+        let pending = self.pending.clone();
+        let promise = js_sys::Promise::new(&mut |resolve, reject| {
+            pending.borrow_mut().insert(id, (resolve, reject));
+        });
+        let message = js_sys::Object::new();
+        let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&message, &JsValue::from(k), v);
+        let posted = set("id", &JsValue::from(id))
+            .and_then(|_| set("blob", blob))
+            .and_then(|_| set("start", &JsValue::from(at as f64)))
+            .and_then(|_| set("end", &JsValue::from(at.saturating_add(size as u64) as f64)))
+            .and_then(|_| self.worker.post_message(&message));
+        if let Err(e) = posted {
+            if let Some((_, reject)) = self.pending.borrow_mut().remove(&id) {
+                let _ = reject.call1(&JsValue::NULL, &e);
+            }
+        }
+        JsFuture::from(promise)
+    }
+}
+
+impl Drop for SliceReader {
+    fn drop(&mut self) {
+        self.worker.terminate();
     }
 }
 

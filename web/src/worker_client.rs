@@ -245,7 +245,14 @@ impl AnalysisWorker {
     }
 
     fn spawn(&self) -> Result<Running, String> {
-        let worker = Worker::new(WORKER_SCRIPT).map_err(|e| {
+        // `?reader=0` in the page's address: the worker reads files without its reader worker
+        // (tests, benchmarks); it sees the parameter in its own address.
+        let script = if param("reader").as_deref() == Some("0") {
+            format!("{WORKER_SCRIPT}?reader=0")
+        } else {
+            WORKER_SCRIPT.to_string()
+        };
+        let worker = Worker::new(&script).map_err(|e| {
             format!(
                 "cannot start the analysis worker ({WORKER_SCRIPT}): {}",
                 describe_js_error(&e)
@@ -390,10 +397,13 @@ pub fn detail_param() -> u32 {
 
 /// `?slice=N` in the page's address: the worker reads files in slices of N bytes (for tests).
 fn slice_param() -> u32 {
+    param("slice").and_then(|v| v.parse().ok()).unwrap_or(0)
+}
+
+/// A parameter of the page's address.
+fn param(name: &str) -> Option<String> {
     web_sys::window()
         .and_then(|w| w.location().search().ok())
         .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
-        .and_then(|p| p.get("slice"))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
+        .and_then(|p| p.get(name))
 }
