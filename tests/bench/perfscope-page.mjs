@@ -95,7 +95,7 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   let worker = null;
   // The analysis worker (its reader, web/reader.js, is a worker too).
-  page.on('worker', (w) => { if (w.url().endsWith('/worker_loader.js')) worker = w; });
+  page.on('worker', (w) => { if (/\/worker_loader\.js(\?|$)/.test(w.url())) worker = w; });
   await page.addInitScript(instrument);
   // PAGE_QUERY: parameters for the page's address (e.g. slice=1048576), see bench-browser.sh.
   const query = process.env.PAGE_QUERY;
