@@ -245,20 +245,23 @@ fn exports_in_the_off_cpu_view_hold_the_off_cpu_time() {
     assert_eq!(folded_total(&on.bytes), samples);
 }
 
+/// `bytes` (a perf.data or share file) read as the base of a comparison named `name`.
+fn baseline(bytes: &[u8], name: &str) -> super::compare::Baseline {
+    let base = super::compare::load_base(bytes, &[]).unwrap();
+    super::compare::Baseline {
+        request: 1,
+        name: name.into(),
+        profile: base.profile,
+        off_cpu: base.off_cpu,
+    }
+}
+
 #[test]
 fn compare_weighs_both_profiles_by_off_cpu_time() {
-    use super::compare::{load_base, Baseline};
-
     let (samples, gaps) = oracle();
     let total: u64 = gaps.values().sum();
     let mut s = Session::open_bytes(data("switches.data"), SLICE);
-    let base = load_base(&data("switches.data"), &[]).unwrap();
-    let mut base = Baseline {
-        request: 1,
-        name: "switches.data".into(),
-        profile: base.profile,
-        off_cpu: base.off_cpu,
-    };
+    let mut base = baseline(&data("switches.data"), "switches.data");
     // The same recording on both sides: the same off-CPU time, nothing changed.
     let d = s.diff(&mut base, WeightKind::Samples, true);
     assert_eq!(d.meta.error, None);
@@ -269,13 +272,7 @@ fn compare_weighs_both_profiles_by_off_cpu_time() {
     let d = s.diff(&mut base, WeightKind::Samples, false);
     assert_eq!((d.meta.new_total, d.meta.base_total), (samples, samples));
     // A base without context switches has no off-CPU time to compare with.
-    let other = load_base(&data("example.data"), &[]).unwrap();
-    let mut other = Baseline {
-        request: 2,
-        name: "example.data".into(),
-        profile: other.profile,
-        off_cpu: other.off_cpu,
-    };
+    let mut other = baseline(&data("example.data"), "example.data");
     let d = s.diff(&mut other, WeightKind::Samples, true);
     let e = d.meta.error.unwrap();
     assert!(e.contains("example.data has no off-CPU time"), "{e}");
@@ -294,13 +291,7 @@ fn compare_weighs_both_profiles_by_off_cpu_time() {
             "x",
         )
         .unwrap();
-    let shared = load_base(&share.bytes, &[]).unwrap();
-    let mut shared = Baseline {
-        request: 3,
-        name: "x.perfscope".into(),
-        profile: shared.profile,
-        off_cpu: shared.off_cpu,
-    };
+    let mut shared = baseline(&share.bytes, "x.perfscope");
     let d = s.diff(&mut shared, WeightKind::Samples, true);
     assert_eq!((d.meta.new_total, d.meta.base_total), (total, total));
     assert_eq!(s.overview().samples, samples);
