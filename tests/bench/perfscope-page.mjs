@@ -255,7 +255,7 @@ export async function interact(page, { steps = 20 } = {}) {
         const t = done();
         if (!t && performance.now() - t0 < 60_000) return;
         observer.disconnect();
-        ok(t ? { ms: performance.now() - t0, samples: Number(t.dataset.samples), range: t.dataset.range } : { ms: null });
+        ok(t ? { ms: performance.now() - t0, samples: Number(t.dataset.samples), range: t.dataset.range, workerMs: t.dataset.workerMs === undefined ? null : Number(t.dataset.workerMs) } : { ms: null });
       });
       observer.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-drawn', 'data-current', 'data-range'] });
       document.getElementById('tab-flame').click();

@@ -259,7 +259,8 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                       data-share={format!("{matched_share:.6}")} data-weight={matched_weight.to_string()} data-count={matches.count.to_string()}>{ matched_text }</span>
                 <span class="spacer" />
                 <span class="total" data-field="flame-total" data-current={current.to_string()} data-range={range_attr}
-                      data-samples={total_samples.to_string()} data-period={t.meta.period.to_string()} data-off-cpu={off_cpu.to_string()}>
+                      data-samples={total_samples.to_string()} data-period={t.meta.period.to_string()} data-off-cpu={off_cpu.to_string()}
+                      data-worker-ms={format!("{:.1}", t.meta.ms)}>
                     { match (tree.is_some(), off_cpu) {
                         (false, _) => "…".to_string(),
                         (true, false) => format!("{} samples", grouped(total_samples)),
