@@ -372,7 +372,7 @@ pub fn highlight(
     profile: &Profile,
     events: &EventMap,
     lane_of_thread: &[u32],
-    cpu_lane: &HashMap<u32, usize>,
+    cpu_lane: &super::timeline::CpuLanes,
     lanes: usize,
     bins: Bins,
     event: Option<u32>,
@@ -425,7 +425,7 @@ pub fn highlight(
             .and_then(|t: &ThreadIndex| lane_of_thread.get(t.index()))
             .copied()
             .filter(|&l| l != u32::MAX);
-        let cpu = s.cpu(i).and_then(|c| cpu_lane.get(&c)).copied();
+        let cpu = s.cpu(i).and_then(|c| cpu_lane.get(c));
         for lane in thread_lane.map(|l| l as usize).into_iter().chain(cpu) {
             if let Some(c) = out.get_mut(lane * n + bin as usize) {
                 *c += 1;

@@ -18,6 +18,43 @@ use crate::protocol::{CpuInfo, ProcessInfo, ThreadInfo, TimelineMeta, TimelineRe
 /// table keeps CPUs in 16 bits; bigger ones are rare).
 const DENSE_CPUS: usize = 1 << 16;
 
+/// The lane of each CPU: a table for the numbers below [`DENSE_CPUS`], a map for the rest
+/// (looked up once per sample while lanes are made and highlighted).
+#[derive(Debug, Default, Clone)]
+pub struct CpuLanes {
+    dense: Vec<usize>,
+    other: HashMap<u32, usize>,
+}
+
+impl CpuLanes {
+    /// Lanes `first`, `first + 1`, … for `cpus` in order.
+    fn new(cpus: &[u32], first: usize) -> CpuLanes {
+        let mut lanes = CpuLanes::default();
+        for (i, &cpu) in cpus.iter().enumerate() {
+            let c = cpu as usize;
+            if c < DENSE_CPUS {
+                if lanes.dense.len() <= c {
+                    lanes.dense.resize(c + 1, usize::MAX);
+                }
+                if let Some(slot) = lanes.dense.get_mut(c) {
+                    *slot = first + i;
+                }
+            } else {
+                lanes.other.insert(cpu, first + i);
+            }
+        }
+        lanes
+    }
+
+    /// The lane of `cpu`, if it has one.
+    pub fn get(&self, cpu: u32) -> Option<usize> {
+        match self.dense.get(cpu as usize) {
+            Some(&l) => (l != usize::MAX).then_some(l),
+            None => self.other.get(&cpu).copied(),
+        }
+    }
+}
+
 /// Lanes and their sorted sample times.
 #[derive(Debug, Default)]
 pub struct Timeline {
@@ -38,7 +75,7 @@ pub struct Timeline {
     /// `index[lane][attr]`: the rank index of `samples[lane][attr]`.
     index: Vec<Vec<RankIndex>>,
     /// CPU number → lane.
-    cpu_lane: HashMap<u32, usize>,
+    cpu_lane: CpuLanes,
     /// On/off-CPU periods and markers ([`Timeline::set_activity`]).
     pub activity: Activity,
 }
@@ -170,22 +207,7 @@ impl Timeline {
             .map(|c| c as u32)
             .chain(cpu_other.iter().copied())
             .collect();
-        let cpu_lane: HashMap<u32, usize> = cpu_numbers
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| (c, threads.len() + i))
-            .collect();
-        // The same as a table for the numbers below DENSE_CPUS, for the per-sample loops.
-        let mut dense_lane = vec![usize::MAX; cpu_seen.len()];
-        for (&c, &lane) in &cpu_lane {
-            if let Some(slot) = dense_lane.get_mut(c as usize) {
-                *slot = lane;
-            }
-        }
-        let lane_of_cpu = |cpu: u32| match dense_lane.get(cpu as usize) {
-            Some(&l) => (l != usize::MAX).then_some(l),
-            None => cpu_lane.get(&cpu).copied(),
-        };
+        let cpu_lane = CpuLanes::new(&cpu_numbers, threads.len());
         let lanes = threads.len() + cpu_numbers.len();
         let mut cpus: Vec<CpuInfo> = cpu_numbers
             .iter()
@@ -199,7 +221,7 @@ impl Timeline {
                 .get(th.index())
                 .filter(|&&l| l != u32::MAX)
                 .map(|&l| l as usize);
-            Some((thread_lane, lane_of_cpu(cpu), e))
+            Some((thread_lane, cpu_lane.get(cpu), e))
         };
         // Counted first, so that every list is allocated once at its size.
         let mut sizes = vec![vec![0usize; events]; lanes];

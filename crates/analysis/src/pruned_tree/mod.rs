@@ -204,7 +204,6 @@ impl Descent<'_> {
         if self.opts.inverted {
             self.inverted_root_groups();
         } else {
-            // An unsymbolized system-wide profile has ~1M roots.        } else {
             // An unsymbolized system-wide profile has ~1M roots.
             self.pairs.reserve_exact(self.children.roots().len());
             for &s in self.children.roots() {
