@@ -124,26 +124,36 @@ pub fn stream_records<R: ReadAt, S: RecordSink + ?Sized>(
     mut progress: impl FnMut(u64, u64),
 ) -> Result<Metadata, perfscope_format::Error> {
     let mut stream = RecordStream::open(r, chunk_size, sink)?;
-    while let Some((at, size)) = stream.next_slice() {
-        stream.push(size, |out| r.read_into(at, out), sink);
-        let (bytes, records) = stream.progress();
-        progress(bytes, records);
-    }
-    let (bytes_done, records) = stream.progress();
+    let mut done = read_through(&mut stream, r, sink, (0, 0), &mut progress);
     let meta = stream.finish(sink);
-    let mut feed = Feed {
-        sink,
-        bytes_done,
-        records,
-        progress: &mut progress,
-    };
-    let chunk_size = chunk_size.max(1) as u64;
+    // A directory's data.N files: records in the data section's format, from their start.
     for part in extra.iter_mut() {
-        let mut decoder = StreamDecoder::records(meta.endian, 0);
-        let len = part.len();
-        feed.records(part, 0, len, chunk_size, &meta, &mut decoder);
+        let mut stream = RecordStream::records(meta.clone(), 0, part.len(), chunk_size);
+        done = read_through(&mut stream, part, sink, done, &mut progress);
+        stream.finish(sink);
     }
     Ok(meta)
+}
+
+/// Reads every slice of `stream` through `r` and pushes it; `progress` gets the totals counted
+/// from `before` (bytes, records). Returns the new totals.
+fn read_through<R: ReadAt, S: RecordSink + ?Sized>(
+    stream: &mut RecordStream,
+    r: &mut R,
+    sink: &mut S,
+    before: (u64, u64),
+    progress: &mut impl FnMut(u64, u64),
+) -> (u64, u64) {
+    let total = |s: &RecordStream| {
+        let (bytes, records) = s.progress();
+        (before.0 + bytes, before.1 + records)
+    };
+    while let Some((at, size)) = stream.next_slice() {
+        stream.push(size, |out| r.read_into(at, out), sink);
+        let (bytes, records) = total(stream);
+        progress(bytes, records);
+    }
+    total(stream)
 }
 
 /// [`stream_records`] of one input, driven by its caller: [`RecordStream::open`] reads the
@@ -202,17 +212,24 @@ impl RecordStream {
             sink.error(*e);
         }
         let data = layout.data;
-        Ok(RecordStream {
-            decoder: StreamDecoder::records(meta.endian, data.offset),
+        let end = data.offset.saturating_add(data.size);
+        Ok(RecordStream::records(meta, data.offset, end, chunk_size))
+    }
+
+    /// The stream of the records in `start..end` of an input described by `meta` (a data
+    /// section, or a directory's `data.N` file), in slices of `chunk_size` bytes.
+    fn records(meta: Metadata, start: u64, end: u64, chunk_size: usize) -> RecordStream {
+        RecordStream {
+            decoder: StreamDecoder::records(meta.endian, start),
             meta,
             pipe: false,
             first: true,
-            at: data.offset,
-            end: data.offset.saturating_add(data.size),
-            chunk,
+            at: start,
+            end,
+            chunk: chunk_size.max(1) as u64,
             bytes_done: 0,
             records: 0,
-        })
+        }
     }
 
     /// The next slice to read, as (offset, size); `None` when the stream is read.
@@ -284,75 +301,6 @@ impl RecordStream {
                     sink.record(&self.meta, &rec);
                 }
                 Err(e) => sink.error(e),
-            }
-        }
-    }
-}
-
-/// Chunks read from a [`ReadAt`] into a [`StreamDecoder`], records into the sink.
-struct Feed<'l, S: ?Sized, P> {
-    sink: &'l mut S,
-    bytes_done: u64,
-    records: u64,
-    progress: &'l mut P,
-}
-
-impl<S: RecordSink + ?Sized, P: FnMut(u64, u64)> Feed<'_, S, P> {
-    /// The records of `r[start..end]`, a data section or a `data.N` file.
-    fn records(
-        &mut self,
-        r: &mut impl ReadAt,
-        start: u64,
-        end: u64,
-        chunk_size: u64,
-        meta: &Metadata,
-        d: &mut StreamDecoder,
-    ) {
-        self.feed(r, start, end, chunk_size, d, |sink, rec| {
-            sink.record(meta, rec)
-        });
-    }
-
-    /// Reads `r[start..end]` in chunks of `chunk_size` into `d`, handing each decoded record to
-    /// `push` and reporting progress after each chunk; a failed read ends the range.
-    fn feed(
-        &mut self,
-        r: &mut impl ReadAt,
-        start: u64,
-        end: u64,
-        chunk_size: u64,
-        d: &mut StreamDecoder,
-        mut push: impl FnMut(&mut S, &RawRecord<'_>),
-    ) {
-        let mut at = start;
-        while at < end {
-            let size = chunk_size.min(end - at);
-            // Into the decoder's buffer: no new block for each chunk.
-            let Ok(n) = usize::try_from(size) else { break };
-            match d.push_with(n, |out| r.read_into(at, out)) {
-                Ok(()) => {}
-                Err(e) => {
-                    self.sink.error(e);
-                    break;
-                }
-            }
-            at += size;
-            self.bytes_done += size;
-            self.drain(d, &mut push);
-            (self.progress)(self.bytes_done, self.records);
-        }
-        d.finish();
-        self.drain(d, &mut push);
-    }
-
-    fn drain(&mut self, d: &mut StreamDecoder, mut push: impl FnMut(&mut S, &RawRecord<'_>)) {
-        while let Some(item) = d.next_record() {
-            match item {
-                Ok(rec) => {
-                    self.records += 1;
-                    push(self.sink, &rec);
-                }
-                Err(e) => self.sink.error(e),
             }
         }
     }
