@@ -15,7 +15,7 @@ use super::export::analysis_weight;
 use super::records_index::RecordIndex;
 use super::source::VecSource;
 use super::symbols::{build_resolver, SymbolFile};
-use super::{Session, SLICE};
+use super::{with_samples, Session, SLICE};
 use crate::protocol::{DiffMeta, DiffReply, DiffRow, WeightKind};
 
 /// Rows of the function table sent to the page.
@@ -176,13 +176,12 @@ impl Session {
                     base.name
                 ));
             }
-            // Each off-CPU table stands in for its profile's samples (see `Session::export`).
-            std::mem::swap(&mut self.profile.samples, &mut self.off_cpu);
-            std::mem::swap(&mut base.profile.samples, &mut base.off_cpu);
-            let reply = diff(&base.profile, &self.profile, WeightKind::Period);
-            std::mem::swap(&mut base.profile.samples, &mut base.off_cpu);
-            std::mem::swap(&mut self.profile.samples, &mut self.off_cpu);
-            reply?
+            // Each off-CPU table stands in for its profile's samples.
+            with_samples(&mut self.profile, &mut self.off_cpu, |new| {
+                with_samples(&mut base.profile, &mut base.off_cpu, |old| {
+                    diff(old, new, WeightKind::Period)
+                })
+            })?
         } else {
             diff(&base.profile, &self.profile, weight)?
         };

@@ -15,7 +15,7 @@ use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleFilter;
 use perfscope_analysis::summary::Summary;
 
-use super::{tree, Session};
+use super::{tree, with_samples, Session};
 use crate::protocol::{ExportFormat, ExportMeta, ExportReply, Filter, Privacy, WeightKind};
 
 /// The analysis weight of a protocol weight.
@@ -161,19 +161,18 @@ impl Session {
         // The event does not apply to off-CPU time (as in the tree queries).
         sf.events.clear();
         // The off-CPU table refers to the profile's stacks and threads: it stands in for the
-        // samples while the file is written (two `Vec` swaps, no copy), its event column's
-        // names for the events.
+        // samples while the file is written, its event column's names for the events.
         let names = [OFF_CPU_EVENT, OFF_CPU_APPROX_EVENT].map(|n| self.profile.strings.intern(n));
         let [Ok(exact), Ok(approx)] = names else {
             return Err("too many strings to name the off-CPU events".into());
         };
         // Indexed by the table's event column: offcpu::EXACT is 0, offcpu::APPROXIMATE 1.
         let mut events = vec![exact, approx];
-        std::mem::swap(&mut self.profile.samples, &mut self.off_cpu);
         std::mem::swap(&mut self.profile.events, &mut events);
-        let reply = export(&self.profile, summary, sf, request);
+        let reply = with_samples(&mut self.profile, &mut self.off_cpu, |p| {
+            export(p, summary, sf, request)
+        });
         std::mem::swap(&mut self.profile.events, &mut events);
-        std::mem::swap(&mut self.profile.samples, &mut self.off_cpu);
         reply
     }
 }

@@ -129,6 +129,19 @@ fn loader(
     ProfileLoader::with_extras(load_options(resolver), EXTRAS).without_timeline_sample_times()
 }
 
+/// Runs `f` on `profile` with `samples` (a table on its stacks and threads, such as its
+/// off-CPU time) standing in for its samples: swapped in and back, nothing copied.
+pub(crate) fn with_samples<R>(
+    profile: &mut Profile,
+    samples: &mut SampleTable,
+    f: impl FnOnce(&Profile) -> R,
+) -> R {
+    std::mem::swap(&mut profile.samples, samples);
+    let r = f(profile);
+    std::mem::swap(&mut profile.samples, samples);
+    r
+}
+
 /// A file being opened ([`Session::begin`]): the pass over its records, fed slice by slice.
 pub struct Opening {
     source: Box<dyn ReadAt>,
