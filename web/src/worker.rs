@@ -431,18 +431,18 @@ async fn push_slices(
         .ok()
         .and_then(|s| s.as_string())
         .unwrap_or_default();
-    let wanted = !search.contains("reader=0");
-    let mut reader = wanted
-        .then(SliceReader::start)
-        .transpose()
-        .map_err(|e| {
+    let started = (!search.contains("reader=0")).then(SliceReader::start);
+    let mut reader = match started {
+        Some(Ok(r)) => Some(r),
+        Some(Err(e)) => {
             web_sys::console::warn_1(&JsValue::from(format!(
                 "no reader worker ({}): the file is read by the parser",
                 describe_js_error(&e)
-            )))
-        })
-        .ok()
-        .flatten();
+            )));
+            None
+        }
+        None => None,
+    };
     let mut ahead = std::collections::VecDeque::new();
     let mut next = 0;
     for &(at, size) in &slices {
@@ -465,21 +465,7 @@ async fn push_slices(
         match got {
             Some(buffer) => {
                 let array = Uint8Array::new(&buffer);
-                opening.push(size, |out| {
-                    if array.length() as usize != out.len() {
-                        return Err(perfscope_format::Error::new(
-                            at,
-                            perfscope_format::ErrorKind::UnexpectedEof {
-                                what: "file (the browser read fewer bytes)",
-                                needed: out.len() as u64,
-                                available: u64::from(array.length()),
-                            },
-                        ));
-                    }
-                    // Straight into the stream's buffer in wasm memory.
-                    array.copy_to(out);
-                    Ok(())
-                });
+                opening.push(size, |out| copy_whole(&array, at, out));
             }
             None => {
                 if reader.take().is_some() {
@@ -632,22 +618,26 @@ impl ReadAt for BlobSource {
     }
 
     fn read_into(&mut self, offset: u64, out: &mut [u8]) -> Result<(), perfscope_format::Error> {
-        let size = out.len() as u64;
-        let array = self.slice(offset, size)?;
-        if u64::from(array.length()) != size {
-            return Err(perfscope_format::Error::new(
-                offset,
-                perfscope_format::ErrorKind::UnexpectedEof {
-                    what: "file (the browser read fewer bytes)",
-                    needed: size,
-                    available: u64::from(array.length()),
-                },
-            ));
-        }
-        // Straight into the caller's buffer in wasm memory.
-        array.copy_to(out);
-        Ok(())
+        let array = self.slice(offset, out.len() as u64)?;
+        copy_whole(&array, offset, out)
     }
+}
+
+/// The bytes of file offset `at` read into `array`, copied straight into `out` in wasm memory;
+/// an error when the browser read fewer than `out` holds.
+fn copy_whole(array: &Uint8Array, at: u64, out: &mut [u8]) -> Result<(), perfscope_format::Error> {
+    if array.length() as usize != out.len() {
+        return Err(perfscope_format::Error::new(
+            at,
+            perfscope_format::ErrorKind::UnexpectedEof {
+                what: "file (the browser read fewer bytes)",
+                needed: out.len() as u64,
+                available: u64::from(array.length()),
+            },
+        ));
+    }
+    array.copy_to(out);
+    Ok(())
 }
 
 impl BlobSource {
