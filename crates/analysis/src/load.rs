@@ -48,7 +48,7 @@ use crate::builder::{
 };
 use crate::delivery::SampleDelivery;
 use crate::ids::{CapacityError, EventIndex};
-use crate::offcpu::{add_to_profile_filtered, OffCpuEvents, OFF_CPU_APPROX_EVENT, OFF_CPU_EVENT};
+use crate::offcpu::{add_to_profile_filtered, is_off_cpu_event, OffCpuEvents};
 use crate::profile::Profile;
 use crate::symbols::resolver::SymbolResolver;
 use crate::timeline::{Timeline, TimelineRecorder};
@@ -426,7 +426,7 @@ fn add_off_cpu(
     timeline: &Timeline,
     filter: &LoadFilter,
 ) -> Result<OffCpuEvents, CapacityError> {
-    let named = |n: &String| n == OFF_CPU_EVENT || n == OFF_CPU_APPROX_EVENT;
+    let named = |n: &String| is_off_cpu_event(n);
     if !filter.events.is_empty() && !filter.events.iter().any(named) {
         return Ok(OffCpuEvents::default());
     }

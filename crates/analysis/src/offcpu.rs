@@ -26,6 +26,12 @@ pub const OFF_CPU_EVENT: &str = "offcpu-time";
 /// The pseudo-event of off-CPU time attributed to the thread's last sampled stack.
 pub const OFF_CPU_APPROX_EVENT: &str = "offcpu-time:approx";
 
+/// Whether `name` is one of the off-CPU pseudo-events ([`OFF_CPU_EVENT`],
+/// [`OFF_CPU_APPROX_EVENT`]).
+pub fn is_off_cpu_event(name: &str) -> bool {
+    matches!(name, OFF_CPU_EVENT | OFF_CPU_APPROX_EVENT)
+}
+
 /// The stack each thread would be switched out with, per [`TaskIndex`].
 #[derive(Clone, Debug, Default)]
 pub struct OffCpuStacks {

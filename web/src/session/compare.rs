@@ -6,7 +6,7 @@
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::diff::{diff_flame_graph, function_diff, DiffOptions, DiffSort};
 use perfscope_analysis::load::{load, LoadExtras, LoadOptions};
-use perfscope_analysis::offcpu::{off_cpu_table, OFF_CPU_APPROX_EVENT, OFF_CPU_EVENT};
+use perfscope_analysis::offcpu::{is_off_cpu_event, off_cpu_table};
 use perfscope_analysis::open::{open, Opened};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleTable;
@@ -51,10 +51,7 @@ pub fn load_base(data: &[u8], symbol_files: &[SymbolFile]) -> Result<LoadedBase,
         Opened::Share(shared) => {
             let profile = shared.profile;
             let named = |e: &perfscope_analysis::ids::StringIndex| {
-                matches!(
-                    profile.strings.get(*e),
-                    OFF_CPU_EVENT | OFF_CPU_APPROX_EVENT
-                )
+                is_off_cpu_event(profile.strings.get(*e))
             };
             let off_cpu = if !profile.events.is_empty() && profile.events.iter().all(named) {
                 profile.samples.clone()

@@ -96,11 +96,9 @@ pub fn event_base_name(name: &str) -> &str {
 
 /// The unit of the period of the event named `name`.
 pub fn period_unit(name: &str) -> PeriodUnit {
-    use crate::offcpu::{OFF_CPU_APPROX_EVENT, OFF_CPU_EVENT};
     match event_base_name(name) {
-        "cpu-clock" | "task-clock" | OFF_CPU_EVENT | OFF_CPU_APPROX_EVENT => {
-            PeriodUnit::Nanoseconds
-        }
+        _ if crate::offcpu::is_off_cpu_event(name) => PeriodUnit::Nanoseconds,
+        "cpu-clock" | "task-clock" => PeriodUnit::Nanoseconds,
         _ => PeriodUnit::Count,
     }
 }

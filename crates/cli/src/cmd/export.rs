@@ -15,7 +15,7 @@ use perfscope_analysis::export::svg::{to_svg, SvgOptions};
 use perfscope_analysis::flame_graph::{FlameGraph, WeightKind};
 use perfscope_analysis::ids::EventIndex;
 use perfscope_analysis::import::{detect, import_text};
-use perfscope_analysis::offcpu::{OFF_CPU_APPROX_EVENT, OFF_CPU_EVENT};
+use perfscope_analysis::offcpu::{is_off_cpu_event, OFF_CPU_EVENT};
 use perfscope_analysis::open::{open, Opened};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleFilter;
@@ -164,8 +164,7 @@ pub fn load_with(args: &ProfileArgs, summary: bool) -> Result<Loaded, String> {
 fn share_filter(profile: &Profile, args: &ProfileArgs) -> Result<SampleFilter, String> {
     let mut events = Vec::new();
     if args.off_cpu {
-        let named =
-            |e: &EventIndex| matches!(profile.event_name(*e), OFF_CPU_EVENT | OFF_CPU_APPROX_EVENT);
+        let named = |e: &EventIndex| is_off_cpu_event(profile.event_name(*e));
         let found = (0..profile.events.len() as u32)
             .map(EventIndex)
             .filter(named);
