@@ -254,7 +254,9 @@ async fn open_files(
         });
         return match data {
             Some(data) => {
+                let event = data.overview.default_event();
                 post(WorkerMessage::Profile(id, Box::new(data)));
+                prewarm(event);
                 Ok(())
             }
             None => Err(
@@ -292,9 +294,7 @@ async fn open_files(
                 id,
                 Box::new(session.summary().clone()),
             ));
-            let profile = session.profile_data();
-            SESSION.set(Some(session));
-            post(WorkerMessage::Profile(id, Box::new(profile)));
+            post_profile(id, session);
             return Ok(());
         }
     }
@@ -325,10 +325,7 @@ async fn open_files(
             summary_ms: t1 - t0,
             ..Timings::default()
         };
-        let session = Session::open_share(data, shared, summary, timings);
-        let profile = session.profile_data();
-        SESSION.set(Some(session));
-        post(WorkerMessage::Profile(id, Box::new(profile)));
+        post_profile(id, Session::open_share(data, shared, summary, timings));
         return Ok(());
     }
     post(WorkerMessage::Summary(id, Box::new(first.clone())));
@@ -358,10 +355,27 @@ async fn open_files(
     session.timings_mut().wasm_memory = wasm_memory();
     // The slices read for the summary and the records pass (part of their times).
     session.timings_mut().read_ms += spent_ms.get() + waited_ms;
+    post_profile(id, session);
+    Ok(())
+}
+
+/// Keeps `session` as the open one and posts its `profile` message; then, while the page takes
+/// that in, builds what its first flame graph will ask for ([`Session::prewarm`]).
+fn post_profile(id: u32, session: Session) {
     let profile = session.profile_data();
+    let event = profile.overview.default_event();
     SESSION.set(Some(session));
     post(WorkerMessage::Profile(id, Box::new(profile)));
-    Ok(())
+    prewarm(event);
+}
+
+/// [`Session::prewarm`] on the open session.
+fn prewarm(event: Option<u32>) {
+    SESSION.with_borrow_mut(|s| {
+        if let Some(s) = s.as_mut() {
+            s.prewarm(event);
+        }
+    });
 }
 
 /// Reads a profile (perf.data or share file, the first such file) and its symbol files as the

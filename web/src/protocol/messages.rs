@@ -356,6 +356,21 @@ pub struct Overview {
     pub off_cpu: Option<OffCpuInfo>,
 }
 
+impl Overview {
+    /// The event the views count first: the first with samples when there are several
+    /// (mixing events would add up unlike units), all of them (`None`) when there is one.
+    pub fn default_event(&self) -> Option<u32> {
+        if self.events.len() > 1 {
+            self.events
+                .iter()
+                .position(|e| e.samples > 0)
+                .and_then(|i| u32::try_from(i).ok())
+        } else {
+            None
+        }
+    }
+}
+
 /// The off-CPU time of a recording with context switches (switch events or sched_switch).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct OffCpuInfo {

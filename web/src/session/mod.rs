@@ -45,7 +45,7 @@ use perfscope_format::RawRecord;
 
 use crate::protocol::strings::StringTable;
 use crate::protocol::{
-    OffCpuInfo, Overview, Phase, ProfileData, Progress, Query, RecordError, RecordFilter,
+    Filter, OffCpuInfo, Overview, Phase, ProfileData, Progress, Query, RecordError, RecordFilter,
     RecordRows, RecordsMeta, RecordsReply, StackReply, SymbolFileInfo, Timings, WorkerMessage,
 };
 pub use events::EventMap;
@@ -464,6 +464,28 @@ impl Session {
             o.error_count += 1;
         }
         o
+    }
+
+    /// Builds what the page's first flame graph asks for — the children index and the whole
+    /// time's weights of `event` (the page's default, [`Overview::default_event`]) — so that
+    /// it is made while the page takes in the `profile` message, not after its first query.
+    /// A first query with another filter still finds the children index made.
+    pub fn prewarm(&mut self, event: Option<u32>) {
+        let filter = Filter {
+            event,
+            ..Filter::default()
+        };
+        tree::warm(
+            &tree::Samples {
+                profile: &self.profile,
+                off_cpu: &self.off_cpu,
+            },
+            &self.timeline,
+            &self.events,
+            &mut self.tree_cache,
+            self.generation,
+            &filter,
+        );
     }
 
     /// The `profile` message's contents.

@@ -151,6 +151,19 @@ fn refilter(
     narrowed.unwrap_or_else(|| StackWeights::new(profile, &sf))
 }
 
+/// Fills `cache` for `filter` (the children index and the filter's weights) without a query:
+/// what the first tree query would build, made while the page is busy with something else.
+pub fn warm(
+    samples: &Samples<'_>,
+    timeline: &Timeline,
+    events: &EventMap,
+    cache: &mut TreeCache,
+    generation: u32,
+    filter: &Filter,
+) {
+    cache.prepare(samples, timeline, events, filter, generation);
+}
+
 /// A tree query's parameters.
 #[derive(Debug, Clone, Copy)]
 pub struct TreeParams<'a> {

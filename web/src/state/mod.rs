@@ -411,15 +411,10 @@ impl AppState {
         }
     }
 
-    /// The first event with samples: mixing events would add up unlike units.
+    /// The first event with samples ([`crate::protocol::Overview::default_event`]).
     fn pick_default_event(&mut self) {
         if let Load::Loaded { profile, .. } = &self.load {
-            let events = &profile.overview.events;
-            self.view.event = if events.len() > 1 {
-                events.iter().position(|e| e.samples > 0).map(|i| i as u32)
-            } else {
-                None
-            };
+            self.view.event = profile.overview.default_event();
         }
     }
 
