@@ -40,7 +40,20 @@ for (const rel of ['gen/pipe.data', 'bigendian/be-fp.data', 'bigendian/be-pipe.d
     assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), o.stats.SAMPLE);
     const records = await page.locator('[data-field="record-counts"] tr[data-record-type]').evaluateAll((rs) => Object.fromEntries(rs.map((r) => [r.dataset.recordType, Number(r.querySelector('[data-count]').dataset.count)])));
     assert.equal(records.SAMPLE, o.stats.SAMPLE);
-    const rows = await page.locator('[data-field="thread-row"]').evaluateAll((rs) => rs.map((r) => [r.dataset.comm, `${r.dataset.pid}/${r.dataset.tid}`, Number(r.dataset.samples)]));
+    const readRows = () => page.locator('[data-field="thread-row"]').evaluateAll((rs) => rs.map((r) => [r.dataset.comm, `${r.dataset.pid}/${r.dataset.tid}`, Number(r.dataset.samples)]));
+    // A recording with more than 200 threads lists its busiest 200 until "Show all".
+    let rows = await readRows();
+    if (await page.locator('#show-all-threads').count()) {
+      assert.equal(rows.length, 200);
+      await page.click('#show-all-threads');
+      await page.waitForFunction(() => !document.getElementById('show-all-threads'));
+      const all = await readRows();
+      assert.ok(all.length > 200, `${all.length} rows after Show all`);
+      assert.deepEqual(all.slice(0, 200), rows);
+      const least = Math.min(...rows.map((r) => r[2]));
+      assert.ok(all.slice(200).every((r) => r[2] <= least), 'the busiest threads come first');
+      rows = all;
+    }
     const sum = (key) => [...rows.reduce((m, r) => m.set(key(r), (m.get(key(r)) ?? 0) + r[2]), new Map())].map(([k, n]) => `${k} ${n}`).sort();
     // Samples per thread from perf script; per command name from perf's folded stacks (made
     // without --show-task-events, which makes perf 6.1 print some samples under the previous

@@ -44,6 +44,28 @@ describe('summary', () => {
     });
   }
 
+  test('threads.data (242 threads): the 200 busiest are listed, then all of them, as perf counts them', async () => {
+    const perf = threadCounts(readScriptSamples(join(DATA, 'threads.samples.txt')));
+    assert.ok(perf.length > 200, `${perf.length} threads in perf's output`);
+    const { page, errors } = await openFile(app.browser.context, app.server.url, join(DATA, 'threads.data'));
+    const rows = () => page.locator('[data-field="thread-row"]').evaluateAll((rs) => rs.map((r) => `${r.dataset.comm} ${r.dataset.pid}/${r.dataset.tid} ${r.dataset.samples}`));
+    const first = await rows();
+    assert.equal(first.length, 200);
+    const count = (row) => Number(row.split(' ').pop());
+    const perfCounts = perf.map(count).sort((a, b) => b - a);
+    // The 200 shown are the busiest: their counts are perf's 200 largest.
+    assert.deepEqual(first.map(count).sort((a, b) => b - a), perfCounts.slice(0, 200));
+    assert.equal(await page.locator('[data-field="threads-more"]').textContent(), `The 200 busiest of ${perf.length} threads. Show all`);
+    await shot(page, 'view-summary-threads');
+    await page.click('#show-all-threads');
+    await page.waitForFunction(() => !document.getElementById('show-all-threads'));
+    const all = await rows();
+    assert.deepEqual(all.slice(0, 200), first);
+    assert.deepEqual([...all].sort(), perf);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('record counts per type equal a hand walk of the record headers', async () => {
     const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
     const { types } = handWalk(readFileSync(EXAMPLE));

@@ -15,10 +15,25 @@ pub struct ProfileSummaryProps {
     pub profile: Shared<ProfileData>,
 }
 
+/// Rows of the threads table shown before "Show all": the busiest threads. A system-wide
+/// recording has thousands (13 000 elements for 2 650 threads made the page take ~0.3 s more to
+/// show a loaded profile); the timeline lists every one.
+const THREAD_ROWS: usize = 200;
+
 /// Warnings, then samples, threads, records and symbol cards.
 #[function_component(ProfileSummary)]
 pub fn profile_summary(props: &ProfileSummaryProps) -> Html {
     let o = &props.profile.overview;
+    let all_threads = use_state_eq(|| false);
+    let shown_threads = if *all_threads {
+        o.comms.len()
+    } else {
+        o.comms.len().min(THREAD_ROWS)
+    };
+    let show_all = {
+        let all_threads = all_threads.clone();
+        Callback::from(move |_: MouseEvent| all_threads.set(true))
+    };
     let l = &o.lost;
     let mut warnings = Vec::new();
     if l.lost_records > 0 {
@@ -99,12 +114,12 @@ pub fn profile_summary(props: &ProfileSummaryProps) -> Html {
                 </section>
             </div>
             <section class="card" id="threads-card">
-                <h2>{ "Threads" }<span class="count">{ o.comms.len() }</span></h2>
+                <h2>{ "Threads" }<span class="count">{ grouped(o.comms.len() as u64) }</span></h2>
                 <div class="table-scroll short">
                     <table class="feature-table threads" data-field="threads">
                         <thead><tr><th>{ "Command" }</th><th class="num">{ "PID" }</th><th class="num">{ "TID" }</th><th class="num">{ "Samples" }</th></tr></thead>
                         <tbody>
-                            { for o.comms.iter().map(|c| html! {
+                            { for o.comms.iter().take(shown_threads).map(|c| html! {
                                 <tr data-field="thread-row" data-comm={c.comm.clone()} data-pid={c.pid.to_string()} data-tid={c.tid.to_string()} data-samples={c.samples.to_string()}>
                                     <td class="mono">{ &c.comm }</td><td class="num">{ c.pid }</td><td class="num">{ c.tid }</td><td class="num">{ grouped(c.samples) }</td>
                                 </tr>
@@ -112,6 +127,12 @@ pub fn profile_summary(props: &ProfileSummaryProps) -> Html {
                         </tbody>
                     </table>
                 </div>
+                if shown_threads < o.comms.len() {
+                    <p class="more-rows" data-field="threads-more">
+                        { format!("The {} busiest of {} threads. ", grouped(shown_threads as u64), grouped(o.comms.len() as u64)) }
+                        <button type="button" class="link" id="show-all-threads" onclick={show_all}>{ "Show all" }</button>
+                    </p>
+                }
             </section>
             if !o.symbol_files.is_empty() {
                 <section class="card" id="symbols-card">
