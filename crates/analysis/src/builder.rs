@@ -15,6 +15,7 @@ use self::chain::{chain_entries, ChainEntry, Expand, LastStack, RecentStacks, TR
 
 use crate::ids::{CapacityError, EventIndex, FrameIndex, ModuleIndex, ThreadIndex};
 use crate::maps::{AddressSpace, Mapping};
+use crate::probe::{ProbeTable, Slot};
 use crate::profile::Profile;
 use crate::samples::Sample;
 use crate::stack_table::{Frame, Func};
@@ -147,7 +148,7 @@ pub struct ProfileBuilder {
     /// The frames of an address by [`frame_key`]: the frame itself for one frame, else
     /// `MANY_FRAMES | i` for the run `frame_spans[i]`. 16-byte slots: the table holds every
     /// address seen (hundreds of thousands) and is probed for most callchain entries.
-    frames: FxHashMap<[u32; 3], u32>,
+    frames: ProbeTable<FrameSlot>,
     /// Runs of several frames: (start, len) in `frame_runs`, root first.
     frame_spans: Vec<(u32, u32)>,
     frame_runs: Vec<FrameIndex>,
@@ -159,16 +160,39 @@ pub struct ProfileBuilder {
 /// A `frames` value that is an index into `frame_spans`, not a frame.
 const MANY_FRAMES: u32 = 1 << 31;
 
-/// The frame cache's key of (module, file-relative address, expanded): the address's two
-/// halves, then the module (`MANY_FRAMES - 1` for none) with `expand` in the top bit. `None`
-/// when the module index does not fit 31 bits.
-fn frame_key(module: Option<ModuleIndex>, rel: u64, expand: bool) -> Option<[u32; 3]> {
+/// A frame cache entry: the key of [`frame_key`] and the value (`u32::MAX`: a free slot).
+#[derive(Clone, Copy, Debug)]
+struct FrameSlot {
+    rel: u64,
+    module: u32,
+    value: u32,
+}
+
+impl Slot for FrameSlot {
+    const FREE: Self = FrameSlot {
+        rel: 0,
+        module: 0,
+        value: u32::MAX,
+    };
+
+    fn is_free(&self) -> bool {
+        self.value == u32::MAX
+    }
+}
+
+/// The frame cache's hash of a [`frame_key`].
+#[inline]
+fn frame_hash((rel, module): (u64, u32)) -> u64 {
+    rel ^ u64::from(module).rotate_left(29)
+}
+
+/// The frame cache's key of (module, file-relative address, expanded): the address, then the
+/// module (`MANY_FRAMES - 1` for none) with `expand` in the top bit. `None` when the module
+/// index does not fit 31 bits.
+fn frame_key(module: Option<ModuleIndex>, rel: u64, expand: bool) -> Option<(u64, u32)> {
     let m = module.map_or(MANY_FRAMES - 1, |m| m.0);
-    (m < MANY_FRAMES - 1 || module.is_none()).then_some([
-        rel as u32,
-        (rel >> 32) as u32,
-        m | if expand { MANY_FRAMES } else { 0 },
-    ])
+    (m < MANY_FRAMES - 1 || module.is_none())
+        .then_some((rel, m | if expand { MANY_FRAMES } else { 0 }))
 }
 
 /// The frames of one address: one, or a range of `frame_runs` (root first).
@@ -225,7 +249,7 @@ impl ProfileBuilder {
             named_flags: Vec::new(),
             name_buf: String::new(),
             threads: FxHashMap::default(),
-            frames: FxHashMap::default(),
+            frames: ProbeTable::default(),
             frame_spans: Vec::new(),
             frame_runs: Vec::new(),
             truncated_frame: None,
@@ -435,7 +459,10 @@ impl ProfileBuilder {
             named || (self.symbolize && self.resolver.is_some() && module.is_some());
         let key = frame_key(module, rel, expand && may_have_name)
             .ok_or(CapacityError { table: "module" })?;
-        if let Some(&value) = self.frames.get(&key) {
+        let found = self
+            .frames
+            .find(frame_hash(key), |s| (s.rel, s.module) == key);
+        if let Some(FrameSlot { value, .. }) = found {
             return Ok(FrameRun::from_cached(value, &self.frame_spans));
         }
         let module_entry = module.and_then(|m| self.profile.modules.get(m));
@@ -540,7 +567,17 @@ impl ProfileBuilder {
                 i | MANY_FRAMES
             }
         };
-        self.frames.insert(key, value);
+        // (`u32::MAX` would read as a free slot.)
+        if value == u32::MAX {
+            return Err(too_many);
+        }
+        let slot = FrameSlot {
+            rel: key.0,
+            module: key.1,
+            value,
+        };
+        self.frames
+            .insert(frame_hash(key), slot, |s| frame_hash((s.rel, s.module)));
         Ok(FrameRun::from_cached(value, &self.frame_spans))
     }
 

@@ -8,11 +8,11 @@
 //! function of its own named `module+0xoffset`, which makes "merge by function" merge
 //! unsymbolized frames by module and offset.
 
-use hashbrown::HashTable;
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::chunked::Chunked;
 use crate::ids::{CapacityError, FrameIndex, FuncIndex, ModuleIndex, StackIndex, StringIndex};
+use crate::probe::{ProbeTable, Slot};
 
 /// One executable, library, kernel image or JIT region.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -260,9 +260,8 @@ pub struct StackTable {
     prefixes: Chunked<u32>,
     /// Per stack: the leaf-most frame.
     frames: Chunked<FrameIndex>,
-    /// The children that are not a first child, and the roots: their indices, hashed by
-    /// [`stack_key`] of their columns (4-byte slots; a probe reads the candidate's columns).
-    index: HashTable<u32>,
+    /// The children that are not a first child, and the roots, by (prefix, frame).
+    index: ProbeTable<ChildSlot>,
     /// Per stack, its first child: most stacks have one child, so most children are found
     /// here (and their frame in `frames`) without the hash table. 4 bytes per stack while
     /// building.
@@ -279,25 +278,61 @@ fn stack_key(prefix: Option<StackIndex>, frame: FrameIndex) -> u64 {
     (prefix << 32) | u64::from(frame.0)
 }
 
-/// The index's hash of a [`stack_key`]: one multiplication (hashbrown takes its tag from the
-/// top bits, its bucket from the low ones, which the product of the high half reaches through
-/// the fold).
-#[inline]
-fn key_hash(key: u64) -> u64 {
-    let h = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    h ^ (h >> 32)
+/// A slot of the stack table's index: (frame, stack), `stack == u32::MAX` when free (the table
+/// never hands out that index). Found by [`stack_key`]; a slot whose frame is the one looked for
+/// is checked against the stack's prefix column — one more read, for that slot only (a table of
+/// bare stack indices read both columns of every candidate).
+#[derive(Clone, Copy, Debug)]
+struct ChildSlot {
+    frame: FrameIndex,
+    stack: u32,
 }
 
-/// The [`stack_key`] of stack `i` in (`prefixes`, `frames`).
+impl Slot for ChildSlot {
+    const FREE: Self = ChildSlot {
+        frame: FrameIndex(0),
+        stack: u32::MAX,
+    };
+
+    fn is_free(&self) -> bool {
+        self.stack == u32::MAX
+    }
+}
+
+/// The indexed stack made of `prefix` (as its column holds it) and `frame`.
+fn find_child(
+    index: &ProbeTable<ChildSlot>,
+    prefixes: &Chunked<u32>,
+    prefix: u32,
+    frame: FrameIndex,
+) -> Option<u32> {
+    let key = stack_key(from_column(prefix), frame);
+    index
+        .find(key, |s| {
+            s.frame == frame && prefixes.get(s.stack as usize) == Some(&prefix)
+        })
+        .map(|s| s.stack)
+}
+
+/// Adds `stack` (not in the index; its prefix column is `prefix`).
+fn add_child(
+    index: &mut ProbeTable<ChildSlot>,
+    prefixes: &Chunked<u32>,
+    prefix: u32,
+    frame: FrameIndex,
+    stack: u32,
+) {
+    let key = stack_key(from_column(prefix), frame);
+    index.insert(key, ChildSlot { frame, stack }, |s| {
+        let p = prefixes.get(s.stack as usize).copied().unwrap_or(NO_PREFIX);
+        stack_key(from_column(p), s.frame)
+    });
+}
+
+/// A prefix column value as an optional stack.
 #[inline]
-fn key_of(prefixes: &Chunked<u32>, frames: &Chunked<FrameIndex>, i: u32) -> u64 {
-    let p = prefixes.get(i as usize).copied().unwrap_or(NO_PREFIX);
-    let prefix = (p != NO_PREFIX).then_some(StackIndex(p));
-    let frame = frames
-        .get(i as usize)
-        .copied()
-        .unwrap_or(FrameIndex(u32::MAX));
-    stack_key(prefix, frame)
+fn from_column(p: u32) -> Option<StackIndex> {
+    (p != NO_PREFIX).then_some(StackIndex(p))
 }
 
 /// No child yet (no stack has this index).
@@ -332,19 +367,12 @@ impl StackTable {
                 }
             }
         }
-        let key = stack_key(prefix, frame);
-        let hash = key_hash(key);
-        let (prefixes, frames) = (&self.prefixes, &self.frames);
-        if let Some(&i) = self
-            .index
-            .find(hash, |&i| key_of(prefixes, frames, i) == key)
-        {
+        let column = prefix.map_or(NO_PREFIX, |p| p.0);
+        if let Some(i) = find_child(&self.index, &self.prefixes, column, frame) {
             return Ok(StackIndex(i));
         }
         let i = self.push(prefix, frame)?;
-        let (prefixes, frames) = (&self.prefixes, &self.frames);
-        self.index
-            .insert_unique(hash, i.0, |&j| key_hash(key_of(prefixes, frames, j)));
+        add_child(&mut self.index, &self.prefixes, column, frame, i.0);
         Ok(i)
     }
 
@@ -372,7 +400,7 @@ impl StackTable {
     fn reindex(&mut self) {
         self.unindexed = false;
         self.first_child = Chunked::from_elem(NO_CHILD, self.frames.len());
-        self.index.clear();
+        self.index = ProbeTable::default();
         let (prefixes, frames) = (&self.prefixes, &self.frames);
         for (i, (&p, &frame)) in prefixes.iter().zip(frames.iter()).enumerate() {
             let stack = StackIndex(i as u32);
@@ -382,16 +410,8 @@ impl StackTable {
                 Some(slot) if *slot == NO_CHILD => *slot = stack,
                 // A later child or a root; the first of equal stacks keeps the key.
                 _ => {
-                    let key = stack_key(prefix, frame);
-                    let hash = key_hash(key);
-                    if self
-                        .index
-                        .find(hash, |&j| key_of(prefixes, frames, j) == key)
-                        .is_none()
-                    {
-                        self.index.insert_unique(hash, stack.0, |&j| {
-                            key_hash(key_of(prefixes, frames, j))
-                        });
+                    if find_child(&self.index, prefixes, p, frame).is_none() {
+                        add_child(&mut self.index, prefixes, p, frame, stack.0);
                     }
                 }
             }
@@ -402,7 +422,7 @@ impl StackTable {
     /// [`StackTable::intern`] rebuilds the lookup structures first.
     pub fn shrink(&mut self) {
         self.unindexed = true;
-        self.index = HashTable::new();
+        self.index = ProbeTable::default();
         self.first_child = Chunked::new();
         self.prefixes.shrink_to_fit();
         self.frames.shrink_to_fit();
@@ -477,11 +497,10 @@ impl StackTable {
 
     /// Bytes held on the heap (see [`crate::heap`]).
     pub fn heap_bytes(&self) -> usize {
-        use crate::heap::table_bytes;
         self.prefixes.heap_bytes()
             + self.frames.heap_bytes()
             + self.first_child.heap_bytes()
-            + table_bytes(self.index.capacity(), 4)
+            + self.index.heap_bytes()
     }
 }
 

@@ -1,17 +1,17 @@
 //! [`StringTable`]: interned strings addressed by [`StringIndex`].
 //!
 //! The texts sit end to end in one buffer with one `u32` end offset each, and the index is a
-//! hash table of (index, 32-bit hash) pairs: growing it never reads a text again, and a probe
-//! reads a text only when the 32-bit hashes agree. About 9 bytes per string besides its text (a
-//! `Vec<Box<str>>` plus a `HashMap<Box<str>, _>` held every text twice, each in an allocation
-//! of its own).
+//! [`ProbeTable`] of (index, 32-bit hash) pairs: growing it never reads a text again, and a
+//! probe reads a text only when the 32-bit hashes agree. 4 bytes per string besides its text,
+//! plus 8–16 for the index (a `Vec<Box<str>>` plus a `HashMap<Box<str>, _>` held every text
+//! twice, each in an allocation of its own).
 
 use std::hash::BuildHasher;
 
-use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
 use crate::ids::{CapacityError, StringIndex};
+use crate::probe::{ProbeTable, Slot};
 
 /// Interned strings; equal strings share one index.
 #[derive(Clone, Debug, Default)]
@@ -20,20 +20,33 @@ pub struct StringTable {
     bytes: String,
     /// Per string, the end of its text in `bytes` (the start is the previous one's end).
     ends: Vec<u32>,
-    /// (index into `ends`, [`hash32`] of its text).
-    index: HashTable<(u32, u32)>,
+    /// Every string by its [`hash32`].
+    index: ProbeTable<StringSlot>,
+}
+
+/// An entry of the index: (index into `ends`, [`hash32`] of its text); index `u32::MAX` (never
+/// handed out) marks a free slot.
+#[derive(Clone, Copy, Debug)]
+struct StringSlot {
+    string: u32,
+    hash: u32,
+}
+
+impl Slot for StringSlot {
+    const FREE: Self = StringSlot {
+        string: u32::MAX,
+        hash: 0,
+    };
+
+    fn is_free(&self) -> bool {
+        self.string == u32::MAX
+    }
 }
 
 /// The 32-bit hash of a text.
 fn hash32(s: &str) -> u32 {
     let h = FxBuildHasher.hash_one(s);
     (h >> 32) as u32 ^ h as u32
-}
-
-/// The table's 64-bit hash, spread from the 32 bits (hashbrown takes its tag from the top bits).
-#[inline]
-fn spread(h: u32) -> u64 {
-    u64::from(h).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// The text of string `i` in (`bytes`, `ends`).
@@ -63,20 +76,23 @@ impl StringTable {
     /// The index of `s`, adding it when new.
     pub fn intern(&mut self, s: &str) -> Result<StringIndex, CapacityError> {
         let h = hash32(s);
-        let (bytes, ends) = (&self.bytes, &self.ends);
-        if let Some(&(i, _)) = self.index.find(spread(h), |&(i, hi)| {
-            hi == h && text(bytes, ends, i as usize) == s
-        }) {
-            return Ok(StringIndex(i));
+        if let Some(i) = self.find_hashed(s, h) {
+            return Ok(i);
         }
-        let i = StringIndex::from_len(self.ends.len())?;
+        let i = StringIndex::from_len(self.ends.len())
+            .ok()
+            .filter(|i| i.0 != u32::MAX)
+            .ok_or(CapacityError { table: "string" })?;
         let end = u32::try_from(self.bytes.len() + s.len()).map_err(|_| CapacityError {
             table: "string bytes",
         })?;
         self.bytes.push_str(s);
         self.ends.push(end);
-        self.index
-            .insert_unique(spread(h), (i.0, h), |&(_, hj)| spread(hj));
+        let slot = StringSlot {
+            string: i.0,
+            hash: h,
+        };
+        self.index.insert(u64::from(h), slot, |s| u64::from(s.hash));
         Ok(i)
     }
 
@@ -91,12 +107,18 @@ impl StringTable {
 
     /// The index of `s` if it was interned.
     pub fn find(&self, s: &str) -> Option<StringIndex> {
-        let (bytes, ends, h) = (&self.bytes, &self.ends, hash32(s));
+        self.find_hashed(s, hash32(s))
+    }
+
+    /// [`StringTable::find`] given the text's [`hash32`].
+    #[inline]
+    fn find_hashed(&self, s: &str, h: u32) -> Option<StringIndex> {
+        let (bytes, ends) = (&self.bytes, &self.ends);
         self.index
-            .find(spread(h), |&(i, hi)| {
-                hi == h && text(bytes, ends, i as usize) == s
+            .find(u64::from(h), |e| {
+                e.hash == h && text(bytes, ends, e.string as usize) == s
             })
-            .map(|&(i, _)| StringIndex(i))
+            .map(|e| StringIndex(e.string))
     }
 
     /// Number of distinct strings.
@@ -113,14 +135,11 @@ impl StringTable {
     pub fn shrink(&mut self) {
         self.bytes.shrink_to_fit();
         self.ends.shrink_to_fit();
-        self.index.shrink_to_fit(|&(_, h)| spread(h));
     }
 
     /// Bytes held on the heap (see [`crate::heap`]).
     pub fn heap_bytes(&self) -> usize {
-        self.bytes.capacity()
-            + crate::heap::vec_bytes(&self.ends)
-            + crate::heap::table_bytes(self.index.capacity(), std::mem::size_of::<(u32, u32)>())
+        self.bytes.capacity() + crate::heap::vec_bytes(&self.ends) + self.index.heap_bytes()
     }
 }
 
