@@ -16,7 +16,7 @@ use perfscope_analysis::summary::Summary;
 use yew::Reducible;
 
 use crate::protocol::{
-    CompareInfo, DiffReply, Failure, HeatmapReply, ProfileData, Progress, RecordsReply,
+    CompareInfo, DiffReply, Failure, HeatmapReply, ProfileData, Progress, Query, RecordsReply,
     SearchReply, StackReply, TimelineReply, TreeReply, WorkerMessage,
 };
 pub use url::LinkState;
@@ -378,6 +378,17 @@ impl AppState {
                     } else {
                         message
                     });
+                    // A stopped worker answers nothing more: the tree shown stays the last one
+                    // made, and the Inverted button says which it is, not the direction asked.
+                    if let (true, Some(Query::Tree { inverted, .. })) = (
+                        crashed,
+                        self.results
+                            .tree
+                            .as_ref()
+                            .and_then(|t| t.meta.query.as_ref()),
+                    ) {
+                        self.view.inverted = *inverted;
+                    }
                 }
             }
             WorkerMessage::Tree(_, t) => self.results.tree = Some(Shared::new(*t)),
@@ -458,7 +469,7 @@ impl Reducible for AppState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{EventInfo, Overview, Phase};
+    use crate::protocol::{EventInfo, Filter, Overview, Phase, WeightKind};
 
     fn file(name: &str, size: u64) -> FileInfo {
         FileInfo {
@@ -640,6 +651,52 @@ mod tests {
             file: file("b.data", 10),
         });
         assert_eq!(s.query_error, None);
+    }
+
+    #[test]
+    fn after_the_worker_stops_the_inverted_button_says_which_tree_is_shown() {
+        let shown = |inverted: bool| {
+            let mut t = TreeReply::default();
+            t.meta.query = Some(Query::Tree {
+                filter: Filter::default(),
+                inverted,
+                weight: WeightKind::Samples,
+                root: Vec::new(),
+                detail: 0,
+            });
+            Action::Worker(WorkerMessage::Tree(2, Box::new(t)))
+        };
+        let s = started(1, "a.data")
+            .apply(Action::Worker(WorkerMessage::Summary(1, Box::default())))
+            .apply(Action::Worker(profile(&[3])))
+            .apply(shown(false))
+            // Asked for the inverted tree; the worker runs out of memory making it.
+            .apply(Action::View(ViewAction::Inverted(true)));
+        assert!(s.view.inverted);
+        let s = s.apply(Action::Worker(WorkerMessage::Failed(
+            0,
+            Failure {
+                message: "RuntimeError: unreachable".into(),
+                crashed: true,
+            },
+        )));
+        assert!(s.query_error.is_some());
+        assert!(!s.view.inverted, "the top-down tree is the one shown");
+        // An inverted tree shown keeps the button pressed.
+        let s = started(1, "b.data")
+            .apply(Action::Worker(WorkerMessage::Summary(1, Box::default())))
+            .apply(Action::Worker(profile(&[3])))
+            .apply(shown(true))
+            .apply(Action::View(ViewAction::Inverted(true)))
+            .apply(Action::Worker(WorkerMessage::Failed(
+                0,
+                Failure {
+                    message: "RuntimeError: unreachable".into(),
+                    crashed: true,
+                },
+            )));
+        assert!(s.query_error.is_some());
+        assert!(s.view.inverted);
     }
 
     #[test]
