@@ -39,7 +39,7 @@ const SPARE_CHUNKS: usize = 4;
 /// Records in (time, arrival) order, released at round ends; see the module docs.
 #[derive(Debug)]
 pub(crate) struct RecordQueue {
-    /// Indices into `slots` (the heap moves small entries).
+    /// Indices into `slots` (the sort moves small entries).
     queue: OrderedQueue<u32>,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
