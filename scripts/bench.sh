@@ -77,5 +77,7 @@ for f in "${files[@]}"; do
   echo "    stats / header walk                              $(ratio "$stats_s" "$walk_s")x   (target <= 2; the walk cannot see inside compressed records)"
   echo "    perf script | inferno  /  collapse --no-symbols  $(ratio "$pipeline_s" "$collapse_s")x   (target >= 30)"
   echo "    linux-perf-data        /  collapse --no-symbols  $(ratio "$lpd_s" "$collapse_s")x   (target >= 5)"
-  echo "    perf report --stdio    /  collapse --no-symbols  $(ratio "$report_s" "$collapse_s")x"
+  if [ "${REPORT:-1}" = 1 ]; then
+    echo "    perf report --stdio    /  collapse --no-symbols  $(ratio "$report_s" "$collapse_s")x"
+  fi
 done
