@@ -475,8 +475,22 @@ impl Session {
             event,
             ..Filter::default()
         };
-        tree::warm(
-            &tree::Samples {
+        let (samples, timeline, events, cache, generation) = self.tree_input();
+        cache.prepare(&samples, timeline, events, &filter, generation);
+    }
+
+    /// What the tree queries read, the cache they fill and its generation.
+    fn tree_input(
+        &mut self,
+    ) -> (
+        tree::Samples<'_>,
+        &Timeline,
+        &EventMap,
+        &mut tree::TreeCache,
+        u32,
+    ) {
+        (
+            tree::Samples {
                 profile: &self.profile,
                 off_cpu: &self.off_cpu,
             },
@@ -484,8 +498,7 @@ impl Session {
             &self.events,
             &mut self.tree_cache,
             self.generation,
-            &filter,
-        );
+        )
     }
 
     /// The `profile` message's contents.
@@ -556,33 +569,15 @@ impl Session {
                     root,
                     detail,
                 };
-                let mut t = tree::tree(
-                    &tree::Samples {
-                        profile: &self.profile,
-                        off_cpu: &self.off_cpu,
-                    },
-                    &self.timeline,
-                    &self.events,
-                    &mut self.tree_cache,
-                    self.generation,
-                    params,
-                );
+                let (samples, timeline, events, cache, generation) = self.tree_input();
+                let mut t = tree::tree(&samples, timeline, events, cache, generation, params);
                 t.meta.query = Some(query);
                 WorkerMessage::Tree(id, Box::new(t))
             }
             Query::Search { filter, text } => {
-                let mut r = tree::search(
-                    &tree::Samples {
-                        profile: &self.profile,
-                        off_cpu: &self.off_cpu,
-                    },
-                    &self.timeline,
-                    &self.events,
-                    &mut self.tree_cache,
-                    self.generation,
-                    filter,
-                    text,
-                );
+                let (samples, timeline, events, cache, generation) = self.tree_input();
+                let mut r =
+                    tree::search(&samples, timeline, events, cache, generation, filter, text);
                 r.query = Some(query);
                 WorkerMessage::Search(id, Box::new(r))
             }

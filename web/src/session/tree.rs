@@ -65,7 +65,10 @@ pub struct TreeCache {
 }
 
 impl TreeCache {
-    fn prepare(
+    /// The children index and the weights of the samples passing `filter`, made unless kept
+    /// from the last call with the same generation (and filter). Called without a query, it
+    /// makes what the first tree query would (`Session::prewarm`).
+    pub fn prepare(
         &mut self,
         samples: &Samples<'_>,
         timeline: &Timeline,
@@ -149,19 +152,6 @@ fn refilter(
         .then(|| StackWeights::narrowed(&whole.1, profile, &sf))
         .flatten();
     narrowed.unwrap_or_else(|| StackWeights::new(profile, &sf))
-}
-
-/// Fills `cache` for `filter` (the children index and the filter's weights) without a query:
-/// what the first tree query would build, made while the page is busy with something else.
-pub fn warm(
-    samples: &Samples<'_>,
-    timeline: &Timeline,
-    events: &EventMap,
-    cache: &mut TreeCache,
-    generation: u32,
-    filter: &Filter,
-) {
-    cache.prepare(samples, timeline, events, filter, generation);
 }
 
 /// A tree query's parameters.
