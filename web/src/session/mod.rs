@@ -851,6 +851,48 @@ mod tests {
     }
 
     #[test]
+    fn prewarm_makes_what_the_first_tree_query_needs_and_the_same_tree() {
+        let tree_of = |s: &mut Session, event: Option<u32>| match s.query(
+            1,
+            Query::Tree {
+                filter: Filter {
+                    event,
+                    ..Filter::default()
+                },
+                inverted: false,
+                weight: WeightKind::Samples,
+                root: vec![],
+                detail: 0,
+            },
+        ) {
+            WorkerMessage::Tree(1, t) => t,
+            other => panic!("{other:?}"),
+        };
+        let mut cold = open("example.data");
+        let mut warm = open("example.data");
+        let event = warm.overview().default_event();
+        // One event: all samples, as the page asks first.
+        assert_eq!(event, None);
+        assert_eq!(warm.tree_cache.heap_bytes(), 0);
+        warm.prewarm(event);
+        let prepared = warm.tree_cache.heap_bytes();
+        assert!(prepared > 0);
+        // The weights of the filter the page's first query has.
+        let first = Filter {
+            event,
+            ..Filter::default()
+        };
+        assert_eq!(warm.tree_cache.weighs(), Some(&first));
+        let (a, b) = (tree_of(&mut cold, event), tree_of(&mut warm, event));
+        // The query found the tables made: nothing more was built for them.
+        assert_eq!(warm.tree_cache.heap_bytes(), prepared);
+        assert_eq!(cold.tree_cache.heap_bytes(), prepared);
+        assert_eq!(a.nodes, b.nodes);
+        assert_eq!(a.meta.samples, b.meta.samples);
+        assert!(a.nodes.len() > 10);
+    }
+
+    #[test]
     fn every_record_pages_like_a_filter_that_keeps_everything() {
         let mut s = open("example.data");
         let n = s.index.len() as u32;

@@ -108,6 +108,12 @@ impl TreeCache {
         (children, &weights.1)
     }
 
+    /// The filter whose weights are kept.
+    #[cfg(test)]
+    pub fn weighs(&self) -> Option<&Filter> {
+        self.weights.0.as_ref()
+    }
+
     /// Bytes the cache holds.
     pub fn heap_bytes(&self) -> usize {
         self.children.as_ref().map_or(0, StackChildren::heap_bytes)
