@@ -80,9 +80,33 @@ test('syswide-g folded stacks at ?detail=16: the drawn boxes, the elided weight 
   // The target's tooltip says how much of it was left out.
   const { width } = await canvasBox(page, 'canvas.flame-canvas');
   const center = (n, x0, span) => ((n.x - x0 + n.total / 2) / span) * width;
+  const elidedTip = page.locator('[data-field="tooltip-elided"]');
+
+  // The roots left out have no parent box: a band under the drawn roots stands for them, with
+  // a tooltip of how many and their weight, and a notice above the graph when they weigh 10 %
+  // of it or more.
+  const elidedRoots = root.kids.filter((c) => !wide(c.total, total));
+  const elidedRootWeight = elidedRoots.reduce((a, c) => a + c.total, 0);
+  assert.ok(elidedRoots.length > 0, 'roots left out at this detail');
+  const widestLeftOut = elidedRoots.reduce((a, c) => (c.total > a.total ? c : a));
+  assert.ok((widestLeftOut.total / total) * width >= 6, 'a gap wide enough to point at');
+  assert.equal(await hoverFlame(page, center(widestLeftOut, 0, total), await flameRowY(page, 0)), '', 'no box there');
+  await page.waitForFunction(() => document.querySelector('[data-field="tooltip-name"]')?.textContent === 'Roots too narrow to draw');
+  const bandTip = await elidedTip.textContent();
+  assert.match(bandTip, new RegExp(`^\\+ ${elidedRoots.length} more`), bandTip);
+  assert.equal(num(bandTip.replace(/^\+ \d+ more/, '').split('samples')[0]), elidedRootWeight, bandTip);
+  const note = page.locator('[data-field="flame-elided"]');
+  if (elidedRootWeight >= 0.1 * total) {
+    assert.equal(Number(await note.getAttribute('data-count')), elidedRoots.length);
+    assert.equal(Number(await note.getAttribute('data-samples')), elidedRootWeight);
+    assert.match(await note.textContent(), new RegExp(`^${elidedRoots.length} root frames too narrow to draw \\(each under 1/${DETAIL} of the graph\\) hold ${((elidedRootWeight / total) * 100).toFixed(1).replace('.', '\\.')}% of it`));
+  } else {
+    assert.equal(await note.count(), 0);
+  }
+  await page.screenshot({ path: join(SHOTS, 'pruned-elided-roots.png') });
+
   assert.equal(await hoverFlame(page, center(target, 0, total), await flameRowY(page, target.depth)), target.name);
   const elided = target.kids.filter((c) => !wide(c.total, total));
-  const elidedTip = page.locator('[data-field="tooltip-elided"]');
   await elidedTip.waitFor();
   const tip = await elidedTip.textContent();
   assert.match(tip, new RegExp(`^\\+ ${elided.length} more`), tip);

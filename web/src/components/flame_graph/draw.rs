@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use perfscope_analysis::flame_graph::hot_color;
 use web_sys::CanvasRenderingContext2d;
 
-use super::layout::Layout;
+use super::layout::{Layout, ROW_HEIGHT};
 use crate::components::canvas::timed;
 use crate::protocol::{ProfileData, TreeNodes};
 use crate::selectors::{basename, func_module, func_name};
@@ -34,6 +34,11 @@ pub struct Style<'a> {
     pub accent: String,
     /// Background (theme).
     pub background: String,
+    /// The top of the band drawn under the roots for the roots left out (too narrow to
+    /// draw), when the whole graph is shown and some were.
+    pub elided_band: Option<f64>,
+    /// The band's color (theme).
+    pub elided_color: String,
 }
 
 /// 32-bit FNV-1a.
@@ -95,6 +100,11 @@ pub fn draw(ctx: &CanvasRenderingContext2d, layout: &Layout, style: &Style<'_>) 
 fn draw_boxes(ctx: &CanvasRenderingContext2d, layout: &Layout, style: &Style<'_>) {
     ctx.set_fill_style_str(&style.background);
     ctx.fill_rect(0.0, 0.0, layout.width, layout.height);
+    // The roots drawn cover the band where they are; the rest of it is the roots left out.
+    if let Some(y) = style.elided_band {
+        ctx.set_fill_style_str(&style.elided_color);
+        ctx.fill_rect(0.0, y, layout.width, ROW_HEIGHT - 1.0);
+    }
     ctx.set_font("12px ui-sans-serif, system-ui, -apple-system, 'Segoe UI', sans-serif");
     ctx.set_text_baseline("middle");
     let char_w = ctx

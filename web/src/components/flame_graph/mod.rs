@@ -36,6 +36,12 @@ pub struct FlameGraphProps {
     pub on_action: Callback<ViewAction>,
 }
 
+/// The hovered "node" of the band under the roots that stands for the roots left out.
+const ELIDED_ROOTS: u32 = u32::MAX;
+
+/// From this share of the graph's width, the roots left out are also said above the graph.
+const ELIDED_NOTE_SHARE: f64 = 0.1;
+
 #[derive(Clone, Copy, PartialEq)]
 struct Hover {
     node: u32,
@@ -80,6 +86,10 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
         let (t, index) = (t.clone(), index.clone());
         move |_| Rc::new(layout::layout(&t.nodes, &index, &vp))
     });
+    // Roots left out (narrower than the worker's detail) have no parent box to show them: a band
+    // under the roots does, when the whole graph is shown.
+    let band = (zoom_node.is_none() && t.meta.elided_count > 0 && !t.nodes.is_empty())
+        .then(|| vp.row_y(0));
 
     // One draw per change, in the next animation frame.
     {
@@ -124,6 +134,8 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                     hovered,
                     accent: css_var("--accent", "#2563eb"),
                     background: css_var("--canvas-bg", "#ffffff"),
+                    elided_band: band,
+                    elided_color: css_var("--elided", "#d9dde3"),
                 };
                 draw::draw(&ctx, &placed, &style);
                 let _ = el.set_attribute("data-drawn", &drawn_key);
@@ -140,7 +152,10 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
         );
         Callback::from(move |e: MouseEvent| {
             let (x, y) = (e.offset_x(), e.offset_y());
-            let node = layout::hit_test(&placed, f64::from(x), f64::from(y));
+            let node = layout::hit_test(&placed, f64::from(x), f64::from(y)).or_else(|| {
+                band.filter(|&top| (top..top + layout::ROW_HEIGHT - 1.0).contains(&f64::from(y)))
+                    .map(|_| ELIDED_ROOTS)
+            });
             // What is under the pointer, published at once (tests read it after moving there).
             if let Some(el) = e
                 .target()
@@ -237,6 +252,33 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     let (search_done, (matched_weight, matched_share)) =
         (share.is_some(), share.unwrap_or((0.0, 0.0)));
 
+    // The band's roots said in words when they are a good part of the graph.
+    let elided_share = if band.is_some() && weight_total > 0.0 {
+        elided_roots_weight(&t, view.weight) / weight_total
+    } else {
+        0.0
+    };
+    let elided_note = (elided_share >= ELIDED_NOTE_SHARE).then(|| {
+        let each = if t.meta.detail > 0 {
+            format!(" (each under 1/{} of the graph)", grouped(t.meta.detail))
+        } else {
+            String::new()
+        };
+        html! {
+            <ul class="notices">
+                <li class="notice elided-roots" data-field="flame-elided" data-count={t.meta.elided_count.to_string()}
+                    data-samples={t.meta.elided_samples.to_string()} data-share={format!("{elided_share:.6}")}
+                    title="Stacks begin at many different frames when they were unwound without frame pointers or cut at perf's frame limit.">
+                    { format!(
+                        "{} root frames too narrow to draw{each} hold {} of it: the gray band. Click a thread's name in the timeline to see that thread alone.",
+                        grouped(u64::from(t.meta.elided_count)),
+                        percent(elided_share),
+                    ) }
+                </li>
+            </ul>
+        }
+    });
+
     html! {
         <section class="view flame-view" id="panel-flame" role="tabpanel" aria-labelledby="tab-flame">
             <SampleControls state={props.state.clone()} profile={props.profile.clone()} on_action={props.on_action.clone()} />
@@ -271,6 +313,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
             </div>
             <nav class="breadcrumbs" aria-label="Zoom" data-field="breadcrumbs">{ crumbs }</nav>
             <Notices state={props.state.clone()} profile={props.profile.clone()} />
+            { elided_note }
             <div ref={container} class={classes!("flame-scroll", (!view.icicle).then_some("bottom-up"))}>
                 if tree.is_some() && t.nodes.is_empty() {
                     <p class="empty" data-field="flame-empty">{ "No samples to draw for this selection." }</p>
@@ -315,6 +358,9 @@ fn tooltip(
     total: f64,
     off_cpu: bool,
 ) -> Option<Html> {
+    if h.node == ELIDED_ROOTS {
+        return Some(elided_roots_tooltip(t, h, weight, total, off_cpu));
+    }
     let i = h.node as usize;
     let n = &t.nodes;
     let func = *n.func.get(i)?;
@@ -334,7 +380,32 @@ fn tooltip(
         }
     };
     let module = func_module(profile, func);
-    // Keep it on screen: flip to the other side of the pointer near the right and bottom edges.
+    let (left, top) = tooltip_position(h);
+    Some(html! {
+        <div class="tooltip" role="tooltip" style={format!("left:{left}px;top:{top}px")} data-field="tooltip">
+            <div class="tt-name" data-field="tooltip-name">{ func_name(profile, func).to_string() }</div>
+            <div class="tt-module muted" title={module.to_string()}>{ if module.is_empty() { "unknown module".to_string() } else { basename(module).to_string() } }</div>
+            <table>
+                <tr><th>{ "Total" }</th><td data-field="tooltip-total">{ format!("{} samples", grouped(ts as u64)) }</td><td>{ share(ts, all_samples) }</td></tr>
+                <tr><th>{ "Self" }</th><td data-field="tooltip-self">{ format!("{} samples", grouped(ss as u64)) }</td><td>{ share(ss, all_samples) }</td></tr>
+                if off_cpu {
+                    <tr><th>{ "Total off-CPU" }</th><td data-field="tooltip-off-cpu">{ duration_ns(tp as u64) }</td><td>{ share(tp, total) }</td></tr>
+                    <tr><th>{ "Self off-CPU" }</th><td>{ duration_ns(sp as u64) }</td><td>{ share(sp, total) }</td></tr>
+                } else if weight == WeightKind::Period {
+                    <tr><th>{ "Total period" }</th><td>{ grouped(tp as u64) }</td><td>{ share(tp, total) }</td></tr>
+                    <tr><th>{ "Self period" }</th><td>{ grouped(sp as u64) }</td><td>{ share(sp, total) }</td></tr>
+                }
+                if elided_count > 0 {
+                    { elided_row(elided_count, elided, weight, off_cpu, if weight == WeightKind::Samples { all_samples } else { total }) }
+                }
+            </table>
+        </div>
+    })
+}
+
+/// Where a tooltip goes: beside the pointer, flipped to its other side near the right and
+/// bottom edges of the window so that it stays on screen.
+fn tooltip_position(h: Hover) -> (i32, i32) {
     let (vw, vh) = web_sys::window()
         .map(|w| {
             (
@@ -359,30 +430,59 @@ fn tooltip(
     } else {
         h.client_y + 14
     };
-    Some(html! {
+    (left, top)
+}
+
+/// A tooltip's row for what was left out: "+ N more", their weight and its share of `all`.
+fn elided_row(count: u32, elided: f64, weight: WeightKind, off_cpu: bool, all: f64) -> Html {
+    html! {
+        <tr class="muted" data-field="tooltip-elided"><th>{ format!("+ {} more", grouped(u64::from(count))) }</th>
+            <td>{ match (weight, off_cpu) {
+                (_, true) => duration_ns(elided as u64),
+                (WeightKind::Samples, false) => format!("{} samples", grouped(elided as u64)),
+                (WeightKind::Period, false) => grouped(elided as u64),
+            } }</td>
+            <td>{ if all > 0.0 { percent(elided / all) } else { "–".to_string() } }</td></tr>
+    }
+}
+
+/// The weight of the roots left out, in the graph's weight (`total` wide).
+fn elided_roots_weight(t: &TreeReply, weight: WeightKind) -> f64 {
+    match weight {
+        WeightKind::Samples => t.meta.elided_samples as f64,
+        WeightKind::Period => t.meta.elided_period as f64,
+    }
+}
+
+/// The tooltip of the band under the roots: the roots left out.
+fn elided_roots_tooltip(
+    t: &TreeReply,
+    h: Hover,
+    weight: WeightKind,
+    total: f64,
+    off_cpu: bool,
+) -> Html {
+    let (left, top) = tooltip_position(h);
+    let all = if weight == WeightKind::Samples {
+        t.meta.samples.max(1) as f64
+    } else {
+        total
+    };
+    let elided = elided_roots_weight(t, weight);
+    html! {
         <div class="tooltip" role="tooltip" style={format!("left:{left}px;top:{top}px")} data-field="tooltip">
-            <div class="tt-name" data-field="tooltip-name">{ func_name(profile, func).to_string() }</div>
-            <div class="tt-module muted" title={module.to_string()}>{ if module.is_empty() { "unknown module".to_string() } else { basename(module).to_string() } }</div>
-            <table>
-                <tr><th>{ "Total" }</th><td data-field="tooltip-total">{ format!("{} samples", grouped(ts as u64)) }</td><td>{ share(ts, all_samples) }</td></tr>
-                <tr><th>{ "Self" }</th><td data-field="tooltip-self">{ format!("{} samples", grouped(ss as u64)) }</td><td>{ share(ss, all_samples) }</td></tr>
-                if off_cpu {
-                    <tr><th>{ "Total off-CPU" }</th><td data-field="tooltip-off-cpu">{ duration_ns(tp as u64) }</td><td>{ share(tp, total) }</td></tr>
-                    <tr><th>{ "Self off-CPU" }</th><td>{ duration_ns(sp as u64) }</td><td>{ share(sp, total) }</td></tr>
-                } else if weight == WeightKind::Period {
-                    <tr><th>{ "Total period" }</th><td>{ grouped(tp as u64) }</td><td>{ share(tp, total) }</td></tr>
-                    <tr><th>{ "Self period" }</th><td>{ grouped(sp as u64) }</td><td>{ share(sp, total) }</td></tr>
-                }
-                if elided_count > 0 {
-                    <tr class="muted" data-field="tooltip-elided"><th>{ format!("+ {} more", grouped(u64::from(elided_count))) }</th>
-                        <td>{ match (weight, off_cpu) {
-                            (_, true) => duration_ns(elided as u64),
-                            (WeightKind::Samples, false) => format!("{} samples", grouped(elided as u64)),
-                            (WeightKind::Period, false) => grouped(elided as u64),
-                        } }</td>
-                        <td>{ share(elided, if weight == WeightKind::Samples { all_samples } else { total }) }</td></tr>
-                }
-            </table>
+            <div class="tt-name" data-field="tooltip-name">{ "Roots too narrow to draw" }</div>
+            <div class="tt-module muted">{ detail_text(t.meta.detail) }</div>
+            <table>{ elided_row(t.meta.elided_count, elided, weight, off_cpu, all) }</table>
         </div>
-    })
+    }
+}
+
+/// "each narrower than 1/N of the graph", for the worker's detail N.
+fn detail_text(detail: u64) -> String {
+    if detail > 0 {
+        format!("each narrower than 1/{} of the graph", grouped(detail))
+    } else {
+        "each too narrow to draw".to_string()
+    }
 }
