@@ -207,6 +207,8 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
     let current = tree.as_ref().is_some_and(|t| {
         t.meta.query == props.wanted && t.meta.generation == p.overview.generation
     });
+    // An earlier query's tree while the wanted one is made: dimmed, and said.
+    let stale = tree.is_some() && !current && props.state.query_error.is_none();
     let empty = use_memo((), |_| Shared::new(TreeReply::default()));
     let t = tree.clone().unwrap_or_else(|| (*empty).clone());
     let ix = use_memo(Shared::id(&t), {
@@ -410,15 +412,19 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
                 <span class="muted small">{ format!("Total and Self in {unit}") }</span>
                 <span class="spacer" />
                 <span class="total" data-field="calltree-total" data-current={current.to_string()} data-samples={t.meta.samples.to_string()}>
-                    { match (tree.is_some(), off_cpu) {
-                        (false, _) => "…".to_string(),
-                        (true, false) => format!("{} samples", grouped(t.meta.samples)),
-                        (true, true) => off_cpu_total(t.meta.period, t.meta.samples),
-                    } }
+                    if stale {
+                        <span class="muted updating" data-field="calltree-updating">{ "Updating…" }</span>
+                    } else {
+                        { match (tree.is_some(), off_cpu) {
+                            (false, _) => "…".to_string(),
+                            (true, false) => format!("{} samples", grouped(t.meta.samples)),
+                            (true, true) => off_cpu_total(t.meta.period, t.meta.samples),
+                        } }
+                    }
                 </span>
             </div>
             <Notices state={props.state.clone()} profile={props.profile.clone()} />
-            <div class="table-scroll">
+            <div class={classes!("table-scroll", stale.then_some("stale"))} aria-busy={stale.to_string()}>
                 <table class="calltree" role="treegrid" aria-label="Call tree" tabindex="0" {onkeydown}>
                     <thead>
                         <tr>

@@ -63,6 +63,9 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     let hover = use_state_eq(|| None::<Hover>);
     let scheduler = use_frame_scheduler();
 
+    // The tree shown is of an earlier query while the worker makes the one wanted (a refilter of
+    // millions of samples takes a second or two): dimmed, and said.
+    let stale = tree.is_some() && !current && props.state.query_error.is_none();
     let empty = Shared::new(TreeReply::default());
     let t = tree.clone().unwrap_or(empty);
     let index = use_memo(Shared::id(&t), {
@@ -303,18 +306,24 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                 <span class="total" data-field="flame-total" data-current={current.to_string()} data-range={range_attr}
                       data-samples={total_samples.to_string()} data-period={t.meta.period.to_string()} data-off-cpu={off_cpu.to_string()}
                       data-worker-ms={format!("{:.1}", t.meta.ms)}>
-                    { match (tree.is_some(), off_cpu) {
-                        (false, _) => "…".to_string(),
-                        (true, false) => format!("{} samples", grouped(total_samples)),
-                        (true, true) => off_cpu_total(t.meta.period, total_samples),
-                    } }
-                    if view.selection.is_some() { <span class="muted">{ " in the selection" }</span> }
+                    // (The earlier tree's total is not the wanted one's: not shown meanwhile.)
+                    if stale {
+                        <span class="muted updating" data-field="flame-updating">{ "Updating…" }</span>
+                    } else {
+                        { match (tree.is_some(), off_cpu) {
+                            (false, _) => "…".to_string(),
+                            (true, false) => format!("{} samples", grouped(total_samples)),
+                            (true, true) => off_cpu_total(t.meta.period, total_samples),
+                        } }
+                        if view.selection.is_some() { <span class="muted">{ " in the selection" }</span> }
+                    }
                 </span>
             </div>
             <nav class="breadcrumbs" aria-label="Zoom" data-field="breadcrumbs">{ crumbs }</nav>
             <Notices state={props.state.clone()} profile={props.profile.clone()} />
             { elided_note }
-            <div ref={container} class={classes!("flame-scroll", (!view.icicle).then_some("bottom-up"))}>
+            <div ref={container} class={classes!("flame-scroll", (!view.icicle).then_some("bottom-up"), stale.then_some("stale"))}
+                 aria-busy={stale.to_string()} data-field="flame-scroll">
                 if tree.is_some() && t.nodes.is_empty() {
                     <p class="empty" data-field="flame-empty">{ "No samples to draw for this selection." }</p>
                 }
