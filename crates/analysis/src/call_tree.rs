@@ -70,8 +70,9 @@ pub fn stack_self_weights(profile: &Profile, filter: &SampleFilter) -> (Vec<Weig
     let mut weights = vec![Weight::default(); profile.stacks.len()];
     let mut empty = Weight::default();
     let all = *filter == SampleFilter::all();
+    let passes = filter.tester(&profile.samples, &profile.threads);
     for i in 0..profile.samples.len() {
-        if !all && !filter.matches(&profile.samples, &profile.threads, i) {
+        if !all && !passes(i) {
             continue;
         }
         let (Some(stack), Some(period)) = (profile.samples.stack(i), profile.samples.period(i))

@@ -330,9 +330,10 @@ impl SampleFilter {
             || (0..events).all(|e| self.events.contains(&EventIndex(e as u32)));
         let full = (self.time_range.is_some() && window.is_none())
             || !(self.pids.is_empty() && self.tids.is_empty() && self.cpus.is_empty());
+        let whole = full.then(|| self.tester(samples, threads));
         let test = move |i: usize| {
-            if full {
-                self.matches(samples, threads, i)
+            if let Some(whole) = &whole {
+                whole(i)
             } else if all_events {
                 true
             } else {
@@ -342,11 +343,43 @@ impl SampleFilter {
         (window.unwrap_or(0..samples.len()), test)
     }
 
-    /// Whether sample `i` passes. `threads` resolves pid/tid.
-    pub fn matches(&self, samples: &SampleTable, threads: &ThreadTable, i: usize) -> bool {
-        let Some(s) = samples.get(i) else {
-            return false;
-        };
+    /// [`SampleFilter::matches`] for many samples: whether the processes and threads pass is
+    /// decided once per thread of `threads` (a filter of a command's threads may list thousands,
+    /// which `matches` searches for every sample).
+    pub fn tester<'a>(
+        &'a self,
+        samples: &'a SampleTable,
+        threads: &'a ThreadTable,
+    ) -> impl Fn(usize) -> bool + 'a {
+        let by_thread: Option<Vec<bool>> =
+            (!(self.pids.is_empty() && self.tids.is_empty())).then(|| {
+                let (mut pids, mut tids) = (self.pids.clone(), self.tids.clone());
+                pids.sort_unstable();
+                tids.sort_unstable();
+                let listed =
+                    |list: &[u32], v: u32| list.is_empty() || list.binary_search(&v).is_ok();
+                (0..threads.len())
+                    .map(|t| {
+                        ThreadIndex::from_len(t)
+                            .ok()
+                            .and_then(|t| threads.get(t))
+                            .is_some_and(|t| listed(&pids, t.pid) && listed(&tids, t.tid))
+                    })
+                    .collect()
+            });
+        move |i: usize| {
+            let Some(s) = samples.get(i) else {
+                return false;
+            };
+            self.passes_besides_threads(&s)
+                && by_thread
+                    .as_ref()
+                    .is_none_or(|keep| keep.get(s.thread.index()).copied().unwrap_or(false))
+        }
+    }
+
+    /// Whether `s` passes the time range, CPUs and events.
+    fn passes_besides_threads(&self, s: &Sample) -> bool {
         if let Some((start, end)) = self.time_range {
             if s.time < start || s.time >= end {
                 return false;
@@ -355,7 +388,16 @@ impl SampleFilter {
         if !self.cpus.is_empty() && !self.cpus.contains(&s.cpu) {
             return false;
         }
-        if !self.events.is_empty() && !self.events.contains(&s.event) {
+        !(!self.events.is_empty() && !self.events.contains(&s.event))
+    }
+
+    /// Whether sample `i` passes. `threads` resolves pid/tid. (For many samples,
+    /// [`SampleFilter::tester`].)
+    pub fn matches(&self, samples: &SampleTable, threads: &ThreadTable, i: usize) -> bool {
+        let Some(s) = samples.get(i) else {
+            return false;
+        };
+        if !self.passes_besides_threads(&s) {
             return false;
         }
         if !self.pids.is_empty() || !self.tids.is_empty() {
@@ -434,5 +476,75 @@ mod tests {
             Err(CapacityError { table: "stack" })
         );
         assert_eq!(t.len(), 10_000);
+    }
+
+    #[test]
+    fn the_tester_passes_what_matches_passes_for_long_thread_lists_too() {
+        // 40 threads in 8 processes (tid 100 + t, pid 10 + t / 5); 2 000 samples over them,
+        // 4 CPUs, 2 events, times 0..2000.
+        let mut threads = ThreadTable::default();
+        for t in 0..40u32 {
+            threads
+                .push(Thread {
+                    pid: 10 + t / 5,
+                    tid: 100 + t,
+                    name: StringIndex(0),
+                })
+                .unwrap();
+        }
+        let mut samples = SampleTable::new();
+        for i in 0..2_000u32 {
+            samples
+                .push(Sample {
+                    time: u64::from(i),
+                    thread: ThreadIndex(i * 7 % 40),
+                    cpu: i % 4,
+                    event: EventIndex(i % 2),
+                    stack: None,
+                    period: 1,
+                })
+                .unwrap();
+        }
+        let filters = [
+            SampleFilter::all(),
+            SampleFilter {
+                pids: vec![12, 11],
+                ..SampleFilter::default()
+            },
+            SampleFilter {
+                tids: vec![139, 100, 117],
+                cpus: vec![1],
+                ..SampleFilter::default()
+            },
+            SampleFilter {
+                // A command's threads: many, in no order, with duplicates and strangers.
+                pids: (0..40).rev().map(|t| 10 + t / 5).chain([99]).collect(),
+                tids: (0..40)
+                    .rev()
+                    .filter(|t| t % 3 != 0)
+                    .map(|t| 100 + t)
+                    .collect(),
+                time_range: Some((300, 1_700)),
+                events: vec![EventIndex(1)],
+                ..SampleFilter::default()
+            },
+        ];
+        for f in &filters {
+            let test = f.tester(&samples, &threads);
+            let want: Vec<bool> = (0..samples.len())
+                .map(|i| f.matches(&samples, &threads, i))
+                .collect();
+            let got: Vec<bool> = (0..samples.len()).map(&test).collect();
+            assert_eq!(got, want, "{f:?}");
+            assert!(want.iter().any(|&k| k), "{f:?} keeps some");
+            assert!(!test(samples.len()), "past the end");
+        }
+        // The third: tids 139, 100 and 117 on CPU 1 only.
+        let third = filters[2].tester(&samples, &threads);
+        let n = (0..samples.len()).filter(|&i| third(i)).count();
+        let by_hand = (0..2_000u32)
+            .filter(|i| i % 4 == 1 && [39, 0, 17].contains(&(i * 7 % 40)))
+            .count();
+        assert_eq!(n, by_hand);
     }
 }

@@ -50,10 +50,11 @@ pub fn heatmap(
         events,
     );
     let all = filter == perfscope_analysis::samples::SampleFilter::all();
+    let passes = filter.tester(s, &profile.threads);
     let mut counts = vec![0u32; columns as usize * rows as usize];
     let (mut samples, mut cut) = (0u64, 0u64);
     for (i, &t) in s.time.iter().enumerate() {
-        if !all && !filter.matches(s, &profile.threads, i) {
+        if !all && !passes(i) {
             continue;
         }
         let off = t - origin;

@@ -197,6 +197,7 @@ impl Tree<'_> {
 fn build<'p>(profile: &'p Profile, filter: &SampleFilter, options: FoldedOptions) -> Tree<'p> {
     let all = *filter == SampleFilter::all();
     let s = &profile.samples;
+    let passes = filter.tester(s, &profile.threads);
     // Weights by stack for the first command seen with each stack (an array: most stacks are
     // sampled under one command); other (command, stack) pairs and empty stacks in a map.
     let mut by_stack: Vec<(u32, u64)> = vec![(NONE, 0); profile.stacks.len()];
@@ -215,7 +216,7 @@ fn build<'p>(profile: &'p Profile, filter: &SampleFilter, options: FoldedOptions
     for (i, ((thread, stack), period)) in
         s.thread.iter().zip(s.stacks()).zip(s.periods()).enumerate()
     {
-        if !all && !filter.matches(s, &profile.threads, i) {
+        if !all && !passes(i) {
             continue;
         }
         let comm = thread_names.get(thread.index()).copied().unwrap_or(NONE);

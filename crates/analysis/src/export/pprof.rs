@@ -219,9 +219,8 @@ pub fn to_pprof(profile: &Profile, options: &PprofOptions) -> Vec<u8> {
 pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u8> {
     let s = &profile.samples;
     let all = options.filter == SampleFilter::all();
-    let kept: Vec<usize> = (0..s.len())
-        .filter(|&i| all || options.filter.matches(s, &profile.threads, i))
-        .collect();
+    let passes = options.filter.tester(s, &profile.threads);
+    let kept: Vec<usize> = (0..s.len()).filter(|&i| all || passes(i)).collect();
 
     // Events with samples, in event order; each gets two value columns.
     let mut used_events: Vec<EventIndex> = kept.iter().filter_map(|&i| s.event(i)).collect();

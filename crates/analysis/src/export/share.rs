@@ -200,9 +200,8 @@ pub fn to_share(profile: &Profile, summary: Option<&Summary>, options: &ShareOpt
     let privacy = options.privacy;
     let s = &profile.samples;
     let all = options.filter == SampleFilter::all();
-    let kept: Vec<usize> = (0..s.len())
-        .filter(|&i| all || options.filter.matches(s, &profile.threads, i))
-        .collect();
+    let passes = options.filter.tester(s, &profile.threads);
+    let kept: Vec<usize> = (0..s.len()).filter(|&i| all || passes(i)).collect();
 
     // What the kept samples use.
     let mut stack_used = vec![false; profile.stacks.len()];

@@ -89,9 +89,8 @@ struct Sampled {
 pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
     let s = &profile.samples;
     let all = options.filter == SampleFilter::all();
-    let mut order: Vec<usize> = (0..s.len())
-        .filter(|&i| all || options.filter.matches(s, &profile.threads, i))
-        .collect();
+    let passes = options.filter.tester(s, &profile.threads);
+    let mut order: Vec<usize> = (0..s.len()).filter(|&i| all || passes(i)).collect();
     order.sort_by_key(|&i| s.time.get(i).copied().unwrap_or(0));
 
     let several_events = {
