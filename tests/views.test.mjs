@@ -66,6 +66,43 @@ describe('summary', () => {
     await page.close();
   });
 
+  test('threads.data: the command filter gathers every process of a name, as perf counts their samples', async () => {
+    const samples = readScriptSamples(join(DATA, 'threads.samples.txt'));
+    // A process's name is its main thread's last command; its samples are all its threads'.
+    const last = lastCommByTid(samples);
+    const byName = new Map();
+    for (const s of samples) {
+      const name = last.get(s.pid) ?? s.comm;
+      const c = byName.get(name) ?? { samples: 0, pids: new Set(), tids: new Set() };
+      c.samples += 1;
+      c.pids.add(s.pid);
+      c.tids.add(s.tid);
+      byName.set(name, c);
+    }
+    const expected = [...byName].sort((a, b) => b[1].samples - a[1].samples || (a[0] < b[0] ? -1 : 1));
+    assert.ok(expected.length >= 2 && expected[0][1].pids.size > 100, 'many processes of one name');
+    const { page, errors } = await openFile(app.browser.context, app.server.url, join(DATA, 'threads.data'));
+    await showTab(page, 'flame');
+    const options = await page.locator('#command-select option').evaluateAll((os) => os.map((o) => o.textContent));
+    assert.deepEqual(options, [`All commands (${expected.length})`, ...expected.map(([n, c]) => `${n} (${c.samples.toLocaleString('en-US')} samples)`)]);
+    for (const [i, [name, c]] of expected.entries()) {
+      await page.selectOption('#command-select', String(i));
+      assert.equal(await flameTotal(page), c.samples, name);
+      const chip = page.locator('[data-field="thread-filter"]');
+      assert.equal(Number(await chip.getAttribute('data-threads')), c.tids.size, name);
+      const text = await chip.textContent();
+      if (c.tids.size > 1) assert.match(text, new RegExp(`^${name}: ${c.tids.size} threads in ${c.pids.size} processes`));
+      else assert.match(text, new RegExp(`^${name} ${[...c.pids][0]}/${[...c.tids][0]}`));
+      assert.equal(await page.locator('#command-select').inputValue(), String(i));
+    }
+    await shot(page, 'view-flame-command');
+    await page.selectOption('#command-select', '');
+    assert.equal(await flameTotal(page), samples.length);
+    assert.equal(await page.locator('[data-field="thread-filter"]').count(), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('record counts per type equal a hand walk of the record headers', async () => {
     const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
     const { types } = handWalk(readFileSync(EXAMPLE));

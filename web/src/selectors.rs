@@ -3,10 +3,12 @@
 //!
 //! - the queries the worker must answer for the current view state;
 //! - tree navigation over the worker's node columns (children, subtree ends, paths);
-//! - flame-graph search matches and their share.
+//! - flame-graph search matches and their share;
+//! - the commands of a recording and their thread lanes (the command filter).
 
 use crate::protocol::{
-    Filter, ProfileData, Query, RecordFilter, SearchReply, TreeNodes, TreeReply, WeightKind,
+    Filter, Overview, ProfileData, Query, RecordFilter, SearchReply, TreeNodes, TreeReply,
+    WeightKind,
 };
 use crate::state::{AppState, FuncPath, Tab};
 
@@ -304,6 +306,53 @@ pub fn search(tree: &TreeReply, profile: &ProfileData, query: &str) -> SearchRes
     r
 }
 
+/// A command (a process name) and the thread lanes of every process of that name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Command {
+    /// The name.
+    pub name: String,
+    /// Processes of that name.
+    pub processes: usize,
+    /// Their thread lanes (indices into [`Overview::threads`]), ascending.
+    pub lanes: Vec<u32>,
+    /// Their samples.
+    pub samples: u64,
+}
+
+/// The commands of `overview`'s processes, busiest first (ties by name).
+pub fn commands(overview: &Overview) -> Vec<Command> {
+    let mut by_name: std::collections::HashMap<&str, Command> = std::collections::HashMap::new();
+    for p in &overview.processes {
+        let c = by_name.entry(p.name.as_str()).or_insert_with(|| Command {
+            name: p.name.clone(),
+            processes: 0,
+            lanes: Vec::new(),
+            samples: 0,
+        });
+        c.processes += 1;
+        c.lanes.extend_from_slice(&p.threads);
+        c.samples += p.samples;
+    }
+    let mut out: Vec<Command> = by_name.into_values().collect();
+    for c in &mut out {
+        c.lanes.sort_unstable();
+        c.lanes.dedup();
+    }
+    out.sort_by(|a, b| b.samples.cmp(&a.samples).then_with(|| a.name.cmp(&b.name)));
+    out
+}
+
+/// The command whose lanes the thread filter `lanes` is, exactly (in any order).
+pub fn command_of<'a>(commands: &'a [Command], lanes: &[u32]) -> Option<&'a Command> {
+    if lanes.is_empty() {
+        return None;
+    }
+    let mut sorted = lanes.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    commands.iter().find(|c| c.lanes == sorted)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,5 +451,44 @@ mod tests {
             None
         );
         assert_eq!(search_share(None, Some(&q), 2, WeightKind::Samples), None);
+    }
+
+    #[test]
+    fn commands_gather_the_processes_of_a_name_busiest_first() {
+        use crate::protocol::ProcessInfo;
+        let process = |pid: u32, name: &str, threads: Vec<u32>, samples: u64| ProcessInfo {
+            pid,
+            name: name.into(),
+            threads,
+            samples,
+        };
+        let o = Overview {
+            processes: vec![
+                process(10, "gzip", vec![4, 1], 50),
+                process(11, "sort", vec![0], 30),
+                process(12, "gzip", vec![2], 40),
+                process(13, "bash", vec![3], 30),
+            ],
+            ..Overview::default()
+        };
+        let c = commands(&o);
+        let got: Vec<_> = c
+            .iter()
+            .map(|c| (c.name.as_str(), c.processes, c.lanes.clone(), c.samples))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("gzip", 2, vec![1, 2, 4], 90),
+                ("bash", 1, vec![3], 30),
+                ("sort", 1, vec![0], 30),
+            ]
+        );
+        assert_eq!(
+            command_of(&c, &[4, 2, 1]).map(|c| c.name.as_str()),
+            Some("gzip")
+        );
+        assert_eq!(command_of(&c, &[4, 2]), None, "some of gzip's threads");
+        assert_eq!(command_of(&c, &[]), None);
     }
 }

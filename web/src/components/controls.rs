@@ -1,5 +1,6 @@
 //! The bar above every sample view: the event and weight selectors, the time selection (typed
-//! as `perf --time` takes it, or dragged in the timeline) and the thread filter.
+//! as `perf --time` takes it, or dragged in the timeline), the command filter and the thread
+//! filter.
 
 use std::rc::Rc;
 
@@ -8,6 +9,7 @@ use yew::prelude::*;
 
 use crate::display::{duration_ns, grouped, parse_perf_range, perf_time};
 use crate::protocol::{ProfileData, WeightKind};
+use crate::selectors::{command_of, commands};
 use crate::state::shared::Shared;
 use crate::state::{AppState, ViewAction};
 
@@ -38,7 +40,13 @@ pub fn range_text(range: Option<(u64, u64)>) -> String {
     }
 }
 
-/// Event, weight, time selection and thread filter.
+/// The busiest commands offered in the command filter.
+const COMMAND_OPTIONS: usize = 200;
+
+/// Threads named in the thread filter's chip; the rest are counted.
+const CHIP_THREADS: usize = 3;
+
+/// Event, weight, time selection, command and thread filter.
 #[function_component(SampleControls)]
 pub fn sample_controls(props: &SampleControlsProps) -> Html {
     let view = &props.state.view;
@@ -89,12 +97,55 @@ pub fn sample_controls(props: &SampleControlsProps) -> Html {
     let clear_threads = props
         .on_action
         .reform(|_: MouseEvent| ViewAction::Threads(Vec::new()));
+    let commands = use_memo(
+        (
+            props.profile.overview.generation,
+            Shared::id(&props.profile),
+        ),
+        {
+            let profile = props.profile.clone();
+            move |_| commands(&profile.overview)
+        },
+    );
+    let chosen = command_of(&commands, &view.threads);
+    let oncommand = {
+        let (on_action, commands) = (props.on_action.clone(), commands.clone());
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            match v.parse::<usize>().ok().and_then(|i| commands.get(i)) {
+                Some(c) => on_action.emit(ViewAction::Threads(c.lanes.clone())),
+                None if v.is_empty() => on_action.emit(ViewAction::Threads(Vec::new())),
+                None => {}
+            }
+        })
+    };
+    // The chip: the command, or the first threads and how many more.
     let threads: Vec<String> = view
         .threads
         .iter()
         .filter_map(|&l| overview.threads.get(l as usize))
         .map(|t| format!("{} {}/{}", t.name, t.pid, t.tid))
         .collect();
+    let chip = match chosen {
+        Some(c) if c.lanes.len() > 1 => format!(
+            "{}: {} threads in {} process{}",
+            c.name,
+            grouped(c.lanes.len() as u64),
+            grouped(c.processes as u64),
+            if c.processes == 1 { "" } else { "es" }
+        ),
+        _ if threads.len() > CHIP_THREADS => format!(
+            "{} + {} more threads",
+            threads
+                .iter()
+                .take(CHIP_THREADS)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+            grouped((threads.len() - CHIP_THREADS) as u64)
+        ),
+        _ => threads.join(", "),
+    };
 
     html! {
         <div class="controls">
@@ -134,9 +185,25 @@ pub fn sample_controls(props: &SampleControlsProps) -> Html {
                     <button type="button" class="chip-x" id="clear-selection" aria-label="Clear the time selection" onclick={clear}>{ "×" }</button>
                 </span>
             }
+            if commands.len() > 1 {
+                <label class="control">
+                    <span>{ "Command" }</span>
+                    <select id="command-select" onchange={oncommand}>
+                        <option value="" selected={view.threads.is_empty()}>{ format!("All commands ({})", grouped(commands.len() as u64)) }</option>
+                        if !view.threads.is_empty() && chosen.is_none() {
+                            <option value="threads" selected=true disabled=true>{ "Threads picked in the timeline" }</option>
+                        }
+                        { for commands.iter().take(COMMAND_OPTIONS).enumerate().map(|(i, c)| html! {
+                            <option value={i.to_string()} selected={chosen.is_some_and(|x| std::ptr::eq(x, c))}>
+                                { format!("{} ({} samples)", c.name, grouped(c.samples)) }
+                            </option>
+                        }) }
+                    </select>
+                </label>
+            }
             if !threads.is_empty() {
-                <span class="chip" data-field="thread-filter">
-                    { threads.join(", ") }
+                <span class="chip" data-field="thread-filter" data-threads={threads.len().to_string()}>
+                    { chip }
                     <button type="button" class="chip-x" aria-label="Show all threads" onclick={clear_threads}>{ "×" }</button>
                 </span>
             }

@@ -273,7 +273,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                     data-samples={t.meta.elided_samples.to_string()} data-share={format!("{elided_share:.6}")}
                     title="Stacks begin at many different frames when they were unwound without frame pointers or cut at perf's frame limit.">
                     { format!(
-                        "{} root frames too narrow to draw{each} hold {} of it: the gray band. Click a thread's name in the timeline to see that thread alone.",
+                        "{} root frames too narrow to draw{each} hold {} of it: the gray band. Pick a command above, or a thread's name in the timeline, to see its stacks alone.",
                         grouped(u64::from(t.meta.elided_count)),
                         percent(elided_share),
                     ) }
