@@ -16,6 +16,7 @@
 //! | `f`   | the focused (zoomed) frame: function names from the root, `;`-separated    |
 //! | `q`   | the flame-graph search text                                                |
 //! | `tid` | the thread filter, thread ids, `,`-separated                               |
+//! | `cmd` | the thread filter as a command: every process of that name (instead of `tid`) |
 //! | `inv` | `1`: bottom-up (inverted) trees                                            |
 //!
 //! Values are percent-encoded (UTF-8; everything but `A-Z a-z 0-9 - . _ ~ : / ( ) < > @ !`),
@@ -23,7 +24,7 @@
 //! ignored, so later versions can add keys without breaking older pages.
 
 use crate::protocol::{ProfileData, WeightKind};
-use crate::selectors::func_name;
+use crate::selectors::{command_of, commands, func_name};
 
 use super::view::{Tab, ViewAction, ViewState};
 
@@ -49,6 +50,8 @@ pub struct LinkState {
     pub search: String,
     /// Threads by tid.
     pub tids: Vec<u32>,
+    /// The threads of every process of this name (a command filter: thousands of tids).
+    pub command: Option<String>,
     /// Bottom-up trees.
     pub inverted: bool,
 }
@@ -123,7 +126,9 @@ impl LinkState {
         if !self.search.is_empty() {
             parts.push(format!("q={}", encode_component(&self.search)));
         }
-        if !self.tids.is_empty() {
+        if let Some(c) = &self.command {
+            parts.push(format!("cmd={}", encode_component(c)));
+        } else if !self.tids.is_empty() {
             let tids: Vec<String> = self.tids.iter().map(u32::to_string).collect();
             parts.push(format!("tid={}", tids.join(",")));
         }
@@ -170,6 +175,7 @@ impl LinkState {
         link.tids = get("tid")
             .map(|t| t.split(',').filter_map(|x| x.parse().ok()).collect())
             .unwrap_or_default();
+        link.command = get("cmd").and_then(decode_component);
         link.inverted = get("inv") == Some("1");
         Some(link)
     }
@@ -177,6 +183,10 @@ impl LinkState {
     /// The link of `view` over `profile`.
     pub fn from_view(view: &ViewState, profile: &ProfileData) -> LinkState {
         let threads = &profile.overview.threads;
+        // A command's threads go by its name (a link of thousands of tids would be long).
+        let command = (view.threads.len() > 1)
+            .then(|| commands(&profile.overview))
+            .and_then(|all| command_of(&all, &view.threads).map(|c| c.name.clone()));
         LinkState {
             tab: view.tab,
             event: view.event,
@@ -189,26 +199,38 @@ impl LinkState {
                 .map(|&f| func_name(profile, f).to_string())
                 .collect(),
             search: view.search.clone(),
-            tids: view
-                .threads
-                .iter()
-                .filter_map(|&lane| threads.get(lane as usize))
-                .map(|t| t.tid)
-                .collect(),
+            tids: if command.is_some() {
+                Vec::new()
+            } else {
+                view.threads
+                    .iter()
+                    .filter_map(|&lane| threads.get(lane as usize))
+                    .map(|t| t.tid)
+                    .collect()
+            },
+            command,
             inverted: view.inverted,
         }
     }
 
-    /// The actions that make a view show this link over `profile`. Names and tids that are not
-    /// in the profile are left out (the frame path stops at the first unknown name).
+    /// The actions that make a view show this link over `profile`. Names, tids and a command
+    /// that are not in the profile are left out (the frame path stops at the first unknown
+    /// name).
     pub fn to_actions(&self, profile: &ProfileData) -> Vec<ViewAction> {
         let events = profile.overview.events.len() as u32;
-        let lanes: Vec<u32> = self
-            .tids
-            .iter()
-            .filter_map(|&tid| profile.overview.threads.iter().position(|t| t.tid == tid))
-            .map(|i| i as u32)
-            .collect();
+        let lanes: Vec<u32> = match &self.command {
+            Some(name) => commands(&profile.overview)
+                .into_iter()
+                .find(|c| &c.name == name)
+                .map(|c| c.lanes)
+                .unwrap_or_default(),
+            None => self
+                .tids
+                .iter()
+                .filter_map(|&tid| profile.overview.threads.iter().position(|t| t.tid == tid))
+                .map(|i| i as u32)
+                .collect(),
+        };
         let mut zoom = Vec::with_capacity(self.frame.len());
         for name in &self.frame {
             match (0..profile.func_name.len() as u32).find(|&f| func_name(profile, f) == name) {
@@ -297,6 +319,64 @@ mod tests {
             (fresh.zoom, fresh.selection, fresh.threads, fresh.search),
             (vec![0, 1, 3], view.selection, vec![1], view.search)
         );
+    }
+
+    #[test]
+    fn a_command_filter_goes_by_the_command_name() {
+        use crate::protocol::ProcessInfo;
+        // Lanes 0-3: tids 7, 9 (pid 7, "make"), 11 (pid 11, "cc 1"), 12 (pid 12, "cc 1").
+        let mut p = profile();
+        for tid in [11, 12] {
+            p.overview.threads.push(ThreadInfo {
+                pid: tid,
+                tid,
+                ..ThreadInfo::default()
+            });
+        }
+        let process = |pid: u32, name: &str, threads: Vec<u32>, samples: u64| ProcessInfo {
+            pid,
+            name: name.into(),
+            threads,
+            samples,
+        };
+        p.overview.processes = vec![
+            process(7, "make", vec![0, 1], 5),
+            process(11, "cc 1", vec![2], 9),
+            process(12, "cc 1", vec![3], 4),
+        ];
+        let round_trip = |threads: Vec<u32>| {
+            let view = ViewState {
+                threads,
+                ..ViewState::default()
+            };
+            let hash = LinkState::from_view(&view, &p).encode();
+            let mut fresh = ViewState::default();
+            for a in LinkState::decode(&hash).unwrap().to_actions(&p) {
+                fresh.apply(a);
+            }
+            (hash, fresh.threads)
+        };
+        // Both processes named "cc 1": by name.
+        let (hash, lanes) = round_trip(vec![3, 2]);
+        assert_eq!(hash, "v=1&tab=summary&cmd=cc%201");
+        assert_eq!(lanes, vec![2, 3]);
+        // Both threads of make: by name too.
+        assert_eq!(round_trip(vec![0, 1]).0, "v=1&tab=summary&cmd=make");
+        // One thread, or threads that are not a whole command: by tid.
+        assert_eq!(
+            round_trip(vec![2]),
+            ("v=1&tab=summary&tid=11".into(), vec![2])
+        );
+        assert_eq!(
+            round_trip(vec![1, 2]),
+            ("v=1&tab=summary&tid=9,11".into(), vec![1, 2])
+        );
+        // A command the recording does not have: no thread filter.
+        let mut fresh = ViewState::default();
+        for a in LinkState::decode("v=1&cmd=gzip").unwrap().to_actions(&p) {
+            fresh.apply(a);
+        }
+        assert!(fresh.threads.is_empty());
     }
 
     #[test]
