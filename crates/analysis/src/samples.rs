@@ -388,7 +388,7 @@ impl SampleFilter {
         if !self.cpus.is_empty() && !self.cpus.contains(&s.cpu) {
             return false;
         }
-        !(!self.events.is_empty() && !self.events.contains(&s.event))
+        self.events.is_empty() || self.events.contains(&s.event)
     }
 
     /// Whether sample `i` passes. `threads` resolves pid/tid. (For many samples,
