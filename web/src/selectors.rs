@@ -63,6 +63,21 @@ pub fn tree_query(state: &AppState) -> Option<Query> {
     })
 }
 
+/// Whether `shown`, the tree the flame graph and call tree have, is the one `wanted` for the
+/// current profile (`current`), and whether it is an earlier one kept while the worker makes
+/// that (`stale`; not after a query failed, when none is coming).
+pub fn tree_freshness(
+    state: &AppState,
+    shown: Option<&TreeReply>,
+    wanted: Option<&Query>,
+    generation: u32,
+) -> (bool, bool) {
+    let current =
+        shown.is_some_and(|t| t.meta.query.as_ref() == wanted && t.meta.generation == generation);
+    let stale = shown.is_some() && !current && state.query_error.is_none();
+    (current, stale)
+}
+
 /// The flame-graph search's matched weight, over all samples (the tree is pruned, so the
 /// page cannot add it up).
 pub fn search_query(state: &AppState) -> Option<Query> {

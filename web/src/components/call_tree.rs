@@ -204,11 +204,13 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
     let view = &props.state.view;
     let p = &props.profile;
     let tree = props.state.results.tree.clone();
-    let current = tree.as_ref().is_some_and(|t| {
-        t.meta.query == props.wanted && t.meta.generation == p.overview.generation
-    });
     // An earlier query's tree while the wanted one is made: dimmed, and said.
-    let stale = tree.is_some() && !current && props.state.query_error.is_none();
+    let (current, stale) = crate::selectors::tree_freshness(
+        &props.state,
+        tree.as_deref(),
+        props.wanted.as_ref(),
+        p.overview.generation,
+    );
     let empty = use_memo((), |_| Shared::new(TreeReply::default()));
     let t = tree.clone().unwrap_or_else(|| (*empty).clone());
     let ix = use_memo(Shared::id(&t), {

@@ -54,18 +54,20 @@ struct Hover {
 pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     let view = &props.state.view;
     let tree: Option<Shared<TreeReply>> = props.state.results.tree.clone();
-    let current = tree.as_ref().is_some_and(|t| {
-        t.meta.query == props.wanted && t.meta.generation == props.profile.overview.generation
-    });
+    // The tree shown is of an earlier query while the worker makes the one wanted (a refilter of
+    // millions of samples takes a second or two): dimmed, and said.
+    let (current, stale) = crate::selectors::tree_freshness(
+        &props.state,
+        tree.as_deref(),
+        props.wanted.as_ref(),
+        props.profile.overview.generation,
+    );
     let container = use_node_ref();
     let canvas = use_node_ref();
     let width = use_width(container.clone());
     let hover = use_state_eq(|| None::<Hover>);
     let scheduler = use_frame_scheduler();
 
-    // The tree shown is of an earlier query while the worker makes the one wanted (a refilter of
-    // millions of samples takes a second or two): dimmed, and said.
-    let stale = tree.is_some() && !current && props.state.query_error.is_none();
     let empty = Shared::new(TreeReply::default());
     let t = tree.clone().unwrap_or(empty);
     let index = use_memo(Shared::id(&t), {
