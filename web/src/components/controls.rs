@@ -119,12 +119,12 @@ pub fn sample_controls(props: &SampleControlsProps) -> Html {
             }
         })
     };
-    // The chip: the command, or the first threads and how many more.
-    let threads: Vec<String> = view
+    // The chip: the command, or the first threads and how many more (only those named: a
+    // command's thread filter may hold thousands).
+    let picked: Vec<_> = view
         .threads
         .iter()
         .filter_map(|&l| overview.threads.get(l as usize))
-        .map(|t| format!("{} {}/{}", t.name, t.pid, t.tid))
         .collect();
     let chip = match chosen {
         Some(c) if c.lanes.len() > 1 => format!(
@@ -134,17 +134,21 @@ pub fn sample_controls(props: &SampleControlsProps) -> Html {
             grouped(c.processes as u64),
             if c.processes == 1 { "" } else { "es" }
         ),
-        _ if threads.len() > CHIP_THREADS => format!(
-            "{} + {} more threads",
-            threads
+        _ => {
+            let named: Vec<String> = picked
                 .iter()
                 .take(CHIP_THREADS)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", "),
-            grouped((threads.len() - CHIP_THREADS) as u64)
-        ),
-        _ => threads.join(", "),
+                .map(|t| format!("{} {}/{}", t.name, t.pid, t.tid))
+                .collect();
+            match picked.len().checked_sub(CHIP_THREADS).filter(|&n| n > 0) {
+                Some(more) => format!(
+                    "{} + {} more threads",
+                    named.join(", "),
+                    grouped(more as u64)
+                ),
+                None => named.join(", "),
+            }
+        }
     };
 
     html! {
@@ -201,8 +205,8 @@ pub fn sample_controls(props: &SampleControlsProps) -> Html {
                     </select>
                 </label>
             }
-            if !threads.is_empty() {
-                <span class="chip" data-field="thread-filter" data-threads={threads.len().to_string()}>
+            if !picked.is_empty() {
+                <span class="chip" data-field="thread-filter" data-threads={picked.len().to_string()}>
                     { chip }
                     <button type="button" class="chip-x" aria-label="Show all threads" onclick={clear_threads}>{ "×" }</button>
                 </span>
