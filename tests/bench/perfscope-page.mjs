@@ -226,11 +226,13 @@ export async function interact(page, { steps = 20 } = {}) {
   out.flameZoom = await runSteps(page, 'flame', 'canvas.flame-canvas', flame);
   out.flameDraws = await page.evaluate(() => window.__bench.draws.flame.map((d) => d.ms));
 
-  // Range selections: drag on the timeline, then show the flame graph; time from the click on
-  // its tab to the flame graph drawn for that selection.
+  // Range selections: drag on the timeline, then show the flame graph as soon as the selection
+  // shows; time from the mouse button's release (the selection made) to the flame graph drawn
+  // for that selection, and of it from the click on the flame tab.
   out.refilter = [];
   for (const [a, b] of [[0.30, 0.40], [0.10, 0.60], [0.50, 0.52], [0.05, 0.95]]) {
     await showTab(page, 'timeline');
+    await page.waitForFunction(() => document.querySelector('canvas.timeline-canvas')?.dataset.current === 'true');
     const box = await page.locator('canvas.timeline-canvas').boundingBox();
     const gutter = 220; // the lane labels (timeline/layout.rs GUTTER)
     const px = (f) => box.x + gutter + (box.width - gutter) * f;
@@ -238,28 +240,47 @@ export async function interact(page, { steps = 20 } = {}) {
     await page.mouse.down();
     await page.mouse.move(px((a + b) / 2), box.y + 40, { steps: 2 });
     await page.mouse.move(px(b), box.y + 40, { steps: 2 });
-    await page.mouse.up();
-    const range = await page.waitForFunction(() => {
-      const r = document.querySelector('[data-field="timeline-range"]');
-      return r && document.querySelector('#zoom-selection:not([disabled])') ? true : null;
-    }).then(() => true).catch(() => false);
-    if (!range) continue;
-    const ms = await page.evaluate(() => new Promise((ok) => {
-      const done = () => {
+    const measured = page.evaluate(() => new Promise((ok) => {
+      let up = null;
+      let click = null;
+      // The selection shown (its range differs from the last one) and the app's update done.
+      const range = () => {
+        const r = document.querySelector('[data-field="selection"]');
+        return r ? `${r.dataset.start}-${r.dataset.end}` : null;
+      };
+      const before = range();
+      const selected = () => range() !== null && range() !== before && document.querySelector('#zoom-selection:not([disabled])');
+      const drawn = () => {
         const t = document.querySelector('[data-field="flame-total"]');
         const c = document.querySelector('canvas.flame-canvas');
         return t?.dataset.current === 'true' && t.dataset.range && c?.dataset.drawn?.startsWith('true:') ? t : null;
       };
-      const t0 = performance.now();
-      const observer = new MutationObserver(() => {
-        const t = done();
-        if (!t && performance.now() - t0 < 60_000) return;
+      const check = () => {
+        if (up === null) return;
+        const now = performance.now();
+        if (click === null) {
+          if (!selected()) return;
+          click = now;
+          document.getElementById('tab-flame').click();
+          return;
+        }
+        const t = drawn();
+        if (!t && now - up < 60_000) return;
         observer.disconnect();
-        ok(t ? { ms: performance.now() - t0, samples: Number(t.dataset.samples), range: t.dataset.range, workerMs: t.dataset.workerMs === undefined ? null : Number(t.dataset.workerMs) } : { ms: null });
-      });
-      observer.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-drawn', 'data-current', 'data-range'] });
-      document.getElementById('tab-flame').click();
+        ok(t ? { ms: now - up, tabMs: now - click, samples: Number(t.dataset.samples), range: t.dataset.range, workerMs: t.dataset.workerMs === undefined ? null : Number(t.dataset.workerMs) } : { ms: null });
+      };
+      const observer = new MutationObserver(check);
+      window.addEventListener('pointerup', () => {
+        up = performance.now();
+        observer.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-drawn', 'data-current', 'data-range', 'data-start', 'data-end', 'disabled'] });
+        setTimeout(() => { observer.disconnect(); ok({ ms: null }); }, 60_000);
+      }, { capture: true, once: true });
+      window.__benchArmed = true;
     }));
+    await page.waitForFunction(() => window.__benchArmed === true);
+    await page.evaluate(() => { window.__benchArmed = false; });
+    await page.mouse.up();
+    const ms = await measured;
     out.refilter.push({ from: a, to: b, ...ms });
   }
   return out;

@@ -192,7 +192,10 @@ pub fn diff_query(state: &AppState) -> Option<Query> {
     })
 }
 
-/// Every query the current tab needs (other tabs query when shown).
+/// Every query the current tab needs (other tabs query when shown), in the order the worker
+/// answers them. A time selection made on the timeline also asks for the flame graph's tree
+/// (and search) after the timeline's own query: the worker refilters while the person goes to
+/// the flame graph, which then shows the selection's tree at once.
 pub fn wanted_queries(state: &AppState) -> Vec<Query> {
     let mut out = Vec::new();
     match state.view.tab {
@@ -202,8 +205,17 @@ pub fn wanted_queries(state: &AppState) -> Vec<Query> {
             out.extend(search_query(state));
         }
         Tab::CallTree => out.extend(tree_query(state)),
-        Tab::Timeline if state.view.heatmap => out.extend(heatmap_query(state)),
-        Tab::Timeline => out.extend(timeline_query(state)),
+        Tab::Timeline => {
+            if state.view.heatmap {
+                out.extend(heatmap_query(state));
+            } else {
+                out.extend(timeline_query(state));
+            }
+            if state.view.selection.is_some() {
+                out.extend(tree_query(state));
+                out.extend(search_query(state));
+            }
+        }
         Tab::Records => {
             out.extend(records_query(state));
             out.extend(stack_query(state));
@@ -505,5 +517,60 @@ mod tests {
         );
         assert_eq!(command_of(&c, &[4, 2]), None, "some of gzip's threads");
         assert_eq!(command_of(&c, &[]), None);
+    }
+
+    #[test]
+    fn a_selection_on_the_timeline_also_asks_for_the_flame_graphs_tree_after_the_timeline() {
+        use crate::protocol::WorkerMessage;
+        use crate::state::{Action, FileInfo, ViewAction};
+        let s = AppState::default()
+            .apply(Action::Started {
+                id: 1,
+                file: FileInfo {
+                    name: "a.data".into(),
+                    size: Some(10),
+                },
+            })
+            .apply(Action::Worker(WorkerMessage::Summary(1, Box::default())))
+            .apply(Action::Worker(WorkerMessage::Profile(
+                1,
+                Box::new(ProfileData {
+                    overview: Overview {
+                        sample_range: Some((0, 100)),
+                        ..Overview::default()
+                    },
+                    ..ProfileData::default()
+                }),
+            )))
+            .apply(Action::View(ViewAction::Tab(Tab::Timeline)));
+        let kinds = |s: &AppState| -> Vec<&'static str> {
+            wanted_queries(s)
+                .iter()
+                .map(|q| match q {
+                    Query::Tree { .. } => "tree",
+                    Query::Search { .. } => "search",
+                    Query::Timeline { .. } => "timeline",
+                    Query::Heatmap { .. } => "heatmap",
+                    _ => "other",
+                })
+                .collect()
+        };
+        let s = s.apply(Action::View(ViewAction::TimelineBins(300)));
+        assert!(s.view.selection.is_none());
+        assert_eq!(
+            kinds(&s),
+            ["timeline"],
+            "no selection: the timeline's own query"
+        );
+        let s = s.apply(Action::View(ViewAction::Select(Some((9, 3)))));
+        assert_eq!(kinds(&s), ["timeline", "tree"]);
+        // The same query the flame graph asks for, so that it is not asked twice.
+        assert_eq!(wanted_queries(&s).get(1), tree_query(&s).as_ref());
+        let s = s.apply(Action::View(ViewAction::Search("main".into())));
+        assert_eq!(kinds(&s), ["timeline", "tree", "search"]);
+        let s = s.apply(Action::View(ViewAction::Heatmap(true)));
+        assert_eq!(kinds(&s), ["heatmap", "tree", "search"]);
+        let s = s.apply(Action::View(ViewAction::Select(None)));
+        assert_eq!(kinds(&s), ["heatmap"]);
     }
 }
