@@ -103,6 +103,50 @@ describe('summary', () => {
     await page.close();
   });
 
+  test('threads.data: with Commands as roots, each command is a root as wide as perf\'s count of its processes\' samples', async () => {
+    const samples = readScriptSamples(join(DATA, 'threads.samples.txt'));
+    const last = lastCommByTid(samples);
+    const perf = new Map();
+    for (const s of samples) {
+      const name = last.get(s.pid) ?? s.comm;
+      perf.set(name, (perf.get(name) ?? 0) + 1);
+    }
+    assert.ok(perf.size >= 2, 'more than one command');
+    const { page, errors } = await openFile(app.browser.context, app.server.url, join(DATA, 'threads.data'));
+    await showTab(page, 'calltree');
+    await page.click('#tree-roots-commands');
+    await page.waitForSelector('#tree-roots-commands[aria-pressed="true"]');
+    await page.waitForSelector(`[data-field="calltree-total"][data-current="true"][data-samples="${samples.length}"]`);
+    const roots = async () => new Map(await page.locator('table.calltree tbody tr[aria-level="1"]').evaluateAll((rs) => rs.map((r) => [r.dataset.name, Number(r.querySelector('td').textContent.replace(/,/g, ''))])));
+    assert.deepEqual(await roots(), perf);
+    // Bottom-up too: the commands stay the roots.
+    await page.click('#tree-bottomup');
+    await page.waitForSelector('#tree-bottomup[aria-pressed="true"]');
+    await page.waitForSelector(`[data-field="calltree-total"][data-current="true"][data-samples="${samples.length}"]`);
+    assert.deepEqual(await roots(), perf);
+    await page.click('#tree-topdown');
+    // The flame graph shares the setting: its total is every sample, and a command picked in
+    // the Command select leaves its root alone.
+    await showTab(page, 'flame');
+    assert.equal(await page.locator('#flame-roots-commands').getAttribute('aria-pressed'), 'true');
+    assert.equal(await flameTotal(page), samples.length);
+    await shot(page, 'view-flame-by-command');
+    const [busiest, count] = [...perf].sort((a, b) => b[1] - a[1])[0];
+    await page.selectOption('#command-select', '0');
+    assert.equal(await flameTotal(page), count);
+    await showTab(page, 'calltree');
+    await page.waitForSelector(`[data-field="calltree-total"][data-current="true"][data-samples="${count}"]`);
+    assert.deepEqual(await roots(), new Map([[busiest, count]]));
+    // Back to functions: no command is a root.
+    await page.click('#tree-roots-functions');
+    await page.waitForSelector(`[data-field="calltree-total"][data-current="true"][data-samples="${count}"]`);
+    await page.waitForSelector('#tree-roots-functions[aria-pressed="true"]');
+    const names = [...(await roots()).keys()];
+    assert.ok(names.length > 0 && names.every((n) => !perf.has(n)), names.join(' '));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('record counts per type equal a hand walk of the record headers', async () => {
     const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
     const { types } = handWalk(readFileSync(EXAMPLE));

@@ -374,6 +374,7 @@ fn main() {
                 weight: WeightKind::Samples,
                 root,
                 detail: 0,
+                by_command: false,
             },
         );
         let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -425,6 +426,29 @@ fn main() {
     }
     let (ms, inv) = tree(&mut session, base.clone(), true, Vec::new());
     println!("inverted tree: {ms:.0} ms, {} nodes", inv.nodes.len());
+    for inverted in [false, true] {
+        let t = std::time::Instant::now();
+        let reply = session.query(
+            1,
+            Query::Tree {
+                filter: base.clone(),
+                inverted,
+                weight: WeightKind::Samples,
+                root: Vec::new(),
+                detail: 0,
+                by_command: true,
+            },
+        );
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        if let WorkerMessage::Tree(_, t) = reply {
+            let roots = t.nodes.depth.iter().filter(|&&d| d == 0).count();
+            println!(
+                "tree by command (inverted {inverted}): {ms:.0} ms, {} nodes, {roots} command roots, {} commands left out",
+                t.nodes.len(),
+                t.meta.elided_count
+            );
+        }
+    }
     // Time selections: 90 % (5 to 95 %), 2 % (50 to 52 %) and the middle 50 %, as the page
     // asks (the event picked).
     if let Some((lo, hi)) = session.overview().sample_range {

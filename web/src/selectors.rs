@@ -60,6 +60,7 @@ pub fn tree_query(state: &AppState) -> Option<Query> {
         weight: state.view.weight,
         root: state.view.zoom.clone(),
         detail: state.tree_detail,
+        by_command: state.view.by_command,
     })
 }
 

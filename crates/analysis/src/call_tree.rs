@@ -25,13 +25,13 @@ pub struct Weight {
 
 impl Weight {
     /// Adds `other` (saturating).
-    pub(crate) fn add(&mut self, other: Weight) {
+    pub fn add(&mut self, other: Weight) {
         self.samples = self.samples.saturating_add(other.samples);
         self.period = self.period.saturating_add(other.period);
     }
 
     /// Takes `other` away (saturating).
-    pub(crate) fn sub(&mut self, other: Weight) {
+    pub fn sub(&mut self, other: Weight) {
         self.samples = self.samples.saturating_sub(other.samples);
         self.period = self.period.saturating_sub(other.period);
     }

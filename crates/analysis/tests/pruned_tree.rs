@@ -22,7 +22,7 @@ use perfscope_analysis::ids::FuncIndex;
 use perfscope_analysis::load::{load_profile, LoadOptions};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::pruned_tree::{
-    pruned_flame, PruneOptions, PrunedFlame, StackChildren, StackWeights,
+    pruned_flame, pruned_flame_of, PruneOptions, PrunedFlame, StackChildren, StackWeights,
 };
 use perfscope_analysis::samples::SampleFilter;
 use perfscope_analysis::text_samples::profile_from_text_samples;
@@ -76,17 +76,33 @@ fn pruned(
 ) -> PrunedFlame {
     let children = StackChildren::new(p);
     let weights = StackWeights::new(p, filter);
-    pruned_flame(
-        p,
-        &children,
-        &weights,
-        PruneOptions {
-            inverted,
-            kind,
-            detail,
-            root,
-        },
-    )
+    let opts = PruneOptions {
+        inverted,
+        kind,
+        detail,
+        root,
+    };
+    let out = pruned_flame(p, &children, &weights, opts);
+    // Told the stacks the samples end in, the layout is the same (and so are the weights of
+    // those samples picked by index).
+    let kept: Vec<u32> = (0..p.samples.len())
+        .filter(|&i| filter.matches(&p.samples, &p.threads, i))
+        .map(|i| i as u32)
+        .collect();
+    let mut leaves: Vec<u32> = kept
+        .iter()
+        .filter_map(|&i| p.samples.stack(i as usize).flatten())
+        .map(|s| s.0)
+        .collect();
+    leaves.sort_unstable();
+    leaves.dedup();
+    let picked = StackWeights::of_indices(p, &p.samples, &kept);
+    assert_eq!(
+        pruned_flame_of(p, &children, &picked, opts, Some(&leaves)),
+        out,
+        "told the leaves: {filter:?} inverted {inverted} {kind:?} detail {detail} root {root:?}"
+    );
+    out
 }
 
 fn as_full(f: &PrunedFlame, i: usize) -> Full {

@@ -320,11 +320,8 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
             </th>
         }
     };
-    let direction = |label: &'static str, id: &'static str, inverted: bool| {
-        let cb = props
-            .on_action
-            .reform(move |_: MouseEvent| ViewAction::Inverted(inverted));
-        let on = view.inverted == inverted;
+    let toggle = |label: &'static str, id: &'static str, on: bool, action: ViewAction| {
+        let cb = props.on_action.reform(move |_: MouseEvent| action.clone());
         html! { <button type="button" id={id} class={classes!("seg", on.then_some("on"))} aria-pressed={on.to_string()} onclick={cb}>{ label }</button> }
     };
     let off_cpu = crate::selectors::off_cpu_shown(&props.state);
@@ -408,8 +405,12 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
             <SampleControls state={props.state.clone()} profile={props.profile.clone()} on_action={props.on_action.clone()} />
             <div class="view-bar">
                 <div class="segmented" role="group" aria-label="Direction">
-                    { direction("Top-down", "tree-topdown", false) }
-                    { direction("Bottom-up", "tree-bottomup", true) }
+                    { toggle("Top-down", "tree-topdown", !view.inverted, ViewAction::Inverted(false)) }
+                    { toggle("Bottom-up", "tree-bottomup", view.inverted, ViewAction::Inverted(true)) }
+                </div>
+                <div class="segmented" role="group" aria-label="Roots" title="Commands: a root per command (its processes by name), each over its own samples">
+                    { toggle("Functions", "tree-roots-functions", !view.by_command, ViewAction::ByCommand(false)) }
+                    { toggle("Commands", "tree-roots-commands", view.by_command, ViewAction::ByCommand(true)) }
                 </div>
                 <span class="muted small">{ format!("Total and Self in {unit}") }</span>
                 <span class="spacer" />

@@ -67,6 +67,10 @@ pub enum Query {
         /// it); 0: the worker's default.
         #[serde(default)]
         detail: u32,
+        /// A root per command (the Command select's processes by name), each over its own
+        /// samples' tree; the commands' ids follow the functions' in [`ProfileData`].
+        #[serde(default)]
+        by_command: bool,
     },
     /// The weight of the samples passing `filter` whose stack has a function whose name
     /// contains `text` (case-insensitive): the flame-graph search's matched share.
@@ -949,6 +953,7 @@ mod tests {
             weight: WeightKind::Samples,
             root: vec![0, 3],
             detail: 4,
+            by_command: false,
         };
         round_trip(WorkerMessage::Tree(
             4,
@@ -1101,7 +1106,8 @@ mod tests {
                 inverted: true,
                 weight: WeightKind::Samples,
                 root: vec![],
-                detail: 0
+                detail: 0,
+                by_command: false
             }
         );
     }

@@ -48,6 +48,7 @@ use crate::protocol::{
     Filter, OffCpuInfo, Overview, Phase, ProfileData, Progress, Query, RecordError, RecordFilter,
     RecordRows, RecordsMeta, RecordsReply, StackReply, SymbolFileInfo, Timings, WorkerMessage,
 };
+use crate::selectors::Command;
 pub use events::EventMap;
 use records_index::RecordIndex;
 use source::DynSource;
@@ -81,6 +82,8 @@ pub struct Session {
     records_cache: Option<(RecordFilter, Vec<u32>)>,
     /// What tree and search queries reuse (per generation).
     tree_cache: tree::TreeCache,
+    /// The commands of the generation in `.0` (made for the first tree grouped by command).
+    commands: (Option<u32>, Vec<Command>),
 }
 
 /// The one pass over the records when a file is opened: each record goes to the records index,
@@ -258,6 +261,7 @@ impl Opening {
             timings,
             records_cache: None,
             tree_cache: tree::TreeCache::default(),
+            commands: (None, Vec::new()),
         };
         let switches = built.and_then(|built| s.set_profile(built));
         if s.symbol_files.is_empty() {
@@ -501,7 +505,14 @@ impl Session {
         )
     }
 
-    /// The `profile` message's contents.
+    /// The commands a tree grouped by command has roots for, in the order of their ids: the
+    /// Command select's list.
+    fn command_list(&self) -> Vec<Command> {
+        crate::selectors::commands(&self.overview())
+    }
+
+    /// The `profile` message's contents. The functions are followed by one per command (see
+    /// [`Session::command_list`]) named after it: the roots of a tree grouped by command.
     pub fn profile_data(&self) -> ProfileData {
         let p = &self.profile;
         // The same two arrays: copied whole, not string by string.
@@ -519,8 +530,14 @@ impl Session {
                     .map_or(u32::MAX, |m| m.path.0),
             );
         }
+        let overview = self.overview();
+        let mut strings = strings;
+        for c in crate::selectors::commands(&overview) {
+            func_name.push(strings.push(&c.name));
+            func_module.push(u32::MAX);
+        }
         ProfileData {
-            overview: self.overview(),
+            overview,
             strings,
             func_name,
             func_module,
@@ -556,11 +573,20 @@ impl Session {
                 weight,
                 root,
                 detail,
+                by_command,
             } => {
                 let detail = if *detail == 0 {
                     tree::DETAIL
                 } else {
                     u64::from(*detail)
+                };
+                if *by_command && self.commands.0 != Some(self.generation) {
+                    self.commands = (Some(self.generation), self.command_list());
+                }
+                // (The fields apart: the command list is borrowed beside the tree cache.)
+                let samples = tree::Samples {
+                    profile: &self.profile,
+                    off_cpu: &self.off_cpu,
                 };
                 let params = tree::TreeParams {
                     filter,
@@ -568,9 +594,19 @@ impl Session {
                     weight: *weight,
                     root,
                     detail,
+                    by_command: by_command.then_some(tree::CommandRoots {
+                        commands: &self.commands.1,
+                        first_func: self.profile.funcs.len() as u32,
+                    }),
                 };
-                let (samples, timeline, events, cache, generation) = self.tree_input();
-                let mut t = tree::tree(&samples, timeline, events, cache, generation, params);
+                let mut t = tree::tree(
+                    &samples,
+                    &self.timeline,
+                    &self.events,
+                    &mut self.tree_cache,
+                    self.generation,
+                    params,
+                );
                 t.meta.query = Some(query);
                 WorkerMessage::Tree(id, Box::new(t))
             }
@@ -835,6 +871,7 @@ mod tests {
                 weight: WeightKind::Samples,
                 root: vec![],
                 detail: 0,
+                by_command: false,
             },
         ) {
             WorkerMessage::Tree(1, t) => {
@@ -863,6 +900,7 @@ mod tests {
                 weight: WeightKind::Samples,
                 root: vec![],
                 detail: 0,
+                by_command: false,
             },
         ) {
             WorkerMessage::Tree(1, t) => t,

@@ -63,6 +63,7 @@ fn tree(s: &mut Session, filter: Filter) -> crate::protocol::TreeReply {
             weight: WeightKind::Period,
             root: vec![],
             detail: u64::MAX as u32,
+            by_command: false,
         },
     ) {
         WorkerMessage::Tree(_, t) => *t,

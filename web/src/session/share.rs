@@ -60,6 +60,7 @@ impl Session {
             timings,
             records_cache: None,
             tree_cache: super::tree::TreeCache::default(),
+            commands: (None, Vec::new()),
         };
         s.finish_profile(None);
         s
@@ -132,6 +133,7 @@ work work idle
                 weight: WeightKind::Samples,
                 root: vec![],
                 detail: 0,
+                by_command: false,
             },
         ) {
             WorkerMessage::Tree(_, t) => assert_eq!(t.meta.samples, 3),

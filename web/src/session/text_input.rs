@@ -69,6 +69,7 @@ impl Session {
             timings,
             records_cache: None,
             tree_cache: super::tree::TreeCache::default(),
+            commands: (None, Vec::new()),
         }
     }
 
@@ -125,6 +126,7 @@ mt 10/12 [000]  1.000002000:     250000 cpu-clock:pppH:
             weight: WeightKind::Samples,
             root: vec![],
             detail: 0,
+            by_command: false,
         };
         match s.query(1, q) {
             WorkerMessage::Tree(_, t) => t.meta.samples as f64,

@@ -2,15 +2,19 @@
 //! can show (`perfscope_analysis::pruned_tree`), as columns; and the search query's matched
 //! weight over all of the samples.
 
+use perfscope_analysis::call_tree::Weight;
 use perfscope_analysis::flame_graph::WeightKind as AnalysisWeight;
 use perfscope_analysis::ids::{EventIndex, FuncIndex};
 use perfscope_analysis::profile::Profile;
-use perfscope_analysis::pruned_tree::{pruned_flame, PruneOptions, StackChildren, StackWeights};
+use perfscope_analysis::pruned_tree::{
+    pruned_flame, pruned_flame_of, PruneOptions, StackChildren, StackWeights,
+};
 use perfscope_analysis::samples::{SampleFilter, SampleTable};
 
 use super::events::EventMap;
 use super::timeline::Timeline;
 use crate::protocol::{Filter, SearchReply, TreeMeta, TreeNodes, TreeReply, WeightKind};
+use crate::selectors::Command;
 
 /// The analysis filter for a view filter. `range` is inclusive; the analysis range is
 /// half-open.
@@ -108,6 +112,19 @@ impl TreeCache {
         (children, &weights.1)
     }
 
+    /// The children index alone (what a tree grouped by command needs: its weights are per
+    /// command), made unless kept for this generation.
+    pub fn children(&mut self, profile: &Profile, generation: u32) -> &StackChildren {
+        if self.generation != generation {
+            *self = TreeCache {
+                generation,
+                ..TreeCache::default()
+            };
+        }
+        self.children
+            .get_or_insert_with(|| StackChildren::new(profile))
+    }
+
     /// The filter whose weights are kept.
     #[cfg(test)]
     pub fn weighs(&self) -> Option<&Filter> {
@@ -173,6 +190,19 @@ pub struct TreeParams<'a> {
     pub root: &'a [u32],
     /// See [`DETAIL`]; `u64::MAX`: every node.
     pub detail: u64,
+    /// Roots per command (see [`CommandRoots`]), or `None` for the functions' tree.
+    pub by_command: Option<CommandRoots<'a>>,
+}
+
+/// The commands whose boxes are the roots of a tree grouped by command, each over the tree of
+/// its own samples: the Command select's list (processes grouped by name), and the function id
+/// the page knows the first by (the others follow; see [`super::Session::profile_data`]).
+#[derive(Debug, Clone, Copy)]
+pub struct CommandRoots<'a> {
+    /// The commands, in the order their ids follow.
+    pub commands: &'a [Command],
+    /// The id of `commands[0]`.
+    pub first_func: u32,
 }
 
 /// The tree for `params`, laid out in its weight units and pruned to its detail.
@@ -184,6 +214,9 @@ pub fn tree(
     generation: u32,
     params: TreeParams<'_>,
 ) -> TreeReply {
+    if let Some(roots) = params.by_command {
+        return command_tree(samples, timeline, events, cache, generation, params, roots);
+    }
     let profile = samples.profile;
     let (children, weights) = cache.prepare(samples, timeline, events, params.filter, generation);
     let kind = match params.weight {
@@ -202,34 +235,20 @@ pub fn tree(
             root: &root,
         },
     );
-    let n = graph.nodes.len();
-    let mut nodes = TreeNodes {
-        parent: Vec::with_capacity(n),
-        func: Vec::with_capacity(n),
-        depth: Vec::with_capacity(n),
-        x: Vec::with_capacity(n),
-        width: Vec::with_capacity(n),
-        total_samples: Vec::with_capacity(n),
-        self_samples: Vec::with_capacity(n),
-        total_period: Vec::with_capacity(n),
-        self_period: Vec::with_capacity(n),
-        elided_samples: Vec::with_capacity(n),
-        elided_period: Vec::with_capacity(n),
-        elided_count: Vec::with_capacity(n),
-    };
+    let mut nodes = TreeNodes::default();
     for node in &graph.nodes {
-        nodes.parent.push(node.parent.unwrap_or(u32::MAX));
-        nodes.func.push(node.func.0);
-        nodes.depth.push(node.depth);
-        nodes.x.push(node.x as f64);
-        nodes.width.push(node.width as f64);
-        nodes.total_samples.push(node.total.samples as f64);
-        nodes.self_samples.push(node.self_weight.samples as f64);
-        nodes.total_period.push(node.total.period as f64);
-        nodes.self_period.push(node.self_weight.period as f64);
-        nodes.elided_samples.push(node.elided.samples as f64);
-        nodes.elided_period.push(node.elided.period as f64);
-        nodes.elided_count.push(node.elided_count);
+        push_node(
+            &mut nodes,
+            node.parent.unwrap_or(u32::MAX),
+            node.func.0,
+            node.depth,
+            node.x,
+            node.width,
+            node.total,
+            node.self_weight,
+            node.elided,
+            node.elided_count,
+        );
     }
     let (total, empty) = (graph.total, graph.empty);
     let meta = TreeMeta {
@@ -251,6 +270,260 @@ pub fn tree(
         elided_count: graph.elided_root_count,
     };
     TreeReply { meta, nodes }
+}
+
+/// One command's part of a tree grouped by command: its samples' indices are
+/// `order[start..end]`.
+struct CommandPart {
+    command: usize,
+    weight: Weight,
+    start: usize,
+    end: usize,
+}
+
+/// The tree of `params` with a root per command (`roots`), in name order like any siblings:
+/// each command's box spans the weight of its samples that pass the filter, and holds the tree
+/// of those samples alone, pruned against the whole graph's width (so the same boxes are left
+/// out as in one tree). Commands too narrow to draw are left out as roots are. A zoom root's
+/// path starts with its command's id.
+fn command_tree(
+    samples: &Samples<'_>,
+    timeline: &Timeline,
+    events: &EventMap,
+    cache: &mut TreeCache,
+    generation: u32,
+    params: TreeParams<'_>,
+    roots: CommandRoots<'_>,
+) -> TreeReply {
+    let profile = samples.profile;
+    let (table, sf) = if params.filter.off_cpu {
+        // The event does not apply to off-CPU time (as in `refilter`).
+        let sf = SampleFilter {
+            events: Vec::new(),
+            ..sample_filter(params.filter, timeline, events)
+        };
+        (samples.off_cpu, sf)
+    } else {
+        (
+            &profile.samples,
+            sample_filter(params.filter, timeline, events),
+        )
+    };
+    let kind = match params.weight {
+        WeightKind::Samples => AnalysisWeight::Samples,
+        WeightKind::Period => AnalysisWeight::Period,
+    };
+    let width_of = |w: &Weight| match kind {
+        AnalysisWeight::Samples => w.samples,
+        AnalysisWeight::Period => w.period,
+    };
+    // Each profile thread's command, through its lane.
+    const NONE: u32 = u32::MAX;
+    let mut command_of_lane = vec![NONE; timeline.threads.len()];
+    for (k, c) in roots.commands.iter().enumerate() {
+        for &lane in &c.lanes {
+            if let Some(slot) = command_of_lane.get_mut(lane as usize) {
+                *slot = k as u32;
+            }
+        }
+    }
+    let command_of_thread: Vec<u32> = (0..profile.threads.len())
+        .map(|t| {
+            let lane = timeline.lane_of_thread.get(t).copied().unwrap_or(NONE);
+            command_of_lane.get(lane as usize).copied().unwrap_or(NONE)
+        })
+        .collect();
+    // One pass: each command's weight (samples with frames) and its samples, bucketed.
+    let n = roots.commands.len();
+    let mut weights = vec![Weight::default(); n];
+    let mut empty = Weight::default();
+    let (range, passes) = sf.candidates(table, &profile.threads, profile.events.len());
+    let command_at = |i: usize| {
+        let t = table.thread.get(i)?;
+        let k = *command_of_thread.get(t.index())?;
+        (k != NONE).then_some(k as usize)
+    };
+    for i in range.clone().filter(|&i| passes(i)) {
+        let period = table.period(i).unwrap_or(0);
+        match (command_at(i), table.stack(i).flatten()) {
+            (Some(k), Some(_)) => {
+                if let Some(w) = weights.get_mut(k) {
+                    w.add(Weight { samples: 1, period });
+                }
+            }
+            _ => empty.add(Weight { samples: 1, period }),
+        }
+    }
+    let mut parts: Vec<CommandPart> = Vec::new();
+    let mut next = 0usize;
+    for (k, w) in weights.iter().enumerate() {
+        let count = w.samples as usize;
+        parts.push(CommandPart {
+            command: k,
+            weight: *w,
+            start: next,
+            end: next + count,
+        });
+        next += count;
+    }
+    let mut order = vec![0u32; next];
+    let mut fill: Vec<usize> = parts.iter().map(|p| p.start).collect();
+    for i in range.filter(|&i| passes(i)) {
+        if table.stack(i).flatten().is_none() {
+            continue;
+        }
+        if let Some(at) = command_at(i).and_then(|k| fill.get_mut(k)) {
+            if let Some(o) = order.get_mut(*at) {
+                *o = i as u32;
+            }
+            *at += 1;
+        }
+    }
+    let total: Weight = weights.iter().fold(Weight::default(), |mut a, w| {
+        a.add(*w);
+        a
+    });
+    let graph_width = width_of(&total);
+    parts.retain(|p| width_of(&p.weight) > 0);
+    parts.sort_by(|a, b| {
+        let name = |p: &CommandPart| {
+            roots
+                .commands
+                .get(p.command)
+                .map_or("", |c| c.name.as_str())
+        };
+        name(a).cmp(name(b)).then(a.command.cmp(&b.command))
+    });
+    // A zoom root inside one command: the rest of its path is that command's zoom root.
+    let zoomed = params
+        .root
+        .split_first()
+        .and_then(|(&f, rest)| Some((f.checked_sub(roots.first_func)? as usize, rest)))
+        .filter(|&(k, _)| k < n);
+    let children = cache.children(profile, generation);
+    let mut nodes = TreeNodes::default();
+    let (mut x, mut depth) = (0u64, 0u32);
+    let (mut elided, mut elided_count) = (Weight::default(), 0u32);
+    for part in &parts {
+        let width = width_of(&part.weight);
+        let at = x;
+        x += width;
+        let zoom = zoomed
+            .filter(|&(k, _)| k == part.command)
+            .map(|(_, rest)| rest);
+        let wide = (width as u128) * (params.detail as u128) >= graph_width as u128;
+        if !wide && zoom.is_none() {
+            elided.add(part.weight);
+            elided_count += 1;
+            continue;
+        }
+        // The same absolute threshold as the whole graph's: width × detail ≥ graph width.
+        let detail = match zoom {
+            Some(_) => params.detail,
+            None if params.detail == u64::MAX => u64::MAX,
+            None => ((params.detail as u128 * width as u128) / (graph_width.max(1) as u128))
+                .clamp(1, u64::MAX as u128) as u64,
+        };
+        let picked = order.get(part.start..part.end).unwrap_or(&[]);
+        let w = StackWeights::of_indices(profile, table, picked);
+        let root: Vec<FuncIndex> = zoom.unwrap_or(&[]).iter().map(|&f| FuncIndex(f)).collect();
+        // The stacks its samples end in: the inverted tree's roots are found among them.
+        let mut leaves: Vec<u32> = picked
+            .iter()
+            .filter_map(|&i| table.stack(i as usize).flatten())
+            .map(|s| s.0)
+            .collect();
+        leaves.sort_unstable();
+        leaves.dedup();
+        let graph = pruned_flame_of(
+            profile,
+            children,
+            &w,
+            PruneOptions {
+                inverted: params.inverted,
+                kind,
+                detail,
+                root: &root,
+            },
+            Some(&leaves),
+        );
+        drop(w);
+        let own = nodes.parent.len() as u32;
+        push_node(
+            &mut nodes,
+            u32::MAX,
+            roots.first_func + part.command as u32,
+            0,
+            at,
+            width,
+            part.weight,
+            Weight::default(),
+            graph.elided_roots,
+            graph.elided_root_count,
+        );
+        for node in &graph.nodes {
+            push_node(
+                &mut nodes,
+                node.parent.map_or(own, |p| own + 1 + p),
+                node.func.0,
+                node.depth + 1,
+                at + node.x,
+                node.width,
+                node.total,
+                node.self_weight,
+                node.elided,
+                node.elided_count,
+            );
+        }
+        depth = depth.max(graph.depth + 1);
+    }
+    let meta = TreeMeta {
+        query: None,
+        generation,
+        samples: total.samples + empty.samples,
+        period: total.period + empty.period,
+        empty_samples: empty.samples,
+        total: graph_width as f64,
+        depth,
+        ms: 0.0,
+        detail: if params.detail == u64::MAX {
+            0
+        } else {
+            params.detail
+        },
+        elided_samples: elided.samples,
+        elided_period: elided.period,
+        elided_count,
+    };
+    TreeReply { meta, nodes }
+}
+
+/// Appends one node to `nodes`' columns.
+#[allow(clippy::too_many_arguments)]
+fn push_node(
+    nodes: &mut TreeNodes,
+    parent: u32,
+    func: u32,
+    depth: u32,
+    x: u64,
+    width: u64,
+    total: Weight,
+    self_weight: Weight,
+    elided: Weight,
+    elided_count: u32,
+) {
+    nodes.parent.push(parent);
+    nodes.func.push(func);
+    nodes.depth.push(depth);
+    nodes.x.push(x as f64);
+    nodes.width.push(width as f64);
+    nodes.total_samples.push(total.samples as f64);
+    nodes.self_samples.push(self_weight.samples as f64);
+    nodes.total_period.push(total.period as f64);
+    nodes.self_period.push(self_weight.period as f64);
+    nodes.elided_samples.push(elided.samples as f64);
+    nodes.elided_period.push(elided.period as f64);
+    nodes.elided_count.push(elided_count);
 }
 
 /// The weight of the samples passing `filter` whose stack has a function whose name contains
@@ -329,6 +602,7 @@ zeta alpha zeta       zeta zeta zeta
             weight: WeightKind::Samples,
             root,
             detail,
+            by_command: None,
         }
     }
 

@@ -379,8 +379,16 @@ impl AppState {
                         message
                     });
                     // A stopped worker answers nothing more: the tree shown stays the last one
-                    // made, and the Inverted button says which it is, not the direction asked.
-                    if let (true, Some(Query::Tree { inverted, .. })) = (
+                    // made, and the Inverted and By command buttons say which it is, not what
+                    // was asked.
+                    if let (
+                        true,
+                        Some(Query::Tree {
+                            inverted,
+                            by_command,
+                            ..
+                        }),
+                    ) = (
                         crashed,
                         self.results
                             .tree
@@ -388,6 +396,7 @@ impl AppState {
                             .and_then(|t| t.meta.query.as_ref()),
                     ) {
                         self.view.inverted = *inverted;
+                        self.view.by_command = *by_command;
                     }
                 }
             }
@@ -663,6 +672,7 @@ mod tests {
                 weight: WeightKind::Samples,
                 root: Vec::new(),
                 detail: 0,
+                by_command: false,
             });
             Action::Worker(WorkerMessage::Tree(2, Box::new(t)))
         };

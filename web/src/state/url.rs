@@ -18,6 +18,7 @@
 //! | `tid` | the thread filter, thread ids, `,`-separated                               |
 //! | `cmd` | the thread filter as a command: every process of that name (instead of `tid`) |
 //! | `inv` | `1`: bottom-up (inverted) trees                                            |
+//! | `bycmd` | `1`: a root per command in the trees (`f` then starts with the command)  |
 //!
 //! Values are percent-encoded (UTF-8; everything but `A-Z a-z 0-9 - . _ ~ : / ( ) < > @ !`),
 //! the names in `f` one by one, so a name may hold `;`. Keys this version does not know are
@@ -54,6 +55,8 @@ pub struct LinkState {
     pub command: Option<String>,
     /// Bottom-up trees.
     pub inverted: bool,
+    /// A root per command in the trees.
+    pub by_command: bool,
 }
 
 fn keep(b: u8) -> bool {
@@ -135,6 +138,9 @@ impl LinkState {
         if self.inverted {
             parts.push("inv=1".into());
         }
+        if self.by_command {
+            parts.push("bycmd=1".into());
+        }
         parts.join("&")
     }
 
@@ -177,6 +183,7 @@ impl LinkState {
             .unwrap_or_default();
         link.command = get("cmd").and_then(decode_component);
         link.inverted = get("inv") == Some("1");
+        link.by_command = get("bycmd") == Some("1");
         Some(link)
     }
 
@@ -210,6 +217,7 @@ impl LinkState {
             },
             command,
             inverted: view.inverted,
+            by_command: view.by_command,
         }
     }
 
@@ -231,15 +239,25 @@ impl LinkState {
                 .map(|i| i as u32)
                 .collect(),
         };
+        // Grouped by command, the path starts with a command (whose ids follow the functions').
+        let all = profile.func_name.len() as u32;
+        let first_command = all.saturating_sub(commands(&profile.overview).len() as u32);
         let mut zoom = Vec::with_capacity(self.frame.len());
-        for name in &self.frame {
-            match (0..profile.func_name.len() as u32).find(|&f| func_name(profile, f) == name) {
+        for (i, name) in self.frame.iter().enumerate() {
+            let ids = match (self.by_command, i) {
+                (true, 0) => first_command..all,
+                _ => 0..first_command,
+            };
+            match ids.clone().find(|&f| func_name(profile, f) == name) {
                 Some(f) => zoom.push(f),
                 None => break,
             }
         }
-        // Inverting, the event and the threads clear the zoom: they go first.
-        let mut out = vec![ViewAction::Inverted(self.inverted)];
+        // Inverting, grouping, the event and the threads clear the zoom: they go first.
+        let mut out = vec![
+            ViewAction::Inverted(self.inverted),
+            ViewAction::ByCommand(self.by_command),
+        ];
         if let Some(e) = self.event.filter(|&e| e < events) {
             out.push(ViewAction::Event(Some(e)));
         }
@@ -447,5 +465,53 @@ mod tests {
             v.apply(a);
         }
         assert_eq!((v.zoom, v.event, v.threads), (vec![0], None, vec![]));
+    }
+
+    #[test]
+    fn a_tree_by_command_survives_the_round_trip_with_its_command_first_in_the_path() {
+        use crate::protocol::ProcessInfo;
+        // Functions main, "a;b & c", slow, λ; then the commands (busiest first): slow, main —
+        // a command may have a function's name.
+        let mut p = profile();
+        p.overview.processes = vec![
+            ProcessInfo {
+                pid: 7,
+                name: "main".into(),
+                threads: vec![0],
+                samples: 2,
+            },
+            ProcessInfo {
+                pid: 8,
+                name: "slow".into(),
+                threads: vec![1],
+                samples: 5,
+            },
+        ];
+        for name in ["slow", "main"] {
+            let s = p.strings.push(name);
+            p.func_name.push(s);
+            p.func_module.push(u32::MAX);
+        }
+        let view = ViewState {
+            tab: Tab::CallTree,
+            by_command: true,
+            zoom: vec![5, 0, 2],
+            ..ViewState::default()
+        };
+        let link = LinkState::from_view(&view, &p);
+        let hash = link.encode();
+        assert_eq!(hash, "v=1&tab=calltree&f=main;main;slow&bycmd=1");
+        let mut fresh = ViewState::default();
+        for a in LinkState::decode(&hash).unwrap().to_actions(&p) {
+            fresh.apply(a);
+        }
+        // The first name is the command main (id 5), the next ones functions.
+        assert_eq!((fresh.by_command, fresh.zoom), (true, vec![5, 0, 2]));
+        // Without the flag, the same names are functions only.
+        let mut plain = ViewState::default();
+        for a in LinkState::decode("v=1&f=slow;main").unwrap().to_actions(&p) {
+            plain.apply(a);
+        }
+        assert_eq!((plain.by_command, plain.zoom), (false, vec![2, 0]));
     }
 }

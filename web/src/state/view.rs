@@ -98,6 +98,8 @@ pub struct ViewState {
     pub off_cpu: bool,
     /// Bottom-up trees (flame graph and call tree).
     pub inverted: bool,
+    /// A root per command (the flame graph and call tree start with the commands).
+    pub by_command: bool,
     /// Roots at the top.
     pub icicle: bool,
     /// Flame colors.
@@ -147,6 +149,8 @@ pub enum ViewAction {
     OffCpu(bool),
     /// Bottom-up or top-down.
     Inverted(bool),
+    /// A root per command or not.
+    ByCommand(bool),
     /// Icicle or flame.
     Icicle(bool),
     /// Colors.
@@ -218,6 +222,15 @@ impl ViewState {
                 if self.inverted != i {
                     self.inverted = i;
                     // Paths of one tree mean nothing in the other.
+                    self.zoom.clear();
+                    self.expanded.clear();
+                    self.tree_selected = None;
+                }
+            }
+            ViewAction::ByCommand(on) => {
+                if self.by_command != on {
+                    self.by_command = on;
+                    // Paths start with a command in one tree and not in the other.
                     self.zoom.clear();
                     self.expanded.clear();
                     self.tree_selected = None;

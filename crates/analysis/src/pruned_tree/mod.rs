@@ -165,6 +165,8 @@ struct Descent<'a> {
     wide: Vec<bool>,
     todo: Vec<Pending>,
     out: PrunedFlame,
+    /// The stacks the weighed samples end in, ascending, when the caller knows them.
+    leaves: Option<&'a [u32]>,
 }
 
 /// The flame layout of the samples weighed in `weights`, pruned as `opts` say.
@@ -173,6 +175,20 @@ pub fn pruned_flame(
     children: &StackChildren,
     weights: &StackWeights,
     opts: PruneOptions<'_>,
+) -> PrunedFlame {
+    pruned_flame_of(profile, children, weights, opts, None)
+}
+
+/// [`pruned_flame`] for weights of samples whose stacks are known: `leaves`, ascending, holds
+/// every stack a weighed sample ends in (and maybe others). The inverted tree's roots are then
+/// found among them, not among all stacks: for the weights of a small part of the samples,
+/// such as one command's.
+pub fn pruned_flame_of(
+    profile: &Profile,
+    children: &StackChildren,
+    weights: &StackWeights,
+    opts: PruneOptions<'_>,
+    leaves: Option<&[u32]>,
 ) -> PrunedFlame {
     let mut d = Descent {
         profile,
@@ -190,6 +206,7 @@ pub fn pruned_flame(
             empty: weights.empty(),
             ..PrunedFlame::default()
         },
+        leaves,
     };
     d.roots();
     while let Some(p) = d.todo.pop() {
@@ -324,6 +341,9 @@ impl Descent<'_> {
     /// profile); the members of the groups that are drawn come after, from
     /// [`Descent::fill_inverted_roots`].
     fn inverted_root_groups(&mut self) {
+        if let Some(leaves) = self.leaves {
+            return self.inverted_root_groups_of(leaves);
+        }
         let nf = self.profile.funcs.len();
         // Per function (the last slot: stacks without one), its weight and smallest stack.
         let mut acc: Vec<(Weight, u32)> = vec![(Weight::default(), u32::MAX); nf + 1];
@@ -354,9 +374,59 @@ impl Descent<'_> {
         }
     }
 
+    /// [`Descent::inverted_root_groups`] from the stacks `leaves` (ascending): each one with a
+    /// self weight is paired with its function, and the pairs, sorted by (function, stack), are
+    /// summed into the groups. The pairs stay in `pairs`, where
+    /// [`Descent::fill_inverted_roots`] would put them.
+    fn inverted_root_groups_of(&mut self, leaves: &[u32]) {
+        let nf = self.profile.funcs.len();
+        self.pairs.clear();
+        for &s in leaves {
+            let w = self.weights.self_weight(s, self.children);
+            if w.samples == 0 {
+                continue;
+            }
+            let f = StackChildren::func(self.profile, s);
+            // (A stack without a function sorts last, as the last slot of the dense count.)
+            let f = if (f as usize) < nf { f } else { u32::MAX };
+            self.pairs.push((
+                f,
+                Member {
+                    stack: s,
+                    origin: s,
+                    weight: w,
+                },
+            ));
+        }
+        self.pairs.sort_by_key(|p| (p.0, p.1.stack));
+        self.pairs.dedup_by_key(|p| p.1.stack);
+        self.groups.clear();
+        let mut i = 0;
+        while let Some(&(func, first)) = self.pairs.get(i) {
+            let rest = self.pairs.get(i..).unwrap_or(&[]);
+            let end = i + rest.partition_point(|p| p.0 == func).max(1);
+            let mut total = Weight::default();
+            for p in self.pairs.get(i..end).unwrap_or(&[]) {
+                total.add(p.1.weight);
+            }
+            self.groups.push(Group {
+                func,
+                origin: first.stack,
+                total,
+                self_weight: total,
+                range: i..end,
+            });
+            i = end;
+        }
+    }
+
     /// Gives the inverted tree's root groups in `placed` (to be drawn) their members: the stacks
     /// with self weight that end in their function, in `pairs` by (function, stack).
     fn fill_inverted_roots(&mut self, placed: &[(usize, u64, Place)]) {
+        if self.leaves.is_some() {
+            // Made with the groups (`inverted_root_groups_of`).
+            return;
+        }
         let nf = self.profile.funcs.len();
         let mut drawn = vec![false; nf + 1];
         for &(gi, _, _) in placed {

@@ -226,6 +226,19 @@ impl StackWeights {
         Self::with_totals(profile, samples, filter, None)
     }
 
+    /// The weights of the samples of `samples` at `indices` (each once; out-of-range ones are
+    /// skipped), with no other filter: for a caller that has split the samples already, such as
+    /// the flame graph's per-command roots.
+    pub fn of_indices(profile: &Profile, samples: &SampleTable, indices: &[u32]) -> Self {
+        Self::from_kept(
+            profile,
+            samples,
+            indices.iter().map(|&i| i as usize),
+            indices.len(),
+            None,
+        )
+    }
+
     /// [`StackWeights::of_samples`], the totals added up by chains (`Some(true)`), by one pass
     /// (`Some(false)`) or as fits the number of samples (`None`).
     fn with_totals(
@@ -234,19 +247,34 @@ impl StackWeights {
         filter: &SampleFilter,
         by_chains: Option<bool>,
     ) -> Self {
+        let (range, passes) = filter.candidates(samples, &profile.threads, profile.events.len());
+        let kept = range.len();
+        Self::from_kept(
+            profile,
+            samples,
+            range.filter(|&i| passes(i)),
+            kept,
+            by_chains,
+        )
+    }
+
+    /// The weights of the samples `kept` (at most `bound` of them), the totals added up as
+    /// [`StackWeights::with_totals`] says.
+    fn from_kept(
+        profile: &Profile,
+        samples: &SampleTable,
+        kept: impl Iterator<Item = usize> + Clone,
+        bound: usize,
+        by_chains: Option<bool>,
+    ) -> Self {
         let n = profile.stacks.len();
         let mut w = StackWeights {
             samples: Chunked::from_elem(0, n),
             ..StackWeights::default()
         };
-        let (range, passes) = filter.candidates(samples, &profile.threads, profile.events.len());
-        let kept = range.len();
         // Self weights: the counts, and the periods only once two differ.
         let mut first = true;
-        for i in range.clone() {
-            if !passes(i) {
-                continue;
-            }
+        for i in kept.clone() {
             let (Some(stack), Some(period)) = (samples.stack(i), samples.period(i)) else {
                 continue;
             };
@@ -270,8 +298,8 @@ impl StackWeights {
         // Self weights into totals. A prefix has a smaller index than the stacks built on it:
         // one backward pass over all stacks does it in place; for a few samples (a narrow
         // time selection), walking from each sample's stack to its root touches less.
-        if by_chains.unwrap_or(kept.saturating_mul(CHAIN_WALK) < n) {
-            w.totals_by_chains(profile, range.filter_map(|i| samples.stack(i).flatten()));
+        if by_chains.unwrap_or(bound.saturating_mul(CHAIN_WALK) < n) {
+            w.totals_by_chains(profile, kept.filter_map(|i| samples.stack(i).flatten()));
         } else {
             w.totals_by_pass(profile);
         }
@@ -634,6 +662,37 @@ tid:    1 2 1 1 2 2
                 }
             }
         }
+    }
+
+    #[test]
+    fn weights_of_sample_indices_equal_those_of_the_filter_that_picks_them() {
+        let p = profile_from_text_samples(
+            "
+time:   5 1 3 0 4 2
+tid:    1 2 1 1 2 2
+        A A B A A A
+        B C B B C
+        C   A   D
+",
+        )
+        .unwrap();
+        for tids in [vec![1], vec![2], vec![1, 2]] {
+            let f = SampleFilter {
+                tids: tids.clone(),
+                ..SampleFilter::all()
+            };
+            let picked: Vec<u32> = (0..p.samples.len())
+                .filter(|&i| f.matches(&p.samples, &p.threads, i))
+                .map(|i| i as u32)
+                .collect();
+            // Indices past the end are skipped.
+            let with_stray: Vec<u32> = picked.iter().copied().chain([99]).collect();
+            let w = StackWeights::of_indices(&p, &p.samples, &with_stray);
+            let got: Vec<Weight> = (0..p.stacks.len() as u32).map(|s| w.total(s)).collect();
+            assert_eq!(got, brute(&p, &f), "{tids:?}");
+        }
+        let none = StackWeights::of_indices(&p, &p.samples, &[]);
+        assert!((0..p.stacks.len() as u32).all(|s| none.total(s) == Weight::default()));
     }
 
     #[test]

@@ -263,11 +263,27 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     } else {
         0.0
     };
+    // Whether the tree shown has a root per command (its left-out roots are commands).
+    let by_command = matches!(
+        t.meta.query,
+        Some(crate::protocol::Query::Tree {
+            by_command: true,
+            ..
+        })
+    );
     let elided_note = (elided_share >= ELIDED_NOTE_SHARE).then(|| {
         let each = if t.meta.detail > 0 {
             format!(" (each under 1/{} of the graph)", grouped(t.meta.detail))
         } else {
             String::new()
+        };
+        let (what, advice) = if by_command {
+            ("commands", "Pick one in the Command select")
+        } else {
+            (
+                "root frames",
+                "Show Commands as roots, pick a command above, or a thread's name in the timeline,",
+            )
         };
         html! {
             <ul class="notices">
@@ -275,7 +291,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                     data-samples={t.meta.elided_samples.to_string()} data-share={format!("{elided_share:.6}")}
                     title="Stacks begin at many different frames when they were unwound without frame pointers or cut at perf's frame limit.">
                     { format!(
-                        "{} root frames too narrow to draw{each} hold {} of it: the gray band. Pick a command above, or a thread's name in the timeline, to see its stacks alone.",
+                        "{} {what} too narrow to draw{each} hold {} of it: the gray band. {advice} to see its stacks alone.",
                         grouped(u64::from(t.meta.elided_count)),
                         percent(elided_share),
                     ) }
@@ -295,6 +311,10 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                 <div class="segmented" role="group" aria-label="Direction">
                     { toggle("Top-down", "flame-topdown", !view.inverted, ViewAction::Inverted(false)) }
                     { toggle("Inverted", "flame-inverted", view.inverted, ViewAction::Inverted(true)) }
+                </div>
+                <div class="segmented" role="group" aria-label="Roots" title="Commands: a root per command (its processes by name), each over its own samples">
+                    { toggle("Functions", "flame-roots-functions", !view.by_command, ViewAction::ByCommand(false)) }
+                    { toggle("Commands", "flame-roots-commands", view.by_command, ViewAction::ByCommand(true)) }
                 </div>
                 <div class="segmented" role="group" aria-label="Colors">
                     { toggle("By name", "color-name", view.color_by == ColorBy::Name, ViewAction::ColorBy(ColorBy::Name)) }
