@@ -843,6 +843,81 @@ mod tests {
     }
 
     #[test]
+    fn a_tree_by_command_holds_each_commands_own_tree_under_its_root() {
+        let tree = |s: &mut Session, inverted: bool, by_command: bool, threads: Vec<u32>| match s
+            .query(
+                1,
+                Query::Tree {
+                    filter: Filter {
+                        threads,
+                        ..Filter::default()
+                    },
+                    inverted,
+                    weight: WeightKind::Samples,
+                    root: vec![],
+                    detail: 0,
+                    by_command,
+                },
+            ) {
+            WorkerMessage::Tree(_, t) => *t,
+            other => panic!("{other:?}"),
+        };
+        for name in ["example.data", "threads.data"] {
+            let mut s = open(name);
+            let o = s.overview();
+            let commands = crate::selectors::commands(&o);
+            let funcs = s.profile.funcs.len() as u32;
+            let names = s.profile_data();
+            for inverted in [false, true] {
+                let t = tree(&mut s, inverted, true, vec![]);
+                assert_eq!(t.meta.samples, o.samples, "{name}");
+                // The roots are the commands (ids after the functions', named after them),
+                // each as wide as its samples, in name order.
+                let roots: Vec<usize> = (0..t.nodes.len())
+                    .filter(|&i| t.nodes.parent[i] == u32::MAX)
+                    .collect();
+                let mut seen = Vec::new();
+                for &r in &roots {
+                    let k = (t.nodes.func[r] - funcs) as usize;
+                    let c = &commands[k];
+                    assert_eq!(crate::selectors::func_name(&names, t.nodes.func[r]), c.name);
+                    assert_eq!(t.nodes.total_samples[r] as u64, c.samples, "{}", c.name);
+                    seen.push(c.name.clone());
+                    // Under it, the tree of the command's threads alone, one level down.
+                    let alone = tree(&mut s, inverted, false, c.lanes.clone());
+                    let under: Vec<(u32, u32, f64, f64)> = (r + 1..t.nodes.len())
+                        .take_while(|&i| t.nodes.depth[i] > 0)
+                        .map(|i| {
+                            let x = t.nodes.x[i] - t.nodes.x[r];
+                            (t.nodes.func[i], t.nodes.depth[i] - 1, x, t.nodes.width[i])
+                        })
+                        .collect();
+                    let want: Vec<(u32, u32, f64, f64)> = (0..alone.nodes.len())
+                        .map(|i| {
+                            let n = &alone.nodes;
+                            (n.func[i], n.depth[i], n.x[i], n.width[i])
+                        })
+                        .collect();
+                    if roots.len() == 1 {
+                        assert_eq!(under, want, "{name} {}", c.name);
+                    } else {
+                        // (Pruned against the whole graph, it may leave out more.)
+                        assert!(under.iter().all(|u| want.contains(u)), "{name} {}", c.name);
+                    }
+                }
+                let mut sorted = seen.clone();
+                sorted.sort();
+                assert_eq!(seen, sorted, "{name}: roots in name order");
+                assert_eq!(
+                    roots.len() as u32 + t.meta.elided_count,
+                    commands.len() as u32,
+                    "{name}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn example_opens_with_samples_threads_and_a_tree() {
         let mut s = open("example.data");
         let o = s.overview();

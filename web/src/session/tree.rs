@@ -7,7 +7,8 @@ use perfscope_analysis::flame_graph::WeightKind as AnalysisWeight;
 use perfscope_analysis::ids::{EventIndex, FuncIndex};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::pruned_tree::{
-    pruned_flame, pruned_flame_of, PruneOptions, StackChildren, StackWeights,
+    pruned_flame, pruned_flame_of, PruneOptions, PrunedFlame, PrunedNode, StackChildren,
+    StackWeights,
 };
 use perfscope_analysis::samples::{SampleFilter, SampleTable};
 
@@ -214,41 +215,39 @@ pub fn tree(
     generation: u32,
     params: TreeParams<'_>,
 ) -> TreeReply {
-    if let Some(roots) = params.by_command {
-        return command_tree(samples, timeline, events, cache, generation, params, roots);
-    }
-    let profile = samples.profile;
-    let (children, weights) = cache.prepare(samples, timeline, events, params.filter, generation);
-    let kind = match params.weight {
-        WeightKind::Samples => AnalysisWeight::Samples,
-        WeightKind::Period => AnalysisWeight::Period,
+    let graph = match params.by_command {
+        Some(roots) => command_flame(samples, timeline, events, cache, generation, params, roots),
+        None => {
+            let (children, weights) =
+                cache.prepare(samples, timeline, events, params.filter, generation);
+            let root: Vec<FuncIndex> = params.root.iter().map(|&f| FuncIndex(f)).collect();
+            pruned_flame(
+                samples.profile,
+                children,
+                weights,
+                PruneOptions {
+                    inverted: params.inverted,
+                    kind: analysis_kind(params.weight),
+                    detail: params.detail,
+                    root: &root,
+                },
+            )
+        }
     };
-    let root: Vec<FuncIndex> = params.root.iter().map(|&f| FuncIndex(f)).collect();
-    let graph = pruned_flame(
-        profile,
-        children,
-        weights,
-        PruneOptions {
-            inverted: params.inverted,
-            kind,
-            detail: params.detail,
-            root: &root,
-        },
-    );
     let mut nodes = TreeNodes::default();
     for node in &graph.nodes {
-        push_node(
-            &mut nodes,
-            node.parent.unwrap_or(u32::MAX),
-            node.func.0,
-            node.depth,
-            node.x,
-            node.width,
-            node.total,
-            node.self_weight,
-            node.elided,
-            node.elided_count,
-        );
+        nodes.parent.push(node.parent.unwrap_or(u32::MAX));
+        nodes.func.push(node.func.0);
+        nodes.depth.push(node.depth);
+        nodes.x.push(node.x as f64);
+        nodes.width.push(node.width as f64);
+        nodes.total_samples.push(node.total.samples as f64);
+        nodes.self_samples.push(node.self_weight.samples as f64);
+        nodes.total_period.push(node.total.period as f64);
+        nodes.self_period.push(node.self_weight.period as f64);
+        nodes.elided_samples.push(node.elided.samples as f64);
+        nodes.elided_period.push(node.elided.period as f64);
+        nodes.elided_count.push(node.elided_count);
     }
     let (total, empty) = (graph.total, graph.empty);
     let meta = TreeMeta {
@@ -286,7 +285,7 @@ struct CommandPart {
 /// of those samples alone, pruned against the whole graph's width (so the same boxes are left
 /// out as in one tree). Commands too narrow to draw are left out as roots are. A zoom root's
 /// path starts with its command's id.
-fn command_tree(
+fn command_flame(
     samples: &Samples<'_>,
     timeline: &Timeline,
     events: &EventMap,
@@ -294,7 +293,7 @@ fn command_tree(
     generation: u32,
     params: TreeParams<'_>,
     roots: CommandRoots<'_>,
-) -> TreeReply {
+) -> PrunedFlame {
     let profile = samples.profile;
     let (table, sf) = if params.filter.off_cpu {
         // The event does not apply to off-CPU time (as in `refilter`).
@@ -309,10 +308,7 @@ fn command_tree(
             sample_filter(params.filter, timeline, events),
         )
     };
-    let kind = match params.weight {
-        WeightKind::Samples => AnalysisWeight::Samples,
-        WeightKind::Period => AnalysisWeight::Period,
-    };
+    let kind = analysis_kind(params.weight);
     let width_of = |w: &Weight| match kind {
         AnalysisWeight::Samples => w.samples,
         AnalysisWeight::Period => w.period,
@@ -401,8 +397,8 @@ fn command_tree(
         .and_then(|(&f, rest)| Some((f.checked_sub(roots.first_func)? as usize, rest)))
         .filter(|&(k, _)| k < n);
     let children = cache.children(profile, generation);
-    let mut nodes = TreeNodes::default();
-    let (mut x, mut depth) = (0u64, 0u32);
+    let mut out = PrunedFlame::default();
+    let mut x = 0u64;
     let (mut elided, mut elided_count) = (Weight::default(), 0u32);
     for part in &parts {
         let width = width_of(&part.weight);
@@ -448,82 +444,40 @@ fn command_tree(
             Some(&leaves),
         );
         drop(w);
-        let own = nodes.parent.len() as u32;
-        push_node(
-            &mut nodes,
-            u32::MAX,
-            roots.first_func + part.command as u32,
-            0,
-            at,
+        let own = out.nodes.len() as u32;
+        out.nodes.push(PrunedNode {
+            func: FuncIndex(roots.first_func + part.command as u32),
+            parent: None,
+            depth: 0,
+            x: at,
             width,
-            part.weight,
-            Weight::default(),
-            graph.elided_roots,
-            graph.elided_root_count,
-        );
-        for node in &graph.nodes {
-            push_node(
-                &mut nodes,
-                node.parent.map_or(own, |p| own + 1 + p),
-                node.func.0,
-                node.depth + 1,
-                at + node.x,
-                node.width,
-                node.total,
-                node.self_weight,
-                node.elided,
-                node.elided_count,
-            );
-        }
-        depth = depth.max(graph.depth + 1);
+            total: part.weight,
+            self_weight: Weight::default(),
+            elided: graph.elided_roots,
+            elided_count: graph.elided_root_count,
+        });
+        out.nodes.extend(graph.nodes.iter().map(|node| PrunedNode {
+            parent: Some(node.parent.map_or(own, |p| own + 1 + p)),
+            depth: node.depth + 1,
+            x: at + node.x,
+            ..*node
+        }));
+        out.depth = out.depth.max(graph.depth + 1);
     }
-    let meta = TreeMeta {
-        query: None,
-        generation,
-        samples: total.samples + empty.samples,
-        period: total.period + empty.period,
-        empty_samples: empty.samples,
-        total: graph_width as f64,
-        depth,
-        ms: 0.0,
-        detail: if params.detail == u64::MAX {
-            0
-        } else {
-            params.detail
-        },
-        elided_samples: elided.samples,
-        elided_period: elided.period,
-        elided_count,
-    };
-    TreeReply { meta, nodes }
+    out.width = graph_width;
+    out.total = total;
+    out.empty = empty;
+    out.elided_roots = elided;
+    out.elided_root_count = elided_count;
+    out
 }
 
-/// Appends one node to `nodes`' columns.
-#[allow(clippy::too_many_arguments)]
-fn push_node(
-    nodes: &mut TreeNodes,
-    parent: u32,
-    func: u32,
-    depth: u32,
-    x: u64,
-    width: u64,
-    total: Weight,
-    self_weight: Weight,
-    elided: Weight,
-    elided_count: u32,
-) {
-    nodes.parent.push(parent);
-    nodes.func.push(func);
-    nodes.depth.push(depth);
-    nodes.x.push(x as f64);
-    nodes.width.push(width as f64);
-    nodes.total_samples.push(total.samples as f64);
-    nodes.self_samples.push(self_weight.samples as f64);
-    nodes.total_period.push(total.period as f64);
-    nodes.self_period.push(self_weight.period as f64);
-    nodes.elided_samples.push(elided.samples as f64);
-    nodes.elided_period.push(elided.period as f64);
-    nodes.elided_count.push(elided_count);
+/// The analysis crate's weight kind for the page's.
+fn analysis_kind(weight: WeightKind) -> AnalysisWeight {
+    match weight {
+        WeightKind::Samples => AnalysisWeight::Samples,
+        WeightKind::Period => AnalysisWeight::Period,
+    }
 }
 
 /// The weight of the samples passing `filter` whose stack has a function whose name contains
