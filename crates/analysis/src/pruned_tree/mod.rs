@@ -108,6 +108,10 @@ pub struct PrunedFlame {
     pub elided_root_count: u32,
 }
 
+/// The top-down layout walks up from the known leaves of [`pruned_flame_of`] when there are
+/// fewer than the roots over this (a walk is tens of steps; reading a root's weight is one).
+pub const LEAF_WALK: usize = 16;
+
 /// A member of a merged node: where it stands in the stack table, the smallest stack index it
 /// stands for (the node-creation order of [`crate::call_tree::CallTree`]), and its weight.
 #[derive(Clone, Copy, Debug)]
@@ -221,9 +225,12 @@ impl Descent<'_> {
         if self.opts.inverted {
             self.inverted_root_groups();
         } else {
-            // An unsymbolized system-wide profile has ~1M roots.
-            self.pairs.reserve_exact(self.children.roots().len());
-            for &s in self.children.roots() {
+            // An unsymbolized system-wide profile has ~1M roots: for a few known leaves, their
+            // roots are found by walking up from them instead.
+            let walked = self.leaf_roots();
+            let roots = walked.as_deref().unwrap_or(self.children.roots());
+            self.pairs.reserve_exact(roots.len());
+            for &s in roots {
                 let w = self.weights.total(s);
                 if w.samples > 0 {
                     self.pairs.push((
@@ -250,6 +257,39 @@ impl Descent<'_> {
         let (elided, count) = self.place_children(None, 0, 0, Place::Path(usize::MAX));
         self.out.elided_roots = elided;
         self.out.elided_root_count = count;
+    }
+
+    /// The roots of the known leaves (see [`pruned_flame_of`]), each once, when there are few
+    /// enough leaves that walking up from them beats reading every root's weight; `None`
+    /// otherwise. A walk stops at a stack seen before (its root is already found).
+    fn leaf_roots(&self) -> Option<Vec<u32>> {
+        let leaves = self.leaves?;
+        if leaves.len().saturating_mul(LEAF_WALK) >= self.children.roots().len() {
+            return None;
+        }
+        let n = self.profile.stacks.len();
+        let mut seen = vec![0u64; n.div_ceil(64)];
+        let mut roots = Vec::new();
+        for &leaf in leaves {
+            let mut cur = leaf as usize;
+            while let Some(word) = seen.get_mut(cur / 64) {
+                let bit = 1u64 << (cur % 64);
+                if *word & bit != 0 {
+                    break;
+                }
+                *word |= bit;
+                // (As `StackChildren` indexes them: a stack with a prefix is no root; a cycle
+                // in a broken table ends at a stack seen before.)
+                match self.profile.stacks.prefix(StackIndex(cur as u32)) {
+                    Some(p) => cur = p.index(),
+                    None => {
+                        roots.push(cur as u32);
+                        break;
+                    }
+                }
+            }
+        }
+        Some(roots)
     }
 
     /// Emits `p` and queues its children that are wide enough.
@@ -658,5 +698,60 @@ impl PrunedFlame {
         }
         out.reverse();
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::samples::SampleFilter;
+    use crate::text_samples::profile_from_text_samples;
+
+    #[test]
+    fn roots_walked_up_from_a_few_known_leaves_give_the_same_layout() {
+        // 200 roots (r0..r199, the even ones with a child), the samples of tid 2 at six of
+        // them: 6 leaves × LEAF_WALK < 200 roots, so their roots are found by walking up.
+        let n = 200;
+        let mut roots = String::new();
+        let mut kids = String::new();
+        let mut tids = String::new();
+        for i in 0..n {
+            roots.push_str(&format!("r{i} "));
+            kids.push_str(if i % 2 == 0 { "k " } else { "  " });
+            tids.push_str(if i % 40 == 3 || i == 8 { "2 " } else { "1 " });
+        }
+        let p = profile_from_text_samples(&format!("tid: {tids}\n{roots}\n{kids}\n")).unwrap();
+        let filter = SampleFilter {
+            tids: vec![2],
+            ..SampleFilter::all()
+        };
+        let kept: Vec<u32> = (0..p.samples.len() as u32)
+            .filter(|&i| filter.matches(&p.samples, &p.threads, i as usize))
+            .collect();
+        let mut leaves: Vec<u32> = kept
+            .iter()
+            .filter_map(|&i| p.samples.stack(i as usize).flatten())
+            .map(|s| s.0)
+            .collect();
+        leaves.sort_unstable();
+        leaves.dedup();
+        let children = StackChildren::new(&p);
+        assert_eq!(children.roots().len(), n);
+        assert!(leaves.len() * LEAF_WALK < n, "{leaves:?}");
+        let weights = StackWeights::new(&p, &filter);
+        for inverted in [false, true] {
+            for detail in [1, 3, u64::MAX] {
+                let opts = PruneOptions {
+                    inverted,
+                    kind: WeightKind::Samples,
+                    detail,
+                    root: &[],
+                };
+                let full = pruned_flame(&p, &children, &weights, opts);
+                let told = pruned_flame_of(&p, &children, &weights, opts, Some(&leaves));
+                assert_eq!(told, full, "inverted {inverted} detail {detail}");
+                assert_eq!(full.total.samples, 6);
+            }
+        }
     }
 }
