@@ -508,7 +508,11 @@ impl Session {
     /// The commands a tree grouped by command has roots for, in the order of their ids: the
     /// Command select's list.
     fn command_list(&self) -> Vec<Command> {
-        crate::selectors::commands(&self.overview())
+        // The overview's processes are the timeline's (the rest of it is not needed).
+        crate::selectors::commands(&Overview {
+            processes: self.timeline.processes.clone(),
+            ..Overview::default()
+        })
     }
 
     /// The `profile` message's contents. The functions are followed by one per command (see
