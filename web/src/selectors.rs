@@ -23,8 +23,16 @@ pub fn func_name(p: &ProfileData, func: u32) -> &str {
 pub fn func_module(p: &ProfileData, func: u32) -> &str {
     p.func_module
         .get(func as usize)
-        .filter(|&&m| m != u32::MAX)
+        .filter(|&&m| m != u32::MAX && m != COMMAND_MODULE)
         .map_or("", |&s| p.strings.get(s))
+}
+
+/// The [`ProfileData::func_module`] of a command's id (the roots of a tree by command).
+pub const COMMAND_MODULE: u32 = u32::MAX - 1;
+
+/// Whether `func` is a command's id (a root of a tree by command), not a function's.
+pub fn is_command(p: &ProfileData, func: u32) -> bool {
+    p.func_module.get(func as usize) == Some(&COMMAND_MODULE)
 }
 
 /// The last component of a path.
@@ -306,7 +314,8 @@ pub struct SearchResult {
     pub count: usize,
 }
 
-/// Finds the nodes whose function name contains `query`.
+/// Finds the nodes whose function name contains `query` (commands' boxes are not functions: the
+/// worker's matched share does not count them either).
 pub fn search(tree: &TreeReply, profile: &ProfileData, query: &str) -> SearchResult {
     let q = query.trim().to_lowercase();
     let nodes = &tree.nodes;
@@ -321,9 +330,9 @@ pub fn search(tree: &TreeReply, profile: &ProfileData, query: &str) -> SearchRes
     let mut func_hit: std::collections::HashMap<u32, bool> = std::collections::HashMap::new();
     for i in 0..nodes.len() {
         let f = nodes.func.get(i).copied().unwrap_or(0);
-        let hit = *func_hit
-            .entry(f)
-            .or_insert_with(|| func_name(profile, f).to_lowercase().contains(&q));
+        let hit = *func_hit.entry(f).or_insert_with(|| {
+            !is_command(profile, f) && func_name(profile, f).to_lowercase().contains(&q)
+        });
         if hit {
             if let Some(m) = r.matched.get_mut(i) {
                 *m = true;

@@ -395,7 +395,8 @@ pub struct ProfileData {
     pub strings: StringTable,
     /// Per function: its name (index into `strings`).
     pub func_name: Vec<u32>,
-    /// Per function: its module's path (index into `strings`), `u32::MAX` when unknown.
+    /// Per function: its module's path (index into `strings`), `u32::MAX` when unknown,
+    /// `u32::MAX - 1` for the commands after the functions (`selectors::COMMAND_MODULE`).
     pub func_module: Vec<u32>,
 }
 

@@ -538,7 +538,7 @@ impl Session {
         let mut strings = strings;
         for c in crate::selectors::commands(&overview) {
             func_name.push(strings.push(&c.name));
-            func_module.push(u32::MAX);
+            func_module.push(crate::selectors::COMMAND_MODULE);
         }
         ProfileData {
             overview,
@@ -885,12 +885,16 @@ mod tests {
                     let k = (t.nodes.func[r] - funcs) as usize;
                     let c = &commands[k];
                     assert_eq!(crate::selectors::func_name(&names, t.nodes.func[r]), c.name);
+                    assert!(crate::selectors::is_command(&names, t.nodes.func[r]));
                     assert_eq!(t.nodes.total_samples[r] as u64, c.samples, "{}", c.name);
                     seen.push(c.name.clone());
                     // Under it, the tree of the command's threads alone, one level down.
                     let alone = tree(&mut s, inverted, false, c.lanes.clone());
                     let under: Vec<(u32, u32, f64, f64)> = (r + 1..t.nodes.len())
                         .take_while(|&i| t.nodes.depth[i] > 0)
+                        .inspect(|&i| {
+                            assert!(!crate::selectors::is_command(&names, t.nodes.func[i]))
+                        })
                         .map(|i| {
                             let x = t.nodes.x[i] - t.nodes.x[r];
                             (t.nodes.func[i], t.nodes.depth[i] - 1, x, t.nodes.width[i])

@@ -490,7 +490,7 @@ mod tests {
         for name in ["slow", "main"] {
             let s = p.strings.push(name);
             p.func_name.push(s);
-            p.func_module.push(u32::MAX);
+            p.func_module.push(crate::selectors::COMMAND_MODULE);
         }
         let view = ViewState {
             tab: Tab::CallTree,

@@ -10,7 +10,10 @@ use web_sys::CanvasRenderingContext2d;
 use super::layout::{Layout, ROW_HEIGHT};
 use crate::components::canvas::timed;
 use crate::protocol::{ProfileData, TreeNodes};
-use crate::selectors::{basename, func_module, func_name};
+use crate::selectors::{basename, func_module, func_name, is_command};
+
+/// The color of a command's box (see [`box_color`]).
+const COMMAND_COLOR: (u8, u8, u8) = (168, 190, 214);
 use crate::state::ColorBy;
 
 /// Search matches are drawn in FlameGraph.pl's search color.
@@ -82,6 +85,10 @@ pub fn module_color(module: &str) -> (u8, u8, u8) {
 
 /// The color of a function box.
 pub fn box_color(profile: &ProfileData, func: u32, by: ColorBy) -> (u8, u8, u8) {
+    if is_command(profile, func) {
+        // A command (a root of a tree by command): one cool color apart from any function's.
+        return COMMAND_COLOR;
+    }
     match by {
         ColorBy::Name => hot_color(func_name(profile, func)),
         ColorBy::Module => module_color(func_module(profile, func)),
