@@ -283,5 +283,30 @@ export async function interact(page, { steps = 20 } = {}) {
     const ms = await measured;
     out.refilter.push({ from: a, to: b, ...ms });
   }
+
+  // Commands as roots, top-down then inverted, over the last selection: from the click to the
+  // flame graph drawn with the new tree (and the worker's part of it).
+  await showTab(page, 'flame');
+  out.byCommand = [];
+  for (const [id, back] of [['#flame-roots-commands', null], ['#flame-inverted', '#flame-topdown']]) {
+    const ms = await page.evaluate((id) => new Promise((ok) => {
+      const t0 = performance.now();
+      const button = document.querySelector(id);
+      const before = document.querySelector('[data-field="flame-total"]')?.dataset.workerMs;
+      const observer = new MutationObserver(() => {
+        const t = document.querySelector('[data-field="flame-total"]');
+        const c = document.querySelector('canvas.flame-canvas');
+        const done = button.getAttribute('aria-pressed') === 'true' && t?.dataset.current === 'true' && c?.dataset.drawn?.startsWith('true:');
+        if (!done && performance.now() - t0 < 60_000) return;
+        observer.disconnect();
+        ok(done ? { ms: performance.now() - t0, workerMs: t.dataset.workerMs === before ? null : Number(t.dataset.workerMs) } : { ms: null });
+      });
+      observer.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-drawn', 'data-current', 'aria-pressed'] });
+      button.click();
+    }), id);
+    out.byCommand.push({ inverted: back !== null, ...ms });
+    if (back) await page.click(back);
+  }
+  await page.click('#flame-roots-functions');
   return out;
 }
