@@ -40,8 +40,17 @@ function holdTrees() {
   };
 }
 
+/** Installs `holdTrees` on the context's pages, once. */
+let holding = false;
+async function holdTreesOnce() {
+  if (!holding) {
+    holding = true;
+    await app.browser.context.addInitScript(holdTrees);
+  }
+}
+
 test('a tree being remade is shown dimmed and said to be updating, until the new one comes', async () => {
-  await app.browser.context.addInitScript(holdTrees);
+  await holdTreesOnce();
   const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
   await showTab(page, 'flame');
   assert.equal(await flameTotal(page), PERF.length);
@@ -82,6 +91,27 @@ test('a tree being remade is shown dimmed and said to be updating, until the new
   assert.equal(await updating.count(), 0);
   assert.equal(await scroll.getAttribute('aria-busy'), 'false');
   await page.waitForFunction(() => Number(getComputedStyle(document.querySelector('canvas.flame-canvas')).opacity) === 1);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a time selection made on the timeline starts the flame graph\'s refilter before the flame graph is shown', async () => {
+  await holdTreesOnce();
+  const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
+  await showTab(page, 'timeline');
+  await page.evaluate(() => { window.__holdTrees = true; });
+  const held = await page.evaluate(() => window.__heldTrees());
+  const { time, samples } = EXPECTED.time_ranges[0];
+  await page.fill('#time-range', time);
+  await page.press('#time-range', 'Enter');
+  // Asked for while the timeline is still the tab shown.
+  await page.waitForFunction((n) => window.__heldTrees() > n, held);
+  assert.equal(await page.evaluate(() => document.body.dataset.tab), 'timeline');
+  await page.evaluate(() => window.__releaseTrees());
+  await showTab(page, 'flame');
+  const sel = page.locator('[data-field="selection"]');
+  const range = [await sel.getAttribute('data-start'), await sel.getAttribute('data-end')];
+  assert.equal(await flameTotal(page, range), samples);
   assert.deepEqual(errors, []);
   await page.close();
 });
