@@ -916,6 +916,15 @@ mod tests {
                 let mut sorted = seen.clone();
                 sorted.sort();
                 assert_eq!(seen, sorted, "{name}: roots in name order");
+                // Every sample with frames is under a command (drawn or left out).
+                let plain = tree(&mut s, inverted, false, vec![]);
+                let drawn: f64 = roots.iter().map(|&r| t.nodes.total_samples[r]).sum();
+                assert_eq!(
+                    drawn + t.meta.elided_samples as f64,
+                    plain.meta.total,
+                    "{name}"
+                );
+                assert_eq!(t.meta.total, plain.meta.total, "{name}");
                 assert_eq!(
                     roots.len() as u32 + t.meta.elided_count,
                     commands.len() as u32,

@@ -115,6 +115,11 @@ mt 10/12 [000]  1.000002000:     250000 cpu-clock:pppH:
 ";
 
     fn tree_total(s: &mut Session) -> f64 {
+        tree_total_by(s, false)
+    }
+
+    /// The tree's width, and with `by_command` the summed widths of its roots.
+    fn tree_total_by(s: &mut Session, by_command: bool) -> f64 {
         let q = Query::Tree {
             filter: Filter {
                 range: None,
@@ -126,9 +131,10 @@ mt 10/12 [000]  1.000002000:     250000 cpu-clock:pppH:
             weight: WeightKind::Samples,
             root: vec![],
             detail: 0,
-            by_command: false,
+            by_command,
         };
         match s.query(1, q) {
+            WorkerMessage::Tree(_, t) if by_command => t.meta.total,
             WorkerMessage::Tree(_, t) => t.meta.samples as f64,
             other => panic!("{other:?}"),
         }
@@ -144,6 +150,8 @@ mt 10/12 [000]  1.000002000:     250000 cpu-clock:pppH:
         assert_eq!(s.summary().events[0].name, "cpu-clock:pppH");
         assert_eq!(s.profile_data().overview.samples, 2);
         assert_eq!(tree_total(&mut s), 2.0);
+        // A root per command holds every sample with frames.
+        assert_eq!(tree_total_by(&mut s, true), 2.0);
         // Two-frame stacks: the event has call chains (no "recorded without -g" reason).
         assert!(s.profile_data().overview.events[0].callchain);
         let flat = Session::open_text(
@@ -163,6 +171,7 @@ mt 10/12 [000]  1.000002000:     250000 cpu-clock:pppH:
             .unwrap();
         assert_eq!(s.profile_data().overview.samples, 7);
         assert_eq!(tree_total(&mut s), 7.0);
+        assert_eq!(tree_total_by(&mut s, true), 7.0);
         assert!(Session::open_text(b"PERFILE2", &|| 0.0, Timings::default()).is_none());
         let err = Session::open_text(b"a;b 1\na;c x\n", &|| 0.0, Timings::default());
         assert!(

@@ -529,3 +529,69 @@ fn sched_switch_samples_start_off_cpu_periods_and_are_markers() {
     keys.dedup();
     assert_eq!(keys.len(), n);
 }
+
+/// The tree by command over every recording of the corpus: the same samples and width as the
+/// plain tree, in both directions, with a root (drawn or left out) per command that has samples.
+#[test]
+fn trees_by_command_keep_every_sample_of_the_corpus() {
+    let Some(corpus) = corpus() else {
+        println!("skipped: no shared corpus (set PERFSCOPE_SHARED to the folder holding corpus/)");
+        return;
+    };
+    let mut checked = 0;
+    for dir in ["gen", "bigendian"] {
+        let Ok(entries) = std::fs::read_dir(corpus.join(dir)) else {
+            continue;
+        };
+        let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+        paths.sort();
+        for path in paths
+            .iter()
+            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "data"))
+        {
+            let mut s = open_path(path);
+            let o = s.overview();
+            if o.samples == 0 {
+                continue;
+            }
+            let commands = crate::selectors::commands(&o);
+            let with_samples = commands.iter().filter(|c| c.samples > 0).count() as u32;
+            for inverted in [false, true] {
+                let tree = |s: &mut Session, by_command: bool| match s.query(
+                    1,
+                    Query::Tree {
+                        filter: crate::protocol::Filter {
+                            event: o.default_event(),
+                            ..crate::protocol::Filter::default()
+                        },
+                        inverted,
+                        weight: crate::protocol::WeightKind::Samples,
+                        root: vec![],
+                        detail: 0,
+                        by_command,
+                    },
+                ) {
+                    WorkerMessage::Tree(_, t) => *t,
+                    other => panic!("{other:?}"),
+                };
+                let plain = tree(&mut s, false);
+                let grouped = tree(&mut s, true);
+                let name = path.display();
+                assert_eq!(grouped.meta.samples, plain.meta.samples, "{name}");
+                assert_eq!(grouped.meta.total, plain.meta.total, "{name}");
+                let roots = grouped
+                    .nodes
+                    .parent
+                    .iter()
+                    .filter(|&&p| p == u32::MAX)
+                    .count() as u32;
+                if plain.meta.total > 0.0 {
+                    assert!(roots + grouped.meta.elided_count <= with_samples, "{name}");
+                    assert!(roots > 0, "{name}");
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "only {checked} recordings");
+}
