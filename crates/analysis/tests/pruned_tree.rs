@@ -22,7 +22,8 @@ use perfscope_analysis::ids::FuncIndex;
 use perfscope_analysis::load::{load_profile, LoadOptions};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::pruned_tree::{
-    pruned_flame, pruned_flame_of, PruneOptions, PrunedFlame, StackChildren, StackWeights,
+    leaf_stacks, pruned_flame, pruned_flame_of, PruneOptions, PrunedFlame, StackChildren,
+    StackWeights,
 };
 use perfscope_analysis::samples::SampleFilter;
 use perfscope_analysis::text_samples::profile_from_text_samples;
@@ -89,13 +90,7 @@ fn pruned(
         .filter(|&i| filter.matches(&p.samples, &p.threads, i))
         .map(|i| i as u32)
         .collect();
-    let mut leaves: Vec<u32> = kept
-        .iter()
-        .filter_map(|&i| p.samples.stack(i as usize).flatten())
-        .map(|s| s.0)
-        .collect();
-    leaves.sort_unstable();
-    leaves.dedup();
+    let leaves = leaf_stacks(&p.samples, &kept);
     let picked = StackWeights::of_indices(p, &p.samples, &kept);
     assert_eq!(
         pruned_flame_of(p, &children, &picked, opts, Some(&leaves)),

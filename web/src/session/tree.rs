@@ -7,8 +7,8 @@ use perfscope_analysis::flame_graph::WeightKind as AnalysisWeight;
 use perfscope_analysis::ids::{EventIndex, FuncIndex};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::pruned_tree::{
-    pruned_flame, pruned_flame_of, PruneOptions, PrunedFlame, PrunedNode, StackChildren,
-    StackWeights, LEAF_WALK,
+    leaf_stacks, pruned_flame, pruned_flame_of, PruneOptions, PrunedFlame, PrunedNode,
+    StackChildren, StackWeights, LEAF_WALK,
 };
 use perfscope_analysis::samples::{SampleFilter, SampleTable};
 
@@ -428,16 +428,7 @@ fn command_flame(
         // leaves of the busiest command for nothing took ~50 ms).
         let leaves = (params.inverted
             || picked.len().saturating_mul(LEAF_WALK) < children.roots().len())
-        .then(|| {
-            let mut l: Vec<u32> = picked
-                .iter()
-                .filter_map(|&i| table.stack(i as usize).flatten())
-                .map(|s| s.0)
-                .collect();
-            l.sort_unstable();
-            l.dedup();
-            l
-        });
+        .then(|| leaf_stacks(table, picked));
         let graph = pruned_flame_of(
             profile,
             children,

@@ -44,6 +44,7 @@ use crate::call_tree::Weight;
 use crate::flame_graph::WeightKind;
 use crate::ids::{FuncIndex, StackIndex};
 use crate::profile::Profile;
+use crate::samples::SampleTable;
 
 mod stacks;
 
@@ -181,6 +182,19 @@ pub fn pruned_flame(
     opts: PruneOptions<'_>,
 ) -> PrunedFlame {
     pruned_flame_of(profile, children, weights, opts, None)
+}
+
+/// The `leaves` of [`pruned_flame_of`] for the samples of `samples` at `indices`: their stacks,
+/// ascending, each once.
+pub fn leaf_stacks(samples: &SampleTable, indices: &[u32]) -> Vec<u32> {
+    let mut leaves: Vec<u32> = indices
+        .iter()
+        .filter_map(|&i| samples.stack(i as usize).flatten())
+        .map(|s| s.0)
+        .collect();
+    leaves.sort_unstable();
+    leaves.dedup();
+    leaves
 }
 
 /// [`pruned_flame`] for weights of samples whose stacks are known: `leaves`, ascending, holds
@@ -728,13 +742,7 @@ mod tests {
         let kept: Vec<u32> = (0..p.samples.len() as u32)
             .filter(|&i| filter.matches(&p.samples, &p.threads, i as usize))
             .collect();
-        let mut leaves: Vec<u32> = kept
-            .iter()
-            .filter_map(|&i| p.samples.stack(i as usize).flatten())
-            .map(|s| s.0)
-            .collect();
-        leaves.sort_unstable();
-        leaves.dedup();
+        let leaves = leaf_stacks(&p.samples, &kept);
         let children = StackChildren::new(&p);
         assert_eq!(children.roots().len(), n);
         assert!(leaves.len() * LEAF_WALK < n, "{leaves:?}");
