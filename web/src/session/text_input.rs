@@ -172,6 +172,12 @@ mt 10/12 [000]  1.000002000:     250000 cpu-clock:pppH:
         assert_eq!(s.profile_data().overview.samples, 7);
         assert_eq!(tree_total(&mut s), 7.0);
         assert_eq!(tree_total_by(&mut s, true), 7.0);
+        // Each command of the text is one (their pids are unknown, not one process of all).
+        let names: Vec<(String, u64)> = crate::selectors::commands(&s.profile_data().overview)
+            .into_iter()
+            .map(|c| (c.name, c.samples))
+            .collect();
+        assert_eq!(names, [("b".to_string(), 4), ("a".to_string(), 3)]);
         assert!(Session::open_text(b"PERFILE2", &|| 0.0, Timings::default()).is_none());
         let err = Session::open_text(b"a;b 1\na;c x\n", &|| 0.0, Timings::default());
         assert!(

@@ -85,8 +85,9 @@ impl Timeline {
     pub fn new(profile: &Profile, event_map: &EventMap) -> Timeline {
         let samples = &profile.samples;
         let events = event_map.attrs().max(1);
-        // Threads by (pid, tid): the profile has one entry per (pid, tid, comm).
-        let mut key_of: HashMap<(u32, u32), usize> = HashMap::new();
+        // Threads by (pid, tid): the profile has one entry per (pid, tid, comm). A thread whose
+        // tid is unknown (`u32::MAX`: the commands of imported folded stacks) is one of its own.
+        let mut key_of: HashMap<(u32, u32, usize), usize> = HashMap::new();
         let mut raw: Vec<ThreadInfo> = Vec::new();
         let mut thread_key = Vec::with_capacity(profile.threads.len());
         for i in 0..profile.threads.len() {
@@ -96,7 +97,8 @@ impl Timeline {
             let (pid, tid, name) = t.map_or((u32::MAX, u32::MAX, String::new()), |t| {
                 (t.pid, t.tid, profile.strings.get(t.name).to_string())
             });
-            let k = *key_of.entry((pid, tid)).or_insert_with(|| {
+            let apart = if tid == u32::MAX { i } else { 0 };
+            let k = *key_of.entry((pid, tid, apart)).or_insert_with(|| {
                 raw.push(ThreadInfo {
                     pid,
                     tid,
@@ -146,18 +148,21 @@ impl Timeline {
         // Processes busiest first, their threads busiest first; threads without samples last.
         // Threads without samples (kernel threads synthesized at the start of a system-wide
         // recording, idle shells, ...) get no lane; they are counted.
-        let mut by_pid: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        // A thread whose process is unknown (pid `u32::MAX`: the commands of imported folded
+        // stacks) is a process of its own, not one with every other such thread.
+        let mut by_pid: BTreeMap<(u32, usize), Vec<usize>> = BTreeMap::new();
         let mut idle_threads = 0;
         for (k, t) in raw.iter().enumerate() {
             if t.samples == 0 {
                 idle_threads += 1;
                 continue;
             }
-            by_pid.entry(t.pid).or_default().push(k);
+            let apart = if t.pid == u32::MAX { k } else { 0 };
+            by_pid.entry((t.pid, apart)).or_default().push(k);
         }
         let mut procs: Vec<(u32, Vec<usize>, u64)> = by_pid
             .into_iter()
-            .map(|(pid, mut ks)| {
+            .map(|((pid, _), mut ks)| {
                 ks.sort_by_key(|&k| {
                     (
                         std::cmp::Reverse(raw.get(k).map_or(0, |t| t.samples)),
