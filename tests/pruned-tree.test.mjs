@@ -165,3 +165,55 @@ test('syswide-g folded stacks at ?detail=16: the drawn boxes, the elided weight 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('syswide-g folded stacks at ?detail=16 with commands as roots: each command as wide as its lines, a band above it for its roots left out', { skip }, async () => {
+  const text = readFileSync(FOLDED, 'utf8');
+  // Per command (the first part), the tree of its lines.
+  const byCommand = new Map();
+  for (const line of text.split('\n')) {
+    const at = line.lastIndexOf(' ');
+    if (at <= 0) continue;
+    const comm = line.slice(0, line.indexOf(';') < 0 ? at : line.indexOf(';'));
+    byCommand.set(comm, (byCommand.get(comm) ?? '') + line + '\n');
+  }
+  const commands = [...byCommand].map(([name, lines]) => ({ name, ...foldedTree(lines) }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const total = commands.reduce((a, c) => a + c.root.total, 0);
+  let x = 0;
+  for (const c of commands) {
+    c.x = x;
+    x += c.root.total;
+  }
+  // The worker prunes a command's tree against the whole graph: its detail is scaled by its share.
+  const drawn = commands.filter((c) => c.root.total * DETAIL >= total);
+  for (const c of drawn) {
+    const detail = Math.max(1, Math.floor((DETAIL * c.root.total) / total));
+    c.leftOut = c.root.kids.filter((r) => r.total * detail < c.root.total);
+  }
+  const target = drawn.filter((c) => c.leftOut.length > 0).sort((a, b) => b.root.total - a.root.total)[0];
+  assert.ok(target, 'a command with roots left out');
+
+  const { page, errors } = await openFile(app.browser.context, `${app.server.url}?detail=${DETAIL}`, FOLDED);
+  await showTab(page, 'flame');
+  await page.click('#flame-roots-commands');
+  await page.waitForSelector('#flame-roots-commands[aria-pressed="true"]');
+  await page.waitForFunction(() => document.querySelector('[data-field="flame-total"]')?.dataset.current === 'true');
+  assert.equal(await flameTotal(page), total);
+  const { width } = await canvasBox(page, 'canvas.flame-canvas');
+  const px = (v) => (v / total) * width;
+  // The command's box: its name and its lines' count.
+  assert.equal(await hoverFlame(page, px(target.x + target.root.total / 2), await flameRowY(page, 0)), target.name);
+  await page.waitForFunction((n) => document.querySelector('[data-field="tooltip-name"]')?.textContent === n, target.name);
+  assert.equal(num(await page.locator('[data-field="tooltip-total"]').textContent()), target.root.total);
+  // Above it, where its widest root left out would be: the band, for all of them.
+  const widest = target.leftOut.reduce((a, r) => (r.total > a.total ? r : a));
+  assert.ok(px(widest.total) >= 4, 'a gap wide enough to point at');
+  assert.equal(await hoverFlame(page, px(target.x + widest.x + widest.total / 2), await flameRowY(page, 1)), '', 'no box there');
+  await page.waitForFunction(() => document.querySelector('[data-field="tooltip-name"]')?.textContent === 'Roots too narrow to draw');
+  const tip = await page.locator('[data-field="tooltip-elided"]').textContent();
+  assert.match(tip, new RegExp(`^\\+ ${target.leftOut.length} more`), tip);
+  assert.equal(num(tip.replace(/^\+ \d+ more/, '').split('samples')[0]), target.leftOut.reduce((a, r) => a + r.total, 0), tip);
+  await page.screenshot({ path: join(SHOTS, 'pruned-commands.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -40,7 +40,9 @@ pub struct Style<'a> {
     /// The top of the band drawn under the roots for the roots left out (too narrow to
     /// draw), when the whole graph is shown and some were.
     pub elided_band: Option<f64>,
-    /// The band's color (theme).
+    /// Bands (x, top, width) above the command boxes whose trees left roots out.
+    pub command_bands: Vec<(f64, f64, f64)>,
+    /// The bands' color (theme).
     pub elided_color: String,
 }
 
@@ -108,9 +110,12 @@ fn draw_boxes(ctx: &CanvasRenderingContext2d, layout: &Layout, style: &Style<'_>
     ctx.set_fill_style_str(&style.background);
     ctx.fill_rect(0.0, 0.0, layout.width, layout.height);
     // The roots drawn cover the band where they are; the rest of it is the roots left out.
+    ctx.set_fill_style_str(&style.elided_color);
     if let Some(y) = style.elided_band {
-        ctx.set_fill_style_str(&style.elided_color);
         ctx.fill_rect(0.0, y, layout.width, ROW_HEIGHT - 1.0);
+    }
+    for &(x, y, w) in &style.command_bands {
+        ctx.fill_rect(x, y, w, ROW_HEIGHT - 1.0);
     }
     ctx.set_font("12px ui-sans-serif, system-ui, -apple-system, 'Segoe UI', sans-serif");
     ctx.set_text_baseline("middle");

@@ -15,10 +15,10 @@ use super::canvas::{css_var, prepare, use_frame_scheduler, use_width};
 use super::controls::SampleControls;
 use super::notices::Notices;
 use crate::display::{duration_ns, grouped, off_cpu_total, percent};
-use crate::protocol::{ProfileData, Query, TreeReply, WeightKind};
+use crate::protocol::{ProfileData, Query, TreeNodes, TreeReply, WeightKind};
 use crate::selectors::{
-    basename, find_path, func_module, func_name, path_of, search, search_query, search_share,
-    TreeIndex,
+    basename, find_path, func_module, func_name, is_command, path_of, search, search_query,
+    search_share, TreeIndex,
 };
 use crate::state::shared::Shared;
 use crate::state::{AppState, ColorBy, ViewAction};
@@ -38,6 +38,46 @@ pub struct FlameGraphProps {
 
 /// The hovered "node" of the band under the roots that stands for the roots left out.
 const ELIDED_ROOTS: u32 = u32::MAX;
+/// The hovered "node" of the band above command box `n`: `n | ELIDED_UNDER`.
+const ELIDED_UNDER: u32 = 1 << 31;
+
+/// The band above a command's box, standing for the roots of its tree that were left out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct CommandBand {
+    node: u32,
+    x: f64,
+    y: f64,
+    w: f64,
+}
+
+/// The bands of the command boxes in `placed` whose trees left roots out: the row above each
+/// (below, as an icicle), as wide as the box.
+fn command_bands(
+    placed: &layout::Layout,
+    nodes: &TreeNodes,
+    profile: &ProfileData,
+    icicle: bool,
+) -> Vec<CommandBand> {
+    placed
+        .boxes
+        .iter()
+        .filter(|b| {
+            let i = b.node as usize;
+            nodes.elided_count.get(i).is_some_and(|&c| c > 0)
+                && nodes.func.get(i).is_some_and(|&f| is_command(profile, f))
+        })
+        .map(|b| CommandBand {
+            node: b.node,
+            x: b.x,
+            y: if icicle {
+                b.y + layout::ROW_HEIGHT
+            } else {
+                b.y - layout::ROW_HEIGHT
+            },
+            w: b.w,
+        })
+        .collect()
+}
 
 /// From this share of the graph's width, the roots left out are also said above the graph.
 const ELIDED_NOTE_SHARE: f64 = 0.1;
@@ -95,6 +135,13 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     // under the roots does, when the whole graph is shown.
     let band = (zoom_node.is_none() && t.meta.elided_count > 0 && !t.nodes.is_empty())
         .then(|| vp.row_y(0));
+    // With commands as roots, a command's own roots left out are a band above its box.
+    let command_bands: Rc<Vec<CommandBand>> = Rc::new(command_bands(
+        &placed,
+        &t.nodes,
+        &props.profile,
+        view.icicle,
+    ));
 
     // One draw per change, in the next animation frame.
     {
@@ -108,12 +155,13 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
             view.color_by,
             props.profile.overview.generation,
         );
-        let (canvas, placed, matches, t, profile) = (
+        let (canvas, placed, matches, t, profile, command_bands) = (
             canvas.clone(),
             (*placed).clone(),
             matches.clone(),
             t.clone(),
             props.profile.clone(),
+            command_bands.clone(),
         );
         let (selected_func, color_by, hovered) =
             (view.selected_func, view.color_by, hover.map(|h| h.node));
@@ -140,6 +188,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                     accent: css_var("--accent", "#2563eb"),
                     background: css_var("--canvas-bg", "#ffffff"),
                     elided_band: band,
+                    command_bands: command_bands.iter().map(|b| (b.x, b.y, b.w)).collect(),
                     elided_color: css_var("--elided", "#d9dde3"),
                 };
                 draw::draw(&ctx, &placed, &style);
@@ -149,18 +198,30 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     }
 
     let onmousemove = {
-        let (hover, placed, t, profile) = (
+        let (hover, placed, t, profile, command_bands) = (
             hover.clone(),
             placed.clone(),
             t.clone(),
             props.profile.clone(),
+            command_bands.clone(),
         );
         Callback::from(move |e: MouseEvent| {
             let (x, y) = (e.offset_x(), e.offset_y());
-            let node = layout::hit_test(&placed, f64::from(x), f64::from(y)).or_else(|| {
-                band.filter(|&top| (top..top + layout::ROW_HEIGHT - 1.0).contains(&f64::from(y)))
-                    .map(|_| ELIDED_ROOTS)
-            });
+            let (fx, fy) = (f64::from(x), f64::from(y));
+            let node = layout::hit_test(&placed, fx, fy)
+                .or_else(|| {
+                    band.filter(|&top| (top..top + layout::ROW_HEIGHT - 1.0).contains(&fy))
+                        .map(|_| ELIDED_ROOTS)
+                })
+                .or_else(|| {
+                    command_bands
+                        .iter()
+                        .find(|b| {
+                            (b.x..b.x + b.w).contains(&fx)
+                                && (b.y..b.y + layout::ROW_HEIGHT - 1.0).contains(&fy)
+                        })
+                        .map(|b| b.node | ELIDED_UNDER)
+                });
             // What is under the pointer, published at once (tests read it after moving there).
             if let Some(el) = e
                 .target()
@@ -390,7 +451,33 @@ fn tooltip(
     off_cpu: bool,
 ) -> Option<Html> {
     if h.node == ELIDED_ROOTS {
-        return Some(elided_roots_tooltip(t, h, weight, total, off_cpu));
+        let elided = elided_roots_weight(t, weight);
+        return Some(elided_tooltip(
+            t,
+            h,
+            (t.meta.elided_count, elided),
+            weight,
+            total,
+            off_cpu,
+        ));
+    }
+    if h.node & ELIDED_UNDER != 0 {
+        // The roots left out of a command's tree.
+        let i = (h.node & !ELIDED_UNDER) as usize;
+        let n = &t.nodes;
+        let elided = match weight {
+            WeightKind::Samples => n.elided_samples.get(i).copied().unwrap_or(0.0),
+            WeightKind::Period => n.elided_period.get(i).copied().unwrap_or(0.0),
+        };
+        let count = n.elided_count.get(i).copied().unwrap_or(0);
+        return Some(elided_tooltip(
+            t,
+            h,
+            (count, elided),
+            weight,
+            total,
+            off_cpu,
+        ));
     }
     let i = h.node as usize;
     let n = &t.nodes;
@@ -485,10 +572,12 @@ fn elided_roots_weight(t: &TreeReply, weight: WeightKind) -> f64 {
     }
 }
 
-/// The tooltip of the band under the roots: the roots left out.
-fn elided_roots_tooltip(
+/// The tooltip of a band of roots left out (`count` of them, weighing `elided`): under the
+/// graph's roots, or above a command's box.
+fn elided_tooltip(
     t: &TreeReply,
     h: Hover,
+    (count, elided): (u32, f64),
     weight: WeightKind,
     total: f64,
     off_cpu: bool,
@@ -499,12 +588,11 @@ fn elided_roots_tooltip(
     } else {
         total
     };
-    let elided = elided_roots_weight(t, weight);
     html! {
         <div class="tooltip" role="tooltip" style={format!("left:{left}px;top:{top}px")} data-field="tooltip">
             <div class="tt-name" data-field="tooltip-name">{ "Roots too narrow to draw" }</div>
             <div class="tt-module muted">{ detail_text(t.meta.detail) }</div>
-            <table>{ elided_row(t.meta.elided_count, elided, weight, off_cpu, all) }</table>
+            <table>{ elided_row(count, elided, weight, off_cpu, all) }</table>
         </div>
     }
 }
