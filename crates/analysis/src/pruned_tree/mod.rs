@@ -172,6 +172,8 @@ struct Descent<'a> {
     out: PrunedFlame,
     /// The stacks the weighed samples end in, ascending, when the caller knows them.
     leaves: Option<&'a [u32]>,
+    /// A bit per stack with a self weight, from the inverted tree's first pass over them.
+    self_weighted: Vec<u64>,
 }
 
 /// The flame layout of the samples weighed in `weights`, pruned as `opts` say.
@@ -225,6 +227,7 @@ pub fn pruned_flame_of(
             ..PrunedFlame::default()
         },
         leaves,
+        self_weighted: Vec::new(),
     };
     d.roots();
     while let Some(p) = d.todo.pop() {
@@ -401,10 +404,16 @@ impl Descent<'_> {
         let nf = self.profile.funcs.len();
         // Per function (the last slot: stacks without one), its weight and smallest stack.
         let mut acc: Vec<(Weight, u32)> = vec![(Weight::default(), u32::MAX); nf + 1];
-        for s in 0..self.profile.stacks.len() as u32 {
+        // Which stacks have a self weight, for the second pass (a bit each).
+        let n = self.profile.stacks.len();
+        let mut leaves = vec![0u64; n.div_ceil(64)];
+        for s in 0..n as u32 {
             let w = self.weights.self_weight(s, self.children);
             if w.samples == 0 {
                 continue;
+            }
+            if let Some(word) = leaves.get_mut(s as usize / 64) {
+                *word |= 1 << (s % 64);
             }
             let f = (StackChildren::func(self.profile, s) as usize).min(nf);
             if let Some(a) = acc.get_mut(f) {
@@ -412,6 +421,7 @@ impl Descent<'_> {
                 a.1 = a.1.min(s);
             }
         }
+        self.self_weighted = leaves;
         self.groups.clear();
         self.groups
             .reserve_exact(acc.iter().filter(|a| a.0.samples > 0).count());
@@ -491,7 +501,19 @@ impl Descent<'_> {
             }
         }
         self.pairs.clear();
-        for s in 0..self.profile.stacks.len() as u32 {
+        let leaves = std::mem::take(&mut self.self_weighted);
+        // Only the stacks with a self weight (found by the first pass): a word at a time.
+        let candidates = leaves.iter().enumerate().flat_map(|(wi, &word)| {
+            let mut bits = word;
+            core::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    (wi * 64) as u32 + b
+                })
+            })
+        });
+        for s in candidates {
             let f = StackChildren::func(self.profile, s);
             if !drawn.get((f as usize).min(nf)).copied().unwrap_or(false) {
                 continue;
