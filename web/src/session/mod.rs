@@ -82,8 +82,6 @@ pub struct Session {
     records_cache: Option<(RecordFilter, Vec<u32>)>,
     /// What tree and search queries reuse (per generation).
     tree_cache: tree::TreeCache,
-    /// The commands of the generation in `.0` (made for the first tree grouped by command).
-    commands: (Option<u32>, Vec<Command>),
 }
 
 /// The one pass over the records when a file is opened: each record goes to the records index,
@@ -261,7 +259,6 @@ impl Opening {
             timings,
             records_cache: None,
             tree_cache: tree::TreeCache::default(),
-            commands: (None, Vec::new()),
         };
         let switches = built.and_then(|built| s.set_profile(built));
         if s.symbol_files.is_empty() {
@@ -534,14 +531,13 @@ impl Session {
                     .map_or(u32::MAX, |m| m.path.0),
             );
         }
-        let overview = self.overview();
         let mut strings = strings;
-        for c in crate::selectors::commands(&overview) {
+        for c in self.command_list() {
             func_name.push(strings.push(&c.name));
             func_module.push(crate::selectors::COMMAND_MODULE);
         }
         ProfileData {
-            overview,
+            overview: self.overview(),
             strings,
             func_name,
             func_module,
@@ -584,14 +580,12 @@ impl Session {
                 } else {
                     u64::from(*detail)
                 };
-                if *by_command && self.commands.0 != Some(self.generation) {
-                    self.commands = (Some(self.generation), self.command_list());
-                }
-                // (The fields apart: the command list is borrowed beside the tree cache.)
-                let samples = tree::Samples {
-                    profile: &self.profile,
-                    off_cpu: &self.off_cpu,
+                let commands = if *by_command {
+                    self.command_list()
+                } else {
+                    Vec::new()
                 };
+                let first_func = self.profile.funcs.len() as u32;
                 let params = tree::TreeParams {
                     filter,
                     inverted: *inverted,
@@ -599,18 +593,12 @@ impl Session {
                     root,
                     detail,
                     by_command: by_command.then_some(tree::CommandRoots {
-                        commands: &self.commands.1,
-                        first_func: self.profile.funcs.len() as u32,
+                        commands: &commands,
+                        first_func,
                     }),
                 };
-                let mut t = tree::tree(
-                    &samples,
-                    &self.timeline,
-                    &self.events,
-                    &mut self.tree_cache,
-                    self.generation,
-                    params,
-                );
+                let (samples, timeline, events, cache, generation) = self.tree_input();
+                let mut t = tree::tree(&samples, timeline, events, cache, generation, params);
                 t.meta.query = Some(query);
                 WorkerMessage::Tree(id, Box::new(t))
             }

@@ -60,7 +60,6 @@ impl Session {
             timings,
             records_cache: None,
             tree_cache: super::tree::TreeCache::default(),
-            commands: (None, Vec::new()),
         };
         s.finish_profile(None);
         s

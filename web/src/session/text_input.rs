@@ -69,7 +69,6 @@ impl Session {
             timings,
             records_cache: None,
             tree_cache: super::tree::TreeCache::default(),
-            commands: (None, Vec::new()),
         }
     }
 

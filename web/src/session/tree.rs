@@ -151,7 +151,6 @@ fn refilter(
     whole: &mut (Option<Filter>, StackWeights),
 ) -> StackWeights {
     let profile = samples.profile;
-    let sf = sample_filter(filter, timeline, events);
     let without_range = Filter {
         range: None,
         ..filter.clone()
@@ -159,16 +158,9 @@ fn refilter(
     if whole.0.as_ref() != Some(&without_range) {
         *whole = (None, StackWeights::default());
     }
+    let (table, sf) = weighed(samples, filter, timeline, events);
     if filter.off_cpu {
-        // The event does not apply to off-CPU time.
-        return StackWeights::of_samples(
-            profile,
-            samples.off_cpu,
-            &SampleFilter {
-                events: Vec::new(),
-                ..sf
-            },
-        );
+        return StackWeights::of_samples(profile, table, &sf);
     }
     let narrowed = whole
         .0
@@ -176,6 +168,26 @@ fn refilter(
         .then(|| StackWeights::narrowed(&whole.1, profile, &sf))
         .flatten();
     narrowed.unwrap_or_else(|| StackWeights::new(profile, &sf))
+}
+
+/// The samples `filter` weighs and the analysis filter for them: the profile's, or with
+/// [`Filter::off_cpu`] its off-CPU table, to which the event does not apply.
+fn weighed<'a>(
+    samples: &Samples<'a>,
+    filter: &Filter,
+    timeline: &Timeline,
+    events: &EventMap,
+) -> (&'a SampleTable, SampleFilter) {
+    let sf = sample_filter(filter, timeline, events);
+    if filter.off_cpu {
+        let sf = SampleFilter {
+            events: Vec::new(),
+            ..sf
+        };
+        (samples.off_cpu, sf)
+    } else {
+        (&samples.profile.samples, sf)
+    }
 }
 
 /// A tree query's parameters.
@@ -295,24 +307,8 @@ fn command_flame(
     roots: CommandRoots<'_>,
 ) -> PrunedFlame {
     let profile = samples.profile;
-    let (table, sf) = if params.filter.off_cpu {
-        // The event does not apply to off-CPU time (as in `refilter`).
-        let sf = SampleFilter {
-            events: Vec::new(),
-            ..sample_filter(params.filter, timeline, events)
-        };
-        (samples.off_cpu, sf)
-    } else {
-        (
-            &profile.samples,
-            sample_filter(params.filter, timeline, events),
-        )
-    };
+    let (table, sf) = weighed(samples, params.filter, timeline, events);
     let kind = analysis_kind(params.weight);
-    let width_of = |w: &Weight| match kind {
-        AnalysisWeight::Samples => w.samples,
-        AnalysisWeight::Period => w.period,
-    };
     // Each profile thread's command, through its lane.
     const NONE: u32 = u32::MAX;
     let mut command_of_lane = vec![NONE; timeline.threads.len()];
@@ -379,8 +375,8 @@ fn command_flame(
         a.add(*w);
         a
     });
-    let graph_width = width_of(&total);
-    parts.retain(|p| width_of(&p.weight) > 0);
+    let graph_width = kind.of(total);
+    parts.retain(|p| kind.of(p.weight) > 0);
     parts.sort_by(|a, b| {
         let name = |p: &CommandPart| {
             roots
@@ -401,7 +397,7 @@ fn command_flame(
     let mut x = 0u64;
     let (mut elided, mut elided_count) = (Weight::default(), 0u32);
     for part in &parts {
-        let width = width_of(&part.weight);
+        let width = kind.of(part.weight);
         let at = x;
         x += width;
         let zoom = zoomed
