@@ -109,6 +109,42 @@ pub struct PrunedFlame {
     pub elided_root_count: u32,
 }
 
+/// A set of stack indices, a bit each.
+#[derive(Debug, Default)]
+struct StackBits(Vec<u64>);
+
+impl StackBits {
+    /// An empty set for stacks `0..n`.
+    fn new(n: usize) -> Self {
+        StackBits(vec![0; n.div_ceil(64)])
+    }
+
+    /// Adds `s`; whether it was not in the set yet (`false` also when out of range).
+    fn insert(&mut self, s: usize) -> bool {
+        let Some(word) = self.0.get_mut(s / 64) else {
+            return false;
+        };
+        let bit = 1u64 << (s % 64);
+        let new = *word & bit == 0;
+        *word |= bit;
+        new
+    }
+
+    /// The members, ascending.
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().enumerate().flat_map(|(wi, &word)| {
+            let mut bits = word;
+            core::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    (wi * 64) as u32 + b
+                })
+            })
+        })
+    }
+}
+
 /// The top-down layout walks up from the known leaves of [`pruned_flame_of`] when there are
 /// fewer than the roots over this (a walk is tens of steps; reading a root's weight is one).
 pub const LEAF_WALK: usize = 16;
@@ -172,8 +208,8 @@ struct Descent<'a> {
     out: PrunedFlame,
     /// The stacks the weighed samples end in, ascending, when the caller knows them.
     leaves: Option<&'a [u32]>,
-    /// A bit per stack with a self weight, from the inverted tree's first pass over them.
-    self_weighted: Vec<u64>,
+    /// The stacks with a self weight, from the inverted tree's first pass over them.
+    self_weighted: StackBits,
 }
 
 /// The flame layout of the samples weighed in `weights`, pruned as `opts` say.
@@ -227,7 +263,7 @@ pub fn pruned_flame_of(
             ..PrunedFlame::default()
         },
         leaves,
-        self_weighted: Vec::new(),
+        self_weighted: StackBits::default(),
     };
     d.roots();
     while let Some(p) = d.todo.pop() {
@@ -284,17 +320,11 @@ impl Descent<'_> {
         if leaves.len().saturating_mul(LEAF_WALK) >= self.children.roots().len() {
             return None;
         }
-        let n = self.profile.stacks.len();
-        let mut seen = vec![0u64; n.div_ceil(64)];
+        let mut seen = StackBits::new(self.profile.stacks.len());
         let mut roots = Vec::new();
         for &leaf in leaves {
             let mut cur = leaf as usize;
-            while let Some(word) = seen.get_mut(cur / 64) {
-                let bit = 1u64 << (cur % 64);
-                if *word & bit != 0 {
-                    break;
-                }
-                *word |= bit;
+            while seen.insert(cur) {
                 // (As `StackChildren` indexes them: a stack with a prefix is no root; a cycle
                 // in a broken table ends at a stack seen before.)
                 match self.profile.stacks.prefix(StackIndex(cur as u32)) {
@@ -404,17 +434,15 @@ impl Descent<'_> {
         let nf = self.profile.funcs.len();
         // Per function (the last slot: stacks without one), its weight and smallest stack.
         let mut acc: Vec<(Weight, u32)> = vec![(Weight::default(), u32::MAX); nf + 1];
-        // Which stacks have a self weight, for the second pass (a bit each).
+        // Which stacks have a self weight, for the second pass.
         let n = self.profile.stacks.len();
-        let mut leaves = vec![0u64; n.div_ceil(64)];
+        let mut leaves = StackBits::new(n);
         for s in 0..n as u32 {
             let w = self.weights.self_weight(s, self.children);
             if w.samples == 0 {
                 continue;
             }
-            if let Some(word) = leaves.get_mut(s as usize / 64) {
-                *word |= 1 << (s % 64);
-            }
+            leaves.insert(s as usize);
             let f = (StackChildren::func(self.profile, s) as usize).min(nf);
             if let Some(a) = acc.get_mut(f) {
                 a.0.add(w);
@@ -501,19 +529,9 @@ impl Descent<'_> {
             }
         }
         self.pairs.clear();
+        // Only the stacks with a self weight (found by the first pass).
         let leaves = std::mem::take(&mut self.self_weighted);
-        // Only the stacks with a self weight (found by the first pass): a word at a time.
-        let candidates = leaves.iter().enumerate().flat_map(|(wi, &word)| {
-            let mut bits = word;
-            core::iter::from_fn(move || {
-                (bits != 0).then(|| {
-                    let b = bits.trailing_zeros();
-                    bits &= bits - 1;
-                    (wi * 64) as u32 + b
-                })
-            })
-        });
-        for s in candidates {
+        for s in leaves.iter() {
             let f = StackChildren::func(self.profile, s);
             if !drawn.get((f as usize).min(nf)).copied().unwrap_or(false) {
                 continue;
