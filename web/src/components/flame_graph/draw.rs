@@ -40,8 +40,8 @@ pub struct Style<'a> {
     /// The top of the band drawn under the roots for the roots left out (too narrow to
     /// draw), when the whole graph is shown and some were.
     pub elided_band: Option<f64>,
-    /// Bands (x, top, width) above the command boxes whose trees left roots out.
-    pub command_bands: Vec<(f64, f64, f64)>,
+    /// The bands above the command boxes whose trees left roots out.
+    pub command_bands: &'a [CommandBand],
     /// The bands' color (theme).
     pub elided_color: String,
 }
@@ -101,6 +101,48 @@ fn rgb((r, g, b): (u8, u8, u8)) -> String {
     format!("rgb({r},{g},{b})")
 }
 
+/// The band above a command's box, standing for the roots of its tree that were left out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CommandBand {
+    /// The command's node.
+    pub node: u32,
+    /// Left, CSS px.
+    pub x: f64,
+    /// Top.
+    pub y: f64,
+    /// Width.
+    pub w: f64,
+}
+
+/// The bands of the command boxes in `placed` whose trees left roots out: the row above each
+/// (below, as an icicle), as wide as the box.
+pub fn command_bands(
+    placed: &Layout,
+    nodes: &TreeNodes,
+    profile: &ProfileData,
+    icicle: bool,
+) -> Vec<CommandBand> {
+    placed
+        .boxes
+        .iter()
+        .filter(|b| {
+            let i = b.node as usize;
+            nodes.elided_count.get(i).is_some_and(|&c| c > 0)
+                && nodes.func.get(i).is_some_and(|&f| is_command(profile, f))
+        })
+        .map(|b| CommandBand {
+            node: b.node,
+            x: b.x,
+            y: if icicle {
+                b.y + ROW_HEIGHT
+            } else {
+                b.y - ROW_HEIGHT
+            },
+            w: b.w,
+        })
+        .collect()
+}
+
 /// Draws `layout` in `style`, timed as the measure `perfscope:flame-draw`.
 pub fn draw(ctx: &CanvasRenderingContext2d, layout: &Layout, style: &Style<'_>) {
     timed("perfscope:flame-draw", || draw_boxes(ctx, layout, style));
@@ -114,8 +156,8 @@ fn draw_boxes(ctx: &CanvasRenderingContext2d, layout: &Layout, style: &Style<'_>
     if let Some(y) = style.elided_band {
         ctx.fill_rect(0.0, y, layout.width, ROW_HEIGHT - 1.0);
     }
-    for &(x, y, w) in &style.command_bands {
-        ctx.fill_rect(x, y, w, ROW_HEIGHT - 1.0);
+    for b in style.command_bands {
+        ctx.fill_rect(b.x, b.y, b.w, ROW_HEIGHT - 1.0);
     }
     ctx.set_font("12px ui-sans-serif, system-ui, -apple-system, 'Segoe UI', sans-serif");
     ctx.set_text_baseline("middle");

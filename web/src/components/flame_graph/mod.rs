@@ -15,10 +15,10 @@ use super::canvas::{css_var, prepare, use_frame_scheduler, use_width};
 use super::controls::SampleControls;
 use super::notices::Notices;
 use crate::display::{duration_ns, grouped, off_cpu_total, percent};
-use crate::protocol::{ProfileData, Query, TreeNodes, TreeReply, WeightKind};
+use crate::protocol::{ProfileData, Query, TreeReply, WeightKind};
 use crate::selectors::{
-    basename, find_path, func_module, func_name, is_command, path_of, search, search_query,
-    search_share, TreeIndex,
+    basename, find_path, func_module, func_name, path_of, search, search_query, search_share,
+    TreeIndex,
 };
 use crate::state::shared::Shared;
 use crate::state::{AppState, ColorBy, ViewAction};
@@ -40,44 +40,6 @@ pub struct FlameGraphProps {
 const ELIDED_ROOTS: u32 = u32::MAX;
 /// The hovered "node" of the band above command box `n`: `n | ELIDED_UNDER`.
 const ELIDED_UNDER: u32 = 1 << 31;
-
-/// The band above a command's box, standing for the roots of its tree that were left out.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct CommandBand {
-    node: u32,
-    x: f64,
-    y: f64,
-    w: f64,
-}
-
-/// The bands of the command boxes in `placed` whose trees left roots out: the row above each
-/// (below, as an icicle), as wide as the box.
-fn command_bands(
-    placed: &layout::Layout,
-    nodes: &TreeNodes,
-    profile: &ProfileData,
-    icicle: bool,
-) -> Vec<CommandBand> {
-    placed
-        .boxes
-        .iter()
-        .filter(|b| {
-            let i = b.node as usize;
-            nodes.elided_count.get(i).is_some_and(|&c| c > 0)
-                && nodes.func.get(i).is_some_and(|&f| is_command(profile, f))
-        })
-        .map(|b| CommandBand {
-            node: b.node,
-            x: b.x,
-            y: if icicle {
-                b.y + layout::ROW_HEIGHT
-            } else {
-                b.y - layout::ROW_HEIGHT
-            },
-            w: b.w,
-        })
-        .collect()
-}
 
 /// From this share of the graph's width, the roots left out are also said above the graph.
 const ELIDED_NOTE_SHARE: f64 = 0.1;
@@ -136,12 +98,19 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
     let band = (zoom_node.is_none() && t.meta.elided_count > 0 && !t.nodes.is_empty())
         .then(|| vp.row_y(0));
     // With commands as roots, a command's own roots left out are a band above its box.
-    let command_bands: Rc<Vec<CommandBand>> = Rc::new(command_bands(
-        &placed,
-        &t.nodes,
-        &props.profile,
-        view.icicle,
-    ));
+    let command_bands = use_memo(
+        (
+            Shared::id(&t),
+            zoom_node,
+            width.to_bits(),
+            view.icicle,
+            props.profile.overview.generation,
+        ),
+        {
+            let (placed, t, profile) = (placed.clone(), t.clone(), props.profile.clone());
+            move |_| draw::command_bands(&placed, &t.nodes, &profile, view.icicle)
+        },
+    );
 
     // One draw per change, in the next animation frame.
     {
@@ -188,7 +157,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                     accent: css_var("--accent", "#2563eb"),
                     background: css_var("--canvas-bg", "#ffffff"),
                     elided_band: band,
-                    command_bands: command_bands.iter().map(|b| (b.x, b.y, b.w)).collect(),
+                    command_bands: &command_bands,
                     elided_color: css_var("--elided", "#d9dde3"),
                 };
                 draw::draw(&ctx, &placed, &style);
@@ -463,32 +432,15 @@ fn tooltip(
     }
     if h.node & ELIDED_UNDER != 0 {
         // The roots left out of a command's tree.
-        let i = (h.node & !ELIDED_UNDER) as usize;
-        let n = &t.nodes;
-        let elided = match weight {
-            WeightKind::Samples => n.elided_samples.get(i).copied().unwrap_or(0.0),
-            WeightKind::Period => n.elided_period.get(i).copied().unwrap_or(0.0),
-        };
-        let count = n.elided_count.get(i).copied().unwrap_or(0);
-        return Some(elided_tooltip(
-            t,
-            h,
-            (count, elided),
-            weight,
-            total,
-            off_cpu,
-        ));
+        let left_out = node_elided(t, (h.node & !ELIDED_UNDER) as usize, weight);
+        return Some(elided_tooltip(t, h, left_out, weight, total, off_cpu));
     }
     let i = h.node as usize;
     let n = &t.nodes;
     let func = *n.func.get(i)?;
     let (ts, ss) = (*n.total_samples.get(i)?, *n.self_samples.get(i)?);
     let (tp, sp) = (*n.total_period.get(i)?, *n.self_period.get(i)?);
-    let elided_count = n.elided_count.get(i).copied().unwrap_or(0);
-    let elided = match weight {
-        WeightKind::Samples => n.elided_samples.get(i).copied().unwrap_or(0.0),
-        WeightKind::Period => n.elided_period.get(i).copied().unwrap_or(0.0),
-    };
+    let (elided_count, elided) = node_elided(t, i, weight);
     let all_samples = t.meta.samples.max(1) as f64;
     let share = |v: f64, all: f64| {
         if all > 0.0 {
@@ -570,6 +522,16 @@ fn elided_roots_weight(t: &TreeReply, weight: WeightKind) -> f64 {
         WeightKind::Samples => t.meta.elided_samples as f64,
         WeightKind::Period => t.meta.elided_period as f64,
     }
+}
+
+/// How many children of node `i` were left out, and their weight in `weight` units.
+fn node_elided(t: &TreeReply, i: usize, weight: WeightKind) -> (u32, f64) {
+    let n = &t.nodes;
+    let elided = match weight {
+        WeightKind::Samples => n.elided_samples.get(i).copied().unwrap_or(0.0),
+        WeightKind::Period => n.elided_period.get(i).copied().unwrap_or(0.0),
+    };
+    (n.elided_count.get(i).copied().unwrap_or(0), elided)
 }
 
 /// The tooltip of a band of roots left out (`count` of them, weighing `elided`): under the
