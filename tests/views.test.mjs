@@ -22,6 +22,22 @@ const app = serveApp(ROOT);
 
 const shot = (page, name) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
 
+/** perf script's samples by command: a process's name is its main thread's last command, and
+ * its samples are all its threads'. Name → { samples, pids, tids }. */
+function commandsOf(samples) {
+  const last = lastCommByTid(samples);
+  const byName = new Map();
+  for (const s of samples) {
+    const name = last.get(s.pid) ?? s.comm;
+    const c = byName.get(name) ?? { samples: 0, pids: new Set(), tids: new Set() };
+    c.samples += 1;
+    c.pids.add(s.pid);
+    c.tids.add(s.tid);
+    byName.set(name, c);
+  }
+  return byName;
+}
+
 describe('summary', () => {
   for (const name of ['example', 'pipe', 'two-events']) {
     test(`${name}.data: samples, events and threads equal perf script's`, async () => {
@@ -68,17 +84,7 @@ describe('summary', () => {
 
   test('threads.data: the command filter gathers every process of a name, as perf counts their samples', async () => {
     const samples = readScriptSamples(join(DATA, 'threads.samples.txt'));
-    // A process's name is its main thread's last command; its samples are all its threads'.
-    const last = lastCommByTid(samples);
-    const byName = new Map();
-    for (const s of samples) {
-      const name = last.get(s.pid) ?? s.comm;
-      const c = byName.get(name) ?? { samples: 0, pids: new Set(), tids: new Set() };
-      c.samples += 1;
-      c.pids.add(s.pid);
-      c.tids.add(s.tid);
-      byName.set(name, c);
-    }
+    const byName = commandsOf(samples);
     const expected = [...byName].sort((a, b) => b[1].samples - a[1].samples || (a[0] < b[0] ? -1 : 1));
     assert.ok(expected.length >= 2 && expected[0][1].pids.size > 100, 'many processes of one name');
     const { page, errors } = await openFile(app.browser.context, app.server.url, join(DATA, 'threads.data'));
@@ -105,12 +111,7 @@ describe('summary', () => {
 
   test('threads.data: with Commands as roots, each command is a root as wide as perf\'s count of its processes\' samples', async () => {
     const samples = readScriptSamples(join(DATA, 'threads.samples.txt'));
-    const last = lastCommByTid(samples);
-    const perf = new Map();
-    for (const s of samples) {
-      const name = last.get(s.pid) ?? s.comm;
-      perf.set(name, (perf.get(name) ?? 0) + 1);
-    }
+    const perf = new Map([...commandsOf(samples)].map(([name, c]) => [name, c.samples]));
     assert.ok(perf.size >= 2, 'more than one command');
     const { page, errors } = await openFile(app.browser.context, app.server.url, join(DATA, 'threads.data'));
     await showTab(page, 'calltree');

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use web_sys::KeyboardEvent;
 use yew::prelude::*;
 
-use super::controls::SampleControls;
+use super::controls::{roots_switch, view_toggle, SampleControls};
 use super::notices::Notices;
 use crate::display::{duration_ns, grouped, off_cpu_total, percent};
 use crate::protocol::{ProfileData, Query, TreeNodes, TreeReply, WeightKind};
@@ -321,8 +321,7 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
         }
     };
     let toggle = |label: &'static str, id: &'static str, on: bool, action: ViewAction| {
-        let cb = props.on_action.reform(move |_: MouseEvent| action.clone());
-        html! { <button type="button" id={id} class={classes!("seg", on.then_some("on"))} aria-pressed={on.to_string()} onclick={cb}>{ label }</button> }
+        view_toggle(&props.on_action, label, id, on, action)
     };
     let off_cpu = crate::selectors::off_cpu_shown(&props.state);
     let unit = match (off_cpu, view.weight) {
@@ -408,10 +407,7 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
                     { toggle("Top-down", "tree-topdown", !view.inverted, ViewAction::Inverted(false)) }
                     { toggle("Bottom-up", "tree-bottomup", view.inverted, ViewAction::Inverted(true)) }
                 </div>
-                <div class="segmented" role="group" aria-label="Roots" title="Commands: a root per command (its processes by name), each over its own samples">
-                    { toggle("Functions", "tree-roots-functions", !view.by_command, ViewAction::ByCommand(false)) }
-                    { toggle("Commands", "tree-roots-commands", view.by_command, ViewAction::ByCommand(true)) }
-                </div>
+                { roots_switch(&props.on_action, view.by_command, ("tree-roots-functions", "tree-roots-commands")) }
                 <span class="muted small">{ format!("Total and Self in {unit}") }</span>
                 <span class="spacer" />
                 <span class="total" data-field="calltree-total" data-current={current.to_string()} data-samples={t.meta.samples.to_string()}>

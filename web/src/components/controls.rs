@@ -24,6 +24,34 @@ pub struct SampleControlsProps {
     pub on_action: Callback<ViewAction>,
 }
 
+/// One button of a segmented group of view settings: pressed when `on`; a click applies
+/// `action`.
+pub fn view_toggle(
+    on_action: &Callback<ViewAction>,
+    label: &'static str,
+    id: &'static str,
+    on: bool,
+    action: ViewAction,
+) -> Html {
+    let cb = on_action.reform(move |_: MouseEvent| action.clone());
+    html! { <button type="button" id={id} class={classes!("seg", on.then_some("on"))} aria-pressed={on.to_string()} onclick={cb}>{ label }</button> }
+}
+
+/// The Functions / Commands switch of the flame graph and the call tree, its two buttons' ids
+/// given.
+pub fn roots_switch(
+    on_action: &Callback<ViewAction>,
+    by_command: bool,
+    (functions, commands): (&'static str, &'static str),
+) -> Html {
+    html! {
+        <div class="segmented" role="group" aria-label="Roots" title="Commands: a root per command (its processes by name), each over its own samples">
+            { view_toggle(on_action, "Functions", functions, !by_command, ViewAction::ByCommand(false)) }
+            { view_toggle(on_action, "Commands", commands, by_command, ViewAction::ByCommand(true)) }
+        </div>
+    }
+}
+
 /// `start,end` as perf prints and takes it.
 pub fn range_text(range: Option<(u64, u64)>) -> String {
     match range {

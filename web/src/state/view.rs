@@ -200,6 +200,14 @@ impl ViewState {
         }
     }
 
+    /// The tree's shape changed (inverted, or grouped by command): paths into one tree mean
+    /// nothing in the other, so the zoom, the expanded call-tree rows and its selection go.
+    fn tree_changed(&mut self) {
+        self.zoom.clear();
+        self.expanded.clear();
+        self.tree_selected = None;
+    }
+
     /// Applies one action.
     pub fn apply(&mut self, action: ViewAction) {
         match action {
@@ -221,19 +229,13 @@ impl ViewState {
             ViewAction::Inverted(i) => {
                 if self.inverted != i {
                     self.inverted = i;
-                    // Paths of one tree mean nothing in the other.
-                    self.zoom.clear();
-                    self.expanded.clear();
-                    self.tree_selected = None;
+                    self.tree_changed();
                 }
             }
             ViewAction::ByCommand(on) => {
                 if self.by_command != on {
                     self.by_command = on;
-                    // Paths start with a command in one tree and not in the other.
-                    self.zoom.clear();
-                    self.expanded.clear();
-                    self.tree_selected = None;
+                    self.tree_changed();
                 }
             }
             ViewAction::Icicle(i) => self.icicle = i,

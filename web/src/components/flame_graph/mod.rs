@@ -12,7 +12,7 @@ use web_sys::{HtmlCanvasElement, HtmlInputElement, KeyboardEvent, MouseEvent};
 use yew::prelude::*;
 
 use super::canvas::{css_var, prepare, use_frame_scheduler, use_width};
-use super::controls::SampleControls;
+use super::controls::{roots_switch, view_toggle, SampleControls};
 use super::notices::Notices;
 use crate::display::{duration_ns, grouped, off_cpu_total, percent};
 use crate::protocol::{ProfileData, Query, TreeReply, WeightKind};
@@ -262,8 +262,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
         .unwrap_or_default();
     let crumbs = breadcrumbs(&props.profile, &view.zoom, &props.on_action);
     let toggle = |label: &'static str, id: &'static str, on: bool, action: ViewAction| {
-        let cb = props.on_action.reform(move |_: MouseEvent| action.clone());
-        html! { <button type="button" id={id} class={classes!("seg", on.then_some("on"))} aria-pressed={on.to_string()} onclick={cb}>{ label }</button> }
+        view_toggle(&props.on_action, label, id, on, action)
     };
     // The matched share is the worker's (over every sample: the tree is pruned); until its
     // reply for this text and filter comes, `data-search` stays empty.
@@ -342,10 +341,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                     { toggle("Top-down", "flame-topdown", !view.inverted, ViewAction::Inverted(false)) }
                     { toggle("Inverted", "flame-inverted", view.inverted, ViewAction::Inverted(true)) }
                 </div>
-                <div class="segmented" role="group" aria-label="Roots" title="Commands: a root per command (its processes by name), each over its own samples">
-                    { toggle("Functions", "flame-roots-functions", !view.by_command, ViewAction::ByCommand(false)) }
-                    { toggle("Commands", "flame-roots-commands", view.by_command, ViewAction::ByCommand(true)) }
-                </div>
+                { roots_switch(&props.on_action, view.by_command, ("flame-roots-functions", "flame-roots-commands")) }
                 <div class="segmented" role="group" aria-label="Colors">
                     { toggle("By name", "color-name", view.color_by == ColorBy::Name, ViewAction::ColorBy(ColorBy::Name)) }
                     { toggle("By module", "color-module", view.color_by == ColorBy::Module, ViewAction::ColorBy(ColorBy::Module)) }
