@@ -68,7 +68,7 @@ async function main() {
   try {
     for (const file of o.files) {
       log(`perfscope: opening ${file}`);
-      const { result, page: p, close } = await openInPerfscope(page.url, file, { timeoutMs: o.timeout * 1000, screenshot: shot('perfscope', file) });
+      const { result, page: p, worker, close } = await openInPerfscope(page.url, file, { timeoutMs: o.timeout * 1000, screenshot: shot('perfscope', file) });
       result.size = statSync(file).size;
       results.perfscope.push(result);
       log(`  worker: ${result.workerTimings}`);
@@ -76,7 +76,7 @@ async function main() {
       try {
         if (o.steps > 0 && result.flameMs !== null) {
           log(`  interactions (${o.steps} steps each)`);
-          results.interactions[file] = await interact(p, { steps: o.steps }).catch((e) => ({ error: e.message.split('\n')[0] }));
+          results.interactions[file] = await interact(p, { steps: o.steps, worker: worker() }).catch((e) => ({ error: e.message.split('\n')[0] }));
         }
         if (result.flameMs !== null && result.size <= o.reopenMax * MB) {
           result.warm = await reopen(p, file, { timeoutMs: o.timeout * 1000 });
@@ -137,7 +137,7 @@ function report(results) {
         const missing = steps.filter((x) => x.frame === null).length;
         return `${ms1(s.p50)} / ${ms1(s.p95)} / ${ms1(s.max)}${missing ? ` (${missing} without a draw)` : ''}`;
       };
-      const refilter = i.refilter.map((x) => `${Math.round((x.to - x.from) * 100)} %: ${ms(x.ms)} (from the click ${ms(x.tabMs)}, worker ${ms(x.workerMs)}; ${x.samples?.toLocaleString('en-US')} samples)`).join('; ');
+      const refilter = i.refilter.map((x) => `${Math.round((x.to - x.from) * 100)} %: ${ms(x.ms)} (from the click ${ms(x.tabMs)}, worker ${ms(x.workerMs)}; ${x.samples?.toLocaleString('en-US')} samples${x.queries ? `; worker queries: ${x.queries.join(', ')}` : ''})`).join('; ');
       const byCommand = (i.byCommand ?? []).map((x) => `${ms(x.ms)} (${ms(x.workerMs)})`).join(', ');
       out.push(`| ${basename(file)} | ${r?.samples?.toLocaleString('en-US') ?? '—'} | ${f(i.timelineZoom)} | ${f(i.timelinePan)} | ${f(i.flameZoom)} | ${ms1(Math.max(...i.timelineDraws))}, ${ms1(Math.max(...i.flameDraws))} | ${refilter} | ${byCommand} |`);
     }

@@ -124,7 +124,7 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
     marks: t,
     errors,
   };
-  return { result, page, close: browser.close };
+  return { result, page, worker: () => worker, close: browser.close };
 }
 
 const pct = (xs, p) => {
@@ -187,7 +187,18 @@ async function showTab(page, id) {
  * Zoom and pan on the timeline (wheel), zoom in and out on the flame graph (click a box,
  * Escape), then time-range selections refiltering the flame graph.
  */
-export async function interact(page, { steps = 20 } = {}) {
+/**
+ * The worker's queries (its `performance.measure` entries, web/src/worker.rs) that started
+ * between two times of the epoch in ms, as "kind ms" in order, or null without the worker.
+ */
+async function workerQueries(worker, from, to) {
+  if (!worker) return null;
+  return worker.evaluate(([from, to]) => performance.getEntriesByType('measure')
+    .filter((e) => e.name.startsWith('query ') && performance.timeOrigin + e.startTime >= from && performance.timeOrigin + e.startTime <= to)
+    .map((e) => `${e.name.slice(6)} ${Math.round(e.duration)}`), [from, to]).catch(() => null);
+}
+
+export async function interact(page, { steps = 20, worker = null } = {}) {
   const out = {};
   page.setDefaultTimeout(120_000);
   await page.evaluate(() => { window.__bench.autoFlame = false; });
@@ -267,7 +278,7 @@ export async function interact(page, { steps = 20 } = {}) {
         const t = drawn();
         if (!t && now - up < 60_000) return;
         observer.disconnect();
-        ok(t ? { ms: now - up, tabMs: now - click, samples: Number(t.dataset.samples), range: t.dataset.range, workerMs: t.dataset.workerMs === undefined ? null : Number(t.dataset.workerMs) } : { ms: null });
+        ok(t ? { ms: now - up, tabMs: now - click, samples: Number(t.dataset.samples), range: t.dataset.range, workerMs: t.dataset.workerMs === undefined ? null : Number(t.dataset.workerMs), upAt: performance.timeOrigin + up, doneAt: performance.timeOrigin + now } : { ms: null });
       };
       const observer = new MutationObserver(check);
       window.addEventListener('pointerup', () => {
@@ -280,8 +291,10 @@ export async function interact(page, { steps = 20 } = {}) {
     await page.waitForFunction(() => window.__benchArmed === true);
     await page.evaluate(() => { window.__benchArmed = false; });
     await page.mouse.up();
-    const ms = await measured;
-    out.refilter.push({ from: a, to: b, ...ms });
+    const { upAt, doneAt, ...ms } = await measured;
+    // What the worker did meanwhile: the tree query, and any query the page asked first.
+    const queries = upAt === undefined ? null : await workerQueries(worker, upAt, doneAt);
+    out.refilter.push({ from: a, to: b, ...ms, queries });
   }
 
   // Commands as roots, top-down then inverted, over the last selection: from the click to the

@@ -133,6 +133,7 @@ async fn handle(data: JsValue) {
                     },
                 )
             };
+            let kind = query.kind();
             let reply = SESSION.with_borrow_mut(|s| match (s, query) {
                 (None, _) => failed("no file is open".into()),
                 (
@@ -171,6 +172,7 @@ async fn handle(data: JsValue) {
                 }
                 other => other,
             };
+            measure(&format!("query {kind}"), start);
             post(reply);
         }
         Err(message) => post(WorkerMessage::Failed(
@@ -799,6 +801,35 @@ fn post(message: WorkerMessage) {
     let (value, transfer) = packet_to_js(message.into_packet());
     if let Err(e) = scope().post_message_with_transfer(&value, &transfer) {
         web_sys::console::error_1(&e);
+    }
+}
+
+/// Queries measured since the entries were last cleared.
+static MEASURES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// A `performance.measure` entry from `start` (ms) to now: the worker's queries in the
+/// browser's performance panel, and for the browser bench (tests/bench). The last 1 000 at most
+/// are kept.
+fn measure(name: &str, start: f64) {
+    use std::sync::atomic::Ordering;
+    let scope: WorkerGlobalScope = js_sys::global().unchecked_into();
+    let Some(perf) = scope.performance() else {
+        return;
+    };
+    if MEASURES.fetch_add(1, Ordering::Relaxed) >= 1000 {
+        perf.clear_measures();
+        MEASURES.store(1, Ordering::Relaxed);
+    }
+    // `measure(name, { start, end })` (web-sys has it only among its unstable APIs).
+    let options = js_sys::Object::new();
+    let set = |k: &str, v: f64| js_sys::Reflect::set(&options, &k.into(), &v.into());
+    if set("start", start).is_err() || set("end", perf.now()).is_err() {
+        return;
+    }
+    if let Ok(f) = js_sys::Reflect::get(&perf, &"measure".into()) {
+        if let Ok(f) = f.dyn_into::<js_sys::Function>() {
+            let _ = f.call2(&perf, &name.into(), &options);
+        }
     }
 }
 

@@ -145,6 +145,22 @@ pub enum Query {
     },
 }
 
+impl Query {
+    /// The query's kind, for logs and measures.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Query::Tree { .. } => "tree",
+            Query::Search { .. } => "search",
+            Query::Timeline { .. } => "timeline",
+            Query::Heatmap { .. } => "heatmap",
+            Query::Records { .. } => "records",
+            Query::Stack { .. } => "stack",
+            Query::Export { .. } => "export",
+            Query::Diff { .. } => "diff",
+        }
+    }
+}
+
 /// How far the worker is with a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

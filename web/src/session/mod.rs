@@ -82,6 +82,8 @@ pub struct Session {
     records_cache: Option<(RecordFilter, Vec<u32>)>,
     /// What tree and search queries reuse (per generation).
     tree_cache: tree::TreeCache,
+    /// The stacks containing the function the timeline highlights (per generation).
+    func_stacks: Option<activity::FuncStacks>,
 }
 
 /// The one pass over the records when a file is opened: each record goes to the records index,
@@ -259,6 +261,7 @@ impl Opening {
             timings,
             records_cache: None,
             tree_cache: tree::TreeCache::default(),
+            func_stacks: None,
         };
         let switches = built.and_then(|built| s.set_profile(built));
         if s.symbol_files.is_empty() {
@@ -616,6 +619,16 @@ impl Session {
                 event,
                 func,
             } => {
+                let func = func.map(|f| {
+                    let (profile, generation) = (&self.profile, self.generation);
+                    let kept = self
+                        .func_stacks
+                        .take()
+                        .filter(|s| (s.generation, s.func) == (generation, f));
+                    &*self.func_stacks.insert(
+                        kept.unwrap_or_else(|| activity::FuncStacks::new(profile, generation, f)),
+                    )
+                });
                 let mut t = self.timeline.reply(
                     &self.profile,
                     &self.events,
@@ -623,7 +636,7 @@ impl Session {
                     *end,
                     *bins,
                     *event,
-                    *func,
+                    func,
                 );
                 t.meta.query = Some(query);
                 t.meta.generation = self.generation;

@@ -60,6 +60,7 @@ impl Session {
             timings,
             records_cache: None,
             tree_cache: super::tree::TreeCache::default(),
+            func_stacks: None,
         };
         s.finish_profile(None);
         s

@@ -10,7 +10,7 @@ use perfscope_analysis::profile::Profile;
 use perfscope_analysis::summary::Summary;
 use perfscope_analysis::timeline::{RankIndex, Timeline as AnalysisTimeline};
 
-use super::activity::{highlight, Activity, Bins};
+use super::activity::{highlight, Activity, Bins, FuncStacks};
 use super::events::EventMap;
 use crate::protocol::{CpuInfo, ProcessInfo, ThreadInfo, TimelineMeta, TimelineReply};
 
@@ -312,7 +312,7 @@ impl Timeline {
     }
 
     /// The timeline reply: [`Timeline::density`], the activity and markers, and the bins of
-    /// the samples whose stack contains `func`.
+    /// the samples whose stack contains `func`'s function.
     #[allow(clippy::too_many_arguments)]
     pub fn reply(
         &self,
@@ -322,7 +322,7 @@ impl Timeline {
         end: u64,
         bins: u32,
         event: Option<u32>,
-        func: Option<u32>,
+        func: Option<&FuncStacks>,
     ) -> TimelineReply {
         let mut r = self.density(profile, start, end, bins, event);
         let bins = Bins::new(start, end, r.meta.bins);

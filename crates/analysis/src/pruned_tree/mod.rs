@@ -48,7 +48,7 @@ use crate::samples::SampleTable;
 
 mod stacks;
 
-pub use stacks::{StackChildren, StackWeights};
+pub use stacks::{StackBits, StackChildren, StackWeights};
 
 /// What [`pruned_flame`] lays out.
 #[derive(Clone, Copy, Debug)]
@@ -107,42 +107,6 @@ pub struct PrunedFlame {
     pub elided_roots: Weight,
     /// Number of roots left out.
     pub elided_root_count: u32,
-}
-
-/// A set of stack indices, a bit each.
-#[derive(Debug, Default)]
-struct StackBits(Vec<u64>);
-
-impl StackBits {
-    /// An empty set for stacks `0..n`.
-    fn new(n: usize) -> Self {
-        StackBits(vec![0; n.div_ceil(64)])
-    }
-
-    /// Adds `s`; whether it was not in the set yet (`false` also when out of range).
-    fn insert(&mut self, s: usize) -> bool {
-        let Some(word) = self.0.get_mut(s / 64) else {
-            return false;
-        };
-        let bit = 1u64 << (s % 64);
-        let new = *word & bit == 0;
-        *word |= bit;
-        new
-    }
-
-    /// The members, ascending.
-    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.0.iter().enumerate().flat_map(|(wi, &word)| {
-            let mut bits = word;
-            core::iter::from_fn(move || {
-                (bits != 0).then(|| {
-                    let b = bits.trailing_zeros();
-                    bits &= bits - 1;
-                    (wi * 64) as u32 + b
-                })
-            })
-        })
-    }
 }
 
 /// The top-down layout walks up from the known leaves of [`pruned_flame_of`] when there are

@@ -8,6 +8,90 @@ use crate::msd::msd_sort;
 use crate::profile::Profile;
 use crate::samples::{SampleFilter, SampleTable};
 
+/// A set of stack indices, a bit each (a set over the 105M stacks of a 4 GB recording is
+/// 13 MB).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StackBits(Vec<u64>);
+
+impl StackBits {
+    /// An empty set for stacks `0..n`.
+    pub fn new(n: usize) -> Self {
+        StackBits(vec![0; n.div_ceil(64)])
+    }
+
+    /// The stacks of `profile` that have a function for which `matches` is true: each stack
+    /// whose own frame's function matches, and every stack above it. `matches` is asked once
+    /// per function met.
+    pub fn containing(profile: &Profile, mut matches: impl FnMut(FuncIndex) -> bool) -> Self {
+        // Per function: 2 not asked yet, else whether it matches.
+        let mut func_hit: Vec<u8> = vec![2; profile.funcs.len()];
+        let mut own = |f: FuncIndex| match func_hit.get_mut(f.index()) {
+            Some(h) if *h == 2 => {
+                *h = u8::from(matches(f));
+                *h == 1
+            }
+            Some(h) => *h == 1,
+            None => false,
+        };
+        let mut set = StackBits::new(profile.stacks.len());
+        for (i, s) in profile.stacks.iter().enumerate() {
+            let inherited = match s.prefix {
+                // A prefix is interned before the stacks on it.
+                Some(p) if p.index() < i => set.contains(p.index()),
+                // (Not so in a table made otherwise: its frames are read.)
+                Some(p) => profile
+                    .stacks
+                    .frames_leaf_first(Some(p))
+                    .filter_map(|f| profile.frame_func(f))
+                    .any(&mut own),
+                None => false,
+            };
+            if inherited || profile.frame_func(s.frame).is_some_and(&mut own) {
+                set.insert(i);
+            }
+        }
+        set
+    }
+
+    /// Whether `s` is in the set.
+    #[inline]
+    pub fn contains(&self, s: usize) -> bool {
+        self.0
+            .get(s / 64)
+            .is_some_and(|word| word & (1u64 << (s % 64)) != 0)
+    }
+
+    /// Adds `s`; whether it was not in the set yet (`false` also when out of range).
+    pub fn insert(&mut self, s: usize) -> bool {
+        let Some(word) = self.0.get_mut(s / 64) else {
+            return false;
+        };
+        let bit = 1u64 << (s % 64);
+        let new = *word & bit == 0;
+        *word |= bit;
+        new
+    }
+
+    /// The members, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().enumerate().flat_map(|(wi, &word)| {
+            let mut bits = word;
+            core::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    (wi * 64) as u32 + b
+                })
+            })
+        })
+    }
+
+    /// Bytes held on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.0.capacity() * 8
+    }
+}
+
 /// The children of every stack (the stack table indexed by prefix), the root stacks, and the
 /// order of the functions' names. Independent of any filter: build it once per profile. 8 bytes
 /// per stack (a CSR index of `u32`s, built by a counting sort; a stack's function is read from
@@ -476,42 +560,17 @@ impl StackWeights {
     /// The weight of the samples whose stack has a function for which `matches` is true (each
     /// sample once, however many of its frames match): the totals of the matching stacks whose
     /// prefix does not match.
-    pub fn matching(
-        &self,
-        profile: &Profile,
-        mut matches: impl FnMut(FuncIndex) -> bool,
-    ) -> Weight {
-        let mut func_hit: Vec<u8> = vec![2; profile.funcs.len()];
-        let mut hit = vec![false; profile.stacks.len()];
+    pub fn matching(&self, profile: &Profile, matches: impl FnMut(FuncIndex) -> bool) -> Weight {
+        let hit = StackBits::containing(profile, matches);
         let mut sum = Weight::default();
-        for (i, s) in profile.stacks.iter().enumerate() {
-            let inherited = s
-                .prefix
-                .filter(|p| p.index() < i)
-                .and_then(|p| hit.get(p.index()).copied())
-                .unwrap_or(false);
-            if inherited {
-                if let Some(slot) = hit.get_mut(i) {
-                    *slot = true;
-                }
-                continue;
-            }
-            let own =
-                profile
-                    .frame_func(s.frame)
-                    .is_some_and(|f| match func_hit.get_mut(f.index()) {
-                        Some(h) if *h == 2 => {
-                            *h = u8::from(matches(f));
-                            *h == 1
-                        }
-                        Some(h) => *h == 1,
-                        None => false,
-                    });
-            if own {
-                if let Some(slot) = hit.get_mut(i) {
-                    *slot = true;
-                }
-                sum.add(self.total(i as u32));
+        for i in hit.iter() {
+            let first = profile
+                .stacks
+                .get(StackIndex(i))
+                .and_then(|s| s.prefix)
+                .is_none_or(|p| !hit.contains(p.index()));
+            if first {
+                sum.add(self.total(i));
             }
         }
         sum
@@ -523,6 +582,53 @@ mod tests {
     use super::*;
     use crate::ids::EventIndex;
     use crate::text_samples::profile_from_text_samples;
+
+    #[test]
+    fn stack_bits_hold_the_stacks_with_a_function_and_every_stack_above_them() {
+        // Columns are samples, root first: main;a;b  main;b  other;a  main;a
+        let p = profile_from_text_samples("main main other main\na    b    a     a\nb\n").unwrap();
+        let names = |set: &StackBits| -> Vec<String> {
+            let mut v: Vec<String> = set
+                .iter()
+                .map(|s| {
+                    let mut fs: Vec<&str> = p
+                        .stacks
+                        .frames_leaf_first(Some(StackIndex(s)))
+                        .map(|f| p.func_name(p.frame_func(f).unwrap()))
+                        .collect();
+                    fs.reverse();
+                    fs.join(";")
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        let func = |name: &str| {
+            (0..p.funcs.len() as u32)
+                .map(FuncIndex)
+                .find(|&f| p.func_name(f) == name)
+                .unwrap()
+        };
+        let (a, b) = (func("a"), func("b"));
+        let mut asked = Vec::new();
+        let with_a = StackBits::containing(&p, |f| {
+            asked.push(f);
+            f == a
+        });
+        assert_eq!(names(&with_a), ["main;a", "main;a;b", "other;a"]);
+        // Each function is asked about once.
+        asked.sort();
+        asked.dedup();
+        assert_eq!(asked.len(), p.funcs.len());
+        assert_eq!(
+            names(&StackBits::containing(&p, |f| f == b)),
+            ["main;a;b", "main;b"]
+        );
+        assert!(StackBits::containing(&p, |_| false).iter().next().is_none());
+        let all = StackBits::containing(&p, |_| true);
+        assert_eq!(all.iter().count(), p.stacks.len());
+        assert!(!all.contains(p.stacks.len()), "out of range");
+    }
 
     #[test]
     fn totals_by_chains_equal_totals_by_one_pass() {
