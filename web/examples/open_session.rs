@@ -485,66 +485,77 @@ fn main() {
             r.nodes.len(),
             r.meta.samples
         );
-        let t = std::time::Instant::now();
-        let reply = session.query(
-            2,
-            Query::Search {
-                filter: Filter {
-                    range,
-                    ..base.clone()
+        // A text no function has, then one many have.
+        for text in ["sched", "libc"] {
+            let t = std::time::Instant::now();
+            let reply = session.query(
+                2,
+                Query::Search {
+                    filter: Filter {
+                        range,
+                        ..base.clone()
+                    },
+                    text: text.into(),
                 },
-                text: "sched".into(),
-            },
-        );
-        if let WorkerMessage::Search(_, r) = reply {
-            println!(
-                "search \"sched\" over the selection: {:.0} ms, {} of {} samples",
-                t.elapsed().as_secs_f64() * 1e3,
-                r.samples,
-                r.total_samples
             );
+            if let WorkerMessage::Search(_, r) = reply {
+                println!(
+                    "search \"{text}\" over the selection: {:.0} ms, {} of {} samples",
+                    t.elapsed().as_secs_f64() * 1e3,
+                    r.samples,
+                    r.total_samples
+                );
+            }
         }
     }
     // Timeline density as the page asks for it (350 bins: a 1280 px window), over every sample,
-    // then 40 wheel steps zooming in by 1.25 around 60 % of the range, then 20 pans.
+    // then 40 wheel steps zooming in by 1.25 around 60 % of the range, then 20 pans; then the
+    // same with the first tree's first function highlighted.
     if let Some((lo, hi)) = session.overview().sample_range {
         let lanes = session.overview().threads.len() + session.overview().cpus.len();
-        let mut times = Vec::new();
-        let (mut s, mut e) = (lo, hi);
-        for step in 0..61 {
-            let t = std::time::Instant::now();
-            let _ = session.query(
-                3,
-                Query::Timeline {
-                    start: s,
-                    end: e,
-                    bins: 350,
-                    event: None,
-                    func: None,
-                },
-            );
-            times.push(t.elapsed().as_secs_f64() * 1e3);
-            let span = e - s;
-            if step < 40 {
-                let anchor = s + span / 5 * 3;
-                let next = span / 5 * 4;
-                s = anchor - next / 5 * 3;
-                e = s + next;
-            } else {
-                let shift = span / 10;
-                s = if step % 2 == 0 { s + shift } else { s - shift };
-                e = s + span;
+        let picked = first.nodes.func.first().copied();
+        for func in [None, picked] {
+            let mut times = Vec::new();
+            let (mut s, mut e) = (lo, hi);
+            for step in 0..61 {
+                let t = std::time::Instant::now();
+                let _ = session.query(
+                    3,
+                    Query::Timeline {
+                        start: s,
+                        end: e,
+                        bins: 350,
+                        event: None,
+                        func,
+                    },
+                );
+                times.push(t.elapsed().as_secs_f64() * 1e3);
+                let span = e - s;
+                if step < 40 {
+                    let anchor = s + span / 5 * 3;
+                    let next = span / 5 * 4;
+                    s = anchor - next / 5 * 3;
+                    e = s + next;
+                } else {
+                    let shift = span / 10;
+                    s = if step % 2 == 0 { s + shift } else { s - shift };
+                    e = s + span;
+                }
             }
+            let mut sorted = times.clone();
+            sorted.sort_by(f64::total_cmp);
+            let what = match func {
+                None => "timeline density".to_string(),
+                Some(f) => format!("timeline density with function {f} highlighted"),
+            };
+            println!(
+                "{what} ({lanes} lanes × 350 bins): full range {:.1} ms; 40 zoom steps and 20 pans p50 {:.1} ms, max {:.1} ms; rank indexes {:.2} MB",
+                times.first().copied().unwrap_or(0.0),
+                sorted.get(sorted.len() / 2).copied().unwrap_or(0.0),
+                sorted.last().copied().unwrap_or(0.0),
+                mb(session.timeline_index_bytes())
+            );
         }
-        let mut sorted = times.clone();
-        sorted.sort_by(f64::total_cmp);
-        println!(
-            "timeline density ({lanes} lanes × 350 bins): full range {:.1} ms; 40 zoom steps and 20 pans p50 {:.1} ms, max {:.1} ms; rank indexes {:.2} MB",
-            times.first().copied().unwrap_or(0.0),
-            sorted.get(sorted.len() / 2).copied().unwrap_or(0.0),
-            sorted.last().copied().unwrap_or(0.0),
-            mb(session.timeline_index_bytes())
-        );
     }
     let end = peak_rss();
     println!(

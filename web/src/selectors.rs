@@ -314,25 +314,53 @@ pub struct SearchResult {
     pub count: usize,
 }
 
+/// A case-insensitive search for a text in function names: what the search box matches, on
+/// the page (the tree's boxes) and in the worker (every function, for the matched share).
+#[derive(Clone, Debug)]
+pub struct NameQuery {
+    /// The text, trimmed and lowercased.
+    lower: String,
+}
+
+impl NameQuery {
+    /// The query for `text` (trimmed; `None` when nothing is left).
+    pub fn new(text: &str) -> Option<NameQuery> {
+        let lower = text.trim().to_lowercase();
+        (!lower.is_empty()).then_some(NameQuery { lower })
+    }
+
+    /// Whether `name` contains the text, ignoring case as `str::to_lowercase` does. ASCII names
+    /// and texts (the usual case: a million `module+0xoffset` names in an unsymbolized
+    /// recording) are compared byte by byte without making a lowercase copy.
+    pub fn matches(&self, name: &str) -> bool {
+        let needle = self.lower.as_bytes();
+        if !(name.is_ascii() && self.lower.is_ascii()) {
+            return name.to_lowercase().contains(&self.lower);
+        }
+        name.as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+    }
+}
+
 /// Finds the nodes whose function name contains `query` (commands' boxes are not functions: the
 /// worker's matched share does not count them either).
 pub fn search(tree: &TreeReply, profile: &ProfileData, query: &str) -> SearchResult {
-    let q = query.trim().to_lowercase();
     let nodes = &tree.nodes;
     let mut r = SearchResult {
         query: query.to_string(),
         matched: vec![false; nodes.len()],
         ..SearchResult::default()
     };
-    if q.is_empty() {
+    let Some(q) = NameQuery::new(query) else {
         return r;
-    }
+    };
     let mut func_hit: std::collections::HashMap<u32, bool> = std::collections::HashMap::new();
     for i in 0..nodes.len() {
         let f = nodes.func.get(i).copied().unwrap_or(0);
-        let hit = *func_hit.entry(f).or_insert_with(|| {
-            !is_command(profile, f) && func_name(profile, f).to_lowercase().contains(&q)
-        });
+        let hit = *func_hit
+            .entry(f)
+            .or_insert_with(|| !is_command(profile, f) && q.matches(func_name(profile, f)));
         if hit {
             if let Some(m) = r.matched.get_mut(i) {
                 *m = true;
@@ -439,6 +467,35 @@ mod tests {
         assert_eq!(find_path(&t.nodes, &ix, &[0, 2, 1]), Some(3));
         assert_eq!(find_path(&t.nodes, &ix, &[0, 3]), None);
         assert_eq!(find_path(&t.nodes, &ix, &[]), None);
+    }
+
+    #[test]
+    fn name_queries_match_as_lowercased_text_does() {
+        let names = [
+            "cc1+0x1a2b3c",
+            "CC1+0X1A2B",
+            "std::vec::Vec<T>::push",
+            "Straße",
+            "STRASSE",
+            "\u{212a}ernel",
+            "İstanbul",
+            "",
+            "ab",
+        ];
+        let texts = [
+            "0x1a", "CC1", " vec<t> ", "straße", "ß", "kernel", "k", "i̇s", "abc", "b",
+        ];
+        for text in texts {
+            let q = NameQuery::new(text).unwrap();
+            let lower = text.trim().to_lowercase();
+            for name in names {
+                let want = name.to_lowercase().contains(&lower);
+                assert_eq!(q.matches(name), want, "{text:?} in {name:?}");
+            }
+        }
+        // The Kelvin sign lowercases to an ASCII k.
+        assert!(NameQuery::new("k").unwrap().matches("\u{212a}ernel"));
+        assert!(NameQuery::new(" \t").is_none());
     }
 
     #[test]

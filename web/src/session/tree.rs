@@ -488,13 +488,9 @@ pub fn search(
 ) -> SearchReply {
     let profile = samples.profile;
     let (children, weights) = cache.prepare(samples, timeline, events, filter, generation);
-    let q = text.trim().to_lowercase();
-    let matched = if q.is_empty() {
-        Default::default()
-    } else {
-        weights.matching(profile, |f| {
-            profile.func_name(f).to_lowercase().contains(&q)
-        })
+    let matched = match crate::selectors::NameQuery::new(text) {
+        Some(q) => weights.matching(profile, |f| q.matches(profile.func_name(f))),
+        None => Default::default(),
     };
     let total = weights.sum(children);
     SearchReply {

@@ -3,7 +3,7 @@
 
 use crate::call_tree::Weight;
 use crate::chunked::Chunked;
-use crate::ids::{FuncIndex, StackIndex, StringIndex};
+use crate::ids::{FrameIndex, FuncIndex, StackIndex, StringIndex};
 use crate::msd::msd_sort;
 use crate::profile::Profile;
 use crate::samples::{SampleFilter, SampleTable};
@@ -21,32 +21,34 @@ impl StackBits {
 
     /// The stacks of `profile` that have a function for which `matches` is true: each stack
     /// whose own frame's function matches, and every stack above it. `matches` is asked once
-    /// per function met.
+    /// per function, in index order, first; when no function matches, no stack is read.
     pub fn containing(profile: &Profile, mut matches: impl FnMut(FuncIndex) -> bool) -> Self {
-        // Per function: 2 not asked yet, else whether it matches.
-        let mut func_hit: Vec<u8> = vec![2; profile.funcs.len()];
-        let mut own = |f: FuncIndex| match func_hit.get_mut(f.index()) {
-            Some(h) if *h == 2 => {
-                *h = u8::from(matches(f));
-                *h == 1
-            }
-            Some(h) => *h == 1,
-            None => false,
-        };
         let mut set = StackBits::new(profile.stacks.len());
+        let funcs: Vec<bool> = (0..profile.funcs.len())
+            .map(|f| matches(FuncIndex(f as u32)))
+            .collect();
+        if !funcs.contains(&true) {
+            return set;
+        }
+        // Per frame (read in order here, not at random per stack below).
+        let frames: Vec<bool> = (0..profile.frames.len())
+            .map(|fr| {
+                profile
+                    .frame_func(FrameIndex(fr as u32))
+                    .and_then(|f| funcs.get(f.index()).copied())
+                    .unwrap_or(false)
+            })
+            .collect();
+        let own = |fr: FrameIndex| frames.get(fr.index()).copied().unwrap_or(false);
         for (i, s) in profile.stacks.iter().enumerate() {
             let inherited = match s.prefix {
                 // A prefix is interned before the stacks on it.
                 Some(p) if p.index() < i => set.contains(p.index()),
                 // (Not so in a table made otherwise: its frames are read.)
-                Some(p) => profile
-                    .stacks
-                    .frames_leaf_first(Some(p))
-                    .filter_map(|f| profile.frame_func(f))
-                    .any(&mut own),
+                Some(p) => profile.stacks.frames_leaf_first(Some(p)).any(own),
                 None => false,
             };
-            if inherited || profile.frame_func(s.frame).is_some_and(&mut own) {
+            if inherited || own(s.frame) {
                 set.insert(i);
             }
         }
