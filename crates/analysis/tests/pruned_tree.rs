@@ -414,7 +414,8 @@ fn weights_keep_a_period_per_stack_only_when_periods_differ() {
         counts,
         8 * 4 + Chunked::<u32>::from_elem(0, 0).heap_bytes() + 4 * std::mem::size_of::<Vec<u32>>()
     );
-    assert_eq!(w.heap_bytes(), counts);
+    // And a bit per stack for the stacks a sample ends in: one `u64`.
+    assert_eq!(w.heap_bytes(), counts + 8);
     // A (the root's total): samples 0, 1, 2, period 3 each.
     assert_eq!(
         w.total(0),
@@ -427,7 +428,7 @@ fn weights_keep_a_period_per_stack_only_when_periods_differ() {
     // And a column of 8 `u64` periods.
     assert_eq!(
         w.heap_bytes(),
-        counts + (0..8u64).collect::<Chunked<u64>>().heap_bytes()
+        counts + 8 + (0..8u64).collect::<Chunked<u64>>().heap_bytes()
     );
     assert_eq!(
         (0..8u64).collect::<Chunked<u64>>().heap_bytes(),

@@ -40,7 +40,9 @@ fn main() {
         .ok()
         .and_then(|n| n.parse::<u32>().ok())
     {
-        // For profiling: the whole-range weights and top-down layout, n times.
+        // For profiling: the whole-range weights and top-down layout (inverted with
+        // INVERTED=1), n times.
+        let inverted = std::env::var("INVERTED").is_ok_and(|v| v == "1");
         for _ in 0..n {
             let w = StackWeights::new(&p, &SampleFilter::all());
             std::hint::black_box(pruned_flame(
@@ -48,7 +50,7 @@ fn main() {
                 &ch,
                 &w,
                 PruneOptions {
-                    inverted: false,
+                    inverted,
                     kind: WeightKind::Samples,
                     detail: 8192,
                     root: &[],

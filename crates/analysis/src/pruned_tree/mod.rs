@@ -398,10 +398,11 @@ impl Descent<'_> {
         let nf = self.profile.funcs.len();
         // Per function (the last slot: stacks without one), its weight and smallest stack.
         let mut acc: Vec<(Weight, u32)> = vec![(Weight::default(), u32::MAX); nf + 1];
-        // Which stacks have a self weight, for the second pass.
+        // Which stacks have a self weight, for the second pass (among those the weights say
+        // may have one).
         let n = self.profile.stacks.len();
         let mut leaves = StackBits::new(n);
-        for s in 0..n as u32 {
+        for s in self.weights.leaves() {
             let w = self.weights.self_weight(s, self.children);
             if w.samples == 0 {
                 continue;

@@ -298,6 +298,10 @@ pub struct StackWeights {
     /// The period of every sample that passed, while they all had the same.
     uniform: Option<u64>,
     empty: Weight,
+    /// The stacks that may have a self weight: each one some sample that passed ends in (a
+    /// superset once samples are taken off, [`StackWeights::narrowed`]). A bit per stack, so that
+    /// the inverted layout reads the self weights of these stacks only, not of all.
+    leaves: StackBits,
 }
 
 impl StackWeights {
@@ -356,6 +360,7 @@ impl StackWeights {
         let n = profile.stacks.len();
         let mut w = StackWeights {
             samples: Chunked::from_elem(0, n),
+            leaves: StackBits::new(n),
             ..StackWeights::default()
         };
         // Self weights: the counts, and the periods only once two differ.
@@ -374,6 +379,7 @@ impl StackWeights {
             match slot {
                 Some((s, count)) => {
                     *count = count.saturating_add(1);
+                    w.leaves.insert(s);
                     if let Some(p) = w.period.get_mut(s) {
                         *p = p.saturating_add(period);
                     }
@@ -529,6 +535,12 @@ impl StackWeights {
         }
     }
 
+    /// The stacks that may have a self weight ([`StackWeights::self_weight`] is zero for every
+    /// other stack), ascending.
+    pub fn leaves(&self) -> impl Iterator<Item = u32> + '_ {
+        self.leaves.iter()
+    }
+
     /// Weight of the samples whose stack is `s` exactly (`children` indexes the same profile).
     pub fn self_weight(&self, s: u32, children: &StackChildren) -> Weight {
         let mut w = self.total(s);
@@ -556,7 +568,7 @@ impl StackWeights {
 
     /// Bytes held on the heap.
     pub fn heap_bytes(&self) -> usize {
-        self.samples.heap_bytes() + self.period.heap_bytes()
+        self.samples.heap_bytes() + self.period.heap_bytes() + self.leaves.heap_bytes()
     }
 
     /// The weight of the samples whose stack has a function for which `matches` is true (each
@@ -647,6 +659,12 @@ period: 1 2 1 5 1 1 3 2
         )
         .unwrap();
         let n = p.samples.len() as u64;
+        let children = StackChildren::new(&p);
+        let with_self_weight = |w: &StackWeights| {
+            (0..p.stacks.len() as u32)
+                .filter(|&s| w.self_weight(s, &children).samples > 0)
+                .collect::<Vec<_>>()
+        };
         let mut narrowed = 0;
         for start in 0..n {
             for end in start..=n + 1 {
@@ -668,6 +686,10 @@ period: 1 2 1 5 1 1 3 2
                     assert_eq!(totals(&a), totals(&b), "{f:?}");
                     assert_eq!(totals(&a), brute(&p, &f), "{f:?}");
                     assert_eq!((a.empty(), a.uniform), (b.empty(), b.uniform), "{f:?}");
+                    // The leaves: exactly the stacks with a self weight.
+                    for w in [&a, &b] {
+                        assert_eq!(w.leaves().collect::<Vec<_>>(), with_self_weight(w));
+                    }
                     // From the weights of the whole time, when most samples are in the range.
                     let whole = StackWeights::new(
                         &p,
@@ -678,6 +700,10 @@ period: 1 2 1 5 1 1 3 2
                     );
                     if let Some(c) = StackWeights::narrowed(&whole, &p, &f) {
                         assert_eq!((totals(&c), c.empty()), (totals(&b), b.empty()), "{f:?}");
+                        // Here a superset: the whole time's.
+                        let leaves: Vec<u32> = c.leaves().collect();
+                        assert_eq!(leaves, whole.leaves().collect::<Vec<_>>());
+                        assert!(with_self_weight(&c).iter().all(|s| leaves.contains(s)));
                         narrowed += 1;
                     }
                 }
