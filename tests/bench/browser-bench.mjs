@@ -71,7 +71,7 @@ async function main() {
       const { result, page: p, worker, close } = await openInPerfscope(page.url, file, { timeoutMs: o.timeout * 1000, screenshot: shot('perfscope', file) });
       result.size = statSync(file).size;
       results.perfscope.push(result);
-      log(`  worker: ${result.workerTimings}`);
+      log(`  worker: ${result.workerTimings}${result.phases ? `; then ${result.phases}` : ''}`);
       log(`  summary ${ms(result.summaryMs)}, flame graph ${ms(result.flameMs)}, wasm ${mb(result.wasmBytes)}, renderer ${mb(result.renderer?.hwm)}, state ${result.state}${result.errors.length ? `, errors: ${result.errors.join('; ')}` : ''}`);
       try {
         if (o.steps > 0 && result.flameMs !== null) {
@@ -111,7 +111,7 @@ function report(results) {
     out.push(`| ${basename(r.file)} | ${mb(r.size)} | ${r.samples?.toLocaleString('en-US') ?? '—'} | ${ms(r.summaryMs)} | ${ms(r.loadedMs)} | ${ms(r.flameMs)} | ${r.warm ? `${ms(r.warm.summaryMs)}, ${ms(r.warm.flameMs)}` : '—'} | ${r.state}${r.error ? `: ${r.error.slice(0, 80)}` : ''} | ${mb(r.wasmBytes)} | ${r.wasmBytes ? (r.wasmBytes / r.size).toFixed(2) : '—'} | ${mb(r.renderer?.hwm)} |`);
   }
   out.push('');
-  for (const r of results.perfscope) out.push(`- ${basename(r.file)}: worker ${r.workerTimings ?? '—'}; wall ${ms(r.wallMs)}${r.errors.length ? `; errors: ${r.errors.join('; ').slice(0, 300)}` : ''}`);
+  for (const r of results.perfscope) out.push(`- ${basename(r.file)}: worker ${r.workerTimings ?? '—'}${r.phases ? `; then ${r.phases}` : ''}; wall ${ms(r.wallMs)}${r.errors.length ? `; errors: ${r.errors.join('; ').slice(0, 300)}` : ''}`);
   if (results.speedscope.length) {
     out.push('', '## speedscope on the perf script text of the same recording', '');
     out.push('| text of | text size | to flame chart | renderer peak RSS | JS heap | speedscope / Perfscope (to flame graph) |');

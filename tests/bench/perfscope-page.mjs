@@ -109,9 +109,19 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   const samples = await page.locator('[data-field="flame-total"]').getAttribute('data-samples', { timeout: 1000 }).catch(() => null);
   // The worker's own breakdown, as the file bar shows it ("read … · summary … · …").
   const workerTimings = await page.locator('.file-bar .timing').first().textContent({ timeout: 1000 }).catch(() => null);
+  // After the records pass: the profile's hand-over to the page and the first tree's prewarm
+  // (web/src/worker.rs post_profile), in ms from the file set on the input.
+  const handOver = worker ? await worker.evaluate(() => performance.getEntriesByType('measure')
+    .filter((e) => e.name === 'profile data' || e.name === 'prewarm')
+    .map((e) => ({ name: e.name, start: performance.timeOrigin + e.startTime, ms: e.duration }))).catch(() => null) : null;
+  const setAt = await page.evaluate(() => performance.timeOrigin).catch(() => null);
+  const phases = handOver && setAt !== null && t.set !== undefined
+    ? handOver.slice(-2).map((e) => `${e.name} ${Math.round(e.ms)} ms (from ${Math.round(e.start - setAt - t.set)} ms)`).join(', ')
+    : null;
   const result = {
     file,
     workerTimings,
+    phases,
     summaryMs: since('summary'),
     loadedMs: since('done'),
     flameMs: since('flame'),

@@ -364,11 +364,15 @@ async fn open_files(
 /// Keeps `session` as the open one and posts its `profile` message; then, while the page takes
 /// that in, builds what its first flame graph will ask for ([`Session::prewarm`]).
 fn post_profile(id: u32, session: Session) {
+    let start = now_ms();
     let profile = session.profile_data();
     let event = profile.overview.default_event();
     SESSION.set(Some(session));
     post(WorkerMessage::Profile(id, Box::new(profile)));
+    measure("profile data", start);
+    let start = now_ms();
     prewarm(event);
+    measure("prewarm", start);
 }
 
 /// [`Session::prewarm`] on the open session.
