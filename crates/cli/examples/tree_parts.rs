@@ -59,7 +59,7 @@ fn main() {
         }
         return;
     }
-    for (a, b) in [(0.0, 1.0), (0.25, 0.75), (0.3, 0.4), (0.5, 0.52)] {
+    for (a, b) in [(0.0, 1.0), (0.25, 0.75), (0.1, 0.6), (0.05, 0.95), (0.3, 0.4), (0.5, 0.52)] {
         let f = if a == 0.0 && b == 1.0 {
             SampleFilter::all()
         } else {
@@ -72,6 +72,16 @@ fn main() {
         let t = std::time::Instant::now();
         let w = StackWeights::new(&p, &f);
         let tw = t.elapsed().as_secs_f64() * 1e3;
+        // From the whole time's weights less the samples outside (when fewer are outside).
+        let whole = StackWeights::new(&p, &SampleFilter::all());
+        let t = std::time::Instant::now();
+        if let Some(n) = StackWeights::narrowed(&whole, &p, &f) {
+            println!(
+                "{a}-{b}: narrowed from the whole time's weights {:.0} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+            drop(n);
+        }
         for inverted in [false, true] {
             let t = std::time::Instant::now();
             let g = pruned_flame(
