@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use perfscope_analysis::ids::{FuncIndex, ThreadIndex};
+use perfscope_analysis::ids::FuncIndex;
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::pruned_tree::StackBits;
 use perfscope_analysis::summary::Summary;
@@ -366,87 +366,41 @@ impl Activity {
     }
 }
 
-/// What highlight queries of one function reuse: the stacks that contain it, and whether the
-/// samples are in time order. Made once per function and profile: the set is a pass over every
-/// stack (~1 s in the page for the 62M stacks of a 1.5 GB recording), and the page asks for
-/// the highlight again on every move of the timeline while a function is picked.
+/// What highlight queries of one function reuse: which samples of each timeline lane have a
+/// stack containing it ([`super::timeline::LaneMarks`]). Made once per function and profile: a
+/// pass over every stack (~1 s in the page for the 62M stacks of a 1.5 GB recording) and one over
+/// the lanes' samples, while the page asks for the highlight again on every move of the timeline
+/// while a function is picked.
 #[derive(Debug)]
 pub struct FuncStacks {
     /// The profile's generation.
     pub generation: u32,
     /// The function.
     pub func: u32,
-    stacks: StackBits,
-    sorted: bool,
+    marks: super::timeline::LaneMarks,
 }
 
 impl FuncStacks {
-    /// The stacks of `profile` containing `func`.
-    pub fn new(profile: &Profile, generation: u32, func: u32) -> FuncStacks {
+    /// The samples of `timeline`'s lanes whose stack in `profile` contains `func`.
+    pub fn new(
+        profile: &Profile,
+        timeline: &super::timeline::Timeline,
+        generation: u32,
+        func: u32,
+    ) -> FuncStacks {
         let want = FuncIndex(func);
-        let time = &profile.samples.time;
+        let stacks = StackBits::containing(profile, |f| f == want);
         FuncStacks {
             generation,
             func,
-            stacks: StackBits::containing(profile, |f| f == want),
-            sorted: time.windows(2).all(|w| w.first() <= w.last()),
+            marks: timeline.marks(profile, |s| stacks.contains(s as usize)),
         }
     }
-}
 
-/// Per lane and bin, the samples (of `event`, or all) whose stack contains the function of
-/// `func`: `lanes × bins` counts, thread lanes then CPU lanes.
-#[allow(clippy::too_many_arguments)]
-pub fn highlight(
-    profile: &Profile,
-    events: &EventMap,
-    lane_of_thread: &[u32],
-    cpu_lane: &super::timeline::CpuLanes,
-    lanes: usize,
-    bins: Bins,
-    event: Option<u32>,
-    func: &FuncStacks,
-) -> Vec<u32> {
-    let n = bins.n as usize;
-    let mut out = vec![0u32; lanes * n];
-    let (contains, sorted) = (&func.stacks, func.sorted);
-    let s = &profile.samples;
-    let first = s.time.partition_point(|&t| t < bins.start);
-    let range = if sorted { first..s.len() } else { 0..s.len() };
-    for i in range {
-        let Some(&time) = s.time.get(i) else { break };
-        if sorted && time > bins.end {
-            break;
-        }
-        let Some(bin) = bins.bin_of(time) else {
-            continue;
-        };
-        if !s
-            .stack(i)
-            .flatten()
-            .is_some_and(|st| contains.contains(st.index()))
-        {
-            continue;
-        }
-        if let Some(want) = event {
-            if s.event(i).map(|e| events.attr(e)) != Some(want) {
-                continue;
-            }
-        }
-        let thread_lane = s
-            .thread
-            .get(i)
-            .and_then(|t: &ThreadIndex| lane_of_thread.get(t.index()))
-            .copied()
-            .filter(|&l| l != u32::MAX);
-        let cpu = s.cpu(i).and_then(|c| cpu_lane.get(c));
-        for lane in thread_lane.map(|l| l as usize).into_iter().chain(cpu) {
-            if let Some(c) = out.get_mut(lane * n + bin as usize) {
-                *c += 1;
-            }
-        }
+    /// The marks.
+    pub fn marks(&self) -> &super::timeline::LaneMarks {
+        &self.marks
     }
-    out
 }
 
 #[cfg(test)]

@@ -620,24 +620,19 @@ impl Session {
                 func,
             } => {
                 let func = func.map(|f| {
-                    let (profile, generation) = (&self.profile, self.generation);
+                    let (profile, timeline) = (&self.profile, &self.timeline);
+                    let generation = self.generation;
                     let kept = self
                         .func_stacks
                         .take()
                         .filter(|s| (s.generation, s.func) == (generation, f));
-                    &*self.func_stacks.insert(
-                        kept.unwrap_or_else(|| activity::FuncStacks::new(profile, generation, f)),
-                    )
+                    &*self.func_stacks.insert(kept.unwrap_or_else(|| {
+                        activity::FuncStacks::new(profile, timeline, generation, f)
+                    }))
                 });
-                let mut t = self.timeline.reply(
-                    &self.profile,
-                    &self.events,
-                    *start,
-                    *end,
-                    *bins,
-                    *event,
-                    func,
-                );
+                let mut t = self
+                    .timeline
+                    .reply(&self.profile, *start, *end, *bins, *event, func);
                 t.meta.query = Some(query);
                 t.meta.generation = self.generation;
                 WorkerMessage::Timeline(id, Box::new(t))

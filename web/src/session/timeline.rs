@@ -10,7 +10,7 @@ use perfscope_analysis::profile::Profile;
 use perfscope_analysis::summary::Summary;
 use perfscope_analysis::timeline::{RankIndex, Timeline as AnalysisTimeline};
 
-use super::activity::{highlight, Activity, Bins, FuncStacks};
+use super::activity::{Activity, Bins, FuncStacks};
 use super::events::EventMap;
 use crate::protocol::{CpuInfo, ProcessInfo, ThreadInfo, TimelineMeta, TimelineReply};
 
@@ -19,9 +19,9 @@ use crate::protocol::{CpuInfo, ProcessInfo, ThreadInfo, TimelineMeta, TimelineRe
 const DENSE_CPUS: usize = 1 << 16;
 
 /// The lane of each CPU: a table for the numbers below [`DENSE_CPUS`], a map for the rest
-/// (looked up once per sample while lanes are made and highlighted).
+/// (looked up once per sample while lanes are made).
 #[derive(Debug, Default, Clone)]
-pub struct CpuLanes {
+struct CpuLanes {
     dense: Vec<usize>,
     other: HashMap<u32, usize>,
 }
@@ -47,11 +47,94 @@ impl CpuLanes {
     }
 
     /// The lane of `cpu`, if it has one.
-    pub fn get(&self, cpu: u32) -> Option<usize> {
+    fn get(&self, cpu: u32) -> Option<usize> {
         match self.dense.get(cpu as usize) {
             Some(&l) => (l != usize::MAX).then_some(l),
             None => self.other.get(&cpu).copied(),
         }
+    }
+}
+
+/// Per lane and attr, which samples of the lane's list are marked (see [`Timeline::marks`]).
+#[derive(Debug, Default)]
+pub struct LaneMarks(Vec<Vec<Marks>>);
+
+impl LaneMarks {
+    /// Bytes held on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.0.iter().flatten().map(Marks::heap_bytes).sum()
+    }
+}
+
+/// A bit per entry of a list, with the number of ones before each word: the ones between two
+/// positions are counted in two lookups.
+#[derive(Debug, Default)]
+struct Marks {
+    bits: Vec<u64>,
+    before: Vec<u32>,
+    ones: usize,
+}
+
+impl Marks {
+    fn new(list: &[u32], marked: impl Fn(u32) -> bool) -> Marks {
+        let mut bits = vec![0u64; list.len().div_ceil(64)];
+        for (word, chunk) in bits.iter_mut().zip(list.chunks(64)) {
+            for (b, &i) in chunk.iter().enumerate() {
+                if marked(i) {
+                    *word |= 1 << b;
+                }
+            }
+        }
+        let mut before = Vec::with_capacity(bits.len());
+        let mut ones = 0usize;
+        for w in &bits {
+            before.push(ones as u32);
+            ones += w.count_ones() as usize;
+        }
+        Marks { bits, before, ones }
+    }
+
+    /// Ones at positions before `pos`.
+    fn ones_before(&self, pos: usize) -> usize {
+        let (w, b) = (pos / 64, pos % 64);
+        match (self.before.get(w), self.bits.get(w)) {
+            (Some(&n), Some(&word)) => {
+                n as usize + (word & ((1u64 << b) - 1)).count_ones() as usize
+            }
+            _ => self.ones,
+        }
+    }
+
+    /// Ones at positions `a..b`.
+    fn ones_in(&self, a: usize, b: usize) -> usize {
+        self.ones_before(b).saturating_sub(self.ones_before(a))
+    }
+
+    /// The positions of the ones in `a..b`, ascending.
+    fn positions(&self, a: usize, b: usize) -> impl Iterator<Item = usize> + '_ {
+        let words = self
+            .bits
+            .get(a / 64..b.div_ceil(64).min(self.bits.len()))
+            .unwrap_or(&[]);
+        words
+            .iter()
+            .enumerate()
+            .flat_map(move |(k, &word)| {
+                let base = (a / 64 + k) * 64;
+                let mut rest = word;
+                core::iter::from_fn(move || {
+                    (rest != 0).then(|| {
+                        let p = base + rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        p
+                    })
+                })
+            })
+            .filter(move |&p| p >= a && p < b)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.bits.capacity() * 8 + self.before.capacity() * 4
     }
 }
 
@@ -74,8 +157,6 @@ pub struct Timeline {
     samples: Vec<Vec<Vec<u32>>>,
     /// `index[lane][attr]`: the rank index of `samples[lane][attr]`.
     index: Vec<Vec<RankIndex>>,
-    /// CPU number → lane.
-    cpu_lane: CpuLanes,
     /// On/off-CPU periods and markers ([`Timeline::set_activity`]).
     pub activity: Activity,
 }
@@ -284,7 +365,6 @@ impl Timeline {
             idle_threads,
             samples: lists,
             index,
-            cpu_lane,
             activity: Activity::default(),
         }
     }
@@ -313,11 +393,9 @@ impl Timeline {
 
     /// The timeline reply: [`Timeline::density`], the activity and markers, and the bins of
     /// the samples whose stack contains `func`'s function.
-    #[allow(clippy::too_many_arguments)]
     pub fn reply(
         &self,
         profile: &Profile,
-        events: &EventMap,
         start: u64,
         end: u64,
         bins: u32,
@@ -328,18 +406,76 @@ impl Timeline {
         let bins = Bins::new(start, end, r.meta.bins);
         self.activity.fill(bins, &mut r.detail);
         if let Some(f) = func {
-            r.detail.highlight = highlight(
-                profile,
-                events,
-                &self.lane_of_thread,
-                &self.cpu_lane,
-                self.lanes(),
-                bins,
-                event,
-                f,
-            );
+            r.detail.highlight = self.highlight(profile, f.marks(), bins, event);
         }
         r
+    }
+
+    /// Marks, in every lane's sample lists, the samples whose stack `marked` says.
+    pub fn marks(&self, profile: &Profile, marked: impl Fn(u32) -> bool) -> LaneMarks {
+        let s = &profile.samples;
+        let has = |i: u32| s.stack(i as usize).flatten().is_some_and(|st| marked(st.0));
+        LaneMarks(
+            self.samples
+                .iter()
+                .map(|lists| lists.iter().map(|list| Marks::new(list, has)).collect())
+                .collect(),
+        )
+    }
+
+    /// Per lane and bin of `bins`, the marked samples (of `event`, or all): `lanes × bins`
+    /// counts, thread lanes then CPU lanes. Like [`Timeline::density`], the bins' edges are
+    /// found in each lane's list, and the marks between them counted, so a query costs about
+    /// the same as the density's whatever the range holds.
+    pub fn highlight(
+        &self,
+        profile: &Profile,
+        marks: &LaneMarks,
+        bins: Bins,
+        event: Option<u32>,
+    ) -> Vec<u32> {
+        let times = &profile.samples.time;
+        let n = bins.n as usize;
+        let edges: Vec<u64> = (0..=bins.n).map(|k| bins.edge(k)).collect();
+        let mut out = vec![0u32; self.lanes() * n];
+        let lanes = self.samples.iter().zip(&self.index).zip(&marks.0);
+        for (lane, ((lists, index), marks)) in lanes.enumerate() {
+            let row = out.get_mut(lane * n..(lane + 1) * n).unwrap_or(&mut []);
+            for (e, ((list, index), m)) in lists.iter().zip(index).zip(marks).enumerate() {
+                if event.is_some_and(|want| want as usize != e) || m.ones == 0 {
+                    continue;
+                }
+                let time = |k: usize| {
+                    list.get(k)
+                        .map(|&i| times.get(i as usize).copied().unwrap_or(0))
+                };
+                let (Some(&first), Some(&last)) = (edges.first(), edges.last()) else {
+                    continue;
+                };
+                let (a, b) = (index.rank(first, time), index.rank(last, time));
+                let ones = m.ones_in(a, b);
+                if ones <= n {
+                    // Few: each marked sample's bin.
+                    for k in m
+                        .positions(a, b)
+                        .filter_map(time)
+                        .filter_map(|t| bins.bin_of(t))
+                    {
+                        if let Some(c) = row.get_mut(k as usize) {
+                            *c += 1;
+                        }
+                    }
+                    continue;
+                }
+                let mut prev = a;
+                for (k, slot) in row.iter_mut().enumerate() {
+                    let next = edges.get(k + 1).map_or(prev, |&e| index.rank(e, time));
+                    *slot += m.ones_in(prev, next) as u32;
+                    prev = next;
+                }
+            }
+        }
+        out
     }
 
     /// Number of lanes (threads, then CPUs).
@@ -407,6 +543,28 @@ impl Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marks_count_and_list_the_ones_between_two_positions() {
+        for len in [0usize, 1, 63, 64, 65, 200] {
+            let list: Vec<u32> = (0..len as u32).collect();
+            // Marked: multiples of 3 and a run at 60..70.
+            let marked = |i: u32| i.is_multiple_of(3) || (60..70).contains(&i);
+            let m = Marks::new(&list, marked);
+            let want = |a: usize, b: usize| (a..b.min(len)).filter(|&p| marked(p as u32));
+            assert_eq!(m.ones, want(0, len).count(), "{len}");
+            for a in 0..=len + 1 {
+                for b in a..=len + 1 {
+                    assert_eq!(m.ones_in(a, b), want(a, b).count(), "{len} {a}..{b}");
+                    assert_eq!(
+                        m.positions(a, b).collect::<Vec<_>>(),
+                        want(a, b).collect::<Vec<_>>(),
+                        "{len} {a}..{b}"
+                    );
+                }
+            }
+        }
+    }
     use perfscope_analysis::builder::{CpuMode, ProfileBuilder, SampleInput};
     use perfscope_analysis::ids::EventIndex;
 

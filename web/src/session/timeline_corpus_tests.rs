@@ -300,9 +300,7 @@ fn switch_periods_equal_perf_script_switch_lines() {
         s.timeline.threads.iter().map(|t| t.first).min().unwrap(),
         s.timeline.threads.iter().map(|t| t.last).max().unwrap(),
     );
-    let r = s
-        .timeline
-        .reply(&s.profile, &s.events, start, end, 400, None, None);
+    let r = s.timeline.reply(&s.profile, start, end, 400, None, None);
     let bins = Bins::new(start, end, 400);
     let lanes = s.timeline.lanes();
     assert_eq!(r.detail.off_cpu.len(), lanes * 400);
@@ -355,9 +353,7 @@ fn lost_records_are_markers_on_their_cpu() {
     }
     assert_eq!(want.values().map(|v| v.0).sum::<u32>(), 7);
     let (start, end) = (0, u64::MAX - 1);
-    let r = s
-        .timeline
-        .reply(&s.profile, &s.events, start, end, 1, None, None);
+    let r = s.timeline.reply(&s.profile, start, end, 1, None, None);
     let d = &r.detail;
     let mut got: BTreeMap<u32, (u32, u64)> = BTreeMap::new();
     for i in 0..d.markers() {
@@ -402,7 +398,7 @@ fn bins_of_times_match_their_edges() {
 fn function_bins_count_the_samples_whose_stack_has_it() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/example.data");
     let mut s = open_path(&path);
-    // Every function, then again in reverse (the session keeps one function's stacks and must
+    // Every function, then again in reverse (the session keeps one function's marks and must
     // not answer for another with them).
     let funcs = s.profile.funcs.len() as u32;
     let step = (funcs as usize / 5).max(1);
@@ -410,74 +406,80 @@ fn function_bins_count_the_samples_whose_stack_has_it() {
         .step_by(step)
         .chain((0..funcs).step_by(step).rev())
         .collect();
-    let mut replies = Vec::new();
-    for &f in &order {
-        let (start, end) = (
-            s.profile.samples.time.iter().copied().min().unwrap(),
-            s.profile.samples.time.iter().copied().max().unwrap(),
-        );
-        let query = crate::protocol::Query::Timeline {
-            start,
-            end,
-            bins: 50,
-            event: None,
-            func: Some(f),
-        };
-        match s.query(0, query) {
-            crate::protocol::WorkerMessage::Timeline(_, r) => replies.push(r.detail.highlight),
-            other => panic!("{other:?}"),
-        }
-    }
-    let p = &s.profile;
-    let (start, end) = (
-        p.samples.time.iter().copied().min().unwrap(),
-        p.samples.time.iter().copied().max().unwrap(),
+    let (lo, hi) = (
+        s.profile.samples.time.iter().copied().min().unwrap(),
+        s.profile.samples.time.iter().copied().max().unwrap(),
     );
+    // Many bins (few marked samples in each lane: each one's bin is found), few bins (marks
+    // counted between the bins' edges), and a range in the middle.
+    let third = (hi - lo) / 3;
+    let cases = [(lo, hi, 50), (lo, hi, 3), (lo + third, hi - third, 7)];
     let mut tested = 0;
-    for (&f, highlight) in order.iter().zip(&replies) {
-        let name = p
-            .func_name(perfscope_analysis::ids::FuncIndex(f))
-            .to_string();
-        let bins = Bins::new(start, end, 50);
-        let n = s.timeline.threads.len();
-        // Independently: walk each sample's frames.
-        let mut want = vec![0u32; s.timeline.lanes() * 50];
-        for i in 0..p.samples.len() {
-            let has = p
-                .stacks
-                .frames_leaf_first(p.samples.stack(i).unwrap())
-                .any(|fr| p.frame_func(fr) == Some(perfscope_analysis::ids::FuncIndex(f)));
-            if !has {
-                continue;
-            }
-            let th = p.threads.get(p.samples.thread[i]).unwrap();
-            let lane = s
-                .timeline
-                .threads
-                .iter()
-                .position(|t| t.pid == th.pid && t.tid == th.tid)
-                .unwrap();
-            let k = bins.bin_of(p.samples.time[i]).unwrap() as usize;
-            want[lane * 50 + k] += 1;
-            // Samples without a CPU (not recorded) are in no CPU lane.
-            if let Some(cpu) = s
-                .timeline
-                .cpus
-                .iter()
-                .position(|c| Some(c.cpu) == p.samples.cpu(i))
-            {
-                want[(n + cpu) * 50 + k] += 1;
+    for (start, end, n_bins) in cases {
+        let mut replies = Vec::new();
+        for &f in &order {
+            let query = crate::protocol::Query::Timeline {
+                start,
+                end,
+                bins: n_bins,
+                event: None,
+                func: Some(f),
+            };
+            match s.query(0, query) {
+                crate::protocol::WorkerMessage::Timeline(_, r) => replies.push(r.detail.highlight),
+                other => panic!("{other:?}"),
             }
         }
-        assert_eq!(*highlight, want, "{name}");
-        let total: u32 = want.iter().sum();
-        assert!(
-            total > 0 && total < 2 * p.samples.len() as u32,
-            "{name}: {total}"
-        );
-        tested += 1;
+        let p = &s.profile;
+        let bins = Bins::new(start, end, n_bins);
+        let n = s.timeline.threads.len();
+        let nb = n_bins as usize;
+        for (&f, highlight) in order.iter().zip(&replies) {
+            let name = p
+                .func_name(perfscope_analysis::ids::FuncIndex(f))
+                .to_string();
+            // Independently: walk each sample's frames.
+            let mut want = vec![0u32; s.timeline.lanes() * nb];
+            for i in 0..p.samples.len() {
+                let has = p
+                    .stacks
+                    .frames_leaf_first(p.samples.stack(i).unwrap())
+                    .any(|fr| p.frame_func(fr) == Some(perfscope_analysis::ids::FuncIndex(f)));
+                let Some(k) = bins.bin_of(p.samples.time[i]).filter(|_| has) else {
+                    continue;
+                };
+                let th = p.threads.get(p.samples.thread[i]).unwrap();
+                let lane = s
+                    .timeline
+                    .threads
+                    .iter()
+                    .position(|t| t.pid == th.pid && t.tid == th.tid)
+                    .unwrap();
+                want[lane * nb + k as usize] += 1;
+                // Samples without a CPU (not recorded) are in no CPU lane.
+                if let Some(cpu) = s
+                    .timeline
+                    .cpus
+                    .iter()
+                    .position(|c| Some(c.cpu) == p.samples.cpu(i))
+                {
+                    want[(n + cpu) * nb + k as usize] += 1;
+                }
+            }
+            assert_eq!(*highlight, want, "{name}, {n_bins} bins");
+            let total: u32 = want.iter().sum();
+            assert!(total < 2 * p.samples.len() as u32, "{name}: {total}");
+            if total > 0 {
+                tested += 1;
+            }
+            // Some lane with more marked samples than bins: the counting between edges ran.
+            let lane_sum = |l: usize| want[l * nb..(l + 1) * nb].iter().sum::<u32>();
+            if n_bins == 3 && (0..s.timeline.lanes()).any(|l| lane_sum(l) > n_bins) {
+                tested += 100;
+            }
+        }
     }
-    assert!(tested >= 6);
+    assert!(tested >= 100 + 12, "{tested}");
 }
 
 #[test]
@@ -526,9 +528,7 @@ fn sched_switch_samples_start_off_cpu_periods_and_are_markers() {
         samples.iter().map(|l| l.time).min().unwrap(),
         samples.iter().map(|l| l.time).max().unwrap(),
     );
-    let r = s
-        .timeline
-        .reply(&s.profile, &s.events, start, end, 300, None, None);
+    let r = s.timeline.reply(&s.profile, start, end, 300, None, None);
     let d = &r.detail;
     let marked: u32 = (0..d.markers())
         .filter(|&i| d.marker_kind[i] == MarkerKind::Tracepoint as u8)
