@@ -514,22 +514,24 @@ fn main() {
     if let Some((lo, hi)) = session.overview().sample_range {
         let lanes = session.overview().threads.len() + session.overview().cpus.len();
         let picked = first.nodes.func.first().copied();
+        // One timeline query's time in ms.
+        let timed = |session: &mut Session, start: u64, end: u64, func: Option<u32>| {
+            let t = std::time::Instant::now();
+            let query = Query::Timeline {
+                start,
+                end,
+                bins: 350,
+                event: None,
+                func,
+            };
+            let _ = session.query(3, query);
+            t.elapsed().as_secs_f64() * 1e3
+        };
         for func in [None, picked] {
             let mut times = Vec::new();
             let (mut s, mut e) = (lo, hi);
             for step in 0..61 {
-                let t = std::time::Instant::now();
-                let _ = session.query(
-                    3,
-                    Query::Timeline {
-                        start: s,
-                        end: e,
-                        bins: 350,
-                        event: None,
-                        func,
-                    },
-                );
-                times.push(t.elapsed().as_secs_f64() * 1e3);
+                times.push(timed(&mut session, s, e, func));
                 let span = e - s;
                 if step < 40 {
                     let anchor = s + span / 5 * 3;
@@ -543,18 +545,7 @@ fn main() {
                 }
             }
             // The whole range again (a highlight's marks are made by the first query).
-            let t = std::time::Instant::now();
-            let _ = session.query(
-                3,
-                Query::Timeline {
-                    start: lo,
-                    end: hi,
-                    bins: 350,
-                    event: None,
-                    func,
-                },
-            );
-            let again = t.elapsed().as_secs_f64() * 1e3;
+            let again = timed(&mut session, lo, hi, func);
             let mut sorted = times.clone();
             sorted.sort_by(f64::total_cmp);
             let what = match func {
