@@ -59,6 +59,7 @@ fn main() {
         }
         return;
     }
+    let whole = StackWeights::new(&p, &SampleFilter::all());
     for (a, b) in [
         (0.0, 1.0),
         (0.25, 0.75),
@@ -80,7 +81,6 @@ fn main() {
         let w = StackWeights::new(&p, &f);
         let tw = t.elapsed().as_secs_f64() * 1e3;
         // From the whole time's weights less the samples outside (when fewer are outside).
-        let whole = StackWeights::new(&p, &SampleFilter::all());
         let t = std::time::Instant::now();
         if let Some(n) = StackWeights::narrowed(&whole, &p, &f) {
             println!(
