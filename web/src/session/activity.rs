@@ -12,6 +12,8 @@ use std::collections::{BTreeMap, HashMap};
 use perfscope_analysis::ids::FuncIndex;
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::pruned_tree::StackBits;
+
+use super::timeline::{LaneMarks, Timeline};
 use perfscope_analysis::summary::Summary;
 use perfscope_analysis::timeline::{
     MarkerKind as AnalysisMarker, OffCpuState, Timeline as AnalysisTimeline,
@@ -367,39 +369,30 @@ impl Activity {
 }
 
 /// What highlight queries of one function reuse: which samples of each timeline lane have a
-/// stack containing it ([`super::timeline::LaneMarks`]). Made once per function and profile: a
-/// pass over every stack (~1 s in the page for the 62M stacks of a 1.5 GB recording) and one over
-/// the lanes' samples, while the page asks for the highlight again on every move of the timeline
-/// while a function is picked.
+/// stack containing it ([`LaneMarks`]). Made once per function and profile: a pass over every
+/// stack (~1 s in the page for the 62M stacks of a 1.5 GB recording) and one over the lanes'
+/// samples, while the page asks for the highlight again on every move of the timeline while a
+/// function is picked.
 #[derive(Debug)]
-pub struct FuncStacks {
+pub struct FuncMarks {
     /// The profile's generation.
     pub generation: u32,
     /// The function.
     pub func: u32,
-    marks: super::timeline::LaneMarks,
+    /// Its samples in each lane.
+    pub marks: LaneMarks,
 }
 
-impl FuncStacks {
+impl FuncMarks {
     /// The samples of `timeline`'s lanes whose stack in `profile` contains `func`.
-    pub fn new(
-        profile: &Profile,
-        timeline: &super::timeline::Timeline,
-        generation: u32,
-        func: u32,
-    ) -> FuncStacks {
+    pub fn new(profile: &Profile, timeline: &Timeline, generation: u32, func: u32) -> FuncMarks {
         let want = FuncIndex(func);
         let stacks = StackBits::containing(profile, |f| f == want);
-        FuncStacks {
+        FuncMarks {
             generation,
             func,
             marks: timeline.marks(profile, |s| stacks.contains(s as usize)),
         }
-    }
-
-    /// The marks.
-    pub fn marks(&self) -> &super::timeline::LaneMarks {
-        &self.marks
     }
 }
 

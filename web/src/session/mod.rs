@@ -82,8 +82,8 @@ pub struct Session {
     records_cache: Option<(RecordFilter, Vec<u32>)>,
     /// What tree and search queries reuse (per generation).
     tree_cache: tree::TreeCache,
-    /// The stacks containing the function the timeline highlights (per generation).
-    func_stacks: Option<activity::FuncStacks>,
+    /// The samples of the function the timeline highlights (per generation).
+    func_marks: Option<activity::FuncMarks>,
 }
 
 /// The one pass over the records when a file is opened: each record goes to the records index,
@@ -261,7 +261,7 @@ impl Opening {
             timings,
             records_cache: None,
             tree_cache: tree::TreeCache::default(),
-            func_stacks: None,
+            func_marks: None,
         };
         let switches = built.and_then(|built| s.set_profile(built));
         if s.symbol_files.is_empty() {
@@ -623,12 +623,13 @@ impl Session {
                     let (profile, timeline) = (&self.profile, &self.timeline);
                     let generation = self.generation;
                     let kept = self
-                        .func_stacks
+                        .func_marks
                         .take()
-                        .filter(|s| (s.generation, s.func) == (generation, f));
-                    &*self.func_stacks.insert(kept.unwrap_or_else(|| {
-                        activity::FuncStacks::new(profile, timeline, generation, f)
-                    }))
+                        .filter(|m| (m.generation, m.func) == (generation, f));
+                    let made = kept.unwrap_or_else(|| {
+                        activity::FuncMarks::new(profile, timeline, generation, f)
+                    });
+                    &self.func_marks.insert(made).marks
                 });
                 let mut t = self
                     .timeline

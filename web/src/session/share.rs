@@ -60,7 +60,7 @@ impl Session {
             timings,
             records_cache: None,
             tree_cache: super::tree::TreeCache::default(),
-            func_stacks: None,
+            func_marks: None,
         };
         s.finish_profile(None);
         s

@@ -10,7 +10,7 @@ use perfscope_analysis::profile::Profile;
 use perfscope_analysis::summary::Summary;
 use perfscope_analysis::timeline::{RankIndex, Timeline as AnalysisTimeline};
 
-use super::activity::{Activity, Bins, FuncStacks};
+use super::activity::{Activity, Bins};
 use super::events::EventMap;
 use crate::protocol::{CpuInfo, ProcessInfo, ThreadInfo, TimelineMeta, TimelineReply};
 
@@ -58,13 +58,6 @@ impl CpuLanes {
 /// Per lane and attr, which samples of the lane's list are marked (see [`Timeline::marks`]).
 #[derive(Debug, Default)]
 pub struct LaneMarks(Vec<Vec<Marks>>);
-
-impl LaneMarks {
-    /// Bytes held on the heap.
-    pub fn heap_bytes(&self) -> usize {
-        self.0.iter().flatten().map(Marks::heap_bytes).sum()
-    }
-}
 
 /// A bit per entry of a list, with the number of ones before each word: the ones between two
 /// positions are counted in two lookups.
@@ -131,10 +124,6 @@ impl Marks {
                 })
             })
             .filter(move |&p| p >= a && p < b)
-    }
-
-    fn heap_bytes(&self) -> usize {
-        self.bits.capacity() * 8 + self.before.capacity() * 4
     }
 }
 
@@ -400,13 +389,13 @@ impl Timeline {
         end: u64,
         bins: u32,
         event: Option<u32>,
-        func: Option<&FuncStacks>,
+        func: Option<&LaneMarks>,
     ) -> TimelineReply {
         let mut r = self.density(profile, start, end, bins, event);
         let bins = Bins::new(start, end, r.meta.bins);
         self.activity.fill(bins, &mut r.detail);
         if let Some(f) = func {
-            r.detail.highlight = self.highlight(profile, f.marks(), bins, event);
+            r.detail.highlight = self.highlight(profile, f, bins, event);
         }
         r
     }
