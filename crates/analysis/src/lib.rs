@@ -31,6 +31,7 @@ mod msd;
 pub mod offcpu;
 pub mod open;
 pub mod ordered;
+pub mod preview;
 mod probe;
 pub mod profile;
 pub mod pruned_tree;

@@ -20,6 +20,7 @@ use perfscope_analysis::call_tree::{CallTree, Weight};
 use perfscope_analysis::flame_graph::{FlameGraph, WeightKind};
 use perfscope_analysis::ids::FuncIndex;
 use perfscope_analysis::load::{load_profile, LoadOptions};
+use perfscope_analysis::preview::{preview, Preview};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::pruned_tree::{
     leaf_stacks, pruned_flame, pruned_flame_of, PruneOptions, PrunedFlame, StackChildren,
@@ -259,6 +260,7 @@ fn zoom_roots(p: &Profile, inverted: bool, kind: WeightKind, detail: u64) -> Vec
 }
 
 fn check_all(name: &str, p: &Profile) {
+    check_preview(name, p);
     for inverted in [false, true] {
         for kind in [WeightKind::Samples, WeightKind::Period] {
             check(name, p, &SampleFilter::all(), inverted, kind, u64::MAX, &[]);
@@ -318,6 +320,52 @@ B       C B C C B
 C         D   D
 ",
 ];
+
+/// The preview of every sample is the full layout of its event's samples node for node; pruned,
+/// the nodes at or above the threshold, in the same order.
+fn check_preview(name: &str, p: &Profile) {
+    let all = preview(p, usize::MAX, u64::MAX);
+    let filter = SampleFilter {
+        events: all.event.into_iter().collect(),
+        ..SampleFilter::all()
+    };
+    let (full, graph) = full_layout(p, &filter, false, WeightKind::Samples);
+    let want: Vec<(FuncIndex, u32, u64, u64)> =
+        full.iter().map(|(_, f)| (f.0, f.1, f.2, f.3)).collect();
+    let rows = |v: &Preview| -> Vec<(FuncIndex, u32, u64, u64)> {
+        v.nodes
+            .iter()
+            .map(|n| (n.func, n.depth, n.x, n.width))
+            .collect()
+    };
+    assert_eq!(all.taken, graph.total, "{name}: preview width");
+    assert_eq!((all.seen, all.step), (all.taken, 1), "{name}");
+    assert_eq!(rows(&all), want, "{name}: preview of every sample");
+    for n in &all.nodes {
+        let parent = n.parent.map(|i| all.nodes[i as usize]);
+        assert_eq!(parent.map_or(0, |q| q.depth + 1), n.depth, "{name}: parent");
+    }
+    let pruned = preview(p, usize::MAX, 20);
+    let kept: Vec<_> = want
+        .iter()
+        .filter(|r| r.3 * 20 >= all.taken)
+        .copied()
+        .collect();
+    assert_eq!(rows(&pruned), kept, "{name}: preview at detail 20");
+    // At most a third of them: every `step`-th sample, `step` the smallest that allows it.
+    let most = all.taken.div_ceil(3);
+    let third = preview(p, most as usize, u64::MAX);
+    let step = all.taken.div_ceil(most.max(1)).max(1);
+    assert_eq!((third.step, third.seen), (step, all.taken), "{name}");
+    assert_eq!(third.taken, all.taken.div_ceil(step), "{name}");
+    let roots: u64 = third
+        .nodes
+        .iter()
+        .filter(|n| n.depth == 0)
+        .map(|n| n.width)
+        .sum();
+    assert!(roots <= third.taken, "{name}: roots within the width");
+}
 
 #[test]
 fn dsl_cases_equal_the_full_layout() {
