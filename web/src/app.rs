@@ -10,6 +10,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{DragEvent, HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
+use crate::components::flame_graph::preview::PreviewFlame;
 use crate::components::{
     CallTreeView, CompareView, CopyLink, DropOverlay, ErrorBanner, ErrorPanel, ExportMenu, FileBar,
     FlameGraphView, LoadingView, Metadata, RecordsView, Tabs, TimelineView, Toolbar, Welcome,
@@ -414,9 +415,11 @@ pub fn app() -> Html {
             file,
             progress,
             summary,
+            preview,
         } => html! {
             <>
                 <LoadingView file={file.clone()} progress={*progress} on_cancel={cancel.clone()} />
+                if let Some(preview) = preview { <PreviewFlame preview={preview.clone()} /> }
                 if let Some(summary) = summary { <Metadata file={file.clone()} summary={summary.clone()} /> }
             </>
         },

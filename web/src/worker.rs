@@ -344,7 +344,7 @@ async fn open_files(
         &now_ms,
         timings,
     );
-    let waited_ms = push_slices(&mut opening, &blob, progress).await;
+    let waited_ms = push_slices(&mut opening, &blob, progress, &mut Previews::new(id)).await;
     let mut session = opening.finish(progress, &now_ms);
     if *session.summary() != first {
         // Facts from the records (build ids added by perf inject, event names, a pipe stream's
@@ -441,17 +441,13 @@ async fn push_slices(
     opening: &mut Opening,
     blob: &Blob,
     progress: &mut dyn FnMut(Progress),
+    previews: &mut Previews,
 ) -> f64 {
     let _pass = PassInProgress::start();
     let slices = opening.slices();
     let mut waited_ms = 0.0;
     // `?reader=0` in the worker's address (the page's, passed on): no reader worker.
-    let search = js_sys::Reflect::get(&js_sys::global(), &JsValue::from("location"))
-        .and_then(|l| js_sys::Reflect::get(&l, &JsValue::from("search")))
-        .ok()
-        .and_then(|s| s.as_string())
-        .unwrap_or_default();
-    let started = (!search.contains("reader=0")).then(SliceReader::start);
+    let started = (!location_search().contains("reader=0")).then(SliceReader::start);
     let mut reader = match started {
         Some(Ok(r)) => Some(r),
         Some(Err(e)) => {
@@ -502,8 +498,88 @@ async fn push_slices(
             // Read (or ended by an error).
             break;
         }
+        previews.maybe_send(opening);
     }
     waited_ms
+}
+
+/// The worker's address's query (the page's, passed on), e.g. `?reader=0&preview=0`.
+fn location_search() -> String {
+    js_sys::Reflect::get(&js_sys::global(), &JsValue::from("location"))
+        .and_then(|l| js_sys::Reflect::get(&l, &JsValue::from("search")))
+        .ok()
+        .and_then(|s| s.as_string())
+        .unwrap_or_default()
+}
+
+/// The first preview comes this long after the records pass starts (a file read faster than
+/// that shows its real flame graph first).
+const PREVIEW_FIRST_MS: f64 = 1_000.0;
+/// Later ones at least this long after the last one...
+const PREVIEW_EVERY_MS: f64 = 3_000.0;
+/// ...and after 20 times what the last one took, so that previews cost at most ~5 % of the pass.
+const PREVIEW_COST_FACTOR: f64 = 20.0;
+/// A preview is made of at most this many samples (its cost does not grow with the file).
+const PREVIEW_SAMPLES: usize = 20_000;
+/// Nodes narrower than this fraction of the width are left out (like the real graph's detail).
+const PREVIEW_DETAIL: u64 = 2_000;
+
+/// When to send a preview flame graph during a records pass: `?preview=MS` in the page's
+/// address sets the delay before the first one (`?preview=off`: none).
+struct Previews {
+    id: u32,
+    first_ms: Option<f64>,
+    start: f64,
+    /// When the last one ended and what it took, once one was sent.
+    last: Option<(f64, f64)>,
+}
+
+impl Previews {
+    fn new(id: u32) -> Previews {
+        let search = location_search();
+        let asked = search
+            .trim_start_matches('?')
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("preview="));
+        let first_ms = match asked {
+            Some("off") => None,
+            Some(ms) => ms
+                .parse::<f64>()
+                .ok()
+                .filter(|m| *m >= 0.0)
+                .or(Some(PREVIEW_FIRST_MS)),
+            None => Some(PREVIEW_FIRST_MS),
+        };
+        Previews {
+            id,
+            first_ms,
+            start: now_ms(),
+            last: None,
+        }
+    }
+
+    /// Posts a preview of what `opening` read when one is due and there are samples.
+    fn maybe_send(&mut self, opening: &Opening) {
+        let Some(first) = self.first_ms else {
+            return;
+        };
+        let now = now_ms();
+        let due = match self.last {
+            None => now - self.start >= first,
+            Some((end, cost)) => now - end >= PREVIEW_EVERY_MS.max(PREVIEW_COST_FACTOR * cost),
+        };
+        if !due {
+            return;
+        }
+        let reply = opening.preview(PREVIEW_SAMPLES, PREVIEW_DETAIL);
+        if reply.taken == 0 {
+            return;
+        }
+        post(WorkerMessage::Preview(self.id, Box::new(reply)));
+        measure("preview", now);
+        let end = now_ms();
+        self.last = Some((end, end - now));
+    }
 }
 
 /// While it lives, a records pass is in progress ([`PASS_DONE`] is set); dropped, it resolves

@@ -326,6 +326,12 @@ impl ProfileLoader {
         self.state.diag.errors.push(e);
     }
 
+    /// The profile of the records delivered so far (those still in the time-order queue are
+    /// not in it yet).
+    pub fn profile(&self) -> &Profile {
+        self.state.builder.profile()
+    }
+
     /// What happened so far.
     pub fn diagnostics(&self) -> &LoadDiagnostics {
         &self.state.diag

@@ -509,6 +509,76 @@ pub struct SearchReply {
     pub total_period: u64,
 }
 
+/// A flame graph of the samples read so far, sent while the records pass goes on
+/// (`perfscope_analysis::preview`): a few hundred nodes, with their functions' names.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PreviewReply {
+    /// Function names; the nodes' `func` index them.
+    pub names: Vec<String>,
+    /// Each function's module path ("" when unknown).
+    pub modules: Vec<String>,
+    /// Per node: the parent's index, `u32::MAX` for roots.
+    pub parent: Vec<u32>,
+    /// Per node: its function (index into `names`).
+    pub func: Vec<u32>,
+    /// Per node: 0 for roots.
+    pub depth: Vec<u32>,
+    /// Per node: left edge, in samples taken.
+    pub x: Vec<f64>,
+    /// Per node: samples taken through it.
+    pub width: Vec<f64>,
+    /// Samples taken (the graph's width).
+    pub taken: u64,
+    /// Samples with a stack of the counted event read so far (every `step`-th was taken).
+    pub seen: u64,
+    /// The spacing of the samples taken.
+    pub step: u64,
+    /// The event counted, when the recording has several.
+    pub event: Option<String>,
+    /// Bytes of the file read so far.
+    pub bytes: f64,
+    /// The file's size.
+    pub total: f64,
+}
+
+impl PreviewReply {
+    /// The preview as a profile's names and a tree's nodes, for the flame graph's drawing.
+    pub fn tree(&self) -> (ProfileData, TreeNodes) {
+        let mut strings = StringTable::default();
+        let mut func_name = Vec::with_capacity(self.names.len());
+        let mut func_module = Vec::with_capacity(self.names.len());
+        for (i, name) in self.names.iter().enumerate() {
+            func_name.push(strings.push(name));
+            func_module.push(match self.modules.get(i) {
+                Some(m) if !m.is_empty() => strings.push(m),
+                _ => u32::MAX,
+            });
+        }
+        let n = self.func.len();
+        let nodes = TreeNodes {
+            parent: self.parent.clone(),
+            func: self.func.clone(),
+            depth: self.depth.clone(),
+            x: self.x.clone(),
+            width: self.width.clone(),
+            total_samples: self.width.clone(),
+            self_samples: vec![0.0; n],
+            total_period: vec![0.0; n],
+            self_period: vec![0.0; n],
+            elided_samples: vec![0.0; n],
+            elided_period: vec![0.0; n],
+            elided_count: vec![0; n],
+        };
+        let data = ProfileData {
+            overview: Overview::default(),
+            strings,
+            func_name,
+            func_module,
+        };
+        (data, nodes)
+    }
+}
+
 /// A tree reply.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TreeReply {
@@ -628,6 +698,8 @@ pub enum WorkerMessage {
     Summary(u32, Box<Summary>),
     /// The profile of request `id` is ready (or was re-symbolized).
     Profile(u32, Box<ProfileData>),
+    /// A flame graph of what request `id` read so far (its records pass goes on).
+    Preview(u32, Box<PreviewReply>),
     /// Request `id` (0: unknown) failed.
     Failed(u32, Failure),
     /// A tree.
@@ -664,6 +736,7 @@ impl WorkerMessage {
             WorkerMessage::Stack(id, s) => Packet::new("stack", id, &s),
             WorkerMessage::Compared(id, c) => Packet::new("compared", id, &c),
             WorkerMessage::Search(id, r) => Packet::new("search", id, &r),
+            WorkerMessage::Preview(id, r) => Packet::new("preview", id, &r),
             WorkerMessage::Export(id, e) => {
                 let e = *e;
                 Packet::new("export", id, &e.meta).with("bytes", Column::U8(e.bytes))
@@ -740,6 +813,7 @@ impl WorkerMessage {
             "stack" => WorkerMessage::Stack(id, Box::new(p.json()?)),
             "compared" => WorkerMessage::Compared(id, p.json()?),
             "search" => WorkerMessage::Search(id, Box::new(p.json()?)),
+            "preview" => WorkerMessage::Preview(id, Box::new(p.json()?)),
             "export" => {
                 let meta = p.json()?;
                 WorkerMessage::Export(

@@ -45,8 +45,9 @@ use perfscope_format::RawRecord;
 
 use crate::protocol::strings::StringTable;
 use crate::protocol::{
-    Filter, OffCpuInfo, Overview, Phase, ProfileData, Progress, Query, RecordError, RecordFilter,
-    RecordRows, RecordsMeta, RecordsReply, StackReply, SymbolFileInfo, Timings, WorkerMessage,
+    Filter, OffCpuInfo, Overview, Phase, PreviewReply, ProfileData, Progress, Query, RecordError,
+    RecordFilter, RecordRows, RecordsMeta, RecordsReply, StackReply, SymbolFileInfo, Timings,
+    WorkerMessage,
 };
 use crate::selectors::Command;
 pub use events::EventMap;
@@ -202,6 +203,48 @@ impl Opening {
             total: self.total as f64,
             records: records as f64,
         }
+    }
+
+    /// A flame graph of the samples read so far, from at most `max_samples` of them, nodes
+    /// narrower than a `detail`-th of the width left out ([`perfscope_analysis::preview`]).
+    pub fn preview(&self, max_samples: usize, detail: u64) -> PreviewReply {
+        let profile = self.pass.loader.profile();
+        let v = perfscope_analysis::preview::preview(profile, max_samples, detail);
+        // The nodes' functions, numbered in order of first use.
+        let mut local: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        let (mut names, mut modules) = (Vec::new(), Vec::new());
+        let mut reply = PreviewReply {
+            taken: v.taken,
+            seen: v.seen,
+            step: v.step,
+            event: v.event.and_then(|e| {
+                let name = profile.events.get(e.index())?;
+                Some(profile.strings.get(*name).to_string())
+            }),
+            ..PreviewReply::default()
+        };
+        for n in &v.nodes {
+            let next = local.len() as u32;
+            let f = *local.entry(n.func.0).or_insert_with(|| {
+                names.push(profile.func_name(n.func).to_string());
+                let module = profile
+                    .funcs
+                    .get(n.func)
+                    .and_then(|f| f.module)
+                    .and_then(|m| profile.modules.get(m))
+                    .map_or("", |m| profile.strings.get(m.path));
+                modules.push(module.to_string());
+                next
+            });
+            reply.parent.push(n.parent.unwrap_or(u32::MAX));
+            reply.func.push(f);
+            reply.depth.push(n.depth);
+            reply.x.push(n.x as f64);
+            reply.width.push(n.width as f64);
+        }
+        let p = self.progress();
+        (reply.names, reply.modules, reply.bytes, reply.total) = (names, modules, p.bytes, p.total);
+        reply
     }
 
     /// Ends the pass and builds the session: the profile, the timeline, the symbols.

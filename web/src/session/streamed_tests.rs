@@ -193,3 +193,66 @@ fn sliced_sessions_equal_the_whole_file_readers_on_every_corpus_file() {
         "only {compressed_rows} compressed rows checked"
     );
 }
+
+/// Previews made between slices name each node's function as the profile read so far does, and
+/// cover more samples as more of the file is read; after the last slice, with every sample
+/// taken, the root widths add up to the samples with a stack (of the first event: the file has
+/// several). dwarf.data's rounds end all along the file, so samples reach the profile before
+/// the pass ends (in a file of one round they all wait in the time-order queue to the end).
+#[test]
+fn previews_between_slices_name_the_profile_read_so_far() {
+    let Some(root) = shared() else {
+        println!("SKIPPED: no ../shared corpus (set PERFSCOPE_SHARED)");
+        return;
+    };
+    let data = std::fs::read(root.join("corpus/gen/dwarf.data")).unwrap();
+    let total = data.len() as f64;
+    let mut source = source::VecSource(data);
+    let summary = SummaryReader::read_from(&mut source, 4093);
+    let mut opening = Session::begin(
+        Box::new(source),
+        summary,
+        Vec::new(),
+        4093,
+        &|| 0.0,
+        Timings::default(),
+    );
+    let (mut previews, mut last_seen) = (0, 0);
+    while let Some((at, size)) = opening.next_slice() {
+        opening.push_from_source(at, size);
+        let reply = opening.preview(usize::MAX, u64::MAX);
+        let profile = opening.pass.loader.profile();
+        let v = perfscope_analysis::preview::preview(profile, usize::MAX, u64::MAX);
+        assert_eq!(reply.func.len(), v.nodes.len());
+        for (i, n) in v.nodes.iter().enumerate() {
+            let f = reply.func[i] as usize;
+            assert_eq!(reply.names[f], profile.func_name(n.func), "node {i}");
+            assert_eq!(
+                (reply.depth[i], reply.x[i], reply.width[i]),
+                (n.depth, n.x as f64, n.width as f64)
+            );
+            assert_eq!(reply.parent[i], n.parent.unwrap_or(u32::MAX));
+        }
+        assert!(reply.seen >= last_seen, "a later preview has fewer samples");
+        assert_eq!(reply.total, total);
+        last_seen = reply.seen;
+        previews += usize::from(reply.taken > 0);
+    }
+    let session = opening.finish(&mut |_| {}, &|| 0.0);
+    let all = perfscope_analysis::preview::preview(&session.profile, usize::MAX, u64::MAX);
+    let samples = &session.profile.samples;
+    let with_stack = (0..samples.len())
+        .filter(|&i| samples.stack(i).flatten().is_some())
+        .filter(|&i| all.event.is_none() || samples.event(i) == all.event)
+        .count() as u64;
+    assert_eq!(all.taken, with_stack);
+    let roots: u64 = all
+        .nodes
+        .iter()
+        .filter(|n| n.depth == 0)
+        .map(|n| n.width)
+        .sum();
+    assert_eq!(roots, with_stack);
+    assert!(previews > 5, "only {previews} previews had samples");
+    assert!(last_seen <= with_stack && last_seen > 0);
+}

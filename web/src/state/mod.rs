@@ -16,8 +16,8 @@ use perfscope_analysis::summary::Summary;
 use yew::Reducible;
 
 use crate::protocol::{
-    CompareInfo, DiffReply, Failure, HeatmapReply, ProfileData, Progress, Query, RecordsReply,
-    SearchReply, StackReply, TimelineReply, TreeReply, WorkerMessage,
+    CompareInfo, DiffReply, Failure, HeatmapReply, PreviewReply, ProfileData, Progress, Query,
+    RecordsReply, SearchReply, StackReply, TimelineReply, TreeReply, WorkerMessage,
 };
 pub use url::LinkState;
 pub use view::{ColorBy, FuncPath, SortBy, Tab, ViewAction, ViewState};
@@ -45,6 +45,8 @@ pub enum Load {
         progress: Option<Progress>,
         /// The summary, once read.
         summary: Option<Shared<Summary>>,
+        /// The latest flame graph of the samples read so far (files that take a while).
+        preview: Option<Shared<PreviewReply>>,
     },
     /// Analyzed. `summary.error` may still say that the file could not be read at all; then
     /// `profile` is empty.
@@ -221,6 +223,7 @@ impl AppState {
                     file: FileInfo { name, size: None },
                     progress: None,
                     summary: None,
+                    preview: None,
                 };
                 self.request = None;
             }
@@ -229,6 +232,7 @@ impl AppState {
                     file,
                     progress: None,
                     summary: None,
+                    preview: None,
                 };
                 self.request = Some(id);
                 self.query_error = None;
@@ -307,6 +311,13 @@ impl AppState {
                 } else if Some(id) == self.request {
                     if let Load::Loading { progress, .. } = &mut self.load {
                         *progress = Some(p);
+                    }
+                }
+            }
+            WorkerMessage::Preview(id, p) => {
+                if Some(id) == self.request {
+                    if let Load::Loading { preview, .. } = &mut self.load {
+                        *preview = Some(Shared::new(*p));
                     }
                 }
             }
@@ -537,6 +548,41 @@ mod tests {
         assert_eq!(s.ready_state(), ReadyState::Loaded);
         // Two events: the first with samples is counted.
         assert_eq!(s.view.event, Some(1));
+    }
+
+    #[test]
+    fn previews_show_while_loading_and_give_way_to_the_profile() {
+        let preview = |id: u32, taken: u64| {
+            Action::Worker(WorkerMessage::Preview(
+                id,
+                Box::new(PreviewReply {
+                    taken,
+                    ..PreviewReply::default()
+                }),
+            ))
+        };
+        let taken = |s: &AppState| match &s.load {
+            Load::Loading {
+                preview: Some(p), ..
+            } => Some(p.taken),
+            _ => None,
+        };
+        let s =
+            started(1, "a.data").apply(Action::Worker(WorkerMessage::Summary(1, Box::default())));
+        assert_eq!(taken(&s), None);
+        let s = s.apply(preview(1, 5));
+        assert_eq!(taken(&s), Some(5));
+        // Another request's preview is dropped; a newer one replaces the last.
+        let s = s.apply(preview(2, 9));
+        assert_eq!(taken(&s), Some(5));
+        let s = s.apply(preview(1, 7));
+        assert_eq!(taken(&s), Some(7));
+        let s = s.apply(Action::Worker(profile(&[3])));
+        assert_eq!(s.ready_state(), ReadyState::Loaded);
+        // A late one (the profile came first) changes nothing.
+        let s = s.apply(preview(1, 8));
+        assert_eq!(s.ready_state(), ReadyState::Loaded);
+        assert_eq!(taken(&s), None);
     }
 
     #[test]

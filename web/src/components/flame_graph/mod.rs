@@ -4,6 +4,7 @@
 
 pub mod draw;
 pub mod layout;
+pub mod preview;
 
 use std::rc::Rc;
 

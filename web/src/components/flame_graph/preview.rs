@@ -1,0 +1,152 @@
+//! The flame graph drawn while a big file is still being read: the worker's preview of the
+//! samples read so far (an evenly spaced subset of them), drawn like the real one but without
+//! interaction, under a caption that says what it is. The real flame graph replaces it when the
+//! profile is complete.
+
+use std::rc::Rc;
+
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+use super::{draw, layout};
+use crate::components::canvas::{css_var, prepare, timed, use_frame_scheduler, use_width};
+use crate::display::grouped;
+use crate::protocol::PreviewReply;
+use crate::selectors::TreeIndex;
+use crate::state::{ColorBy, Shared};
+
+/// Properties of [`PreviewFlame`].
+#[derive(Properties, PartialEq)]
+pub struct PreviewProps {
+    /// The latest preview.
+    pub preview: Shared<PreviewReply>,
+}
+
+/// What the preview shows, in words.
+pub fn caption(p: &PreviewReply) -> String {
+    let share = if p.total > 0.0 {
+        (p.bytes / p.total * 100.0).clamp(0.0, 100.0)
+    } else {
+        0.0
+    };
+    let event = p
+        .event
+        .as_deref()
+        .map(|e| format!(" of {e}"))
+        .unwrap_or_default();
+    let of = if p.taken == p.seen {
+        format!("{} samples{event}", grouped(p.taken))
+    } else {
+        format!(
+            "{} of the {} samples{event} (every {})",
+            grouped(p.taken),
+            grouped(p.seen),
+            ordinal(p.step)
+        )
+    };
+    format!("Preview: {of} in the first {share:.0} % of the file. The full flame graph follows when the file is read.")
+}
+
+/// "2nd", "3rd", "10th".
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// The preview flame graph (roots at the bottom, as the real one's default).
+#[function_component(PreviewFlame)]
+pub fn preview_flame(props: &PreviewProps) -> Html {
+    let container = use_node_ref();
+    let canvas = use_node_ref();
+    let width = use_width(container.clone());
+    let scheduler = use_frame_scheduler();
+    let p = props.preview.clone();
+    let parts = use_memo(Shared::id(&p), {
+        let p = p.clone();
+        move |_| {
+            let (data, nodes) = p.tree();
+            let index = TreeIndex::new(&nodes);
+            Rc::new((data, nodes, index))
+        }
+    });
+    let rows = p.depth.iter().max().map_or(1, |d| d + 1);
+    let vp = layout::Viewport::new(&parts.1, None, p.taken as f64, rows, width, false);
+    let placed = Rc::new(layout::layout(&parts.1, &parts.2, &vp));
+    {
+        let (canvas, placed, parts) = (canvas.clone(), placed.clone(), parts.clone());
+        let scheduler = scheduler.clone();
+        let drawn = format!("{}:{}", p.taken, parts.1.len());
+        use_effect_with((Shared::id(&p), width.to_bits()), move |_| {
+            scheduler.schedule(move || {
+                let Some(el) = canvas.cast::<HtmlCanvasElement>() else {
+                    return;
+                };
+                if placed.width <= 0.0 {
+                    return;
+                }
+                let Some(ctx) = prepare(&el, placed.width, placed.height) else {
+                    return;
+                };
+                let style = draw::Style {
+                    profile: &parts.0,
+                    nodes: &parts.1,
+                    color_by: ColorBy::default(),
+                    matched: None,
+                    selected_func: None,
+                    hovered: None,
+                    accent: css_var("--accent", "#2563eb"),
+                    background: css_var("--canvas-bg", "#ffffff"),
+                    elided_band: None,
+                    command_bands: &[],
+                    elided_color: css_var("--elided", "#d9dde3"),
+                };
+                // Its own measure, so that the page's flame-graph timings stay the real one's.
+                timed("perfscope:preview-draw", || {
+                    draw::draw(&ctx, &placed, &style);
+                });
+                let _ = el.set_attribute("data-drawn", &drawn);
+            });
+        });
+    }
+    html! {
+        <section class="view flame-view preview" id="flame-preview" aria-label="Flame graph preview">
+            <p class="muted small" data-field="preview-caption">{ caption(&p) }</p>
+            <div ref={container} class="flame-scroll bottom-up">
+                <canvas ref={canvas} class="flame-canvas preview-canvas" aria-label="Flame graph of the samples read so far"
+                        data-nodes={p.func.len().to_string()} data-taken={p.taken.to_string()} />
+            </div>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn captions_say_how_many_samples_of_how_much_of_the_file() {
+        let p = PreviewReply {
+            taken: 20_000,
+            seen: 812_345,
+            bytes: 31.0,
+            total: 100.0,
+            step: 41,
+            event: Some("cycles".into()),
+            ..PreviewReply::default()
+        };
+        assert_eq!(
+            caption(&p),
+            "Preview: 20,000 of the 812,345 samples of cycles (every 41st) in the first 31 % of \
+             the file. The full flame graph follows when the file is read."
+        );
+        assert_eq!(ordinal(12), "12th");
+        assert_eq!(ordinal(22), "22nd");
+        assert_eq!(ordinal(3), "3rd");
+    }
+}
