@@ -1,5 +1,5 @@
 // The Perfscope page under measurement: opening a file (time to the summary, to the flame
-// graph), the worker's wasm memory, and the interactions (zoom and pan redraws, range refilter).
+// graph, to the first preview flame graph drawn while it is read), the worker's wasm memory, and the interactions (zoom and pan redraws, range refilter).
 //
 // Times are taken inside the page with performance.now(): the start is the `change` event of
 // the file input (a capture listener on the document runs before the app's), the ends are seen
@@ -44,6 +44,8 @@ function instrument() {
       }
     }
     if (t.flame === undefined && document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:')) t.flame = now;
+    // The first preview flame graph drawn while the file is read (web/src/components/flame_graph/preview.rs).
+    if (t.preview === undefined && document.querySelector('canvas.preview-canvas')?.dataset.drawn) t.preview = now;
   };
   new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state', 'data-drawn'] });
 }
@@ -112,11 +114,11 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   // After the records pass: the profile's hand-over to the page and the first tree's prewarm
   // (web/src/worker.rs post_profile), in ms from the file set on the input.
   const handOver = worker ? await worker.evaluate(() => performance.getEntriesByType('measure')
-    .filter((e) => e.name === 'profile data' || e.name === 'prewarm')
+    .filter((e) => e.name === 'profile data' || e.name === 'prewarm' || e.name === 'preview')
     .map((e) => ({ name: e.name, start: performance.timeOrigin + e.startTime, ms: e.duration }))).catch(() => null) : null;
   const setAt = await page.evaluate(() => performance.timeOrigin).catch(() => null);
   const phases = handOver && setAt !== null && t.set !== undefined
-    ? handOver.slice(-2).map((e) => `${e.name} ${Math.round(e.ms)} ms (from ${Math.round(e.start - setAt - t.set)} ms)`).join(', ')
+    ? handOver.filter((e) => e.start - setAt >= t.set).map((e) => `${e.name} ${Math.round(e.ms)} ms (from ${Math.round(e.start - setAt - t.set)} ms)`).join(', ')
     : null;
   const result = {
     file,
@@ -125,6 +127,7 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
     summaryMs: since('summary'),
     loadedMs: since('done'),
     flameMs: since('flame'),
+    previewMs: since('preview'),
     state: t.state ?? 'timeout',
     error: t.error,
     samples: samples === null ? null : Number(samples),

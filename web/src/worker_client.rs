@@ -246,11 +246,19 @@ impl AnalysisWorker {
 
     fn spawn(&self) -> Result<Running, String> {
         // `?reader=0` in the page's address: the worker reads files without its reader worker
-        // (tests, benchmarks); it sees the parameter in its own address.
-        let script = if param("reader").as_deref() == Some("0") {
-            format!("{WORKER_SCRIPT}?reader=0")
-        } else {
+        // (tests, benchmarks); `?preview=MS` or `off`: when it sends the first preview flame
+        // graph during a records pass. It sees them in its own address.
+        let mut passed = Vec::new();
+        if param("reader").as_deref() == Some("0") {
+            passed.push("reader=0".to_string());
+        }
+        if let Some(p) = param("preview").filter(|p| p == "off" || p.parse::<f64>().is_ok()) {
+            passed.push(format!("preview={p}"));
+        }
+        let script = if passed.is_empty() {
             WORKER_SCRIPT.to_string()
+        } else {
+            format!("{WORKER_SCRIPT}?{}", passed.join("&"))
         };
         let worker = Worker::new(&script).map_err(|e| {
             format!(

@@ -78,6 +78,14 @@ pub fn preview_flame(props: &PreviewProps) -> Html {
     let rows = p.depth.iter().max().map_or(1, |d| d + 1);
     let vp = layout::Viewport::new(&parts.1, None, p.taken as f64, rows, width, false);
     let placed = Rc::new(layout::layout(&parts.1, &parts.2, &vp));
+    // Roots too narrow to keep: the gray band under the roots, as in the real graph.
+    let roots: f64 = parts
+        .2
+        .roots
+        .iter()
+        .filter_map(|&r| p.width.get(r as usize))
+        .sum();
+    let band = (roots < p.taken as f64).then(|| vp.row_y(0));
     {
         let (canvas, placed, parts) = (canvas.clone(), placed.clone(), parts.clone());
         let scheduler = scheduler.clone();
@@ -102,7 +110,7 @@ pub fn preview_flame(props: &PreviewProps) -> Html {
                     hovered: None,
                     accent: css_var("--accent", "#2563eb"),
                     background: css_var("--canvas-bg", "#ffffff"),
-                    elided_band: None,
+                    elided_band: band,
                     command_bands: &[],
                     elided_color: css_var("--elided", "#d9dde3"),
                 };
@@ -115,10 +123,10 @@ pub fn preview_flame(props: &PreviewProps) -> Html {
         });
     }
     html! {
-        <section class="view flame-view preview" id="flame-preview" aria-label="Flame graph preview">
+        <section class="preview-flame" id="flame-preview" aria-label="Flame graph preview">
             <p class="muted small" data-field="preview-caption">{ caption(&p) }</p>
             <div ref={container} class="flame-scroll bottom-up">
-                <canvas ref={canvas} class="flame-canvas preview-canvas" aria-label="Flame graph of the samples read so far"
+                <canvas ref={canvas} class="preview-canvas" aria-label="Flame graph of the samples read so far"
                         data-nodes={p.func.len().to_string()} data-taken={p.taken.to_string()} />
             </div>
         </section>
