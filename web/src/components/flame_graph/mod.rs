@@ -139,13 +139,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
         let drawn_key = format!("{}:{}:{}", current, t.nodes.len(), matches.count);
         use_effect_with(key, move |_| {
             scheduler.schedule(move || {
-                let Some(el) = canvas.cast::<HtmlCanvasElement>() else {
-                    return;
-                };
-                if placed.width <= 0.0 {
-                    return;
-                }
-                let Some(ctx) = prepare(&el, placed.width, placed.height) else {
+                let Some((el, ctx)) = sized_canvas(&canvas, &placed) else {
                     return;
                 };
                 let style = draw::Style {
@@ -385,6 +379,20 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
             { tooltip.unwrap_or_default() }
         </section>
     }
+}
+
+/// The canvas of `canvas`, sized for `placed`, and its context (`None` before it is mounted or
+/// while it has no width).
+pub(crate) fn sized_canvas(
+    canvas: &NodeRef,
+    placed: &layout::Layout,
+) -> Option<(HtmlCanvasElement, web_sys::CanvasRenderingContext2d)> {
+    let el = canvas.cast::<HtmlCanvasElement>()?;
+    if placed.width <= 0.0 {
+        return None;
+    }
+    let ctx = prepare(&el, placed.width, placed.height)?;
+    Some((el, ctx))
 }
 
 fn breadcrumbs(profile: &ProfileData, zoom: &[u32], on_action: &Callback<ViewAction>) -> Html {

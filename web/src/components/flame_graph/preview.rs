@@ -5,11 +5,10 @@
 
 use std::rc::Rc;
 
-use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 use super::{draw, layout};
-use crate::components::canvas::{css_var, prepare, timed, use_frame_scheduler, use_width};
+use crate::components::canvas::{css_var, timed, use_frame_scheduler, use_width};
 use crate::display::grouped;
 use crate::protocol::PreviewReply;
 use crate::selectors::TreeIndex;
@@ -92,13 +91,7 @@ pub fn preview_flame(props: &PreviewProps) -> Html {
         let drawn = format!("{}:{}", p.taken, parts.1.len());
         use_effect_with((Shared::id(&p), width.to_bits()), move |_| {
             scheduler.schedule(move || {
-                let Some(el) = canvas.cast::<HtmlCanvasElement>() else {
-                    return;
-                };
-                if placed.width <= 0.0 {
-                    return;
-                }
-                let Some(ctx) = prepare(&el, placed.width, placed.height) else {
+                let Some((el, ctx)) = super::sized_canvas(&canvas, &placed) else {
                     return;
                 };
                 let style = draw::Style {
