@@ -1,7 +1,8 @@
 // Screenshots of the preview flame graph while a big file is read (not a test):
 //   node tests/bench/preview-shot.mjs FILE OUT_PREFIX [MS...]
 // Opens FILE in the built page (dist/) and saves OUT_PREFIX-<ms>.png that many ms after the
-// file was set on the input; prints the preview's caption at each.
+// file was set on the input; prints the preview's caption at each. With FLAME_TAB=1 the Flame
+// graph tab is clicked as soon as it exists (the preview stands in for the graph until its tree).
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../scripts/static-server.mjs';
@@ -15,6 +16,14 @@ try {
   const page = await browser.context.newPage();
   await page.goto(server.url);
   await page.waitForFunction(() => document.body.dataset.state === 'idle');
+  if (process.env.FLAME_TAB === '1') {
+    await page.evaluate(() => {
+      new MutationObserver((_, o) => {
+        const tab = document.getElementById('tab-flame');
+        if (tab) { tab.click(); o.disconnect(); }
+      }).observe(document, { subtree: true, childList: true });
+    });
+  }
   const t0 = Date.now();
   await page.setInputFiles('#file', resolve(file));
   for (const ms of (times.length ? times : ['2500']).map(Number)) {

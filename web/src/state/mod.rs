@@ -84,6 +84,8 @@ pub struct Results {
     pub stack: Option<Shared<StackReply>>,
     /// The diff against the compared profile.
     pub diff: Option<Shared<DiffReply>>,
+    /// The last preview of the loading, shown in the flame graph's place until its first tree.
+    pub preview: Option<Shared<PreviewReply>>,
 }
 
 /// The profile the open one is compared with.
@@ -340,9 +342,11 @@ impl AppState {
                     if let Load::Loading {
                         file,
                         summary: Some(summary),
+                        preview,
                         ..
                     } = &self.load
                     {
+                        self.results.preview = preview.clone();
                         self.load = Load::Loaded {
                             file: file.clone(),
                             summary: summary.clone(),
@@ -411,7 +415,10 @@ impl AppState {
                     }
                 }
             }
-            WorkerMessage::Tree(_, t) => self.results.tree = Some(Shared::new(*t)),
+            WorkerMessage::Tree(_, t) => {
+                self.results.tree = Some(Shared::new(*t));
+                self.results.preview = None;
+            }
             WorkerMessage::Search(_, r) => self.results.search = Some(Shared::new(*r)),
             WorkerMessage::Timeline(_, t) => self.results.timeline = Some(Shared::new(*t)),
             WorkerMessage::Heatmap(_, h) => self.results.heatmap = Some(Shared::new(*h)),
@@ -579,10 +586,14 @@ mod tests {
         assert_eq!(taken(&s), Some(7));
         let s = s.apply(Action::Worker(profile(&[3])));
         assert_eq!(s.ready_state(), ReadyState::Loaded);
-        // A late one (the profile came first) changes nothing.
+        // Kept for the flame graph's place until its first tree; a late one changes nothing.
+        let kept = |s: &AppState| s.results.preview.as_ref().map(|p| p.taken);
+        assert_eq!(kept(&s), Some(7));
         let s = s.apply(preview(1, 8));
         assert_eq!(s.ready_state(), ReadyState::Loaded);
-        assert_eq!(taken(&s), None);
+        assert_eq!((taken(&s), kept(&s)), (None, Some(7)));
+        let s = s.apply(Action::Worker(WorkerMessage::Tree(3, Box::default())));
+        assert_eq!(kept(&s), None);
     }
 
     #[test]

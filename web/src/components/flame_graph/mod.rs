@@ -365,7 +365,10 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
             <nav class="breadcrumbs" aria-label="Zoom" data-field="breadcrumbs">{ crumbs }</nav>
             <Notices state={props.state.clone()} profile={props.profile.clone()} />
             { elided_note }
-            <div ref={container} class={classes!("flame-scroll", (!view.icicle).then_some("bottom-up"), stale.then_some("stale"))}
+            if let (None, Some(p)) = (&tree, &props.state.results.preview) {
+                <preview::PreviewFlame preview={p.clone()} read={true} />
+            }
+            <div ref={container} class={classes!("flame-scroll", (!view.icicle).then_some("bottom-up"), stale.then_some("stale"), (tree.is_none() && props.state.results.preview.is_some()).then_some("waiting"))}
                  aria-busy={stale.to_string()} data-field="flame-scroll">
                 if tree.is_some() && t.nodes.is_empty() {
                     <p class="empty" data-field="flame-empty">{ "No samples to draw for this selection." }</p>

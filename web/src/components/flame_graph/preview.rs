@@ -19,10 +19,13 @@ use crate::state::{ColorBy, Shared};
 pub struct PreviewProps {
     /// The latest preview.
     pub preview: Shared<PreviewReply>,
+    /// Whether the file was read (the real flame graph is being made).
+    #[prop_or_default]
+    pub read: bool,
 }
 
-/// What the preview shows, in words.
-pub fn caption(p: &PreviewReply) -> String {
+/// What the preview shows, in words; `read`: the file was read since.
+pub fn caption(p: &PreviewReply, read: bool) -> String {
     let share = if p.total > 0.0 {
         (p.bytes / p.total * 100.0).clamp(0.0, 100.0)
     } else {
@@ -43,7 +46,12 @@ pub fn caption(p: &PreviewReply) -> String {
             ordinal(p.step)
         )
     };
-    format!("Preview: {of} in the first {share:.0} % of the file. The full flame graph follows when the file is read.")
+    let next = if read {
+        "The flame graph of every sample is being made."
+    } else {
+        "The full flame graph follows when the file is read."
+    };
+    format!("Preview: {of} in the first {share:.0} % of the file. {next}")
 }
 
 /// "2nd", "3rd", "10th".
@@ -117,7 +125,7 @@ pub fn preview_flame(props: &PreviewProps) -> Html {
     }
     html! {
         <section class="preview-flame" id="flame-preview" aria-label="Flame graph preview">
-            <p class="muted small" data-field="preview-caption">{ caption(&p) }</p>
+            <p class="muted small" data-field="preview-caption">{ caption(&p, props.read) }</p>
             <div ref={container} class="flame-scroll bottom-up">
                 <canvas ref={canvas} class="preview-canvas" aria-label="Flame graph of the samples read so far"
                         data-nodes={p.func.len().to_string()} data-taken={p.taken.to_string()} />
@@ -142,10 +150,11 @@ mod tests {
             ..PreviewReply::default()
         };
         assert_eq!(
-            caption(&p),
+            caption(&p, false),
             "Preview: 20,000 of the 812,345 samples of cycles (every 41st) in the first 31 % of \
              the file. The full flame graph follows when the file is read."
         );
+        assert!(caption(&p, true).ends_with("file. The flame graph of every sample is being made."));
         assert_eq!(ordinal(12), "12th");
         assert_eq!(ordinal(22), "22nd");
         assert_eq!(ordinal(3), "3rd");
