@@ -514,7 +514,7 @@ fn location_search() -> String {
 
 /// The first preview comes this long after the records pass starts (a file read faster than
 /// that shows its real flame graph first).
-const PREVIEW_FIRST_MS: f64 = 1_000.0;
+const PREVIEW_FIRST_MS: f64 = 600.0;
 /// Later ones at least this long after the last one...
 const PREVIEW_EVERY_MS: f64 = 3_000.0;
 /// ...and after 20 times what the last one took, so that previews cost at most ~5 % of the pass.
