@@ -10,7 +10,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{DragEvent, HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
-use crate::components::flame_graph::preview::PreviewFlame;
+use crate::components::flame_graph::preview::{PreviewFlame, PreviewPlace, PREVIEW_FILE_BYTES};
 use crate::components::{
     CallTreeView, CompareView, CopyLink, DropOverlay, ErrorBanner, ErrorPanel, ExportMenu, FileBar,
     FlameGraphView, LoadingView, Metadata, RecordsView, Tabs, TimelineView, Toolbar, Welcome,
@@ -419,7 +419,13 @@ pub fn app() -> Html {
         } => html! {
             <>
                 <LoadingView file={file.clone()} progress={*progress} on_cancel={cancel.clone()} />
-                if let Some(preview) = preview { <PreviewFlame preview={preview.clone()} /> }
+                if let Some(preview) = preview {
+                    <PreviewFlame preview={preview.clone()} />
+                } else if file.size.is_some_and(|b| b >= PREVIEW_FILE_BYTES)
+                    && summary.as_ref().is_some_and(|s| !s.byte_order.is_empty())
+                    && crate::worker_client::previews_on() {
+                    <PreviewPlace />
+                }
                 if let Some(summary) = summary { <Metadata file={file.clone()} summary={summary.clone()} /> }
             </>
         },

@@ -408,6 +408,12 @@ fn slice_param() -> u32 {
     param("slice").and_then(|v| v.parse().ok()).unwrap_or(0)
 }
 
+/// Whether the worker sends preview flame graphs during a records pass (not with
+/// `?preview=off` in the page's address).
+pub fn previews_on() -> bool {
+    param("preview").as_deref() != Some("off")
+}
+
 /// A parameter of the page's address.
 fn param(name: &str) -> Option<String> {
     web_sys::window()

@@ -24,6 +24,22 @@ pub struct PreviewProps {
     pub read: bool,
 }
 
+/// Files from this size on take long enough to read for a preview: its place is kept from the
+/// start, so that the summary under it does not move down when it comes.
+pub const PREVIEW_FILE_BYTES: u64 = 48 << 20;
+
+/// The preview's place before it comes (same height), for a big perf.data (whose summary, read
+/// from its header, shows at the same time).
+#[function_component(PreviewPlace)]
+pub fn preview_place() -> Html {
+    html! {
+        <section class="preview-flame" id="flame-preview-place" aria-hidden="true">
+            <p class="muted small">{ "A preview of the flame graph comes here while the file is read." }</p>
+            <div class="flame-scroll" />
+        </section>
+    }
+}
+
 /// What the preview shows, in words; `read`: the file was read since.
 pub fn caption(p: &PreviewReply, read: bool) -> String {
     let share = if p.total > 0.0 {
