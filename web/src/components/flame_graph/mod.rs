@@ -45,8 +45,9 @@ const ELIDED_UNDER: u32 = 1 << 31;
 /// From this share of the graph's width, the roots left out are also said above the graph.
 const ELIDED_NOTE_SHARE: f64 = 0.1;
 
+/// The node under the pointer, and where the pointer is (for the tooltip).
 #[derive(Clone, Copy, PartialEq)]
-struct Hover {
+pub(crate) struct Hover {
     node: u32,
     client_x: i32,
     client_y: i32,
@@ -483,7 +484,7 @@ fn tooltip(
 
 /// Where a tooltip goes: beside the pointer, flipped to its other side near the right and
 /// bottom edges of the window so that it stays on screen.
-fn tooltip_position(h: Hover) -> (i32, i32) {
+pub(crate) fn tooltip_position(h: Hover) -> (i32, i32) {
     let (vw, vh) = web_sys::window()
         .map(|w| {
             (

@@ -9,7 +9,7 @@ use yew::prelude::*;
 
 use super::{draw, layout};
 use crate::components::canvas::{css_var, timed, use_frame_scheduler, use_width};
-use crate::display::grouped;
+use crate::display::{grouped, percent};
 use crate::protocol::PreviewReply;
 use crate::selectors::TreeIndex;
 use crate::state::{ColorBy, Shared};
@@ -89,6 +89,7 @@ pub fn preview_flame(props: &PreviewProps) -> Html {
     let canvas = use_node_ref();
     let width = use_width(container.clone());
     let scheduler = use_frame_scheduler();
+    let hover = use_state_eq(|| None::<super::Hover>);
     let p = props.preview.clone();
     let parts = use_memo(Shared::id(&p), {
         let p = p.clone();
@@ -113,7 +114,8 @@ pub fn preview_flame(props: &PreviewProps) -> Html {
         let (canvas, placed, parts) = (canvas.clone(), placed.clone(), parts.clone());
         let scheduler = scheduler.clone();
         let drawn = format!("{}:{}", p.taken, parts.1.len());
-        use_effect_with((Shared::id(&p), width.to_bits()), move |_| {
+        let hovered = hover.map(|h| h.node);
+        use_effect_with((Shared::id(&p), width.to_bits(), hovered), move |_| {
             scheduler.schedule(move || {
                 let Some((el, ctx)) = super::sized_canvas(&canvas, &placed) else {
                     return;
@@ -124,7 +126,7 @@ pub fn preview_flame(props: &PreviewProps) -> Html {
                     color_by: ColorBy::default(),
                     matched: None,
                     selected_func: None,
-                    hovered: None,
+                    hovered,
                     accent: css_var("--accent", "#2563eb"),
                     background: css_var("--canvas-bg", "#ffffff"),
                     elided_band: band,
@@ -139,13 +141,44 @@ pub fn preview_flame(props: &PreviewProps) -> Html {
             });
         });
     }
+    let onmousemove = {
+        let (hover, placed) = (hover.clone(), placed.clone());
+        Callback::from(move |e: MouseEvent| {
+            let at = (f64::from(e.offset_x()), f64::from(e.offset_y()));
+            hover.set(
+                layout::hit_test(&placed, at.0, at.1).map(|node| super::Hover {
+                    node,
+                    client_x: e.client_x(),
+                    client_y: e.client_y(),
+                }),
+            );
+        })
+    };
+    let onmouseleave = {
+        let hover = hover.clone();
+        Callback::from(move |_: MouseEvent| hover.set(None))
+    };
+    let tooltip = hover.and_then(|h| {
+        let i = h.node as usize;
+        let name = p.func.get(i).and_then(|&f| p.names.get(f as usize))?;
+        let width = p.width.get(i).copied().unwrap_or(0.0);
+        let (left, top) = super::tooltip_position(h);
+        Some(html! {
+            <div class="tooltip" role="tooltip" style={format!("left:{left}px;top:{top}px")} data-field="preview-tooltip">
+                <div class="tt-name">{ name.clone() }</div>
+                <div class="tt-module muted">{ format!("{} of the {} samples of the preview", percent(width / (p.taken.max(1) as f64)), grouped(p.taken)) }</div>
+            </div>
+        })
+    });
     html! {
         <section class="preview-flame" id="flame-preview" aria-label="Flame graph preview">
             <p class="muted small" data-field="preview-caption">{ caption(&p, props.read) }</p>
             <div ref={container} class="flame-scroll bottom-up">
                 <canvas ref={canvas} class="preview-canvas" aria-label="Flame graph of the samples read so far"
-                        data-nodes={p.func.len().to_string()} data-taken={p.taken.to_string()} />
+                        data-nodes={p.func.len().to_string()} data-taken={p.taken.to_string()}
+                        {onmousemove} {onmouseleave} />
             </div>
+            { tooltip.unwrap_or_default() }
         </section>
     }
 }
