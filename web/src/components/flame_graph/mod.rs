@@ -53,6 +53,17 @@ pub(crate) struct Hover {
     client_y: i32,
 }
 
+impl Hover {
+    /// Node `node`, under the pointer of `e`.
+    pub(crate) fn at(node: u32, e: &MouseEvent) -> Hover {
+        Hover {
+            node,
+            client_x: e.client_x(),
+            client_y: e.client_y(),
+        }
+    }
+}
+
 /// The flame graph tab.
 #[function_component(FlameGraphView)]
 pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
@@ -199,11 +210,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                 let _ = el.set_attribute("data-hover-name", &name);
                 let _ = el.set_attribute("data-hover", &format!("{x},{y}"));
             }
-            hover.set(node.map(|node| Hover {
-                node,
-                client_x: e.client_x(),
-                client_y: e.client_y(),
-            }));
+            hover.set(node.map(|node| Hover::at(node, &e)));
         })
     };
     let onmouseleave = {

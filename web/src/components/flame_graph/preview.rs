@@ -145,13 +145,7 @@ pub fn preview_flame(props: &PreviewProps) -> Html {
         let (hover, placed) = (hover.clone(), placed.clone());
         Callback::from(move |e: MouseEvent| {
             let at = (f64::from(e.offset_x()), f64::from(e.offset_y()));
-            hover.set(
-                layout::hit_test(&placed, at.0, at.1).map(|node| super::Hover {
-                    node,
-                    client_x: e.client_x(),
-                    client_y: e.client_y(),
-                }),
-            );
+            hover.set(layout::hit_test(&placed, at.0, at.1).map(|node| super::Hover::at(node, &e)));
         })
     };
     let onmouseleave = {
