@@ -365,7 +365,7 @@ impl Session {
         now: &dyn Fn() -> f64,
         timings: Timings,
     ) -> Opening {
-        let slice = records_slice(slice, summary.summary().compressed.as_ref());
+        let slice = records_slice(slice, summary.compressed());
         let t0 = now();
         let (resolver, symbol_infos) = symbols::build_resolver(&symbol_files, &Default::default());
         let mut pass = OpenPass {

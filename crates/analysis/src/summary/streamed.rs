@@ -183,6 +183,11 @@ impl SummaryReader {
         }
     }
 
+    /// The HEADER_COMPRESSED feature, once read (without making the whole summary).
+    pub fn compressed(&self) -> Option<&crate::feature_summary::CompressedSummary> {
+        self.r.s.compressed.as_ref()
+    }
+
     /// The summary so far.
     pub fn summary(&self) -> Summary {
         self.r.clone().finish()
