@@ -159,6 +159,15 @@ impl Profile {
             .map_or("", |f| self.strings.get(f.name))
     }
 
+    /// The path of a function's module ("" when it has none, or for an unknown index).
+    pub fn func_module_path(&self, func: FuncIndex) -> &str {
+        self.funcs
+            .get(func)
+            .and_then(|f| f.module)
+            .and_then(|m| self.modules.get(m))
+            .map_or("", |m| self.strings.get(m.path))
+    }
+
     /// The function of a frame.
     pub fn frame_func(&self, frame: FrameIndex) -> Option<FuncIndex> {
         self.frames.get(frame).map(|f| f.func)

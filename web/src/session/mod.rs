@@ -223,9 +223,7 @@ impl Opening {
     pub fn preview(&self, max_samples: usize, detail: u64) -> PreviewReply {
         let profile = self.pass.loader.profile();
         let v = perfscope_analysis::preview::preview(profile, max_samples, detail);
-        // The nodes' functions, numbered in order of first use.
-        let mut local: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
-        let (mut names, mut modules) = (Vec::new(), Vec::new());
+        let read = self.progress();
         let mut reply = PreviewReply {
             taken: v.taken,
             seen: v.seen,
@@ -234,19 +232,19 @@ impl Opening {
                 let name = profile.events.get(e.index())?;
                 Some(profile.strings.get(*name).to_string())
             }),
+            bytes: read.bytes,
+            total: read.total,
             ..PreviewReply::default()
         };
+        // The nodes' functions, numbered in order of first use.
+        let mut local: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
         for n in &v.nodes {
             let next = local.len() as u32;
             let f = *local.entry(n.func.0).or_insert_with(|| {
-                names.push(profile.func_name(n.func).to_string());
-                let module = profile
-                    .funcs
-                    .get(n.func)
-                    .and_then(|f| f.module)
-                    .and_then(|m| profile.modules.get(m))
-                    .map_or("", |m| profile.strings.get(m.path));
-                modules.push(module.to_string());
+                reply.names.push(profile.func_name(n.func).to_string());
+                reply
+                    .modules
+                    .push(profile.func_module_path(n.func).to_string());
                 next
             });
             reply.parent.push(n.parent.unwrap_or(u32::MAX));
@@ -255,8 +253,6 @@ impl Opening {
             reply.x.push(n.x as f64);
             reply.width.push(n.width as f64);
         }
-        let p = self.progress();
-        (reply.names, reply.modules, reply.bytes, reply.total) = (names, modules, p.bytes, p.total);
         reply
     }
 

@@ -174,10 +174,7 @@ pub fn unnamed_leaf_shares(profile: &Profile) -> (f64, f64) {
 /// 1 named, 2 unnamed in the kernel, 3 unnamed in user space (see [`unnamed_leaf_shares`]).
 fn class_of(profile: &Profile, func: perfscope_analysis::ids::FuncIndex) -> u8 {
     profile.funcs.get(func).map_or(1, |f| {
-        let module = f
-            .module
-            .and_then(|m| profile.modules.get(m))
-            .map_or("", |m| profile.strings.get(m.path));
+        let module = profile.func_module_path(func);
         match unnamed(profile.strings.get(f.name), module) {
             false => 1,
             true if perfscope_analysis::symbols::resolver::is_kernel_module_path(module) => 2,
@@ -345,12 +342,7 @@ mod tests {
         for stack in p.samples.stacks().flatten() {
             all += 1;
             let f = p.stack_func(stack).unwrap();
-            let module = p
-                .funcs
-                .get(f)
-                .and_then(|f| f.module)
-                .and_then(|m| p.modules.get(m))
-                .map_or("", |m| p.strings.get(m.path));
+            let module = p.func_module_path(f);
             if unnamed(p.func_name(f), module) {
                 if module == "[kernel.kallsyms]" {
                     kernel += 1;
