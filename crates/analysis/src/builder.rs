@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap;
 
 use self::chain::{chain_entries, ChainEntry, Expand, LastStack, RecentStacks, TRUNCATED_ROOT};
 
-use crate::ids::{CapacityError, EventIndex, FrameIndex, ModuleIndex, ThreadIndex};
+use crate::ids::{CapacityError, EventIndex, FrameIndex, ModuleIndex, StringIndex, ThreadIndex};
 use crate::maps::{AddressSpace, Mapping};
 use crate::probe::{ProbeTable, Slot};
 use crate::profile::Profile;
@@ -144,6 +144,13 @@ pub struct ProfileBuilder {
     named_flags: Vec<bool>,
     /// Scratch space for frame names.
     name_buf: String,
+    /// Per module, 1 + its index in `file_groups` once it has made an offset name (0 before).
+    module_group: Vec<u32>,
+    /// The modules that made offset names, grouped by file name (`file_group_of`): offset names
+    /// of modules in different groups never have equal texts.
+    file_groups: Vec<Vec<ModuleIndex>>,
+    /// The index in `file_groups` of each file name.
+    file_group_of: FxHashMap<String, u32>,
     threads: FxHashMap<(u32, u32), ThreadState>,
     /// The frames of an address by [`frame_key`]: the frame itself for one frame, else
     /// `MANY_FRAMES | i` for the run `frame_spans[i]`. 16-byte slots: the table holds every
@@ -156,6 +163,10 @@ pub struct ProfileBuilder {
     entries: Vec<ChainEntry>,
     leaf_first: Vec<ChainEntry>,
 }
+
+/// Modules of one file name whose frames are probed for an offset name made before (see
+/// [`ProfileBuilder::offset_name`]); past this many, such names are interned.
+const FILE_GROUP_PROBES: usize = 16;
 
 /// A `frames` value that is an index into `frame_spans`, not a frame.
 const MANY_FRAMES: u32 = 1 << 31;
@@ -248,6 +259,9 @@ impl ProfileBuilder {
             named_modules: FxHashMap::default(),
             named_flags: Vec::new(),
             name_buf: String::new(),
+            module_group: Vec::new(),
+            file_groups: Vec::new(),
+            file_group_of: FxHashMap::default(),
             threads: FxHashMap::default(),
             frames: ProbeTable::default(),
             frame_spans: Vec::new(),
@@ -527,7 +541,7 @@ impl ProfileBuilder {
                 // one function, so the tables need not look them up.
                 let func = match self.unknown_names {
                     UnknownNames::ModuleOffset if !may_have_name => {
-                        let name = self.profile.strings.intern(name)?;
+                        let name = self.offset_name(module, rel)?;
                         self.profile.funcs.push_new(Func { name, module })?
                     }
                     _ => self.profile.intern_func(name, module)?,
@@ -538,7 +552,7 @@ impl ProfileBuilder {
                     address: rel,
                     inline_depth: 0,
                 };
-                root_first.push(if may_have_name {
+                self.frame_runs.push(if may_have_name {
                     self.profile.frames.intern(frame)?
                 } else {
                     self.profile.frames.push_new(frame)?
@@ -579,6 +593,82 @@ impl ProfileBuilder {
         self.frames
             .insert(frame_hash(key), slot, |s| frame_hash((s.rel, s.module)));
         Ok(FrameRun::from_cached(value, &self.frame_spans))
+    }
+
+    /// The string of the offset name in `name_buf` of a new frame of `module` at `rel`, made
+    /// once per (module, offset) without symbols (`UnknownNames::ModuleOffset`).
+    ///
+    /// Such names go into the string table without a lookup in its index
+    /// ([`StringTable::push_distinct`]), as they are distinct: except where modules share a
+    /// file name (`build-script-build` in many directories, a library rebuilt with another
+    /// build id). Those modules' names are looked for among the frames the others made at the
+    /// same offset; past [`FILE_GROUP_PROBES`] such modules, in the string table's index.
+    ///
+    /// [`StringTable::push_distinct`]: crate::string_table::StringTable::push_distinct
+    fn offset_name(
+        &mut self,
+        module: Option<ModuleIndex>,
+        rel: u64,
+    ) -> Result<StringIndex, CapacityError> {
+        let Some(m) = module else {
+            // `0xoffset`: one per offset.
+            return self.profile.strings.push_distinct(&self.name_buf);
+        };
+        let group = match self.module_group.get(m.index()).copied().unwrap_or(0) {
+            0 => self.join_file_group(m),
+            g => g as usize - 1,
+        };
+        let members = self.file_groups.get(group).map_or(&[][..], Vec::as_slice);
+        if members.len() > FILE_GROUP_PROBES {
+            return self.profile.strings.intern(&self.name_buf);
+        }
+        for &other in members.iter().filter(|&&o| o != m) {
+            let Some(key) = frame_key(Some(other), rel, false) else {
+                continue;
+            };
+            let found = self
+                .frames
+                .find(frame_hash(key), |s| (s.rel, s.module) == key)
+                .map(|s| s.value)
+                .filter(|v| v & MANY_FRAMES == 0)
+                .and_then(|f| self.profile.frames.get(FrameIndex(f)))
+                .and_then(|f| self.profile.funcs.get(f.func))
+                .map(|f| f.name)
+                .filter(|&n| self.profile.strings.get(n) == self.name_buf);
+            if let Some(name) = found {
+                return Ok(name);
+            }
+        }
+        self.profile.strings.push_distinct(&self.name_buf)
+    }
+
+    /// Puts module `m` in the group of its file name, returns the group's index.
+    fn join_file_group(&mut self, m: ModuleIndex) -> usize {
+        let path = self
+            .profile
+            .modules
+            .get(m)
+            .map_or("", |e| self.profile.strings.get(e.path));
+        let file = path.rsplit('/').next().unwrap_or(path);
+        let group = match self.file_group_of.get(file) {
+            Some(&g) => g as usize,
+            None => {
+                let g = self.file_groups.len();
+                self.file_group_of.insert(file.to_owned(), g as u32);
+                self.file_groups.push(Vec::new());
+                g
+            }
+        };
+        if let Some(members) = self.file_groups.get_mut(group) {
+            members.push(m);
+        }
+        if self.module_group.len() <= m.index() {
+            self.module_group.resize(m.index() + 1, 0);
+        }
+        if let Some(slot) = self.module_group.get_mut(m.index()) {
+            *slot = group as u32 + 1;
+        }
+        group
     }
 
     /// SAMPLE: symbolizes the callchain (or the ip when there is none) and appends the sample.

@@ -5,6 +5,11 @@
 //! probe reads a text only when the 32-bit hashes agree. 4 bytes per string besides its text,
 //! plus 8–16 for the index (a `Vec<Box<str>>` plus a `HashMap<Box<str>, _>` held every text
 //! twice, each in an allocation of its own).
+//!
+//! The profile builder's `module+0xoffset` names (one per address of a module without symbols:
+//! 1.5M of them in a 300 MB recording) skip the index ([`StringTable::push_distinct`]): probing
+//! it for texts known to be new was a tenth of the records pass. The index takes them in only
+//! when a text that could equal one of them is interned.
 
 use std::hash::BuildHasher;
 
@@ -20,8 +25,17 @@ pub struct StringTable {
     bytes: String,
     /// Per string, the end of its text in `bytes` (the start is the previous one's end).
     ends: Vec<u32>,
-    /// Every string by its [`hash32`].
+    /// Every string by its [`hash32`], except those in `unindexed`.
     index: ProbeTable<StringSlot>,
+    /// Strings added by [`StringTable::push_distinct`] and not yet in `index`, as runs of
+    /// indices `start..end` (most strings of a profile without symbols are such names).
+    unindexed: Vec<(u32, u32)>,
+}
+
+/// Whether `s` could be a text that [`StringTable::push_distinct`] is given: an offset name,
+/// `module+0xoffset` or `0xoffset`.
+fn may_be_offset_name(s: &str) -> bool {
+    s.starts_with("0x") || s.contains("+0x")
 }
 
 /// An entry of the index: (index into `ends`, [`hash32`] of its text); index `u32::MAX` (never
@@ -75,10 +89,46 @@ impl StringTable {
 
     /// The index of `s`, adding it when new.
     pub fn intern(&mut self, s: &str) -> Result<StringIndex, CapacityError> {
+        if !self.unindexed.is_empty() && may_be_offset_name(s) {
+            self.index_unindexed();
+        }
         let h = hash32(s);
         if let Some(i) = self.find_hashed(s, h) {
             return Ok(i);
         }
+        let i = self.push(s)?;
+        self.insert(i, h);
+        Ok(i)
+    }
+
+    /// Adds `s` as a new string without looking for it: for a caller that knows no string
+    /// equal to it is in the table, nor will be added this way again (the profile builder's
+    /// `module+0xoffset` names, one per module and offset, of modules with distinct file
+    /// names). `s` must start with "0x" or hold "+0x": [`StringTable::intern`] and
+    /// [`StringTable::find`] look for such texts among these strings too.
+    pub fn push_distinct(&mut self, s: &str) -> Result<StringIndex, CapacityError> {
+        debug_assert!(may_be_offset_name(s), "not an offset name: {s:?}");
+        let i = self.push(s)?;
+        match self.unindexed.last_mut() {
+            Some((_, end)) if *end == i.0 => *end += 1,
+            _ => self.unindexed.push((i.0, i.0 + 1)),
+        }
+        Ok(i)
+    }
+
+    /// Puts the strings added by [`StringTable::push_distinct`] in the index (for a caller
+    /// that can no longer tell its texts are distinct).
+    pub fn index_unindexed(&mut self) {
+        let unindexed = std::mem::take(&mut self.unindexed);
+        for i in unindexed.into_iter().flat_map(|(start, end)| start..end) {
+            let i = StringIndex(i);
+            let h = hash32(self.get(i));
+            self.insert(i, h);
+        }
+    }
+
+    /// Appends the text of a new string.
+    fn push(&mut self, s: &str) -> Result<StringIndex, CapacityError> {
         let i = StringIndex::from_len(self.ends.len())
             .ok()
             .filter(|i| i.0 != u32::MAX)
@@ -88,12 +138,16 @@ impl StringTable {
         })?;
         self.bytes.push_str(s);
         self.ends.push(end);
+        Ok(i)
+    }
+
+    /// Adds string `i`, whose text has hash `h`, to the index.
+    fn insert(&mut self, i: StringIndex, h: u32) {
         let slot = StringSlot {
             string: i.0,
             hash: h,
         };
         self.index.insert(u64::from(h), slot, |s| u64::from(s.hash));
-        Ok(i)
     }
 
     /// The string at `i` (empty for an index from another table).
@@ -105,9 +159,22 @@ impl StringTable {
         text(&self.bytes, &self.ends, i.index())
     }
 
-    /// The index of `s` if it was interned.
+    /// The index of `s` if it is in the table.
     pub fn find(&self, s: &str) -> Option<StringIndex> {
-        self.find_hashed(s, hash32(s))
+        if let Some(i) = self.find_hashed(s, hash32(s)) {
+            return Some(i);
+        }
+        if !may_be_offset_name(s) {
+            return None;
+        }
+        // Strings not in the index are searched one by one: for a caller that looks up an
+        // offset name after loading, which the views do not.
+        let (bytes, ends) = (&self.bytes, &self.ends);
+        self.unindexed
+            .iter()
+            .flat_map(|&(start, end)| start..end)
+            .find(|&i| text(bytes, ends, i as usize) == s)
+            .map(StringIndex)
     }
 
     /// [`StringTable::find`] given the text's [`hash32`].
@@ -135,11 +202,15 @@ impl StringTable {
     pub fn shrink(&mut self) {
         self.bytes.shrink_to_fit();
         self.ends.shrink_to_fit();
+        self.unindexed.shrink_to_fit();
     }
 
     /// Bytes held on the heap (see [`crate::heap`]).
     pub fn heap_bytes(&self) -> usize {
-        self.bytes.capacity() + crate::heap::vec_bytes(&self.ends) + self.index.heap_bytes()
+        self.bytes.capacity()
+            + crate::heap::vec_bytes(&self.ends)
+            + self.index.heap_bytes()
+            + crate::heap::vec_bytes(&self.unindexed)
     }
 }
 
@@ -167,6 +238,34 @@ mod tests {
         let (texts, ends) = t.as_parts();
         assert_eq!(texts, "mainlibc.so.6+0x1f00ä;bmai");
         assert_eq!(ends, [0, 4, 20, 24, 27]);
+    }
+
+    #[test]
+    fn distinct_offset_names_are_found_and_interned_to_themselves() {
+        let mut t = StringTable::new();
+        assert_eq!(t.intern("main").unwrap(), StringIndex(0));
+        assert_eq!(t.push_distinct("a.so+0x10").unwrap(), StringIndex(1));
+        assert_eq!(t.push_distinct("0x20").unwrap(), StringIndex(2));
+        assert_eq!(t.intern("b.so").unwrap(), StringIndex(3));
+        assert_eq!(t.push_distinct("b.so+0x30").unwrap(), StringIndex(4));
+        // Two runs of strings outside the index: 1..3 and 4..5.
+        assert_eq!(t.unindexed, [(1, 3), (4, 5)]);
+        // Found without the index; a text that is not an offset name is not searched there.
+        assert_eq!(t.find("0x20"), Some(StringIndex(2)));
+        assert_eq!(t.find("b.so+0x30"), Some(StringIndex(4)));
+        assert_eq!(t.find("b.so+0x3"), None);
+        assert_eq!(t.find("b.so"), Some(StringIndex(3)));
+        // Interning a text that is not an offset name leaves them out of the index.
+        assert_eq!(t.intern("free").unwrap(), StringIndex(5));
+        assert_eq!(t.unindexed.len(), 2);
+        // Interning an offset name puts them in it first, so an equal text is not added again.
+        assert_eq!(t.intern("a.so+0x10").unwrap(), StringIndex(1));
+        assert!(t.unindexed.is_empty());
+        assert_eq!(t.intern("0x20").unwrap(), StringIndex(2));
+        assert_eq!(t.len(), 6);
+        let (texts, ends) = t.as_parts();
+        assert_eq!(texts, "maina.so+0x100x20b.sob.so+0x30free");
+        assert_eq!(ends, [4, 13, 17, 21, 30, 34]);
     }
 
     #[test]
