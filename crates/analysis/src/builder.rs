@@ -16,7 +16,7 @@ use self::chain::{chain_entries, ChainEntry, Expand, LastStack, RecentStacks, TR
 use crate::ids::{CapacityError, EventIndex, FrameIndex, ModuleIndex, StringIndex, ThreadIndex};
 use crate::maps::{AddressSpace, Mapping};
 use crate::probe::{ProbeTable, Slot};
-use crate::profile::{LeafClasses, Profile, UnnamedLeaves};
+use crate::profile::Profile;
 use crate::samples::Sample;
 use crate::stack_table::{Frame, Func};
 use crate::symbols::resolver::{ModuleRef, SymbolResolver, Symbolized};
@@ -162,10 +162,6 @@ pub struct ProfileBuilder {
     truncated_frame: Option<FrameIndex>,
     entries: Vec<ChainEntry>,
     leaf_first: Vec<ChainEntry>,
-    /// The samples by their leaf frame's name ([`Profile::unnamed_leaves`]), counted as they
-    /// come, while their stack is in the caches.
-    leaves: UnnamedLeaves,
-    leaf_classes: LeafClasses,
 }
 
 /// Modules of one file name whose frames are probed for an offset name made before (see
@@ -273,8 +269,6 @@ impl ProfileBuilder {
             truncated_frame: None,
             entries: Vec::new(),
             leaf_first: Vec::new(),
-            leaves: UnnamedLeaves::default(),
-            leaf_classes: LeafClasses::default(),
         }
     }
 
@@ -737,12 +731,7 @@ impl ProfileBuilder {
             event: s.event,
             stack,
             period: s.period,
-        })?;
-        if let Some(stack) = stack {
-            self.leaf_classes
-                .count(&self.profile, stack, &mut self.leaves);
-        }
-        Ok(())
+        })
     }
 
     /// Interns `entries` (root first) on top of `last`, recording each node in it.
@@ -803,11 +792,7 @@ impl ProfileBuilder {
     }
 
     /// The finished profile (see [`Profile::shrink`] to free what only building needs).
-    pub fn finish(mut self) -> Profile {
-        self.profile.counted_leaves = Some(UnnamedLeaves {
-            samples: self.profile.samples.len(),
-            ..self.leaves
-        });
+    pub fn finish(self) -> Profile {
         self.profile
     }
 }

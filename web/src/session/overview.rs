@@ -119,14 +119,68 @@ pub fn comms(profile: &Profile) -> Vec<CommCount> {
     out
 }
 
+fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Whether a function is a placeholder for an address without a symbol (`module+0x1f`).
+fn unnamed(name: &str, module: &str) -> bool {
+    name.starts_with("0x")
+        || name
+            .strip_prefix(basename(module))
+            .is_some_and(|rest| rest.starts_with("+0x"))
+}
+
 /// (kernel, user) shares of samples whose leaf function has no name.
 pub fn unnamed_leaf_shares(profile: &Profile) -> (f64, f64) {
-    let c = profile.unnamed_leaves();
-    if c.with_frames == 0 {
+    // Per function and per frame: 0 not asked yet, 1 named, 2 unnamed in the kernel, 3 unnamed
+    // in user space. A sample's class is its leaf frame's (a byte array small enough to stay in
+    // the caches), so the frame's function is looked up once per frame, not once per sample.
+    let mut func_class = vec![0u8; profile.funcs.len()];
+    let mut frame_class = vec![0u8; profile.frames.len()];
+    let (mut kernel, mut user, mut all) = (0u64, 0u64, 0u64);
+    for s in profile.samples.stacks().flatten() {
+        all += 1;
+        let Some(frame) = profile.stacks.get(s).map(|s| s.frame) else {
+            continue;
+        };
+        let Some(c) = frame_class.get_mut(frame.index()) else {
+            continue;
+        };
+        if *c == 0 {
+            *c = profile
+                .frame_func(frame)
+                .and_then(|func| {
+                    let fc = func_class.get_mut(func.index())?;
+                    if *fc == 0 {
+                        *fc = class_of(profile, func);
+                    }
+                    Some(*fc)
+                })
+                .unwrap_or(1);
+        }
+        match *c {
+            2 => kernel += 1,
+            3 => user += 1,
+            _ => {}
+        }
+    }
+    if all == 0 {
         return (0.0, 0.0);
     }
-    let all = c.with_frames as f64;
-    (c.kernel as f64 / all, c.user as f64 / all)
+    (kernel as f64 / all as f64, user as f64 / all as f64)
+}
+
+/// 1 named, 2 unnamed in the kernel, 3 unnamed in user space (see [`unnamed_leaf_shares`]).
+fn class_of(profile: &Profile, func: perfscope_analysis::ids::FuncIndex) -> u8 {
+    profile.funcs.get(func).map_or(1, |f| {
+        let module = profile.func_module_path(func);
+        match unnamed(profile.strings.get(f.name), module) {
+            false => 1,
+            true if perfscope_analysis::symbols::resolver::is_kernel_module_path(module) => 2,
+            true => 3,
+        }
+    })
 }
 
 fn percent(share: f64) -> String {
@@ -264,6 +318,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn unnamed_names_are_module_offsets() {
+        assert!(unnamed("libc.so.6+0x1f", "/usr/lib/libc.so.6"));
+        assert!(unnamed(
+            "[kernel.kallsyms]+0xffffffff81000000",
+            "[kernel.kallsyms]"
+        ));
+        assert!(unnamed("0x7f00", ""));
+        assert!(!unnamed("memcpy", "/usr/lib/libc.so.6"));
+    }
+
+    #[test]
     fn unnamed_shares_count_each_sample_by_its_leaf_function() {
         let data = std::fs::read(format!(
             "{}/../tests/data/example.data",
@@ -278,7 +343,7 @@ mod tests {
             all += 1;
             let f = p.stack_func(stack).unwrap();
             let module = p.func_module_path(f);
-            if perfscope_analysis::profile::is_offset_name(p.func_name(f), module) {
+            if unnamed(p.func_name(f), module) {
                 if module == "[kernel.kallsyms]" {
                     kernel += 1;
                 } else {
@@ -287,11 +352,6 @@ mod tests {
             }
         }
         assert!(kernel > 0 && user > 0, "{kernel} {user} {all}");
-        // Counted by the builder as the samples came, and counted again from the samples.
-        assert!(p.counted_leaves.is_some());
-        let mut again = p.clone();
-        again.counted_leaves = None;
-        assert_eq!(again.unnamed_leaves(), p.unnamed_leaves());
         assert_eq!(
             unnamed_leaf_shares(p),
             (
