@@ -151,6 +151,9 @@ pub struct ProfileBuilder {
     file_groups: Vec<Vec<ModuleIndex>>,
     /// The index in `file_groups` of each file name.
     file_group_of: FxHashMap<String, u32>,
+    /// The offset names of the groups of more than [`FILE_GROUP_PROBES`] modules, by (group,
+    /// offset).
+    big_group_names: FxHashMap<(u32, u64), StringIndex>,
     threads: FxHashMap<(u32, u32), ThreadState>,
     /// The frames of an address by [`frame_key`]: the frame itself for one frame, else
     /// `MANY_FRAMES | i` for the run `frame_spans[i]`. 16-byte slots: the table holds every
@@ -165,7 +168,7 @@ pub struct ProfileBuilder {
 }
 
 /// Modules of one file name whose frames are probed for an offset name made before (see
-/// [`ProfileBuilder::offset_name`]); past this many, such names are interned.
+/// [`ProfileBuilder::offset_name`]); past this many, the group keeps its names in a map.
 const FILE_GROUP_PROBES: usize = 16;
 
 /// A `frames` value that is an index into `frame_spans`, not a frame.
@@ -262,6 +265,7 @@ impl ProfileBuilder {
             module_group: Vec::new(),
             file_groups: Vec::new(),
             file_group_of: FxHashMap::default(),
+            big_group_names: FxHashMap::default(),
             threads: FxHashMap::default(),
             frames: ProbeTable::default(),
             frame_spans: Vec::new(),
@@ -602,7 +606,8 @@ impl ProfileBuilder {
     /// ([`StringTable::push_distinct`]), as they are distinct: except where modules share a
     /// file name (`build-script-build` in many directories, a library rebuilt with another
     /// build id). Those modules' names are looked for among the frames the others made at the
-    /// same offset; past [`FILE_GROUP_PROBES`] such modules, in the string table's index.
+    /// same offset; past [`FILE_GROUP_PROBES`] such modules, in a map of the group's names by
+    /// offset.
     ///
     /// [`StringTable::push_distinct`]: crate::string_table::StringTable::push_distinct
     fn offset_name(
@@ -620,7 +625,13 @@ impl ProfileBuilder {
         };
         let members = self.file_groups.get(group).map_or(&[][..], Vec::as_slice);
         if members.len() > FILE_GROUP_PROBES {
-            return self.profile.strings.intern(&self.name_buf);
+            let key = (group as u32, rel);
+            if let Some(&name) = self.big_group_names.get(&key) {
+                return Ok(name);
+            }
+            let name = self.profile.strings.push_distinct(&self.name_buf)?;
+            self.big_group_names.insert(key, name);
+            return Ok(name);
         }
         for &other in members.iter().filter(|&&o| o != m) {
             let Some(key) = frame_key(Some(other), rel, false) else {
@@ -659,14 +670,33 @@ impl ProfileBuilder {
                 g
             }
         };
+        let mut size = 0;
         if let Some(members) = self.file_groups.get_mut(group) {
             members.push(m);
+            size = members.len();
         }
         if self.module_group.len() <= m.index() {
             self.module_group.resize(m.index() + 1, 0);
         }
         if let Some(slot) = self.module_group.get_mut(m.index()) {
             *slot = group as u32 + 1;
+        }
+        if size == FILE_GROUP_PROBES + 1 {
+            // From now on the group's names are found in the map: it takes those made so far
+            // (one pass over the frames, once per group that grows this big).
+            for f in 0..self.profile.frames.len() {
+                let Some(frame) = self.profile.frames.get(FrameIndex(f as u32)) else {
+                    continue;
+                };
+                let in_group = frame.module.is_some_and(|fm| {
+                    self.module_group.get(fm.index()).copied() == Some(group as u32 + 1)
+                });
+                if let (true, Some(func)) = (in_group, self.profile.funcs.get(frame.func)) {
+                    self.big_group_names
+                        .entry((group as u32, frame.address))
+                        .or_insert(func.name);
+                }
+            }
         }
         group
     }
