@@ -504,7 +504,6 @@ impl ProfileBuilder {
             _ => None,
         };
         let start = self.frame_runs.len();
-        let root_first = &mut self.frame_runs;
         match found {
             Some(s) => {
                 // Expanded like perf's `append_inlines`: every name from DWARF, the real
@@ -517,13 +516,15 @@ impl ProfileBuilder {
                 #[cfg(not(feature = "dwarf"))]
                 let outer = s.name.as_str();
                 let func = self.profile.intern_func(outer, module)?;
-                root_first.push(self.profile.intern_frame(func, module, rel, 0)?);
+                self.frame_runs
+                    .push(self.profile.intern_frame(func, module, rel, 0)?);
                 #[cfg(feature = "dwarf")]
                 for (depth, inl) in s.inlined.iter().rev().enumerate().filter(|_| expand) {
                     let name = inl.function.as_deref().unwrap_or("??");
                     let func = self.profile.intern_func(name, module)?;
                     let depth = u16::try_from(depth + 1).unwrap_or(u16::MAX);
-                    root_first.push(self.profile.intern_frame(func, module, rel, depth)?);
+                    self.frame_runs
+                        .push(self.profile.intern_frame(func, module, rel, depth)?);
                 }
             }
             None => {

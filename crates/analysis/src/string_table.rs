@@ -116,9 +116,8 @@ impl StringTable {
         Ok(i)
     }
 
-    /// Puts the strings added by [`StringTable::push_distinct`] in the index (for a caller
-    /// that can no longer tell its texts are distinct).
-    pub fn index_unindexed(&mut self) {
+    /// Puts the strings added by [`StringTable::push_distinct`] in the index.
+    fn index_unindexed(&mut self) {
         let unindexed = std::mem::take(&mut self.unindexed);
         for i in unindexed.into_iter().flat_map(|(start, end)| start..end) {
             let i = StringIndex(i);
