@@ -46,6 +46,7 @@ use crate::ids::{FuncIndex, StackIndex};
 use crate::profile::Profile;
 use crate::samples::SampleTable;
 
+mod name_rank;
 mod stacks;
 
 pub use stacks::{StackBits, StackChildren, StackWeights};

@@ -1,10 +1,10 @@
 //! What the pruned layout reads from the profile: the stack table indexed by prefix
 //! ([`StackChildren`], per profile) and the per-stack weights of one filter ([`StackWeights`]).
 
+use super::name_rank::name_ranks;
 use crate::call_tree::Weight;
 use crate::chunked::Chunked;
-use crate::ids::{FrameIndex, FuncIndex, StackIndex, StringIndex};
-use crate::msd::msd_sort;
+use crate::ids::{FrameIndex, FuncIndex, StackIndex};
 use crate::profile::Profile;
 use crate::samples::{SampleFilter, SampleTable};
 
@@ -108,70 +108,6 @@ pub struct StackChildren {
     roots: Vec<u32>,
     /// Per function, the rank of its name in byte order (see [`StackChildren::name_rank`]).
     name_rank: Vec<u32>,
-}
-
-/// Per function of `profile`, the rank of its name among the functions' names in byte order:
-/// equal names have equal ranks, and the empty name (also that of a missing function) is 0.
-/// The string table holds each text once, so the names are sorted as string indices, most
-/// significant bytes first ([`msd_sort`]: names of one module share long starts).
-fn name_ranks(profile: &Profile) -> Vec<u32> {
-    let strings = &profile.strings;
-    let name_of = |f: usize| profile.funcs.get(FuncIndex(f as u32)).map(|f| f.name);
-    // The names in use, once each: counted first, so that the sort's items take one block of
-    // their size (a doubling `Vec` of 1.26M items took 67 MB, and grew the wasm memory).
-    let mut used = vec![false; strings.len()];
-    for name in (0..profile.funcs.len()).filter_map(name_of) {
-        if let Some(seen) = used.get_mut(name.index()) {
-            *seen = true;
-        }
-    }
-    // 16-byte items (an 8-byte key): 20 MB for 1.26M names, 40 MB with 16-byte keys.
-    let mut items: Vec<(u64, u32)> = Vec::with_capacity(used.iter().filter(|&&u| u).count());
-    items.extend(
-        used.iter()
-            .enumerate()
-            .filter(|(_, &u)| u)
-            .map(|(s, _)| (0, s as u32)),
-    );
-    drop(used);
-    // 7 bytes from `depth` (zeros past the end) and how many of them there are (a name before
-    // the names it starts; a zero byte in a name would look like the padding).
-    let key = |s: u32, depth: usize| {
-        let tail = strings
-            .get(StringIndex(s))
-            .as_bytes()
-            .get(depth..)
-            .unwrap_or(&[]);
-        let count = tail.len().min(7);
-        let mut bytes = [0u8; 8];
-        if let (Some(to), Some(from)) = (bytes.get_mut(..count), tail.get(..count)) {
-            to.copy_from_slice(from);
-        }
-        if let Some(last) = bytes.last_mut() {
-            *last = count as u8;
-        }
-        u64::from_be_bytes(bytes)
-    };
-    msd_sort(&mut items, 7, &key, &|k| k & 0xff == 7, false);
-    // Rank 0 is the empty name's, present or not.
-    let first = u32::from(
-        items
-            .first()
-            .is_some_and(|&(_, s)| !strings.get(StringIndex(s)).is_empty()),
-    );
-    let mut rank_of = vec![0u32; strings.len()];
-    for (r, &(_, s)) in items.iter().enumerate() {
-        if let Some(slot) = rank_of.get_mut(s as usize) {
-            *slot = r as u32 + first;
-        }
-    }
-    (0..profile.funcs.len())
-        .map(|f| {
-            name_of(f)
-                .and_then(|n| rank_of.get(n.index()).copied())
-                .unwrap_or(0)
-        })
-        .collect()
 }
 
 impl StackChildren {
