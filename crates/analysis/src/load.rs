@@ -708,7 +708,7 @@ impl LoaderState {
         let none = StackExtras::default();
         self.callchain.clear();
         if let Some(c) = &s.callchain {
-            self.callchain.extend(c.ips().iter());
+            c.ips().append_to(&mut self.callchain);
         }
         let (Some(regs), Some(stack), true) = (&s.regs_user, &s.stack_user, self.unwind) else {
             return none;

@@ -56,6 +56,18 @@ impl<'a> U64Array<'a> {
         }
     }
 
+    /// Appends the values to `out`: one reservation and a plain loop per byte order, where
+    /// extending from [`U64Array::iter`] pushes value by value (its length is not known to
+    /// `Vec`).
+    pub fn append_to(&self, out: &mut alloc::vec::Vec<u64>) {
+        let chunks = self.bytes.chunks_exact(8);
+        let word = |c: &[u8]| <[u8; 8]>::try_from(c).unwrap_or([0; 8]);
+        match self.endian {
+            Endianness::Little => out.extend(chunks.map(|c| u64::from_le_bytes(word(c)))),
+            Endianness::Big => out.extend(chunks.map(|c| u64::from_be_bytes(word(c)))),
+        }
+    }
+
     /// The raw bytes.
     pub const fn as_bytes(&self) -> &'a [u8] {
         self.bytes
@@ -142,5 +154,10 @@ mod tests {
         assert_eq!((a.get(1), a.get(2)), (Some(2), None));
         let le = U64Array::new(&bytes[..8], Endianness::Little);
         assert_eq!(le.get(0), Some(1 << 56));
+        // Appended after what `out` holds, in each byte order.
+        let mut out = alloc::vec![7];
+        a.append_to(&mut out);
+        le.append_to(&mut out);
+        assert_eq!(out, [7, 1, 2, 1 << 56]);
     }
 }
