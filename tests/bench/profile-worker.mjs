@@ -1,0 +1,137 @@
+// Where the analysis worker's time goes while a file opens, from V8's sampling CPU profiler
+// (not a test). Function names need a worker wasm built with its name section:
+//
+//   sed -i 's|data-type="worker" data-wasm-opt="z"|& data-keep-debug|' index.html
+//   scripts/build.sh && cp -r dist /tmp/dist-prof && git checkout index.html
+//   node tests/bench/profile-worker.mjs --dist /tmp/dist-prof [--interval US] [--top N]
+//     [--callers TEXT]... [--lines TEXT]... FILE
+//
+// The profiler samples the worker from the file being set on the input until the flame graph
+// is drawn. Prints the functions by self time (wasm and JS), and the time under a few
+// functions of the records pass, counted once per sample whatever the depth.
+import { resolve } from 'node:path';
+import { launch } from '../helpers/browser.mjs';
+import { startServer } from '../../scripts/static-server.mjs';
+
+function parseArgs(argv) {
+  const o = { dist: resolve('dist'), interval: 200, top: 45, callers: [], lines: [], file: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--dist') o.dist = resolve(argv[++i]);
+    else if (a === '--interval') o.interval = Number(argv[++i]);
+    else if (a === '--top') o.top = Number(argv[++i]);
+    else if (a === '--callers') o.callers.push(argv[++i]);
+    else if (a === '--lines') o.lines.push(argv[++i]);
+    else o.file = resolve(a);
+  }
+  if (!o.file) throw new Error('usage: profile-worker.mjs [--dist DIR] [--interval US] [--top N] FILE');
+  return o;
+}
+
+const o = parseArgs(process.argv.slice(2));
+const server = await startServer(o.dist);
+const { context, close } = await launch();
+try {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  // The analysis worker's session (the page's dedicated worker), through the Target domain's
+  // message relay.
+  let session = null;
+  const pending = new Map();
+  let nextId = 1;
+  cdp.on('Target.attachedToTarget', (e) => {
+    if (e.targetInfo.type === 'worker' && /worker_loader\.js/.test(e.targetInfo.url)) session = e.sessionId;
+  });
+  cdp.on('Target.receivedMessageFromTarget', (e) => {
+    const m = JSON.parse(e.message);
+    if (m.id !== undefined && pending.has(m.id)) {
+      pending.get(m.id)(m);
+      pending.delete(m.id);
+    }
+  });
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+  const send = (method, params = {}) => new Promise((done, fail) => {
+    const id = nextId++;
+    pending.set(id, (m) => (m.error ? fail(new Error(`${method}: ${m.error.message}`)) : done(m.result)));
+    cdp.send('Target.sendMessageToTarget', { sessionId: session, message: JSON.stringify({ id, method, params }) }).catch(fail);
+  });
+  await page.goto(server.url);
+  await page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 30_000 });
+  for (let i = 0; i < 100 && !session; i++) await new Promise((r) => setTimeout(r, 50));
+  if (!session) throw new Error('the analysis worker did not show up as a target');
+  await send('Profiler.enable');
+  await send('Profiler.setSamplingInterval', { interval: o.interval });
+  await send('Profiler.start');
+  const t0 = Date.now();
+  await page.setInputFiles('#file', o.file);
+  await page.locator('#tab-flame').click({ timeout: 60_000 });
+  await page.waitForFunction(() => document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'), null, { timeout: 900_000, polling: 100 });
+  const wall = Date.now() - t0;
+  const { profile } = await send('Profiler.stop');
+  report(profile, wall, o.top, o.callers, o.lines);
+} finally {
+  await close();
+  await server.close();
+}
+
+function report(profile, wall, top, callers, lines) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const name = (n) => n.callFrame.functionName || `(${n.callFrame.url.split('/').pop() || 'program'})`;
+  // Sample counts per node, from the samples array (hitCount is the same).
+  const hits = new Map();
+  for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
+  const total = profile.samples.length;
+  const self = new Map();
+  const inclusive = new Map();
+  for (const [id, h] of hits) {
+    const n = byId.get(id);
+    self.set(name(n), (self.get(name(n)) ?? 0) + h);
+    const seen = new Set();
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const k = name(byId.get(cur));
+      if (!seen.has(k)) {
+        seen.add(k);
+        inclusive.set(k, (inclusive.get(k) ?? 0) + h);
+      }
+    }
+  }
+  const span = (profile.endTime - profile.startTime) / 1000;
+  console.log(`${total} samples over ${Math.round(span)} ms (wall ${wall} ms to the flame graph drawn)`);
+  const pct = (h) => `${((100 * h) / total).toFixed(1).padStart(5)} %`;
+  console.log('\nself:');
+  for (const [k, h] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(h)}  ${k}`);
+  // The callers of functions whose name holds each `callers` text: their samples by the
+  // nearest caller of another name, past allocation.
+  for (const text of callers) {
+    const by = new Map();
+    for (const [id, h] of hits) {
+      let cur = id;
+      while (cur !== undefined && !name(byId.get(cur)).includes(text)) cur = parent.get(cur);
+      if (cur === undefined) continue;
+      const own = name(byId.get(cur));
+      let up = parent.get(cur);
+      // (Past the allocator's and `Vec`'s own frames.)
+      const plumbing = (k) => k === own || /^(alloc|__rust|__rdl|<dlmalloc)|raw_vec|finish_grow|reserve/.test(k);
+      while (up !== undefined && plumbing(name(byId.get(up)))) up = parent.get(up);
+      const k = up === undefined ? '(none)' : name(byId.get(up));
+      by.set(k, (by.get(k) ?? 0) + h);
+    }
+    console.log(`\ncallers of ${text}:`);
+    for (const [k, h] of [...by].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`${pct(h)}  ${k}`);
+  }
+  // The ticks of functions whose name holds each `lines` text by position (for wasm: the
+  // byte offset in the module, for llvm-symbolizer on a build with DWARF).
+  for (const text of lines) {
+    const at = new Map();
+    for (const n of profile.nodes) {
+      if (!name(n).includes(text)) continue;
+      for (const p of n.positionTicks ?? []) at.set(p.line, (at.get(p.line) ?? 0) + p.ticks);
+    }
+    console.log(`\npositions in ${text}:`);
+    for (const [line, h] of [...at].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${pct(h)}  ${line} 0x${line.toString(16)}`);
+  }
+  console.log('\ninclusive:');
+  for (const [k, h] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(h)}  ${k}`);
+}
