@@ -1,30 +1,32 @@
 // Where the analysis worker's time goes while a file opens, from V8's sampling CPU profiler
-// (not a test). Function names need a worker wasm built with its name section:
+// (not a test). Function names need a worker wasm with its name section: build with
+// `data-keep-debug` on the worker, then take wasm-bindgen's output (before wasm-opt, which
+// drops the names and inlines functions of one caller):
 //
 //   sed -i 's|data-type="worker" data-wasm-opt="z"|& data-keep-debug|' index.html
-//   scripts/build.sh && cp -r dist /tmp/dist-prof && git checkout index.html
+//   scripts/build.sh && git checkout index.html && cp -r dist /tmp/dist-prof
+//   cp target/wasm-bindgen/release/worker_bg.wasm /tmp/dist-prof/
 //   node tests/bench/profile-worker.mjs --dist /tmp/dist-prof [--interval US] [--top N]
-//     [--callers TEXT]... [--lines TEXT]... FILE
+//     [--callers TEXT]... FILE
 //
 // The profiler samples the worker from the file being set on the input until the flame graph
-// is drawn. Prints the functions by self time (wasm and JS), and the time under a few
-// functions of the records pass, counted once per sample whatever the depth.
+// is drawn. Prints the functions by self time (wasm and JS), the callers of the functions
+// named with --callers, and the time under each function (counted once per sample).
 import { resolve } from 'node:path';
 import { launch } from '../helpers/browser.mjs';
 import { startServer } from '../../scripts/static-server.mjs';
 
 function parseArgs(argv) {
-  const o = { dist: resolve('dist'), interval: 200, top: 45, callers: [], lines: [], file: null };
+  const o = { dist: resolve('dist'), interval: 200, top: 45, callers: [], file: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--dist') o.dist = resolve(argv[++i]);
     else if (a === '--interval') o.interval = Number(argv[++i]);
     else if (a === '--top') o.top = Number(argv[++i]);
     else if (a === '--callers') o.callers.push(argv[++i]);
-    else if (a === '--lines') o.lines.push(argv[++i]);
     else o.file = resolve(a);
   }
-  if (!o.file) throw new Error('usage: profile-worker.mjs [--dist DIR] [--interval US] [--top N] FILE');
+  if (!o.file) throw new Error('usage: profile-worker.mjs [--dist DIR] [--interval US] [--top N] [--callers TEXT]... FILE');
   return o;
 }
 
@@ -68,13 +70,13 @@ try {
   await page.waitForFunction(() => document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'), null, { timeout: 900_000, polling: 100 });
   const wall = Date.now() - t0;
   const { profile } = await send('Profiler.stop');
-  report(profile, wall, o.top, o.callers, o.lines);
+  report(profile, wall, o.top, o.callers);
 } finally {
   await close();
   await server.close();
 }
 
-function report(profile, wall, top, callers, lines) {
+function report(profile, wall, top, callers) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -120,17 +122,6 @@ function report(profile, wall, top, callers, lines) {
     }
     console.log(`\ncallers of ${text}:`);
     for (const [k, h] of [...by].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`${pct(h)}  ${k}`);
-  }
-  // The ticks of functions whose name holds each `lines` text by position (for wasm: the
-  // byte offset in the module, for llvm-symbolizer on a build with DWARF).
-  for (const text of lines) {
-    const at = new Map();
-    for (const n of profile.nodes) {
-      if (!name(n).includes(text)) continue;
-      for (const p of n.positionTicks ?? []) at.set(p.line, (at.get(p.line) ?? 0) + p.ticks);
-    }
-    console.log(`\npositions in ${text}:`);
-    for (const [line, h] of [...at].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${pct(h)}  ${line} 0x${line.toString(16)}`);
   }
   console.log('\ninclusive:');
   for (const [k, h] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(h)}  ${k}`);
