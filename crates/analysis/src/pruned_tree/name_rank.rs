@@ -135,16 +135,11 @@ fn digits_key(digits: &[u8]) -> Option<(u64, u8)> {
 /// - no start is the start of another (no file name contains `+0x` or starts with `0x`).
 ///
 /// A name `n` that does not start with `start` differs from it at a place both have, which
-/// then decides against every text of the block; or it is shorter and starts `start`, and so
+/// then decides against every text of the block; or `n` is shorter, a start of `start`, and so
 /// sorts before all of them. [`offset_order`] checks both conditions, and otherwise the names
 /// are sorted as strings.
 fn offset_form(text: &[u8], start: &[u8]) -> Option<(u64, u8)> {
-    let digits = text.strip_prefix(start)?;
-    // One "0", or no leading zero: the form the builder writes (`{:x}`).
-    if digits.len() > 1 && digits.first() == Some(&b'0') {
-        return None;
-    }
-    digits_key(digits)
+    digits_key(text.strip_prefix(start)?)
 }
 
 /// Whether `text` could be taken for an offset name's start by the block rule of
@@ -449,6 +444,10 @@ mod tests {
             ("a", Some("/bin/a")),
             ("0", None),
             ("0y", None),
+            // Leading zeros (not written by the builder, but in the same order).
+            ("libc.so.6+0x01", Some("/usr/lib/libc.so.6")),
+            ("libc.so.6+0x0", Some("/usr/lib/libc.so.6")),
+            ("libc.so.6+0x00", Some("/usr/lib/libc.so.6")),
         ] {
             names.push(name.to_string());
             modules.push(module);
@@ -467,10 +466,9 @@ mod tests {
         let base: Vec<String> = (0..20).map(|i| format!("libc.so.6+0x{i:x}")).collect();
         let libc = Some("/usr/lib/libc.so.6");
         for (odd, module) in [
-            // A named function inside the block; a leading zero; uppercase digits; a start
-            // of another file's block; 17 digits.
+            // A named function inside the block; uppercase digits; a start of another file's
+            // block; 17 digits.
             ("libc.so.6+0x1_x", libc),
-            ("libc.so.6+0x01", libc),
             ("libc.so.6+0xA", libc),
             ("0x10", Some("/usr/lib/libc.so.6")),
             ("libc.so.6+0x10000000000000000", libc),
