@@ -259,6 +259,33 @@ fn zoom_roots(p: &Profile, inverted: bool, kind: WeightKind, detail: u64) -> Vec
     out
 }
 
+/// The children index's name ranks against the byte order of the functions' names (`str`'s
+/// sort): equal names equal ranks, the empty name 0. Whether most names are offset names
+/// (`module+0x…` or `0x…`: the ranks' block path).
+fn check_name_ranks(name: &str, p: &Profile) -> bool {
+    let children = StackChildren::new(p);
+    let names: Vec<&str> = (0..p.funcs.len() as u32)
+        .map(|f| p.func_name(FuncIndex(f)))
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let first = u32::from(sorted.first().is_some_and(|n| !n.is_empty()));
+    for (f, n) in names.iter().enumerate() {
+        let want = sorted.binary_search(n).unwrap() as u32 + first;
+        assert_eq!(
+            children.name_rank(f as u32),
+            want,
+            "{name}: function {f} {n:?}"
+        );
+    }
+    let offset = names
+        .iter()
+        .filter(|n| n.starts_with("0x") || n.contains("+0x"))
+        .count();
+    offset * 2 > names.len()
+}
+
 fn check_all(name: &str, p: &Profile) {
     check_preview(name, p);
     for inverted in [false, true] {
@@ -498,7 +525,7 @@ fn corpus_recordings_equal_the_full_layout() {
         println!("skipped: no ../shared corpus (set PERFSCOPE_SHARED)");
         return;
     };
-    let mut checked = 0;
+    let (mut checked, mut offset_named) = (0, 0);
     for (path, _, _) in common::corpus_files(&root) {
         let bytes = common::read_input(&path);
         let options = LoadOptions {
@@ -512,7 +539,10 @@ fn corpus_recordings_equal_the_full_layout() {
             continue;
         }
         check_all(&path.display().to_string(), &p);
+        offset_named += usize::from(check_name_ranks(&path.display().to_string(), &p));
         checked += 1;
     }
     assert!(checked > 10, "only {checked} corpus recordings loaded");
+    // Most recordings are named by module and offset here: the name order's block path.
+    assert!(offset_named * 2 > checked, "{offset_named} of {checked}");
 }
