@@ -146,6 +146,16 @@ struct Pending {
     members: Range<usize>,
 }
 
+/// The roots of one function with samples ([`Descent::sorted_roots`]): `roots[start..end]`
+/// of the children index, their total and the smallest of them with samples.
+struct RootRun {
+    total: Weight,
+    func: u32,
+    origin: u32,
+    start: u32,
+    end: u32,
+}
+
 /// A group of children with one function; its members are `pairs[range]`.
 struct Group {
     func: u32,
@@ -245,8 +255,10 @@ impl Descent<'_> {
         } else {
             // An unsymbolized system-wide profile has ~1M roots: for a few known leaves, their
             // roots are found by walking up from them instead.
-            let walked = self.leaf_roots();
-            let roots = walked.as_deref().unwrap_or(self.children.roots());
+            let Some(walked) = self.leaf_roots() else {
+                return self.sorted_roots();
+            };
+            let roots = walked.as_slice();
             self.pairs.reserve_exact(roots.len());
             for &s in roots {
                 let w = self.weights.total(s);
@@ -275,6 +287,118 @@ impl Descent<'_> {
         let (elided, count) = self.place_children(None, 0, 0, Place::Path(usize::MAX));
         self.out.elided_roots = elided;
         self.out.elided_root_count = count;
+    }
+
+    /// [`Descent::roots`] top-down over every root of the children index, which holds them by
+    /// function, then index: each function's run of roots summed where it lies, instead of a
+    /// pair and a group per root (an unsymbolized system-wide profile has ~500k roots, whose
+    /// pairs and groups took 47 MB at the first flame graph's peak). The same layout as
+    /// [`Descent::group`] and [`Descent::place_children`] give.
+    fn sorted_roots(&mut self) {
+        let (profile, weights, kind) = (self.profile, self.weights, self.opts.kind);
+        let roots = self.children.roots();
+        let funcs: Vec<u32> = roots
+            .iter()
+            .map(|&s| StackChildren::func(profile, s))
+            .collect();
+        let mut runs: Vec<RootRun> =
+            Vec::with_capacity(1 + funcs.windows(2).filter(|w| w.first() != w.get(1)).count());
+        let mut start = 0;
+        while let Some(&func) = funcs.get(start) {
+            let end = start
+                + funcs
+                    .get(start..)
+                    .map_or(0, |f| f.iter().take_while(|&&g| g == func).count());
+            let mut run = RootRun {
+                total: Weight::default(),
+                func,
+                origin: u32::MAX,
+                start: start as u32,
+                end: end as u32,
+            };
+            for &s in roots.get(start..end).unwrap_or(&[]) {
+                let w = weights.total(s);
+                if w.samples > 0 {
+                    run.total.add(w);
+                    run.origin = run.origin.min(s);
+                }
+            }
+            // (A function whose roots have no samples has no node, as in `group`.)
+            if run.origin != u32::MAX {
+                runs.push(run);
+            }
+            start = end.max(start + 1);
+        }
+        drop(funcs);
+        self.graph_width = runs
+            .iter()
+            .fold(0u64, |a, r| a.saturating_add(kind.of(r.total)));
+        self.out.width = self.graph_width;
+        for r in &runs {
+            self.out.total.add(r.total);
+        }
+        let place = Place::Path(usize::MAX);
+        let mut emit: Vec<(usize, Place)> = Vec::new();
+        let mut wide = vec![false; runs.len()];
+        let (mut elided, mut count) = (Weight::default(), 0u32);
+        for (ri, r) in runs.iter().enumerate() {
+            let child_place = self.child_place(place, r.func);
+            if self.is_wide(place, child_place, kind.of(r.total)) {
+                emit.push((ri, child_place));
+                if let Some(w) = wide.get_mut(ri) {
+                    *w = true;
+                }
+            } else {
+                elided.add(r.total);
+                count += 1;
+            }
+        }
+        self.out.elided_roots = elided;
+        self.out.elided_root_count = count;
+        let children = self.children;
+        let key = |r: &RootRun| (u64::from(children.name_rank(r.func)) << 32) | u64::from(r.origin);
+        let key_of = |ri: usize| runs.get(ri).map_or(u64::MAX, key);
+        emit.sort_unstable_by_key(|e| key_of(e.0));
+        let keys: Vec<u64> = emit.iter().map(|e| key_of(e.0)).collect();
+        let before = gaps(
+            &keys,
+            runs.iter()
+                .zip(&wide)
+                .filter(|(_, &w)| !w)
+                .map(|(r, _)| (key(r), kind.of(r.total))),
+        );
+        let mut placed: Vec<(usize, u64, Place)> = Vec::with_capacity(emit.len());
+        let mut cx = 0u64;
+        for (i, &(ri, child_place)) in emit.iter().enumerate() {
+            cx = cx.saturating_add(before.get(i).copied().unwrap_or(0));
+            placed.push((ri, cx, child_place));
+            cx = cx.saturating_add(runs.get(ri).map_or(0, |r| kind.of(r.total)));
+        }
+        // Right to left, as `place_children` queues them.
+        for &(ri, x, child_place) in placed.iter().rev() {
+            let Some(r) = runs.get(ri) else { continue };
+            let start = self.arena.len();
+            for &s in roots.get(r.start as usize..r.end as usize).unwrap_or(&[]) {
+                let weight = weights.total(s);
+                if weight.samples > 0 {
+                    self.arena.push(Member {
+                        stack: s,
+                        origin: s,
+                        weight,
+                    });
+                }
+            }
+            self.todo.push(Pending {
+                func: r.func,
+                parent: None,
+                depth: 0,
+                x,
+                total: r.total,
+                self_weight: Weight::default(),
+                place: child_place,
+                members: start..self.arena.len(),
+            });
+        }
     }
 
     /// The roots of the known leaves (see [`pruned_flame_of`]), each once, when there are few
@@ -584,6 +708,41 @@ impl Descent<'_> {
         }
     }
 
+    /// Where a child with function `func` of a node at `place` stands.
+    fn child_place(&self, place: Place, func: u32) -> Place {
+        let path = self.opts.root;
+        match place {
+            Place::Path(d) => {
+                let next = d.wrapping_add(1);
+                match path.get(next) {
+                    Some(f) if f.0 == func => {
+                        if next + 1 == path.len() {
+                            Place::Zoom
+                        } else {
+                            Place::Path(next)
+                        }
+                    }
+                    _ => Place::Outside,
+                }
+            }
+            Place::Zoom => Place::Zoom,
+            Place::Outside => Place::Outside,
+        }
+    }
+
+    /// Whether a child `width` wide at `child_place`, of a node at `place`, is emitted: on the
+    /// zoom path, or at least a `detail`-th of the graph's (or the zoom root's) width.
+    fn is_wide(&self, place: Place, child_place: Place, width: u64) -> bool {
+        let on_path = matches!(child_place, Place::Path(_))
+            || (child_place == Place::Zoom && place != Place::Zoom);
+        let against = match (child_place, self.zoom_width) {
+            (Place::Zoom, Some(z)) if place == Place::Zoom => z,
+            _ => self.graph_width,
+        };
+        width > 0
+            && (on_path || u128::from(width) * u128::from(self.opts.detail) >= u128::from(against))
+    }
+
     /// Lays out `groups` as the children of `parent` from `x`; queues those to emit (their
     /// members copied to the arena) and returns the weight and number of those left out.
     ///
@@ -599,39 +758,14 @@ impl Descent<'_> {
         place: Place,
     ) -> (Weight, u32) {
         let kind = self.opts.kind;
-        let path = self.opts.root;
-        let detail = u128::from(self.opts.detail);
         let mut elided = Weight::default();
         let mut count = 0u32;
         // (group index, place) of the children to emit.
         let mut emit: Vec<(usize, Place)> = Vec::new();
         self.wide.clear();
         for (gi, g) in self.groups.iter().enumerate() {
-            let width = kind.of(g.total);
-            let child_place = match place {
-                Place::Path(d) => {
-                    let next = d.wrapping_add(1);
-                    match path.get(next) {
-                        Some(f) if f.0 == g.func => {
-                            if next + 1 == path.len() {
-                                Place::Zoom
-                            } else {
-                                Place::Path(next)
-                            }
-                        }
-                        _ => Place::Outside,
-                    }
-                }
-                Place::Zoom => Place::Zoom,
-                Place::Outside => Place::Outside,
-            };
-            let on_path = matches!(child_place, Place::Path(_))
-                || (child_place == Place::Zoom && place != Place::Zoom);
-            let against = match (child_place, self.zoom_width) {
-                (Place::Zoom, Some(z)) if place == Place::Zoom => z,
-                _ => self.graph_width,
-            };
-            let wide = width > 0 && (on_path || u128::from(width) * detail >= u128::from(against));
+            let child_place = self.child_place(place, g.func);
+            let wide = self.is_wide(place, child_place, kind.of(g.total));
             self.wide.push(wide);
             if wide {
                 emit.push((gi, child_place));
@@ -653,18 +787,15 @@ impl Descent<'_> {
         };
         emit.sort_unstable_by_key(|e| key(e.0));
         let keys: Vec<u64> = emit.iter().map(|e| key(e.0)).collect();
-        // Widths of the left-out siblings before each emitted one (and after the last).
-        let mut before = vec![0u64; emit.len() + 1];
-        for (gi, g) in groups.iter().enumerate() {
-            if self.wide.get(gi).copied().unwrap_or(false) {
-                continue;
-            }
-            let k = key(gi);
-            let pos = keys.partition_point(|e| *e < k);
-            if let Some(b) = before.get_mut(pos) {
-                *b = b.saturating_add(kind.of(g.total));
-            }
-        }
+        let wide = &self.wide;
+        let before = gaps(
+            &keys,
+            groups
+                .iter()
+                .enumerate()
+                .filter(|(gi, _)| !wide.get(*gi).copied().unwrap_or(false))
+                .map(|(gi, g)| (key(gi), kind.of(g.total))),
+        );
         let mut placed: Vec<(usize, u64, Place)> = Vec::with_capacity(emit.len());
         let mut cx = x;
         for (i, &(gi, child_place)) in emit.iter().enumerate() {
@@ -702,6 +833,19 @@ impl Descent<'_> {
         }
         (elided, count)
     }
+}
+
+/// The widths of the left-out siblings `left_out` (sort key, width) that come before each of
+/// the emitted ones, whose sort keys are `keys` (ascending), and after the last.
+fn gaps(keys: &[u64], left_out: impl Iterator<Item = (u64, u64)>) -> Vec<u64> {
+    let mut before = vec![0u64; keys.len() + 1];
+    for (k, width) in left_out {
+        let pos = keys.partition_point(|e| *e < k);
+        if let Some(b) = before.get_mut(pos) {
+            *b = b.saturating_add(width);
+        }
+    }
+    before
 }
 
 impl PrunedFlame {
