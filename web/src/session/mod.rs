@@ -571,9 +571,17 @@ impl Session {
     /// [`Session::command_list`]) named after it: the roots of a tree grouped by command.
     pub fn profile_data(&self) -> ProfileData {
         let p = &self.profile;
-        // The same two arrays: copied whole, not string by string.
+        // The same two arrays: copied whole, not string by string, with room for the commands'
+        // names after them (the first pushed onto an exact copy of the texts would double it:
+        // the hand-over's peak, 68 MB for a 300 MB recording's 34 MB of names).
+        let commands = self.command_list();
         let (texts, ends) = p.strings.as_parts();
-        let strings = StringTable::from_parts(texts.as_bytes().to_vec(), ends.to_vec());
+        let mut bytes =
+            Vec::with_capacity(texts.len() + commands.iter().map(|c| c.name.len()).sum::<usize>());
+        bytes.extend_from_slice(texts.as_bytes());
+        let mut string_ends = Vec::with_capacity(ends.len() + commands.len());
+        string_ends.extend_from_slice(ends);
+        let strings = StringTable::from_parts(bytes, string_ends);
         let n = p.funcs.len();
         let mut func_name = Vec::with_capacity(n);
         let mut func_module = Vec::with_capacity(n);
@@ -587,7 +595,7 @@ impl Session {
             );
         }
         let mut strings = strings;
-        for c in self.command_list() {
+        for c in commands {
             func_name.push(strings.push(&c.name));
             func_module.push(crate::selectors::COMMAND_MODULE);
         }
