@@ -18,7 +18,7 @@ use crate::maps::{AddressSpace, Mapping};
 use crate::probe::{ProbeTable, Slot};
 use crate::profile::Profile;
 use crate::samples::Sample;
-use crate::stack_table::{Frame, Func};
+use crate::stack_table::{module_file_name, Frame, Func};
 use crate::symbols::resolver::{ModuleRef, SymbolResolver, Symbolized};
 use crate::unwind::{UnwindOutcome, UserRegs, UserUnwinder};
 
@@ -537,7 +537,7 @@ impl ProfileBuilder {
                 // Writing to a String cannot fail.
                 let _ = match (self.unknown_names, path) {
                     (UnknownNames::ModuleOffset, Some(p)) => {
-                        write!(name, "{}+0x{rel:x}", p.rsplit('/').next().unwrap_or(p))
+                        write!(name, "{}+0x{rel:x}", module_file_name(p))
                     }
                     (UnknownNames::ModuleOffset, None) => write!(name, "0x{rel:x}"),
                     (UnknownNames::Unknown, _) => write!(name, "[unknown]"),
@@ -661,7 +661,7 @@ impl ProfileBuilder {
             .modules
             .get(m)
             .map_or("", |e| self.profile.strings.get(e.path));
-        let file = path.rsplit('/').next().unwrap_or(path);
+        let file = module_file_name(path);
         let group = match self.file_group_of.get(file) {
             Some(&g) => g as usize,
             None => {

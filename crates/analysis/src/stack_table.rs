@@ -23,6 +23,13 @@ pub struct Module {
     pub build_id: Option<Vec<u8>>,
 }
 
+/// The last part of a module's path: what starts the `file+0xoffset` names of its addresses
+/// when it has no symbols (the profile builder's, the folded export's, and the name order
+/// that relies on their form).
+pub(crate) fn module_file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
 /// Interned modules.
 #[derive(Clone, Debug, Default)]
 pub struct ModuleTable {

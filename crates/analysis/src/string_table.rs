@@ -33,8 +33,9 @@ pub struct StringTable {
 }
 
 /// Whether `s` could be a text that [`StringTable::push_distinct`] is given: an offset name,
-/// `module+0xoffset` or `0xoffset`.
-fn may_be_offset_name(s: &str) -> bool {
+/// `module+0xoffset` or `0xoffset`. (The name order's blocks of offset names,
+/// `pruned_tree::name_rank`, rely on the same test.)
+pub(crate) fn may_be_offset_name(s: &str) -> bool {
     s.starts_with("0x") || s.contains("+0x")
 }
 

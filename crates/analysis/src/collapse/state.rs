@@ -8,6 +8,7 @@ use crate::builder::chain::for_each_frame;
 use crate::builder::CpuMode;
 use crate::ids::ModuleIndex;
 use crate::maps::{AddressSpace, Mapping};
+use crate::stack_table::module_file_name;
 use crate::symbols::resolver::is_kernel_module_path;
 
 use super::lines::Texts;
@@ -72,7 +73,7 @@ impl State {
         let base = if named {
             path.to_owned()
         } else {
-            path.rsplit('/').next().unwrap_or(path).to_owned()
+            module_file_name(path).to_owned()
         };
         self.modules.push(Module { base, named });
         self.module_ids.insert(path.to_owned(), m);

@@ -14,6 +14,8 @@ use std::collections::HashMap;
 use crate::ids::{FuncIndex, ModuleIndex, StringIndex};
 use crate::msd::msd_sort;
 use crate::profile::Profile;
+use crate::stack_table::module_file_name;
+use crate::string_table::may_be_offset_name;
 
 /// Per function of `profile`, the rank of its name among the functions' names in byte order:
 /// equal names have equal ranks, and the empty name (also that of a missing function) is 0.
@@ -142,12 +144,6 @@ fn offset_form(text: &[u8], start: &[u8]) -> Option<(u64, u8)> {
     digits_key(text.strip_prefix(start)?)
 }
 
-/// Whether `text` could be taken for an offset name's start by the block rule of
-/// [`offset_form`].
-fn looks_offset(text: &str) -> bool {
-    text.starts_with("0x") || text.contains("+0x")
-}
-
 /// [`string_order`], with the offset names sorted by group and digits (see the module's
 /// documentation); `None` when the names do not meet [`offset_form`]'s conditions or there are
 /// few offset names.
@@ -163,8 +159,8 @@ fn offset_order(profile: &Profile) -> Option<Vec<u32>> {
             continue;
         };
         let path = strings.get(module.path);
-        let file = path.rsplit('/').next().unwrap_or(path);
-        if looks_offset(file) {
+        let file = module_file_name(path);
+        if may_be_offset_name(file) {
             return None;
         }
         let next = starts.len();
@@ -178,7 +174,7 @@ fn offset_order(profile: &Profile) -> Option<Vec<u32>> {
     // count, group), 16 bytes; any other as its string.
     let group_count = u16::try_from(starts.len()).ok()?;
     let mut seen = vec![false; strings.len()];
-    let mut members: Vec<Member> = Vec::with_capacity(profile.funcs.len());
+    let mut members: Vec<OffsetName> = Vec::with_capacity(profile.funcs.len());
     let mut others: Vec<u32> = Vec::new();
     for f in 0..profile.funcs.len() {
         let Some(func) = profile.funcs.get(FuncIndex(f as u32)) else {
@@ -200,7 +196,7 @@ fn offset_order(profile: &Profile) -> Option<Vec<u32>> {
             .and_then(|start| offset_form(text.as_bytes(), start.as_bytes()));
         match key {
             Some((digits, len)) => members.push((digits, func.name.0, len, group as u16)),
-            None if looks_offset(text) => return None,
+            None if may_be_offset_name(text) => return None,
             None => others.push(func.name.0),
         }
     }
@@ -251,7 +247,7 @@ fn offset_order(profile: &Profile) -> Option<Vec<u32>> {
 }
 
 /// An offset name: (digits key, string, digit count, group).
-type Member = (u64, u32, u8, u16);
+type OffsetName = (u64, u32, u8, u16);
 
 /// Places `src`'s items in `dst` (as long) by `bucket` (below `buckets`), in `src`'s order
 /// within each bucket; returns each bucket's start in `dst`, and `dst`'s length last.
@@ -289,7 +285,7 @@ fn scatter<T: Copy>(
 /// group's start, and the length last. Counting sorts: by group, then each group's items by
 /// count and by each byte of the digits key, least significant first (a byte all items share,
 /// such as the top bytes of kernel addresses, is skipped).
-fn sort_members(members: &mut [Member], groups: usize) -> Vec<usize> {
+fn sort_members(members: &mut [OffsetName], groups: usize) -> Vec<usize> {
     let mut by_group = vec![(0, 0, 0, 0); members.len()];
     let bounds = scatter(members, &mut by_group, groups, |m| usize::from(m.3));
     for g in 0..groups {
@@ -305,10 +301,10 @@ fn sort_members(members: &mut [Member], groups: usize) -> Vec<usize> {
 }
 
 /// Sorts `items` by (digits key, count) into `out` (as long; `items` is scratch after).
-fn radix_sort(items: &mut [Member], out: &mut [Member]) {
+fn radix_sort(items: &mut [OffsetName], out: &mut [OffsetName]) {
     // The passes: the count, then the key's bytes from the least significant; each pass's
     // histogram from one read.
-    let byte = |m: &Member, pass: usize| -> usize {
+    let byte = |m: &OffsetName, pass: usize| -> usize {
         match pass {
             0 => usize::from(m.2),
             p => ((m.0 >> (8 * (p - 1))) & 0xff) as usize,
@@ -334,7 +330,7 @@ fn radix_sort(items: &mut [Member], out: &mut [Member]) {
             *a = sum;
             sum += n;
         }
-        let (src, dst): (&[Member], &mut [Member]) =
+        let (src, dst): (&[OffsetName], &mut [OffsetName]) =
             if in_out { (out, items) } else { (items, out) };
         for m in src {
             if let Some(c) = at.get_mut(byte(m, pass)) {
