@@ -257,19 +257,30 @@ fn scatter<T: Copy>(
     buckets: usize,
     bucket: impl Fn(&T) -> usize,
 ) -> Vec<usize> {
-    let mut at = vec![0usize; buckets + 1];
+    let mut counts = vec![0usize; buckets];
     for x in src {
-        if let Some(c) = at.get_mut(bucket(x) + 1) {
+        if let Some(c) = counts.get_mut(bucket(x)) {
             *c += 1;
         }
     }
-    for b in 1..at.len() {
-        let prev = at.get(b - 1).copied().unwrap_or(0);
-        if let Some(c) = at.get_mut(b) {
-            *c += prev;
-        }
+    scatter_counted(src, dst, &counts, bucket)
+}
+
+/// [`scatter`] given how many items each bucket has.
+fn scatter_counted<T: Copy>(
+    src: &[T],
+    dst: &mut [T],
+    counts: &[usize],
+    bucket: impl Fn(&T) -> usize,
+) -> Vec<usize> {
+    let mut bounds = Vec::with_capacity(counts.len() + 1);
+    let mut sum = 0;
+    for &n in counts {
+        bounds.push(sum);
+        sum += n;
     }
-    let bounds = at.clone();
+    bounds.push(sum);
+    let mut at = bounds.clone();
     for x in src {
         if let Some(c) = at.get_mut(bucket(x)) {
             if let Some(slot) = dst.get_mut(*c) {
@@ -324,22 +335,9 @@ fn radix_sort(items: &mut [OffsetName], out: &mut [OffsetName]) {
         if c.contains(&items.len()) {
             continue;
         }
-        let mut at = [0usize; 256];
-        let mut sum = 0;
-        for (a, &n) in at.iter_mut().zip(c) {
-            *a = sum;
-            sum += n;
-        }
         let (src, dst): (&[OffsetName], &mut [OffsetName]) =
             if in_out { (out, items) } else { (items, out) };
-        for m in src {
-            if let Some(c) = at.get_mut(byte(m, pass)) {
-                if let Some(slot) = dst.get_mut(*c) {
-                    *slot = *m;
-                }
-                *c += 1;
-            }
-        }
+        scatter_counted(src, dst, c, |m| byte(m, pass));
         in_out = !in_out;
     }
     if !in_out {
