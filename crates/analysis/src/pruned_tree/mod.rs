@@ -358,22 +358,16 @@ impl Descent<'_> {
         let children = self.children;
         let key = |r: &RootRun| (u64::from(children.name_rank(r.func)) << 32) | u64::from(r.origin);
         let key_of = |ri: usize| runs.get(ri).map_or(u64::MAX, key);
-        emit.sort_unstable_by_key(|e| key_of(e.0));
-        let keys: Vec<u64> = emit.iter().map(|e| key_of(e.0)).collect();
-        let before = gaps(
-            &keys,
+        let placed = lay_out(
+            emit,
+            0,
+            key_of,
+            |ri| runs.get(ri).map_or(0, |r| kind.of(r.total)),
             runs.iter()
                 .zip(&wide)
                 .filter(|(_, &w)| !w)
                 .map(|(r, _)| (key(r), kind.of(r.total))),
         );
-        let mut placed: Vec<(usize, u64, Place)> = Vec::with_capacity(emit.len());
-        let mut cx = 0u64;
-        for (i, &(ri, child_place)) in emit.iter().enumerate() {
-            cx = cx.saturating_add(before.get(i).copied().unwrap_or(0));
-            placed.push((ri, cx, child_place));
-            cx = cx.saturating_add(runs.get(ri).map_or(0, |r| kind.of(r.total)));
-        }
         // Right to left, as `place_children` queues them.
         for &(ri, x, child_place) in placed.iter().rev() {
             let Some(r) = runs.get(ri) else { continue };
@@ -785,24 +779,18 @@ impl Descent<'_> {
                 (u64::from(children.name_rank(g.func)) << 32) | u64::from(g.origin)
             })
         };
-        emit.sort_unstable_by_key(|e| key(e.0));
-        let keys: Vec<u64> = emit.iter().map(|e| key(e.0)).collect();
         let wide = &self.wide;
-        let before = gaps(
-            &keys,
+        let placed = lay_out(
+            emit,
+            x,
+            key,
+            |gi| groups.get(gi).map_or(0, |g| kind.of(g.total)),
             groups
                 .iter()
                 .enumerate()
                 .filter(|(gi, _)| !wide.get(*gi).copied().unwrap_or(false))
                 .map(|(gi, g)| (key(gi), kind.of(g.total))),
         );
-        let mut placed: Vec<(usize, u64, Place)> = Vec::with_capacity(emit.len());
-        let mut cx = x;
-        for (i, &(gi, child_place)) in emit.iter().enumerate() {
-            cx = cx.saturating_add(before.get(i).copied().unwrap_or(0));
-            placed.push((gi, cx, child_place));
-            cx = cx.saturating_add(groups.get(gi).map_or(0, |g| kind.of(g.total)));
-        }
         if parent.is_none() && self.opts.inverted {
             self.fill_inverted_roots(&placed);
         }
@@ -835,17 +823,35 @@ impl Descent<'_> {
     }
 }
 
-/// The widths of the left-out siblings `left_out` (sort key, width) that come before each of
-/// the emitted ones, whose sort keys are `keys` (ascending), and after the last.
-fn gaps(keys: &[u64], left_out: impl Iterator<Item = (u64, u64)>) -> Vec<u64> {
+/// The emitted children `emit` (index, place) laid out from `x`: ordered by `key` (name rank,
+/// then creation order), each after the widths of the emitted ones before it and of the
+/// left-out siblings `left_out` (key, width) that sort before it. Returns (index, left edge,
+/// place) in that order.
+fn lay_out(
+    mut emit: Vec<(usize, Place)>,
+    x: u64,
+    key: impl Fn(usize) -> u64,
+    width: impl Fn(usize) -> u64,
+    left_out: impl Iterator<Item = (u64, u64)>,
+) -> Vec<(usize, u64, Place)> {
+    emit.sort_unstable_by_key(|e| key(e.0));
+    let keys: Vec<u64> = emit.iter().map(|e| key(e.0)).collect();
+    // Widths of the left-out siblings before each emitted one (and after the last).
     let mut before = vec![0u64; keys.len() + 1];
-    for (k, width) in left_out {
+    for (k, w) in left_out {
         let pos = keys.partition_point(|e| *e < k);
         if let Some(b) = before.get_mut(pos) {
-            *b = b.saturating_add(width);
+            *b = b.saturating_add(w);
         }
     }
-    before
+    let mut placed = Vec::with_capacity(emit.len());
+    let mut cx = x;
+    for (i, &(index, place)) in emit.iter().enumerate() {
+        cx = cx.saturating_add(before.get(i).copied().unwrap_or(0));
+        placed.push((index, cx, place));
+        cx = cx.saturating_add(width(index));
+    }
+    placed
 }
 
 impl PrunedFlame {
