@@ -125,6 +125,16 @@ impl<T> Chunked<T> {
         self.len == 0
     }
 
+    /// Sets every item to `value`, keeping the blocks.
+    pub fn fill(&mut self, value: T)
+    where
+        T: Clone,
+    {
+        for block in &mut self.chunks {
+            block.fill(value.clone());
+        }
+    }
+
     /// The items in order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &T> + '_ {
         self.chunks.iter().flatten()

@@ -925,6 +925,13 @@ mod tests {
         };
         for name in ["example.data", "threads.data"] {
             let mut s = open(name);
+            // The same trees whether the filter's weights are kept (the busiest command's are
+            // then those of all less the other commands') or not.
+            tree(&mut s, false, false, vec![0]);
+            let cold = [false, true].map(|inverted| tree(&mut s, inverted, true, vec![]));
+            tree(&mut s, false, false, vec![]);
+            let warm = [false, true].map(|inverted| tree(&mut s, inverted, true, vec![]));
+            assert_eq!(cold, warm, "{name}");
             let o = s.overview();
             let commands = crate::selectors::commands(&o);
             let funcs = s.profile.funcs.len() as u32;

@@ -116,14 +116,28 @@ impl TreeCache {
     /// The children index alone (what a tree grouped by command needs: its weights are per
     /// command), made unless kept for this generation.
     pub fn children(&mut self, profile: &Profile, generation: u32) -> &StackChildren {
+        self.children_and_weights(profile, generation, None).0
+    }
+
+    /// [`TreeCache::children`], and the weights of `filter` when they are kept.
+    fn children_and_weights(
+        &mut self,
+        profile: &Profile,
+        generation: u32,
+        filter: Option<&Filter>,
+    ) -> (&StackChildren, Option<&StackWeights>) {
         if self.generation != generation {
             *self = TreeCache {
                 generation,
                 ..TreeCache::default()
             };
         }
-        self.children
-            .get_or_insert_with(|| StackChildren::new(profile))
+        let weights =
+            (filter.is_some() && self.weights.0.as_ref() == filter).then_some(&self.weights.1);
+        let children = self
+            .children
+            .get_or_insert_with(|| StackChildren::new(profile));
+        (children, weights)
     }
 
     /// The filter whose weights are kept.
@@ -335,7 +349,9 @@ fn command_flame(
         let k = *command_of_thread.get(t.index())?;
         (k != NONE).then_some(k as usize)
     };
+    let mut passed = 0usize;
     for i in range.clone().filter(|&i| passes(i)) {
+        passed += 1;
         let period = table.period(i).unwrap_or(0);
         match (command_at(i), table.stack(i).flatten()) {
             (Some(k), Some(_)) => {
@@ -360,7 +376,7 @@ fn command_flame(
     }
     let mut order = vec![0u32; next];
     let mut fill: Vec<usize> = parts.iter().map(|p| p.start).collect();
-    for i in range.filter(|&i| passes(i)) {
+    for i in range.clone().filter(|&i| passes(i)) {
         if table.stack(i).flatten().is_none() {
             continue;
         }
@@ -392,10 +408,12 @@ fn command_flame(
         .split_first()
         .and_then(|(&f, rest)| Some((f.checked_sub(roots.first_func)? as usize, rest)))
         .filter(|&(k, _)| k < n);
-    let children = cache.children(profile, generation);
+    let (children, kept) = cache.children_and_weights(profile, generation, Some(params.filter));
     let mut out = PrunedFlame::default();
     let mut x = 0u64;
     let (mut elided, mut elided_count) = (Weight::default(), 0u32);
+    // One set of weights over all stacks, refilled per command: most commands have few samples.
+    let mut w = StackWeights::default();
     for part in &parts {
         let width = kind.of(part.weight);
         let at = x;
@@ -417,7 +435,25 @@ fn command_flame(
                 .clamp(1, u64::MAX as u128) as u64,
         };
         let picked = order.get(part.start..part.end).unwrap_or(&[]);
-        let w = StackWeights::of_indices(profile, table, picked);
+        match kept {
+            // Most of the samples (the busiest command's, often): the weights of them all
+            // less the rest's (the samples that passed with another command or none).
+            Some(all) if picked.len() > passed / 2 => {
+                // (The old weights are freed first.)
+                drop(std::mem::take(&mut w));
+                w = StackWeights::without(
+                    all,
+                    profile,
+                    table,
+                    range.clone().filter(|&i| {
+                        passes(i)
+                            && !(command_at(i) == Some(part.command)
+                                && table.stack(i).flatten().is_some())
+                    }),
+                );
+            }
+            _ => w.refill_indices(profile, table, picked),
+        }
         let root: Vec<FuncIndex> = zoom.unwrap_or(&[]).iter().map(|&f| FuncIndex(f)).collect();
         // The stacks its samples end in, when they are few: the inverted tree's roots are
         // found among them (sorted by function; for many, a count per function over the
@@ -442,7 +478,6 @@ fn command_flame(
             },
             leaves.as_deref(),
         );
-        drop(w);
         let own = out.nodes.len() as u32;
         out.nodes.push(PrunedNode {
             func: FuncIndex(roots.first_func + part.command as u32),
