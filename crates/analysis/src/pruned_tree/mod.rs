@@ -251,7 +251,10 @@ impl Descent<'_> {
     fn roots(&mut self) {
         self.pairs.clear();
         if self.opts.inverted {
-            self.inverted_root_groups();
+            let Some(leaves) = self.leaves else {
+                return self.inverted_roots_summed();
+            };
+            self.inverted_root_groups_of(leaves);
         } else {
             // An unsymbolized system-wide profile has ~1M roots: for a few known leaves, their
             // roots are found by walking up from them instead.
@@ -505,18 +508,24 @@ impl Descent<'_> {
         }
     }
 
-    /// The inverted tree's roots: one group per leaf function, its weight the self weight of
-    /// the stacks that end in it, in function index order (as [`Descent::group`] makes them),
-    /// summed per function without a pair per stack (2M+ stacks of 32 bytes, sorted, for a big
-    /// profile); the members of the groups that are drawn come after, from
-    /// [`Descent::fill_inverted_roots`].
-    fn inverted_root_groups(&mut self) {
-        if let Some(leaves) = self.leaves {
-            return self.inverted_root_groups_of(leaves);
-        }
+    /// [`Descent::roots`] of the inverted tree over every stack with a self weight: one slot
+    /// per leaf function, its weight the self weight of the stacks that end in it, summed
+    /// without a pair per stack (2M+ stacks of 32 bytes, sorted, for a big profile); only the
+    /// functions drawn get a group (an unsymbolized profile has a leaf function per address:
+    /// 1.4M groups of 56 bytes were its inverted tree's peak). The members of the groups drawn
+    /// come after, from [`Descent::fill_inverted_roots`]. The same layout as
+    /// [`Descent::group`] and [`Descent::place_children`] give.
+    fn inverted_roots_summed(&mut self) {
         let nf = self.profile.funcs.len();
-        // Per function (the last slot: stacks without one), its weight and smallest stack.
-        let mut acc: Vec<(Weight, u32)> = vec![(Weight::default(), u32::MAX); nf + 1];
+        // Per function (the last slot: stacks without one), its sample count, smallest stack
+        // and, unless every sample has the same, its period: 8 or 16 bytes a function.
+        let uniform = self.weights.uniform_period();
+        let mut counts: Vec<u32> = vec![0; nf + 1];
+        let mut origins: Vec<u32> = vec![u32::MAX; nf + 1];
+        let mut periods: Vec<u64> = match uniform {
+            Some(_) => Vec::new(),
+            None => vec![0; nf + 1],
+        };
         // Which stacks have a self weight, for the second pass (among those the weights say
         // may have one).
         let n = self.profile.stacks.len();
@@ -528,29 +537,86 @@ impl Descent<'_> {
             }
             leaves.insert(s as usize);
             let f = (StackChildren::func(self.profile, s) as usize).min(nf);
-            if let Some(a) = acc.get_mut(f) {
-                a.0.add(w);
-                a.1 = a.1.min(s);
+            if let (Some(c), Some(o)) = (counts.get_mut(f), origins.get_mut(f)) {
+                *c = c.saturating_add(u32::try_from(w.samples).unwrap_or(u32::MAX));
+                *o = (*o).min(s);
+            }
+            if let Some(p) = periods.get_mut(f) {
+                *p = p.saturating_add(w.period);
             }
         }
         self.self_weighted = leaves;
+        let kind = self.opts.kind;
+        let func_of = |f: usize| if f == nf { u32::MAX } else { f as u32 };
+        let with_samples = || {
+            counts
+                .iter()
+                .zip(&origins)
+                .enumerate()
+                .filter(|(_, (&c, _))| c > 0)
+                .map(|(f, (&c, &origin))| {
+                    let samples = u64::from(c);
+                    let period = match uniform {
+                        Some(u) => u.saturating_mul(samples),
+                        None => periods.get(f).copied().unwrap_or(0),
+                    };
+                    (func_of(f), Weight { samples, period }, origin)
+                })
+        };
+        self.graph_width = with_samples().fold(0u64, |a, (_, t, _)| a.saturating_add(kind.of(t)));
+        self.out.width = self.graph_width;
+        for (_, t, _) in with_samples() {
+            self.out.total.add(t);
+        }
+        let place = Place::Path(usize::MAX);
+        let wide = |d: &Descent<'_>, func: u32, total: Weight| {
+            let child_place = d.child_place(place, func);
+            d.is_wide(place, child_place, kind.of(total))
+                .then_some(child_place)
+        };
         self.groups.clear();
-        self.groups
-            .reserve_exact(acc.iter().filter(|a| a.0.samples > 0).count());
-        for (f, &(total, origin)) in acc.iter().enumerate() {
-            if total.samples > 0 {
-                self.groups.push(Group {
-                    func: if f == nf { u32::MAX } else { f as u32 },
-                    origin,
-                    total,
-                    self_weight: total,
-                    range: 0..0,
-                });
+        let mut emit: Vec<(usize, Place)> = Vec::new();
+        let (mut elided, mut count) = (Weight::default(), 0u32);
+        for (func, total, origin) in with_samples() {
+            match wide(self, func, total) {
+                Some(child_place) => {
+                    emit.push((self.groups.len(), child_place));
+                    self.groups.push(Group {
+                        func,
+                        origin,
+                        total,
+                        self_weight: total,
+                        range: 0..0,
+                    });
+                }
+                None => {
+                    elided.add(total);
+                    count += 1;
+                }
             }
         }
+        self.out.elided_roots = elided;
+        self.out.elided_root_count = count;
+        let children = self.children;
+        let key = |func: u32, origin: u32| {
+            (u64::from(children.name_rank(func)) << 32) | u64::from(origin)
+        };
+        let groups = &self.groups;
+        let placed = lay_out(
+            emit,
+            0,
+            |gi| groups.get(gi).map_or(u64::MAX, |g| key(g.func, g.origin)),
+            |gi| groups.get(gi).map_or(0, |g| kind.of(g.total)),
+            with_samples()
+                .filter(|&(func, total, _)| wide(self, func, total).is_none())
+                .map(|(func, total, origin)| (key(func, origin), kind.of(total))),
+        );
+        drop((counts, origins, periods));
+        self.fill_inverted_roots(&placed);
+        self.queue(&placed, None, 0);
     }
 
-    /// [`Descent::inverted_root_groups`] from the stacks `leaves` (ascending): each one with a
+    /// The inverted tree's root groups from the stacks `leaves` (ascending): each one with a
     /// self weight is paired with its function, and the pairs, sorted by (function, stack), are
     /// summed into the groups. The pairs stay in `pairs`, where
     /// [`Descent::fill_inverted_roots`] would put them.
@@ -791,9 +857,13 @@ impl Descent<'_> {
                 .filter(|(gi, _)| !wide.get(*gi).copied().unwrap_or(false))
                 .map(|(gi, g)| (key(gi), kind.of(g.total))),
         );
-        if parent.is_none() && self.opts.inverted {
-            self.fill_inverted_roots(&placed);
-        }
+        self.queue(&placed, parent, depth);
+        (elided, count)
+    }
+
+    /// Queues the groups `placed` (group index, left edge, place) as children of `parent`,
+    /// their members copied to the arena.
+    fn queue(&mut self, placed: &[(usize, u64, Place)], parent: Option<u32>, depth: u32) {
         // Queue right to left so the leftmost comes out first; the arena grows the same way so a
         // popped node's members are on top.
         for &(gi, gx, child_place) in placed.iter().rev() {
@@ -819,7 +889,6 @@ impl Descent<'_> {
                 members: start..self.arena.len(),
             });
         }
-        (elided, count)
     }
 }
 

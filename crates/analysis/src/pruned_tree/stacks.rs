@@ -594,6 +594,12 @@ impl StackWeights {
         w
     }
 
+    /// The period every sample that passed has, when they all have the same (a total period
+    /// is then the count times it).
+    pub fn uniform_period(&self) -> Option<u64> {
+        self.uniform
+    }
+
     /// Weight of all the samples with frames.
     pub fn sum(&self, children: &StackChildren) -> Weight {
         let mut w = Weight::default();
