@@ -189,17 +189,39 @@ impl Timeline {
         // for the rare bigger ones.
         let mut cpu_seen: Vec<bool> = Vec::new();
         let mut cpu_other: BTreeSet<u32> = BTreeSet::new();
+        // In the same pass, how many samples of each attr each thread and CPU has (the sizes
+        // of their lanes' lists, once the lanes are known).
+        let attr_of = |i: usize| {
+            samples
+                .event(i)
+                .map_or(0, |ev| (event_map.attr(ev) as usize).min(events - 1))
+        };
+        let mut key_counts = vec![0usize; raw.len() * events];
+        let mut cpu_counts: Vec<usize> = Vec::new();
+        let mut other_counts: HashMap<u32, Vec<usize>> = HashMap::new();
         for (i, cpu) in samples.cpus().enumerate() {
+            let e = attr_of(i);
             let c = cpu as usize;
             if c < DENSE_CPUS {
                 if cpu_seen.len() <= c {
                     cpu_seen.resize(c + 1, false);
+                    cpu_counts.resize((c + 1) * events, 0);
                 }
                 if let Some(seen) = cpu_seen.get_mut(c) {
                     *seen = true;
                 }
+                if let Some(n) = cpu_counts.get_mut(c * events + e) {
+                    *n += 1;
+                }
             } else if cpu != u32::MAX {
                 cpu_other.insert(cpu);
+                if let Some(n) = other_counts
+                    .entry(cpu)
+                    .or_insert_with(|| vec![0; events])
+                    .get_mut(e)
+                {
+                    *n += 1;
+                }
             }
             let Some(&k) = samples
                 .thread
@@ -213,6 +235,9 @@ impl Timeline {
                 info.samples += 1;
                 info.first = info.first.min(t);
                 info.last = info.last.max(t);
+            }
+            if let Some(n) = key_counts.get_mut(k * events + e) {
+                *n += 1;
             }
         }
         // Processes busiest first, their threads busiest first; threads without samples last.
@@ -284,9 +309,23 @@ impl Timeline {
             .collect();
         let cpu_lane = CpuLanes::new(&cpu_numbers, threads.len());
         let lanes = threads.len() + cpu_numbers.len();
-        let mut cpus: Vec<CpuInfo> = cpu_numbers
+        // Per CPU lane, its samples of each attr.
+        let cpu_sizes: Vec<&[usize]> = cpu_numbers
             .iter()
-            .map(|&cpu| CpuInfo { cpu, samples: 0 })
+            .map(|&cpu| match (cpu as usize) < DENSE_CPUS {
+                true => cpu_counts
+                    .get(cpu as usize * events..(cpu as usize + 1) * events)
+                    .unwrap_or(&[]),
+                false => other_counts.get(&cpu).map_or(&[][..], Vec::as_slice),
+            })
+            .collect();
+        let cpus: Vec<CpuInfo> = cpu_numbers
+            .iter()
+            .zip(&cpu_sizes)
+            .map(|(&cpu, sizes)| CpuInfo {
+                cpu,
+                samples: sizes.iter().sum::<usize>() as u64,
+            })
             .collect();
         // The lanes of each sample: (thread lane, CPU lane) and its attr.
         let lanes_of = |i: usize| -> Option<(Option<usize>, Option<usize>, usize)> {
@@ -300,20 +339,21 @@ impl Timeline {
         };
         // Counted first, so that every list is allocated once at its size.
         let mut sizes = vec![vec![0usize; events]; lanes];
-        for i in 0..samples.len() {
-            let Some((thread_lane, cpu_lane, e)) = lanes_of(i) else {
-                continue;
-            };
-            for l in [thread_lane, cpu_lane].into_iter().flatten() {
-                if let Some(n) = sizes.get_mut(l).and_then(|lane| lane.get_mut(e)) {
-                    *n += 1;
+        for (k, &lane) in lane_of_key.iter().enumerate() {
+            if let (Some(slot), Some(counts)) = (
+                sizes.get_mut(lane as usize),
+                key_counts.get(k * events..(k + 1) * events),
+            ) {
+                if slot.len() == counts.len() {
+                    slot.copy_from_slice(counts);
                 }
             }
-            if let Some(c) = cpu_lane
-                .and_then(|l| l.checked_sub(threads.len()))
-                .and_then(|k| cpus.get_mut(k))
-            {
-                c.samples += 1;
+        }
+        for (&cpu, counts) in cpu_numbers.iter().zip(&cpu_sizes) {
+            if let Some(slot) = cpu_lane.get(cpu).and_then(|l| sizes.get_mut(l)) {
+                if slot.len() == counts.len() {
+                    slot.copy_from_slice(counts);
+                }
             }
         }
         let mut lists: Vec<Vec<Vec<u32>>> = sizes
@@ -623,6 +663,58 @@ mod tests {
         assert_eq!(t.threads[0].first, 100);
         assert_eq!(t.idle_threads, 1, "idle 30/30 has no lane");
         assert_eq!(t.threads[0].last, 199);
+    }
+
+    #[test]
+    fn lanes_count_each_attr_and_cpus_past_the_dense_table() {
+        let mut b = ProfileBuilder::new(None);
+        b.add_event("cycles").unwrap();
+        b.add_event("instructions").unwrap();
+        b.comm(10, 10, "main").unwrap();
+        // (tid, time, cpu, event): CPUs 3, 70 000 (past the dense table) and unknown.
+        let samples = [
+            (10, 100, 3, 0),
+            (10, 110, 70_000, 1),
+            (10, 120, 3, 1),
+            (11, 130, 70_000, 1),
+            (11, 140, u32::MAX, 0),
+            (10, 150, 3, 1),
+        ];
+        for &(tid, time, cpu, event) in &samples {
+            b.sample(&SampleInput {
+                pid: 10,
+                tid,
+                time,
+                cpu,
+                event: EventIndex(event),
+                period: 1,
+                ip: 0x10,
+                ip_mode: CpuMode::User,
+                callchain: &[],
+            })
+            .unwrap();
+        }
+        let map = EventMap {
+            to_profile: vec![Some(EventIndex(0)), Some(EventIndex(1))],
+            to_attr: vec![0, 1],
+        };
+        let t = Timeline::new(&b.finish(), &map);
+        let cpus: Vec<(u32, u64)> = t.cpus.iter().map(|c| (c.cpu, c.samples)).collect();
+        assert_eq!(cpus, vec![(3, 3), (70_000, 2)]);
+        let threads: Vec<(u32, u64)> = t.threads.iter().map(|t| (t.tid, t.samples)).collect();
+        assert_eq!(threads, vec![(10, 4), (11, 2)]);
+        // Per lane (threads, then CPUs), per attr, the samples' indices.
+        assert_eq!(
+            t.samples,
+            vec![
+                vec![vec![0], vec![1, 2, 5]],
+                vec![vec![4], vec![3]],
+                vec![vec![0], vec![2, 5]],
+                vec![vec![], vec![1, 3]],
+            ]
+        );
+        // Each list was made at its size.
+        assert!(t.samples.iter().flatten().all(|v| v.capacity() == v.len()));
     }
 
     #[test]
