@@ -312,11 +312,13 @@ impl Timeline {
         // Per CPU lane, its samples of each attr.
         let cpu_sizes: Vec<&[usize]> = cpu_numbers
             .iter()
-            .map(|&cpu| match (cpu as usize) < DENSE_CPUS {
-                true => cpu_counts
-                    .get(cpu as usize * events..(cpu as usize + 1) * events)
-                    .unwrap_or(&[]),
-                false => other_counts.get(&cpu).map_or(&[][..], Vec::as_slice),
+            .map(|&cpu| {
+                let c = cpu as usize;
+                if c < DENSE_CPUS {
+                    cpu_counts.get(c * events..(c + 1) * events).unwrap_or(&[])
+                } else {
+                    other_counts.get(&cpu).map_or(&[][..], Vec::as_slice)
+                }
             })
             .collect();
         let cpus: Vec<CpuInfo> = cpu_numbers
