@@ -98,9 +98,6 @@ pub struct Session {
     tree_cache: tree::TreeCache,
     /// The samples of the function the timeline highlights (per generation).
     func_marks: Option<activity::FuncMarks>,
-    /// The unnamed leaves' samples counted so far (see [`overview::LeafShares`]); reset when
-    /// the profile is replaced.
-    leaf_shares: overview::LeafShares,
 }
 
 /// The one pass over the records when a file is opened: each record goes to the records index,
@@ -174,8 +171,6 @@ pub struct Opening {
     slice: usize,
     t0: f64,
     timings: Timings,
-    /// Counted after each slice, while the new samples' stacks are in the caches.
-    leaf_shares: overview::LeafShares,
 }
 
 impl Opening {
@@ -202,7 +197,6 @@ impl Opening {
         if let Ok(stream) = &mut self.stream {
             stream.push(size, fill, &mut self.pass);
         }
-        self.leaf_shares.advance(self.pass.loader.profile());
     }
 
     /// The slice at `at` read through the file's own source.
@@ -211,7 +205,6 @@ impl Opening {
         if let Ok(stream) = &mut self.stream {
             stream.push(size, |out| source.read_into(at, out), &mut self.pass);
         }
-        self.leaf_shares.advance(self.pass.loader.profile());
     }
 
     /// How far the pass is.
@@ -275,7 +268,6 @@ impl Opening {
             slice,
             t0,
             mut timings,
-            leaf_shares,
         } = self;
         let result = stream.map(|s| s.finish(&mut pass));
         let OpenPass {
@@ -322,15 +314,10 @@ impl Opening {
             records_cache: None,
             tree_cache: tree::TreeCache::default(),
             func_marks: None,
-            leaf_shares: overview::LeafShares::default(),
         };
         let switches = built.and_then(|built| s.set_profile(built));
         if s.symbol_files.is_empty() {
             s.generation = 1;
-            // The pass's profile, grown by the samples still queued at its end.
-            if s.profile_error.is_none() {
-                s.leaf_shares = leaf_shares;
-            }
             s.finish_profile(switches.as_ref());
         } else {
             // ELF files are also registered under the paths the recording maps: known now.
@@ -393,7 +380,6 @@ impl Session {
             slice,
             t0,
             timings,
-            leaf_shares: overview::LeafShares::default(),
         }
     }
 
@@ -421,7 +407,6 @@ impl Session {
         match built {
             Ok(l) => {
                 self.profile = l.profile;
-                self.leaf_shares = overview::LeafShares::default();
                 self.diagnostics = l.diagnostics;
                 self.profile_error = None;
                 l.timeline
@@ -436,8 +421,6 @@ impl Session {
     /// The event map and the timeline lanes of the profile, with the on/off-CPU activity of
     /// `switches`.
     fn finish_profile(&mut self, switches: Option<&perfscope_analysis::timeline::Timeline>) {
-        self.leaf_shares.advance(&self.profile);
-        self.leaf_shares.shrink();
         self.off_cpu = switches
             .and_then(|t| off_cpu_table(&self.profile, t).ok())
             .unwrap_or_default();
@@ -511,12 +494,6 @@ impl Session {
             &self.timeline,
             &self.symbol_files,
             &self.diagnostics,
-            {
-                // (Counted already, but for a profile made otherwise or replaced since.)
-                let mut shares = self.leaf_shares.clone();
-                shares.advance(&self.profile);
-                shares.shares()
-            },
         );
         o.generation = self.generation;
         // Header warnings are in the summary already; the banner is about records.

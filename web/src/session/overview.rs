@@ -133,119 +133,42 @@ fn unnamed(name: &str, module: &str) -> bool {
 
 /// (kernel, user) shares of samples whose leaf function has no name.
 pub fn unnamed_leaf_shares(profile: &Profile) -> (f64, f64) {
-    let mut counts = LeafShares::default();
-    counts.advance(profile);
-    counts.shares()
-}
-
-/// The samples whose leaf function has no name, in the kernel and in user space, counted as
-/// a profile grows ([`LeafShares::advance`] after each slice of the records pass, while their
-/// stacks are fresh in the caches; counted at the end, a sample's stack is a cache miss: ~70
-/// ms natively for 2.6M samples, on the way to the first flame graph).
-#[derive(Clone, Debug, Default)]
-pub struct LeafShares {
-    /// Samples counted (the profile's first ones).
-    seen: usize,
-    kernel: u64,
-    user: u64,
-    /// Samples with frames among them.
-    all: u64,
-    /// Per function and per frame: 0 not asked yet, 1 named, 2 unnamed in the kernel, 3
-    /// unnamed in user space. A sample's class is its leaf frame's (2 bits a frame: small
-    /// enough to stay in the caches, and to grow during the pass without a mark on the peak
-    /// memory), so the frame's function is looked up once per frame.
-    func_class: Classes,
-    frame_class: Classes,
-}
-
-/// 2-bit values, 0 until set.
-#[derive(Clone, Debug, Default)]
-struct Classes(Vec<u8>);
-
-impl Classes {
-    fn grow_to(&mut self, n: usize) {
-        let bytes = n.div_ceil(4);
-        if self.0.len() < bytes {
-            self.0.resize(bytes, 0);
-        }
-    }
-
-    /// The value at `i` (0 past the end).
-    fn get(&self, i: usize) -> u8 {
-        self.0.get(i / 4).map_or(0, |b| (b >> (2 * (i % 4))) & 3)
-    }
-
-    /// Sets the value at `i` (nothing past the end).
-    fn set(&mut self, i: usize, v: u8) {
-        if let Some(b) = self.0.get_mut(i / 4) {
-            let shift = 2 * (i % 4);
-            *b = (*b & !(3 << shift)) | ((v & 3) << shift);
-        }
-    }
-}
-
-impl LeafShares {
-    /// Counts the samples `profile` has gained since the last call (the same profile, grown
-    /// only by appending; the functions' names and modules unchanged).
-    pub fn advance(&mut self, profile: &Profile) {
-        let n = profile.samples.len();
-        if self.seen >= n {
-            return;
-        }
-        self.func_class.grow_to(profile.funcs.len());
-        self.frame_class.grow_to(profile.frames.len());
-        let (func_class, frame_class) = (&mut self.func_class, &mut self.frame_class);
-        for i in self.seen..n {
-            let Some(s) = profile.samples.stack(i).flatten() else {
-                continue;
-            };
-            self.all += 1;
-            let Some(frame) = profile.stacks.get(s).map(|s| s.frame) else {
-                continue;
-            };
-            let mut c = frame_class.get(frame.index());
-            if c == 0 {
-                c = profile.frame_func(frame).map_or(1, |func| {
-                    let mut fc = func_class.get(func.index());
-                    if fc == 0 {
-                        fc = class_of(profile, func);
-                        func_class.set(func.index(), fc);
+    // Per function and per frame: 0 not asked yet, 1 named, 2 unnamed in the kernel, 3 unnamed
+    // in user space. A sample's class is its leaf frame's (a byte array small enough to stay in
+    // the caches), so the frame's function is looked up once per frame, not once per sample.
+    let mut func_class = vec![0u8; profile.funcs.len()];
+    let mut frame_class = vec![0u8; profile.frames.len()];
+    let (mut kernel, mut user, mut all) = (0u64, 0u64, 0u64);
+    for s in profile.samples.stacks().flatten() {
+        all += 1;
+        let Some(frame) = profile.stacks.get(s).map(|s| s.frame) else {
+            continue;
+        };
+        let Some(c) = frame_class.get_mut(frame.index()) else {
+            continue;
+        };
+        if *c == 0 {
+            *c = profile
+                .frame_func(frame)
+                .and_then(|func| {
+                    let fc = func_class.get_mut(func.index())?;
+                    if *fc == 0 {
+                        *fc = class_of(profile, func);
                     }
-                    fc
-                });
-                frame_class.set(frame.index(), c);
-            }
-            match c {
-                2 => self.kernel += 1,
-                3 => self.user += 1,
-                _ => {}
-            }
+                    Some(*fc)
+                })
+                .unwrap_or(1);
         }
-        self.seen = n;
-    }
-
-    /// Frees the classes kept per function and frame (a later [`LeafShares::advance`] asks
-    /// again for those it meets): for a profile that is complete.
-    pub fn shrink(&mut self) {
-        self.func_class = Classes::default();
-        self.frame_class = Classes::default();
-    }
-
-    /// How many of the profile's samples are counted.
-    pub fn counted(&self) -> usize {
-        self.seen
-    }
-
-    /// (kernel, user) shares of the samples counted (of those with frames).
-    pub fn shares(&self) -> (f64, f64) {
-        if self.all == 0 {
-            return (0.0, 0.0);
+        match *c {
+            2 => kernel += 1,
+            3 => user += 1,
+            _ => {}
         }
-        (
-            self.kernel as f64 / self.all as f64,
-            self.user as f64 / self.all as f64,
-        )
     }
+    if all == 0 {
+        return (0.0, 0.0);
+    }
+    (kernel as f64 / all as f64, user as f64 / all as f64)
 }
 
 /// 1 named, 2 unnamed in the kernel, 3 unnamed in user space (see [`unnamed_leaf_shares`]).
@@ -276,7 +199,6 @@ pub fn reasons(
     profile: &Profile,
     symbols: &[SymbolFile],
     diag: &LoadDiagnostics,
-    leaf_shares: (f64, f64),
 ) -> Vec<Reason> {
     let mut out = Vec::new();
     let reason = |code: &str, message: String| Reason {
@@ -332,7 +254,7 @@ pub fn reasons(
             ),
         ));
     }
-    let (kernel, user) = leaf_shares;
+    let (kernel, user) = unnamed_leaf_shares(profile);
     if kernel > 0.0 {
         out.push(reason(
             "kernel-unnamed",
@@ -365,14 +287,13 @@ pub fn overview(
     timeline: &Timeline,
     symbols: &[SymbolFile],
     diag: &LoadDiagnostics,
-    leaf_shares: (f64, f64),
 ) -> Overview {
     let events = events(summary, meta, profile, map);
     let times = &profile.samples.time;
     let sample_range = times.iter().copied().min().zip(times.iter().copied().max());
     Overview {
         generation: 0,
-        reasons: reasons(summary, &events, profile, symbols, diag, leaf_shares),
+        reasons: reasons(summary, &events, profile, symbols, diag),
         events,
         threads: timeline.threads.clone(),
         idle_threads: timeline.idle_threads,
@@ -446,14 +367,7 @@ mod tests {
             stat: true,
             ..Summary::default()
         };
-        let r = reasons(
-            &s,
-            &[],
-            &Profile::new(),
-            &[],
-            &LoadDiagnostics::default(),
-            (0.0, 0.0),
-        );
+        let r = reasons(&s, &[], &Profile::new(), &[], &LoadDiagnostics::default());
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].code, "no-samples");
         assert!(r[0].message.contains("perf stat record"));

@@ -61,7 +61,6 @@ impl Session {
             records_cache: None,
             tree_cache: super::tree::TreeCache::default(),
             func_marks: None,
-            leaf_shares: Default::default(),
         };
         s.finish_profile(None);
         s

@@ -119,11 +119,6 @@ fn sliced_sessions_equal_the_whole_file_readers_on_every_corpus_file() {
             let mut s = open_bytes(data.clone(), slice);
             assert_eq!(s.summary, whole_summary, "{name} (slice {slice}): summary");
             assert_eq!(
-                s.leaf_shares.shares(),
-                super::overview::unnamed_leaf_shares(&s.profile),
-                "{name} (slice {slice}): unnamed leaves"
-            );
-            assert_eq!(
                 s.profile.samples.len(),
                 whole_samples,
                 "{name} (slice {slice}): samples"
@@ -222,13 +217,9 @@ fn previews_between_slices_name_the_profile_read_so_far() {
         &|| 0.0,
         Timings::default(),
     );
-    let (mut previews, mut last_seen, mut counted_midway) = (0, 0, 0);
+    let (mut previews, mut last_seen) = (0, 0);
     while let Some((at, size)) = opening.next_slice() {
         opening.push_from_source(at, size);
-        // The unnamed leaves are counted as the samples come.
-        let counted = opening.leaf_shares.counted();
-        assert_eq!(counted, opening.pass.loader.profile().samples.len());
-        counted_midway = counted_midway.max(counted);
         let reply = opening.preview(usize::MAX, u64::MAX);
         let profile = opening.pass.loader.profile();
         let v = perfscope_analysis::preview::preview(profile, usize::MAX, u64::MAX);
@@ -248,12 +239,6 @@ fn previews_between_slices_name_the_profile_read_so_far() {
         previews += usize::from(reply.taken > 0);
     }
     let session = opening.finish(&mut |_| {}, &|| 0.0);
-    // Counted along the pass, the leaves' shares are those of the whole profile.
-    let shares = super::overview::unnamed_leaf_shares(&session.profile);
-    assert!(counted_midway > 0 && counted_midway < session.profile.samples.len());
-    assert_eq!(session.leaf_shares.counted(), session.profile.samples.len());
-    assert_eq!(session.leaf_shares.shares(), shares);
-    assert!(shares.0 > 0.0, "{shares:?}");
     let all = perfscope_analysis::preview::preview(&session.profile, usize::MAX, u64::MAX);
     let samples = &session.profile.samples;
     let with_stack = (0..samples.len())

@@ -51,8 +51,6 @@ impl Session {
     pub fn open_profile(profile: Profile, summary: Summary, timings: Timings) -> Session {
         let events = EventMap::new(&summary, &profile);
         let timeline = Timeline::new(&profile, &events);
-        let mut leaf_shares = super::overview::LeafShares::default();
-        leaf_shares.advance(&profile);
         Session {
             source: Box::new(super::source::VecSource(Vec::new())),
             slice: super::SLICE,
@@ -72,7 +70,6 @@ impl Session {
             records_cache: None,
             tree_cache: super::tree::TreeCache::default(),
             func_marks: None,
-            leaf_shares,
         }
     }
 
