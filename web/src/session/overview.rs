@@ -373,59 +373,48 @@ mod tests {
         .unwrap();
         let s = crate::session::Session::open_bytes(data, crate::session::SLICE);
         let p = s.profile();
-        // Sample by sample, from the name and module of its leaf function.
-        let (mut kernel, mut user, mut all) = (0u32, 0u32, 0u32);
-        for stack in p.samples.stacks().flatten() {
-            all += 1;
-            let f = p.stack_func(stack).unwrap();
-            let module = p.func_module_path(f);
-            if unnamed(p.func_name(f), module) {
-                if module == "[kernel.kallsyms]" {
-                    kernel += 1;
-                } else {
-                    user += 1;
+        let n = p.samples.len();
+        // The first sample and every `step`-th after it, one by one, from the name and module
+        // of its leaf function: (kernel, user, all with frames).
+        let count = |step: usize| {
+            let (mut kernel, mut user, mut all) = (0u32, 0u32, 0u32);
+            for i in (0..n).step_by(step) {
+                let Some(stack) = p.samples.stack(i).flatten() else {
+                    continue;
+                };
+                all += 1;
+                let f = p.stack_func(stack).unwrap();
+                let module = p.func_module_path(f);
+                if unnamed(p.func_name(f), module) {
+                    if module == "[kernel.kallsyms]" {
+                        kernel += 1;
+                    } else {
+                        user += 1;
+                    }
                 }
             }
-        }
-        assert!(kernel > 0 && user > 0, "{kernel} {user} {all}");
-        assert_eq!(
-            unnamed_leaf_shares(p),
+            (kernel, user, all)
+        };
+        let shares = |(kernel, user, all): (u32, u32, u32)| {
             (
                 f64::from(kernel) / f64::from(all),
-                f64::from(user) / f64::from(all)
+                f64::from(user) / f64::from(all),
             )
-        );
-        assert!(!leaf_shares_of(p, p.samples.len()).1);
-        // From at most a fifth of the samples: the first and every `step`-th after it (5 or 6),
-        // counted the same way.
-        let n = p.samples.len();
+        };
+        let every = count(1);
+        assert!(every.0 > 0 && every.1 > 0, "{every:?}");
+        assert_eq!(unnamed_leaf_shares(p), shares(every));
+        assert!(!leaf_shares_of(p, n).1);
+        // From at most a fifth of the samples: every 5th or 6th.
         let step = n.div_ceil(n / 5);
         assert!(step == 5 || step == 6, "{step}");
-        let (mut kernel, mut user, mut all) = (0u32, 0u32, 0u32);
-        for i in (0..n).step_by(step) {
-            let Some(stack) = p.samples.stack(i).flatten() else {
-                continue;
-            };
-            all += 1;
-            let f = p.stack_func(stack).unwrap();
-            let module = p.func_module_path(f);
-            if unnamed(p.func_name(f), module) {
-                if module == "[kernel.kallsyms]" {
-                    kernel += 1;
-                } else {
-                    user += 1;
-                }
-            }
-        }
-        let ((k, u), estimated) = leaf_shares_of(p, n / 5);
-        assert!(estimated && all > 10 && all < n as u32 / 4, "{all} of {n}");
-        assert_eq!(
-            (k, u),
-            (
-                f64::from(kernel) / f64::from(all),
-                f64::from(user) / f64::from(all)
-            )
+        let part = count(step);
+        let (got, estimated) = leaf_shares_of(p, n / 5);
+        assert!(
+            estimated && part.2 > 10 && part.2 < n as u32 / 4,
+            "{part:?} of {n}"
         );
+        assert_eq!(got, shares(part));
     }
 
     #[test]
