@@ -223,6 +223,16 @@ impl StackChildren {
 /// long: tens of steps).
 const CHAIN_WALK: usize = 32;
 
+/// The prefix of stack `s`, when its index is below `s`'s: a prefix is interned before the
+/// stacks on it, so a walk up the chain ends even in a broken table.
+fn prefix_below(profile: &Profile, s: usize) -> Option<usize> {
+    profile
+        .stacks
+        .prefix(StackIndex(s as u32))
+        .map(|p| p.index())
+        .filter(|&p| p < s)
+}
+
 /// Per stack, the weight of the samples that passed a filter and pass through it (its total:
 /// the samples whose stack is it or starts with it), and the weight of samples without frames.
 /// Reusable for every zoom root, weight kind and direction of one filter. A stack's self weight
@@ -350,11 +360,7 @@ impl StackWeights {
                         Some(count) if *count != 0 => *count = 0,
                         _ => break,
                     }
-                    cur = profile
-                        .stacks
-                        .prefix(StackIndex(s as u32))
-                        .map(|p| p.index())
-                        .filter(|&p| p < s);
+                    cur = prefix_below(profile, s);
                 }
             }
         }
@@ -414,19 +420,15 @@ impl StackWeights {
 
     fn totals_by_pass(&mut self, profile: &Profile) {
         for i in (0..self.samples.len()).rev() {
-            let Some(p) = profile
-                .stacks
-                .prefix(StackIndex(i as u32))
-                .filter(|p| p.index() < i)
-            else {
+            let Some(p) = prefix_below(profile, i) else {
                 continue;
             };
             let c = self.samples.get(i).copied().unwrap_or(0);
-            if let Some(slot) = self.samples.get_mut(p.index()) {
+            if let Some(slot) = self.samples.get_mut(p) {
                 *slot = slot.saturating_add(c);
             }
             let t = self.period.get(i).copied().unwrap_or(0);
-            if let Some(slot) = self.period.get_mut(p.index()) {
+            if let Some(slot) = self.period.get_mut(p) {
                 *slot = slot.saturating_add(t);
             }
         }
@@ -456,12 +458,8 @@ impl StackWeights {
             }
             let mut cur = s as usize;
             // Its own slot already holds its self weight; the prefixes get it added.
-            while let Some(p) = profile
-                .stacks
-                .prefix(StackIndex(cur as u32))
-                .filter(|p| p.index() < cur)
-            {
-                cur = p.index();
+            while let Some(p) = prefix_below(profile, cur) {
+                cur = p;
                 if let Some(slot) = self.samples.get_mut(cur) {
                     *slot = slot.saturating_add(count);
                 }
@@ -493,15 +491,10 @@ impl StackWeights {
             ..filter.clone()
         };
         let (_, passes) = rest.candidates(samples, &profile.threads, profile.events.len());
-        let mut w = whole.clone();
-        w.take_off(
-            profile,
-            samples,
-            (0..inside.start)
-                .chain(inside.end..samples.len())
-                .filter(|&i| passes(i)),
-        );
-        Some(w)
+        let taken = (0..inside.start)
+            .chain(inside.end..samples.len())
+            .filter(|&i| passes(i));
+        Some(StackWeights::without(whole, profile, samples, taken))
     }
 
     /// The weights of `base` (of the samples of `samples` that passed some filter) less those of
@@ -541,11 +534,7 @@ impl StackWeights {
                 if let Some(slot) = self.period.get_mut(s) {
                     *slot = slot.saturating_sub(period);
                 }
-                cur = profile
-                    .stacks
-                    .prefix(StackIndex(s as u32))
-                    .map(|p| p.index())
-                    .filter(|&p| p < s);
+                cur = prefix_below(profile, s);
             }
         }
     }
