@@ -177,8 +177,6 @@ struct Descent<'a> {
     arena: Vec<Member>,
     pairs: Vec<(u32, Member)>,
     groups: Vec<Group>,
-    /// Per group of `groups`: emitted.
-    wide: Vec<bool>,
     todo: Vec<Pending>,
     out: PrunedFlame,
     /// The stacks the weighed samples end in, ascending, when the caller knows them.
@@ -231,7 +229,6 @@ pub fn pruned_flame_of(
         arena: Vec::new(),
         pairs: Vec::new(),
         groups: Vec::new(),
-        wide: Vec::new(),
         todo: Vec::new(),
         out: PrunedFlame {
             empty: weights.empty(),
@@ -340,37 +337,15 @@ impl Descent<'_> {
         for r in &runs {
             self.out.total.add(r.total);
         }
-        let place = Place::Path(usize::MAX);
-        let mut emit: Vec<(usize, Place)> = Vec::new();
-        let mut wide = vec![false; runs.len()];
-        let (mut elided, mut count) = (Weight::default(), 0u32);
-        for (ri, r) in runs.iter().enumerate() {
-            let child_place = self.child_place(place, r.func);
-            if self.is_wide(place, child_place, kind.of(r.total)) {
-                emit.push((ri, child_place));
-                if let Some(w) = wide.get_mut(ri) {
-                    *w = true;
-                }
-            } else {
-                elided.add(r.total);
-                count += 1;
-            }
-        }
+        let (placed, elided, count) = self.lay_out_siblings(
+            Place::Path(usize::MAX),
+            0,
+            runs.iter()
+                .enumerate()
+                .map(|(ri, r)| (ri, r.func, r.total, r.origin)),
+        );
         self.out.elided_roots = elided;
         self.out.elided_root_count = count;
-        let children = self.children;
-        let key = |r: &RootRun| (u64::from(children.name_rank(r.func)) << 32) | u64::from(r.origin);
-        let key_of = |ri: usize| runs.get(ri).map_or(u64::MAX, key);
-        let placed = lay_out(
-            emit,
-            0,
-            key_of,
-            |ri| runs.get(ri).map_or(0, |r| kind.of(r.total)),
-            runs.iter()
-                .zip(&wide)
-                .filter(|(_, &w)| !w)
-                .map(|(r, _)| (key(r), kind.of(r.total))),
-        );
         // Right to left, as `place_children` queues them.
         for &(ri, x, child_place) in placed.iter().rev() {
             let Some(r) = runs.get(ri) else { continue };
@@ -548,69 +523,45 @@ impl Descent<'_> {
         self.self_weighted = leaves;
         let kind = self.opts.kind;
         let func_of = |f: usize| if f == nf { u32::MAX } else { f as u32 };
-        let with_samples = || {
-            counts
-                .iter()
-                .zip(&origins)
-                .enumerate()
-                .filter(|(_, (&c, _))| c > 0)
-                .map(|(f, (&c, &origin))| {
-                    let samples = u64::from(c);
-                    let period = match uniform {
-                        Some(u) => u.saturating_mul(samples),
-                        None => periods.get(f).copied().unwrap_or(0),
-                    };
-                    (func_of(f), Weight { samples, period }, origin)
-                })
+        // Slot `f`'s weight and smallest stack, when it has samples.
+        let slot = |f: usize| {
+            let samples = u64::from(counts.get(f).copied().filter(|&c| c > 0)?);
+            let period = match uniform {
+                Some(u) => u.saturating_mul(samples),
+                None => periods.get(f).copied().unwrap_or(0),
+            };
+            Some((Weight { samples, period }, origins.get(f).copied()?))
         };
-        self.graph_width = with_samples().fold(0u64, |a, (_, t, _)| a.saturating_add(kind.of(t)));
+        // (slot, function, weight, smallest stack) of the slots with samples.
+        let with_samples = || {
+            (0..=nf).filter_map(|f| slot(f).map(|(total, origin)| (f, func_of(f), total, origin)))
+        };
+        self.graph_width = with_samples().fold(0u64, |a, (.., t, _)| a.saturating_add(kind.of(t)));
         self.out.width = self.graph_width;
-        for (_, t, _) in with_samples() {
+        for (.., t, _) in with_samples() {
             self.out.total.add(t);
         }
-        let place = Place::Path(usize::MAX);
-        let wide = |d: &Descent<'_>, func: u32, total: Weight| {
-            let child_place = d.child_place(place, func);
-            d.is_wide(place, child_place, kind.of(total))
-                .then_some(child_place)
-        };
-        self.groups.clear();
-        let mut emit: Vec<(usize, Place)> = Vec::new();
-        let (mut elided, mut count) = (Weight::default(), 0u32);
-        for (func, total, origin) in with_samples() {
-            match wide(self, func, total) {
-                Some(child_place) => {
-                    emit.push((self.groups.len(), child_place));
-                    self.groups.push(Group {
-                        func,
-                        origin,
-                        total,
-                        self_weight: total,
-                        range: 0..0,
-                    });
-                }
-                None => {
-                    elided.add(total);
-                    count += 1;
-                }
-            }
-        }
+        let (placed, elided, count) =
+            self.lay_out_siblings(Place::Path(usize::MAX), 0, with_samples());
         self.out.elided_roots = elided;
         self.out.elided_root_count = count;
-        let children = self.children;
-        let key = |func: u32, origin: u32| {
-            (u64::from(children.name_rank(func)) << 32) | u64::from(origin)
-        };
-        let groups = &self.groups;
-        let placed = lay_out(
-            emit,
-            0,
-            |gi| groups.get(gi).map_or(u64::MAX, |g| key(g.func, g.origin)),
-            |gi| groups.get(gi).map_or(0, |g| kind.of(g.total)),
-            with_samples()
-                .filter(|&(func, total, _)| wide(self, func, total).is_none())
-                .map(|(func, total, origin)| (key(func, origin), kind.of(total))),
-        );
+        // Groups for the drawn functions only, which `placed` then names.
+        self.groups.clear();
+        let mut drawn = Vec::with_capacity(placed.len());
+        for (f, x, child_place) in placed {
+            let Some((total, origin)) = slot(f) else {
+                continue;
+            };
+            drawn.push((self.groups.len(), x, child_place));
+            self.groups.push(Group {
+                func: func_of(f),
+                origin,
+                total,
+                self_weight: total,
+                range: 0..0,
+            });
+        }
+        let placed = drawn;
         drop((counts, origins, periods));
         self.fill_inverted_roots(&placed);
         self.queue(&placed, None, 0);
@@ -803,13 +754,9 @@ impl Descent<'_> {
             && (on_path || u128::from(width) * u128::from(self.opts.detail) >= u128::from(against))
     }
 
-    /// Lays out `groups` as the children of `parent` from `x`; queues those to emit (their
-    /// members copied to the arena) and returns the weight and number of those left out.
-    ///
-    /// The full layout orders siblings by name, then by creation order (the smallest stack they
-    /// stand for). Only the emitted ones are sorted; each left-out one is placed among them by a
-    /// binary search, which is all their widths need: where many small siblings are left out,
-    /// this is most of the work saved.
+    /// Lays out `groups` as the children of `parent` from `x` ([`Descent::lay_out_siblings`]);
+    /// queues those to emit (their members copied to the arena) and returns the weight and
+    /// number of those left out.
     fn place_children(
         &mut self,
         parent: Option<u32>,
@@ -817,48 +764,61 @@ impl Descent<'_> {
         x: u64,
         place: Place,
     ) -> (Weight, u32) {
-        let kind = self.opts.kind;
-        let mut elided = Weight::default();
-        let mut count = 0u32;
-        // (group index, place) of the children to emit.
-        let mut emit: Vec<(usize, Place)> = Vec::new();
-        self.wide.clear();
-        for (gi, g) in self.groups.iter().enumerate() {
-            let child_place = self.child_place(place, g.func);
-            let wide = self.is_wide(place, child_place, kind.of(g.total));
-            self.wide.push(wide);
-            if wide {
-                emit.push((gi, child_place));
-            } else {
-                elided.add(g.total);
-                count += 1;
-            }
-        }
-        if emit.is_empty() {
-            return (elided, count);
-        }
-        let groups = &self.groups;
-        let children = self.children;
-        // By name (its rank), then creation order.
-        let key = |gi: usize| {
-            groups.get(gi).map_or(u64::MAX, |g| {
-                (u64::from(children.name_rank(g.func)) << 32) | u64::from(g.origin)
-            })
-        };
-        let wide = &self.wide;
-        let placed = lay_out(
-            emit,
+        let groups = self.groups.iter().enumerate();
+        let (placed, elided, count) = self.lay_out_siblings(
+            place,
             x,
-            key,
-            |gi| groups.get(gi).map_or(0, |g| kind.of(g.total)),
-            groups
-                .iter()
-                .enumerate()
-                .filter(|(gi, _)| !wide.get(*gi).copied().unwrap_or(false))
-                .map(|(gi, g)| (key(gi), kind.of(g.total))),
+            groups.map(|(gi, g)| (gi, g.func, g.total, g.origin)),
         );
         self.queue(&placed, parent, depth);
         (elided, count)
+    }
+
+    /// Lays out siblings of a node at `place` from `x`. `items` are (id, function, total,
+    /// creation order), read twice. Returns the emitted ones as (id, left edge, place), in
+    /// order, and the weight and number of those left out.
+    ///
+    /// The full layout orders siblings by name, then by creation order (the smallest stack they
+    /// stand for). Only the emitted ones are sorted; each left-out one is placed among them by a
+    /// binary search, which is all their widths need: where many small siblings are left out,
+    /// this is most of the work saved.
+    fn lay_out_siblings(
+        &self,
+        place: Place,
+        x: u64,
+        items: impl Iterator<Item = (usize, u32, Weight, u32)> + Clone,
+    ) -> (Vec<(usize, u64, Place)>, Weight, u32) {
+        let kind = self.opts.kind;
+        let children = self.children;
+        // By name (its rank), then creation order.
+        let key = |func: u32, origin: u32| {
+            (u64::from(children.name_rank(func)) << 32) | u64::from(origin)
+        };
+        let wide = |func: u32, total: Weight| {
+            let child_place = self.child_place(place, func);
+            self.is_wide(place, child_place, kind.of(total))
+                .then_some(child_place)
+        };
+        let (mut elided, mut count) = (Weight::default(), 0u32);
+        let mut emit = Vec::new();
+        for (id, func, total, origin) in items.clone() {
+            match wide(func, total) {
+                Some(child_place) => {
+                    emit.push((id, child_place, key(func, origin), kind.of(total)))
+                }
+                None => {
+                    elided.add(total);
+                    count += 1;
+                }
+            }
+        }
+        if emit.is_empty() {
+            return (Vec::new(), elided, count);
+        }
+        let left_out = items
+            .filter(|&(_, func, total, _)| wide(func, total).is_none())
+            .map(|(_, func, total, origin)| (key(func, origin), kind.of(total)));
+        (lay_out(emit, x, left_out), elided, count)
     }
 
     /// Queues the groups `placed` (group index, left edge, place) as children of `parent`,
@@ -892,19 +852,17 @@ impl Descent<'_> {
     }
 }
 
-/// The emitted children `emit` (index, place) laid out from `x`: ordered by `key` (name rank,
-/// then creation order), each after the widths of the emitted ones before it and of the
-/// left-out siblings `left_out` (key, width) that sort before it. Returns (index, left edge,
+/// The emitted children `emit` (id, place, key, width) laid out from `x`: ordered by key
+/// (name rank, then creation order), each after the widths of the emitted ones before it and of
+/// the left-out siblings `left_out` (key, width) that sort before it. Returns (id, left edge,
 /// place) in that order.
 fn lay_out(
-    mut emit: Vec<(usize, Place)>,
+    mut emit: Vec<(usize, Place, u64, u64)>,
     x: u64,
-    key: impl Fn(usize) -> u64,
-    width: impl Fn(usize) -> u64,
     left_out: impl Iterator<Item = (u64, u64)>,
 ) -> Vec<(usize, u64, Place)> {
-    emit.sort_unstable_by_key(|e| key(e.0));
-    let keys: Vec<u64> = emit.iter().map(|e| key(e.0)).collect();
+    emit.sort_unstable_by_key(|e| e.2);
+    let keys: Vec<u64> = emit.iter().map(|e| e.2).collect();
     // Widths of the left-out siblings before each emitted one (and after the last).
     let mut before = vec![0u64; keys.len() + 1];
     for (k, w) in left_out {
@@ -915,10 +873,10 @@ fn lay_out(
     }
     let mut placed = Vec::with_capacity(emit.len());
     let mut cx = x;
-    for (i, &(index, place)) in emit.iter().enumerate() {
+    for (i, &(id, place, _, width)) in emit.iter().enumerate() {
         cx = cx.saturating_add(before.get(i).copied().unwrap_or(0));
-        placed.push((index, cx, place));
-        cx = cx.saturating_add(width(index));
+        placed.push((id, cx, place));
+        cx = cx.saturating_add(width);
     }
     placed
 }
