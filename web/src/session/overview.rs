@@ -131,11 +131,6 @@ fn unnamed(name: &str, module: &str) -> bool {
             .is_some_and(|rest| rest.starts_with("+0x"))
 }
 
-/// (kernel, user) shares of samples whose leaf function has no name.
-pub fn unnamed_leaf_shares(profile: &Profile) -> (f64, f64) {
-    leaf_shares_of(profile, usize::MAX).0
-}
-
 /// How many samples, evenly spaced, the notices' unnamed-leaf shares are read from in a bigger
 /// profile. Reading them all took ~90 ms of the hand-over in the page for big300-g's 2.6M
 /// samples (on the way to the first flame graph), natively 70 ms: mostly the names of the
@@ -145,9 +140,19 @@ pub fn unnamed_leaf_shares(profile: &Profile) -> (f64, f64) {
 /// against 12.65 % there); the notice then says "about".
 const LEAF_SHARE_SAMPLES: usize = 1 << 16;
 
-/// [`unnamed_leaf_shares`] over at most `at_most` of the samples, evenly spaced (the first,
-/// then every `step`-th); whether that left some out.
-fn leaf_shares_of(profile: &Profile, at_most: usize) -> ((f64, f64), bool) {
+/// The shares of samples whose leaf function has no name, in the kernel and in user space
+/// (of the samples with frames).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct LeafShares {
+    kernel: f64,
+    user: f64,
+    /// Read from part of the samples.
+    estimated: bool,
+}
+
+/// The [`LeafShares`] of at most `at_most` of the samples, evenly spaced (the first, then every
+/// `step`-th).
+fn unnamed_leaf_shares(profile: &Profile, at_most: usize) -> LeafShares {
     let n = profile.samples.len();
     let step = n.div_ceil(at_most.max(1)).max(1);
     // Per function and per frame: 0 not asked yet, 1 named, 2 unnamed in the kernel, 3 unnamed
@@ -185,12 +190,12 @@ fn leaf_shares_of(profile: &Profile, at_most: usize) -> ((f64, f64), bool) {
             _ => {}
         }
     }
-    let shares = if all == 0 {
-        (0.0, 0.0)
-    } else {
-        (kernel as f64 / all as f64, user as f64 / all as f64)
-    };
-    (shares, step > 1)
+    let share = |n: u64| if all == 0 { 0.0 } else { n as f64 / all as f64 };
+    LeafShares {
+        kernel: share(kernel),
+        user: share(user),
+        estimated: step > 1,
+    }
 }
 
 /// 1 named, 2 unnamed in the kernel, 3 unnamed in user space (see [`unnamed_leaf_shares`]).
@@ -276,13 +281,20 @@ pub fn reasons(
             ),
         ));
     }
-    out.extend(unnamed_reasons(leaf_shares_of(profile, LEAF_SHARE_SAMPLES)));
+    out.extend(unnamed_reasons(unnamed_leaf_shares(
+        profile,
+        LEAF_SHARE_SAMPLES,
+    )));
     out
 }
 
-/// The notices of samples that end in a function without a name, from their (kernel, user)
-/// shares and whether those were read from part of the samples.
-fn unnamed_reasons(((kernel, user), estimated): ((f64, f64), bool)) -> Vec<Reason> {
+/// The notices of samples that end in a function without a name.
+fn unnamed_reasons(shares: LeafShares) -> Vec<Reason> {
+    let LeafShares {
+        kernel,
+        user,
+        estimated,
+    } = shares;
     let share = |p: f64| {
         if estimated {
             format!("About {}", percent(p))
@@ -395,31 +407,30 @@ mod tests {
             }
             (kernel, user, all)
         };
-        let shares = |(kernel, user, all): (u32, u32, u32)| {
-            (
-                f64::from(kernel) / f64::from(all),
-                f64::from(user) / f64::from(all),
-            )
+        let shares = |(kernel, user, all): (u32, u32, u32), estimated: bool| LeafShares {
+            kernel: f64::from(kernel) / f64::from(all),
+            user: f64::from(user) / f64::from(all),
+            estimated,
         };
         let every = count(1);
         assert!(every.0 > 0 && every.1 > 0, "{every:?}");
-        assert_eq!(unnamed_leaf_shares(p), shares(every));
-        assert!(!leaf_shares_of(p, n).1);
+        assert_eq!(unnamed_leaf_shares(p, usize::MAX), shares(every, false));
+        assert_eq!(unnamed_leaf_shares(p, n), shares(every, false));
         // From at most a fifth of the samples: every 5th or 6th.
         let step = n.div_ceil(n / 5);
         assert!(step == 5 || step == 6, "{step}");
         let part = count(step);
-        let (got, estimated) = leaf_shares_of(p, n / 5);
-        assert!(
-            estimated && part.2 > 10 && part.2 < n as u32 / 4,
-            "{part:?} of {n}"
-        );
-        assert_eq!(got, shares(part));
+        assert!(part.2 > 10 && part.2 < n as u32 / 4, "{part:?} of {n}");
+        assert_eq!(unnamed_leaf_shares(p, n / 5), shares(part, true));
     }
 
     #[test]
     fn unnamed_shares_read_from_part_of_the_samples_are_about() {
-        let exact = unnamed_reasons(((0.25, 0.005), false));
+        let exact = unnamed_reasons(LeafShares {
+            kernel: 0.25,
+            user: 0.005,
+            estimated: false,
+        });
         assert_eq!(exact.len(), 2);
         assert!(exact[0]
             .message
@@ -427,7 +438,11 @@ mod tests {
         assert!(exact[1]
             .message
             .starts_with("0.5% of the samples end in user code"));
-        let about = unnamed_reasons(((0.25, 0.0), true));
+        let about = unnamed_reasons(LeafShares {
+            kernel: 0.25,
+            user: 0.0,
+            estimated: true,
+        });
         assert_eq!(about.len(), 1);
         assert_eq!(about[0].code, "kernel-unnamed");
         assert!(about[0].message.starts_with("About 25% of the samples"));
