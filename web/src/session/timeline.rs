@@ -4,7 +4,7 @@
 //! `bins + 1` ranks per lane (each a lookup and a search among a few samples), or a visit of
 //! each sample in range when there are fewer, whatever the zoom and the number of samples.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::summary::Summary;
@@ -185,12 +185,9 @@ impl Timeline {
             }
             thread_key.push(k);
         }
-        // The CPUs seen: a flag per number below DENSE_CPUS (no map lookup per sample), a set
-        // for the rare bigger ones.
-        let mut cpu_seen: Vec<bool> = Vec::new();
-        let mut cpu_other: BTreeSet<u32> = BTreeSet::new();
-        // In the same pass, how many samples of each attr each thread and CPU has (the sizes
-        // of their lanes' lists, once the lanes are known).
+        // In one pass, how many samples of each attr each thread and CPU has (the CPUs seen,
+        // and the sizes of the lanes' lists once the lanes are known): the CPUs below
+        // DENSE_CPUS in a table (no map lookup per sample), the rare bigger ones in a map.
         let attr_of = |i: usize| {
             samples
                 .event(i)
@@ -198,23 +195,18 @@ impl Timeline {
         };
         let mut key_counts = vec![0usize; raw.len() * events];
         let mut cpu_counts: Vec<usize> = Vec::new();
-        let mut other_counts: HashMap<u32, Vec<usize>> = HashMap::new();
+        let mut other_counts: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         for (i, cpu) in samples.cpus().enumerate() {
             let e = attr_of(i);
             let c = cpu as usize;
             if c < DENSE_CPUS {
-                if cpu_seen.len() <= c {
-                    cpu_seen.resize(c + 1, false);
+                if cpu_counts.len() <= c * events {
                     cpu_counts.resize((c + 1) * events, 0);
-                }
-                if let Some(seen) = cpu_seen.get_mut(c) {
-                    *seen = true;
                 }
                 if let Some(n) = cpu_counts.get_mut(c * events + e) {
                     *n += 1;
                 }
             } else if cpu != u32::MAX {
-                cpu_other.insert(cpu);
                 if let Some(n) = other_counts
                     .entry(cpu)
                     .or_insert_with(|| vec![0; events])
@@ -302,31 +294,26 @@ impl Timeline {
             .iter()
             .map(|&k| lane_of_key.get(k).copied().unwrap_or(u32::MAX))
             .collect();
-        let cpu_numbers: Vec<u32> = (0..cpu_seen.len())
-            .filter(|&c| cpu_seen.get(c).copied().unwrap_or(false))
-            .map(|c| c as u32)
-            .chain(cpu_other.iter().copied())
+        // The CPUs seen, in order, with their samples of each attr.
+        let cpu_sizes: Vec<(u32, &[usize])> = cpu_counts
+            .chunks(events)
+            .enumerate()
+            .filter(|(_, counts)| counts.iter().any(|&n| n > 0))
+            .map(|(c, counts)| (c as u32, counts))
+            .chain(
+                other_counts
+                    .iter()
+                    .map(|(&c, counts)| (c, counts.as_slice())),
+            )
             .collect();
+        let cpu_numbers: Vec<u32> = cpu_sizes.iter().map(|&(cpu, _)| cpu).collect();
         let cpu_lane = CpuLanes::new(&cpu_numbers, threads.len());
         let lanes = threads.len() + cpu_numbers.len();
-        // Per CPU lane, its samples of each attr.
-        let cpu_sizes: Vec<&[usize]> = cpu_numbers
+        let cpus: Vec<CpuInfo> = cpu_sizes
             .iter()
-            .map(|&cpu| {
-                let c = cpu as usize;
-                if c < DENSE_CPUS {
-                    cpu_counts.get(c * events..(c + 1) * events).unwrap_or(&[])
-                } else {
-                    other_counts.get(&cpu).map_or(&[][..], Vec::as_slice)
-                }
-            })
-            .collect();
-        let cpus: Vec<CpuInfo> = cpu_numbers
-            .iter()
-            .zip(&cpu_sizes)
-            .map(|(&cpu, sizes)| CpuInfo {
+            .map(|&(cpu, counts)| CpuInfo {
                 cpu,
-                samples: sizes.iter().sum::<usize>() as u64,
+                samples: counts.iter().sum::<usize>() as u64,
             })
             .collect();
         // The lanes of each sample: (thread lane, CPU lane) and its attr.
@@ -339,29 +326,24 @@ impl Timeline {
                 .map(|&l| l as usize);
             Some((thread_lane, cpu_lane.get(cpu), e))
         };
-        // Counted first, so that every list is allocated once at its size.
-        let mut sizes = vec![vec![0usize; events]; lanes];
+        // Each list allocated once, at its size (counted above).
+        let mut lists: Vec<Vec<Vec<u32>>> = vec![vec![Vec::new(); events]; lanes];
+        let sized = |counts: &[usize]| -> Vec<Vec<u32>> {
+            counts.iter().map(|&n| Vec::with_capacity(n)).collect()
+        };
         for (k, &lane) in lane_of_key.iter().enumerate() {
             if let (Some(slot), Some(counts)) = (
-                sizes.get_mut(lane as usize),
+                lists.get_mut(lane as usize),
                 key_counts.get(k * events..(k + 1) * events),
             ) {
-                if slot.len() == counts.len() {
-                    slot.copy_from_slice(counts);
-                }
+                *slot = sized(counts);
             }
         }
-        for (&cpu, counts) in cpu_numbers.iter().zip(&cpu_sizes) {
-            if let Some(slot) = cpu_lane.get(cpu).and_then(|l| sizes.get_mut(l)) {
-                if slot.len() == counts.len() {
-                    slot.copy_from_slice(counts);
-                }
+        for &(cpu, counts) in &cpu_sizes {
+            if let Some(slot) = cpu_lane.get(cpu).and_then(|l| lists.get_mut(l)) {
+                *slot = sized(counts);
             }
         }
-        let mut lists: Vec<Vec<Vec<u32>>> = sizes
-            .iter()
-            .map(|lane| lane.iter().map(|&n| Vec::with_capacity(n)).collect())
-            .collect();
         for i in 0..samples.len() {
             let (Some((thread_lane, cpu_lane, e)), Ok(index)) = (lanes_of(i), u32::try_from(i))
             else {
