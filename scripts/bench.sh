@@ -12,6 +12,9 @@
 #   perf script | inferno-collapse-perf > folded text file
 #   linux-perf-data    the linux-perf-data crate iterating the samples in time order into a hash
 #                      map of (pid, callchain) (crates/cli/examples/baseline_linux_perf_data.rs)
+# and then the floors under collapse (crates/cli/examples/collapse_floor.rs: steps any collapse
+# takes, each alone on one thread: walking the samples, counting their raw callchains, sorting
+# and concatenating the folded lines; little-endian files with one sample format),
 # and prints the table and the ratios the targets are about. Needs perf, inferno-collapse-perf,
 # GNU time at /usr/bin/time. Environment: RUNS (default 3), SLOW_RUNS for the perf pipelines
 # (default 1), OUT (scratch directory, default a temporary one), REPORT=0 to leave out perf
@@ -25,7 +28,7 @@ files=("$@")
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 
-cargo build --release -q -p perfscope-cli --bin perfscope --example header_walk --example baseline_linux_perf_data
+cargo build --release -q -p perfscope-cli --bin perfscope --example header_walk --example baseline_linux_perf_data --example collapse_floor
 bin=target/release
 for tool in perf inferno-collapse-perf /usr/bin/time; do
   command -v "$tool" > /dev/null || { echo "bench.sh: $tool is needed" >&2; exit 1; }
@@ -80,4 +83,6 @@ for f in "${files[@]}"; do
   if [ "${REPORT:-1}" = 1 ]; then
     echo "    perf report --stdio    /  collapse --no-symbols  $(ratio "$report_s" "$collapse_s")x"
   fi
+  echo "  floors under collapse (one thread each; the target time for collapse is $(awk -v a="$lpd_s" 'BEGIN { printf "%.2f", a / 5 }') s):"
+  "$bin/examples/collapse_floor" "$f" "$out/perfscope.folded" 2>&1 | tail -n +2 | sed 's/^/  /' || echo "    (collapse_floor does not read this file)"
 done
