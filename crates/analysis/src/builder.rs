@@ -714,15 +714,28 @@ impl ProfileBuilder {
         s: &SampleInput<'_>,
         extras: StackExtras,
     ) -> Result<(), CapacityError> {
-        let key = (s.pid, s.tid);
-        let mut state = match self.threads.remove(&key) {
-            Some(state) => state,
-            None => ThreadState {
+        // The threads' map is taken out while the sample is read (interning needs `&mut
+        // self`), not the thread's state: no removal and insertion per sample.
+        let mut threads = std::mem::take(&mut self.threads);
+        let result = self.sample_in(&mut threads, s, extras);
+        self.threads = threads;
+        result
+    }
+
+    fn sample_in(
+        &mut self,
+        threads: &mut FxHashMap<(u32, u32), ThreadState>,
+        s: &SampleInput<'_>,
+        extras: StackExtras,
+    ) -> Result<(), CapacityError> {
+        let state = match threads.entry((s.pid, s.tid)) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(ThreadState {
                 index: self
                     .profile
                     .add_thread(s.pid, s.tid, &format!(":{}", s.tid))?,
                 last: RecentStacks::default(),
-            },
+            }),
         };
         let thread = state.index;
         let expand = Expand {
@@ -753,7 +766,6 @@ impl ProfileBuilder {
         };
         self.entries = entries;
         let stack = state.last.current.top();
-        self.threads.insert(key, state);
         added?;
         self.profile.push_sample(Sample {
             time: s.time,
@@ -772,12 +784,11 @@ impl ProfileBuilder {
         entries: &[ChainEntry],
         last: &mut LastStack,
     ) -> Result<(), CapacityError> {
-        // Looked up once per sample (frame_run needs `&mut self` to intern).
-        let space = self.processes.remove(&pid);
-        let result = self.add_entries_in(space.as_ref(), entries, last);
-        if let Some(space) = space {
-            self.processes.insert(pid, space);
-        }
+        // Looked up once per sample; the map is taken out (frame_run needs `&mut self` to
+        // intern), not the process's mappings.
+        let processes = std::mem::take(&mut self.processes);
+        let result = self.add_entries_in(processes.get(&pid), entries, last);
+        self.processes = processes;
         result
     }
 
