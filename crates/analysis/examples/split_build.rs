@@ -57,7 +57,10 @@ fn merge(a: &mut Profile, b: &Profile) {
     let module = |m: Option<ModuleIndex>| m.map(|m| modules[m.index()]);
     let funcs: Vec<_> = (0..b.funcs.len())
         .map(|i| {
-            let f = b.funcs.get(perfscope_analysis::ids::FuncIndex(i as u32)).unwrap();
+            let f = b
+                .funcs
+                .get(perfscope_analysis::ids::FuncIndex(i as u32))
+                .unwrap();
             let name = string(a, f.name);
             a.funcs
                 .intern(Func {
@@ -67,10 +70,17 @@ fn merge(a: &mut Profile, b: &Profile) {
                 .unwrap()
         })
         .collect();
-    println!("    merge: modules and functions by name done at {:.3} s ({} functions)", t.elapsed().as_secs_f64(), b.funcs.len());
+    println!(
+        "    merge: modules and functions by name done at {:.3} s ({} functions)",
+        t.elapsed().as_secs_f64(),
+        b.funcs.len()
+    );
     let frames: Vec<_> = (0..b.frames.len())
         .map(|i| {
-            let f = b.frames.get(perfscope_analysis::ids::FrameIndex(i as u32)).unwrap();
+            let f = b
+                .frames
+                .get(perfscope_analysis::ids::FrameIndex(i as u32))
+                .unwrap();
             a.frames
                 .intern(Frame {
                     func: funcs[f.func.index()],
@@ -81,13 +91,21 @@ fn merge(a: &mut Profile, b: &Profile) {
                 .unwrap()
         })
         .collect();
-    println!("    merge: frames done at {:.3} s ({} frames)", t.elapsed().as_secs_f64(), b.frames.len());
+    println!(
+        "    merge: frames done at {:.3} s ({} frames)",
+        t.elapsed().as_secs_f64(),
+        b.frames.len()
+    );
     let mut stacks: Vec<StackIndex> = Vec::with_capacity(b.stacks.len());
     for s in b.stacks.iter() {
         let prefix = s.prefix.map(|p| stacks[p.index()]);
         stacks.push(a.stacks.intern(prefix, frames[s.frame.index()]).unwrap());
     }
-    println!("    merge: stacks done at {:.3} s ({} stacks)", t.elapsed().as_secs_f64(), b.stacks.len());
+    println!(
+        "    merge: stacks done at {:.3} s ({} stacks)",
+        t.elapsed().as_secs_f64(),
+        b.stacks.len()
+    );
     let threads: Vec<ThreadIndex> = (0..b.threads.len())
         .map(|i| {
             let t = b.threads.get(ThreadIndex(i as u32)).unwrap();
@@ -122,7 +140,10 @@ fn merge(a: &mut Profile, b: &Profile) {
         })
         .unwrap();
     }
-    println!("    merge: threads, events and samples done at {:.3} s", t.elapsed().as_secs_f64());
+    println!(
+        "    merge: threads, events and samples done at {:.3} s",
+        t.elapsed().as_secs_f64()
+    );
 }
 
 fn folded(p: &Profile) -> Vec<String> {
@@ -197,7 +218,11 @@ fn main() {
     let t = Instant::now();
     merge(&mut a, &b);
     let t_merge = t.elapsed().as_secs_f64();
-    println!("  whole file on one thread      {t_whole:.3} s ({} samples, {} stacks)", whole.samples.len(), whole.stacks.len());
+    println!(
+        "  whole file on one thread      {t_whole:.3} s ({} samples, {} stacks)",
+        whole.samples.len(),
+        whole.stacks.len()
+    );
     println!(
         "  halves on two threads         {t_halves:.3} s (first {t_a:.3} s: {} samples, {} stacks; second {t_b:.3} s: {} samples, {} stacks)",
         first_samples,
@@ -205,9 +230,20 @@ fn main() {
         b.samples.len(),
         b.stacks.len()
     );
-    println!("  merge                         {t_merge:.3} s ({} stacks after it)", a.stacks.len());
-    println!("  two threads and merge         {:.3} s ({:.2}x the whole)", t_halves + t_merge, (t_halves + t_merge) / t_whole);
+    println!(
+        "  merge                         {t_merge:.3} s ({} stacks after it)",
+        a.stacks.len()
+    );
+    println!(
+        "  two threads and merge         {:.3} s ({:.2}x the whole)",
+        t_halves + t_merge,
+        (t_halves + t_merge) / t_whole
+    );
     let (fw, fm) = (folded(&whole), folded(&a));
     let same = fw == fm;
-    println!("  folded stacks equal: {same} ({} and {} lines)", fw.len(), fm.len());
+    println!(
+        "  folded stacks equal: {same} ({} and {} lines)",
+        fw.len(),
+        fm.len()
+    );
 }

@@ -34,7 +34,11 @@ fn layout(sample_type: u64) -> (usize, usize) {
     assert!(sample_type & READ == 0, "PERF_SAMPLE_READ is not handled");
     assert!(sample_type & (1 << 5) != 0, "samples without callchains");
     // IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD come before the callchain.
-    let before = |bits: &[u32]| bits.iter().filter(|&&b| sample_type & (1 << b) != 0).count();
+    let before = |bits: &[u32]| {
+        bits.iter()
+            .filter(|&&b| sample_type & (1 << b) != 0)
+            .count()
+    };
     let pid = 8 + 8 * before(&[16, 0]);
     let chain = 8 + 8 * before(&[16, 0, 1, 2, 3, 6, 9, 7, 8]);
     assert!(sample_type & 2 != 0, "samples without pid");
@@ -47,7 +51,10 @@ fn samples<'a>(map: &'a [u8], mut f: impl FnMut(u32, &'a [u8])) {
     let (attrs, attrs_len) = (u64_at(map, 24) as usize, u64_at(map, 32) as usize);
     let mut types = (0..attrs_len / attr_size).map(|i| u64_at(map, attrs + i * attr_size + 24));
     let sample_type = types.next().expect("an event");
-    assert!(types.all(|t| t == sample_type), "events with different sample formats");
+    assert!(
+        types.all(|t| t == sample_type),
+        "events with different sample formats"
+    );
     let (pid_at, chain_at) = layout(sample_type);
     let (offset, size) = (u64_at(map, 40) as usize, u64_at(map, 48) as usize);
     let data = &map[offset..(offset + size).min(map.len())];
@@ -110,13 +117,18 @@ fn main() {
     println!("  walk + hash64        {hash64:.3} s   ({distinct64} distinct hashes)");
     let (hash, distinct) = best(|| {
         let mut table: HashMap<(u32, &[u8]), u32, FxBuildHasher> = HashMap::default();
-        samples(&map, |pid, chain| *table.entry((pid, chain)).or_default() += 1);
+        samples(&map, |pid, chain| {
+            *table.entry((pid, chain)).or_default() += 1
+        });
         table.len()
     });
     println!("  walk + hash          {hash:.3} s   ({distinct} distinct (pid, callchain))");
     let Some(folded) = args.next() else { return };
     let text = std::fs::read(&folded).expect("a readable folded file");
-    let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
+    let mut lines: Vec<&[u8]> = text
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     for i in (1..lines.len()).rev() {
         x ^= x << 13;
@@ -137,6 +149,9 @@ fn main() {
         }
         out.len()
     });
-    println!("  sort lines           {sort:.3} s   ({} lines of {folded})", sorted.len());
+    println!(
+        "  sort lines           {sort:.3} s   ({} lines of {folded})",
+        sorted.len()
+    );
     println!("  concatenate          {concatenate:.3} s   ({bytes} bytes)");
 }
