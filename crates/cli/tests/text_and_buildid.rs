@@ -43,6 +43,33 @@ fn sorted(text: &str) -> Vec<&str> {
     v
 }
 
+/// Folded stacks (`stack count` lines) as counts by stack, with a PLT entry's frame (`name@plt`)
+/// and `_init` made one frame. The workload `mt` has a classic lazy PLT right after `.init`,
+/// and its `_init` has size 0 in `.symtab`. perf 6.1 extends such a symbol to the next one
+/// before it adds the `@plt` symbols, so `_init` overlaps the whole PLT. Its lookup then
+/// returns whichever of the overlapping symbols it meets first in its tree: a sample at 0x1036
+/// in `_exit`'s entry printed as `_init+0x36`, where perfscope says `_exit@plt` (the entry's
+/// own name, which perf gives the same address when the tree meets it first). A recording
+/// only rarely has a sample in the PLT.
+fn plt_alike(folded: &str) -> std::collections::BTreeMap<String, u64> {
+    let mut counts = std::collections::BTreeMap::new();
+    for line in folded.lines() {
+        let (stack, count) = line.rsplit_once(' ').expect("a count");
+        let stack: Vec<&str> = stack
+            .split(';')
+            .map(|f| {
+                if f == "_init" || f.ends_with("@plt") {
+                    "[_init or @plt]"
+                } else {
+                    f
+                }
+            })
+            .collect();
+        *counts.entry(stack.join(";")).or_insert(0) += count.parse::<u64>().expect("a count");
+    }
+    counts
+}
+
 #[test]
 fn collapse_of_perf_script_text_is_perfs_folded_oracle() {
     let Some(root) = common::corpus_root() else {
@@ -228,7 +255,7 @@ fn fresh_recording_matches_its_perf_script_text() {
     assert_eq!(code, 0, "{err}");
     let (code, from_text, err) = run(&dir, &["collapse", text.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(from_data, from_text);
+    assert_eq!(plt_alike(&from_data), plt_alike(&from_text));
     // Other field sets perf script prints (no time, tid only, period, symoff, srcline lines).
     for fields in [
         "comm,pid,tid,event,ip,sym,dso",
@@ -247,7 +274,7 @@ fn fresh_recording_matches_its_perf_script_text() {
         std::fs::write(&text, &out.stdout).unwrap();
         let (code, folded, err) = run(&dir, &["collapse", text.to_str().unwrap()]);
         assert_eq!(code, 0, "-F {fields}: {err}");
-        assert_eq!(folded, from_data, "-F {fields}");
+        assert_eq!(plt_alike(&folded), plt_alike(&from_data), "-F {fields}");
     }
     // Kernel frames are named (perf script names them from the same /proc/kallsyms).
     let script = String::from_utf8_lossy(&script.stdout).into_owned();
