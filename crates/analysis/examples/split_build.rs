@@ -17,7 +17,9 @@ use std::time::Instant;
 
 use perfscope_analysis::builder::UnknownNames;
 use perfscope_analysis::export::folded::{write_folded, FoldedOptions};
-use perfscope_analysis::ids::{EventIndex, ModuleIndex, StackIndex, StringIndex, ThreadIndex};
+use perfscope_analysis::ids::{
+    EventIndex, FrameIndex, FuncIndex, ModuleIndex, StackIndex, StringIndex, ThreadIndex,
+};
 use perfscope_analysis::load::{load, LoadExtras, LoadOptions};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::{Sample, Thread};
@@ -43,6 +45,12 @@ fn load_profile(bytes: &[u8]) -> Profile {
 /// Merges `b` into `a`; prints the time each part took.
 fn merge(a: &mut Profile, b: &Profile) {
     let t = Instant::now();
+    let lap = |what: &str| {
+        println!(
+            "    merge: {what} done at {:.3} s",
+            t.elapsed().as_secs_f64()
+        )
+    };
     let mut strings: Vec<Option<StringIndex>> = vec![None; b.strings.len()];
     let mut string = |a: &mut Profile, s: StringIndex| -> StringIndex {
         *strings[s.index()].get_or_insert_with(|| a.strings.intern(b.strings.get(s)).unwrap())
@@ -55,68 +63,43 @@ fn merge(a: &mut Profile, b: &Profile) {
         })
         .collect();
     let module = |m: Option<ModuleIndex>| m.map(|m| modules[m.index()]);
-    let funcs: Vec<_> = (0..b.funcs.len())
+    let funcs: Vec<FuncIndex> = (0..b.funcs.len())
         .map(|i| {
-            let f = b
-                .funcs
-                .get(perfscope_analysis::ids::FuncIndex(i as u32))
-                .unwrap();
-            let name = string(a, f.name);
-            a.funcs
-                .intern(Func {
-                    name,
-                    module: module(f.module),
-                })
-                .unwrap()
+            let f = b.funcs.get(FuncIndex(i as u32)).unwrap();
+            let func = Func {
+                name: string(a, f.name),
+                module: module(f.module),
+            };
+            a.funcs.intern(func).unwrap()
         })
         .collect();
-    println!(
-        "    merge: modules and functions by name done at {:.3} s ({} functions)",
-        t.elapsed().as_secs_f64(),
-        b.funcs.len()
-    );
-    let frames: Vec<_> = (0..b.frames.len())
+    lap(&format!("modules and {} functions by name", b.funcs.len()));
+    let frames: Vec<FrameIndex> = (0..b.frames.len())
         .map(|i| {
-            let f = b
-                .frames
-                .get(perfscope_analysis::ids::FrameIndex(i as u32))
-                .unwrap();
-            a.frames
-                .intern(Frame {
-                    func: funcs[f.func.index()],
-                    module: module(f.module),
-                    address: f.address,
-                    inline_depth: f.inline_depth,
-                })
-                .unwrap()
+            let f = b.frames.get(FrameIndex(i as u32)).unwrap();
+            let frame = Frame {
+                func: funcs[f.func.index()],
+                module: module(f.module),
+                ..f
+            };
+            a.frames.intern(frame).unwrap()
         })
         .collect();
-    println!(
-        "    merge: frames done at {:.3} s ({} frames)",
-        t.elapsed().as_secs_f64(),
-        b.frames.len()
-    );
+    lap(&format!("{} frames", b.frames.len()));
     let mut stacks: Vec<StackIndex> = Vec::with_capacity(b.stacks.len());
     for s in b.stacks.iter() {
         let prefix = s.prefix.map(|p| stacks[p.index()]);
         stacks.push(a.stacks.intern(prefix, frames[s.frame.index()]).unwrap());
     }
-    println!(
-        "    merge: stacks done at {:.3} s ({} stacks)",
-        t.elapsed().as_secs_f64(),
-        b.stacks.len()
-    );
+    lap(&format!("{} stacks", b.stacks.len()));
     let threads: Vec<ThreadIndex> = (0..b.threads.len())
         .map(|i| {
-            let t = b.threads.get(ThreadIndex(i as u32)).unwrap();
-            let name = string(a, t.name);
-            a.threads
-                .push(Thread {
-                    pid: t.pid,
-                    tid: t.tid,
-                    name,
-                })
-                .unwrap()
+            let thread = b.threads.get(ThreadIndex(i as u32)).unwrap();
+            let thread = Thread {
+                name: string(a, thread.name),
+                ..thread
+            };
+            a.threads.push(thread).unwrap()
         })
         .collect();
     let events: Vec<EventIndex> = b
@@ -140,10 +123,7 @@ fn merge(a: &mut Profile, b: &Profile) {
         })
         .unwrap();
     }
-    println!(
-        "    merge: threads, events and samples done at {:.3} s",
-        t.elapsed().as_secs_f64()
-    );
+    lap("threads, events and samples");
 }
 
 fn folded(p: &Profile) -> Vec<String> {
