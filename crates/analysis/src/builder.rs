@@ -92,6 +92,11 @@ pub enum UnknownNames {
     Unknown,
     /// `module+0xoffset` (file-relative), so call trees merge them by module and offset.
     ModuleOffset,
+    /// `[module]` (the module's file name in brackets; `[unknown]` outside any module): one
+    /// function and one frame for every address of a module without a symbol, as
+    /// stackcollapse-perf and inferno name them. A recording without symbols then has as few
+    /// stacks as the call paths between modules, not one per distinct address.
+    Module,
 }
 
 /// A sample as the records give it.
@@ -142,6 +147,9 @@ pub struct ProfileBuilder {
     named_modules: FxHashMap<ModuleIndex, String>,
     /// Whether each module is in `named_modules`.
     named_flags: Vec<bool>,
+    /// Per module (1 + its index; 0 for none), its one frame without a symbol
+    /// (`UnknownNames::Module`; `u32::MAX` before it is made).
+    module_frames: Vec<FrameIndex>,
     /// Scratch space for frame names.
     name_buf: String,
     /// Per module, 1 + its index in `file_groups` once it has made an offset name (0 before).
@@ -261,6 +269,7 @@ impl ProfileBuilder {
             kernel_generation: 0,
             named_modules: FxHashMap::default(),
             named_flags: Vec::new(),
+            module_frames: Vec::new(),
             name_buf: String::new(),
             module_group: Vec::new(),
             file_groups: Vec::new(),
@@ -475,6 +484,9 @@ impl ProfileBuilder {
             module.is_some_and(|m| self.named_flags.get(m.index()).copied().unwrap_or(false));
         let may_have_name =
             named || (self.symbolize && self.resolver.is_some() && module.is_some());
+        if self.unknown_names == UnknownNames::Module && !may_have_name {
+            return self.module_frame(module).map(FrameRun::One);
+        }
         let key = frame_key(module, rel, expand && may_have_name)
             .ok_or(CapacityError { table: "module" })?;
         let found = self
@@ -540,7 +552,8 @@ impl ProfileBuilder {
                         write!(name, "{}+0x{rel:x}", module_file_name(p))
                     }
                     (UnknownNames::ModuleOffset, None) => write!(name, "0x{rel:x}"),
-                    (UnknownNames::Unknown, _) => write!(name, "[unknown]"),
+                    (UnknownNames::Module, Some(p)) => write!(name, "[{}]", module_file_name(p)),
+                    (UnknownNames::Unknown | UnknownNames::Module, _) => write!(name, "[unknown]"),
                 };
                 // Made once per (module, address) here: `module+0xoffset` names one frame and
                 // one function, so the tables need not look them up.
@@ -554,14 +567,21 @@ impl ProfileBuilder {
                 let frame = Frame {
                     func,
                     module,
-                    address: rel,
+                    // One frame per module: the address is not kept.
+                    address: if self.unknown_names == UnknownNames::Module {
+                        0
+                    } else {
+                        rel
+                    },
                     inline_depth: 0,
                 };
-                self.frame_runs.push(if may_have_name {
-                    self.profile.frames.intern(frame)?
-                } else {
-                    self.profile.frames.push_new(frame)?
-                });
+                self.frame_runs.push(
+                    if may_have_name || self.unknown_names == UnknownNames::Module {
+                        self.profile.frames.intern(frame)?
+                    } else {
+                        self.profile.frames.push_new(frame)?
+                    },
+                );
             }
         }
         let len = self.frame_runs.len() - start;
@@ -598,6 +618,26 @@ impl ProfileBuilder {
         self.frames
             .insert(frame_hash(key), slot, |s| frame_hash((s.rel, s.module)));
         Ok(FrameRun::from_cached(value, &self.frame_spans))
+    }
+
+    /// The one frame of `module`'s addresses without a symbol (`UnknownNames::Module`), made
+    /// at its first use.
+    fn module_frame(&mut self, module: Option<ModuleIndex>) -> Result<FrameIndex, CapacityError> {
+        let slot = module.map_or(0, |m| m.index() + 1);
+        if let Some(&f) = self.module_frames.get(slot).filter(|f| f.0 != u32::MAX) {
+            return Ok(f);
+        }
+        let name = match module.and_then(|m| self.profile.modules.get(m)) {
+            Some(m) => format!("[{}]", module_file_name(self.profile.strings.get(m.path))),
+            None => "[unknown]".to_owned(),
+        };
+        let func = self.profile.intern_func(&name, module)?;
+        let frame = self.profile.intern_frame(func, module, 0, 0)?;
+        if self.module_frames.len() <= slot {
+            self.module_frames.resize(slot + 1, FrameIndex(u32::MAX));
+        }
+        self.module_frames[slot] = frame;
+        Ok(frame)
     }
 
     /// The string of the offset name in `name_buf` of a new frame of `module` at `rel`, made

@@ -7,9 +7,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+mod common;
+
 use perfscope_analysis::builder::{CpuMode, ProfileBuilder, SampleInput, UnknownNames};
 use perfscope_analysis::export::folded::{to_folded_text, FoldedOptions};
 use perfscope_analysis::ids::StringIndex;
+use perfscope_analysis::load::{load_profile, LoadOptions};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleFilter;
 
@@ -18,8 +21,13 @@ use perfscope_analysis::samples::SampleFilter;
 /// samples at offsets 0x10 and 0x20 of its binary (0x20 with libc 0x99 as caller), and process
 /// i also at 0x100 + i; and one sample outside every mapping (`0x…` name).
 fn profile(dirs: u32) -> Profile {
+    profile_named(dirs, UnknownNames::ModuleOffset)
+}
+
+/// [`profile`] with frames without symbols named as `names` says.
+fn profile_named(dirs: u32, names: UnknownNames) -> Profile {
     let mut b = ProfileBuilder::new(None);
-    b.unknown_names = UnknownNames::ModuleOffset;
+    b.unknown_names = names;
     let ev = b.add_event("cpu-clock").unwrap();
     let mut time = 1;
     for i in 0..dirs {
@@ -114,4 +122,100 @@ fn modules_sharing_a_file_name_share_its_offset_names() {
 fn many_modules_sharing_a_file_name_share_its_offset_names() {
     // Past the 16 modules whose frames are probed, the names are interned.
     check(20);
+}
+
+#[test]
+fn one_frame_per_module_merges_every_address_of_it() {
+    // `UnknownNames::Module`: each module's addresses are one frame `[file name]`, as
+    // stackcollapse-perf names them; outside every mapping `[unknown]`. Modules that share a
+    // file name are still two functions (and frames), with one name.
+    let p = profile_named(3, UnknownNames::Module);
+    let mut names: Vec<&str> = (0..p.funcs.len())
+        .map(|f| p.func_name(perfscope_analysis::ids::FuncIndex(f as u32)))
+        .collect();
+    names.sort_unstable();
+    let mut want_names = vec!["[build-script-build]"; 3];
+    want_names.extend(["[libc.so.6]", "[unknown]"]);
+    assert_eq!(names, want_names);
+    assert_eq!(p.frames.len(), 5);
+    // Stacks: [build-script-build] of each module (merging its two leaf addresses), the one
+    // libc's [libc.so.6] and under it each module's [build-script-build], [unknown].
+    assert_eq!(p.stacks.len(), 3 + 1 + 3 + 1);
+    let want = "bs;[build-script-build] 6\nbs;[libc.so.6];[build-script-build] 3\nbs;[unknown] 1\n";
+    assert_eq!(
+        to_folded_text(&p, &SampleFilter::all(), FoldedOptions::default()),
+        want
+    );
+}
+
+/// Each sample's frames, root first, as texts: the function's name, or with `merge` an offset
+/// name (`file+0xoffset` of the frame's module, `0xoffset` outside any) as `[file]` or
+/// `[unknown]`.
+fn sample_frames(p: &Profile, merge: bool) -> Vec<Vec<String>> {
+    (0..p.samples.len())
+        .map(|i| {
+            let s = p.samples.get(i).unwrap();
+            let mut out: Vec<String> = p
+                .stacks
+                .frames_leaf_first(s.stack)
+                .map(|f| {
+                    let frame = p.frames.get(f).unwrap();
+                    let name = p.func_name(frame.func).to_owned();
+                    if !merge {
+                        return name;
+                    }
+                    let file = frame.module.and_then(|m| p.modules.get(m)).map(|m| {
+                        let path = p.strings.get(m.path);
+                        path.rsplit('/').next().unwrap_or(path).to_owned()
+                    });
+                    match file {
+                        Some(file) if name == format!("{file}+0x{:x}", frame.address) => {
+                            format!("[{file}]")
+                        }
+                        None if name == format!("0x{:x}", frame.address) => "[unknown]".into(),
+                        _ => name,
+                    }
+                })
+                .collect();
+            out.reverse();
+            out
+        })
+        .collect()
+}
+
+#[test]
+fn one_frame_per_module_on_the_corpus_names_what_offset_names_name() {
+    // Every sample of every recording: its frames with one frame per module are its frames
+    // with offset names (checked against perf's own text elsewhere), each offset name read
+    // as its module's `[file]`.
+    let Some(root) = common::shared() else {
+        eprintln!("skipped: ../shared (the corpus) is absent");
+        return;
+    };
+    let mut checked = 0;
+    for (file, _, _) in common::corpus_files(&root) {
+        let data = common::read_input(&file);
+        let load = |names| {
+            let options = LoadOptions {
+                symbolize: false,
+                unknown_names: names,
+                ..LoadOptions::default()
+            };
+            load_profile(&data, &[], options).map(|(p, _)| p)
+        };
+        let (Ok(offsets), Ok(modules)) =
+            (load(UnknownNames::ModuleOffset), load(UnknownNames::Module))
+        else {
+            continue;
+        };
+        assert_eq!(
+            sample_frames(&modules, false),
+            sample_frames(&offsets, true),
+            "{}",
+            file.display()
+        );
+        assert!(modules.stacks.len() <= offsets.stacks.len());
+        checked += usize::from(offsets.samples.len() > 0);
+    }
+    assert!(checked >= 20, "only {checked} recordings with samples");
 }
