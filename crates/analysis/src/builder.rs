@@ -636,7 +636,9 @@ impl ProfileBuilder {
         if self.module_frames.len() <= slot {
             self.module_frames.resize(slot + 1, FrameIndex(u32::MAX));
         }
-        self.module_frames[slot] = frame;
+        if let Some(f) = self.module_frames.get_mut(slot) {
+            *f = frame;
+        }
         Ok(frame)
     }
 

@@ -215,7 +215,7 @@ fn one_frame_per_module_on_the_corpus_names_what_offset_names_name() {
             file.display()
         );
         assert!(modules.stacks.len() <= offsets.stacks.len());
-        checked += usize::from(offsets.samples.len() > 0);
+        checked += usize::from(!offsets.samples.is_empty());
     }
     assert!(checked >= 20, "only {checked} recordings with samples");
 }

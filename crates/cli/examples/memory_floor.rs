@@ -15,7 +15,7 @@
 //! ```text
 //! cargo run --release -p perfscope-cli --example memory_floor -- FILE
 //! ```
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 use std::collections::HashMap;
 
 use perfscope_analysis::builder::UnknownNames;
