@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer } from '../scripts/static-server.mjs';
 import { launch } from './helpers/browser.mjs';
 import { countInRange, readScriptSamples } from './helpers/perf-script.mjs';
-import { canvasBox, flameRowY, flameTotal, hoverFlame, openFile, showTab } from './helpers/views.mjs';
+import { byAddress, canvasBox, flameRowY, flameTotal, hoverFlame, openFile, showTab } from './helpers/views.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DATA = join(ROOT, 'tests', 'data');
@@ -157,10 +157,27 @@ describe('markers and highlight (corpus)', () => {
       else if (/cpu-clock/.test(line)) stacks.push(new Set());
     }
     assert.equal(stacks.length, 1461);
+    // Per sample, whether a frame is in the kernel.
+    const inKernel = [];
+    for (const line of readFileSync(join(CORPUS, 'gen/oracle/fp-callchain.script.txt'), 'utf8').split('\n')) {
+      if (/^\t.*\(\[kernel\.kallsyms\]\)$/.test(line)) inKernel[inKernel.length - 1] = true;
+      else if (/cpu-clock/.test(line)) inKernel.push(false);
+    }
     const { page, errors } = await openFile(light.context, server.url, join(CORPUS, 'gen/fp-callchain.data'));
     await showTab(page, 'calltree');
     await page.waitForSelector('[data-field="calltree-total"][data-current="true"]');
-    // Without the kernel's symbols, kernel frames are named by address: perf prints those.
+    // Without the kernel's symbols, the kernel's addresses are one frame, as perf script's
+    // collapsers name them: its samples are those with any kernel frame in perf's text.
+    assert.ok(await page.locator('tr[data-name="[kernel.kallsyms]"]').count() > 0, 'no [kernel.kallsyms] row');
+    await page.click('tr[data-name="[kernel.kallsyms]"]');
+    await showTab(page, 'timeline');
+    await page.waitForFunction(() => document.querySelector('canvas.timeline-canvas')?.dataset.current === 'true');
+    assert.equal(Number(await page.locator('canvas.timeline-canvas').getAttribute('data-highlighted')), inKernel.filter(Boolean).length);
+    // Switched to each address (the profile is built again), kernel frames are named by
+    // address: perf prints those.
+    await showTab(page, 'calltree');
+    await byAddress(page);
+    await page.waitForSelector('[data-field="calltree-total"][data-current="true"]');
     const names = await page.locator('tr[data-name]').evaluateAll((rs) => rs.map((r) => r.dataset.name));
     const name = names.find((n) => /^\[kernel\.kallsyms\]\+0x[0-9a-f]+$/.test(n));
     assert.ok(name, `no kernel row among ${names.slice(0, 10)}`);
@@ -185,6 +202,7 @@ describe('markers and highlight (corpus)', () => {
     }
     const { page, errors } = await openFile(light.context, server.url, join(CORPUS, 'gen/fp-callchain.data'));
     await showTab(page, 'flame');
+    await byAddress(page);
     await flameTotal(page);
     const box = await canvasBox(page, 'canvas.flame-canvas');
     // Find a kernel box (named by address without kallsyms, as perf prints it) in the lower rows.

@@ -37,6 +37,15 @@ export async function flameTotal(page, range) {
   return Number(await page.locator('[data-field="flame-total"]').getAttribute('data-samples'));
 }
 
+/**
+ * Switches the open profile to one frame per address for code without symbols (the notices'
+ * switch), and waits for the profile built again that way.
+ */
+export async function byAddress(page) {
+  await page.click('[data-action="unnamed-by-address"][aria-pressed="false"]');
+  await page.waitForSelector('[data-action="unnamed-by-address"][aria-pressed="true"]', { timeout: 20_000 });
+}
+
 /** The canvas's box in page coordinates. */
 export async function canvasBox(page, selector) {
   const box = await page.locator(selector).boundingBox();

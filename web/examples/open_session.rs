@@ -301,10 +301,18 @@ fn main() {
             .push((ms, cpu_seconds(), heap(), grown()));
         ms
     };
+    // As the page opens it: one frame per module without symbols, or with
+    // OPEN_SESSION_BY_ADDRESS=1 one per address (the page's "each address" switch).
+    let unknown_names = if std::env::var_os("OPEN_SESSION_BY_ADDRESS").is_some() {
+        perfscope_analysis::builder::UnknownNames::ModuleOffset
+    } else {
+        perfscope_analysis::builder::UnknownNames::Module
+    };
     let mut session = Session::open(
         Box::new(source),
         summary,
         Vec::new(),
+        unknown_names,
         slice,
         &mut |_| {},
         &now,

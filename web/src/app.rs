@@ -286,6 +286,22 @@ pub fn app() -> Html {
         })
     };
 
+    // Frames without a symbol one per address or one per module: the open profile is built
+    // again when that changes (and the next file is opened so).
+    {
+        let (dispatcher, worker) = (state.dispatcher(), worker.clone());
+        use_effect_with(state.view.by_address, move |&on| {
+            match worker.set_by_address(on) {
+                Ok(Some(id)) => dispatcher.dispatch(Action::SymbolsStarted { id }),
+                Ok(None) => {}
+                Err(message) => dispatcher.dispatch(Action::Failed {
+                    file: None,
+                    message,
+                }),
+            }
+        });
+    }
+
     // The queries the shown view needs; the worker client skips repeats and coalesces.
     {
         let wanted = selectors::wanted_queries(&state);

@@ -23,6 +23,7 @@ use crate::session::compare::{load_base, Baseline};
 use crate::session::share::share_summary;
 use crate::session::symbols::{classify, FileKind, SymbolFile};
 use crate::session::{Opening, Session, SLICE};
+use perfscope_analysis::builder::UnknownNames;
 
 thread_local! {
     /// Resolved when the records pass in progress (if any) ends.
@@ -66,9 +67,15 @@ async fn handle(data: JsValue) {
         let _ = JsFuture::from(pass).await;
     }
     match Request::from_js(&data) {
-        Ok(Request::Files { id, files, slice }) => {
+        Ok(Request::Files {
+            id,
+            files,
+            slice,
+            by_address,
+        }) => {
             CURRENT_REQUEST.set(id);
-            if let Err(message) = open_files(id, files, slice_size(slice), 0.0).await {
+            let names = unknown_names(by_address);
+            if let Err(message) = open_files(id, files, slice_size(slice), names, 0.0).await {
                 post(WorkerMessage::Failed(
                     id,
                     Failure {
@@ -83,6 +90,7 @@ async fn handle(data: JsValue) {
             name,
             url,
             slice,
+            by_address,
         }) => {
             CURRENT_REQUEST.set(id);
             let t0 = now_ms();
@@ -92,6 +100,7 @@ async fn handle(data: JsValue) {
                         id,
                         vec![NamedBlob { name, blob }],
                         slice_size(slice),
+                        unknown_names(by_address),
                         now_ms() - t0,
                     )
                     .await
@@ -156,6 +165,9 @@ async fn handle(data: JsValue) {
                         off_cpu,
                     },
                 ) => BASELINE.with_borrow_mut(|b| match b {
+                    Some(b) if b.request == base && b.unknown_names != s.unknown_names() => failed(
+                        "the profile to compare with names code without symbols another way (per module or per address): choose it again".into(),
+                    ),
                     Some(b) if b.request == base => {
                         let mut d = s.diff(b, weight, off_cpu);
                         d.meta.query = Some(q);
@@ -185,6 +197,15 @@ async fn handle(data: JsValue) {
     }
 }
 
+/// How frames without a symbol are named: one per address, or one per module.
+fn unknown_names(by_address: bool) -> UnknownNames {
+    if by_address {
+        UnknownNames::ModuleOffset
+    } else {
+        UnknownNames::Module
+    }
+}
+
 /// How much of each dropped file is read to tell what it is: enough for whole lines of folded
 /// stacks (a deep stack's line is a few KB) and perf script text.
 const HEAD_BYTES: u64 = perfscope_analysis::import::DETECT_BYTES as u64;
@@ -196,6 +217,7 @@ async fn open_files(
     id: u32,
     files: Vec<NamedBlob>,
     slice: usize,
+    names: UnknownNames,
     read_ms: f64,
 ) -> Result<(), String> {
     let mut perf_data: Option<NamedBlob> = None;
@@ -247,10 +269,11 @@ async fn open_files(
     }
     let progress = &mut |p: Progress| post(WorkerMessage::Progress(id, p));
     let Some(perf_data) = perf_data else {
-        // Symbol files only: re-symbolize the open profile.
+        // Symbol files only (or none: another naming of frames without a symbol):
+        // re-symbolize the open profile.
         let data = SESSION.with_borrow_mut(|s| {
             s.as_mut().map(|s| {
-                s.add_symbols(symbol_files, progress, &now_ms);
+                s.resymbolize(symbol_files, names, progress, &now_ms);
                 s.profile_data()
             })
         });
@@ -340,6 +363,7 @@ async fn open_files(
         Box::new(source),
         summary,
         symbol_files,
+        names,
         slice,
         &now_ms,
         timings,
@@ -406,7 +430,11 @@ async fn open_base(id: u32, files: Vec<NamedBlob>) -> Result<CompareInfo, String
     }
     let (name, data) = base.ok_or("none of these files is a perf.data or a share file")?;
     BASELINE.set(None);
-    let base = load_base(&data, &symbol_files).map_err(|e| format!("{name}: {e}"))?;
+    // Named as the open profile's frames are (one per module when none is open).
+    let names = SESSION
+        .with_borrow(|s| s.as_ref().map(|s| s.unknown_names()))
+        .unwrap_or(UnknownNames::Module);
+    let base = load_base(&data, &symbol_files, names).map_err(|e| format!("{name}: {e}"))?;
     let info = CompareInfo {
         name: name.clone(),
         samples: base.profile.samples.len() as u64,
@@ -416,6 +444,7 @@ async fn open_base(id: u32, files: Vec<NamedBlob>) -> Result<CompareInfo, String
         name,
         profile: base.profile,
         off_cpu: base.off_cpu,
+        unknown_names: names,
     }));
     Ok(info)
 }

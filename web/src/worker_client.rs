@@ -91,6 +91,8 @@ pub struct AnalysisWorker {
     next_id: Rc<Cell<u32>>,
     /// The last query sent (or pending) per kind, with the generation it was for.
     wanted: RefCell<HashMap<QueryKind, (u32, Query)>>,
+    /// Frames without a symbol are one per address, not one per module (sent with each file).
+    by_address: Cell<bool>,
 }
 
 impl AnalysisWorker {
@@ -101,7 +103,18 @@ impl AnalysisWorker {
             on_message,
             next_id: Rc::new(Cell::new(1)),
             wanted: RefCell::new(HashMap::new()),
+            by_address: Cell::new(false),
         }
+    }
+
+    /// Names frames without a symbol one per address (`module+0xoffset`) or one per module
+    /// (`[module]`) from now on: the open profile is built again (read from its file again)
+    /// when that changes it. Returns the request id, when one was sent.
+    pub fn set_by_address(&self, on: bool) -> Result<Option<u32>, String> {
+        if self.by_address.replace(on) == on {
+            return Ok(None);
+        }
+        self.add_files(Vec::new()).map(Some)
     }
 
     fn id(&self) -> u32 {
@@ -129,6 +142,7 @@ impl AnalysisWorker {
                 id,
                 files,
                 slice: slice_param(),
+                by_address: self.by_address.get(),
             }
             .to_js(),
         )?;
@@ -152,6 +166,7 @@ impl AnalysisWorker {
                 name,
                 url,
                 slice: slice_param(),
+                by_address: self.by_address.get(),
             }
             .to_js(),
         )?;
@@ -166,6 +181,7 @@ impl AnalysisWorker {
                 id,
                 files,
                 slice: 0,
+                by_address: self.by_address.get(),
             }
             .to_js(),
         )?;

@@ -83,6 +83,18 @@ pub enum CpuMode {
     User,
 }
 
+/// The name of the one function of a module's addresses without a symbol
+/// (`UnknownNames::Module`): its file name in brackets, `[libc.so.6]`; a name in brackets
+/// already (`[kernel.kallsyms]`, `[vdso]`) as it is.
+pub fn module_name(path: &str) -> String {
+    let file = module_file_name(path);
+    if file.starts_with('[') && file.ends_with(']') {
+        file.to_owned()
+    } else {
+        format!("[{file}]")
+    }
+}
+
 /// How frames without a symbol are named.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum UnknownNames {
@@ -552,7 +564,7 @@ impl ProfileBuilder {
                         write!(name, "{}+0x{rel:x}", module_file_name(p))
                     }
                     (UnknownNames::ModuleOffset, None) => write!(name, "0x{rel:x}"),
-                    (UnknownNames::Module, Some(p)) => write!(name, "[{}]", module_file_name(p)),
+                    (UnknownNames::Module, Some(p)) => write!(name, "{}", module_name(p)),
                     (UnknownNames::Unknown | UnknownNames::Module, _) => write!(name, "[unknown]"),
                 };
                 // Made once per (module, address) here: `module+0xoffset` names one frame and
@@ -628,7 +640,7 @@ impl ProfileBuilder {
             return Ok(f);
         }
         let name = match module.and_then(|m| self.profile.modules.get(m)) {
-            Some(m) => format!("[{}]", module_file_name(self.profile.strings.get(m.path))),
+            Some(m) => module_name(self.profile.strings.get(m.path)),
             None => "[unknown]".to_owned(),
         };
         let func = self.profile.intern_func(&name, module)?;

@@ -169,8 +169,13 @@ fn sample_frames(p: &Profile, merge: bool) -> Vec<Vec<String>> {
                         path.rsplit('/').next().unwrap_or(path).to_owned()
                     });
                     match file {
+                        // `[kernel.kallsyms]` stays as it is.
                         Some(file) if name == format!("{file}+0x{:x}", frame.address) => {
-                            format!("[{file}]")
+                            if file.starts_with('[') && file.ends_with(']') {
+                                file
+                            } else {
+                                format!("[{file}]")
+                            }
                         }
                         None if name == format!("0x{:x}", frame.address) => "[unknown]".into(),
                         _ => name,

@@ -422,7 +422,7 @@ pub fn call_tree_view(props: &CallTreeProps) -> Html {
                     }
                 </span>
             </div>
-            <Notices state={props.state.clone()} profile={props.profile.clone()} />
+            <Notices state={props.state.clone()} profile={props.profile.clone()} on_action={props.on_action.clone()} />
             <div class={classes!("table-scroll", stale.then_some("stale"))} aria-busy={stale.to_string()}>
                 <table class="calltree" role="treegrid" aria-label="Call tree" tabindex="0" {onkeydown}>
                     <thead>

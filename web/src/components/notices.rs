@@ -8,6 +8,7 @@ use yew::prelude::*;
 
 use crate::protocol::{ProfileData, Reason};
 use crate::state::shared::Shared;
+use crate::state::view::ViewAction;
 use crate::state::AppState;
 
 /// The reasons that apply to the current view state.
@@ -43,6 +44,8 @@ pub struct NoticesProps {
     pub state: Rc<AppState>,
     /// The profile.
     pub profile: Shared<ProfileData>,
+    /// View changes (the naming of frames without a symbol).
+    pub on_action: Callback<ViewAction>,
 }
 
 /// A compact list of notices (nothing when there are none).
@@ -52,10 +55,36 @@ pub fn notices(props: &NoticesProps) -> Html {
     if reasons.is_empty() {
         return Html::default();
     }
+    // Frames without a symbol: one per module (`[libc.so.6]`) or one per address
+    // (`libc.so.6+0x1f`); the switch builds the profile again.
+    let by_address = props.profile.overview.by_address;
+    let switch = {
+        let on_action = props.on_action.clone();
+        let (label, title) = if by_address {
+            (
+                "One frame per module",
+                "Merge the addresses without a symbol into one frame per module ([libc.so.6]), as perf script's collapsers do: reads the file again",
+            )
+        } else {
+            (
+                "Each address",
+                "Show each address without a symbol as its own frame (libc.so.6+0x1f): reads the file again, and takes longer and more memory on a big recording",
+            )
+        };
+        html! {
+            <button type="button" class="notice-switch" data-action="unnamed-by-address" aria-pressed={by_address.to_string()} {title}
+                    onclick={Callback::from(move |_| on_action.emit(ViewAction::ByAddress(!by_address)))}>{ label }</button>
+        }
+    };
+    let unnamed = |code: &str| matches!(code, "kernel-unnamed" | "user-unnamed");
+    let last_unnamed = reasons.iter().rposition(|r| unnamed(&r.code));
     html! {
         <ul class="notices" data-field="notices">
-            { for reasons.iter().map(|r| html! {
-                <li class={classes!("notice", r.code.clone())} data-reason={r.code.clone()} title={r.message.clone()}>{ &r.message }</li>
+            { for reasons.iter().enumerate().map(|(i, r)| html! {
+                <li class={classes!("notice", r.code.clone())} data-reason={r.code.clone()} title={r.message.clone()}>
+                    <span class="notice-text">{ &r.message }</span>
+                    if Some(i) == last_unnamed { { switch.clone() } }
+                </li>
             }) }
         </ul>
     }

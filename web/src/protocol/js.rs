@@ -113,6 +113,10 @@ pub enum Request {
         files: Vec<NamedBlob>,
         /// Read the perf.data in slices of this many bytes (0: the worker's default).
         slice: u32,
+        /// Name frames without a symbol one per address (`module+0xoffset`), not one per
+        /// module (`[module]`). Sent alone (no files) to an open profile, it builds the
+        /// profile again if that changes it.
+        by_address: bool,
     },
     /// Download a perf.data from `url` (with progress) and open it.
     Url {
@@ -124,6 +128,8 @@ pub enum Request {
         url: String,
         /// As in [`Request::Files`].
         slice: u32,
+        /// As in [`Request::Files`].
+        by_address: bool,
     },
     /// Read these files (one profile and its symbol files) as the base to compare the open
     /// profile with.
@@ -164,22 +170,30 @@ impl Request {
                 name,
                 url,
                 slice,
+                by_address,
             } => {
                 set(&object, "op", &JsValue::from_str("url"));
                 set(&object, "id", &JsValue::from(*id));
                 set(&object, "name", &JsValue::from_str(name));
                 set(&object, "url", &JsValue::from_str(url));
                 set(&object, "slice", &JsValue::from(*slice));
+                set(&object, "byAddress", &JsValue::from(*by_address));
             }
             Request::Compare { id, files } => {
                 set(&object, "op", &JsValue::from_str("compare"));
                 set(&object, "id", &JsValue::from(*id));
                 set(&object, "files", &files_to_js(files));
             }
-            Request::Files { id, files, slice } => {
+            Request::Files {
+                id,
+                files,
+                slice,
+                by_address,
+            } => {
                 set(&object, "op", &JsValue::from_str("files"));
                 set(&object, "id", &JsValue::from(*id));
                 set(&object, "slice", &JsValue::from(*slice));
+                set(&object, "byAddress", &JsValue::from(*by_address));
                 set(&object, "files", &files_to_js(files));
             }
             Request::Query { id, query } => {
@@ -215,6 +229,7 @@ impl Request {
                         id,
                         files,
                         slice: slice_of(value),
+                        by_address: by_address_of(value),
                     }
                 })
             }
@@ -228,6 +243,7 @@ impl Request {
                     name,
                     url,
                     slice: slice_of(value),
+                    by_address: by_address_of(value),
                 })
             }
             Some("query") => {
@@ -239,6 +255,11 @@ impl Request {
             other => Err(format!("unknown request op {other:?}")),
         }
     }
+}
+
+/// A request's `byAddress` (false when missing).
+fn by_address_of(value: &JsValue) -> bool {
+    get(value, "byAddress").as_bool().unwrap_or(false)
 }
 
 /// A JS exception or rejection as one line for people: `"NotReadableError: The file could not

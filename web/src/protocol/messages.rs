@@ -374,6 +374,10 @@ pub struct Overview {
     /// The off-CPU time the context switches show, when the recording has them.
     #[serde(default)]
     pub off_cpu: Option<OffCpuInfo>,
+    /// Frames without a symbol are one per address (`module+0xoffset`), not one per module
+    /// (`[module]`).
+    #[serde(default)]
+    pub by_address: bool,
 }
 
 impl Overview {

@@ -32,6 +32,9 @@ pub struct Baseline {
     /// Its off-CPU time, as the open profile's (`Session::off_cpu`): empty without context
     /// switches.
     pub off_cpu: SampleTable,
+    /// How its frames without a symbol are named (a perf.data's; the open profile's must be
+    /// the same for the names to match).
+    pub unknown_names: UnknownNames,
 }
 
 /// A base profile and its off-CPU time.
@@ -45,8 +48,12 @@ pub struct LoadedBase {
 }
 
 /// Reads `data` (a perf.data or a share file) into a profile, symbolized with `symbol_files`
-/// as the open file would be.
-pub fn load_base(data: &[u8], symbol_files: &[SymbolFile]) -> Result<LoadedBase, String> {
+/// and its frames without a symbol named by `unknown_names`, as the open file's.
+pub fn load_base(
+    data: &[u8],
+    symbol_files: &[SymbolFile],
+    unknown_names: UnknownNames,
+) -> Result<LoadedBase, String> {
     match open(data).map_err(|e| e.to_string())? {
         Opened::Share(shared) => {
             let profile = shared.profile;
@@ -67,7 +74,7 @@ pub fn load_base(data: &[u8], symbol_files: &[SymbolFile]) -> Result<LoadedBase,
             let (resolver, _) = build_resolver(symbol_files, &index.mapped);
             let options = LoadOptions {
                 resolver,
-                unknown_names: UnknownNames::ModuleOffset,
+                unknown_names,
                 inline_frames: InlineFrames::Unwound,
                 ..LoadOptions::default()
             };
@@ -209,6 +216,7 @@ mod tests {
                 kind: FileKind::Elf,
                 bytes: binary,
             }],
+            UnknownNames::Module,
         )
         .unwrap()
         .profile

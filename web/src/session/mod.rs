@@ -82,6 +82,8 @@ pub struct Session {
     index: RecordIndex,
     symbol_files: Vec<SymbolFile>,
     symbol_infos: Vec<SymbolFileInfo>,
+    /// How frames without a symbol are named: one per module, or one per address.
+    unknown_names: UnknownNames,
     profile: Profile,
     /// The off-CPU time of the switch timeline, as samples on the profile's stacks and threads
     /// (`perfscope_analysis::offcpu::off_cpu_table`), apart from the profile's samples so that
@@ -129,10 +131,11 @@ const EXTRAS: LoadExtras = LoadExtras {
 
 fn load_options(
     resolver: Option<perfscope_analysis::symbols::resolver::SymbolResolver>,
+    unknown_names: UnknownNames,
 ) -> LoadOptions {
     LoadOptions {
         resolver,
-        unknown_names: UnknownNames::ModuleOffset,
+        unknown_names,
         inline_frames: InlineFrames::Unwound,
         ..LoadOptions::default()
     }
@@ -142,8 +145,10 @@ fn load_options(
 /// counts from the profile itself ([`Timeline::new`]).
 fn loader(
     resolver: Option<perfscope_analysis::symbols::resolver::SymbolResolver>,
+    unknown_names: UnknownNames,
 ) -> ProfileLoader {
-    ProfileLoader::with_extras(load_options(resolver), EXTRAS).without_timeline_sample_times()
+    ProfileLoader::with_extras(load_options(resolver, unknown_names), EXTRAS)
+        .without_timeline_sample_times()
 }
 
 /// Runs `f` on `profile` with `samples` (a table on its stacks and threads, such as its
@@ -168,6 +173,7 @@ pub struct Opening {
     pass: OpenPass,
     symbol_files: Vec<SymbolFile>,
     symbol_infos: Vec<SymbolFileInfo>,
+    unknown_names: UnknownNames,
     slice: usize,
     t0: f64,
     timings: Timings,
@@ -265,6 +271,7 @@ impl Opening {
             mut pass,
             symbol_files,
             symbol_infos,
+            unknown_names,
             slice,
             t0,
             mut timings,
@@ -303,6 +310,7 @@ impl Opening {
             index,
             symbol_files,
             symbol_infos,
+            unknown_names,
             profile: Profile::new(),
             off_cpu: SampleTable::default(),
             diagnostics: LoadDiagnostics::default(),
@@ -332,17 +340,28 @@ impl Session {
     /// Opens the perf.data read through `source`, in slices of `slice` bytes, whose summary was
     /// read from its header (`summary`: the records of the pass complete it), with
     /// `symbol_files`. One pass over the records builds the records index, the profile and the
-    /// summary. `progress` gets reports; `now` is a clock in ms (timings only).
+    /// summary. `progress` gets reports; `now` is a clock in ms (timings only). Frames without
+    /// a symbol are named as `unknown_names` says.
+    #[allow(clippy::too_many_arguments)]
     pub fn open(
         source: Box<dyn ReadAt>,
         summary: SummaryReader,
         symbol_files: Vec<SymbolFile>,
+        unknown_names: UnknownNames,
         slice: usize,
         progress: &mut dyn FnMut(Progress),
         now: &dyn Fn() -> f64,
         timings: Timings,
     ) -> Session {
-        let mut opening = Session::begin(source, summary, symbol_files, slice, now, timings);
+        let mut opening = Session::begin(
+            source,
+            summary,
+            symbol_files,
+            unknown_names,
+            slice,
+            now,
+            timings,
+        );
         while let Some((at, size)) = opening.next_slice() {
             opening.push_from_source(at, size);
             progress(opening.progress());
@@ -357,6 +376,7 @@ impl Session {
         mut source: Box<dyn ReadAt>,
         summary: SummaryReader,
         symbol_files: Vec<SymbolFile>,
+        unknown_names: UnknownNames,
         slice: usize,
         now: &dyn Fn() -> f64,
         timings: Timings,
@@ -366,7 +386,7 @@ impl Session {
         let (resolver, symbol_infos) = symbols::build_resolver(&symbol_files, &Default::default());
         let mut pass = OpenPass {
             index: RecordIndex::default(),
-            loader: loader(resolver),
+            loader: loader(resolver, unknown_names),
             summary,
         };
         let stream = RecordStream::open(&mut DynSource(source.as_mut()), slice, &mut pass);
@@ -377,6 +397,7 @@ impl Session {
             pass,
             symbol_files,
             symbol_infos,
+            unknown_names,
             slice,
             t0,
             timings,
@@ -392,6 +413,7 @@ impl Session {
             Box::new(source),
             summary,
             Vec::new(),
+            UnknownNames::Module,
             slice,
             &mut |_| {},
             &|| 0.0,
@@ -439,7 +461,7 @@ impl Session {
         let mut switches = None;
         if self.meta.is_some() {
             let total = self.source.len() as f64;
-            let mut loader = loader(resolver);
+            let mut loader = loader(resolver, self.unknown_names);
             let built = stream_records(
                 &mut DynSource(self.source.as_mut()),
                 &mut [],
@@ -473,6 +495,27 @@ impl Session {
         self.rebuild(progress, now);
     }
 
+    /// How frames without a symbol are named.
+    pub fn unknown_names(&self) -> UnknownNames {
+        self.unknown_names
+    }
+
+    /// Adds symbol files and names frames without a symbol as `unknown_names` says: builds the
+    /// profile again (reading the file again) when either changes anything.
+    pub fn resymbolize(
+        &mut self,
+        files: Vec<SymbolFile>,
+        unknown_names: UnknownNames,
+        progress: &mut dyn FnMut(Progress),
+        now: &dyn Fn() -> f64,
+    ) {
+        if files.is_empty() && unknown_names == self.unknown_names {
+            return;
+        }
+        self.unknown_names = unknown_names;
+        self.add_symbols(files, progress, now);
+    }
+
     /// The summary.
     pub fn summary(&self) -> &Summary {
         &self.summary
@@ -496,6 +539,7 @@ impl Session {
             &self.diagnostics,
         );
         o.generation = self.generation;
+        o.by_address = self.unknown_names == UnknownNames::ModuleOffset;
         // Header warnings are in the summary already; the banner is about records.
         let before = o.errors.len();
         o.errors

@@ -248,12 +248,18 @@ fn exports_in_the_off_cpu_view_hold_the_off_cpu_time() {
 
 /// `bytes` (a perf.data or share file) read as the base of a comparison named `name`.
 fn baseline(bytes: &[u8], name: &str) -> super::compare::Baseline {
-    let base = super::compare::load_base(bytes, &[]).unwrap();
+    let base = super::compare::load_base(
+        bytes,
+        &[],
+        perfscope_analysis::builder::UnknownNames::Module,
+    )
+    .unwrap();
     super::compare::Baseline {
         request: 1,
         name: name.into(),
         profile: base.profile,
         off_cpu: base.off_cpu,
+        unknown_names: perfscope_analysis::builder::UnknownNames::Module,
     }
 }
 

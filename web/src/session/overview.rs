@@ -123,12 +123,16 @@ fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// Whether a function is a placeholder for an address without a symbol (`module+0x1f`).
+/// Whether a function is a placeholder for addresses without a symbol: one per address
+/// (`module+0x1f`, `0x7f00`) or one per module (`[module]`, `[unknown]`).
 fn unnamed(name: &str, module: &str) -> bool {
+    let base = basename(module);
     name.starts_with("0x")
+        || name == "[unknown]"
         || name
-            .strip_prefix(basename(module))
+            .strip_prefix(base)
             .is_some_and(|rest| rest.starts_with("+0x"))
+        || name == perfscope_analysis::builder::module_name(module)
 }
 
 /// How many samples, evenly spaced, the notices' unnamed-leaf shares are read from in a bigger
@@ -307,7 +311,7 @@ fn unnamed_reasons(shares: LeafShares) -> Vec<Reason> {
         out.push(Reason {
             code: "kernel-unnamed".into(),
             message: format!(
-                "{} of the samples end in kernel code without names ([kernel.kallsyms]+0x…): drop /proc/kallsyms (or kallsyms.gz) of the machine that recorded.",
+                "{} of the samples end in kernel code without names ([kernel.kallsyms]): drop /proc/kallsyms (or kallsyms.gz) of the machine that recorded.",
                 share(kernel)
             ),
         });
@@ -316,7 +320,7 @@ fn unnamed_reasons(shares: LeafShares) -> Vec<Reason> {
         out.push(Reason {
             code: "user-unnamed".into(),
             message: format!(
-                "{} of the samples end in user code without symbols (module+0x…): drop the binaries or a perf archive (perf archive) to name them.",
+                "{} of the samples end in user code without symbols ([module] or module+0x…): drop the binaries or a perf archive (perf archive) to name them.",
                 share(user)
             ),
         });
@@ -358,6 +362,7 @@ pub fn overview(
         symbol_files: Vec::new(),
         timings: Default::default(),
         off_cpu: None,
+        by_address: false,
     }
 }
 
@@ -374,6 +379,11 @@ mod tests {
         ));
         assert!(unnamed("0x7f00", ""));
         assert!(!unnamed("memcpy", "/usr/lib/libc.so.6"));
+        // One per module.
+        assert!(unnamed("[libc.so.6]", "/usr/lib/libc.so.6"));
+        assert!(unnamed("[kernel.kallsyms]", "[kernel.kallsyms]"));
+        assert!(unnamed("[unknown]", ""));
+        assert!(!unnamed("[libm.so.6]", "/usr/lib/libc.so.6"));
     }
 
     #[test]

@@ -50,6 +50,7 @@ impl Session {
             index: RecordIndex::default(),
             symbol_files: Vec::new(),
             symbol_infos: Vec::new(),
+            unknown_names: perfscope_analysis::builder::UnknownNames::Module,
             profile: shared.profile,
             off_cpu: Default::default(),
             diagnostics: LoadDiagnostics::default(),

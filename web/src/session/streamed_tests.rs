@@ -110,7 +110,7 @@ fn sliced_sessions_equal_the_whole_file_readers_on_every_corpus_file() {
         let data = std::fs::read(path).unwrap();
         let name = path.display();
         let whole_summary = Summary::from_bytes(&data);
-        let whole_samples = load_profile(&data, &[], load_options(None))
+        let whole_samples = load_profile(&data, &[], load_options(None, UnknownNames::Module))
             .map(|(p, _)| p.samples.len())
             .unwrap_or(0);
         with_samples += usize::from(whole_samples > 0);
@@ -213,6 +213,7 @@ fn previews_between_slices_name_the_profile_read_so_far() {
         Box::new(source),
         summary,
         Vec::new(),
+        perfscope_analysis::builder::UnknownNames::Module,
         4093,
         &|| 0.0,
         Timings::default(),

@@ -59,6 +59,7 @@ impl Session {
             index: RecordIndex::default(),
             symbol_files: Vec::new(),
             symbol_infos: Vec::new(),
+            unknown_names: perfscope_analysis::builder::UnknownNames::Module,
             profile,
             off_cpu: Default::default(),
             diagnostics: Default::default(),

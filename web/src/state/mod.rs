@@ -245,6 +245,9 @@ impl AppState {
                     tab: self.view.tab,
                     weight: self.view.weight,
                     icicle: self.view.icicle,
+                    // The naming of frames without a symbol is the page's (the next file is
+                    // opened with it).
+                    by_address: self.view.by_address,
                     color_by: self.view.color_by,
                     timeline_bins: self.view.timeline_bins,
                     heatmap: self.view.heatmap,
@@ -336,6 +339,9 @@ impl AppState {
                     self.symbols_request = None;
                     self.symbols_progress = None;
                     if let Load::Loaded { profile, .. } = &mut self.load {
+                        // Built again: its functions have other ids. The view keeps those it
+                        // names, found by name and module (a path stops where its name is gone).
+                        view::translate_funcs(&mut self.view, profile, &p);
                         *profile = Shared::new(*p);
                     }
                 } else if Some(id) == self.request {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::protocol::{RecordFilter, WeightKind};
+use crate::protocol::{ProfileData, RecordFilter, WeightKind};
 
 /// The views.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -102,6 +102,9 @@ pub struct ViewState {
     pub by_command: bool,
     /// Roots at the top.
     pub icicle: bool,
+    /// Frames without a symbol one per address (`module+0xoffset`), not one per module
+    /// (`[module]`): the worker builds the profile again when it changes.
+    pub by_address: bool,
     /// Flame colors.
     pub color_by: ColorBy,
     /// Flame-graph search text.
@@ -153,6 +156,8 @@ pub enum ViewAction {
     ByCommand(bool),
     /// Icicle or flame.
     Icicle(bool),
+    /// Frames without a symbol one per address, or one per module.
+    ByAddress(bool),
     /// Colors.
     ColorBy(ColorBy),
     /// Search text.
@@ -239,6 +244,7 @@ impl ViewState {
                 }
             }
             ViewAction::Icicle(i) => self.icicle = i,
+            ViewAction::ByAddress(on) => self.by_address = on,
             ViewAction::ColorBy(c) => self.color_by = c,
             ViewAction::Search(s) => self.search = s,
             ViewAction::Zoom(p) => self.zoom = p,
@@ -274,9 +280,113 @@ impl ViewState {
     }
 }
 
+/// A function's identity across two builds of one profile: its name, its module, and whether
+/// it is a command (the roots of a tree by command follow the functions).
+fn func_key(p: &ProfileData, func: u32) -> Option<(&str, &str, bool)> {
+    let command = *p.func_module.get(func as usize)? == crate::selectors::COMMAND_MODULE;
+    Some((
+        crate::selectors::func_name(p, func),
+        crate::selectors::func_module(p, func),
+        command,
+    ))
+}
+
+/// Moves the functions `view` names (zoom, selection, the call tree's open and selected
+/// paths) from `old` to `new`, another build of the same file (with symbols added, or frames
+/// without a symbol named another way), by name and module. A path is cut at its first
+/// function `new` does not have; an open path or a selection that is not whole is dropped.
+pub fn translate_funcs(view: &mut ViewState, old: &ProfileData, new: &ProfileData) {
+    use std::collections::HashMap;
+    let mut wanted: HashMap<u32, Option<u32>> = HashMap::new();
+    let ids = view
+        .zoom
+        .iter()
+        .chain(view.selected_func.iter())
+        .chain(view.expanded.iter().flatten())
+        .chain(view.tree_selected.iter().flatten());
+    for &id in ids {
+        wanted.insert(id, None);
+    }
+    if wanted.is_empty() {
+        return;
+    }
+    let mut by_key: HashMap<(&str, &str, bool), Vec<u32>> = HashMap::new();
+    for &id in wanted.keys() {
+        if let Some(k) = func_key(old, id) {
+            by_key.entry(k).or_default().push(id);
+        }
+    }
+    // One pass over the new functions (a million or more without symbols by address).
+    for f in 0..new.func_name.len() as u32 {
+        let Some(k) = func_key(new, f) else { continue };
+        if let Some(olds) = by_key.remove(&k) {
+            for o in olds {
+                wanted.insert(o, Some(f));
+            }
+            if by_key.is_empty() {
+                break;
+            }
+        }
+    }
+    let map = |id: &u32| wanted.get(id).copied().flatten();
+    let whole = |path: &FuncPath| path.iter().map(map).collect::<Option<FuncPath>>();
+    view.zoom = view.zoom.iter().map_while(map).collect();
+    view.selected_func = view.selected_func.as_ref().and_then(map);
+    view.expanded = view.expanded.iter().filter_map(whole).collect();
+    view.tree_selected = view.tree_selected.as_ref().and_then(whole);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Functions (name, module) over one string table; `None`: a command.
+    fn named(funcs: &[(&str, Option<&str>)]) -> ProfileData {
+        let mut strings = crate::protocol::strings::StringTable::new();
+        let mut p = ProfileData::default();
+        for (i, (name, module)) in funcs.iter().enumerate() {
+            strings.push(name);
+            p.func_name.push(2 * i as u32);
+            strings.push(module.unwrap_or(""));
+            p.func_module.push(match module {
+                Some(_) => 2 * i as u32 + 1,
+                None => crate::selectors::COMMAND_MODULE,
+            });
+        }
+        p.strings = strings;
+        p
+    }
+
+    #[test]
+    fn a_profile_built_again_keeps_the_functions_it_still_has() {
+        // One frame per module, then per address: [libc.so.6] is gone, `main` and `foo` moved;
+        // `foo` of another module and the command `foo` are other functions.
+        let old = named(&[
+            ("main", Some("/bin/a")),
+            ("foo", Some("/bin/a")),
+            ("[libc.so.6]", Some("/lib/libc.so.6")),
+            ("foo", None),
+        ]);
+        let new = named(&[
+            ("foo", Some("/lib/libc.so.6")),
+            ("foo", None),
+            ("foo", Some("/bin/a")),
+            ("libc.so.6+0x10", Some("/lib/libc.so.6")),
+            ("main", Some("/bin/a")),
+        ]);
+        let mut v = ViewState {
+            zoom: vec![3, 0, 1, 2, 1],
+            selected_func: Some(2),
+            tree_selected: Some(vec![0, 1]),
+            ..ViewState::default()
+        };
+        v.expanded.extend([vec![0], vec![0, 1], vec![0, 1, 2]]);
+        translate_funcs(&mut v, &old, &new);
+        assert_eq!(v.zoom, vec![1, 4, 2], "cut at [libc.so.6]");
+        assert_eq!(v.selected_func, None);
+        assert_eq!(v.tree_selected, Some(vec![4, 2]));
+        assert_eq!(v.expanded, [vec![4], vec![4, 2]].into_iter().collect());
+    }
 
     #[test]
     fn inverting_forgets_paths_of_the_other_tree() {

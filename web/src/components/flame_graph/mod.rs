@@ -371,7 +371,7 @@ pub fn flame_graph_view(props: &FlameGraphProps) -> Html {
                 </span>
             </div>
             <nav class="breadcrumbs" aria-label="Zoom" data-field="breadcrumbs">{ crumbs }</nav>
-            <Notices state={props.state.clone()} profile={props.profile.clone()} />
+            <Notices state={props.state.clone()} profile={props.profile.clone()} on_action={props.on_action.clone()} />
             { elided_note }
             if let (None, Some(p)) = (&tree, &props.state.results.preview) {
                 <preview::PreviewFlame preview={p.clone()} read={true} />
