@@ -140,6 +140,14 @@ impl<T> Chunked<T> {
         self.chunks.iter().flatten()
     }
 
+    /// The items in order, with their count known.
+    pub fn iter_exact(&self) -> impl ExactSizeIterator<Item = &T> + '_ {
+        Counted {
+            inner: self.iter(),
+            left: self.len,
+        }
+    }
+
     /// The items from `start` on, in order.
     pub fn iter_from(&self, start: usize) -> impl Iterator<Item = &T> + '_ {
         let (c, k) = (start >> Self::SHIFT, start & (Self::PER - 1));
@@ -261,3 +269,26 @@ mod tests {
         assert_eq!(Chunked::<u32>::new().partition_point(|_| true), 0);
     }
 }
+
+/// An iterator of a known number of items ([`Chunked::iter_exact`]).
+struct Counted<I> {
+    inner: I,
+    left: usize,
+}
+
+impl<I: Iterator> Iterator for Counted<I> {
+    type Item = I::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<I::Item> {
+        let x = self.inner.next()?;
+        self.left = self.left.saturating_sub(1);
+        Some(x)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<I: Iterator> ExactSizeIterator for Counted<I> {}

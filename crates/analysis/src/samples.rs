@@ -1,5 +1,6 @@
 //! The sample table (struct of arrays), threads, events, and filters over samples.
 
+use crate::chunked::Chunked;
 use crate::ids::{CapacityError, EventIndex, SampleIndex, StackIndex, StringIndex, ThreadIndex};
 
 /// A thread: (pid, tid) and the command name it had (the last COMM seen for it).
@@ -76,6 +77,8 @@ pub struct Sample {
 /// `u32` (`u32::MAX`: none), the CPU as a `u16` and the period as a `u32`, with the few values
 /// that do not fit kept exactly in side lists, and the event as a `u16`. (A sample was 36 bytes
 /// when every column had its full width: a third of the largest table of a big recording.)
+/// The time and thread are `Vec`s (their slices are searched and read whole elsewhere); the
+/// other columns are in fixed blocks ([`Chunked`]), which never copy themselves as they grow.
 #[derive(Clone, Debug, Default)]
 pub struct SampleTable {
     /// Time in ns.
@@ -83,15 +86,15 @@ pub struct SampleTable {
     /// Thread.
     pub thread: Vec<ThreadIndex>,
     /// CPU: [`CPU_NONE`], [`WIDE_CPU`] (in `wide_cpu`), or the CPU.
-    cpu: Vec<u16>,
+    cpu: Chunked<u16>,
     /// (sample, CPU) of the CPUs that do not fit a `u16`, by sample.
     wide_cpu: Vec<(u32, u32)>,
     /// Event.
-    event: Vec<u16>,
+    event: Chunked<u16>,
     /// Stack index, [`NO_STACK`] for none.
-    stack: Vec<u32>,
+    stack: Chunked<u32>,
     /// Period: [`WIDE_PERIOD`] (in `wide_period`), or the period.
-    period: Vec<u32>,
+    period: Chunked<u32>,
     /// (sample, period) of the periods that do not fit a `u32`, by sample.
     wide_period: Vec<(u32, u64)>,
 }
@@ -120,11 +123,11 @@ impl SampleTable {
         SampleTable {
             time: Vec::new(),
             thread: Vec::new(),
-            cpu: Vec::new(),
+            cpu: Chunked::new(),
             wide_cpu: Vec::new(),
-            event: Vec::new(),
-            stack: Vec::new(),
-            period: Vec::new(),
+            event: Chunked::new(),
+            stack: Chunked::new(),
+            period: Chunked::new(),
             wide_period: Vec::new(),
         }
     }
@@ -143,10 +146,6 @@ impl SampleTable {
             let more = crate::heap::growth(self.time.len());
             self.time.reserve_exact(more);
             self.thread.reserve_exact(more);
-            self.cpu.reserve_exact(more);
-            self.event.reserve_exact(more);
-            self.stack.reserve_exact(more);
-            self.period.reserve_exact(more);
         }
         let cpu = match s.cpu {
             u32::MAX => CPU_NONE,
@@ -226,13 +225,13 @@ impl SampleTable {
 
     /// The events in sample order.
     pub fn events(&self) -> impl ExactSizeIterator<Item = EventIndex> + '_ {
-        self.event.iter().map(|&e| EventIndex(u32::from(e)))
+        self.event.iter_exact().map(|&e| EventIndex(u32::from(e)))
     }
 
     /// The stacks in sample order.
     pub fn stacks(&self) -> impl ExactSizeIterator<Item = Option<StackIndex>> + '_ {
         self.stack
-            .iter()
+            .iter_exact()
             .map(|&k| (k != NO_STACK).then_some(StackIndex(k)))
     }
 
@@ -273,11 +272,11 @@ impl SampleTable {
         use crate::heap::vec_bytes;
         vec_bytes(&self.time)
             + vec_bytes(&self.thread)
-            + vec_bytes(&self.cpu)
+            + self.cpu.heap_bytes()
             + vec_bytes(&self.wide_cpu)
-            + vec_bytes(&self.event)
-            + vec_bytes(&self.stack)
-            + vec_bytes(&self.period)
+            + self.event.heap_bytes()
+            + self.stack.heap_bytes()
+            + self.period.heap_bytes()
             + vec_bytes(&self.wide_period)
     }
 }
@@ -465,7 +464,9 @@ mod tests {
             t.push(sample(i % 64, 250_000, Some(i))).unwrap();
         }
         t.shrink();
-        assert_eq!(t.heap_bytes(), 24 * 10_000);
+        // And the four columns in blocks hold a list of their (here one) blocks.
+        let lists = 4 * std::mem::size_of::<Vec<u8>>();
+        assert_eq!(t.heap_bytes(), 24 * 10_000 + lists);
         let too_big_event = Sample {
             event: EventIndex(u32::from(u16::MAX) + 1),
             ..sample(0, 1, None)
