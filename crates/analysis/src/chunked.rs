@@ -216,6 +216,29 @@ impl<T> FromIterator<T> for Chunked<T> {
     }
 }
 
+/// An iterator of a known number of items ([`Chunked::iter_exact`]).
+struct Counted<I> {
+    inner: I,
+    left: usize,
+}
+
+impl<I: Iterator> Iterator for Counted<I> {
+    type Item = I::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<I::Item> {
+        let x = self.inner.next()?;
+        self.left = self.left.saturating_sub(1);
+        Some(x)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<I: Iterator> ExactSizeIterator for Counted<I> {}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -269,26 +292,3 @@ mod tests {
         assert_eq!(Chunked::<u32>::new().partition_point(|_| true), 0);
     }
 }
-
-/// An iterator of a known number of items ([`Chunked::iter_exact`]).
-struct Counted<I> {
-    inner: I,
-    left: usize,
-}
-
-impl<I: Iterator> Iterator for Counted<I> {
-    type Item = I::Item;
-
-    #[inline]
-    fn next(&mut self) -> Option<I::Item> {
-        let x = self.inner.next()?;
-        self.left = self.left.saturating_sub(1);
-        Some(x)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
-    }
-}
-
-impl<I: Iterator> ExactSizeIterator for Counted<I> {}
