@@ -10,6 +10,9 @@
 //! cargo run --release -p perfscope-analysis --example split_build -- FILE
 //! ```
 //!
+//! Frames without a symbol are one per address (`module+0xoffset`), or with `--by-module`
+//! one per module (`[module]`, the page's default).
+//!
 //! Little-endian file-mode perf.data without compressed records.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
@@ -30,8 +33,13 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 }
 
 fn options() -> LoadOptions {
+    let by_module = std::env::args().any(|a| a == "--by-module");
     LoadOptions {
-        unknown_names: UnknownNames::ModuleOffset,
+        unknown_names: if by_module {
+            UnknownNames::Module
+        } else {
+            UnknownNames::ModuleOffset
+        },
         ..LoadOptions::default()
     }
 }
@@ -139,7 +147,10 @@ fn folded(p: &Profile) -> Vec<String> {
 }
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: split_build FILE");
+    let path = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with("--"))
+        .expect("usage: split_build [--by-module] FILE");
     let bytes = std::fs::read(&path).expect("a readable file");
     let (off, size) = (u64_at(&bytes, 40) as usize, u64_at(&bytes, 48) as usize);
     let end = off + size;
