@@ -336,16 +336,19 @@ fn main() {
         "  timings: records pass {:.0} ms, profile (finish + timeline) {:.0} ms",
         tm.records_ms, tm.profile_ms
     );
-    // What a preview during the records pass costs at this size (the worker's sizes).
-    let t = std::time::Instant::now();
-    let v = perfscope_analysis::preview::preview(session.profile(), 20_000, 2_000);
-    println!(
-        "  preview of {} of {} samples: {:.1} ms, {} nodes",
-        v.taken,
-        v.seen,
-        t.elapsed().as_secs_f64() * 1e3,
-        v.nodes.len()
-    );
+    // What a preview during the records pass costs at this size: of 20 000 samples, and of
+    // every sample (what the worker takes when the profile has few stacks).
+    for budget in [20_000, usize::MAX] {
+        let t = std::time::Instant::now();
+        let v = perfscope_analysis::preview::preview(session.profile(), budget, 2_000);
+        println!(
+            "  preview of {} of {} samples: {:.1} ms, {} nodes",
+            v.taken,
+            v.seen,
+            t.elapsed().as_secs_f64() * 1e3,
+            v.nodes.len()
+        );
+    }
     let h = session.profile().heap_bytes();
     println!(
         "  profile heap {:.1} MB: samples {:.1} ({} samples), stacks {:.1}, frames {:.1}, funcs {:.1}, strings {:.1}, threads {:.1}; heap live now {:.1} MB, peak {:.1} MB",

@@ -545,10 +545,14 @@ fn location_search() -> String {
 /// that shows its real flame graph first).
 const PREVIEW_FIRST_MS: f64 = 600.0;
 /// Later ones at least this long after the last one...
-const PREVIEW_EVERY_MS: f64 = 3_000.0;
+const PREVIEW_EVERY_MS: f64 = 1_000.0;
 /// ...and after 20 times what the last one took, so that previews cost at most ~5 % of the pass.
 const PREVIEW_COST_FACTOR: f64 = 20.0;
-/// A preview is made of at most this many samples (its cost does not grow with the file).
+/// A preview of a profile with up to this many stacks is made of every sample read so far
+/// (one pass over the samples, and the stacks walked once: ~10 ms a million samples)...
+const PREVIEW_ALL_STACKS: usize = 1 << 18;
+/// ...else of at most this many samples (its cost does not grow with the file: a profile of
+/// millions of stacks, one frame per address without symbols).
 const PREVIEW_SAMPLES: usize = 20_000;
 /// Nodes narrower than this fraction of the width are left out (like the real graph's detail).
 const PREVIEW_DETAIL: u64 = 2_000;
@@ -600,7 +604,12 @@ impl Previews {
         if !due {
             return;
         }
-        let reply = opening.preview(PREVIEW_SAMPLES, PREVIEW_DETAIL);
+        let budget = if opening.stacks() <= PREVIEW_ALL_STACKS {
+            usize::MAX
+        } else {
+            PREVIEW_SAMPLES
+        };
+        let reply = opening.preview(budget, PREVIEW_DETAIL);
         if reply.taken == 0 {
             return;
         }

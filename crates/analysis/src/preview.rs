@@ -1,6 +1,7 @@
 //! A flame graph of a profile that is still being read: the top-down layout of an evenly spaced
-//! subset of the samples so far, at most a fixed number of them, so that it costs the same
-//! whether 10 thousand or 10 million samples were read. The page draws it while the records pass
+//! subset of the samples so far, at most a given number of them (the caller picks it: every
+//! sample when the profile has few stacks, a fixed number when it has millions, so that it
+//! costs the same whether 10 thousand or 10 million samples were read). The page draws it while the records pass
 //! goes on, and drops it for the real flame graph when the profile is complete.
 //!
 //! Nodes merge by function from the roots down, siblings in the byte order of their names (ties
@@ -43,6 +44,10 @@ pub struct Preview {
     pub step: u64,
 }
 
+/// Up to this many stacks in the profile, the samples taken are counted in a column per stack
+/// (8 MB at most), not in a map.
+const DENSE_STACKS: usize = 1 << 20;
+
 /// No parent: the key of a root in the trie.
 const NO_NODE: u32 = u32::MAX;
 
@@ -64,15 +69,41 @@ pub fn preview(profile: &Profile, max_samples: usize, detail: u64) -> Preview {
     };
     let seen = (0..n).filter(|&i| counted(i)).count();
     let step = seen.div_ceil(max_samples.max(1)).max(1);
+    // The samples taken per stack, then each stack taken walked once: a profile with few
+    // distinct stacks (one frame per module for code without symbols) is read whole at the
+    // cost of one pass over its samples.
+    // (A column per stack when the table is not big, else a map of the stacks taken.)
+    let dense = profile.stacks.len() <= DENSE_STACKS;
+    let mut column: Vec<u64> = vec![0; if dense { profile.stacks.len() } else { 0 }];
+    let mut map: FxHashMap<u32, u64> = FxHashMap::default();
+    let mut taken = 0u64;
+    for i in (0..n).filter(|&i| counted(i)).step_by(step) {
+        if let Some(s) = samples.stack(i).flatten() {
+            taken += 1;
+            match column.get_mut(s.index()) {
+                Some(w) => *w += 1,
+                None => *map.entry(s.0).or_insert(0) += 1,
+            }
+        }
+    }
+    // In stack order: a stack is made when the first sample with it is read, so the trie's
+    // nodes are met in the order the samples first reach them (siblings of one name keep it).
+    let mut stacks: Vec<(u32, u64)> = map.into_iter().collect();
+    stacks.extend(
+        column
+            .iter()
+            .enumerate()
+            .filter(|&(_, &w)| w > 0)
+            .map(|(s, &w)| (s as u32, w)),
+    );
+    stacks.sort_unstable();
     // The trie of function paths: per node (parent, function, weight).
     let mut trie: Vec<(u32, FuncIndex, u64)> = Vec::new();
     let mut index: FxHashMap<(u32, FuncIndex), u32> = FxHashMap::default();
     let mut path: Vec<FuncIndex> = Vec::new();
-    let mut taken = 0u64;
-    for i in (0..n).filter(|&i| counted(i)).step_by(step) {
-        taken += 1;
+    for (s, weight) in stacks {
         path.clear();
-        let mut stack = samples.stack(i).flatten();
+        let mut stack = Some(crate::ids::StackIndex(s));
         while let Some(s) = stack {
             let Some(entry) = profile.stacks.get(s) else {
                 break;
@@ -90,7 +121,7 @@ pub fn preview(profile: &Profile, max_samples: usize, detail: u64) -> Preview {
                 trie.push((node, f, 0));
             }
             if let Some(t) = trie.get_mut(at as usize) {
-                t.2 += 1;
+                t.2 += weight;
             }
             node = at;
         }

@@ -57,8 +57,8 @@ pub fn notices(props: &NoticesProps) -> Html {
     }
     // Frames without a symbol: one per module (`[libc.so.6]`) or one per address
     // (`libc.so.6+0x1f`); the switch builds the profile again.
-    let by_address = props.profile.overview.by_address;
-    let switch = {
+    // (None: the profile cannot be built again, it is not from a perf.data.)
+    let switch = props.profile.overview.by_address.map(|by_address| {
         let on_action = props.on_action.clone();
         let (label, title) = if by_address {
             (
@@ -75,7 +75,7 @@ pub fn notices(props: &NoticesProps) -> Html {
             <button type="button" class="notice-switch" data-action="unnamed-by-address" aria-pressed={by_address.to_string()} {title}
                     onclick={Callback::from(move |_| on_action.emit(ViewAction::ByAddress(!by_address)))}>{ label }</button>
         }
-    };
+    });
     let unnamed = |code: &str| matches!(code, "kernel-unnamed" | "user-unnamed");
     let last_unnamed = reasons.iter().rposition(|r| unnamed(&r.code));
     html! {
@@ -83,7 +83,7 @@ pub fn notices(props: &NoticesProps) -> Html {
             { for reasons.iter().enumerate().map(|(i, r)| html! {
                 <li class={classes!("notice", r.code.clone())} data-reason={r.code.clone()} title={r.message.clone()}>
                     <span class="notice-text">{ &r.message }</span>
-                    if Some(i) == last_unnamed { { switch.clone() } }
+                    if Some(i) == last_unnamed { { switch.clone().unwrap_or_default() } }
                 </li>
             }) }
         </ul>

@@ -375,9 +375,10 @@ pub struct Overview {
     #[serde(default)]
     pub off_cpu: Option<OffCpuInfo>,
     /// Frames without a symbol are one per address (`module+0xoffset`), not one per module
-    /// (`[module]`).
+    /// (`[module]`); `None` when the profile cannot be built again another way (a share file,
+    /// perf script text).
     #[serde(default)]
-    pub by_address: bool,
+    pub by_address: Option<bool>,
 }
 
 impl Overview {

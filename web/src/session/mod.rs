@@ -224,6 +224,11 @@ impl Opening {
         }
     }
 
+    /// The stacks of the profile read so far.
+    pub fn stacks(&self) -> usize {
+        self.pass.loader.profile().stacks.len()
+    }
+
     /// A flame graph of the samples read so far, from at most `max_samples` of them, nodes
     /// narrower than a `detail`-th of the width left out ([`perfscope_analysis::preview`]).
     pub fn preview(&self, max_samples: usize, detail: u64) -> PreviewReply {
@@ -539,7 +544,10 @@ impl Session {
             &self.diagnostics,
         );
         o.generation = self.generation;
-        o.by_address = self.unknown_names == UnknownNames::ModuleOffset;
+        o.by_address = self
+            .meta
+            .is_some()
+            .then_some(self.unknown_names == UnknownNames::ModuleOffset);
         // Header warnings are in the summary already; the banner is about records.
         let before = o.errors.len();
         o.errors

@@ -362,7 +362,7 @@ pub fn overview(
         symbol_files: Vec::new(),
         timings: Default::default(),
         off_cpu: None,
-        by_address: false,
+        by_address: None,
     }
 }
 
