@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { launch, waitForState, isPlaywrightNotice } from './helpers/browser.mjs';
-import { canvasBox, flameRowY, flameTotal, hoverFlame, openFile, showTab } from './helpers/views.mjs';
+import { byAddress, canvasBox, flameRowY, flameTotal, hoverFlame, openFile, showTab } from './helpers/views.mjs';
 import { serveLogged } from './helpers/serve-logged.mjs';
 import { openInSpeedscope, speedscopeDist } from './helpers/speedscope.mjs';
 
@@ -152,6 +152,50 @@ test('a link reopens the same hosted file in the same view: focused frame, range
     assert.deepEqual([await sel2.getAttribute('data-start'), await sel2.getAttribute('data-end')], range);
     assert.notEqual(await p2.locator('canvas.flame-canvas').getAttribute('data-zoom'), '');
     await shot(p2, 'link-receiver');
+    assert.deepEqual(e2, []);
+  } finally {
+    await other.close();
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a link made with a frame per address for code without symbols reopens so, with its zoom', async () => {
+  const url = `${app.url}?url=${encodeURIComponent(`${data.url}example.data`)}`;
+  const { page, errors } = await openLink(browser.context, url);
+  await showTab(page, 'flame');
+  const total = await flameTotal(page);
+  // One frame per module first: no box is named by address.
+  const names = async (p) => {
+    const { width } = await canvasBox(p, 'canvas.flame-canvas');
+    const y = await flameRowY(p, 1);
+    const out = [];
+    for (let x = 2; x < width; x += 5) out.push(await hoverFlame(p, x, y));
+    return out.filter(Boolean);
+  };
+  assert.ok(!(await names(page)).some((n) => /\+0x[0-9a-f]+$/.test(n)), 'a box named by address');
+  await byAddress(page);
+  assert.equal(await flameTotal(page), total);
+  const second = await names(page);
+  const name = second.find((n) => /\+0x[0-9a-f]+$/.test(n));
+  assert.ok(name, `no box named by address on the second row: ${second.slice(0, 8)}`);
+  // Zoom into it; the link says addr=1 and names it.
+  const { width } = await canvasBox(page, 'canvas.flame-canvas');
+  const y = await flameRowY(page, 1);
+  let x = 2;
+  while (x < width && (await hoverFlame(page, x, y)) !== name) x += 5;
+  await page.mouse.down();
+  await page.mouse.up();
+  await page.waitForFunction((n) => [...document.querySelectorAll('[data-field="crumb"]')].at(-1)?.textContent === n, name);
+  await page.waitForFunction(() => /[#&]addr=1/.test(location.hash) && /[#&]f=/.test(location.hash));
+  const link = page.url();
+  const crumbs = await page.locator('[data-field="crumb"]').allTextContents();
+  const other = await launch();
+  try {
+    const { page: p2, errors: e2 } = await openLink(other.context, link);
+    await p2.waitForSelector('[data-action="unnamed-by-address"][aria-pressed="true"]');
+    await p2.waitForFunction((n) => [...document.querySelectorAll('[data-field="crumb"]')].at(-1)?.textContent === n, name);
+    assert.deepEqual(await p2.locator('[data-field="crumb"]').allTextContents(), crumbs);
     assert.deepEqual(e2, []);
   } finally {
     await other.close();

@@ -169,6 +169,8 @@ pub fn app() -> Html {
                 .and_then(|w| w.location().hash().ok())
                 .unwrap_or_default();
             if let Some(link) = LinkState::decode(&hash) {
+                // (Before the ?url= file is asked for, which is opened so.)
+                worker.prefer_by_address(link.by_address);
                 dispatcher.dispatch(Action::Link(link));
             }
             let url = web_sys::window()
@@ -290,7 +292,13 @@ pub fn app() -> Html {
     // again when that changes (and the next file is opened so).
     {
         let (dispatcher, worker) = (state.dispatcher(), worker.clone());
-        use_effect_with(state.view.by_address, move |&on| {
+        let loaded = state.profile().is_some();
+        use_effect_with((state.view.by_address, loaded), move |&(on, loaded)| {
+            if !loaded {
+                // Nothing to build again: the next file is opened so.
+                worker.prefer_by_address(on);
+                return;
+            }
             match worker.set_by_address(on) {
                 Ok(Some(id)) => dispatcher.dispatch(Action::SymbolsStarted { id }),
                 Ok(None) => {}

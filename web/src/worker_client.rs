@@ -107,6 +107,12 @@ impl AnalysisWorker {
         }
     }
 
+    /// Opens the next files with frames without a symbol one per address (`on`) or one per
+    /// module, without building the open profile again.
+    pub fn prefer_by_address(&self, on: bool) {
+        self.by_address.set(on);
+    }
+
     /// Names frames without a symbol one per address (`module+0xoffset`) or one per module
     /// (`[module]`) from now on: the open profile is built again (read from its file again)
     /// when that changes it. Returns the request id, when one was sent.

@@ -287,6 +287,8 @@ impl AppState {
             Action::Worker(m) => self.on_message(m),
             Action::Link(link) => {
                 self.view.tab = link.tab;
+                // The file is opened as the link was made.
+                self.view.by_address = link.by_address;
                 self.link = Some(link);
             }
             Action::CompareStarted { id, name } => {
@@ -344,6 +346,8 @@ impl AppState {
                         view::translate_funcs(&mut self.view, profile, &p);
                         *profile = Shared::new(*p);
                     }
+                    // A link waiting for this build.
+                    self.apply_link_now();
                 } else if Some(id) == self.request {
                     if let Load::Loading {
                         file,
@@ -373,6 +377,8 @@ impl AppState {
                 } else if Some(id) == self.symbols_request {
                     self.symbols_request = None;
                     self.symbols_error = Some(message);
+                    // A link waiting for a build that failed: applied to the profile there is.
+                    self.apply_link_now();
                 } else if Some(id) == self.request
                     || (id == 0 && matches!(self.load, Load::Loading { .. }))
                     || (crashed && self.request.is_some())
@@ -446,6 +452,23 @@ impl AppState {
 
     /// Applies a pending link's view state to the loaded profile (once).
     fn apply_link(&mut self) {
+        let Load::Loaded { profile, .. } = &self.load else {
+            return;
+        };
+        // A link made with a frame per address, over a profile of a frame per module: the
+        // profile is built again first (the app asks the worker when `by_address` changes),
+        // and the link is applied to that one (its frame path names addresses).
+        if self.link.as_ref().is_some_and(|l| l.by_address)
+            && profile.overview.by_address == Some(false)
+        {
+            self.view.by_address = true;
+            return;
+        }
+        self.apply_link_now();
+    }
+
+    /// Applies the pending link to the profile as it is.
+    fn apply_link_now(&mut self) {
         let Load::Loaded { profile, .. } = &self.load else {
             return;
         };
@@ -770,6 +793,43 @@ mod tests {
             )));
         assert!(s.query_error.is_some());
         assert!(s.view.inverted);
+    }
+
+    #[test]
+    fn a_link_made_by_address_waits_for_the_profile_built_so() {
+        // The link asks for a frame per address; the file came one per module (say, opened
+        // before): the view asks for the other build, and the link waits for it.
+        let by = |on: bool, id: u32| {
+            let mut data = ProfileData::default();
+            data.overview.events = vec![EventInfo {
+                samples: 3,
+                ..EventInfo::default()
+            }];
+            data.overview.by_address = Some(on);
+            WorkerMessage::Profile(id, Box::new(data))
+        };
+        let link = LinkState::decode("#v=1&tab=flame&q=x&addr=1").unwrap();
+        assert!(link.by_address);
+        let s = AppState::default().apply(Action::Link(link));
+        assert!(s.view.by_address, "the file is opened as the link was made");
+        let s = s
+            .apply(Action::Started {
+                id: 1,
+                file: file("a.data", 10),
+            })
+            .apply(Action::Worker(WorkerMessage::Summary(1, Box::default())))
+            .apply(Action::Worker(by(false, 1)));
+        assert!(s.view.by_address);
+        assert!(s.link.is_some(), "waits for the build by address");
+        assert_eq!(s.view.search, "");
+        let s = s
+            .apply(Action::SymbolsStarted { id: 2 })
+            .apply(Action::Worker(by(true, 2)));
+        assert_eq!(s.link, None);
+        assert_eq!(s.view.search, "x");
+        // A profile built by address makes links that say so.
+        let p = s.profile().unwrap();
+        assert!(LinkState::from_view(&s.view, p).encode().contains("addr=1"));
     }
 
     #[test]

@@ -19,6 +19,7 @@
 //! | `cmd` | the thread filter as a command: every process of that name (instead of `tid`) |
 //! | `inv` | `1`: bottom-up (inverted) trees                                            |
 //! | `bycmd` | `1`: a root per command in the trees (`f` then starts with the command)  |
+//! | `addr` | `1`: a frame per address for code without symbols (the profile is built so) |
 //!
 //! Values are percent-encoded (UTF-8; everything but `A-Z a-z 0-9 - . _ ~ : / ( ) < > @ !`),
 //! the names in `f` one by one, so a name may hold `;`. Keys this version does not know are
@@ -57,6 +58,8 @@ pub struct LinkState {
     pub inverted: bool,
     /// A root per command in the trees.
     pub by_command: bool,
+    /// A frame per address for code without symbols (not one per module).
+    pub by_address: bool,
 }
 
 fn keep(b: u8) -> bool {
@@ -141,6 +144,9 @@ impl LinkState {
         if self.by_command {
             parts.push("bycmd=1".into());
         }
+        if self.by_address {
+            parts.push("addr=1".into());
+        }
         parts.join("&")
     }
 
@@ -184,6 +190,7 @@ impl LinkState {
         link.command = get("cmd").and_then(decode_component);
         link.inverted = get("inv") == Some("1");
         link.by_command = get("bycmd") == Some("1");
+        link.by_address = get("addr") == Some("1");
         Some(link)
     }
 
@@ -218,6 +225,7 @@ impl LinkState {
             command,
             inverted: view.inverted,
             by_command: view.by_command,
+            by_address: profile.overview.by_address == Some(true),
         }
     }
 
