@@ -162,6 +162,9 @@ pub struct ProfileBuilder {
     /// Per module (1 + its index; 0 for none), its one frame without a symbol
     /// (`UnknownNames::Module`; `u32::MAX` before it is made).
     module_frames: Vec<FrameIndex>,
+    /// The range of the mapping whose module frame `frame_run` returned last
+    /// (`UnknownNames::Module`), taken by the caller.
+    module_range: Option<(u64, u64)>,
     /// Scratch space for frame names.
     name_buf: String,
     /// Per module, 1 + its index in `file_groups` once it has made an offset name (0 before).
@@ -282,6 +285,7 @@ impl ProfileBuilder {
             named_modules: FxHashMap::default(),
             named_flags: Vec::new(),
             module_frames: Vec::new(),
+            module_range: None,
             name_buf: String::new(),
             module_group: Vec::new(),
             file_groups: Vec::new(),
@@ -497,6 +501,8 @@ impl ProfileBuilder {
         let may_have_name =
             named || (self.symbolize && self.resolver.is_some() && module.is_some());
         if self.unknown_names == UnknownNames::Module && !may_have_name {
+            // The mapping's range names the same frame for the next addresses in it.
+            self.module_range = mapping.map(|m| (m.start, m.end));
             return self.module_frame(module).map(FrameRun::One);
         }
         let key = frame_key(module, rel, expand && may_have_name)
@@ -853,6 +859,11 @@ impl ProfileBuilder {
         last: &mut LastStack,
     ) -> Result<(), CapacityError> {
         let mut stack = last.top();
+        // One frame per module: the last mapping met in the kernel and in user space, with
+        // its frame. Most frames of a chain are in the mapping of the one before it (deep
+        // kernel paths, an interpreter), so they skip the search of the mappings.
+        let by_module = self.unknown_names == UnknownNames::Module;
+        let mut recent: [Option<(u64, u64, FrameIndex)>; 2] = [None, None];
         for &e in entries {
             if e.kind & TRUNCATED_ROOT != 0 {
                 let frame = match self.truncated_frame {
@@ -864,8 +875,23 @@ impl ProfileBuilder {
                     }
                 };
                 stack = Some(self.profile.stacks.intern(stack, frame)?);
+            } else if let Some((_, _, frame)) = recent
+                .get(usize::from(e.mode() == CpuMode::User))
+                .copied()
+                .flatten()
+                .filter(|&(lo, hi, _)| lo <= e.addr && e.addr < hi)
+            {
+                stack = Some(self.profile.stacks.intern(stack, frame)?);
             } else {
-                match self.frame_run(space, e.addr, e.mode(), e.kind & chain::EXPAND != 0)? {
+                let run = self.frame_run(space, e.addr, e.mode(), e.kind & chain::EXPAND != 0)?;
+                if let (true, Some((lo, hi)), FrameRun::One(frame)) =
+                    (by_module, self.module_range.take(), &run)
+                {
+                    if let Some(r) = recent.get_mut(usize::from(e.mode() == CpuMode::User)) {
+                        *r = Some((lo, hi, *frame));
+                    }
+                }
+                match run {
                     FrameRun::One(frame) => stack = Some(self.profile.stacks.intern(stack, frame)?),
                     FrameRun::Many(start, len) => {
                         for i in start..start + len {
