@@ -18,9 +18,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 use std::collections::HashMap;
 
-use perfscope_analysis::builder::UnknownNames;
-use perfscope_analysis::load::{load, LoadExtras, LoadOptions};
 use perfscope_analysis::profile::Profile;
+
+mod common;
 
 /// Whether the page's name for a function says it was not symbolized.
 fn unsymbolized(name: &str) -> bool {
@@ -44,16 +44,7 @@ fn distinct_stacks(p: &Profile, key: impl Fn(u32) -> u64) -> usize {
 fn main() {
     let path = std::env::args().nth(1).expect("usage: memory_floor FILE");
     let size = std::fs::metadata(&path).unwrap().len() as f64;
-    let data = std::fs::read(&path).unwrap();
-    let options = LoadOptions {
-        symbolize: false,
-        unknown_names: UnknownNames::ModuleOffset,
-        ..LoadOptions::default()
-    };
-    let p = load(&data, &[], options, LoadExtras::default())
-        .unwrap()
-        .profile;
-    drop(data);
+    let p = common::load_by_address(&path);
     let funcs = p.funcs.len();
     let mut unknown = 0usize;
     let mut module_of = Vec::with_capacity(funcs);

@@ -7,23 +7,15 @@
 //! cargo run --release -p perfscope-cli --example tree_parts -- FILE
 //! ```
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-use perfscope_analysis::builder::UnknownNames;
 use perfscope_analysis::flame_graph::WeightKind;
-use perfscope_analysis::load::{load, LoadExtras, LoadOptions};
 use perfscope_analysis::pruned_tree::{pruned_flame, PruneOptions, StackChildren, StackWeights};
 use perfscope_analysis::samples::SampleFilter;
 
+mod common;
+
 fn main() {
     let path = std::env::args().nth(1).unwrap();
-    let data = std::fs::read(&path).unwrap();
-    let options = LoadOptions {
-        symbolize: false,
-        unknown_names: UnknownNames::ModuleOffset,
-        ..LoadOptions::default()
-    };
-    let p = load(&data, &[], options, LoadExtras::default())
-        .unwrap()
-        .profile;
+    let p = common::load_by_address(&path);
     println!(
         "{} samples, {} stacks, {} frames, {} funcs",
         p.samples.len(),
