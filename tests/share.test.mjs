@@ -165,25 +165,28 @@ test('a link made with a frame per address for code without symbols reopens so, 
   const { page, errors } = await openLink(browser.context, url);
   await showTab(page, 'flame');
   const total = await flameTotal(page);
-  // One frame per module first: no box is named by address.
-  const names = async (p) => {
+  // The boxes of the second row, left to right, with the x the pointer found them at.
+  const boxes = async (p) => {
     const { width } = await canvasBox(p, 'canvas.flame-canvas');
     const y = await flameRowY(p, 1);
     const out = [];
-    for (let x = 2; x < width; x += 5) out.push(await hoverFlame(p, x, y));
-    return out.filter(Boolean);
+    for (let x = 2; x < width; x += 5) {
+      const name = await hoverFlame(p, x, y);
+      if (name) out.push({ x, name });
+    }
+    return out;
   };
-  assert.ok(!(await names(page)).some((n) => /\+0x[0-9a-f]+$/.test(n)), 'a box named by address');
+  const byAddr = (b) => /\+0x[0-9a-f]+$/.test(b.name);
+  // One frame per module first: no box is named by address.
+  assert.ok(!(await boxes(page)).some(byAddr), 'a box named by address');
   await byAddress(page);
   assert.equal(await flameTotal(page), total);
-  const second = await names(page);
-  const name = second.find((n) => /\+0x[0-9a-f]+$/.test(n));
-  assert.ok(name, `no box named by address on the second row: ${second.slice(0, 8)}`);
+  const second = await boxes(page);
+  const hit = second.find(byAddr);
+  assert.ok(hit, `no box named by address on the second row: ${second.slice(0, 8).map((b) => b.name)}`);
+  const { name } = hit;
   // Zoom into it; the link says addr=1 and names it.
-  const { width } = await canvasBox(page, 'canvas.flame-canvas');
-  const y = await flameRowY(page, 1);
-  let x = 2;
-  while (x < width && (await hoverFlame(page, x, y)) !== name) x += 5;
+  await hoverFlame(page, hit.x, await flameRowY(page, 1));
   await page.mouse.down();
   await page.mouse.up();
   await page.waitForFunction((n) => [...document.querySelectorAll('[data-field="crumb"]')].at(-1)?.textContent === n, name);

@@ -162,9 +162,6 @@ pub struct ProfileBuilder {
     /// Per module (1 + its index; 0 for none), its one frame without a symbol
     /// (`UnknownNames::Module`; `u32::MAX` before it is made).
     module_frames: Vec<FrameIndex>,
-    /// The range of the mapping whose module frame `frame_run` returned last
-    /// (`UnknownNames::Module`), taken by the caller.
-    module_range: Option<(u64, u64)>,
     /// Scratch space for frame names.
     name_buf: String,
     /// Per module, 1 + its index in `file_groups` once it has made an offset name (0 before).
@@ -253,6 +250,19 @@ impl FrameRun {
     }
 }
 
+/// Where an address of a stack is ([`ProfileBuilder::locate`]).
+#[derive(Clone, Copy, Debug)]
+struct Located {
+    /// Its mapping, when one holds it.
+    mapping: Option<crate::maps::Mapping>,
+    /// Its module.
+    module: Option<ModuleIndex>,
+    /// Its file-relative address (the address itself without a mapping).
+    rel: u64,
+    /// A symbol, a KSYMBOL name or a symbol file may name it.
+    may_have_name: bool,
+}
+
 /// A thread: its profile index (which changes with its name) and its last stack.
 #[derive(Clone, Debug)]
 struct ThreadState {
@@ -285,7 +295,6 @@ impl ProfileBuilder {
             named_modules: FxHashMap::default(),
             named_flags: Vec::new(),
             module_frames: Vec::new(),
-            module_range: None,
             name_buf: String::new(),
             module_group: Vec::new(),
             file_groups: Vec::new(),
@@ -477,15 +486,9 @@ impl ProfileBuilder {
         Ok(())
     }
 
-    /// The frames of `addr` (root first, several when inlined calls are expanded) as a range
-    /// of `frame_runs`; `space` is the sample's process address space.
-    fn frame_run(
-        &mut self,
-        space: Option<&AddressSpace>,
-        addr: u64,
-        mode: CpuMode,
-        expand: bool,
-    ) -> Result<FrameRun, CapacityError> {
+    /// Where `addr` is: its mapping in `space` (the sample's process) or the kernel's, its
+    /// module and file-relative address, and whether a name may be found for it.
+    fn locate(&self, space: Option<&AddressSpace>, addr: u64, mode: CpuMode) -> Located {
         let mapping = match mode {
             CpuMode::Kernel => self.kernel.find(addr).copied(),
             CpuMode::User => space.and_then(|s| s.find(addr)).copied(),
@@ -495,16 +498,28 @@ impl ProfileBuilder {
             (None, CpuMode::Kernel) => (self.kernel_module, addr),
             (None, CpuMode::User) => (None, addr),
         };
-        // Without a name to look up, inline expansion changes nothing: one frame per address.
         let named =
             module.is_some_and(|m| self.named_flags.get(m.index()).copied().unwrap_or(false));
         let may_have_name =
             named || (self.symbolize && self.resolver.is_some() && module.is_some());
-        if self.unknown_names == UnknownNames::Module && !may_have_name {
-            // The mapping's range names the same frame for the next addresses in it.
-            self.module_range = mapping.map(|m| (m.start, m.end));
-            return self.module_frame(module).map(FrameRun::One);
+        Located {
+            mapping,
+            module,
+            rel,
+            may_have_name,
         }
+    }
+
+    /// The frames of an address found at `at` (root first, several when inlined calls are
+    /// expanded) as a range of `frame_runs`.
+    fn frame_run(&mut self, at: Located, expand: bool) -> Result<FrameRun, CapacityError> {
+        let Located {
+            module,
+            rel,
+            may_have_name,
+            ..
+        } = at;
+        // Without a name to look up, inline expansion changes nothing: one frame per address.
         let key = frame_key(module, rel, expand && may_have_name)
             .ok_or(CapacityError { table: "module" })?;
         let found = self
@@ -557,6 +572,11 @@ impl ProfileBuilder {
                         .push(self.profile.intern_frame(func, module, rel, depth)?);
                 }
             }
+            // One frame per module: the address is not kept.
+            None if self.unknown_names == UnknownNames::Module => {
+                let frame = self.module_frame(module)?;
+                self.frame_runs.push(frame);
+            }
             None => {
                 use std::fmt::Write as _;
                 let name = &mut self.name_buf;
@@ -570,7 +590,7 @@ impl ProfileBuilder {
                         write!(name, "{}+0x{rel:x}", module_file_name(p))
                     }
                     (UnknownNames::ModuleOffset, None) => write!(name, "0x{rel:x}"),
-                    (UnknownNames::Module, Some(p)) => write!(name, "{}", module_name(p)),
+                    // (`Module` is made above.)
                     (UnknownNames::Unknown | UnknownNames::Module, _) => write!(name, "[unknown]"),
                 };
                 // Made once per (module, address) here: `module+0xoffset` names one frame and
@@ -585,21 +605,14 @@ impl ProfileBuilder {
                 let frame = Frame {
                     func,
                     module,
-                    // One frame per module: the address is not kept.
-                    address: if self.unknown_names == UnknownNames::Module {
-                        0
-                    } else {
-                        rel
-                    },
+                    address: rel,
                     inline_depth: 0,
                 };
-                self.frame_runs.push(
-                    if may_have_name || self.unknown_names == UnknownNames::Module {
-                        self.profile.frames.intern(frame)?
-                    } else {
-                        self.profile.frames.push_new(frame)?
-                    },
-                );
+                self.frame_runs.push(if may_have_name {
+                    self.profile.frames.intern(frame)?
+                } else {
+                    self.profile.frames.push_new(frame)?
+                });
             }
         }
         let len = self.frame_runs.len() - start;
@@ -865,39 +878,40 @@ impl ProfileBuilder {
         let by_module = self.unknown_names == UnknownNames::Module;
         let mut recent: [Option<(u64, u64, FrameIndex)>; 2] = [None, None];
         for &e in entries {
-            if e.kind & TRUNCATED_ROOT != 0 {
-                let frame = match self.truncated_frame {
+            let run = if e.kind & TRUNCATED_ROOT != 0 {
+                FrameRun::One(match self.truncated_frame {
                     Some(f) => f,
                     None => {
                         let func = self.profile.intern_func(TRUNCATED_FRAME, None)?;
                         let f = self.profile.intern_frame(func, None, 0, 0)?;
                         *self.truncated_frame.insert(f)
                     }
-                };
-                stack = Some(self.profile.stacks.intern(stack, frame)?);
-            } else if let Some((_, _, frame)) = recent
-                .get(usize::from(e.mode() == CpuMode::User))
-                .copied()
-                .flatten()
-                .filter(|&(lo, hi, _)| lo <= e.addr && e.addr < hi)
-            {
-                stack = Some(self.profile.stacks.intern(stack, frame)?);
+                })
             } else {
-                let run = self.frame_run(space, e.addr, e.mode(), e.kind & chain::EXPAND != 0)?;
-                if let (true, Some((lo, hi)), FrameRun::One(frame)) =
-                    (by_module, self.module_range.take(), &run)
-                {
-                    if let Some(r) = recent.get_mut(usize::from(e.mode() == CpuMode::User)) {
-                        *r = Some((lo, hi, *frame));
+                let slot = usize::from(e.mode() == CpuMode::User);
+                let seen = recent.get(slot).copied().flatten();
+                match seen.filter(|&(lo, hi, _)| lo <= e.addr && e.addr < hi) {
+                    Some((_, _, frame)) => FrameRun::One(frame),
+                    None => {
+                        let at = self.locate(space, e.addr, e.mode());
+                        if by_module && !at.may_have_name {
+                            let frame = self.module_frame(at.module)?;
+                            if let (Some(m), Some(r)) = (at.mapping, recent.get_mut(slot)) {
+                                *r = Some((m.start, m.end, frame));
+                            }
+                            FrameRun::One(frame)
+                        } else {
+                            self.frame_run(at, e.kind & chain::EXPAND != 0)?
+                        }
                     }
                 }
-                match run {
-                    FrameRun::One(frame) => stack = Some(self.profile.stacks.intern(stack, frame)?),
-                    FrameRun::Many(start, len) => {
-                        for i in start..start + len {
-                            if let Some(&frame) = self.frame_runs.get(i) {
-                                stack = Some(self.profile.stacks.intern(stack, frame)?);
-                            }
+            };
+            match run {
+                FrameRun::One(frame) => stack = Some(self.profile.stacks.intern(stack, frame)?),
+                FrameRun::Many(start, len) => {
+                    for i in start..start + len {
+                        if let Some(&frame) = self.frame_runs.get(i) {
+                            stack = Some(self.profile.stacks.intern(stack, frame)?);
                         }
                     }
                 }

@@ -6,8 +6,9 @@
 //! records once, in slices, into a [`RecordIndex`], a `ProfileLoader` (time order, symbols,
 //! DWARF unwinding with dropped binaries) and the summary (with progress after each slice), then
 //! builds the [`Timeline`] lanes. The records view reads the rows it shows again through the
-//! [`ReadAt`]. Symbol files dropped later rebuild the profile with a new resolver, reading the
-//! file again ([`Session::add_symbols`]); the generation number then goes up.
+//! [`ReadAt`]. Symbol files dropped later, or another naming of frames without a symbol,
+//! rebuild the profile, reading the file again ([`Session::resymbolize`]); the generation
+//! number then goes up.
 //!
 //! Events are addressed by attr index everywhere in the protocol (the summary's order);
 //! `load_profile` numbers the profile's events in order of first use, so the session maps
@@ -489,17 +490,6 @@ impl Session {
         self.timings.profile_ms = now() - t0;
     }
 
-    /// Adds symbol files and rebuilds the profile with them.
-    pub fn add_symbols(
-        &mut self,
-        files: Vec<SymbolFile>,
-        progress: &mut dyn FnMut(Progress),
-        now: &dyn Fn() -> f64,
-    ) {
-        self.symbol_files.extend(files);
-        self.rebuild(progress, now);
-    }
-
     /// How frames without a symbol are named.
     pub fn unknown_names(&self) -> UnknownNames {
         self.unknown_names
@@ -518,7 +508,8 @@ impl Session {
             return;
         }
         self.unknown_names = unknown_names;
-        self.add_symbols(files, progress, now);
+        self.symbol_files.extend(files);
+        self.rebuild(progress, now);
     }
 
     /// The summary.
