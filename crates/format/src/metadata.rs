@@ -14,7 +14,7 @@ use crate::error::Result;
 use crate::features::RawStr;
 use crate::file::{FileAttr, FileLayout, PerfFile, ReadAt};
 use crate::layout::{EventIndex, EventTable};
-use crate::records::{check_sample, parse_record, RawRecord, Record};
+use crate::records::{check_sample, check_sample_ids, parse_record, RawRecord, Record, SampleIds};
 
 /// A header feature's bytes with the absolute offset they were found at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,6 +127,12 @@ impl Metadata {
     /// Checks a SAMPLE record and returns its event (see [`check_sample`]).
     pub fn check_sample(&self, rec: &RawRecord<'_>) -> Result<EventIndex> {
         check_sample(rec, &self.events)
+    }
+
+    /// Checks a SAMPLE record and returns its event, process, thread, time and CPU (see
+    /// [`check_sample_ids`]).
+    pub fn sample_ids(&self, rec: &RawRecord<'_>) -> Result<SampleIds> {
+        check_sample_ids(rec, &self.events)
     }
 
     /// Sets the event groups from HEADER_GROUP_DESC, when present and readable.

@@ -1,7 +1,8 @@
 //! Decoding damaged input never panics: every corpus file cut at 16 points and with random bytes
 //! flipped, and random bodies under random attrs, all go through `parse_record`. On each SAMPLE,
 //! `check_sample` (which checks without decoding) must give the event or the error
-//! `parse_record` gives.
+//! `parse_record` gives, and `check_sample_ids` the same error or the sample's pid, tid, time
+//! and CPU as decoded.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -13,7 +14,7 @@ mod oracle;
 
 use perfscope_format::attr::AttrFlags;
 use perfscope_format::constants::sample_type as st;
-use perfscope_format::records::{check_sample, frame_record, Record};
+use perfscope_format::records::{check_sample, check_sample_ids, frame_record, Record, SampleIds};
 use perfscope_format::{
     parse_record, Endianness, EventAttr, EventTable, PerfFile, RawRecord, RawRecords, RecordType,
 };
@@ -45,6 +46,22 @@ fn decode(raw: &RawRecord<'_>, table: &EventTable) -> bool {
             check_sample(raw, table),
             event.map_err(|e| *e),
             "check_sample disagrees at offset {:#x}",
+            raw.offset
+        );
+        let ids = parsed.as_ref().map(|r| match r {
+            Record::Sample(s) => SampleIds {
+                event: s.event,
+                pid: s.pid,
+                tid: s.tid,
+                time: s.time,
+                cpu: s.cpu,
+            },
+            other => panic!("a SAMPLE decoded as {other:?}"),
+        });
+        assert_eq!(
+            check_sample_ids(raw, table),
+            ids.map_err(|e| *e),
+            "check_sample_ids disagrees at offset {:#x}",
             raw.offset
         );
     }

@@ -9,7 +9,9 @@
 //! of the triples seen, and the number inside a COMPRESSED record a `u16`. A row with a value
 //! that does not fit is kept whole in a side map (exactly: nothing is rounded).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 
 /// One record of the index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +66,10 @@ pub struct RecordRows {
     types: Vec<u32>,
     /// (cpu, pid, tid) by index, and the index of each.
     whos: Vec<(u32, u32, u32)>,
-    who_index: HashMap<(u32, u32, u32), u32>,
+    who_index: FxHashMap<(u32, u32, u32), u32>,
+    /// The last (cpu, pid, tid) looked up and its index (records of one CPU's buffer come in
+    /// runs, often of one thread).
+    last_who: Option<((u32, u32, u32), u32)>,
     /// Rows that do not fit a block's widths, by row number.
     wide: BTreeMap<usize, Row>,
 }
@@ -152,12 +157,19 @@ impl RecordRows {
     }
 
     fn who_code(&mut self, who: (u32, u32, u32)) -> Option<u32> {
+        if let Some((last, i)) = self.last_who {
+            if last == who {
+                return Some(i);
+            }
+        }
         if let Some(&i) = self.who_index.get(&who) {
+            self.last_who = Some((who, i));
             return Some(i);
         }
         let i = u32::try_from(self.whos.len()).ok()?;
         self.whos.push(who);
         self.who_index.insert(who, i);
+        self.last_who = Some((who, i));
         Some(i)
     }
 

@@ -16,7 +16,7 @@ use perfscope_format::records::{
 use perfscope_format::stream::StreamDecoder;
 use perfscope_format::{RawRecord, RecordType};
 
-use super::record_fields::{describe, who};
+use super::record_fields::{describe, who, Who};
 use super::record_rows::RecordRows;
 pub use super::record_rows::Row;
 use super::source::DynSource;
@@ -76,18 +76,36 @@ impl RecordIndex {
     /// Adds the next record of the file.
     pub fn push(&mut self, meta: &Metadata, raw: &RawRecord<'_>) {
         let t = raw.type_().0;
-        *self.counts.entry(t).or_insert(0) += 1;
-        self.names
-            .entry(t)
-            .or_insert_with(|| meta.record_type_name(raw.type_()));
-        let (mut time, mut w) = (None, Default::default());
-        match meta.parse(raw) {
-            Ok(rec) => {
-                time = rec.time();
-                w = who(&rec);
-                self.count_lost(&rec);
+        match self.counts.get_mut(&t) {
+            Some(n) => *n += 1,
+            None => {
+                self.counts.insert(t, 1);
+                self.names.insert(t, meta.record_type_name(raw.type_()));
             }
-            Err(e) => self.push_error(e),
+        }
+        let (mut time, mut w) = (None, Who::default());
+        if raw.type_() == RecordType::SAMPLE {
+            // Most records: checked as a decoding would check them, without building one.
+            match meta.sample_ids(raw) {
+                Ok(ids) => {
+                    time = ids.time;
+                    w = Who {
+                        pid: ids.pid,
+                        tid: ids.tid,
+                        cpu: ids.cpu,
+                    };
+                }
+                Err(e) => self.push_error(e),
+            }
+        } else {
+            match &meta.parse(raw) {
+                Ok(rec) => {
+                    time = rec.time();
+                    w = who(rec);
+                    self.count_lost(rec);
+                }
+                Err(e) => self.push_error(*e),
+            }
         }
         let inner = match raw.inner_offset {
             None => NONE32,

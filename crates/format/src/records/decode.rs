@@ -166,6 +166,18 @@ pub fn check_sample(raw: &RawRecord<'_>, events: &EventTable) -> Result<EventInd
     Ok(event)
 }
 
+/// [`check_sample`], and the sample's process, thread, time and CPU: what
+/// `parse_record` gives in those fields of `Record::Sample` (or the same error), without
+/// building the record (~0.5 kB). For an index of every record in file order.
+pub fn check_sample_ids(raw: &RawRecord<'_>, events: &EventTable) -> Result<SampleIds> {
+    let offset = raw.body_bytes().offset();
+    let event = events.route(raw.body, true, raw.endian, offset)?;
+    let layout = events
+        .layout(event)
+        .ok_or(Error::new(raw.offset, ErrorKind::NoAttrs))?;
+    SampleRecord::check_ids(raw.body, offset, raw.endian, layout, event)
+}
+
 /// Decodes one framed record with the events of its file.
 ///
 /// SAMPLEs and kernel records are routed to their event (see [`EventTable::route`]); the

@@ -70,6 +70,22 @@ pub struct SampleRecord<'a> {
     pub aux: Option<&'a [u8]>,
 }
 
+/// Who and when of a SAMPLE, from [`crate::records::check_sample_ids`]: the fields of the
+/// same names in its [`SampleRecord`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SampleIds {
+    /// The event (attr) the sample belongs to.
+    pub event: EventIndex,
+    /// Process id (PERF_SAMPLE_TID).
+    pub pid: Option<u32>,
+    /// Thread id (PERF_SAMPLE_TID).
+    pub tid: Option<u32>,
+    /// Time (PERF_SAMPLE_TIME).
+    pub time: Option<u64>,
+    /// CPU (PERF_SAMPLE_CPU).
+    pub cpu: Option<u32>,
+}
+
 /// Registers (`struct regs_dump`): `abi` and, when it is not `PERF_SAMPLE_REGS_ABI_NONE` (0),
 /// one value per bit set in the attr's register mask, lowest bit first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -265,6 +281,55 @@ impl<'a> SampleRecord<'a> {
         }
         let mut b = Bytes::new(rest, offset + layout.fixed_size as u64, endian);
         parse_variable(&mut b, layout, None)
+    }
+
+    /// [`SampleRecord::check`], keeping the fields that say who and when: the process and
+    /// thread, the time and the CPU (the fixed part, read where [`SampleRecord::parse`] reads
+    /// them).
+    pub(crate) fn check_ids(
+        body: &'a [u8],
+        offset: u64,
+        endian: Endianness,
+        layout: &EventLayout,
+        event: EventIndex,
+    ) -> Result<SampleIds> {
+        let t = layout.sample_type;
+        let (fixed, rest) = fixed_part(body, offset, layout)?;
+        let mut f = Fixed {
+            data: fixed,
+            endian,
+        };
+        let mut ids = SampleIds {
+            event,
+            ..SampleIds::default()
+        };
+        // The fields before TID, TIME and CPU are skipped as they are read.
+        let skip = |f: &mut Fixed<'_>, bits: u64| {
+            for bit in [st::IDENTIFIER, st::IP, st::ADDR, st::ID, st::STREAM_ID] {
+                if bits & bit != 0 {
+                    f.u64();
+                }
+            }
+        };
+        skip(&mut f, t & (st::IDENTIFIER | st::IP));
+        if t & st::TID != 0 {
+            let (pid, tid) = f.pair();
+            ids.pid = Some(pid);
+            ids.tid = Some(tid);
+        }
+        if t & st::TIME != 0 {
+            ids.time = Some(f.u64());
+        }
+        skip(&mut f, t & (st::ADDR | st::ID | st::STREAM_ID));
+        if t & st::CPU != 0 {
+            ids.cpu = Some(f.pair().0);
+        }
+        if t & !FIXED_FIELDS == 0 {
+            return Ok(ids);
+        }
+        let mut b = Bytes::new(rest, offset + layout.fixed_size as u64, endian);
+        parse_variable(&mut b, layout, None)?;
+        Ok(ids)
     }
 
     pub(crate) const fn empty(event: EventIndex, misc: u16) -> SampleRecord<'a> {
