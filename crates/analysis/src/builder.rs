@@ -134,6 +134,32 @@ pub struct SampleInput<'a> {
     pub callchain: &'a [u64],
 }
 
+/// The last two address ranges met in one address space (a mapping, or a gap between
+/// mappings where addresses have no module), with their one frame per module, for the
+/// address space and generation `valid_for`.
+#[derive(Clone, Copy, Debug, Default)]
+struct RecentRanges {
+    /// Newest first: (start, end, frame).
+    ranges: [Option<(u64, u64, FrameIndex)>; 2],
+    /// `(u32::MAX, kernel generation)` or `(pid, generation)`.
+    valid_for: (u32, u64),
+}
+
+impl RecentRanges {
+    fn find(&self, addr: u64) -> Option<FrameIndex> {
+        self.ranges
+            .iter()
+            .flatten()
+            .find(|&&(start, end, _)| start <= addr && addr < end)
+            .map(|&(_, _, frame)| frame)
+    }
+
+    fn add(&mut self, (start, end): (u64, u64), frame: FrameIndex) {
+        let [newest, older] = &mut self.ranges;
+        *older = newest.replace((start, end, frame));
+    }
+}
+
 /// Builds a [`Profile`] from records.
 pub struct ProfileBuilder {
     profile: Profile,
@@ -155,6 +181,9 @@ pub struct ProfileBuilder {
     next_generation: u64,
     /// Changes whenever the kernel's mappings change.
     kernel_generation: u64,
+    /// One frame per module: the last two address ranges met in the kernel and in user space
+    /// (a mapping, or a gap between mappings), with their frame (see [`RecentRanges`]).
+    recent_ranges: [RecentRanges; 2],
     /// Modules that name their only function (KSYMBOL: BPF programs, JIT code in the kernel).
     named_modules: FxHashMap<ModuleIndex, String>,
     /// Whether each module is in `named_modules`.
@@ -253,8 +282,8 @@ impl FrameRun {
 /// Where an address of a stack is ([`ProfileBuilder::locate`]).
 #[derive(Clone, Copy, Debug)]
 struct Located {
-    /// Its mapping, when one holds it.
-    mapping: Option<crate::maps::Mapping>,
+    /// The addresses located the same way: its mapping's, or the gap between mappings.
+    range: (u64, u64),
     /// Its module.
     module: Option<ModuleIndex>,
     /// Its file-relative address (the address itself without a mapping).
@@ -292,6 +321,7 @@ impl ProfileBuilder {
             generations: FxHashMap::default(),
             next_generation: 0,
             kernel_generation: 0,
+            recent_ranges: Default::default(),
             named_modules: FxHashMap::default(),
             named_flags: Vec::new(),
             module_frames: Vec::new(),
@@ -489,10 +519,12 @@ impl ProfileBuilder {
     /// Where `addr` is: its mapping in `space` (the sample's process) or the kernel's, its
     /// module and file-relative address, and whether a name may be found for it.
     fn locate(&self, space: Option<&AddressSpace>, addr: u64, mode: CpuMode) -> Located {
-        let mapping = match mode {
-            CpuMode::Kernel => self.kernel.find(addr).copied(),
-            CpuMode::User => space.and_then(|s| s.find(addr)).copied(),
+        let (mapping, range) = match (mode, space) {
+            (CpuMode::Kernel, _) => self.kernel.find_range(addr),
+            (CpuMode::User, Some(s)) => s.find_range(addr),
+            (CpuMode::User, None) => (None, (0, u64::MAX)),
         };
+        let mapping = mapping.copied();
         let (module, rel) = match (mapping, mode) {
             (Some(m), _) => (Some(m.module), m.map_ip(addr)),
             (None, CpuMode::Kernel) => (self.kernel_module, addr),
@@ -503,7 +535,7 @@ impl ProfileBuilder {
         let may_have_name =
             named || (self.symbolize && self.resolver.is_some() && module.is_some());
         Located {
-            mapping,
+            range,
             module,
             rel,
             may_have_name,
@@ -860,7 +892,22 @@ impl ProfileBuilder {
         // Looked up once per sample; the map is taken out (frame_run needs `&mut self` to
         // intern), not the process's mappings.
         let processes = std::mem::take(&mut self.processes);
-        let result = self.add_entries_in(processes.get(&pid), entries, last);
+        // The ranges met by the samples before hold while their address spaces are unchanged.
+        let valid_for = [
+            (u32::MAX, self.kernel_generation),
+            (pid, self.generations.get(&pid).copied().unwrap_or(0)),
+        ];
+        let mut recent = std::mem::take(&mut self.recent_ranges);
+        for (r, key) in recent.iter_mut().zip(valid_for) {
+            if r.valid_for != key {
+                *r = RecentRanges {
+                    valid_for: key,
+                    ..RecentRanges::default()
+                };
+            }
+        }
+        let result = self.add_entries_in(processes.get(&pid), entries, last, &mut recent);
+        self.recent_ranges = recent;
         self.processes = processes;
         result
     }
@@ -870,13 +917,13 @@ impl ProfileBuilder {
         space: Option<&AddressSpace>,
         entries: &[ChainEntry],
         last: &mut LastStack,
+        recent: &mut [RecentRanges; 2],
     ) -> Result<(), CapacityError> {
         let mut stack = last.top();
-        // One frame per module: the last mapping met in the kernel and in user space, with
-        // its frame. Most frames of a chain are in the mapping of the one before it (deep
-        // kernel paths, an interpreter), so they skip the search of the mappings.
+        // One frame per module: most frames are in a range met just before (deep kernel
+        // paths, an interpreter, addresses outside any mapping), so they skip the search of
+        // the mappings.
         let by_module = self.unknown_names == UnknownNames::Module;
-        let mut recent: [Option<(u64, u64, FrameIndex)>; 2] = [None, None];
         for &e in entries {
             let run = if e.kind & TRUNCATED_ROOT != 0 {
                 FrameRun::One(match self.truncated_frame {
@@ -888,16 +935,15 @@ impl ProfileBuilder {
                     }
                 })
             } else {
-                let slot = usize::from(e.mode() == CpuMode::User);
-                let seen = recent.get(slot).copied().flatten();
-                match seen.filter(|&(lo, hi, _)| lo <= e.addr && e.addr < hi) {
-                    Some((_, _, frame)) => FrameRun::One(frame),
+                let slot = recent.get_mut(usize::from(e.mode() == CpuMode::User));
+                match slot.as_ref().and_then(|r| r.find(e.addr)) {
+                    Some(frame) => FrameRun::One(frame),
                     None => {
                         let at = self.locate(space, e.addr, e.mode());
                         if by_module && !at.may_have_name {
                             let frame = self.module_frame(at.module)?;
-                            if let (Some(m), Some(r)) = (at.mapping, recent.get_mut(slot)) {
-                                *r = Some((m.start, m.end, frame));
+                            if let Some(r) = slot {
+                                r.add(at.range, frame);
                             }
                             FrameRun::One(frame)
                         } else {

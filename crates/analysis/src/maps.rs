@@ -85,6 +85,21 @@ impl AddressSpace {
         self.maps.get(i).filter(|m| addr < m.end)
     }
 
+    /// The mapping containing `addr` (if any) and the range of addresses [`AddressSpace::find`]
+    /// answers the same way: the mapping's, or the gap between mappings around `addr`.
+    pub fn find_range(&self, addr: u64) -> (Option<&Mapping>, (u64, u64)) {
+        let i = self.maps.partition_point(|m| m.start <= addr);
+        let before = i.checked_sub(1).and_then(|b| self.maps.get(b));
+        match before {
+            Some(m) if addr < m.end => (Some(m), (m.start, m.end)),
+            _ => {
+                let lo = before.map_or(0, |m| m.end);
+                let hi = self.maps.get(i).map_or(u64::MAX, |m| m.start);
+                (None, (lo, hi))
+            }
+        }
+    }
+
     /// All mappings in address order.
     pub fn mappings(&self) -> &[Mapping] {
         &self.maps
@@ -94,6 +109,30 @@ impl AddressSpace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_range_is_the_mapping_or_the_gap_around_an_address() {
+        let mut s = AddressSpace::default();
+        let m = |start, end| Mapping {
+            start,
+            end,
+            pgoff: 0,
+            module: ModuleIndex(0),
+            identity: false,
+        };
+        s.insert(m(0x1000, 0x2000));
+        s.insert(m(0x3000, 0x4000));
+        let range = |a| s.find_range(a).1;
+        assert_eq!(range(0x10), (0, 0x1000));
+        assert_eq!(range(0x1000), (0x1000, 0x2000));
+        assert_eq!(range(0x1fff), (0x1000, 0x2000));
+        assert_eq!(range(0x2000), (0x2000, 0x3000));
+        assert_eq!(range(0x4000), (0x4000, u64::MAX));
+        assert_eq!(range(u64::MAX), (0x4000, u64::MAX));
+        assert!(s.find_range(0x2800).0.is_none());
+        assert_eq!(s.find_range(0x3800).0.map(|m| m.start), Some(0x3000));
+        assert_eq!(AddressSpace::default().find_range(5), (None, (0, u64::MAX)));
+    }
 
     #[test]
     fn overlapping_mappings_are_cut() {
