@@ -181,9 +181,12 @@ pub struct ProfileBuilder {
     next_generation: u64,
     /// Changes whenever the kernel's mappings change.
     kernel_generation: u64,
-    /// One frame per module: the last two address ranges met in the kernel and in user space
-    /// (a mapping, or a gap between mappings), with their frame (see [`RecentRanges`]).
-    recent_ranges: [RecentRanges; 2],
+    /// One frame per module: the last two address ranges met in the kernel and in each
+    /// process (a mapping, or a gap between mappings), with their frame (see
+    /// [`RecentRanges`]). Per process: samples in time order come from one CPU then another,
+    /// mostly of another process.
+    kernel_ranges: RecentRanges,
+    user_ranges: FxHashMap<u32, RecentRanges>,
     /// Modules that name their only function (KSYMBOL: BPF programs, JIT code in the kernel).
     named_modules: FxHashMap<ModuleIndex, String>,
     /// Whether each module is in `named_modules`.
@@ -321,7 +324,8 @@ impl ProfileBuilder {
             generations: FxHashMap::default(),
             next_generation: 0,
             kernel_generation: 0,
-            recent_ranges: Default::default(),
+            kernel_ranges: RecentRanges::default(),
+            user_ranges: FxHashMap::default(),
             named_modules: FxHashMap::default(),
             named_flags: Vec::new(),
             module_frames: Vec::new(),
@@ -897,7 +901,10 @@ impl ProfileBuilder {
             (u32::MAX, self.kernel_generation),
             (pid, self.generations.get(&pid).copied().unwrap_or(0)),
         ];
-        let mut recent = std::mem::take(&mut self.recent_ranges);
+        let mut recent = [
+            self.kernel_ranges,
+            self.user_ranges.get(&pid).copied().unwrap_or_default(),
+        ];
         for (r, key) in recent.iter_mut().zip(valid_for) {
             if r.valid_for != key {
                 *r = RecentRanges {
@@ -907,7 +914,9 @@ impl ProfileBuilder {
             }
         }
         let result = self.add_entries_in(processes.get(&pid), entries, last, &mut recent);
-        self.recent_ranges = recent;
+        let [kernel, user] = recent;
+        self.kernel_ranges = kernel;
+        self.user_ranges.insert(pid, user);
         self.processes = processes;
         result
     }
