@@ -869,7 +869,7 @@ impl ProfileBuilder {
         let reused = state.last.pick(generations, &entries);
         let added = match entries.get(reused..) {
             Some(rest) if !rest.is_empty() => {
-                self.add_entries(s.pid, rest, &mut state.last.current)
+                self.add_entries((s.pid, generations.0), rest, &mut state.last.current)
             }
             _ => Ok(()),
         };
@@ -887,24 +887,21 @@ impl ProfileBuilder {
     }
 
     /// Interns `entries` (root first) on top of `last`, recording each node in it.
+    /// `process`: the sample's pid and its address space's generation.
     fn add_entries(
         &mut self,
-        pid: u32,
+        (pid, generation): (u32, u64),
         entries: &[ChainEntry],
         last: &mut LastStack,
     ) -> Result<(), CapacityError> {
-        // Looked up once per sample; the map is taken out (frame_run needs `&mut self` to
+        // Looked up once per sample; the maps are taken out (frame_run needs `&mut self` to
         // intern), not the process's mappings.
         let processes = std::mem::take(&mut self.processes);
+        let mut user_ranges = std::mem::take(&mut self.user_ranges);
+        let user = user_ranges.entry(pid).or_default();
         // The ranges met by the samples before hold while their address spaces are unchanged.
-        let valid_for = [
-            (u32::MAX, self.kernel_generation),
-            (pid, self.generations.get(&pid).copied().unwrap_or(0)),
-        ];
-        let mut recent = [
-            self.kernel_ranges,
-            self.user_ranges.get(&pid).copied().unwrap_or_default(),
-        ];
+        let valid_for = [(u32::MAX, self.kernel_generation), (pid, generation)];
+        let mut recent = [self.kernel_ranges, *user];
         for (r, key) in recent.iter_mut().zip(valid_for) {
             if r.valid_for != key {
                 *r = RecentRanges {
@@ -914,9 +911,8 @@ impl ProfileBuilder {
             }
         }
         let result = self.add_entries_in(processes.get(&pid), entries, last, &mut recent);
-        let [kernel, user] = recent;
-        self.kernel_ranges = kernel;
-        self.user_ranges.insert(pid, user);
+        [self.kernel_ranges, *user] = recent;
+        self.user_ranges = user_ranges;
         self.processes = processes;
         result
     }
