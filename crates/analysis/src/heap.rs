@@ -8,17 +8,6 @@
 
 use std::collections::HashMap;
 
-/// How many more items a full growing column of `len` items gets room for: a quarter more
-/// (at least 1024), where `Vec` would double. The sample columns grow this way (the other big
-/// columns are in fixed blocks, [`crate::chunked`]): they end at most 25% larger than needed
-/// instead of up to 100%, and on wasm32, where a grown buffer is copied and its old block stays in the heap, the blocks freed by
-/// earlier growths add up to more than the next size, so the allocator can reuse them instead
-/// of growing the memory (with doubling they never suffice). The cost is more copies: about 5
-/// times the final size in all instead of 2.
-pub fn growth(len: usize) -> usize {
-    (len / 4).max(1024)
-}
-
 /// Bytes of a `Vec<T>`'s buffer.
 pub fn vec_bytes<T>(v: &Vec<T>) -> usize {
     v.capacity() * std::mem::size_of::<T>()
@@ -69,33 +58,5 @@ mod tests {
         assert_eq!(map_bytes(&m), 4 * 16 + 4 + 16);
         let v: Vec<u32> = Vec::with_capacity(10);
         assert_eq!(vec_bytes(&v), 40);
-    }
-
-    /// Pushes `item` onto `v`, growing it by [`growth`] when full (as the sample table does).
-    fn push_growing<T>(v: &mut Vec<T>, item: T) {
-        if v.len() == v.capacity() {
-            v.reserve_exact(growth(v.len()));
-        }
-        v.push(item);
-    }
-
-    #[test]
-    fn growing_columns_end_at_most_a_quarter_too_big() {
-        let mut v = Vec::new();
-        for n in 1..=1_000_000u32 {
-            push_growing(&mut v, n);
-            let n = n as usize;
-            assert!(
-                v.capacity() <= n + (n / 4).max(1024),
-                "{} for {n}",
-                v.capacity()
-            );
-        }
-        assert_eq!(
-            v.iter().map(|&x| u64::from(x)).sum::<u64>(),
-            1_000_000 * 1_000_001 / 2
-        );
-        // 1M items: at most 1.25M slots (doubling: 2^20 = 1,048,576 here, but up to 2M).
-        assert!(v.capacity() <= 1_250_000, "{}", v.capacity());
     }
 }

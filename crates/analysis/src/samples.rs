@@ -77,14 +77,14 @@ pub struct Sample {
 /// `u32` (`u32::MAX`: none), the CPU as a `u16` and the period as a `u32`, with the few values
 /// that do not fit kept exactly in side lists, and the event as a `u16`. (A sample was 36 bytes
 /// when every column had its full width: a third of the largest table of a big recording.)
-/// The time and thread are `Vec`s (their slices are searched and read whole elsewhere); the
-/// other columns are in fixed blocks ([`Chunked`]), which never copy themselves as they grow.
+/// Every column is in fixed blocks ([`Chunked`]), which never copy themselves as they grow
+/// (a `Vec` of 28.5M times grew by copying into ever bigger blocks).
 #[derive(Clone, Debug, Default)]
 pub struct SampleTable {
     /// Time in ns.
-    pub time: Vec<u64>,
+    pub time: Chunked<u64>,
     /// Thread.
-    pub thread: Vec<ThreadIndex>,
+    pub thread: Chunked<ThreadIndex>,
     /// CPU: [`CPU_NONE`], [`WIDE_CPU`] (in `wide_cpu`), or the CPU.
     cpu: Chunked<u16>,
     /// (sample, CPU) of the CPUs that do not fit a `u16`, by sample.
@@ -121,8 +121,8 @@ impl SampleTable {
     /// No samples (usable in a `static`).
     pub const fn new() -> Self {
         SampleTable {
-            time: Vec::new(),
-            thread: Vec::new(),
+            time: Chunked::new(),
+            thread: Chunked::new(),
             cpu: Chunked::new(),
             wide_cpu: Vec::new(),
             event: Chunked::new(),
@@ -141,12 +141,6 @@ impl SampleTable {
             Some(StackIndex(k)) => k,
             None => NO_STACK,
         };
-        if self.time.len() == self.time.capacity() {
-            // By a quarter, not by doubling (see `crate::heap::growth`).
-            let more = crate::heap::growth(self.time.len());
-            self.time.reserve_exact(more);
-            self.thread.reserve_exact(more);
-        }
         let cpu = match s.cpu {
             u32::MAX => CPU_NONE,
             c => match u16::try_from(c) {
@@ -250,11 +244,6 @@ impl SampleTable {
         self.time.is_empty()
     }
 
-    /// The samples the columns have room for.
-    pub fn capacity(&self) -> usize {
-        self.time.capacity()
-    }
-
     /// Frees the unused capacity.
     pub fn shrink(&mut self) {
         self.time.shrink_to_fit();
@@ -270,8 +259,8 @@ impl SampleTable {
     /// Bytes held on the heap (see [`crate::heap`]).
     pub fn heap_bytes(&self) -> usize {
         use crate::heap::vec_bytes;
-        vec_bytes(&self.time)
-            + vec_bytes(&self.thread)
+        self.time.heap_bytes()
+            + self.thread.heap_bytes()
             + self.cpu.heap_bytes()
             + vec_bytes(&self.wide_cpu)
             + self.event.heap_bytes()
@@ -464,8 +453,8 @@ mod tests {
             t.push(sample(i % 64, 250_000, Some(i))).unwrap();
         }
         t.shrink();
-        // And the four columns in blocks hold a list of their (here one) blocks.
-        let lists = 4 * std::mem::size_of::<Vec<u8>>();
+        // And the six columns, all in blocks, hold a list of their (here one) blocks.
+        let lists = 6 * std::mem::size_of::<Vec<u8>>();
         assert_eq!(t.heap_bytes(), 24 * 10_000 + lists);
         let too_big_event = Sample {
             event: EventIndex(u32::from(u16::MAX) + 1),

@@ -84,7 +84,7 @@ pub fn events(
 /// Samples per (comm, pid, tid), as `perf script` prints them, busiest first.
 pub fn comms(profile: &Profile) -> Vec<CommCount> {
     let mut per_thread = vec![0u64; profile.threads.len()];
-    for t in &profile.samples.thread {
+    for t in profile.samples.thread.iter() {
         if let Some(c) = per_thread.get_mut(t.index()) {
             *c += 1;
         }

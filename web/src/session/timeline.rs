@@ -357,7 +357,7 @@ impl Timeline {
         }
         // The profile's samples are in time order but for the untimed ones: sort by time.
         let time = |i: u32| samples.time.get(i as usize).copied().unwrap_or(0);
-        if samples.time.windows(2).any(|w| w.first() > w.get(1)) {
+        if !samples.time.is_sorted() {
             for v in lists.iter_mut().flatten() {
                 v.sort_by_key(|&i| (time(i), i));
             }

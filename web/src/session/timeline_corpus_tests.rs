@@ -445,10 +445,16 @@ fn function_bins_count_the_samples_whose_stack_has_it() {
                     .stacks
                     .frames_leaf_first(p.samples.stack(i).unwrap())
                     .any(|fr| p.frame_func(fr) == Some(perfscope_analysis::ids::FuncIndex(f)));
-                let Some(k) = bins.bin_of(p.samples.time[i]).filter(|_| has) else {
+                let Some(k) = bins
+                    .bin_of(p.samples.time.get(i).copied().unwrap())
+                    .filter(|_| has)
+                else {
                     continue;
                 };
-                let th = p.threads.get(p.samples.thread[i]).unwrap();
+                let th = p
+                    .threads
+                    .get(p.samples.thread.get(i).copied().unwrap())
+                    .unwrap();
                 let lane = s
                     .timeline
                     .threads

@@ -55,7 +55,11 @@ fn reference(profile: &Profile, options: FoldedOptions) -> String {
     for i in 0..s.len() {
         let mut parts = Vec::new();
         if options.include_comm {
-            parts.push(profile.thread_name(s.thread[i]).replace(' ', "_"));
+            parts.push(
+                profile
+                    .thread_name(s.thread.get(i).copied().unwrap())
+                    .replace(' ', "_"),
+            );
         }
         let frames: Vec<_> = profile
             .stacks
