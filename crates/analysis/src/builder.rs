@@ -886,8 +886,8 @@ impl ProfileBuilder {
         })
     }
 
-    /// Interns `entries` (root first) on top of `last`, recording each node in it.
-    /// `process`: the sample's pid and its address space's generation.
+    /// Interns `entries` (root first) on top of `last`, recording each node in it, for the
+    /// sample of process `pid` whose address space is at `generation`.
     fn add_entries(
         &mut self,
         (pid, generation): (u32, u64),
