@@ -157,7 +157,13 @@ impl<'a> Record<'a> {
 ///
 /// Only for SAMPLE records (any other type is routed as a sample would be).
 pub fn check_sample(raw: &RawRecord<'_>, events: &EventTable) -> Result<EventIndex> {
-    check_sample_ids(raw, events).map(|ids| ids.event)
+    let offset = raw.body_bytes().offset();
+    let event = events.route(raw.body, true, raw.endian, offset)?;
+    let layout = events
+        .layout(event)
+        .ok_or(Error::new(raw.offset, ErrorKind::NoAttrs))?;
+    SampleRecord::check(raw.body, offset, raw.endian, layout)?;
+    Ok(event)
 }
 
 /// [`check_sample`], and the sample's process, thread, time and CPU: what

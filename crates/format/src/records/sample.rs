@@ -265,11 +265,27 @@ impl<'a> SampleRecord<'a> {
         parse_variable(&mut b, layout, Some(s))
     }
 
-    /// Checks that a SAMPLE body decodes with the plan of its event without building the
-    /// record: the same checks in the same order as [`SampleRecord::parse`], so the same error
-    /// (or none). Keeps the fields that say who and when: the process and thread, the time and
-    /// the CPU, read where `parse` reads them. For counting samples (`perfscope stats`) and
-    /// the page's records index, where building the record cost more than reading it.
+    /// Checks that a SAMPLE body decodes with the plan of its event, without keeping the
+    /// fields: the same checks in the same order as [`SampleRecord::parse`], so the same
+    /// error (or none). For counting samples (`perfscope stats`), where building the record
+    /// cost more than reading it.
+    pub fn check(
+        body: &'a [u8],
+        offset: u64,
+        endian: Endianness,
+        layout: &EventLayout,
+    ) -> Result<()> {
+        let rest = fixed_part(body, offset, layout)?.1;
+        if layout.sample_type & !FIXED_FIELDS == 0 {
+            return Ok(());
+        }
+        let mut b = Bytes::new(rest, offset + layout.fixed_size as u64, endian);
+        parse_variable(&mut b, layout, None)
+    }
+
+    /// [`SampleRecord::check`], keeping the fields that say who and when: the process and
+    /// thread, the time and the CPU (the fixed part, read where [`SampleRecord::parse`] reads
+    /// them).
     pub(crate) fn check_ids(
         body: &'a [u8],
         offset: u64,
