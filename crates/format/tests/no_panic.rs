@@ -38,16 +38,6 @@ impl Rng {
 fn decode(raw: &RawRecord<'_>, table: &EventTable) -> bool {
     let parsed = parse_record(raw, table);
     if raw.header.type_ == RecordType::SAMPLE {
-        let event = parsed.as_ref().map(|r| match r {
-            Record::Sample(s) => s.event,
-            other => panic!("a SAMPLE decoded as {other:?}"),
-        });
-        assert_eq!(
-            check_sample(raw, table),
-            event.map_err(|e| *e),
-            "check_sample disagrees at offset {:#x}",
-            raw.offset
-        );
         let ids = parsed.as_ref().map(|r| match r {
             Record::Sample(s) => SampleIds {
                 event: s.event,
@@ -58,6 +48,12 @@ fn decode(raw: &RawRecord<'_>, table: &EventTable) -> bool {
             },
             other => panic!("a SAMPLE decoded as {other:?}"),
         });
+        assert_eq!(
+            check_sample(raw, table),
+            ids.map(|i| i.event).map_err(|e| *e),
+            "check_sample disagrees at offset {:#x}",
+            raw.offset
+        );
         assert_eq!(
             check_sample_ids(raw, table),
             ids.map_err(|e| *e),
