@@ -352,7 +352,14 @@ describe('flame graph', () => {
       await page.fill('#time-range', time);
       await page.press('#time-range', 'Enter');
       const sel = page.locator('[data-field="selection"]');
-      await page.waitForFunction((t) => document.querySelector('#time-range')?.value.startsWith(t.split(',')[0].slice(0, 6)), time);
+      await page
+        .waitForFunction((t) => document.querySelector('#time-range')?.value.startsWith(t.split(',')[0].slice(0, 6)), time)
+        .catch(async (e) => {
+          // Seen once under CI load: say what the field and the selection showed instead.
+          const shown = await page.inputValue('#time-range');
+          const chip = (await sel.count()) ? [await sel.getAttribute('data-start'), await sel.getAttribute('data-end')] : null;
+          throw new Error(`--time ${time}: the field shows ${JSON.stringify(shown)}, the selection ${JSON.stringify(chip)}: ${e.message}`);
+        });
       await sel.waitFor();
       const range = [await sel.getAttribute('data-start'), await sel.getAttribute('data-end')];
       assert.equal(await flameTotal(page, range), samples, `--time ${time}`);
