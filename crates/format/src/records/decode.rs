@@ -4,7 +4,7 @@ use super::*;
 use crate::bytes::Bytes;
 use crate::constants::RecordType;
 use crate::error::{Error, ErrorKind, Result};
-use crate::layout::{EventIndex, EventTable};
+use crate::layout::{EventIndex, EventLayout, EventTable};
 
 /// A decoded record. Kernel records carry their `sample_id` trailer; types this crate does not
 /// know are returned raw.
@@ -157,12 +157,8 @@ impl<'a> Record<'a> {
 ///
 /// Only for SAMPLE records (any other type is routed as a sample would be).
 pub fn check_sample(raw: &RawRecord<'_>, events: &EventTable) -> Result<EventIndex> {
-    let offset = raw.body_bytes().offset();
-    let event = events.route(raw.body, true, raw.endian, offset)?;
-    let layout = events
-        .layout(event)
-        .ok_or(Error::new(raw.offset, ErrorKind::NoAttrs))?;
-    SampleRecord::check(raw.body, offset, raw.endian, layout)?;
+    let (event, layout) = sample_layout(raw, events)?;
+    SampleRecord::check(raw.body, raw.body_bytes().offset(), raw.endian, layout)?;
     Ok(event)
 }
 
@@ -170,12 +166,27 @@ pub fn check_sample(raw: &RawRecord<'_>, events: &EventTable) -> Result<EventInd
 /// `parse_record` gives in those fields of `Record::Sample` (or the same error), without
 /// building the record (~0.5 kB). For an index of every record in file order.
 pub fn check_sample_ids(raw: &RawRecord<'_>, events: &EventTable) -> Result<SampleIds> {
-    let offset = raw.body_bytes().offset();
-    let event = events.route(raw.body, true, raw.endian, offset)?;
+    let (event, layout) = sample_layout(raw, events)?;
+    SampleRecord::check_ids(
+        raw.body,
+        raw.body_bytes().offset(),
+        raw.endian,
+        layout,
+        event,
+    )
+}
+
+/// The event a SAMPLE is routed to and its layout.
+#[inline]
+fn sample_layout<'t>(
+    raw: &RawRecord<'_>,
+    events: &'t EventTable,
+) -> Result<(EventIndex, &'t EventLayout)> {
+    let event = events.route(raw.body, true, raw.endian, raw.body_bytes().offset())?;
     let layout = events
         .layout(event)
         .ok_or(Error::new(raw.offset, ErrorKind::NoAttrs))?;
-    SampleRecord::check_ids(raw.body, offset, raw.endian, layout, event)
+    Ok((event, layout))
 }
 
 /// Decodes one framed record with the events of its file.
@@ -196,10 +207,7 @@ pub fn parse_record<'a>(raw: &RawRecord<'a>, events: &EventTable) -> Result<Reco
     let misc = raw.header.misc;
     let b = raw.body_bytes();
     if type_ == RecordType::SAMPLE {
-        let event = events.route(raw.body, true, raw.endian, b.offset())?;
-        let layout = events
-            .layout(event)
-            .ok_or(Error::new(raw.offset, ErrorKind::NoAttrs))?;
+        let (event, layout) = sample_layout(raw, events)?;
         // Built in place in the returned value (a sample is ~0.5 kB).
         let mut rec = Record::Sample(SampleRecord::empty(event, misc));
         if let Record::Sample(s) = &mut rec {

@@ -276,11 +276,7 @@ impl<'a> SampleRecord<'a> {
         layout: &EventLayout,
     ) -> Result<()> {
         let rest = fixed_part(body, offset, layout)?.1;
-        if layout.sample_type & !FIXED_FIELDS == 0 {
-            return Ok(());
-        }
-        let mut b = Bytes::new(rest, offset + layout.fixed_size as u64, endian);
-        parse_variable(&mut b, layout, None)
+        check_variable(rest, offset, endian, layout)
     }
 
     /// [`SampleRecord::check`], keeping the fields that say who and when: the process and
@@ -324,11 +320,7 @@ impl<'a> SampleRecord<'a> {
         if t & st::CPU != 0 {
             ids.cpu = Some(f.pair().0);
         }
-        if t & !FIXED_FIELDS == 0 {
-            return Ok(ids);
-        }
-        let mut b = Bytes::new(rest, offset + layout.fixed_size as u64, endian);
-        parse_variable(&mut b, layout, None)?;
+        check_variable(rest, offset, endian, layout)?;
         Ok(ids)
     }
 
@@ -367,6 +359,22 @@ impl<'a> SampleRecord<'a> {
     pub const fn cpumode(&self) -> u16 {
         self.misc & crate::constants::misc::CPUMODE_MASK
     }
+}
+
+/// Checks the fields after PERIOD (`rest`, after the fixed part of a body at `offset`) without
+/// keeping them.
+#[inline]
+fn check_variable(
+    rest: &[u8],
+    offset: u64,
+    endian: Endianness,
+    layout: &EventLayout,
+) -> Result<()> {
+    if layout.sample_type & !FIXED_FIELDS == 0 {
+        return Ok(());
+    }
+    let mut b = Bytes::new(rest, offset + layout.fixed_size as u64, endian);
+    parse_variable(&mut b, layout, None)
 }
 
 /// Reads `u64 abi` and, when it is not 0, `size` bytes of registers.
