@@ -13,6 +13,7 @@ use rustc_hash::FxHashMap;
 
 use self::chain::{chain_entries, ChainEntry, Expand, LastStack, RecentStacks, TRUNCATED_ROOT};
 
+use crate::chunked::Chunked;
 use crate::ids::{CapacityError, EventIndex, FrameIndex, ModuleIndex, StringIndex, ThreadIndex};
 use crate::maps::{AddressSpace, Mapping};
 use crate::probe::{ProbeTable, Slot};
@@ -217,6 +218,9 @@ pub struct ProfileBuilder {
     truncated_frame: Option<FrameIndex>,
     entries: Vec<ChainEntry>,
     leaf_first: Vec<ChainEntry>,
+    /// When only the samples' stacks are kept ([`ProfileBuilder::keep_stacks_only`]): each
+    /// sample's stack (`u32::MAX`: none), in order; the profile gets no samples.
+    part_stacks: Option<Chunked<u32>>,
 }
 
 /// Modules of one file name whose frames are probed for an offset name made before (see
@@ -341,6 +345,7 @@ impl ProfileBuilder {
             truncated_frame: None,
             entries: Vec::new(),
             leaf_first: Vec::new(),
+            part_stacks: None,
         }
     }
 
@@ -831,6 +836,53 @@ impl ProfileBuilder {
         result
     }
 
+    /// A sample whose stack another builder makes (see [`crate::load::StackShare`]):
+    /// appended with `stack` standing in for it, its thread found or added as
+    /// [`ProfileBuilder::sample`] does; its callchain is not read.
+    pub fn sample_deferred(
+        &mut self,
+        s: &SampleInput<'_>,
+        stack: crate::ids::StackIndex,
+    ) -> Result<(), CapacityError> {
+        let thread = match self.threads.get(&(s.pid, s.tid)) {
+            Some(state) => state.index,
+            None => {
+                let index = self
+                    .profile
+                    .add_thread(s.pid, s.tid, &format!(":{}", s.tid))?;
+                self.threads.insert(
+                    (s.pid, s.tid),
+                    ThreadState {
+                        index,
+                        last: RecentStacks::default(),
+                    },
+                );
+                index
+            }
+        };
+        self.profile.push_sample(Sample {
+            time: s.time,
+            thread,
+            cpu: s.cpu,
+            event: s.event,
+            stack: Some(stack),
+            period: s.period,
+        })
+    }
+
+    /// From now on, [`ProfileBuilder::sample`] keeps only each sample's stack, for
+    /// [`ProfileBuilder::take_part_stacks`]; the profile gets no samples (a builder that makes
+    /// the stacks of another one's samples: [`crate::load::StackShare::From`]).
+    pub fn keep_stacks_only(&mut self) {
+        self.part_stacks.get_or_insert_with(Chunked::new);
+    }
+
+    /// The stacks kept since [`ProfileBuilder::keep_stacks_only`], in sample order
+    /// (`u32::MAX`: none).
+    pub fn take_part_stacks(&mut self) -> Chunked<u32> {
+        self.part_stacks.take().unwrap_or_default()
+    }
+
     fn sample_in(
         &mut self,
         threads: &mut FxHashMap<(u32, u32), ThreadState>,
@@ -876,6 +928,10 @@ impl ProfileBuilder {
         self.entries = entries;
         let stack = state.last.current.top();
         added?;
+        if let Some(part) = self.part_stacks.as_mut() {
+            part.push(stack.map_or(u32::MAX, |s| s.0));
+            return Ok(());
+        }
         self.profile.push_sample(Sample {
             time: s.time,
             thread,

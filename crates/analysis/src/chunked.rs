@@ -163,6 +163,11 @@ impl<T> Chunked<T> {
         self.chunks.iter().map(Vec::as_slice)
     }
 
+    /// The blocks, in order, to change their items in place.
+    pub fn blocks_mut(&mut self) -> impl Iterator<Item = &mut [T]> + '_ {
+        self.chunks.iter_mut().map(Vec::as_mut_slice)
+    }
+
     /// The index of the first item for which `pred` is false, the items being partitioned
     /// (all `true` before all `false`), as `slice::partition_point`.
     pub fn partition_point(&self, mut pred: impl FnMut(&T) -> bool) -> usize {

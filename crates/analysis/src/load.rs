@@ -24,10 +24,15 @@
 mod event_names;
 mod record_queue;
 mod sectioned;
+mod split;
 
 pub use event_names::EventNames;
 pub use sectioned::{
     load_sectioned, load_sectioned_parts, stream_records, RecordSink, RecordStream,
+};
+pub use split::{
+    can_share_stacks, deferred, deferred_ordinal, encode_part, fill_deferred, SampleCheck,
+    SplitError, StackShare,
 };
 
 use std::collections::HashMap;
@@ -47,7 +52,7 @@ use crate::builder::{
     PERF_CONTEXT_USER,
 };
 use crate::delivery::SampleDelivery;
-use crate::ids::{CapacityError, EventIndex};
+use crate::ids::{CapacityError, EventIndex, StackIndex};
 use crate::offcpu::{add_to_profile_filtered, is_off_cpu_event, OffCpuEvents};
 use crate::profile::Profile;
 use crate::symbols::resolver::SymbolResolver;
@@ -120,6 +125,9 @@ pub struct Loaded {
     pub timeline: Option<Timeline>,
     /// The off-CPU pseudo-events added to the profile.
     pub off_cpu_events: OffCpuEvents,
+    /// The samples whose stacks were left to another loader ([`StackShare::Before`]), for
+    /// [`fill_deferred`].
+    pub deferred: SampleCheck,
 }
 
 /// What happened while loading, for the UI and the CLI to report.
@@ -229,6 +237,11 @@ struct LoaderState {
     timeline: Option<TimelineRecorder>,
     /// Whether to add the timeline's off-CPU time to the profile at the end.
     off_cpu: bool,
+    /// Which samples' stacks are made here.
+    share: StackShare,
+    /// The samples whose stacks another loader makes (with [`StackShare::Before`]), or whose
+    /// stacks are made for another loader ([`StackShare::From`]).
+    check: SampleCheck,
 }
 
 impl ProfileLoader {
@@ -262,6 +275,8 @@ impl ProfileLoader {
             features_read: false,
             timeline: (extras.timeline || extras.off_cpu).then(TimelineRecorder::new),
             off_cpu: extras.off_cpu,
+            share: StackShare::All,
+            check: SampleCheck::default(),
         };
         ProfileLoader {
             queue: RecordQueue::new(),
@@ -276,6 +291,18 @@ impl ProfileLoader {
         if let Some(t) = self.state.timeline.as_mut() {
             *t = TimelineRecorder::without_sample_times();
         }
+        self
+    }
+
+    /// Shares the making of the samples' stacks with another loader of the same file (see
+    /// [`StackShare`]). With [`StackShare::Before`], the off-CPU samples must not be asked for
+    /// (their stacks are known only once [`fill_deferred`] ran); with [`StackShare::From`],
+    /// end with [`ProfileLoader::finish_part`].
+    pub fn share_stacks(mut self, share: StackShare) -> Self {
+        if matches!(share, StackShare::From(_)) {
+            self.state.builder.keep_stacks_only();
+        }
+        self.state.share = share;
         self
     }
 
@@ -309,6 +336,15 @@ impl ProfileLoader {
             }
             _ if !is_used(t) && !for_timeline => return,
             _ => {}
+        }
+        if let (StackShare::From(cut), RecordType::SAMPLE) = (state.share, t) {
+            if rec.offset < cut {
+                // Not this loader's: skipped, but its time counts for the round ends.
+                if let Some(time) = meta.events.record_time(rec) {
+                    self.queue.note_time(time);
+                }
+                return;
+            }
         }
         match meta.events.record_time(rec) {
             Some(time) if time != 0 && time != u64::MAX => {
@@ -369,6 +405,10 @@ impl ProfileLoader {
             }
         }
         let timeline = state.timeline.map(TimelineRecorder::finish);
+        let deferred = match state.share {
+            StackShare::Before(_) => state.check,
+            _ => SampleCheck::default(),
+        };
         let off_cpu_events = match (&timeline, state.off_cpu) {
             (Some(t), true) => {
                 add_off_cpu(&mut profile, t, &state.filter).map_err(LoadError::Capacity)?
@@ -382,7 +422,23 @@ impl ProfileLoader {
             diagnostics: state.diag,
             timeline,
             off_cpu_events,
+            deferred,
         })
+    }
+
+    /// The end of the input of a loader that makes the stacks of another one's samples
+    /// ([`StackShare::From`]): delivers the records still queued and returns those stacks as
+    /// [`encode_part`] writes them, for [`fill_deferred`].
+    pub fn finish_part(mut self, meta: &Metadata) -> Result<Vec<u8>, LoadError> {
+        let state = &mut self.state;
+        self.queue.finish(meta.endian, |r| state.deliver(meta, r));
+        let mut state = self.state;
+        if let Some(e) = state.capacity_error {
+            return Err(LoadError::Capacity(e));
+        }
+        let stacks = state.builder.take_part_stacks();
+        let profile = state.builder.finish();
+        Ok(encode_part(&profile, &stacks, state.check))
     }
 }
 
@@ -545,7 +601,7 @@ impl LoaderState {
             Ok(r) => r,
             Err(e) => return self.diag.errors.push(*e),
         };
-        if let Err(e) = self.record(meta, record) {
+        if let Err(e) = self.record(meta, record, rec.offset) {
             self.capacity_error.get_or_insert(e);
         }
     }
@@ -554,12 +610,17 @@ impl LoaderState {
         self.build_ids.get(filename).map(Vec::as_slice)
     }
 
-    fn record(&mut self, meta: &Metadata, record: &Record<'_>) -> Result<(), CapacityError> {
+    fn record(
+        &mut self,
+        meta: &Metadata,
+        record: &Record<'_>,
+        offset: u64,
+    ) -> Result<(), CapacityError> {
         if let (Some(tl), false) = (self.timeline.as_mut(), matches!(record, Record::Sample(_))) {
             tl.record(meta, record);
         }
         match record {
-            Record::Sample(s) => self.sample(meta, s)?,
+            Record::Sample(s) => self.sample(meta, s, offset)?,
             Record::Mmap(m) => {
                 let name = lossy(m.filename.0);
                 let id = self.build_id_of(&name).map(<[u8]>::to_vec);
@@ -642,7 +703,13 @@ impl LoaderState {
         }
     }
 
-    fn sample(&mut self, meta: &Metadata, s: &SampleRecord<'_>) -> Result<(), CapacityError> {
+    /// A sample whose record starts at `offset`.
+    fn sample(
+        &mut self,
+        meta: &Metadata,
+        s: &SampleRecord<'_>,
+        offset: u64,
+    ) -> Result<(), CapacityError> {
         if !self.inline_decided {
             self.decide_inline(meta);
         }
@@ -657,6 +724,7 @@ impl LoaderState {
             n += 1;
         });
         let list = deliveries.iter().take(n).chain(more.iter());
+        let deferring = matches!(self.share, StackShare::Before(cut) if offset >= cut);
         let mut stack_ready = false;
         let mut extras = StackExtras::default();
         for &(attr, period) in list {
@@ -666,6 +734,10 @@ impl LoaderState {
                 continue;
             }
             self.diag.kept_samples += 1;
+            if deferring {
+                self.deferred_sample(meta, s, attr, period)?;
+                continue;
+            }
             if !stack_ready {
                 extras = self.prepare_stack(meta, s);
                 stack_ready = true;
@@ -687,8 +759,50 @@ impl LoaderState {
                 let s = &self.builder.profile().samples;
                 s.len().checked_sub(1).and_then(|i| s.stack(i)).flatten()
             };
+            match self.share {
+                StackShare::All => {}
+                StackShare::Before(_) => {
+                    // Stand-ins are told apart from stacks by their high bit.
+                    if stack.is_some_and(|k| deferred_ordinal(k).is_some()) {
+                        return Err(CapacityError { table: "stack" });
+                    }
+                }
+                StackShare::From(_) => self.check.add(input.time, input.tid),
+            }
             self.timeline_sample(meta, s, stack);
         }
+        Ok(())
+    }
+
+    /// One delivery of a sample whose stack another loader makes: pushed with the stand-in
+    /// of its rank among such deliveries ([`deferred`]).
+    fn deferred_sample(
+        &mut self,
+        meta: &Metadata,
+        s: &SampleRecord<'_>,
+        attr: AttrIndex,
+        period: u64,
+    ) -> Result<(), CapacityError> {
+        let k = u32::try_from(self.check.count)
+            .ok()
+            .filter(|k| deferred_ordinal(StackIndex(*k)).is_none())
+            .ok_or(CapacityError { table: "sample" })?;
+        let event = self.event(meta, attr)?;
+        let input = SampleInput {
+            pid: s.pid.unwrap_or(u32::MAX),
+            tid: s.tid.unwrap_or(u32::MAX),
+            time: s.time.unwrap_or(0),
+            cpu: s.cpu.unwrap_or(u32::MAX),
+            event,
+            period,
+            ip: s.ip.unwrap_or(0),
+            ip_mode: cpu_mode(s.misc),
+            callchain: &[],
+        };
+        let stand_in = deferred(k);
+        self.builder.sample_deferred(&input, stand_in)?;
+        self.check.add(input.time, input.tid);
+        self.timeline_sample(meta, s, Some(stand_in));
         Ok(())
     }
 

@@ -55,6 +55,13 @@ impl<T> OrderedQueue<T> {
         self.items.push((time, item));
     }
 
+    /// An item's time seen but the item not queued (a loader that skips it): the round ends
+    /// release what they would have released with it queued, so the items queued come out in
+    /// the same order as in a queue that holds every item.
+    pub fn note_time(&mut self, time: u64) {
+        self.max_time = self.max_time.max(time);
+    }
+
     /// How many items are queued.
     pub fn len(&self) -> usize {
         self.items.len()

@@ -63,9 +63,14 @@ pub fn preview(profile: &Profile, max_samples: usize, detail: u64) -> Preview {
     } else {
         None
     };
-    // Samples without a stack are not in a flame graph.
+    // Samples without a stack are not in a flame graph, nor those whose stack another loader
+    // is making (`crate::load::StackShare`).
     let counted = |i: usize| {
-        (event.is_none() || samples.event(i) == event) && samples.stack(i).flatten().is_some()
+        (event.is_none() || samples.event(i) == event)
+            && samples
+                .stack(i)
+                .flatten()
+                .is_some_and(|s| crate::load::deferred_ordinal(s).is_none())
     };
     let seen = (0..n).filter(|&i| counted(i)).count();
     let step = seen.div_ceil(max_samples.max(1)).max(1);

@@ -212,6 +212,28 @@ impl SampleTable {
         }
     }
 
+    /// Replaces every stack that `f` maps (`f(stack)`: `None` to keep it, `Some(new)` to
+    /// replace it, `Some(None)` for none), in sample order: the stacks another loader made
+    /// for samples pushed with a stand-in ([`crate::load::StackShare`]).
+    pub fn replace_stacks(
+        &mut self,
+        mut f: impl FnMut(StackIndex) -> Option<Option<StackIndex>>,
+    ) -> Result<(), CapacityError> {
+        for block in self.stack.blocks_mut() {
+            for k in block.iter_mut().filter(|k| **k != NO_STACK) {
+                match f(StackIndex(*k)) {
+                    None => {}
+                    Some(None) => *k = NO_STACK,
+                    Some(Some(StackIndex(NO_STACK))) => {
+                        return Err(CapacityError { table: "stack" })
+                    }
+                    Some(Some(StackIndex(new))) => *k = new,
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The CPUs in sample order.
     pub fn cpus(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
         (0..self.len()).map(|i| self.cpu(i).unwrap_or(u32::MAX))

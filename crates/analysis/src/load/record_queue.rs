@@ -122,6 +122,11 @@ impl RecordQueue {
         self.queue.push(time, index);
     }
 
+    /// A record with this time that is not queued ([`OrderedQueue::note_time`]).
+    pub(crate) fn note_time(&mut self, time: u64) {
+        self.queue.note_time(time);
+    }
+
     fn allocated(&self) -> usize {
         self.chunks
             .iter()
