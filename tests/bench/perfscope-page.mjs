@@ -96,8 +96,9 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   page.on('crash', () => errors.push('the page crashed'));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   let worker = null;
-  // The analysis worker (its reader, web/reader.js, is a worker too).
-  page.on('worker', (w) => { if (/\/worker_loader\.js(\?|$)/.test(w.url())) worker = w; });
+  // The analysis worker: the first one (its reader, web/reader.js, is a worker too, and so is
+  // the second analysis worker it starts for a big file's stacks).
+  page.on('worker', (w) => { if (!worker && /\/worker_loader\.js(\?|$)/.test(w.url())) worker = w; });
   await page.addInitScript(instrument);
   // PAGE_QUERY: parameters for the page's address (e.g. slice=1048576), see bench-browser.sh.
   const query = process.env.PAGE_QUERY;
@@ -114,7 +115,7 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   // After the records pass: the profile's hand-over to the page and the first tree's prewarm
   // (web/src/worker.rs post_profile), in ms from the file set on the input.
   const handOver = worker ? await worker.evaluate(() => performance.getEntriesByType('measure')
-    .filter((e) => e.name === 'profile data' || e.name === 'prewarm' || e.name === 'preview')
+    .filter((e) => e.name === 'profile data' || e.name === 'prewarm' || e.name === 'preview' || e.name === 'second worker wait')
     .map((e) => ({ name: e.name, start: performance.timeOrigin + e.startTime, ms: e.duration }))).catch(() => null) : null;
   const setAt = await page.evaluate(() => performance.timeOrigin).catch(() => null);
   const phases = handOver && setAt !== null && t.set !== undefined

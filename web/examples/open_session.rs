@@ -290,6 +290,30 @@ fn main() {
         );
         return;
     }
+    // `OPEN_SESSION_PART=CUT`: only the second worker's part, the samples from file offset CUT
+    // on (its time and heap).
+    if let Some(cut) = std::env::var("OPEN_SESSION_PART")
+        .ok()
+        .and_then(|c| c.parse::<u64>().ok())
+    {
+        let part =
+            perfscope_web::session::stacks_part(&mut source, slice, UnknownNames::Module, cut)
+                .expect("a part");
+        let (live, peak) = heap();
+        println!(
+            "part from {cut}: {:.0} ms, {} bytes of tables, {} samples; heap live {:.1} MB, peak {:.1} MB, wasm memory (simulated) {:.1} MB",
+            t.elapsed().as_secs_f64() * 1e3,
+            part.tables.len(),
+            part.stacks.len(),
+            mb(live),
+            mb(peak),
+            mb(grown())
+        );
+        if std::env::var_os("OPEN_SESSION_TRACE").is_some() {
+            trace_growths(0);
+        }
+        return;
+    }
     let summary = SummaryReader::read_from(&mut source, slice);
     let summary_ms = t.elapsed().as_secs_f64() * 1e3;
     // The session's clock: each call is a phase mark, noted with the heap at that moment.
@@ -308,16 +332,46 @@ fn main() {
     } else {
         perfscope_analysis::builder::UnknownNames::Module
     };
-    let mut session = Session::open(
+    // `OPEN_SESSION_SHARE=F`: the stacks of the samples after the fraction F of the records
+    // are made on a second thread, as the page's second worker makes them.
+    let share = std::env::var("OPEN_SESSION_SHARE")
+        .ok()
+        .and_then(|f| f.parse::<f64>().ok());
+    let mut opening = Session::begin(
         Box::new(source),
         summary,
         Vec::new(),
         unknown_names,
         slice,
-        &mut |_| {},
         &now,
         Timings::default(),
     );
+    let helper = share.and_then(|f| opening.stack_cut(f)).map(|cut| {
+        opening.share_stacks(cut);
+        let mut source = Pread(std::fs::File::open(&path).unwrap(), len);
+        let slice = opening.slice();
+        std::thread::spawn(move || {
+            let t = std::time::Instant::now();
+            let part = perfscope_web::session::stacks_part(&mut source, slice, unknown_names, cut);
+            (part, t.elapsed().as_secs_f64() * 1e3)
+        })
+    });
+    while let Some((at, size)) = opening.next_slice() {
+        opening.push_from_source(at, size);
+    }
+    if let Some(h) = helper {
+        let t_wait = std::time::Instant::now();
+        let (part, ms) = h.join().unwrap();
+        println!(
+            "  second thread: {ms:.0} ms, {} bytes of tables, {} samples; waited for it {:.0} ms",
+            part.as_ref().map_or(0, |p| p.tables.len()),
+            part.as_ref().map_or(0, |p| p.stacks.len()),
+            t_wait.elapsed().as_secs_f64() * 1e3
+        );
+        opening.set_part(part.map(perfscope_web::session::SentPart::from));
+    }
+    let mut session = opening.finish(&mut |_| {}, &now);
+    println!("  second worker: {:?}", session.timings_mut().helper);
     let traced = GROWTHS.load(Ordering::Relaxed);
     if std::env::var_os("OPEN_SESSION_TRACE").is_some() {
         trace_growths(0);

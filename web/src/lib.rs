@@ -29,6 +29,7 @@ pub mod early_summary;
 pub mod protocol;
 pub mod selectors;
 pub mod session;
+pub mod stack_helper;
 pub mod state;
 pub mod worker;
 pub mod worker_client;

@@ -51,7 +51,12 @@ pub fn start() {
         ));
     }));
     let onmessage = Closure::<dyn Fn(MessageEvent)>::new(|event: MessageEvent| {
-        wasm_bindgen_futures::spawn_local(handle(event.data()));
+        let data = event.data();
+        // A slice forwarded to this worker as a helper is not a request: the helper's pass
+        // (`make_stacks`) takes it.
+        if !crate::stack_helper::take_forwarded(&data) {
+            wasm_bindgen_futures::spawn_local(handle(data));
+        }
     });
     scope().set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
@@ -115,6 +120,36 @@ async fn handle(data: JsValue) {
                         crashed: false,
                     },
                 ));
+            }
+        }
+        Ok(Request::Stacks {
+            id,
+            blob,
+            cut,
+            slice,
+            by_address,
+        }) => {
+            CURRENT_REQUEST.set(id);
+            let t0 = now_ms();
+            match make_stacks(blob, cut, slice_size(slice), unknown_names(by_address)).await {
+                Ok((part, read_ms)) => {
+                    let times = (now_ms() - t0, read_ms);
+                    match crate::stack_helper::reply(id, &part, wasm_memory(), times) {
+                        Ok((value, transfer)) => {
+                            if let Err(e) = scope().post_message_with_transfer(&value, &transfer) {
+                                web_sys::console::error_1(&e);
+                            }
+                        }
+                        Err(e) => web_sys::console::error_1(&e),
+                    }
+                }
+                Err(message) => post(WorkerMessage::Failed(
+                    id,
+                    Failure {
+                        message,
+                        crashed: false,
+                    },
+                )),
             }
         }
         Ok(Request::Compare { id, files }) => {
@@ -368,8 +403,38 @@ async fn open_files(
         &now_ms,
         timings,
     );
-    let waited_ms = push_slices(&mut opening, &blob, progress, &mut Previews::new(id)).await;
+    let helper = start_helper(&mut opening, &blob, names);
+    let waited_ms = push_slices(
+        &mut opening,
+        helper.as_ref(),
+        &blob,
+        progress,
+        &mut Previews::new(id),
+    )
+    .await;
+    let helped = match helper {
+        Some(h) => {
+            let waiting = now_ms();
+            let reply = h.finish().await;
+            measure("second worker wait", waiting);
+            opening.set_part(reply.part);
+            Some((
+                reply.ms,
+                reply.ms - reply.pass_ms,
+                reply.read_ms,
+                reply.wasm_memory,
+            ))
+        }
+        None => None,
+    };
     let mut session = opening.finish(progress, &now_ms);
+    if let Some((ms, start_ms, read_ms, memory)) = helped {
+        let t = session.timings_mut();
+        t.helper_ms = ms;
+        t.helper_start_ms = start_ms;
+        t.helper_read_ms = read_ms;
+        t.helper_wasm_memory = memory;
+    }
     if *session.summary() != first {
         // Facts from the records (build ids added by perf inject, event names, a pipe stream's
         // late header records, its errors).
@@ -383,6 +448,93 @@ async fn open_files(
     session.timings_mut().read_ms += spent_ms.get() + waited_ms;
     post_profile(id, session);
     Ok(())
+}
+
+/// The helper's part (see `crate::stack_helper`): the stacks of the samples of `blob` from
+/// `cut` on. The file's header is read here with `FileReaderSync`, its records are cut from
+/// the slices the other worker forwards, or read here once it said to. Also returns the time
+/// spent reading the file here, ms.
+async fn make_stacks(
+    blob: Blob,
+    cut: u64,
+    slice: usize,
+    names: UnknownNames,
+) -> Result<(perfscope_analysis::load::Part, f64), String> {
+    let reader = FileReaderSync::new().map_err(|e| describe_js_error(&e))?;
+    let spent_ms = std::rc::Rc::new(Cell::new(0.0));
+    let mut source = BlobSource {
+        len: blob.size() as u64,
+        blob,
+        reader,
+        spent_ms: spent_ms.clone(),
+    };
+    let mut pass = crate::session::PartPass::open(&mut source, slice, names, cut);
+    // The forwarded slice being cut, as (its offset, its bytes); `None` once they ended.
+    let mut current = crate::stack_helper::next_forwarded().await;
+    while let Some((at, size)) = pass.next_slice() {
+        let end = at.saturating_add(size as u64);
+        // Past the slice forwarded: the next one.
+        while let Some((start, bytes)) = &current {
+            if at < start + u64::from(bytes.length()) {
+                break;
+            }
+            current = crate::stack_helper::next_forwarded().await;
+        }
+        match &current {
+            Some((start, bytes)) if *start <= at && end <= start + u64::from(bytes.length()) => {
+                let part = bytes.subarray((at - start) as u32, (end - start) as u32);
+                pass.push(size, |out| copy_whole(&part, at, out));
+            }
+            // Not forwarded (read before this worker was ready, or after the other one could
+            // no longer forward), or not cut as expected: read here.
+            _ => pass.push(size, |out| source.read_into(at, out)),
+        }
+    }
+    let part = pass.finish()?;
+    Ok((part, spent_ms.get()))
+}
+
+/// Starts the worker that makes the later samples' stacks ([`crate::stack_helper`]) when
+/// `opening`'s file is big enough, allows it, and the machine has [`MIN_CORES`] cores or more.
+/// `?share=F` in the page's address sets the fraction of the records whose stacks this worker
+/// makes (`?share=off`: no helper).
+fn start_helper(
+    opening: &mut Opening,
+    blob: &Blob,
+    names: UnknownNames,
+) -> Option<crate::stack_helper::StackHelper> {
+    use crate::stack_helper::{cores, StackHelper, MIN_CORES, SHARE_FRACTION, SHARE_MIN_BYTES};
+    let search = location_search();
+    // Without the reader worker this one reads the file without yielding: it could neither
+    // hear the helper nor forward it slices.
+    if search.contains("reader=0") {
+        return None;
+    }
+    let asked = search
+        .trim_start_matches('?')
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("share="));
+    let fraction = match asked {
+        Some("off") => return None,
+        Some(f) => f.parse::<f64>().ok().unwrap_or(SHARE_FRACTION),
+        None if blob.size() < SHARE_MIN_BYTES || cores() < MIN_CORES => return None,
+        None => SHARE_FRACTION,
+    };
+    let cut = opening.stack_cut(fraction)?;
+    let by_address = names == UnknownNames::ModuleOffset;
+    match StackHelper::start(blob, cut, opening.slice(), by_address) {
+        Ok(h) => {
+            opening.share_stacks(cut);
+            Some(h)
+        }
+        Err(e) => {
+            web_sys::console::warn_1(&JsValue::from(format!(
+                "no second worker ({}): this one makes every stack",
+                describe_js_error(&e)
+            )));
+            None
+        }
+    }
 }
 
 /// Keeps `session` as the open one and posts its `profile` message; then, while the page takes
@@ -468,6 +620,7 @@ const READ_AHEAD: usize = 3;
 /// slices.
 async fn push_slices(
     opening: &mut Opening,
+    helper: Option<&crate::stack_helper::StackHelper>,
     blob: &Blob,
     progress: &mut dyn FnMut(Progress),
     previews: &mut Previews,
@@ -511,6 +664,9 @@ async fn push_slices(
             Some(buffer) => {
                 let array = Uint8Array::new(&buffer);
                 opening.push(size, |out| copy_whole(&array, at, out));
+                if let Some(h) = helper {
+                    h.forward(at, buffer.dyn_ref());
+                }
             }
             None => {
                 if reader.take().is_some() {
@@ -520,6 +676,9 @@ async fn push_slices(
                 }
                 ahead.clear();
                 opening.push_from_source(at, size);
+                if let Some(h) = helper {
+                    h.forward(at, None);
+                }
             }
         }
         progress(opening.progress());
@@ -951,7 +1110,7 @@ fn measure(name: &str, start: f64) {
     }
 }
 
-fn now_ms() -> f64 {
+pub(crate) fn now_ms() -> f64 {
     let scope: WorkerGlobalScope = js_sys::global().unchecked_into();
     scope
         .performance()

@@ -269,13 +269,20 @@ impl AnalysisWorker {
     fn spawn(&self) -> Result<Running, String> {
         // `?reader=0` in the page's address: the worker reads files without its reader worker
         // (tests, benchmarks); `?preview=MS` or `off`: when it sends the first preview flame
-        // graph during a records pass. It sees them in its own address.
+        // graph during a records pass. It sees them in its own address (and so does the
+        // second worker it may start, as `worker_loader.js` with no query: none of them
+        // concern that one).
         let mut passed = Vec::new();
         if param("reader").as_deref() == Some("0") {
             passed.push("reader=0".to_string());
         }
         if let Some(p) = param("preview").filter(|p| p == "off" || p.parse::<f64>().is_ok()) {
             passed.push(format!("preview={p}"));
+        }
+        // `?share=F` or `off`: the share of a big file's stacks the worker makes itself, the
+        // rest made by a second worker (`crate::stack_helper`).
+        if let Some(p) = param("share").filter(|p| p == "off" || p.parse::<f64>().is_ok()) {
+            passed.push(format!("share={p}"));
         }
         let script = if passed.is_empty() {
             WORKER_SCRIPT.to_string()

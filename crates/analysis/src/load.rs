@@ -31,7 +31,7 @@ pub use sectioned::{
     load_sectioned, load_sectioned_parts, stream_records, RecordSink, RecordStream,
 };
 pub use split::{
-    can_share_stacks, deferred, deferred_ordinal, encode_part, fill_deferred, SampleCheck,
+    can_share_stacks, deferred, deferred_ordinal, encode_part, fill_deferred, Part, SampleCheck,
     SplitError, StackShare,
 };
 
@@ -427,9 +427,9 @@ impl ProfileLoader {
     }
 
     /// The end of the input of a loader that makes the stacks of another one's samples
-    /// ([`StackShare::From`]): delivers the records still queued and returns those stacks as
-    /// [`encode_part`] writes them, for [`fill_deferred`].
-    pub fn finish_part(mut self, meta: &Metadata) -> Result<Vec<u8>, LoadError> {
+    /// ([`StackShare::From`]): delivers the records still queued and returns those stacks,
+    /// for [`fill_deferred`].
+    pub fn finish_part(mut self, meta: &Metadata) -> Result<Part, LoadError> {
         let state = &mut self.state;
         self.queue.finish(meta.endian, |r| state.deliver(meta, r));
         let mut state = self.state;
@@ -438,7 +438,10 @@ impl ProfileLoader {
         }
         let stacks = state.builder.take_part_stacks();
         let profile = state.builder.finish();
-        Ok(encode_part(&profile, &stacks, state.check))
+        Ok(Part {
+            tables: encode_part(&profile, state.check),
+            stacks,
+        })
     }
 }
 

@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use perfscope_analysis::builder::UnknownNames;
 use perfscope_analysis::ids::StackIndex;
 use perfscope_analysis::load::{
-    can_share_stacks, encode_part, fill_deferred, LoadExtras, LoadOptions, Loaded, ProfileLoader,
-    SampleCheck, SplitError, StackShare,
+    can_share_stacks, encode_part, fill_deferred, LoadExtras, LoadOptions, Loaded, Part,
+    ProfileLoader, SampleCheck, SplitError, StackShare,
 };
 use perfscope_analysis::profile::Profile;
 use perfscope_format::walk::{walk, Item};
@@ -53,8 +53,8 @@ fn whole(bytes: &[u8], names: UnknownNames) -> Option<Loaded> {
     loader.finish_loaded(&meta).ok()
 }
 
-/// The first loader's result and the second's encoded stacks, for a cut at `cut`.
-fn halves(bytes: &[u8], names: UnknownNames, cut: u64) -> (Loaded, Vec<u8>) {
+/// The first loader's result and the second's stacks, for a cut at `cut`.
+fn halves(bytes: &[u8], names: UnknownNames, cut: u64) -> (Loaded, Part) {
     let first =
         ProfileLoader::with_extras(options(names), EXTRAS).share_stacks(StackShare::Before(cut));
     let (first, meta) = run(bytes, first).unwrap();
@@ -86,8 +86,15 @@ fn path(p: &Profile, stack: Option<StackIndex>) -> Vec<(String, String)> {
 fn compare(name: &str, bytes: &[u8], names: UnknownNames, cut: u64, want: &Loaded) -> u64 {
     let (mut got, part) = halves(bytes, names, cut);
     let deferred = got.deferred.count;
-    fill_deferred(&mut got.profile, got.timeline.as_mut(), got.deferred, &part)
-        .unwrap_or_else(|e| panic!("{name} cut at {cut}: {e}"));
+    let stack_of = |k: u32| part.stacks.get(k as usize).copied();
+    fill_deferred(
+        &mut got.profile,
+        got.timeline.as_mut(),
+        got.deferred,
+        &part.tables,
+        stack_of,
+    )
+    .unwrap_or_else(|e| panic!("{name} cut at {cut}: {e}"));
     let (a, b) = (&got.profile, &want.profile);
     assert_eq!(a.samples.len(), b.samples.len(), "{name} cut at {cut}");
     for i in 0..a.samples.len() {
@@ -202,34 +209,42 @@ fn a_part_that_does_not_match_changes_nothing() {
     let (mut got, part) = halves(&bytes, UnknownNames::Module, cut);
     assert!(got.deferred.count > 0);
     let before: Vec<_> = got.profile.samples.stacks().collect();
+    let stack_of = |k: u32| part.stacks.get(k as usize).copied();
     // Another check: refused before anything is read.
     let other = SampleCheck {
         count: got.deferred.count,
         hash: got.deferred.hash ^ 1,
     };
     assert!(matches!(
-        fill_deferred(&mut got.profile, None, other, &part),
+        fill_deferred(&mut got.profile, None, other, &part.tables, stack_of),
         Err(SplitError::Mismatch(..))
     ));
-    // Cut short anywhere, or a stack number out of range: an encoding error, no panic, and
-    // no sample changed.
-    for end in (0..part.len()).step_by(97).chain([part.len() - 1]) {
-        let r = fill_deferred(&mut got.profile, None, got.deferred, &part[..end]);
+    // Tables cut short anywhere: an encoding error, no panic.
+    let t = &part.tables;
+    for end in (0..t.len()).step_by(97).chain([t.len() - 1]) {
+        let r = fill_deferred(&mut got.profile, None, got.deferred, &t[..end], stack_of);
         assert!(
             matches!(r, Err(SplitError::Encoding(_))),
             "cut at {end}: {r:?}"
         );
     }
-    let mut bad = part.clone();
-    let n = bad.len();
-    bad[n - 4..].copy_from_slice(&0x7fff_fff0u32.to_le_bytes());
-    assert!(matches!(
-        fill_deferred(&mut got.profile, None, got.deferred, &bad),
-        Err(SplitError::Encoding(_))
-    ));
+    // A stack number out of the table, or a sample missing: the same, and no sample changed.
+    let out_of_range = |k: u32| Some(if k == 7 { 0x7fff_fff0 } else { stack_of(k)? });
+    let missing = |k: u32| {
+        (k + 1 < got.deferred.count as u32)
+            .then(|| stack_of(k))
+            .flatten()
+    };
+    for f in [&out_of_range as &dyn Fn(u32) -> Option<u32>, &missing] {
+        let r = fill_deferred(&mut got.profile, None, got.deferred, t, f);
+        assert!(matches!(r, Err(SplitError::Encoding(_))), "{r:?}");
+    }
     assert_eq!(got.profile.samples.stacks().collect::<Vec<_>>(), before);
+    // Then the right part is used.
+    fill_deferred(&mut got.profile, None, got.deferred, t, stack_of).unwrap();
+    assert_ne!(got.profile.samples.stacks().collect::<Vec<_>>(), before);
     // An empty part for a loader that deferred nothing.
-    let empty = encode_part(&Profile::new(), &Default::default(), SampleCheck::default());
+    let empty = encode_part(&Profile::new(), SampleCheck::default());
     let mut none = whole(&bytes, UnknownNames::Module).unwrap();
-    fill_deferred(&mut none.profile, None, none.deferred, &empty).unwrap();
+    fill_deferred(&mut none.profile, None, none.deferred, &empty, |_| None).unwrap();
 }

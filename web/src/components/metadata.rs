@@ -8,7 +8,7 @@ use crate::components::{
     ErrorPanel, EventsTable, Fact, FeatureTables, FeaturesList, ProfileSummary, Warnings,
 };
 use crate::display::{duration_ms, human_bytes, mem_kb, size_with_bytes};
-use crate::protocol::{ProfileData, Timings};
+use crate::protocol::{ProfileData, StackHelper, Timings};
 use crate::state::shared::Shared;
 use crate::state::FileInfo;
 
@@ -117,12 +117,16 @@ pub fn file_bar(props: &FileBarProps) -> Html {
             <span class="file-size" data-field="file-size">{ size_with_bytes(s.file_size) }</span>
             <span class="spacer" />
             <span class="timing" title="time spent in the analysis worker, and its memory" data-field="timings"
-                data-summary-ms={t.summary_ms.to_string()} data-wasm-memory={t.wasm_memory.to_string()}>
+                data-summary-ms={t.summary_ms.to_string()} data-wasm-memory={t.wasm_memory.to_string()}
+                data-helper={format!("{:?}", t.helper)} data-helper-wasm-memory={t.helper_wasm_memory.to_string()}>
                 // Nothing measured yet while the file loads (the times come with the profile).
                 if t != Timings::default() {
                     { format!("read {} · summary {} · records {} · profile {}", duration_ms(t.read_ms), duration_ms(t.summary_ms), duration_ms(t.records_ms), duration_ms(t.profile_ms)) }
                 }
                 if t.wasm_memory > 0.0 { { format!(" · memory {}", human_bytes(t.wasm_memory as u64)) } }
+                // A second worker made the later samples' stacks (big files).
+                if t.helper == StackHelper::Used { { format!(" · second worker {} (started in {}, reading {}; {})", duration_ms(t.helper_ms), duration_ms(t.helper_start_ms), duration_ms(t.helper_read_ms), human_bytes(t.helper_wasm_memory as u64)) } }
+                if t.helper == StackHelper::Failed { { " · the second worker's stacks could not be used: built again" } }
             </span>
         </div>
     }

@@ -139,6 +139,21 @@ pub enum Request {
         /// The files.
         files: Vec<NamedBlob>,
     },
+    /// Make the stacks of the samples of `blob` whose records start at `cut` or later, for
+    /// the worker that reads the same file (sent by that worker to its helper:
+    /// `crate::stack_helper`).
+    Stacks {
+        /// Request id.
+        id: u32,
+        /// The perf.data.
+        blob: Blob,
+        /// The file offset from which on the samples are this request's.
+        cut: u64,
+        /// Read the file in slices of this many bytes.
+        slice: u32,
+        /// As in [`Request::Files`].
+        by_address: bool,
+    },
     /// A query on the open profile.
     Query {
         /// Request id.
@@ -196,6 +211,20 @@ impl Request {
                 set(&object, "byAddress", &JsValue::from(*by_address));
                 set(&object, "files", &files_to_js(files));
             }
+            Request::Stacks {
+                id,
+                blob,
+                cut,
+                slice,
+                by_address,
+            } => {
+                set(&object, "op", &JsValue::from_str("stacks"));
+                set(&object, "id", &JsValue::from(*id));
+                set(&object, "blob", blob);
+                set(&object, "cut", &JsValue::from(*cut as f64));
+                set(&object, "slice", &JsValue::from(*slice));
+                set(&object, "byAddress", &JsValue::from(*by_address));
+            }
             Request::Query { id, query } => {
                 set(&object, "op", &JsValue::from_str("query"));
                 set(&object, "id", &JsValue::from(*id));
@@ -242,6 +271,22 @@ impl Request {
                     id,
                     name,
                     url,
+                    slice: slice_of(value),
+                    by_address: by_address_of(value),
+                })
+            }
+            Some("stacks") => {
+                let blob = get(value, "blob")
+                    .dyn_into::<Blob>()
+                    .map_err(|_| "the stacks request carries no Blob".to_string())?;
+                let cut = get(value, "cut")
+                    .as_f64()
+                    .filter(|c| *c >= 0.0)
+                    .ok_or("the stacks request has no `cut`")?;
+                Ok(Request::Stacks {
+                    id,
+                    blob,
+                    cut: cut as u64,
                     slice: slice_of(value),
                     by_address: by_address_of(value),
                 })

@@ -202,6 +202,35 @@ pub struct Timings {
     /// The worker's wasm memory once the file is open, bytes (it only grows: the peak).
     #[serde(default)]
     pub wasm_memory: f64,
+    /// Whether a second worker made the stacks of the later samples, and how that went.
+    #[serde(default)]
+    pub helper: StackHelper,
+    /// The second worker's time from its start to its stacks sent, ms.
+    #[serde(default)]
+    pub helper_ms: f64,
+    /// Of which: from its start to its request taken (loading its wasm)...
+    #[serde(default)]
+    pub helper_start_ms: f64,
+    /// ...and reading the file itself (what was not forwarded to it).
+    #[serde(default)]
+    pub helper_read_ms: f64,
+    /// The second worker's wasm memory when it sent its stacks, bytes (its peak; it is ended
+    /// then).
+    #[serde(default)]
+    pub helper_wasm_memory: f64,
+}
+
+/// Whether a second worker made part of the stacks while the file was read (big files without
+/// symbol files: see `Opening::share_stacks`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StackHelper {
+    /// No: this worker made every stack.
+    #[default]
+    None,
+    /// Yes, and its stacks were used.
+    Used,
+    /// Yes, but its stacks could not be used: the profile was built again here.
+    Failed,
 }
 
 /// One event of the profile.

@@ -34,8 +34,8 @@ use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::feature_summary::CompressedSummary;
 use perfscope_analysis::ids::FuncIndex;
 use perfscope_analysis::load::{
-    stream_records, LoadDiagnostics, LoadError, LoadExtras, LoadOptions, Loaded, ProfileLoader,
-    RecordSink, RecordStream,
+    can_share_stacks, fill_deferred, stream_records, LoadDiagnostics, LoadError, LoadExtras,
+    LoadOptions, Loaded, Part, ProfileLoader, RecordSink, RecordStream, StackShare,
 };
 use perfscope_analysis::offcpu::{self, off_cpu_table};
 use perfscope_analysis::profile::Profile;
@@ -48,8 +48,8 @@ use perfscope_format::RawRecord;
 use crate::protocol::strings::StringTable;
 use crate::protocol::{
     Filter, OffCpuInfo, Overview, Phase, PreviewReply, ProfileData, Progress, Query, RecordError,
-    RecordFilter, RecordRows, RecordsMeta, RecordsReply, StackReply, SymbolFileInfo, Timings,
-    WorkerMessage,
+    RecordFilter, RecordRows, RecordsMeta, RecordsReply, StackHelper, StackReply, SymbolFileInfo,
+    Timings, WorkerMessage,
 };
 use crate::selectors::Command;
 pub use events::EventMap;
@@ -152,6 +152,101 @@ fn loader(
         .without_timeline_sample_times()
 }
 
+/// The making of the stacks of the samples whose records start at `cut` or later, for the
+/// worker that reads the same file with [`Opening::share_stacks`]: the whole file read in
+/// slices, the earlier samples skipped. Its slices nest in that worker's (see
+/// [`PartPass::slice_for`]), so that they can be cut from the ones it forwards.
+pub struct PartPass {
+    stream: Result<RecordStream, String>,
+    loader: ProfileLoader,
+}
+
+impl PartPass {
+    /// The slice size of a part pass for a worker that reads the records in slices of
+    /// `slice` bytes: a quarter of it when that is 1 MiB or more (less memory here), else
+    /// the same; either way each of its slices lies inside one of the other worker's.
+    pub fn slice_for(slice: usize) -> usize {
+        if slice.is_multiple_of(4) && slice / 4 >= 1 << 20 {
+            slice / 4
+        } else {
+            slice.max(1)
+        }
+    }
+
+    /// Reads the header through `source` and starts the pass, in slices of
+    /// [`PartPass::slice_for`]`(slice)`.
+    pub fn open(
+        source: &mut dyn ReadAt,
+        slice: usize,
+        unknown_names: UnknownNames,
+        cut: u64,
+    ) -> PartPass {
+        let mut loader = ProfileLoader::new(load_options(None, unknown_names))
+            .share_stacks(StackShare::From(cut));
+        let stream =
+            RecordStream::open(&mut DynSource(source), Self::slice_for(slice), &mut loader)
+                .map_err(|e| e.to_string());
+        PartPass { stream, loader }
+    }
+
+    /// The next slice to read, as (offset, size); `None` when every slice was pushed.
+    pub fn next_slice(&self) -> Option<(u64, usize)> {
+        self.stream.as_ref().ok()?.next_slice()
+    }
+
+    /// The slice [`PartPass::next_slice`] named: `fill` writes its bytes.
+    pub fn push(
+        &mut self,
+        size: usize,
+        fill: impl FnOnce(&mut [u8]) -> Result<(), perfscope_format::Error>,
+    ) {
+        if let Ok(stream) = &mut self.stream {
+            stream.push(size, fill, &mut self.loader);
+        }
+    }
+
+    /// Ends the pass: the stacks made.
+    pub fn finish(self) -> Result<Part, String> {
+        let PartPass { stream, mut loader } = self;
+        let meta = stream?.finish(&mut loader);
+        loader.finish_part(&meta).map_err(|e| e.to_string())
+    }
+}
+
+/// What the worker that made the later samples' stacks sent ([`Opening::set_part`]): its
+/// stack table ([`perfscope_analysis::load::encode_part`]) and the stack of each of its
+/// samples, by rank (`u32::MAX`: none; `None`: no such sample).
+pub struct SentPart {
+    /// The stack table, as bytes.
+    pub tables: Vec<u8>,
+    /// The stack of the `k`-th sample.
+    pub stack_of: Box<dyn FnMut(u32) -> Option<u32>>,
+}
+
+impl From<Part> for SentPart {
+    fn from(part: Part) -> SentPart {
+        let Part { tables, stacks } = part;
+        SentPart {
+            tables,
+            stack_of: Box::new(move |k| stacks.get(k as usize).copied()),
+        }
+    }
+}
+
+/// [`PartPass`] read whole through `source`.
+pub fn stacks_part(
+    source: &mut dyn ReadAt,
+    slice: usize,
+    unknown_names: UnknownNames,
+    cut: u64,
+) -> Result<Part, String> {
+    let mut pass = PartPass::open(source, slice, unknown_names, cut);
+    while let Some((at, size)) = pass.next_slice() {
+        pass.push(size, |out| source.read_into(at, out));
+    }
+    pass.finish()
+}
+
 /// Runs `f` on `profile` with `samples` (a table on its stacks and threads, such as its
 /// off-CPU time) standing in for its samples: swapped in and back, nothing copied.
 pub(crate) fn with_samples<R>(
@@ -178,9 +273,51 @@ pub struct Opening {
     slice: usize,
     t0: f64,
     timings: Timings,
+    /// Whether another worker makes the stacks of the samples from a file offset on
+    /// ([`Opening::share_stacks`]), and then what it sent ([`Opening::set_part`]).
+    share: Option<Result<SentPart, String>>,
 }
 
 impl Opening {
+    /// Where another worker could take over the making of stacks: the offset `fraction` of
+    /// the way through the records; `None` when the file does not allow it (a pipe stream,
+    /// samples with read values: see [`can_share_stacks`]) or has symbol files (the profile is
+    /// then built again once the pass has read their paths, whatever the pass made).
+    pub fn stack_cut(&self, fraction: f64) -> Option<u64> {
+        let (meta, start, end) = self.stream.as_ref().ok()?.file_records()?;
+        if !self.symbol_files.is_empty() || !can_share_stacks(meta) || end <= start {
+            return None;
+        }
+        let into = ((end - start) as f64 * fraction.clamp(0.0, 1.0)) as u64;
+        Some(start + into.min(end - start))
+    }
+
+    /// Leaves the stacks of the samples whose records start at `cut` or later to another
+    /// worker ([`StackShare::Before`]), which makes them with [`stacks_part`]; what it sends
+    /// goes to [`Opening::set_part`] before [`Opening::finish`]. Call before the first slice
+    /// is pushed.
+    pub fn share_stacks(&mut self, cut: u64) {
+        let loader = std::mem::replace(
+            &mut self.pass.loader,
+            ProfileLoader::new(LoadOptions::default()),
+        );
+        self.pass.loader = loader.share_stacks(StackShare::Before(cut));
+        self.share = Some(Err("the other worker sent nothing".into()));
+    }
+
+    /// The size of the slices the records are read in.
+    pub fn slice(&self) -> usize {
+        self.slice
+    }
+
+    /// What the worker that made the later samples' stacks sent ([`stacks_part`]'s bytes), or
+    /// why it did not.
+    pub fn set_part(&mut self, part: Result<SentPart, String>) {
+        if self.share.is_some() {
+            self.share = Some(part);
+        }
+    }
+
     /// The next slice to read, as (offset, size); `None` when every slice was pushed.
     pub fn next_slice(&self) -> Option<(u64, usize)> {
         self.stream.as_ref().ok()?.next_slice()
@@ -281,6 +418,7 @@ impl Opening {
             slice,
             t0,
             mut timings,
+            share,
         } = self;
         let result = stream.map(|s| s.finish(&mut pass));
         let OpenPass {
@@ -297,9 +435,31 @@ impl Opening {
             total,
             records: index.len() as f64,
         });
+        // When the other worker's stacks cannot be filled in, the profile is built again here.
+        let mut rebuild = false;
         let (meta, built) = match result {
             Ok(meta) => {
-                let built = loader.finish_loaded(&meta);
+                let mut built = loader.finish_loaded(&meta);
+                if let (Ok(l), Some(part)) = (&mut built, share) {
+                    let filled = part.and_then(|p| {
+                        let SentPart { tables, stack_of } = p;
+                        fill_deferred(
+                            &mut l.profile,
+                            l.timeline.as_mut(),
+                            l.deferred,
+                            &tables,
+                            stack_of,
+                        )
+                        .map_err(|e| e.to_string())
+                    });
+                    timings.helper = match filled {
+                        Ok(()) => StackHelper::Used,
+                        Err(_) => {
+                            rebuild = true;
+                            StackHelper::Failed
+                        }
+                    };
+                }
                 (Some(meta), Some(built))
             }
             Err(e) => {
@@ -330,7 +490,7 @@ impl Opening {
             func_marks: None,
         };
         let switches = built.and_then(|built| s.set_profile(built));
-        if s.symbol_files.is_empty() {
+        if s.symbol_files.is_empty() && !rebuild {
             s.generation = 1;
             s.finish_profile(switches.as_ref());
         } else {
@@ -397,6 +557,7 @@ impl Session {
         };
         let stream = RecordStream::open(&mut DynSource(source.as_mut()), slice, &mut pass);
         Opening {
+            share: None,
             total: source.len(),
             source,
             stream,

@@ -232,6 +232,13 @@ impl RecordStream {
         }
     }
 
+    /// A file-mode input's metadata and the range of its records still to read (all of them
+    /// before the first [`RecordStream::push`]); `None` for a pipe stream, whose events are
+    /// known only as its records go by.
+    pub fn file_records(&self) -> Option<(&Metadata, u64, u64)> {
+        (!self.pipe).then_some((&self.meta, self.at, self.end))
+    }
+
     /// The next slice to read, as (offset, size); `None` when the stream is read.
     pub fn next_slice(&self) -> Option<(u64, usize)> {
         self.slices().next()

@@ -115,12 +115,37 @@ impl From<CapacityError> for SplitError {
 /// The first bytes of [`encode_part`]'s output.
 const MAGIC: &[u8; 8] = b"PSSTACK1";
 
-/// The second loader's stacks as bytes (to send from one worker to another): `check`, then
-/// `profile`'s strings, modules, functions, frames and stacks, then each delivered sample's
-/// stack (`stacks`, `u32::MAX`: none); little-endian counts and fields.
-pub fn encode_part(profile: &Profile, stacks: &Chunked<u32>, check: SampleCheck) -> Vec<u8> {
+/// What the second loader made ([`crate::load::ProfileLoader::finish_part`]).
+#[derive(Clone, Debug, Default)]
+pub struct Part {
+    /// The check of its samples and its stack table, as bytes ([`encode_part`]).
+    pub tables: Vec<u8>,
+    /// Each delivered sample's stack in that table, in order (`u32::MAX`: none).
+    pub stacks: Chunked<u32>,
+}
+
+/// The second loader's stack table as bytes (to send from one worker to another): `check`,
+/// then `profile`'s strings, modules, functions, frames and stacks; little-endian counts and
+/// fields. The samples' stacks go apart (see [`Part`]), in blocks that never need one big
+/// allocation.
+pub fn encode_part(profile: &Profile, check: SampleCheck) -> Vec<u8> {
     let p = profile;
-    let mut out = Vec::new();
+    let strings: usize = (0..p.strings.len())
+        .map(|i| 4 + p.strings.get(StringIndex(i as u32)).len())
+        .sum();
+    let modules: usize = (0..p.modules.len())
+        .filter_map(|i| p.modules.get(ModuleIndex(i as u32)))
+        .map(|m| 8 + m.build_id.as_ref().map_or(0, Vec::len))
+        .sum();
+    let size = MAGIC.len()
+        + 16
+        + 4 * 5
+        + strings
+        + modules
+        + 8 * p.funcs.len()
+        + 18 * p.frames.len()
+        + 8 * p.stacks.len();
+    let mut out = Vec::with_capacity(size);
     out.extend_from_slice(MAGIC);
     let u32_ = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
     let u64_ = |out: &mut Vec<u8>, v: u64| out.extend_from_slice(&v.to_le_bytes());
@@ -161,27 +186,27 @@ pub fn encode_part(profile: &Profile, stacks: &Chunked<u32>, check: SampleCheck)
         u32_(&mut out, s.prefix.map_or(u32::MAX, |p| p.0));
         u32_(&mut out, s.frame.0);
     }
-    u64_(&mut out, stacks.len() as u64);
-    for block in stacks.blocks() {
-        for &s in block {
-            u32_(&mut out, s);
-        }
-    }
     out
 }
 
-/// Puts the stacks `part` ([`encode_part`]'s output) holds into `profile` (whose loader
-/// deferred them, with `check` over the deferred samples) in place of the stand-ins: in its
-/// samples and in `timeline`'s off-CPU stacks. When the checks differ, fails before changing
-/// anything; on a bad encoding, the profile may have gained unused entries, but no sample or
-/// off-CPU stack was changed.
+/// Puts the second loader's stacks into `profile` (whose loader deferred them, with `check`
+/// over the deferred samples) in place of the stand-ins: in its samples and in `timeline`'s
+/// off-CPU stacks. `tables` is [`encode_part`]'s output; `stack_of(k)` is the stack in it of
+/// the `k`-th deferred sample (`u32::MAX`: none; `None`: there is no such sample), asked in
+/// about increasing `k`. When the checks differ, fails before changing anything; on a bad
+/// encoding, the profile may have gained unused entries, but no sample or off-CPU stack was
+/// changed.
 pub fn fill_deferred(
     profile: &mut Profile,
     timeline: Option<&mut Timeline>,
     check: SampleCheck,
-    part: &[u8],
+    tables: &[u8],
+    mut stack_of: impl FnMut(u32) -> Option<u32>,
 ) -> Result<(), SplitError> {
-    let mut r = Reader { bytes: part, at: 0 };
+    let mut r = Reader {
+        bytes: tables,
+        at: 0,
+    };
     if r.take(MAGIC.len())? != MAGIC {
         return Err(SplitError::Encoding(0));
     }
@@ -193,33 +218,30 @@ pub fn fill_deferred(
         return Err(SplitError::Mismatch(check, theirs));
     }
     let map = import_stacks(profile, &mut r)?;
-    let at = r.at;
-    if r.u64()? != check.count || r.left() as u64 != check.count.saturating_mul(4) {
-        return Err(SplitError::Encoding(at));
+    if r.left() != 0 {
+        return Err(SplitError::Encoding(r.at));
     }
-    let own = r.take(r.left())?;
-    // The part's stack of the `k`-th deferred sample.
-    let theirs = |k: u32| -> Option<u32> {
-        let at = (k as usize).checked_mul(4)?;
-        Some(u32::from_le_bytes(own.get(at..at + 4)?.try_into().ok()?))
-    };
-    let resolve = |s: StackIndex| -> Option<Option<StackIndex>> {
-        let t = theirs(deferred_ordinal(s)?)?;
+    // Every stand-in names a sample of the part, whose stack is known (checked first: a sample
+    // table is changed whole or not at all).
+    let known = |t: u32| t == u32::MAX || (t as usize) < map.len();
+    for k in profile
+        .samples
+        .stacks()
+        .flatten()
+        .filter_map(deferred_ordinal)
+    {
+        if u64::from(k) >= check.count || !stack_of(k).is_some_and(known) {
+            return Err(SplitError::Encoding(tables.len()));
+        }
+    }
+    let mut resolve = |s: StackIndex| -> Option<Option<StackIndex>> {
+        let t = stack_of(deferred_ordinal(s)?)?;
         Some(map.get(t as usize).copied())
     };
-    // Every stand-in names a sample of the part and every stack of the part is known (checked
-    // first: a sample table is changed whole or not at all).
-    let bad = |s: Option<StackIndex>| {
-        s.and_then(deferred_ordinal)
-            .is_some_and(|k| theirs(k).is_none_or(|t| t != u32::MAX && t as usize >= map.len()))
-    };
-    if profile.samples.stacks().any(bad) {
-        return Err(SplitError::Encoding(at));
-    }
-    profile.samples.replace_stacks(resolve)?;
+    profile.samples.replace_stacks(&mut resolve)?;
     if let Some(t) = timeline {
         for o in &mut t.off_cpu {
-            if let Some(new) = o.stack.and_then(resolve) {
+            if let Some(new) = o.stack.and_then(&mut resolve) {
                 o.stack = new;
             }
         }
