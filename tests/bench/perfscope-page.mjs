@@ -121,6 +121,8 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   const phases = handOver && setAt !== null && t.set !== undefined
     ? handOver.filter((e) => e.start - setAt >= t.set).map((e) => `${e.name} ${Math.round(e.ms)} ms (from ${Math.round(e.start - setAt - t.set)} ms)`).join(', ')
     : null;
+  const wasmBytes = await wasmMemory(worker);
+  const helperMemory = Number(await page.locator('[data-field="timings"]').getAttribute('data-helper-wasm-memory', { timeout: 1000 }).catch(() => 0)) || 0;
   const result = {
     file,
     workerTimings,
@@ -132,7 +134,9 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
     state: t.state ?? 'timeout',
     error: t.error,
     samples: samples === null ? null : Number(samples),
-    wasmBytes: await wasmMemory(worker),
+    // With a second worker for the stacks (web/src/stack_helper.rs), its memory too: both
+    // were live at once.
+    wasmBytes: wasmBytes === null ? null : wasmBytes + helperMemory,
     renderer: busiestRenderer(browser.renderers()),
     wallMs,
     marks: t,

@@ -32,8 +32,9 @@ pub const MIN_CORES: f64 = 3.0;
 
 /// The fraction of the records whose stacks this worker makes itself: it also builds
 /// everything else, while the helper makes only stacks (and skips the samples before the
-/// cut). Measured on the 300 MB recording of BENCHMARKS.md (session 19).
-pub const SHARE_FRACTION: f64 = 0.15;
+/// cut), and starts later (its wasm is compiled first: ~0.25 s in the page). Natively, with two
+/// threads on big300-g, 0.15–0.25 took 0.67–0.71× a single pass (session 19).
+pub const SHARE_FRACTION: f64 = 0.25;
 
 /// The analysis worker's script, next to this one's (a nested worker's address is relative to
 /// its parent's script).

@@ -257,3 +257,78 @@ fn previews_between_slices_name_the_profile_read_so_far() {
     assert!(previews > 5, "only {previews} previews had samples");
     assert!(last_seen <= with_stack && last_seen > 0);
 }
+
+/// A session whose later samples' stacks another worker made ([`Opening::share_stacks`]):
+/// with its stacks, the profile is the one a single pass makes (every sample's thread, time and
+/// folded stack); without them (the worker failed), the profile is built again and is that one
+/// too. tests/data/example.data, read in small slices, cut at a third of its records.
+#[test]
+fn stacks_made_by_a_second_worker_or_built_again_give_the_single_pass_profile() {
+    let data =
+        std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/example.data"))
+            .unwrap();
+    let names = perfscope_analysis::builder::UnknownNames::Module;
+    let lines = |s: &Session| {
+        let p = &s.profile;
+        let mut out: Vec<String> = (0..p.samples.len())
+            .map(|i| {
+                let x = p.samples.get(i).unwrap();
+                let mut frames = Vec::new();
+                let mut at = x.stack;
+                while let Some(st) = at.and_then(|k| p.stacks.get(k)) {
+                    frames.push(p.func_name(p.frame_func(st.frame).unwrap()).to_string());
+                    at = st.prefix;
+                }
+                frames.reverse();
+                format!(
+                    "{} {} {}",
+                    x.time,
+                    p.thread_name(x.thread),
+                    frames.join(";")
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let single = lines(&open_bytes(data.clone(), 4093));
+    let open = |part: Option<Result<SentPart, String>>| {
+        let mut source = source::VecSource(data.clone());
+        let summary = SummaryReader::read_from(&mut source, 4093);
+        let mut opening = Session::begin(
+            Box::new(source),
+            summary,
+            Vec::new(),
+            names,
+            4093,
+            &|| 0.0,
+            Timings::default(),
+        );
+        let cut = opening.stack_cut(1.0 / 3.0).expect("a file that allows it");
+        opening.share_stacks(cut);
+        while let Some((at, size)) = opening.next_slice() {
+            opening.push_from_source(at, size);
+        }
+        let part = part.unwrap_or_else(|| {
+            let mut source = source::VecSource(data.clone());
+            stacks_part(&mut source, opening.slice(), names, cut).map(SentPart::from)
+        });
+        opening.set_part(part);
+        opening.finish(&mut |_| {}, &|| 0.0)
+    };
+    let helped = open(None);
+    assert_eq!(helped.timings.helper, StackHelper::Used);
+    assert_eq!(lines(&helped), single);
+    let failed = open(Some(Err("the second worker failed".into())));
+    assert_eq!(failed.timings.helper, StackHelper::Failed);
+    assert_eq!(lines(&failed), single);
+    // Stacks that do not match (another file's): the same.
+    let other =
+        std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/threads.data"))
+            .unwrap();
+    let mut source = source::VecSource(other);
+    let wrong = stacks_part(&mut source, 4093, names, 0).map(SentPart::from);
+    let mismatched = open(Some(wrong));
+    assert_eq!(mismatched.timings.helper, StackHelper::Failed);
+    assert_eq!(lines(&mismatched), single);
+}

@@ -193,9 +193,9 @@ pub fn encode_part(profile: &Profile, check: SampleCheck) -> Vec<u8> {
 /// over the deferred samples) in place of the stand-ins: in its samples and in `timeline`'s
 /// off-CPU stacks. `tables` is [`encode_part`]'s output; `stack_of(k)` is the stack in it of
 /// the `k`-th deferred sample (`u32::MAX`: none; `None`: there is no such sample), asked in
-/// about increasing `k`. When the checks differ, fails before changing anything; on a bad
-/// encoding, the profile may have gained unused entries, but no sample or off-CPU stack was
-/// changed.
+/// about increasing `k`. When the checks differ, fails before changing anything;
+/// on a bad encoding or a stack missing, fails with the profile partly filled in (build it
+/// again then).
 pub fn fill_deferred(
     profile: &mut Profile,
     timeline: Option<&mut Timeline>,
@@ -221,22 +221,19 @@ pub fn fill_deferred(
     if r.left() != 0 {
         return Err(SplitError::Encoding(r.at));
     }
-    // Every stand-in names a sample of the part, whose stack is known (checked first: a sample
-    // table is changed whole or not at all).
-    let known = |t: u32| t == u32::MAX || (t as usize) < map.len();
-    for k in profile
-        .samples
-        .stacks()
-        .flatten()
-        .filter_map(deferred_ordinal)
-    {
-        if u64::from(k) >= check.count || !stack_of(k).is_some_and(known) {
-            return Err(SplitError::Encoding(tables.len()));
-        }
-    }
+    // Every stand-in names a sample of the part, whose stack is known.
+    let mut missing = false;
     let mut resolve = |s: StackIndex| -> Option<Option<StackIndex>> {
-        let t = stack_of(deferred_ordinal(s)?)?;
-        Some(map.get(t as usize).copied())
+        let k = deferred_ordinal(s)?;
+        let t = stack_of(k).filter(|_| u64::from(k) < check.count);
+        match t {
+            Some(u32::MAX) => Some(None),
+            Some(t) if (t as usize) < map.len() => map.get(t as usize).map(|&s| Some(s)),
+            _ => {
+                missing = true;
+                None
+            }
+        }
     };
     profile.samples.replace_stacks(&mut resolve)?;
     if let Some(t) = timeline {
@@ -245,6 +242,9 @@ pub fn fill_deferred(
                 o.stack = new;
             }
         }
+    }
+    if missing {
+        return Err(SplitError::Encoding(tables.len()));
     }
     Ok(())
 }
