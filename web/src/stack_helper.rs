@@ -2,8 +2,7 @@
 //! index, summary, samples, timeline, and the stacks of the first records), another instance
 //! of the same wasm reads it too and makes the stacks of the samples after a cut
 //! (`Session::stacks_part`); they are filled in when both are done (`Opening::share_stacks`).
-//! Only with two cores or more and a file of [`SHARE_MIN_BYTES`] or more: reading the file
-//! twice costs more than it saves on small ones.
+//! Only with [`MIN_CORES`] cores or more and a file of [`SHARE_MIN_BYTES`] or more.
 //!
 //! The helper is started from this worker (a nested worker, `worker_loader.js`), answers its
 //! `ready` with one `stacks` request, and is ended once it replied.
@@ -21,8 +20,10 @@ use web_sys::{Blob, MessageEvent, Worker};
 use crate::session::SentPart;
 use perfscope_analysis::load::Part;
 
-/// Files smaller than this are read by one worker.
-pub const SHARE_MIN_BYTES: f64 = (64 << 20) as f64;
+/// Files smaller than this are read by one worker: the helper's own memory (~20 MB for the
+/// 300 MB recording: its slices, its time-order queue, two bytes per sample) would take the
+/// two workers past half the file's size (session 19: 123 + 21 MiB for big300-g, 0.48×).
+pub const SHARE_MIN_BYTES: f64 = (256 << 20) as f64;
 
 /// The helper is started by default only on machines with this many cores or more: with two,
 /// the first worker, its reader and the helper share them, and the helper's extra work (it

@@ -13,7 +13,6 @@ use rustc_hash::FxHashMap;
 
 use self::chain::{chain_entries, ChainEntry, Expand, LastStack, RecentStacks, TRUNCATED_ROOT};
 
-use crate::chunked::Chunked;
 use crate::ids::{CapacityError, EventIndex, FrameIndex, ModuleIndex, StringIndex, ThreadIndex};
 use crate::maps::{AddressSpace, Mapping};
 use crate::probe::{ProbeTable, Slot};
@@ -220,7 +219,7 @@ pub struct ProfileBuilder {
     leaf_first: Vec<ChainEntry>,
     /// When only the samples' stacks are kept ([`ProfileBuilder::keep_stacks_only`]): each
     /// sample's stack (`u32::MAX`: none), in order; the profile gets no samples.
-    part_stacks: Option<Chunked<u32>>,
+    part_stacks: Option<crate::load::SampleStacks>,
 }
 
 /// Modules of one file name whose frames are probed for an offset name made before (see
@@ -874,12 +873,12 @@ impl ProfileBuilder {
     /// [`ProfileBuilder::take_part_stacks`]; the profile gets no samples (a builder that makes
     /// the stacks of another one's samples: [`crate::load::StackShare::From`]).
     pub fn keep_stacks_only(&mut self) {
-        self.part_stacks.get_or_insert_with(Chunked::new);
+        self.part_stacks.get_or_insert_with(Default::default);
     }
 
     /// The stacks kept since [`ProfileBuilder::keep_stacks_only`], in sample order
     /// (`u32::MAX`: none).
-    pub fn take_part_stacks(&mut self) -> Chunked<u32> {
+    pub fn take_part_stacks(&mut self) -> crate::load::SampleStacks {
         self.part_stacks.take().unwrap_or_default()
     }
 

@@ -32,7 +32,7 @@ pub use sectioned::{
 };
 pub use split::{
     can_share_stacks, deferred, deferred_ordinal, encode_part, fill_deferred, Part, SampleCheck,
-    SplitError, StackShare,
+    SampleStacks, SplitError, StackShare,
 };
 
 use std::collections::HashMap;

@@ -86,7 +86,7 @@ fn path(p: &Profile, stack: Option<StackIndex>) -> Vec<(String, String)> {
 fn compare(name: &str, bytes: &[u8], names: UnknownNames, cut: u64, want: &Loaded) -> u64 {
     let (mut got, part) = halves(bytes, names, cut);
     let deferred = got.deferred.count;
-    let stack_of = |k: u32| part.stacks.get(k as usize).copied();
+    let stack_of = |k: u32| part.stacks.get(k as usize);
     fill_deferred(
         &mut got.profile,
         got.timeline.as_mut(),
@@ -209,7 +209,7 @@ fn a_part_that_does_not_match_changes_nothing() {
     let (mut got, part) = halves(&bytes, UnknownNames::Module, cut);
     assert!(got.deferred.count > 0);
     let before: Vec<_> = got.profile.samples.stacks().collect();
-    let stack_of = |k: u32| part.stacks.get(k as usize).copied();
+    let stack_of = |k: u32| part.stacks.get(k as usize);
     // Another check: refused before anything is read.
     let other = SampleCheck {
         count: got.deferred.count,
@@ -249,4 +249,31 @@ fn a_part_that_does_not_match_changes_nothing() {
     let empty = encode_part(&Profile::new(), SampleCheck::default());
     let mut none = whole(&bytes, UnknownNames::Module).unwrap();
     fill_deferred(&mut none.profile, None, none.deferred, &empty, |_| None).unwrap();
+}
+
+#[test]
+fn sample_stacks_keep_every_value_when_they_widen() {
+    let mut s = perfscope_analysis::load::SampleStacks::default();
+    let values: Vec<u32> = (0..70_000u32)
+        .map(|i| match i % 7 {
+            0 => u32::MAX,
+            _ => i,
+        })
+        .collect();
+    for &v in &values {
+        s.push(v);
+    }
+    assert!(matches!(s, perfscope_analysis::load::SampleStacks::Wide(_)));
+    assert_eq!(s.len(), values.len());
+    assert_eq!(s.iter().collect::<Vec<_>>(), values);
+    let mut narrow = perfscope_analysis::load::SampleStacks::default();
+    for &v in &values[..1000] {
+        narrow.push(v);
+    }
+    assert!(matches!(
+        narrow,
+        perfscope_analysis::load::SampleStacks::Narrow(_)
+    ));
+    assert_eq!(narrow.iter().collect::<Vec<_>>(), values[..1000]);
+    assert_eq!(narrow.get(1000), None);
 }

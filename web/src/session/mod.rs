@@ -163,11 +163,11 @@ pub struct PartPass {
 
 impl PartPass {
     /// The slice size of a part pass for a worker that reads the records in slices of
-    /// `slice` bytes: a quarter of it when that is 1 MiB or more (less memory here), else
+    /// `slice` bytes: an eighth of it when that is 1 MiB or more (less memory here), else
     /// the same; either way each of its slices lies inside one of the other worker's.
     pub fn slice_for(slice: usize) -> usize {
-        if slice.is_multiple_of(4) && slice / 4 >= 1 << 20 {
-            slice / 4
+        if slice.is_multiple_of(8) && slice / 8 >= 1 << 20 {
+            slice / 8
         } else {
             slice.max(1)
         }
@@ -228,7 +228,7 @@ impl From<Part> for SentPart {
         let Part { tables, stacks } = part;
         SentPart {
             tables,
-            stack_of: Box::new(move |k| stacks.get(k as usize).copied()),
+            stack_of: Box::new(move |k| stacks.get(k as usize)),
         }
     }
 }

@@ -121,7 +121,81 @@ pub struct Part {
     /// The check of its samples and its stack table, as bytes ([`encode_part`]).
     pub tables: Vec<u8>,
     /// Each delivered sample's stack in that table, in order (`u32::MAX`: none).
-    pub stacks: Chunked<u32>,
+    pub stacks: SampleStacks,
+}
+
+/// Each sample's stack, in order (`u32::MAX`: none): two bytes a sample while every stack
+/// number fits (a profile with one frame per module has a few thousand stacks), four after.
+#[derive(Clone, Debug)]
+pub enum SampleStacks {
+    /// Every stack below `u16::MAX` (`u16::MAX`: none).
+    Narrow(Chunked<u16>),
+    /// Any stack.
+    Wide(Chunked<u32>),
+}
+
+impl Default for SampleStacks {
+    fn default() -> Self {
+        SampleStacks::Narrow(Chunked::new())
+    }
+}
+
+impl SampleStacks {
+    /// Appends the next sample's stack (`u32::MAX`: none).
+    pub fn push(&mut self, stack: u32) {
+        let narrow = match stack {
+            u32::MAX => Some(u16::MAX),
+            s => u16::try_from(s).ok().filter(|&s| s != u16::MAX),
+        };
+        match (&mut *self, narrow) {
+            (SampleStacks::Narrow(c), Some(s)) => c.push(s),
+            (SampleStacks::Narrow(c), None) => {
+                let mut wide = Chunked::new();
+                for &s in c.iter() {
+                    wide.push(if s == u16::MAX {
+                        u32::MAX
+                    } else {
+                        u32::from(s)
+                    });
+                }
+                wide.push(stack);
+                *self = SampleStacks::Wide(wide);
+            }
+            (SampleStacks::Wide(c), _) => c.push(stack),
+        }
+    }
+
+    /// The stack of sample `k` (`u32::MAX`: none); `None` past the end.
+    pub fn get(&self, k: usize) -> Option<u32> {
+        match self {
+            SampleStacks::Narrow(c) => c.get(k).map(|&s| {
+                if s == u16::MAX {
+                    u32::MAX
+                } else {
+                    u32::from(s)
+                }
+            }),
+            SampleStacks::Wide(c) => c.get(k).copied(),
+        }
+    }
+
+    /// The samples.
+    pub fn len(&self) -> usize {
+        match self {
+            SampleStacks::Narrow(c) => c.len(),
+            SampleStacks::Wide(c) => c.len(),
+        }
+    }
+
+    /// Whether there is no sample.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The stacks in order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len()).filter_map(|k| self.get(k))
+    }
 }
 
 /// The second loader's stack table as bytes (to send from one worker to another): `check`,
