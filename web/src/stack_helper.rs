@@ -1,8 +1,10 @@
 //! A second analysis worker for a big file's stacks: while this worker reads the file (records
 //! index, summary, samples, timeline, and the stacks of the first records), another instance
-//! of the same wasm reads it too and makes the stacks of the samples after a cut
-//! (`Session::stacks_part`); they are filled in when both are done (`Opening::share_stacks`).
-//! Only with [`MIN_CORES`] cores or more and a file of [`SHARE_MIN_BYTES`] or more.
+//! of the same wasm makes the stacks of the samples after a cut (`session::PartPass`), from the
+//! slices this worker forwards once it has read them ([`StackHelper::forward`]; the helper
+//! reads only the header and the slices it was not sent); they are filled in when both are done
+//! (`Opening::share_stacks`, `Opening::set_part`), or the profile is built again here if they
+//! cannot be. Only with [`MIN_CORES`] cores or more and a file of [`SHARE_MIN_BYTES`] or more.
 //!
 //! The helper is started from this worker (a nested worker, `worker_loader.js`), answers its
 //! `ready` with one `stacks` request, and is ended once it replied.
