@@ -523,6 +523,26 @@ impl std::fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
+/// What the profile builder takes of one delivery of `s`.
+fn sample_input<'a>(
+    s: &SampleRecord<'_>,
+    event: EventIndex,
+    period: u64,
+    callchain: &'a [u64],
+) -> SampleInput<'a> {
+    SampleInput {
+        pid: s.pid.unwrap_or(u32::MAX),
+        tid: s.tid.unwrap_or(u32::MAX),
+        time: s.time.unwrap_or(0),
+        cpu: s.cpu.unwrap_or(u32::MAX),
+        event,
+        period,
+        ip: s.ip.unwrap_or(0),
+        ip_mode: cpu_mode(s.misc),
+        callchain,
+    }
+}
+
 fn cpu_mode(misc_bits: u16) -> CpuMode {
     match misc_bits & misc::CPUMODE_MASK {
         misc::KERNEL | misc::HYPERVISOR | misc::GUEST_KERNEL => CpuMode::Kernel,
@@ -746,17 +766,7 @@ impl LoaderState {
                 stack_ready = true;
             }
             let event = self.event(meta, attr)?;
-            let input = SampleInput {
-                pid: s.pid.unwrap_or(u32::MAX),
-                tid: s.tid.unwrap_or(u32::MAX),
-                time: s.time.unwrap_or(0),
-                cpu: s.cpu.unwrap_or(u32::MAX),
-                event,
-                period,
-                ip: s.ip.unwrap_or(0),
-                ip_mode: cpu_mode(s.misc),
-                callchain: &self.callchain,
-            };
+            let input = sample_input(s, event, period, &self.callchain);
             self.builder.sample_with(&input, extras)?;
             let stack = {
                 let s = &self.builder.profile().samples;
@@ -791,17 +801,7 @@ impl LoaderState {
             .filter(|k| deferred_ordinal(StackIndex(*k)).is_none())
             .ok_or(CapacityError { table: "sample" })?;
         let event = self.event(meta, attr)?;
-        let input = SampleInput {
-            pid: s.pid.unwrap_or(u32::MAX),
-            tid: s.tid.unwrap_or(u32::MAX),
-            time: s.time.unwrap_or(0),
-            cpu: s.cpu.unwrap_or(u32::MAX),
-            event,
-            period,
-            ip: s.ip.unwrap_or(0),
-            ip_mode: cpu_mode(s.misc),
-            callchain: &[],
-        };
+        let input = sample_input(s, event, period, &[]);
         let stand_in = deferred(k);
         self.builder.sample_deferred(&input, stand_in)?;
         self.check.add(input.time, input.tid);
