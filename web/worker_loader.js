@@ -11,9 +11,24 @@ function fail(error) {
     cols: {},
   });
 }
-try {
-  importScripts('./worker.js');
-  wasm_bindgen({ module_or_path: './worker_bg.wasm' }).catch(fail);
-} catch (error) {
-  fail(error);
+function load(moduleOrPath) {
+  try {
+    importScripts('./worker.js');
+    wasm_bindgen({ module_or_path: moduleOrPath }).catch(fail);
+  } catch (error) {
+    fail(error);
+  }
+}
+// The second analysis worker (web/src/stack_helper.rs, started as `worker_loader.js?module`)
+// gets the first one's compiled WebAssembly.Module in its first message: not fetched and
+// compiled again.
+if (new URLSearchParams(self.location.search).has('module')) {
+  self.onmessage = (event) => {
+    self.onmessage = null;
+    const module = event.data?.module;
+    if (module instanceof WebAssembly.Module) load(module);
+    else fail('the first message carried no WebAssembly.Module');
+  };
+} else {
+  load('./worker_bg.wasm');
 }
