@@ -19,6 +19,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, MessageEvent, Worker};
 
+use crate::protocol::js::packet_from_js;
+use crate::protocol::WorkerMessage;
 use crate::session::SentPart;
 use perfscope_analysis::load::Part;
 
@@ -86,6 +88,19 @@ fn post_slice(worker: &Worker, at: u64, buffer: Option<&ArrayBuffer>) -> Result<
     worker.post_message_with_transfer(&message, &transfer)
 }
 
+impl HelperReply {
+    /// No stacks, because of `why`, after `ms`.
+    fn failed(why: &str, ms: f64) -> HelperReply {
+        HelperReply {
+            part: Err(why.to_string()),
+            ms,
+            wasm_memory: 0.0,
+            pass_ms: 0.0,
+            read_ms: 0.0,
+        }
+    }
+}
+
 /// The helper worker, running. Terminated when dropped.
 pub struct StackHelper {
     worker: Worker,
@@ -151,14 +166,10 @@ impl StackHelper {
                     }
                 }
                 Some("failed") => {
-                    let why = field("json")
-                        .and_then(|j| j.as_string())
-                        .and_then(|j| {
-                            serde_json::from_str::<crate::protocol::Failure>(&j)
-                                .ok()
-                                .map(|f| f.message)
-                        })
-                        .unwrap_or_else(|| "the second worker failed".into());
+                    let why = match packet_from_js(&data).and_then(WorkerMessage::from_packet) {
+                        Ok(WorkerMessage::Failed(_, f)) => f.message,
+                        _ => "the second worker failed".into(),
+                    };
                     if let Some((_, reject)) = answers.borrow_mut().take() {
                         let _ = reject.call1(&JsValue::NULL, &JsValue::from(why));
                     }
@@ -206,13 +217,8 @@ impl StackHelper {
         self.forward(u64::MAX, None);
         if self.link.broken.get() {
             self.worker.terminate();
-            return HelperReply {
-                part: Err("a slice could not be handed to the second worker".into()),
-                ms: crate::worker::now_ms() - self.started,
-                wasm_memory: 0.0,
-                pass_ms: 0.0,
-                read_ms: 0.0,
-            };
+            let ms = crate::worker::now_ms() - self.started;
+            return HelperReply::failed("a slice could not be handed to the second worker", ms);
         }
         let StackHelper {
             worker,
@@ -227,15 +233,7 @@ impl StackHelper {
         worker.terminate();
         let data = match got {
             Ok(data) => data,
-            Err(e) => {
-                return HelperReply {
-                    part: Err(crate::protocol::js::describe_js_error(&e)),
-                    ms,
-                    wasm_memory: 0.0,
-                    pass_ms: 0.0,
-                    read_ms: 0.0,
-                }
-            }
+            Err(e) => return HelperReply::failed(&crate::protocol::js::describe_js_error(&e), ms),
         };
         let field = |name: &str| Reflect::get(&data, &JsValue::from(name)).ok();
         let number = |name: &str| field(name).and_then(|m| m.as_f64()).unwrap_or(0.0);
@@ -304,9 +302,8 @@ pub fn reply(
 /// at a time as they are asked for: about in order, so each block is copied in once.
 struct BlockReader {
     blocks: js_sys::Array,
-    /// The block copied in, and its stacks.
+    /// The block copied in, and its bytes.
     current: Option<u32>,
-    stacks: Vec<u32>,
     bytes: Vec<u8>,
 }
 
@@ -315,7 +312,6 @@ impl BlockReader {
         BlockReader {
             blocks,
             current: None,
-            stacks: Vec::new(),
             bytes: Vec::new(),
         }
     }
@@ -332,17 +328,11 @@ impl BlockReader {
             let array = Uint8Array::new(&buffer);
             self.bytes.resize(array.length() as usize, 0);
             array.copy_to(&mut self.bytes);
-            self.stacks.clear();
-            self.stacks.extend(
-                self.bytes
-                    .chunks_exact(4)
-                    .filter_map(|b| b.try_into().ok().map(u32::from_le_bytes)),
-            );
             self.current = Some(block);
         }
-        self.stacks
-            .get((k & ((1 << BLOCK_SHIFT) - 1)) as usize)
-            .copied()
+        let at = (k & ((1 << BLOCK_SHIFT) - 1)) as usize * 4;
+        let bytes = self.bytes.get(at..at + 4)?;
+        bytes.try_into().ok().map(u32::from_le_bytes)
     }
 }
 

@@ -131,25 +131,24 @@ async fn handle(data: JsValue) {
         }) => {
             CURRENT_REQUEST.set(id);
             let t0 = now_ms();
-            match make_stacks(blob, cut, slice_size(slice), unknown_names(by_address)).await {
-                Ok((part, read_ms)) => {
-                    let times = (now_ms() - t0, read_ms);
-                    match crate::stack_helper::reply(id, &part, wasm_memory(), times) {
-                        Ok((value, transfer)) => {
-                            if let Err(e) = scope().post_message_with_transfer(&value, &transfer) {
-                                web_sys::console::error_1(&e);
-                            }
-                        }
-                        Err(e) => web_sys::console::error_1(&e),
-                    }
-                }
-                Err(message) => post(WorkerMessage::Failed(
+            let made = make_stacks(blob, cut, slice_size(slice), unknown_names(by_address)).await;
+            // Whatever goes wrong, the worker waiting for the stacks is answered.
+            let sent = made.and_then(|(part, read_ms)| {
+                let times = (now_ms() - t0, read_ms);
+                crate::stack_helper::reply(id, &part, wasm_memory(), times)
+                    .and_then(|(value, transfer)| {
+                        scope().post_message_with_transfer(&value, &transfer)
+                    })
+                    .map_err(|e| describe_js_error(&e))
+            });
+            if let Err(message) = sent {
+                post(WorkerMessage::Failed(
                     id,
                     Failure {
                         message,
                         crashed: false,
                     },
-                )),
+                ));
             }
         }
         Ok(Request::Compare { id, files }) => {

@@ -305,6 +305,23 @@ struct ThreadState {
     last: RecentStacks,
 }
 
+/// The state of thread (`pid`, `tid`) among `threads`; a new thread is added to `profile`,
+/// named `:tid` until its COMM.
+fn thread_state<'a>(
+    threads: &'a mut FxHashMap<(u32, u32), ThreadState>,
+    profile: &mut Profile,
+    pid: u32,
+    tid: u32,
+) -> Result<&'a mut ThreadState, CapacityError> {
+    Ok(match threads.entry((pid, tid)) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(e) => e.insert(ThreadState {
+            index: profile.add_thread(pid, tid, &format!(":{tid}"))?,
+            last: RecentStacks::default(),
+        }),
+    })
+}
+
 fn is_anon_exec(filename: &str) -> bool {
     filename.starts_with("//anon")
         || filename.starts_with("[anon")
@@ -843,22 +860,7 @@ impl ProfileBuilder {
         s: &SampleInput<'_>,
         stack: crate::ids::StackIndex,
     ) -> Result<(), CapacityError> {
-        let thread = match self.threads.get(&(s.pid, s.tid)) {
-            Some(state) => state.index,
-            None => {
-                let index = self
-                    .profile
-                    .add_thread(s.pid, s.tid, &format!(":{}", s.tid))?;
-                self.threads.insert(
-                    (s.pid, s.tid),
-                    ThreadState {
-                        index,
-                        last: RecentStacks::default(),
-                    },
-                );
-                index
-            }
-        };
+        let thread = thread_state(&mut self.threads, &mut self.profile, s.pid, s.tid)?.index;
         self.profile.push_sample(Sample {
             time: s.time,
             thread,
@@ -888,15 +890,7 @@ impl ProfileBuilder {
         s: &SampleInput<'_>,
         extras: StackExtras,
     ) -> Result<(), CapacityError> {
-        let state = match threads.entry((s.pid, s.tid)) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => e.insert(ThreadState {
-                index: self
-                    .profile
-                    .add_thread(s.pid, s.tid, &format!(":{}", s.tid))?,
-                last: RecentStacks::default(),
-            }),
-        };
+        let state = thread_state(threads, &mut self.profile, s.pid, s.tid)?;
         let thread = state.index;
         let expand = Expand {
             all: self.inline_frames == InlineFrames::Always,

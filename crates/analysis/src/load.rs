@@ -297,13 +297,12 @@ impl ProfileLoader {
     /// Shares the making of the samples' stacks with another loader of the same file (see
     /// [`StackShare`]). With [`StackShare::Before`], the off-CPU samples must not be asked for
     /// (their stacks are known only once [`fill_deferred`] ran); with [`StackShare::From`],
-    /// end with [`ProfileLoader::finish_part`].
-    pub fn share_stacks(mut self, share: StackShare) -> Self {
+    /// end with [`ProfileLoader::finish_part`]. Call before the first record is pushed.
+    pub fn share_stacks(&mut self, share: StackShare) {
         if matches!(share, StackShare::From(_)) {
             self.state.builder.keep_stacks_only();
         }
         self.state.share = share;
-        self
     }
 
     /// The next record of the input, in file order. `meta` is the input's metadata as known at
@@ -406,6 +405,10 @@ impl ProfileLoader {
         }
         let timeline = state.timeline.map(TimelineRecorder::finish);
         let deferred = match state.share {
+            // Stand-ins are told apart from stacks by their high bit: no stack may have it.
+            StackShare::Before(_) if profile.stacks.len() > split::DEFERRED as usize => {
+                return Err(LoadError::Capacity(CapacityError { table: "stack" }))
+            }
             StackShare::Before(_) => state.check,
             _ => SampleCheck::default(),
         };
@@ -772,15 +775,8 @@ impl LoaderState {
                 let s = &self.builder.profile().samples;
                 s.len().checked_sub(1).and_then(|i| s.stack(i)).flatten()
             };
-            match self.share {
-                StackShare::All => {}
-                StackShare::Before(_) => {
-                    // Stand-ins are told apart from stacks by their high bit.
-                    if stack.is_some_and(|k| deferred_ordinal(k).is_some()) {
-                        return Err(CapacityError { table: "stack" });
-                    }
-                }
-                StackShare::From(_) => self.check.add(input.time, input.tid),
+            if let StackShare::From(_) = self.share {
+                self.check.add(input.time, input.tid);
             }
             self.timeline_sample(meta, s, stack);
         }

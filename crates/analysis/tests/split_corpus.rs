@@ -55,11 +55,12 @@ fn whole(bytes: &[u8], names: UnknownNames) -> Option<Loaded> {
 
 /// The first loader's result and the second's stacks, for a cut at `cut`.
 fn halves(bytes: &[u8], names: UnknownNames, cut: u64) -> (Loaded, Part) {
-    let first =
-        ProfileLoader::with_extras(options(names), EXTRAS).share_stacks(StackShare::Before(cut));
+    let mut first = ProfileLoader::with_extras(options(names), EXTRAS);
+    first.share_stacks(StackShare::Before(cut));
     let (first, meta) = run(bytes, first).unwrap();
     let first = first.finish_loaded(&meta).unwrap();
-    let second = ProfileLoader::new(options(names)).share_stacks(StackShare::From(cut));
+    let mut second = ProfileLoader::new(options(names));
+    second.share_stacks(StackShare::From(cut));
     let (second, meta) = run(bytes, second).unwrap();
     (first, second.finish_part(&meta).unwrap())
 }

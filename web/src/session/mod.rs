@@ -181,8 +181,8 @@ impl PartPass {
         unknown_names: UnknownNames,
         cut: u64,
     ) -> PartPass {
-        let mut loader = ProfileLoader::new(load_options(None, unknown_names))
-            .share_stacks(StackShare::From(cut));
+        let mut loader = ProfileLoader::new(load_options(None, unknown_names));
+        loader.share_stacks(StackShare::From(cut));
         let stream =
             RecordStream::open(&mut DynSource(source), Self::slice_for(slice), &mut loader)
                 .map_err(|e| e.to_string());
@@ -297,11 +297,7 @@ impl Opening {
     /// goes to [`Opening::set_part`] before [`Opening::finish`]. Call before the first slice
     /// is pushed.
     pub fn share_stacks(&mut self, cut: u64) {
-        let loader = std::mem::replace(
-            &mut self.pass.loader,
-            ProfileLoader::new(LoadOptions::default()),
-        );
-        self.pass.loader = loader.share_stacks(StackShare::Before(cut));
+        self.pass.loader.share_stacks(StackShare::Before(cut));
         self.share = Some(Err("the other worker sent nothing".into()));
     }
 
@@ -310,8 +306,8 @@ impl Opening {
         self.slice
     }
 
-    /// What the worker that made the later samples' stacks sent ([`stacks_part`]'s bytes), or
-    /// why it did not.
+    /// What the worker that made the later samples' stacks sent (what [`stacks_part`] made),
+    /// or why it did not.
     pub fn set_part(&mut self, part: Result<SentPart, String>) {
         if self.share.is_some() {
             self.share = Some(part);
