@@ -34,9 +34,12 @@ const COMPACT_THRESHOLD: usize = 1 << 16;
 /// ```
 #[derive(Debug)]
 pub struct StreamDecoder {
+    /// `buf[..end]` holds input; the bytes after it are room kept from earlier pushes (already
+    /// initialized, so a push fills them without zeroing them first).
     buf: Vec<u8>,
-    /// `buf[start..]` is not consumed yet.
+    /// `buf[start..end]` is not consumed yet.
     start: usize,
+    end: usize,
     /// Absolute offset of `buf[0]`.
     buf_offset: u64,
     endian: Option<Endianness>,
@@ -69,6 +72,7 @@ impl StreamDecoder {
         StreamDecoder {
             buf: Vec::new(),
             start: 0,
+            end: 0,
             buf_offset: offset,
             endian,
             expect_pipe_header,
@@ -106,13 +110,15 @@ impl StreamDecoder {
 
     /// Bytes received but not yet returned as records.
     pub fn buffered(&self) -> usize {
-        self.buf.len() - self.start
+        self.end - self.start
     }
 
     /// Appends input.
     pub fn push(&mut self, chunk: &[u8]) {
-        self.compact();
-        self.buf.extend_from_slice(chunk);
+        if let Some(room) = self.room(chunk.len()) {
+            room.copy_from_slice(chunk);
+            self.end += chunk.len();
+        }
     }
 
     /// Appends `size` bytes of input that `fill` writes in place (a reader filling the
@@ -122,23 +128,34 @@ impl StreamDecoder {
         size: usize,
         fill: impl FnOnce(&mut [u8]) -> core::result::Result<(), E>,
     ) -> core::result::Result<(), E> {
-        self.compact();
-        let at = self.buf.len();
-        self.buf.resize(at.saturating_add(size), 0);
-        let result = fill(self.buf.get_mut(at..).unwrap_or_default());
-        if result.is_err() {
-            self.buf.truncate(at);
+        let mut empty = [];
+        let room = self.room(size);
+        let filled = room.is_some();
+        let result = fill(room.unwrap_or(&mut empty));
+        if result.is_ok() && filled {
+            self.end += size;
         }
         result
     }
 
-    /// Drops the consumed bytes once they are most of the buffer.
-    fn compact(&mut self) {
-        if self.start >= COMPACT_THRESHOLD && self.start * 2 >= self.buf.len() {
-            self.buf.drain(..self.start);
+    /// The `size` bytes after the input, for the next push: the consumed bytes are dropped
+    /// first once they are most of the input, and the buffer grows (zeroed) only past the
+    /// room earlier pushes left. `None` only for a size past the address space.
+    fn room(&mut self, size: usize) -> Option<&mut [u8]> {
+        if self.start >= COMPACT_THRESHOLD
+            && self.start * 2 >= self.end
+            && self.end <= self.buf.len()
+        {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
             self.buf_offset += self.start as u64;
             self.start = 0;
         }
+        let need = self.end.checked_add(size)?;
+        if self.buf.len() < need {
+            self.buf.resize(need, 0);
+        }
+        self.buf.get_mut(self.end..need)
     }
 
     /// Says that no more input will come: an incomplete record at the end becomes an error.
@@ -169,7 +186,7 @@ impl StreamDecoder {
             return None;
         }
         if self.expect_pipe_header {
-            let pending = self.buf.get(self.start..).unwrap_or(&[]);
+            let pending = self.buf.get(self.start..self.end).unwrap_or(&[]);
             if pending.len() < PIPE_HEADER_SIZE as usize {
                 if self.finished && !self.end_reported {
                     self.end_reported = true;
@@ -217,7 +234,7 @@ impl StreamDecoder {
         }
         let endian = self.endian.unwrap_or(Endianness::Little);
         let offset = self.offset();
-        let pending = self.buf.get(self.start..).unwrap_or(&[]);
+        let pending = self.buf.get(self.start..self.end).unwrap_or(&[]);
         if pending.is_empty() {
             return self.end_of_input();
         }

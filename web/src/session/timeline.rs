@@ -1,9 +1,12 @@
 //! Timeline lanes (a lane per thread grouped by process, then a lane per CPU) and sample density
 //! per lane in time bins. Each lane keeps its samples (indices into the profile's columns) in
-//! time order, per event, with a [`RankIndex`] built once at load: a query costs at most
+//! time order, per event, with a [`RankIndex`]. The lanes and their counts are made at load;
+//! the lists and indexes at the first query that reads them, so that the profile and the first
+//! flame graph do not wait for them. A query costs at most
 //! `bins + 1` ranks per lane (each a lookup and a search among a few samples), or a visit of
 //! each sample in range when there are fewer, whatever the zoom and the number of samples.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 
 use perfscope_analysis::profile::Profile;
@@ -140,14 +143,88 @@ pub struct Timeline {
     pub lane_of_thread: Vec<u32>,
     /// Threads without samples (no lane).
     pub idle_threads: u64,
+    /// What the lanes' lists are made from.
+    plan: LanePlan,
+    /// The lanes' lists, made at the first query that reads them ([`Timeline::lists`]).
+    lists: OnceCell<LaneLists>,
+    /// On/off-CPU periods and markers ([`Timeline::set_activity`]).
+    pub activity: Activity,
+}
+
+/// How the samples are placed in the lanes: the attr of each profile event, the lane of each
+/// CPU, and each lane's number of samples of each attr (each list is allocated once, at its
+/// size).
+#[derive(Debug, Default)]
+struct LanePlan {
+    to_attr: Vec<u32>,
+    cpu_lane: CpuLanes,
+    /// `sizes[lane][attr]`.
+    sizes: Vec<Vec<usize>>,
+}
+
+/// The samples of each lane and their rank indexes.
+#[derive(Debug, Default)]
+struct LaneLists {
     /// `samples[lane][attr]`: the lane's samples (indices into the profile's sample columns)
     /// in time order. Thread lanes first, then CPU lanes. (Indices rather than times: 4 bytes
     /// a sample per lane, not 8.)
     samples: Vec<Vec<Vec<u32>>>,
     /// `index[lane][attr]`: the rank index of `samples[lane][attr]`.
     index: Vec<Vec<RankIndex>>,
-    /// On/off-CPU periods and markers ([`Timeline::set_activity`]).
-    pub activity: Activity,
+}
+
+impl LanePlan {
+    /// The lists of `profile`'s samples, whose threads have the lanes `lane_of_thread` says.
+    fn lists(&self, profile: &Profile, lane_of_thread: &[u32]) -> LaneLists {
+        let samples = &profile.samples;
+        let events = self.sizes.first().map_or(1, Vec::len).max(1);
+        // The lanes of each sample: (thread lane, CPU lane) and its attr.
+        let lanes_of = |i: usize| -> Option<(Option<usize>, Option<usize>, usize)> {
+            let (th, cpu, ev) = (samples.thread.get(i)?, samples.cpu(i)?, samples.event(i)?);
+            let attr = self.to_attr.get(ev.index()).copied().unwrap_or(ev.0);
+            let e = (attr as usize).min(events - 1);
+            let thread_lane = lane_of_thread
+                .get(th.index())
+                .filter(|&&l| l != u32::MAX)
+                .map(|&l| l as usize);
+            Some((thread_lane, self.cpu_lane.get(cpu), e))
+        };
+        let mut lists: Vec<Vec<Vec<u32>>> = self
+            .sizes
+            .iter()
+            .map(|counts| counts.iter().map(|&n| Vec::with_capacity(n)).collect())
+            .collect();
+        for i in 0..samples.len() {
+            let (Some((thread_lane, cpu_lane, e)), Ok(index)) = (lanes_of(i), u32::try_from(i))
+            else {
+                continue;
+            };
+            for l in [thread_lane, cpu_lane].into_iter().flatten() {
+                if let Some(v) = lists.get_mut(l).and_then(|lane| lane.get_mut(e)) {
+                    v.push(index);
+                }
+            }
+        }
+        // The profile's samples are in time order but for the untimed ones: sort by time.
+        let time = |i: u32| samples.time.get(i as usize).copied().unwrap_or(0);
+        if !samples.time.is_sorted() {
+            for v in lists.iter_mut().flatten() {
+                v.sort_by_key(|&i| (time(i), i));
+            }
+        }
+        let index = lists
+            .iter()
+            .map(|lane| {
+                lane.iter()
+                    .map(|v| RankIndex::new(v.len(), |k| v.get(k).map(|&i| time(i))))
+                    .collect()
+            })
+            .collect();
+        LaneLists {
+            samples: lists,
+            index,
+        }
+    }
 }
 
 impl Timeline {
@@ -316,70 +393,45 @@ impl Timeline {
                 samples: counts.iter().sum::<usize>() as u64,
             })
             .collect();
-        // The lanes of each sample: (thread lane, CPU lane) and its attr.
-        let lanes_of = |i: usize| -> Option<(Option<usize>, Option<usize>, usize)> {
-            let (th, cpu, ev) = (samples.thread.get(i)?, samples.cpu(i)?, samples.event(i)?);
-            let e = (event_map.attr(ev) as usize).min(events - 1);
-            let thread_lane = lane_of_thread
-                .get(th.index())
-                .filter(|&&l| l != u32::MAX)
-                .map(|&l| l as usize);
-            Some((thread_lane, cpu_lane.get(cpu), e))
-        };
-        // Each list allocated once, at its size (counted above).
-        let mut lists: Vec<Vec<Vec<u32>>> = vec![vec![Vec::new(); events]; lanes];
-        let sized = |counts: &[usize]| -> Vec<Vec<u32>> {
-            counts.iter().map(|&n| Vec::with_capacity(n)).collect()
-        };
+        // Each lane's number of samples of each attr (counted above).
+        let mut sizes = vec![vec![0usize; events]; lanes];
         for (k, &lane) in lane_of_key.iter().enumerate() {
             if let (Some(slot), Some(counts)) = (
-                lists.get_mut(lane as usize),
+                sizes.get_mut(lane as usize),
                 key_counts.get(k * events..(k + 1) * events),
             ) {
-                *slot = sized(counts);
-            }
-        }
-        for &(cpu, counts) in &cpu_sizes {
-            if let Some(slot) = cpu_lane.get(cpu).and_then(|l| lists.get_mut(l)) {
-                *slot = sized(counts);
-            }
-        }
-        for i in 0..samples.len() {
-            let (Some((thread_lane, cpu_lane, e)), Ok(index)) = (lanes_of(i), u32::try_from(i))
-            else {
-                continue;
-            };
-            for l in [thread_lane, cpu_lane].into_iter().flatten() {
-                if let Some(v) = lists.get_mut(l).and_then(|lane| lane.get_mut(e)) {
-                    v.push(index);
+                for (size, &n) in slot.iter_mut().zip(counts) {
+                    *size = n;
                 }
             }
         }
-        // The profile's samples are in time order but for the untimed ones: sort by time.
-        let time = |i: u32| samples.time.get(i as usize).copied().unwrap_or(0);
-        if !samples.time.is_sorted() {
-            for v in lists.iter_mut().flatten() {
-                v.sort_by_key(|&i| (time(i), i));
+        for &(cpu, counts) in &cpu_sizes {
+            if let Some(slot) = cpu_lane.get(cpu).and_then(|l| sizes.get_mut(l)) {
+                for (size, &n) in slot.iter_mut().zip(counts) {
+                    *size = n;
+                }
             }
         }
-        let index = lists
-            .iter()
-            .map(|lane| {
-                lane.iter()
-                    .map(|v| RankIndex::new(v.len(), |k| v.get(k).map(|&i| time(i))))
-                    .collect()
-            })
-            .collect();
         Timeline {
             threads,
             processes,
             cpus,
             lane_of_thread,
             idle_threads,
-            samples: lists,
-            index,
+            plan: LanePlan {
+                to_attr: event_map.to_attr.clone(),
+                cpu_lane,
+                sizes,
+            },
+            lists: OnceCell::new(),
             activity: Activity::default(),
         }
+    }
+
+    /// The lanes' lists, made at the first call.
+    fn lists(&self, profile: &Profile) -> &LaneLists {
+        self.lists
+            .get_or_init(|| self.plan.lists(profile, &self.lane_of_thread))
     }
 
     /// Places the on/off-CPU periods and markers of `tl` (the analysis timeline of the same
@@ -429,7 +481,8 @@ impl Timeline {
         let s = &profile.samples;
         let has = |i: u32| s.stack(i as usize).flatten().is_some_and(|st| marked(st.0));
         LaneMarks(
-            self.samples
+            self.lists(profile)
+                .samples
                 .iter()
                 .map(|lists| lists.iter().map(|list| Marks::new(list, has)).collect())
                 .collect(),
@@ -451,7 +504,8 @@ impl Timeline {
         let n = bins.n as usize;
         let edges: Vec<u64> = (0..=bins.n).map(|k| bins.edge(k)).collect();
         let mut out = vec![0u32; self.lanes() * n];
-        let lanes = self.samples.iter().zip(&self.index).zip(&marks.0);
+        let lists = self.lists(profile);
+        let lanes = lists.samples.iter().zip(&lists.index).zip(&marks.0);
         for (lane, ((lists, index), marks)) in lanes.enumerate() {
             let row = out.get_mut(lane * n..(lane + 1) * n).unwrap_or(&mut []);
             for (e, ((list, index), m)) in lists.iter().zip(index).zip(marks).enumerate() {
@@ -493,12 +547,15 @@ impl Timeline {
 
     /// Number of lanes (threads, then CPUs).
     pub fn lanes(&self) -> usize {
-        self.samples.len()
+        self.threads.len() + self.cpus.len()
     }
 
-    /// Bytes the rank indexes hold (the lanes' sample lists not counted).
+    /// Bytes the rank indexes hold (the lanes' sample lists not counted; 0 before the first
+    /// query that made them).
     pub fn index_bytes(&self) -> usize {
-        self.index.iter().flatten().map(RankIndex::heap_bytes).sum()
+        self.lists.get().map_or(0, |l| {
+            l.index.iter().flatten().map(RankIndex::heap_bytes).sum()
+        })
     }
 
     /// Density of samples (of `event`, or all) in `bins` equal bins over `start..=end`.
@@ -518,7 +575,8 @@ impl Timeline {
         let edges: Vec<u64> = (0..=bins).map(|k| b.edge(k)).collect();
         let mut counts = vec![0u32; self.lanes() * bins as usize];
         let mut max = [0u32; 2];
-        for (lane, (per_event, index)) in self.samples.iter().zip(&self.index).enumerate() {
+        let lists = self.lists(profile);
+        for (lane, (per_event, index)) in lists.samples.iter().zip(&lists.index).enumerate() {
             let row = counts
                 .get_mut(lane * bins as usize..(lane + 1) * bins as usize)
                 .unwrap_or(&mut []);
@@ -682,14 +740,19 @@ mod tests {
             to_profile: vec![Some(EventIndex(0)), Some(EventIndex(1))],
             to_attr: vec![0, 1],
         };
-        let t = Timeline::new(&b.finish(), &map);
+        let p = b.finish();
+        let t = Timeline::new(&p, &map);
         let cpus: Vec<(u32, u64)> = t.cpus.iter().map(|c| (c.cpu, c.samples)).collect();
         assert_eq!(cpus, vec![(3, 3), (70_000, 2)]);
         let threads: Vec<(u32, u64)> = t.threads.iter().map(|t| (t.tid, t.samples)).collect();
         assert_eq!(threads, vec![(10, 4), (11, 2)]);
+        // No list is made before a query reads them.
+        assert!(t.lists.get().is_none());
+        assert_eq!(t.index_bytes(), 0);
         // Per lane (threads, then CPUs), per attr, the samples' indices.
+        let lists = t.lists(&p);
         assert_eq!(
-            t.samples,
+            lists.samples,
             vec![
                 vec![vec![0], vec![1, 2, 5]],
                 vec![vec![4], vec![3]],
@@ -698,7 +761,12 @@ mod tests {
             ]
         );
         // Each list was made at its size.
-        assert!(t.samples.iter().flatten().all(|v| v.capacity() == v.len()));
+        assert!(lists
+            .samples
+            .iter()
+            .flatten()
+            .all(|v| v.capacity() == v.len()));
+        assert_eq!(t.lanes(), lists.samples.len());
     }
 
     #[test]
