@@ -12,7 +12,9 @@
 # TIMEOUT (seconds per file, default 600), JSON (also write the measurements there),
 # SCREENSHOTS (a directory for a screenshot of each page once drawn), REBUILD=1 (build the page
 # even when dist/ exists), PAGE_QUERY (added to the page's address, e.g. slice=1048576 for the
-# worker's slice size, reader=0 for a worker that reads the file itself, without its reader).
+# worker's slice size, reader=0 for a worker that reads the file itself, without its reader),
+# PAGE_CHROMIUM_FLAGS (more Chromium flags for the page's browser, space-separated, e.g.
+# --js-flags=--no-liftoff).
 #
 # Builds the page into dist/ when there is none (scripts/build.sh: run scripts/setup.sh once
 # first), installs the npm packages when missing, and makes the perf script text of each

@@ -89,7 +89,10 @@ async function wasmMemory(worker) {
  * `close` stay usable for the interaction scenarios.
  */
 export async function openInPerfscope(url, file, { timeoutMs = 600_000, screenshot = null } = {}) {
-  const browser = await launchBench();
+  // PAGE_CHROMIUM_FLAGS: more Chromium flags, space-separated (e.g. --js-flags=--no-liftoff to
+  // see what V8's baseline compiler costs), see bench-browser.sh.
+  const extraFlags = (process.env.PAGE_CHROMIUM_FLAGS ?? '').split(' ').filter(Boolean);
+  const browser = await launchBench({ extraFlags });
   const page = await browser.context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
