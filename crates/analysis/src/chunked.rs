@@ -199,6 +199,88 @@ impl<T> Chunked<T> {
     }
 }
 
+/// An append-only column that keeps one value while every item has it, and becomes a
+/// [`Chunked`] column at the first item that differs: the event of a recording of one event,
+/// the period of a fixed-period or `-F` software event, cost nothing per sample.
+#[derive(Clone, Debug, Default)]
+pub struct Uniform<T> {
+    /// The value of every item while `varied` is empty (`None`: no item yet).
+    first: Option<T>,
+    len: usize,
+    /// Every item, once one differed from the first.
+    varied: Option<Chunked<T>>,
+}
+
+impl<T: Copy + PartialEq + Default> Uniform<T> {
+    /// An empty column (usable in a `static`).
+    pub const fn new() -> Self {
+        Uniform {
+            first: None,
+            len: 0,
+            varied: None,
+        }
+    }
+
+    /// Appends `value`.
+    #[inline]
+    pub fn push(&mut self, value: T) {
+        match (&mut self.varied, self.first) {
+            (Some(items), _) => items.push(value),
+            (None, None) => self.first = Some(value),
+            (None, Some(first)) if first == value => {}
+            (None, Some(first)) => {
+                let mut items = Chunked::from_elem(first, self.len);
+                items.push(value);
+                self.varied = Some(items);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// The item at `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&T> {
+        match &self.varied {
+            Some(items) => items.get(i),
+            None if i < self.len => self.first.as_ref(),
+            None => None,
+        }
+    }
+
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there is no item.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether every item is the same (or there is none).
+    pub fn is_uniform(&self) -> bool {
+        self.varied.is_none()
+    }
+
+    /// The items in order, with their count known.
+    pub fn iter_exact(&self) -> impl ExactSizeIterator<Item = T> + '_ {
+        // Every index below `len` has an item: the default is never taken.
+        (0..self.len).map(move |i| self.get(i).copied().unwrap_or_default())
+    }
+
+    /// Frees the unused capacity.
+    pub fn shrink_to_fit(&mut self) {
+        if let Some(items) = self.varied.as_mut() {
+            items.shrink_to_fit();
+        }
+    }
+
+    /// Bytes held on the heap (see [`crate::heap`]).
+    pub fn heap_bytes(&self) -> usize {
+        self.varied.as_ref().map_or(0, Chunked::heap_bytes)
+    }
+}
+
 impl<T: PartialOrd> Chunked<T> {
     /// Whether the items are in order.
     pub fn is_sorted(&self) -> bool {
@@ -248,6 +330,33 @@ impl<I: Iterator> ExactSizeIterator for Counted<I> {}
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_uniform_column_holds_one_value_until_an_item_differs() {
+        let mut u = Uniform::<u32>::new();
+        assert!(u.is_empty() && u.is_uniform() && u.get(0).is_none());
+        let n = Chunked::<u32>::PER + 3;
+        for _ in 0..n {
+            u.push(50_000);
+        }
+        assert_eq!((u.len(), u.heap_bytes()), (n, 0));
+        assert!(u.is_uniform());
+        assert_eq!(
+            (u.get(0), u.get(n - 1), u.get(n)),
+            (Some(&50_000), Some(&50_000), None)
+        );
+        // The first other value makes it a column of every item, the earlier ones included.
+        u.push(7);
+        u.push(50_000);
+        assert!(!u.is_uniform() && u.heap_bytes() >= (n + 2) * 4);
+        let want: Vec<u32> = std::iter::repeat_n(50_000, n).chain([7, 50_000]).collect();
+        assert_eq!(u.iter_exact().len(), n + 2);
+        assert!(u.iter_exact().eq(want.iter().copied()));
+        for (i, w) in want.iter().enumerate() {
+            assert_eq!(u.get(i), Some(w), "{i}");
+        }
+        assert_eq!(u.get(n + 2), None);
+    }
 
     #[test]
     fn a_column_of_several_blocks_reads_back_like_a_vec() {

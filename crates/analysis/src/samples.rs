@@ -1,6 +1,6 @@
 //! The sample table (struct of arrays), threads, events, and filters over samples.
 
-use crate::chunked::Chunked;
+use crate::chunked::{Chunked, Uniform};
 use crate::ids::{CapacityError, EventIndex, SampleIndex, StackIndex, StringIndex, ThreadIndex};
 
 /// A thread: (pid, tid) and the command name it had (the last COMM seen for it).
@@ -89,12 +89,13 @@ pub struct SampleTable {
     cpu: Chunked<u16>,
     /// (sample, CPU) of the CPUs that do not fit a `u16`, by sample.
     wide_cpu: Vec<(u32, u32)>,
-    /// Event.
-    event: Chunked<u16>,
+    /// Event (one value while every sample has the same).
+    event: Uniform<u16>,
     /// Stack index, [`NO_STACK`] for none.
     stack: Chunked<u32>,
-    /// Period: [`WIDE_PERIOD`] (in `wide_period`), or the period.
-    period: Chunked<u32>,
+    /// Period: [`WIDE_PERIOD`] (in `wide_period`), or the period (one value while every sample
+    /// has the same).
+    period: Uniform<u32>,
     /// (sample, period) of the periods that do not fit a `u32`, by sample.
     wide_period: Vec<(u32, u64)>,
 }
@@ -125,9 +126,9 @@ impl SampleTable {
             thread: Chunked::new(),
             cpu: Chunked::new(),
             wide_cpu: Vec::new(),
-            event: Chunked::new(),
+            event: Uniform::new(),
             stack: Chunked::new(),
-            period: Chunked::new(),
+            period: Uniform::new(),
             wide_period: Vec::new(),
         }
     }
@@ -241,7 +242,7 @@ impl SampleTable {
 
     /// The events in sample order.
     pub fn events(&self) -> impl ExactSizeIterator<Item = EventIndex> + '_ {
-        self.event.iter_exact().map(|&e| EventIndex(u32::from(e)))
+        self.event.iter_exact().map(|e| EventIndex(u32::from(e)))
     }
 
     /// The stacks in sample order.
@@ -469,15 +470,25 @@ mod tests {
     }
 
     #[test]
-    fn a_sample_is_24_bytes_and_what_cannot_be_kept_is_refused() {
+    fn a_sample_is_18_to_24_bytes_and_what_cannot_be_kept_is_refused() {
         let mut t = SampleTable::new();
         for i in 0..10_000 {
             t.push(sample(i % 64, 250_000, Some(i))).unwrap();
         }
         t.shrink();
-        // And the six columns, all in blocks, hold a list of their (here one) blocks.
-        let lists = 6 * std::mem::size_of::<Vec<u8>>();
-        assert_eq!(t.heap_bytes(), 24 * 10_000 + lists);
+        // One event and one period: time 8 + thread 4 + CPU 2 + stack 4 bytes. The four
+        // columns in blocks hold a list of their (here one) blocks.
+        let lists = |n: usize| n * std::mem::size_of::<Vec<u8>>();
+        assert_eq!(t.heap_bytes(), 18 * 10_000 + lists(4));
+        // A second event and another period: their columns are made whole.
+        let mut other = sample(1, 1_000, Some(1));
+        other.event = EventIndex(3);
+        t.push(other).unwrap();
+        t.shrink();
+        assert_eq!(t.heap_bytes(), 24 * 10_001 + lists(6));
+        assert_eq!(t.event(10_000), Some(EventIndex(3)));
+        assert_eq!(t.event(9_999), Some(EventIndex(2)));
+        assert_eq!((t.period(0), t.period(10_000)), (Some(250_000), Some(1_000)));
         let too_big_event = Sample {
             event: EventIndex(u32::from(u16::MAX) + 1),
             ..sample(0, 1, None)
@@ -487,7 +498,7 @@ mod tests {
             t.push(sample(0, 1, Some(u32::MAX))),
             Err(CapacityError { table: "stack" })
         );
-        assert_eq!(t.len(), 10_000);
+        assert_eq!(t.len(), 10_001);
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod compare;
 pub mod events;
 pub mod export;
 pub mod heatmap;
+pub mod lane_list;
 pub mod overview;
 pub mod record_fields;
 pub mod record_rows;

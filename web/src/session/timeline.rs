@@ -15,6 +15,7 @@ use perfscope_analysis::timeline::{RankIndex, Timeline as AnalysisTimeline};
 
 use super::activity::{Activity, Bins};
 use super::events::EventMap;
+use super::lane_list::LaneList;
 use crate::protocol::{CpuInfo, ProcessInfo, ThreadInfo, TimelineMeta, TimelineReply};
 
 /// CPU numbers below this are looked up in a table while the lanes are made (the sample
@@ -72,12 +73,12 @@ struct Marks {
 }
 
 impl Marks {
-    fn new(list: &[u32], marked: impl Fn(u32) -> bool) -> Marks {
+    fn new(list: &LaneList, marked: impl Fn(u32) -> bool) -> Marks {
         let mut bits = vec![0u64; list.len().div_ceil(64)];
-        for (word, chunk) in bits.iter_mut().zip(list.chunks(64)) {
-            for (b, &i) in chunk.iter().enumerate() {
-                if marked(i) {
-                    *word |= 1 << b;
+        for (k, i) in list.iter().enumerate() {
+            if marked(i) {
+                if let Some(word) = bits.get_mut(k / 64) {
+                    *word |= 1 << (k % 64);
                 }
             }
         }
@@ -166,9 +167,9 @@ struct LanePlan {
 #[derive(Debug, Default)]
 struct LaneLists {
     /// `samples[lane][attr]`: the lane's samples (indices into the profile's sample columns)
-    /// in time order. Thread lanes first, then CPU lanes. (Indices rather than times: 4 bytes
-    /// a sample per lane, not 8.)
-    samples: Vec<Vec<Vec<u32>>>,
+    /// in time order. Thread lanes first, then CPU lanes. (Indices rather than times, ~2 bytes
+    /// a sample per lane: [`LaneList`].)
+    samples: Vec<Vec<LaneList>>,
     /// `index[lane][attr]`: the rank index of `samples[lane][attr]`.
     index: Vec<Vec<RankIndex>>,
 }
@@ -189,10 +190,10 @@ impl LanePlan {
                 .map(|&l| l as usize);
             Some((thread_lane, self.cpu_lane.get(cpu), e))
         };
-        let mut lists: Vec<Vec<Vec<u32>>> = self
+        let mut lists: Vec<Vec<LaneList>> = self
             .sizes
             .iter()
-            .map(|counts| counts.iter().map(|&n| Vec::with_capacity(n)).collect())
+            .map(|counts| counts.iter().map(|&n| LaneList::with_capacity(n)).collect())
             .collect();
         for i in 0..samples.len() {
             let (Some((thread_lane, cpu_lane, e)), Ok(index)) = (lanes_of(i), u32::try_from(i))
@@ -205,18 +206,21 @@ impl LanePlan {
                 }
             }
         }
+        lists.iter_mut().flatten().for_each(LaneList::finish);
         // The profile's samples are in time order but for the untimed ones: sort by time.
         let time = |i: u32| samples.time.get(i as usize).copied().unwrap_or(0);
         if !samples.time.is_sorted() {
-            for v in lists.iter_mut().flatten() {
+            for list in lists.iter_mut().flatten() {
+                let mut v: Vec<u32> = list.iter().collect();
                 v.sort_by_key(|&i| (time(i), i));
+                *list = LaneList::from_entries(&v);
             }
         }
         let index = lists
             .iter()
             .map(|lane| {
                 lane.iter()
-                    .map(|v| RankIndex::new(v.len(), |k| v.get(k).map(|&i| time(i))))
+                    .map(|v| RankIndex::new(v.len(), |k| v.get(k).map(time)))
                     .collect()
             })
             .collect();
@@ -514,7 +518,7 @@ impl Timeline {
                 }
                 let time = |k: usize| {
                     list.get(k)
-                        .map(|&i| times.get(i as usize).copied().unwrap_or(0))
+                        .map(|i| times.get(i as usize).copied().unwrap_or(0))
                 };
                 let (Some(&first), Some(&last)) = (edges.first(), edges.last()) else {
                     continue;
@@ -586,7 +590,7 @@ impl Timeline {
                 }
                 let time = |k: usize| {
                     list.get(k)
-                        .map(|&i| times.get(i as usize).copied().unwrap_or(0))
+                        .map(|i| times.get(i as usize).copied().unwrap_or(0))
                 };
                 index.counts_into(&edges, time, row);
             }
@@ -618,7 +622,7 @@ mod tests {
     #[test]
     fn marks_count_and_list_the_ones_between_two_positions() {
         for len in [0usize, 1, 63, 64, 65, 200] {
-            let list: Vec<u32> = (0..len as u32).collect();
+            let list = LaneList::from_entries(&(0..len as u32).collect::<Vec<_>>());
             // Marked: multiples of 3 and a run at 60..70.
             let marked = |i: u32| i.is_multiple_of(3) || (60..70).contains(&i);
             let m = Marks::new(&list, marked);
@@ -751,8 +755,13 @@ mod tests {
         assert_eq!(t.index_bytes(), 0);
         // Per lane (threads, then CPUs), per attr, the samples' indices.
         let lists = t.lists(&p);
+        let entries: Vec<Vec<Vec<u32>>> = lists
+            .samples
+            .iter()
+            .map(|lane| lane.iter().map(|l| l.iter().collect()).collect())
+            .collect();
         assert_eq!(
-            lists.samples,
+            entries,
             vec![
                 vec![vec![0], vec![1, 2, 5]],
                 vec![vec![4], vec![3]],
@@ -760,12 +769,14 @@ mod tests {
                 vec![vec![], vec![1, 3]],
             ]
         );
-        // Each list was made at its size.
+        // Each list's offsets were made at its size, and nothing is left of the blocks being
+        // filled.
+        let narrow_bytes = |l: &LaneList| l.heap_bytes() - l.len().div_ceil(64) * 8;
         assert!(lists
             .samples
             .iter()
             .flatten()
-            .all(|v| v.capacity() == v.len()));
+            .all(|l| narrow_bytes(l) == 2 * l.len()));
         assert_eq!(t.lanes(), lists.samples.len());
     }
 
