@@ -72,7 +72,7 @@ async function main() {
       result.size = statSync(file).size;
       results.perfscope.push(result);
       log(`  worker: ${result.workerTimings}${result.phases ? `; then ${result.phases}` : ''}`);
-      log(`  summary ${ms(result.summaryMs)}, first preview ${ms(result.previewMs)}, flame graph ${ms(result.flameMs)}, wasm ${mb(result.wasmBytes)}, renderer ${mb(result.renderer?.hwm)}, state ${result.state}${result.errors.length ? `, errors: ${result.errors.join('; ')}` : ''}`);
+      log(`  summary ${ms(result.summaryMs)}, first preview ${ms(result.previewMs)}, flame graph ${ms(result.flameMs)}, wasm ${mb(result.wasmBytes)} (${mb(result.timelineWasmBytes)} with the timeline drawn), renderer ${mb(result.renderer?.hwm)}, state ${result.state}${result.errors.length ? `, errors: ${result.errors.join('; ')}` : ''}`);
       try {
         if (o.steps > 0 && result.flameMs !== null) {
           log(`  interactions (${o.steps} steps each)`);
@@ -105,10 +105,10 @@ async function main() {
 function report(results) {
   const out = [];
   out.push('## Opening a file (Perfscope page)', '');
-  out.push('| file | size | samples | to summary | to first preview | to profile loaded | to flame graph | again, worker running: summary, flame graph | state | peak wasm memory | wasm / file | renderer peak RSS |');
-  out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |');
+  out.push('| file | size | samples | to summary | to first preview | to profile loaded | to flame graph | again, worker running: summary, flame graph | state | peak wasm memory | wasm / file | with the timeline drawn | renderer peak RSS |');
+  out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |');
   for (const r of results.perfscope) {
-    out.push(`| ${basename(r.file)} | ${mb(r.size)} | ${r.samples?.toLocaleString('en-US') ?? '—'} | ${ms(r.summaryMs)} | ${ms(r.previewMs)} | ${ms(r.loadedMs)} | ${ms(r.flameMs)} | ${r.warm ? `${ms(r.warm.summaryMs)}, ${ms(r.warm.flameMs)}` : '—'} | ${r.state}${r.error ? `: ${r.error.slice(0, 80)}` : ''} | ${mb(r.wasmBytes)} | ${r.wasmBytes ? (r.wasmBytes / r.size).toFixed(2) : '—'} | ${mb(r.renderer?.hwm)} |`);
+    out.push(`| ${basename(r.file)} | ${mb(r.size)} | ${r.samples?.toLocaleString('en-US') ?? '—'} | ${ms(r.summaryMs)} | ${ms(r.previewMs)} | ${ms(r.loadedMs)} | ${ms(r.flameMs)} | ${r.warm ? `${ms(r.warm.summaryMs)}, ${ms(r.warm.flameMs)}` : '—'} | ${r.state}${r.error ? `: ${r.error.slice(0, 80)}` : ''} | ${mb(r.wasmBytes)} | ${r.wasmBytes ? (r.wasmBytes / r.size).toFixed(2) : '—'} | ${r.timelineWasmBytes ? `${mb(r.timelineWasmBytes)} (${(r.timelineWasmBytes / r.size).toFixed(2)})` : '—'} | ${mb(r.renderer?.hwm)} |`);
   }
   out.push('');
   for (const r of results.perfscope) out.push(`- ${basename(r.file)}: worker ${r.workerTimings ?? '—'}${r.phases ? `; then ${r.phases}` : ''}; wall ${ms(r.wallMs)}${r.errors.length ? `; errors: ${r.errors.join('; ').slice(0, 300)}` : ''}`);

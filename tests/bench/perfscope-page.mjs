@@ -125,6 +125,19 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
     ? handOver.filter((e) => e.start - setAt >= t.set).map((e) => `${e.name} ${Math.round(e.ms)} ms (from ${Math.round(e.start - setAt - t.set)} ms)`).join(', ')
     : null;
   const wasmBytes = await wasmMemory(worker);
+  // Then the timeline drawn too: its lanes' lists are made at its first query (after the
+  // flame graph), so the worker's memory grows once more.
+  let timelineWasmBytes = null;
+  if (t.flame !== undefined) {
+    try {
+      await showTab(page, 'timeline');
+      await page.waitForFunction(() => document.querySelector('canvas.timeline-canvas')?.dataset.current === 'true', null, { timeout: timeoutMs });
+      timelineWasmBytes = await wasmMemory(worker);
+      await showTab(page, 'flame');
+    } catch (e) {
+      errors.push(`waiting for the timeline: ${e.message.split('\n')[0]}`);
+    }
+  }
   const helperMemory = Number(await page.locator('[data-field="timings"]').getAttribute('data-helper-wasm-memory', { timeout: 1000 }).catch(() => 0)) || 0;
   const result = {
     file,
@@ -140,6 +153,7 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
     // With a second worker for the stacks (web/src/stack_helper.rs), its memory too: both
     // were live at once.
     wasmBytes: wasmBytes === null ? null : wasmBytes + helperMemory,
+    timelineWasmBytes,
     renderer: busiestRenderer(browser.renderers()),
     wallMs,
     marks: t,
