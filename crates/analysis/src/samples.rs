@@ -488,7 +488,10 @@ mod tests {
         assert_eq!(t.heap_bytes(), 24 * 10_001 + lists(6));
         assert_eq!(t.event(10_000), Some(EventIndex(3)));
         assert_eq!(t.event(9_999), Some(EventIndex(2)));
-        assert_eq!((t.period(0), t.period(10_000)), (Some(250_000), Some(1_000)));
+        assert_eq!(
+            (t.period(0), t.period(10_000)),
+            (Some(250_000), Some(1_000))
+        );
         let too_big_event = Sample {
             event: EventIndex(u32::from(u16::MAX) + 1),
             ..sample(0, 1, None)

@@ -6,8 +6,10 @@
 //! offset is a `u32` delta from the block's first offset, the time a `u32` delta from a base
 //! set by the block's first timed row (2³¹ ns before it, so rows up to ~2 s older fit too), the
 //! type a `u8` code into a table of the types seen, (cpu, pid, tid) a `u32` index into a table
-//! of the triples seen, and the number inside a COMPRESSED record a `u16`. A row with a value
-//! that does not fit is kept whole in a side map (exactly: nothing is rounded).
+//! of the triples seen, and the number inside a COMPRESSED record a `u16` (in a block only
+//! once one of its rows is from a COMPRESSED record: 13 bytes a row in an uncompressed file). A
+//! row with a value that does not fit is kept whole in a side map (exactly: nothing is
+//! rounded).
 
 use std::collections::BTreeMap;
 
@@ -51,7 +53,9 @@ struct Block {
     offset_delta: [u32; BLOCK],
     time_delta: [u32; BLOCK],
     who: [u32; BLOCK],
-    inner: [u16; BLOCK],
+    /// Made at the block's first row from a COMPRESSED record; none: every row's is
+    /// [`NO_INNER`].
+    inner: Option<Box<[u16; BLOCK]>>,
     type_: [u8; BLOCK],
 }
 
@@ -94,7 +98,7 @@ impl RecordRows {
                 offset_delta: [0; BLOCK],
                 time_delta: [NO_TIME; BLOCK],
                 who: [0; BLOCK],
-                inner: [NO_INNER; BLOCK],
+                inner: None,
                 type_: [0; BLOCK],
             }));
         }
@@ -133,15 +137,20 @@ impl RecordRows {
             self.wide.insert(n, row);
             return;
         };
+        if inner != NO_INNER {
+            let column = b.inner.get_or_insert_with(|| Box::new([NO_INNER; BLOCK]));
+            if let Some(i) = column.get_mut(slot) {
+                *i = inner;
+            }
+        }
         let cells = (
             b.offset_delta.get_mut(slot),
             b.time_delta.get_mut(slot),
-            b.inner.get_mut(slot),
             b.type_.get_mut(slot),
             b.who.get_mut(slot),
         );
-        if let (Some(o), Some(t), Some(i), Some(ty), Some(w)) = cells {
-            (*o, *t, *i, *ty, *w) = (offset, time, inner, type_, who);
+        if let (Some(o), Some(t), Some(ty), Some(w)) = cells {
+            (*o, *t, *ty, *w) = (offset, time, type_, who);
         }
     }
 
@@ -187,7 +196,7 @@ impl RecordRows {
             NO_TIME => u64::MAX,
             d => b.time?.checked_add(u64::from(d))?,
         };
-        let inner = match *b.inner.get(slot)? {
+        let inner = match *b.inner.as_ref().map_or(Some(&NO_INNER), |i| i.get(slot))? {
             NO_INNER => u32::MAX,
             n => u32::from(n),
         };
@@ -223,6 +232,8 @@ impl RecordRows {
     pub fn heap_bytes(&self) -> usize {
         self.blocks.capacity() * std::mem::size_of::<Box<Block>>()
             + self.blocks.len() * std::mem::size_of::<Block>()
+            + self.blocks.iter().filter(|b| b.inner.is_some()).count()
+                * std::mem::size_of::<[u16; BLOCK]>()
             + self.types.capacity() * 4
             + self.whos.capacity() * 12
             + self.who_index.capacity() * 17
@@ -288,13 +299,23 @@ mod tests {
     }
 
     #[test]
-    fn a_fitting_row_costs_fifteen_bytes() {
+    fn a_fitting_row_costs_thirteen_bytes_or_fifteen_from_a_compressed_record() {
         let mut r = RecordRows::default();
         for i in 0..(BLOCK as u64 * 100) {
             r.push(row(i * 100, 1_000_000 + i, 9, u32::MAX, 5));
         }
         assert!(r.wide.is_empty());
         let per_row = r.heap_bytes() as f64 / r.len() as f64;
+        assert!((13.0..14.0).contains(&per_row), "{per_row} bytes a row");
+        // Rows from COMPRESSED records: each block with one gets their numbers.
+        let mut z = RecordRows::default();
+        let rows: Vec<Row> = (0..(BLOCK as u64 * 100))
+            .map(|i| row(i / 10 * 100, 1_000_000 + i, 9, (i % 10) as u32, 5))
+            .collect();
+        rows.iter().for_each(|&x| z.push(x));
+        assert!(z.wide.is_empty());
+        assert_eq!(z.iter().collect::<Vec<_>>(), rows);
+        let per_row = z.heap_bytes() as f64 / z.len() as f64;
         assert!((15.0..16.0).contains(&per_row), "{per_row} bytes a row");
     }
 }
