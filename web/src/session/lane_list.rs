@@ -63,6 +63,8 @@ impl LaneList {
             self.store_pending();
         }
         self.pending = Vec::new();
+        // Room kept for offsets that went to wide blocks instead (sparse lanes: few entries).
+        self.narrow.shrink_to_fit();
         self.wide.shrink_to_fit();
     }
 
@@ -75,10 +77,13 @@ impl LaneList {
         } else {
             self.wide.len()
         };
-        let Ok(at) = u32::try_from(at).map(|a| if narrow { a } else { a | WIDE_BIT }) else {
+        // Below 2^31 entries in either store (a lane holds at most the u32 sample indices).
+        let Some(at) = u32::try_from(at).ok().filter(|&a| a < WIDE_BIT) else {
+            self.pending.clear();
             return;
         };
-        self.blocks.push((min, at));
+        self.blocks
+            .push((min, if narrow { at } else { at | WIDE_BIT }));
         if narrow {
             self.narrow.extend(
                 self.pending
