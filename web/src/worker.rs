@@ -219,7 +219,16 @@ async fn handle(data: JsValue) {
                 other => other,
             };
             measure(&format!("query {kind}"), start);
+            let tree = matches!(reply, WorkerMessage::Tree(..));
             post(reply);
+            if tree {
+                // The timeline's lane lists, made once, after the first tree is sent (the page
+                // draws the flame graph meanwhile) rather than when the timeline is first shown.
+                let start = now_ms();
+                if SESSION.with_borrow(|s| s.as_ref().is_some_and(Session::prepare_timeline)) {
+                    measure("timeline lists", start);
+                }
+            }
         }
         Err(message) => post(WorkerMessage::Failed(
             0,

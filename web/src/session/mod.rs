@@ -818,6 +818,12 @@ impl Session {
         self.index.heap_bytes()
     }
 
+    /// Makes the timeline's lane lists if no query has made them yet (see
+    /// [`Timeline`]); whether it made them now.
+    pub fn prepare_timeline(&self) -> bool {
+        self.timeline.prepare(&self.profile)
+    }
+
     /// Bytes the timeline's rank indexes hold (one per lane and event, for density queries).
     pub fn timeline_index_bytes(&self) -> usize {
         self.timeline.index_bytes()

@@ -1,8 +1,9 @@
 //! Timeline lanes (a lane per thread grouped by process, then a lane per CPU) and sample density
 //! per lane in time bins. Each lane keeps its samples (indices into the profile's columns) in
 //! time order, per event, with a [`RankIndex`]. The lanes and their counts are made at load;
-//! the lists and indexes at the first query that reads them, so that the profile and the first
-//! flame graph do not wait for them. A query costs at most
+//! the lists and indexes once the first tree is sent (the worker calls [`Timeline::prepare`])
+//! or at the first query that reads them, so that the profile and the first flame graph do not
+//! wait for them. A query costs at most
 //! `bins + 1` ranks per lane (each a lookup and a search among a few samples), or a visit of
 //! each sample in range when there are fewer, whatever the zoom and the number of samples.
 
@@ -432,6 +433,13 @@ impl Timeline {
         }
     }
 
+    /// Makes the lanes' lists if they are not made yet; whether it made them now.
+    pub fn prepare(&self, profile: &Profile) -> bool {
+        let made = self.lists.get().is_none();
+        self.lists(profile);
+        made
+    }
+
     /// The lanes' lists, made at the first call.
     fn lists(&self, profile: &Profile) -> &LaneLists {
         self.lists
@@ -750,9 +758,12 @@ mod tests {
         assert_eq!(cpus, vec![(3, 3), (70_000, 2)]);
         let threads: Vec<(u32, u64)> = t.threads.iter().map(|t| (t.tid, t.samples)).collect();
         assert_eq!(threads, vec![(10, 4), (11, 2)]);
-        // No list is made before a query reads them.
+        // No list is made before a query reads them, or before `prepare`, once.
         assert!(t.lists.get().is_none());
         assert_eq!(t.index_bytes(), 0);
+        assert!(t.prepare(&p));
+        assert!(!t.prepare(&p));
+        assert!(t.index_bytes() > 0);
         // Per lane (threads, then CPUs), per attr, the samples' indices.
         let lists = t.lists(&p);
         let entries: Vec<Vec<Vec<u32>>> = lists
