@@ -262,6 +262,11 @@ impl<T: Copy + PartialEq + Default> Uniform<T> {
         self.varied.is_none()
     }
 
+    /// The value of every item, when there are items and they are all the same.
+    pub fn uniform_value(&self) -> Option<T> {
+        self.varied.is_none().then_some(self.first).flatten()
+    }
+
     /// The items in order, with their count known.
     pub fn iter_exact(&self) -> impl ExactSizeIterator<Item = T> + '_ {
         // Every index below `len` has an item: the default is never taken.

@@ -257,6 +257,49 @@ impl SampleTable {
         (0..self.len()).map(|i| self.period(i).unwrap_or(0))
     }
 
+    /// The earliest and the latest sample time (`None` without samples).
+    pub fn time_range(&self) -> Option<(u64, u64)> {
+        let (lo, hi) = self.time.blocks().fold((u64::MAX, 0), |(lo, hi), b| {
+            b.iter()
+                .fold((lo, hi), |(lo, hi), &t| (lo.min(t), hi.max(t)))
+        });
+        (!self.is_empty()).then_some((lo, hi))
+    }
+
+    /// Samples and summed periods (saturating) per event, indexed by event: constant time for
+    /// a recording of one event with one period.
+    pub fn event_totals(&self) -> Vec<(u64, u64)> {
+        let mut out: Vec<(u64, u64)> = Vec::new();
+        let mut add = |e: usize, n: u64, period: u64| {
+            if out.len() <= e {
+                out.resize(e + 1, (0, 0));
+            }
+            if let Some(o) = out.get_mut(e) {
+                o.0 += n;
+                o.1 = o.1.saturating_add(period);
+            }
+        };
+        match (self.event.uniform_value(), self.period.uniform_value()) {
+            (Some(e), Some(p)) => {
+                let n = self.len() as u64;
+                let period = if p == WIDE_PERIOD {
+                    self.wide_period
+                        .iter()
+                        .fold(0u64, |a, &(_, p)| a.saturating_add(p))
+                } else {
+                    n.saturating_mul(u64::from(p))
+                };
+                add(usize::from(e), n, period);
+            }
+            _ => {
+                for (e, p) in self.events().zip(self.periods()) {
+                    add(e.index(), 1, p);
+                }
+            }
+        }
+        out
+    }
+
     /// Number of samples.
     pub fn len(&self) -> usize {
         self.time.len()
@@ -467,6 +510,64 @@ mod tests {
         assert!(t.get(cases.len()).is_none());
         // Four CPUs and three periods did not fit: only they are in the side lists.
         assert_eq!((t.wide_cpu.len(), t.wide_period.len()), (4, 3));
+    }
+
+    #[test]
+    fn event_totals_and_time_range_match_a_sum_over_every_sample() {
+        // Sums made sample by sample from the pushed values, against the table's totals: one
+        // event with one period (the constant-time case), one wide period for all, then
+        // mixed events and periods.
+        let by_hand = |cases: &[Sample]| {
+            let mut out = vec![(0u64, 0u64); 6];
+            for s in cases {
+                let o = &mut out[s.event.index()];
+                o.0 += 1;
+                o.1 = o.1.saturating_add(s.period);
+            }
+            while out.last() == Some(&(0, 0)) {
+                out.pop();
+            }
+            out
+        };
+        let at = |time: u64, event: u32, period: u64| Sample {
+            time,
+            event: EventIndex(event),
+            ..sample(0, period, None)
+        };
+        let uniform: Vec<Sample> = (0..3000)
+            .map(|i| at(50 + (i * 7919) % 3001, 2, 4000))
+            .collect();
+        let wide: Vec<Sample> = (0..5).map(|i| at(9 - i, 1, u64::MAX / 3)).collect();
+        let mixed: Vec<Sample> = (0..3000)
+            .map(|i| {
+                at(
+                    i * 3,
+                    (i % 3) as u32 * 2,
+                    if i % 7 == 0 { 1 << 40 } else { i },
+                )
+            })
+            .collect();
+        for cases in [&uniform, &wide, &mixed] {
+            let mut t = SampleTable::new();
+            assert_eq!((t.event_totals(), t.time_range()), (vec![], None));
+            for &s in cases.iter() {
+                t.push(s).unwrap();
+            }
+            assert_eq!(t.event_totals(), by_hand(cases));
+            let times = cases.iter().map(|s| s.time);
+            assert_eq!(
+                t.time_range(),
+                Some((times.clone().min().unwrap(), times.max().unwrap()))
+            );
+        }
+        // The uniform cases were kept as one value.
+        let mut t = SampleTable::new();
+        for &s in &uniform {
+            t.push(s).unwrap();
+        }
+        assert!(t.event.is_uniform() && t.period.is_uniform());
+        assert_eq!(t.event_totals()[2], (3000, 12_000_000));
+        assert_eq!(t.time_range(), Some((50, 3050)));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use perfscope_analysis::ids::ThreadIndex;
+use perfscope_analysis::ids::{EventIndex, ThreadIndex};
 use perfscope_analysis::load::LoadDiagnostics;
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::summary::Summary;
@@ -61,10 +61,10 @@ pub fn events(
             }
         })
         .collect();
-    for (e, p) in profile.samples.events().zip(profile.samples.periods()) {
-        if let Some(info) = out.get_mut(map.attr(e) as usize) {
-            info.samples += 1;
-            info.period = info.period.saturating_add(p);
+    for (e, &(n, period)) in profile.samples.event_totals().iter().enumerate() {
+        if let Some(info) = out.get_mut(map.attr(EventIndex(e as u32)) as usize) {
+            info.samples += n;
+            info.period = info.period.saturating_add(period);
         }
     }
     // Text input has no attrs: an event has call chains when one of its stacks has two frames.
@@ -84,7 +84,7 @@ pub fn events(
 /// Samples per (comm, pid, tid), as `perf script` prints them, busiest first.
 pub fn comms(profile: &Profile) -> Vec<CommCount> {
     let mut per_thread = vec![0u64; profile.threads.len()];
-    for t in profile.samples.thread.iter() {
+    for t in profile.samples.thread.blocks().flatten() {
         if let Some(c) = per_thread.get_mut(t.index()) {
             *c += 1;
         }
@@ -341,8 +341,7 @@ pub fn overview(
     diag: &LoadDiagnostics,
 ) -> Overview {
     let events = events(summary, meta, profile, map);
-    let times = &profile.samples.time;
-    let sample_range = times.iter().copied().min().zip(times.iter().copied().max());
+    let sample_range = profile.samples.time_range();
     Overview {
         generation: 0,
         reasons: reasons(summary, &events, profile, symbols, diag),
