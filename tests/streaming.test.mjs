@@ -5,7 +5,8 @@
 // graph, and the worker's memory, for that file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../scripts/static-server.mjs';
@@ -54,19 +55,54 @@ test('with or without its reader worker (?reader=0), the worker reads the same r
   const counts = [];
   for (const query of ['', '&reader=0']) {
     const { page, errors } = await openApp(browser.context, `${server.url}?slice=4093${query}`);
-    const workers = [];
-    page.on('worker', (w) => workers.push(w.url().split('/').pop()));
     await page.setInputFiles('#file', EXAMPLE);
     assert.equal(await waitForState(page, ['loaded', 'error'], 60_000), 'loaded');
     counts.push(num(await page.locator('[data-field="sample-count"]').textContent()));
     await showTab(page, 'flame');
     assert.equal(await flameTotal(page), EXAMPLE_PERF.length);
-    // The reader is a worker of the analysis worker, only when wanted.
+    // The reader is a worker of the analysis worker (started with it), only when wanted.
+    const workers = page.workers().map((w) => w.url().split('/').pop());
     assert.equal(workers.includes('reader.js'), query === '', workers.join(' '));
     assert.deepEqual(errors, []);
     await page.close();
   }
   assert.deepEqual(counts, [EXAMPLE_PERF.length, EXAMPLE_PERF.length]);
+});
+
+test('a reader worker that fails to start (its script missing): the worker reads the file itself, for this file and the next', async () => {
+  // The reader is started as a file begins to open, so it can fail before the records pass asks
+  // it for anything: neither that pass nor the next file's may wait for it forever. The page is
+  // served from a copy of dist/ without reader.js.
+  const dir = mkdtempSync(join(tmpdir(), 'perfscope-no-reader-'));
+  cpSync(join(ROOT, 'dist'), dir, { recursive: true });
+  rmSync(join(dir, 'reader.js'));
+  const bare = await startServer(dir);
+  try {
+    const { page, errors } = await openApp(browser.context, `${bare.url}?slice=4093`);
+    // Two files one after the other, each with perf's sample count (the second one's shown
+    // once the page names it).
+    const threads = join(ROOT, 'tests', 'data', 'threads.data');
+    const threadsPerf = parseScriptSamples(readFileSync(join(ROOT, 'tests', 'data', 'threads.samples.txt'), 'utf8'));
+    for (const [path, perf] of [[EXAMPLE, EXAMPLE_PERF], [threads, threadsPerf]]) {
+      await page.setInputFiles('#file', path);
+      const name = path.split('/').pop();
+      await page.waitForFunction((n) => document.title.startsWith(n) && ['loaded', 'error'].includes(document.body.dataset.state), name, { timeout: 60_000 });
+      assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded', name);
+      assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), perf.length, name);
+      await showTab(page, 'flame');
+      assert.equal(await flameTotal(page), perf.length, name);
+      await showTab(page, 'summary');
+    }
+    // (Each warning shows on the worker's console and again on the page's.)
+    const fellBack = errors.filter((e) => /console\.warning: the reader worker failed: the rest of the file is read by the parser/.test(e));
+    assert.equal(fellBack.filter((e) => e.startsWith('worker ')).length, 2, errors.join('\n'));
+    // Nothing else went wrong but the missing script itself.
+    assert.deepEqual(errors.filter((e) => !fellBack.includes(e) && !/reader\.js/.test(e)), []);
+    await page.close();
+  } finally {
+    await bare.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a zstd-compressed file read in small slices: perf\'s samples, and the last sample row read back from its COMPRESSED record', async (t) => {

@@ -34,6 +34,9 @@ thread_local! {
     static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
     /// The profile the open one is compared with.
     static BASELINE: RefCell<Option<Baseline>> = const { RefCell::new(None) };
+    /// The reader worker of the next records pass: started with this worker, kept from one
+    /// pass to the next (unless it failed), so that no pass waits for one to start.
+    static NEXT_READER: RefCell<Option<SliceReader>> = const { RefCell::new(None) };
 }
 
 /// Installs the message handler and a panic hook that reports to the page. Call once, from
@@ -61,6 +64,11 @@ pub fn start() {
     scope().set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     onmessage.forget();
+    // The analysis worker's reader, started before any file comes (a second analysis worker,
+    // `?module`, reads from the slices it is sent, or itself).
+    if !location_search().contains("module") {
+        start_reader();
+    }
     post(WorkerMessage::Ready);
 }
 
@@ -366,6 +374,9 @@ async fn open_files(
             return Ok(());
         }
     }
+    // The reader worker's first read of a file takes ~20 ms more than the next ones: it
+    // happens while the header and summary are read here.
+    warm_reader(&perf_data.blob);
     let t0 = now_ms();
     let reader = FileReaderSync::new().map_err(|e| describe_js_error(&e))?;
     let spent_ms = std::rc::Rc::new(std::cell::Cell::new(0.0));
@@ -376,6 +387,7 @@ async fn open_files(
         blob: perf_data.blob,
         reader,
         spent_ms: spent_ms.clone(),
+        blocks: std::collections::VecDeque::new(),
     };
     let summary = SummaryReader::read_from(&mut source, slice);
     let first = summary.summary();
@@ -402,6 +414,8 @@ async fn open_files(
         summary_ms: t1 - t0,
         ..Timings::default()
     };
+    measure("summary read", t0);
+    let t2 = now_ms();
     let mut opening = Session::begin(
         Box::new(source),
         summary,
@@ -411,6 +425,7 @@ async fn open_files(
         &now_ms,
         timings,
     );
+    measure("begin", t2);
     let helper = start_helper(&mut opening, &blob, names);
     let waited_ms = push_slices(
         &mut opening,
@@ -475,6 +490,7 @@ async fn make_stacks(
         blob,
         reader,
         spent_ms: spent_ms.clone(),
+        blocks: std::collections::VecDeque::new(),
     };
     let mut pass = crate::session::PartPass::open(&mut source, slice, names, cut);
     // The forwarded slice being cut, as (its offset, its bytes); `None` once they ended.
@@ -637,7 +653,8 @@ async fn push_slices(
     let slices = opening.slices();
     let mut waited_ms = 0.0;
     // `?reader=0` in the worker's address (the page's, passed on): no reader worker.
-    let started = (!location_search().contains("reader=0")).then(SliceReader::start);
+    let started = (!location_search().contains("reader=0"))
+        .then(|| NEXT_READER.take().map_or_else(SliceReader::start, Ok));
     let mut reader = match started {
         Some(Ok(r)) => Some(r),
         Some(Err(e)) => {
@@ -664,6 +681,9 @@ async fn push_slices(
                 let t0 = now_ms();
                 let got = read.await;
                 waited_ms += now_ms() - t0;
+                if now_ms() - t0 > 1.0 {
+                    measure("slice wait", t0);
+                }
                 got.ok()
             }
             None => None,
@@ -696,7 +716,37 @@ async fn push_slices(
         }
         previews.maybe_send(opening);
     }
+    // Kept for the next file (unless it failed): started and ready.
+    if let Some(r) = reader.filter(|r| !r.broken.get()) {
+        drop(ahead);
+        NEXT_READER.set(Some(r));
+    }
     waited_ms
+}
+
+/// Starts the reader worker of the next records pass now (unless `?reader=0`, or one is
+/// waiting already): it takes ~50 ms to start, and is then ready when a file is opened. A
+/// failure to start is left for the pass to meet and report.
+fn start_reader() {
+    if location_search().contains("reader=0") {
+        return;
+    }
+    NEXT_READER.with_borrow_mut(|r| {
+        if r.is_none() {
+            *r = SliceReader::start().ok();
+        }
+    });
+}
+
+/// [`start_reader`], and a first read of `blob` on the reader's thread (its answer is not
+/// awaited), which opens the file there.
+fn warm_reader(blob: &Blob) {
+    start_reader();
+    NEXT_READER.with_borrow(|r| {
+        if let Some(r) = r {
+            drop(r.request(blob, 0, 1));
+        }
+    });
 }
 
 /// The worker's address's query (the page's, passed on), e.g. `?reader=0&preview=0`.
@@ -818,6 +868,8 @@ struct SliceReader {
     /// The promise functions (resolve, reject) of each request still unanswered.
     pending:
         std::rc::Rc<RefCell<std::collections::HashMap<u32, (js_sys::Function, js_sys::Function)>>>,
+    /// Set when the worker failed (its script did not load, or threw).
+    broken: std::rc::Rc<Cell<bool>>,
     next_id: Cell<u32>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
@@ -852,8 +904,12 @@ impl SliceReader {
         // The script failed to load or threw: every request still waiting fails (and the rest
         // of the file is read by the parser).
         let failed = pending.clone();
+        let broken = std::rc::Rc::new(Cell::new(false));
+        let broke = broken.clone();
         let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
             e.prevent_default();
+            // Requests made from now on fail at once (the worker may fail before any is made).
+            broke.set(true);
             for (_, (_, reject)) in failed.borrow_mut().drain() {
                 let _ = reject.call1(&JsValue::NULL, &JsValue::from("the reader worker failed"));
             }
@@ -862,6 +918,7 @@ impl SliceReader {
         Ok(SliceReader {
             worker,
             pending,
+            broken,
             next_id: Cell::new(1),
             _on_message: on_message,
             _on_error: on_error,
@@ -879,6 +936,12 @@ impl SliceReader {
         });
         let message = js_sys::Object::new();
         let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&message, &JsValue::from(k), v);
+        if self.broken.get() {
+            if let Some((_, reject)) = self.pending.borrow_mut().remove(&id) {
+                let _ = reject.call1(&JsValue::NULL, &JsValue::from("the reader worker failed"));
+            }
+            return JsFuture::from(promise);
+        }
         let posted = set("id", &JsValue::from(id))
             .and_then(|_| set("blob", blob))
             .and_then(|_| set("start", &JsValue::from(at as f64)))
@@ -907,7 +970,16 @@ struct BlobSource {
     len: u64,
     /// Time spent in reads, ms (shared: the session owns the source once it is open).
     spent_ms: std::rc::Rc<std::cell::Cell<f64>>,
+    /// The blocks around the latest small reads, most recent first (see [`BlobSource::small`]).
+    blocks: std::collections::VecDeque<(u64, Uint8Array)>,
 }
+
+/// Reads up to this size are served from [`BLOCK`]-aligned blocks kept in [`BlobSource`].
+const SMALL_READ: u64 = 16 << 10;
+/// The size of a kept block.
+const BLOCK: u64 = 64 << 10;
+/// Blocks kept at most.
+const BLOCKS_KEPT: usize = 8;
 
 impl ReadAt for BlobSource {
     fn len(&self) -> u64 {
@@ -915,11 +987,19 @@ impl ReadAt for BlobSource {
     }
 
     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, perfscope_format::Error> {
+        if size <= SMALL_READ {
+            return Ok(self.small(offset, size)?.to_vec());
+        }
         Ok(self.slice(offset, size)?.to_vec())
     }
 
     fn read_into(&mut self, offset: u64, out: &mut [u8]) -> Result<(), perfscope_format::Error> {
-        let array = self.slice(offset, out.len() as u64)?;
+        let size = out.len() as u64;
+        let array = if size <= SMALL_READ {
+            self.small(offset, size)?
+        } else {
+            self.slice(offset, size)?
+        };
         copy_whole(&array, offset, out)
     }
 }
@@ -942,6 +1022,36 @@ fn copy_whole(array: &Uint8Array, at: u64, out: &mut [u8]) -> Result<(), perfsco
 }
 
 impl BlobSource {
+    /// Bytes `offset..offset + size` (a small read) of the blob, from the [`BLOCK`]s around
+    /// them. A file's header, attrs and feature sections are read in ~30 small pieces, twice (by
+    /// the summary, then by the records pass): each `FileReaderSync` read costs 1–10 ms however
+    /// small, so the pieces come from a few reads instead of ~60.
+    fn small(&mut self, offset: u64, size: u64) -> Result<Uint8Array, perfscope_format::Error> {
+        let end = offset.saturating_add(size);
+        let kept = self.blocks.iter().position(|(start, bytes)| {
+            *start <= offset && end <= start + u64::from(bytes.length())
+        });
+        let (start, bytes) = match kept.and_then(|i| self.blocks.remove(i)) {
+            Some(block) => block,
+            None => {
+                let start = offset / BLOCK * BLOCK;
+                let stop = end
+                    .div_ceil(BLOCK)
+                    .saturating_mul(BLOCK)
+                    .min(self.len)
+                    .max(end);
+                (start, self.slice(start, stop - start)?)
+            }
+        };
+        // (A short read past the end of the blob gives fewer bytes: `copy_whole` says so.)
+        let from = (offset - start).min(u64::from(bytes.length())) as u32;
+        let to = (end - start).min(u64::from(bytes.length())) as u32;
+        let part = bytes.subarray(from, to);
+        self.blocks.push_front((start, bytes));
+        self.blocks.truncate(BLOCKS_KEPT);
+        Ok(part)
+    }
+
     /// Bytes `offset..offset + size` of the blob, outside wasm memory; the time it took is
     /// added to `spent_ms`.
     fn slice(&mut self, offset: u64, size: u64) -> Result<Uint8Array, perfscope_format::Error> {
