@@ -115,10 +115,12 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   const samples = await page.locator('[data-field="flame-total"]').getAttribute('data-samples', { timeout: 1000 }).catch(() => null);
   // The worker's own breakdown, as the file bar shows it ("read … · summary … · …").
   const workerTimings = await page.locator('.file-bar .timing').first().textContent({ timeout: 1000 }).catch(() => null);
-  // After the records pass: the profile's hand-over to the page and the first tree's prewarm
-  // (web/src/worker.rs post_profile), in ms from the file set on the input.
+  // The worker's steps (web/src/worker.rs), in ms from the file set on the input: before the
+  // records pass, the summary's reads and the pass's setup; during it, the waits for a slice
+  // of over 1 ms and the previews; after it, the profile's hand-over to the page, the first
+  // tree's prewarm and the first tree query.
   const handOver = worker ? await worker.evaluate(() => performance.getEntriesByType('measure')
-    .filter((e) => e.name === 'profile data' || e.name === 'prewarm' || e.name === 'preview' || e.name === 'second worker wait')
+    .filter((e) => ['summary read', 'begin', 'slice wait', 'preview', 'second worker wait', 'profile data', 'prewarm', 'query tree'].includes(e.name))
     .map((e) => ({ name: e.name, start: performance.timeOrigin + e.startTime, ms: e.duration }))).catch(() => null) : null;
   const setAt = await page.evaluate(() => performance.timeOrigin).catch(() => null);
   const phases = handOver && setAt !== null && t.set !== undefined

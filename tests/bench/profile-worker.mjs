@@ -7,7 +7,11 @@
 //   scripts/build.sh && git checkout index.html && cp -r dist /tmp/dist-prof
 //   cp target/wasm-bindgen/release/worker_bg.wasm /tmp/dist-prof/
 //   node tests/bench/profile-worker.mjs --dist /tmp/dist-prof [--interval US] [--top N]
-//     [--callers TEXT]... FILE
+//     [--callers TEXT]... [--page] FILE
+//
+// --page profiles the page's thread instead of the worker's; for its wasm's names, add
+// `data-keep-debug` to the app's line of index.html too and copy
+// target/wasm-bindgen/release/app_bg.wasm over dist's app-*_bg.wasm.
 //
 // The profiler samples the worker from the file being set on the input until the flame graph
 // is drawn. Prints the functions by self time (wasm and JS), the callers of the functions
@@ -17,13 +21,15 @@ import { launch } from '../helpers/browser.mjs';
 import { startServer } from '../../scripts/static-server.mjs';
 
 function parseArgs(argv) {
-  const o = { dist: resolve('dist'), interval: 200, top: 45, callers: [], file: null };
+  const o = { dist: resolve('dist'), interval: 200, top: 45, callers: [], file: null, page: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--dist') o.dist = resolve(argv[++i]);
     else if (a === '--interval') o.interval = Number(argv[++i]);
     else if (a === '--top') o.top = Number(argv[++i]);
     else if (a === '--callers') o.callers.push(argv[++i]);
+    else if (a === '--page') o.page = true;
+    else if (a === '--buckets') o.buckets = Number(argv[++i]);
     else o.file = resolve(a);
   }
   if (!o.file) throw new Error('usage: profile-worker.mjs [--dist DIR] [--interval US] [--top N] [--callers TEXT]... FILE');
@@ -61,16 +67,19 @@ try {
   await page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 30_000 });
   for (let i = 0; i < 100 && !session; i++) await new Promise((r) => setTimeout(r, 50));
   if (!session) throw new Error('the analysis worker did not show up as a target');
-  await send('Profiler.enable');
-  await send('Profiler.setSamplingInterval', { interval: o.interval });
-  await send('Profiler.start');
+  // --page: the page's own thread instead (its wasm's names need the same recipe on the app).
+  const profiler = o.page ? (method, params = {}) => cdp.send(method, params) : send;
+  await profiler('Profiler.enable');
+  await profiler('Profiler.setSamplingInterval', { interval: o.interval });
+  await profiler('Profiler.start');
   const t0 = Date.now();
   await page.setInputFiles('#file', o.file);
   await page.locator('#tab-flame').click({ timeout: 60_000 });
   await page.waitForFunction(() => document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'), null, { timeout: 900_000, polling: 100 });
   const wall = Date.now() - t0;
-  const { profile } = await send('Profiler.stop');
+  const { profile } = await profiler('Profiler.stop');
   report(profile, wall, o.top, o.callers);
+  if (o.buckets) buckets(profile, o.buckets);
 } finally {
   await close();
   await server.close();
@@ -125,4 +134,27 @@ function report(profile, wall, top, callers) {
   }
   console.log('\ninclusive:');
   for (const [k, h] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(h)}  ${k}`);
+}
+
+// --buckets MS: the busiest functions (self time) in each MS-long span of the profile, to see
+// what ran when (the hand-over, the first query, the draw).
+function buckets(profile, width) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const name = (n) => n.callFrame.functionName || `(${n.callFrame.url.split('/').pop() || 'program'})`;
+  const spans = new Map();
+  let t = 0;
+  profile.samples.forEach((id, i) => {
+    t += profile.timeDeltas[i] / 1000;
+    const b = Math.floor(t / width);
+    if (!spans.has(b)) spans.set(b, new Map());
+    const m = spans.get(b);
+    const k = name(byId.get(id));
+    m.set(k, (m.get(k) ?? 0) + 1);
+  });
+  console.log(`\nby ${width} ms span (self samples):`);
+  for (const [b, m] of [...spans].sort((x, y) => x[0] - y[0])) {
+    const all = [...m.values()].reduce((a, c) => a + c, 0);
+    const busy = [...m].filter(([k]) => k !== '(idle)').sort((x, y) => y[1] - x[1]).slice(0, 4);
+    console.log(`${String(b * width).padStart(6)} ms: ${Math.round((100 * (all - (m.get('(idle)') ?? 0))) / all)} % busy; ${busy.map(([k, c]) => `${k.slice(0, 60)} ${c}`).join(', ')}`);
+  }
 }

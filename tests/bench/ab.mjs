@@ -1,0 +1,47 @@
+// Two builds of the page, A and B, opening the same file in turn (A, B, A, B, …), each in a fresh
+// headless Chromium: the medians and ranges of the time to the flame graph and of the worker's
+// records pass. Differences of a few percent hide in the run-to-run noise of this machine (±5 %),
+// which alternating and taking medians over many runs averages out. Not a test.
+//
+//   node tests/bench/ab.mjs DIST_A DIST_B FILE [RUNS (default 8 each)]
+import { resolve } from 'node:path';
+import { startServer } from '../../scripts/static-server.mjs';
+import { openInPerfscope } from './perfscope-page.mjs';
+
+const [a, b, file, runsArg] = process.argv.slice(2);
+if (!a || !b || !file) throw new Error('usage: ab.mjs DIST_A DIST_B FILE [RUNS]');
+const runs = Number(runsArg ?? 8);
+const builds = [resolve(a), resolve(b)];
+const servers = await Promise.all(builds.map((d) => startServer(d)));
+const got = builds.map(() => ({ flame: [], records: [] }));
+try {
+  for (let i = 0; i < runs; i++) {
+    for (const k of [0, 1]) {
+      const { result, close } = await openInPerfscope(servers[k].url, resolve(file));
+      await close();
+      if (result.state !== 'loaded' || result.flameMs === null) throw new Error(`${builds[k]}: ${result.state} ${result.error ?? ''}`);
+      // "records 1.62 s" in the worker's timings.
+      const m = /records ([\d.]+) (m?s)/.exec(result.workerTimings ?? '');
+      const records = m ? Number(m[1]) * (m[2] === 's' ? 1000 : 1) : NaN;
+      got[k].flame.push(result.flameMs);
+      got[k].records.push(records);
+      console.log(`run ${i + 1} ${'AB'[k]}: flame graph ${Math.round(result.flameMs)} ms, records pass ${Math.round(records)} ms`);
+    }
+  }
+} finally {
+  await Promise.all(servers.map((s) => s.close()));
+}
+const median = (v) => {
+  const s = [...v].sort((x, y) => x - y);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const line = (name, k, key) => {
+  const v = got[k][key];
+  return `${name} ${'AB'[k]}: median ${Math.round(median(v))} ms (${Math.round(Math.min(...v))}–${Math.round(Math.max(...v))})`;
+};
+for (const key of ['flame', 'records']) {
+  const name = key === 'flame' ? 'to the flame graph' : 'records pass';
+  console.log(line(name, 0, key));
+  console.log(line(name, 1, key));
+  console.log(`${name}: B / A = ${(median(got[1][key]) / median(got[0][key])).toFixed(3)}`);
+}
