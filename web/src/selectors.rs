@@ -204,11 +204,14 @@ pub fn diff_query(state: &AppState) -> Option<Query> {
 /// Every query the current tab needs (other tabs query when shown), in the order the worker
 /// answers them. A time selection made on the timeline also asks for the flame graph's tree
 /// (and search) after the timeline's own query: the worker refilters while the person goes to
-/// the flame graph, which then shows the selection's tree at once.
+/// the flame graph, which then shows the selection's tree at once. The Summary tab, shown first
+/// when a file opens, asks for the flame graph's tree the same way.
 pub fn wanted_queries(state: &AppState) -> Vec<Query> {
     let mut out = Vec::new();
     match state.view.tab {
-        Tab::Summary => {}
+        // The flame graph's tree, made while the summary is read: the Flame tab, where most go
+        // next, then draws at once.
+        Tab::Summary => out.extend(tree_query(state)),
         Tab::Flame => {
             out.extend(tree_query(state));
             out.extend(search_query(state));
@@ -608,8 +611,7 @@ mod tests {
                     },
                     ..ProfileData::default()
                 }),
-            )))
-            .apply(Action::View(ViewAction::Tab(Tab::Timeline)));
+            )));
         let kinds = |s: &AppState| -> Vec<&'static str> {
             wanted_queries(s)
                 .iter()
@@ -622,6 +624,11 @@ mod tests {
                 })
                 .collect()
         };
+        // A file opens on its summary, which asks for the flame graph's tree (the same query).
+        assert_eq!(s.view.tab, Tab::Summary);
+        assert_eq!(kinds(&s), ["tree"]);
+        assert_eq!(wanted_queries(&s).first(), tree_query(&s).as_ref());
+        let s = s.apply(Action::View(ViewAction::Tab(Tab::Timeline)));
         let s = s.apply(Action::View(ViewAction::TimelineBins(300)));
         assert!(s.view.selection.is_none());
         assert_eq!(
