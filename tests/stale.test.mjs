@@ -32,6 +32,7 @@ function holdTrees() {
   };
   Worker.prototype.postMessage = function (m, t) {
     const tree = m && m.op === 'query' && typeof m.json === 'string' && m.json.startsWith('{"Tree"');
+    if (tree) window.__treeQueries = (window.__treeQueries ?? 0) + 1;
     if (tree && window.__holdTrees) {
       held.push([this, m, t]);
       return undefined;
@@ -112,6 +113,19 @@ test('a time selection made on the timeline starts the flame graph\'s refilter b
   const sel = page.locator('[data-field="selection"]');
   const range = [await sel.getAttribute('data-start'), await sel.getAttribute('data-end')];
   assert.equal(await flameTotal(page, range), samples);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the summary, shown first, asks for the flame graph\'s tree: the Flame tab then asks for none and draws it', async () => {
+  await holdTreesOnce();
+  const { page, errors } = await openFile(app.browser.context, app.server.url, EXAMPLE);
+  assert.equal(await page.evaluate(() => document.body.dataset.tab), 'summary');
+  await page.waitForFunction(() => window.__treeQueries >= 1);
+  const asked = await page.evaluate(() => window.__treeQueries);
+  await showTab(page, 'flame');
+  assert.equal(await flameTotal(page), PERF.length);
+  assert.equal(await page.evaluate(() => window.__treeQueries), asked, 'the Flame tab asked for its tree again');
   assert.deepEqual(errors, []);
   await page.close();
 });
