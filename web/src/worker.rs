@@ -763,8 +763,10 @@ fn location_search() -> String {
 const PREVIEW_FIRST_MS: f64 = 600.0;
 /// Later ones at least this long after the last one...
 const PREVIEW_EVERY_MS: f64 = 1_000.0;
-/// ...and after 20 times what the last one took, so that previews cost at most ~5 % of the pass.
+/// ...and after 20 times what the last one took, so that previews cost at most ~5 % of the pass...
 const PREVIEW_COST_FACTOR: f64 = 20.0;
+/// ...and while the pass has more than this long to go.
+const PREVIEW_LAST_MS: f64 = 500.0;
 /// A preview of a profile with up to this many stacks is made of every sample read so far
 /// (one pass over the samples, and the stacks walked once: ~10 ms a million samples)...
 const PREVIEW_ALL_STACKS: usize = 1 << 18;
@@ -820,6 +822,15 @@ impl Previews {
         };
         if !due {
             return;
+        }
+        // A later preview is not made when the pass should end within PREVIEW_LAST_MS (at the
+        // rate it has read so far): the flame graph itself comes about as soon.
+        let read = opening.progress();
+        if self.last.is_some() && read.bytes > 0.0 {
+            let left_ms = (now - self.start) * (read.total - read.bytes).max(0.0) / read.bytes;
+            if left_ms < PREVIEW_LAST_MS {
+                return;
+            }
         }
         let budget = if opening.stacks() <= PREVIEW_ALL_STACKS {
             usize::MAX
