@@ -79,7 +79,7 @@ pub struct Sample {
 /// when every column had its full width: a third of the largest table of a big recording.)
 /// Every column is in fixed blocks ([`Chunked`]), which never copy themselves as they grow
 /// (a `Vec` of 28.5M times grew by copying into ever bigger blocks).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct SampleTable {
     /// Time in ns.
     pub time: Chunked<u64>,
@@ -98,7 +98,36 @@ pub struct SampleTable {
     period: Uniform<u32>,
     /// (sample, period) of the periods that do not fit a `u32`, by sample.
     wide_period: Vec<(u32, u64)>,
+    /// The samples of each thread (by index) and their time span, kept as samples are pushed;
+    /// `None` once a thread index was too big to keep ([`MAX_TALLIED`]).
+    by_thread: Option<Vec<ThreadTally>>,
+    /// The samples of each CPU below [`MAX_TALLIED`] (by CPU), kept as samples are pushed...
+    by_cpu: Vec<u64>,
+    /// ...and of the bigger ones (not `u32::MAX`, no CPU).
+    other_cpus: std::collections::BTreeMap<u32, u64>,
 }
+
+/// A thread's samples in a [`SampleTable`]: how many, the earliest and latest time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThreadTally {
+    /// Samples.
+    pub samples: u64,
+    /// The earliest sample's time (`u64::MAX` without samples).
+    pub first: u64,
+    /// The latest sample's time (0 without samples).
+    pub last: u64,
+}
+
+impl ThreadTally {
+    const NONE: ThreadTally = ThreadTally {
+        samples: 0,
+        first: u64::MAX,
+        last: 0,
+    };
+}
+
+/// Thread indices and CPUs below this are tallied in dense lists as samples are pushed.
+const MAX_TALLIED: usize = 1 << 16;
 
 /// The `cpu` of a sample without one (`u32::MAX`).
 const CPU_NONE: u16 = u16::MAX;
@@ -118,6 +147,12 @@ fn side<T: Copy>(list: &[(u32, T)], i: usize) -> Option<T> {
         .map(|&(_, v)| v)
 }
 
+impl Default for SampleTable {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl SampleTable {
     /// No samples (usable in a `static`).
     pub const fn new() -> Self {
@@ -130,6 +165,9 @@ impl SampleTable {
             stack: Chunked::new(),
             period: Uniform::new(),
             wide_period: Vec::new(),
+            by_thread: Some(Vec::new()),
+            by_cpu: Vec::new(),
+            other_cpus: std::collections::BTreeMap::new(),
         }
     }
 
@@ -159,6 +197,7 @@ impl SampleTable {
                 WIDE_PERIOD
             }
         };
+        self.tally(&s);
         self.time.push(s.time);
         self.thread.push(s.thread);
         self.cpu.push(cpu);
@@ -166,6 +205,58 @@ impl SampleTable {
         self.stack.push(stack);
         self.period.push(period);
         Ok(i)
+    }
+
+    /// Counts `s` in the tallies of its thread and CPU.
+    #[inline]
+    fn tally(&mut self, s: &Sample) {
+        let t = s.thread.index();
+        if let Some(tallies) = self.by_thread.as_mut() {
+            if t >= MAX_TALLIED {
+                self.by_thread = None;
+            } else {
+                if tallies.len() <= t {
+                    tallies.resize(t + 1, ThreadTally::NONE);
+                }
+                if let Some(tally) = tallies.get_mut(t) {
+                    tally.samples += 1;
+                    tally.first = tally.first.min(s.time);
+                    tally.last = tally.last.max(s.time);
+                }
+            }
+        }
+        let c = s.cpu as usize;
+        if c < MAX_TALLIED {
+            if self.by_cpu.len() <= c {
+                self.by_cpu.resize(c + 1, 0);
+            }
+            if let Some(n) = self.by_cpu.get_mut(c) {
+                *n += 1;
+            }
+        } else if s.cpu != u32::MAX {
+            *self.other_cpus.entry(s.cpu).or_insert(0) += 1;
+        }
+    }
+
+    /// Each thread's samples and time span, by thread index (threads past the end have
+    /// none), as pushed; `None` when a thread index was too big to keep them.
+    pub fn thread_tallies(&self) -> Option<&[ThreadTally]> {
+        self.by_thread.as_deref()
+    }
+
+    /// The CPUs with samples, in order, with their sample counts.
+    pub fn cpu_tallies(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        self.by_cpu
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n > 0)
+            .map(|(c, &n)| (c as u32, n))
+            .chain(self.other_cpus.iter().map(|(&c, &n)| (c, n)))
+    }
+
+    /// The event of every sample, when there are samples and they all have the same.
+    pub fn uniform_event(&self) -> Option<EventIndex> {
+        self.event.uniform_value().map(|e| EventIndex(u32::from(e)))
     }
 
     /// The sample at `i`.
@@ -320,6 +411,10 @@ impl SampleTable {
         self.stack.shrink_to_fit();
         self.period.shrink_to_fit();
         self.wide_period.shrink_to_fit();
+        if let Some(t) = self.by_thread.as_mut() {
+            t.shrink_to_fit();
+        }
+        self.by_cpu.shrink_to_fit();
     }
 
     /// Bytes held on the heap (see [`crate::heap`]).
@@ -333,6 +428,9 @@ impl SampleTable {
             + self.stack.heap_bytes()
             + self.period.heap_bytes()
             + vec_bytes(&self.wide_period)
+            + self.by_thread.as_ref().map_or(0, vec_bytes)
+            + vec_bytes(&self.by_cpu)
+            + self.other_cpus.len() * std::mem::size_of::<(u32, u64)>()
     }
 }
 
@@ -571,6 +669,67 @@ mod tests {
     }
 
     #[test]
+    fn tallies_are_each_thread_s_and_cpu_s_samples_counted_one_by_one() {
+        // 5 threads (index 0 never used), CPUs 0..6 with CPU 5 unused, a wide CPU, no CPU;
+        // times out of order. The tallies against counts made from the samples themselves.
+        let cases: Vec<Sample> = (0..5000u64)
+            .map(|i| Sample {
+                time: (i * 7919) % 10_007,
+                thread: ThreadIndex(1 + (i % 4) as u32),
+                cpu: match i % 9 {
+                    5 => 70_000,
+                    8 => u32::MAX,
+                    c => c as u32,
+                },
+                event: EventIndex(0),
+                stack: None,
+                period: 1,
+            })
+            .collect();
+        let mut t = SampleTable::new();
+        for &s in &cases {
+            t.push(s).unwrap();
+        }
+        let tallies = t.thread_tallies().unwrap();
+        assert_eq!(tallies.len(), 5);
+        assert_eq!(tallies[0], ThreadTally::NONE);
+        for (k, tally) in tallies.iter().enumerate().skip(1) {
+            let times: Vec<u64> = cases
+                .iter()
+                .filter(|s| s.thread.index() == k)
+                .map(|s| s.time)
+                .collect();
+            let want = ThreadTally {
+                samples: times.len() as u64,
+                first: *times.iter().min().unwrap(),
+                last: *times.iter().max().unwrap(),
+            };
+            assert_eq!(*tally, want, "thread {k}");
+        }
+        let mut by_cpu = std::collections::BTreeMap::new();
+        for s in cases.iter().filter(|s| s.cpu != u32::MAX) {
+            *by_cpu.entry(s.cpu).or_insert(0u64) += 1;
+        }
+        assert_eq!(
+            t.cpu_tallies().collect::<Vec<_>>(),
+            by_cpu.into_iter().collect::<Vec<_>>()
+        );
+        assert_eq!(t.uniform_event(), Some(EventIndex(0)));
+        // A thread index too big to tally: no thread tallies (the CPUs' stay).
+        t.push(Sample {
+            thread: ThreadIndex(1 << 20),
+            ..cases[0]
+        })
+        .unwrap();
+        assert_eq!(t.thread_tallies(), None);
+        assert_eq!(
+            t.cpu_tallies().map(|(_, n)| n).sum::<u64>(),
+            5001 - 5000 / 9
+        );
+        assert_eq!(SampleTable::default().thread_tallies(), Some(&[][..]));
+    }
+
+    #[test]
     fn a_sample_is_18_to_24_bytes_and_what_cannot_be_kept_is_refused() {
         let mut t = SampleTable::new();
         for i in 0..10_000 {
@@ -578,15 +737,17 @@ mod tests {
         }
         t.shrink();
         // One event and one period: time 8 + thread 4 + CPU 2 + stack 4 bytes. The four
-        // columns in blocks hold a list of their (here one) blocks.
+        // columns in blocks hold a list of their (here one) blocks. The tallies: threads 0 to 3
+        // (of which 3 has samples) and CPUs 0 to 63.
         let lists = |n: usize| n * std::mem::size_of::<Vec<u8>>();
-        assert_eq!(t.heap_bytes(), 18 * 10_000 + lists(4));
+        let tallies = 4 * std::mem::size_of::<ThreadTally>() + 64 * 8;
+        assert_eq!(t.heap_bytes(), 18 * 10_000 + lists(4) + tallies);
         // A second event and another period: their columns are made whole.
         let mut other = sample(1, 1_000, Some(1));
         other.event = EventIndex(3);
         t.push(other).unwrap();
         t.shrink();
-        assert_eq!(t.heap_bytes(), 24 * 10_001 + lists(6));
+        assert_eq!(t.heap_bytes(), 24 * 10_001 + lists(6) + tallies);
         assert_eq!(t.event(10_000), Some(EventIndex(3)));
         assert_eq!(t.event(9_999), Some(EventIndex(2)));
         assert_eq!(

@@ -84,9 +84,18 @@ pub fn events(
 /// Samples per (comm, pid, tid), as `perf script` prints them, busiest first.
 pub fn comms(profile: &Profile) -> Vec<CommCount> {
     let mut per_thread = vec![0u64; profile.threads.len()];
-    for t in profile.samples.thread.blocks().flatten() {
-        if let Some(c) = per_thread.get_mut(t.index()) {
-            *c += 1;
+    match profile.samples.thread_tallies() {
+        Some(tallies) => {
+            for (c, t) in per_thread.iter_mut().zip(tallies) {
+                *c = t.samples;
+            }
+        }
+        None => {
+            for t in profile.samples.thread.blocks().flatten() {
+                if let Some(c) = per_thread.get_mut(t.index()) {
+                    *c += 1;
+                }
+            }
         }
     }
     let mut merged: BTreeMap<(String, u32, u32), u64> = BTreeMap::new();

@@ -278,7 +278,45 @@ impl Timeline {
         let mut key_counts = vec![0usize; raw.len() * events];
         let mut cpu_counts: Vec<usize> = Vec::new();
         let mut other_counts: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-        for (i, cpu) in samples.cpus().enumerate() {
+        // Every sample of one attr (most recordings): the sample table's tallies, kept as its
+        // samples were pushed, say the same without a pass over millions of samples.
+        let tallied = samples
+            .uniform_event()
+            .map(|ev| (event_map.attr(ev) as usize).min(events - 1))
+            .zip(samples.thread_tallies());
+        if let Some((e, tallies)) = tallied {
+            for (i, tally) in tallies.iter().enumerate() {
+                let Some(&k) = thread_key.get(i) else {
+                    continue;
+                };
+                if let Some(info) = raw.get_mut(k) {
+                    info.samples += tally.samples;
+                    info.first = info.first.min(tally.first);
+                    info.last = info.last.max(tally.last);
+                }
+                if let Some(n) = key_counts.get_mut(k * events + e) {
+                    *n += tally.samples as usize;
+                }
+            }
+            for (cpu, n) in samples.cpu_tallies() {
+                let c = cpu as usize;
+                if c < DENSE_CPUS {
+                    if cpu_counts.len() <= c * events {
+                        cpu_counts.resize((c + 1) * events, 0);
+                    }
+                    if let Some(slot) = cpu_counts.get_mut(c * events + e) {
+                        *slot += n as usize;
+                    }
+                } else if let Some(slot) = other_counts
+                    .entry(cpu)
+                    .or_insert_with(|| vec![0; events])
+                    .get_mut(e)
+                {
+                    *slot += n as usize;
+                }
+            }
+        }
+        for (i, cpu) in samples.cpus().enumerate().filter(|_| tallied.is_none()) {
             let e = attr_of(i);
             let c = cpu as usize;
             if c < DENSE_CPUS {
@@ -789,6 +827,68 @@ mod tests {
             .flatten()
             .all(|l| narrow_bytes(l) == 2 * l.len()));
         assert_eq!(t.lanes(), lists.samples.len());
+    }
+
+    #[test]
+    fn lanes_of_one_attr_come_from_the_sample_table_s_tallies() {
+        // The samples of the test above, all of the first event: counted from the tallies
+        // kept as they were pushed, not in a pass over them.
+        let mut b = ProfileBuilder::new(None);
+        b.add_event("cycles").unwrap();
+        b.add_event("instructions").unwrap();
+        b.comm(10, 10, "main").unwrap();
+        let samples = [
+            (10, 100, 3),
+            (10, 110, 70_000),
+            (10, 120, 3),
+            (11, 130, 70_000),
+            (11, 140, u32::MAX),
+            (10, 150, 3),
+        ];
+        for &(tid, time, cpu) in &samples {
+            b.sample(&SampleInput {
+                pid: 10,
+                tid,
+                time,
+                cpu,
+                event: EventIndex(0),
+                period: 1,
+                ip: 0x10,
+                ip_mode: CpuMode::User,
+                callchain: &[],
+            })
+            .unwrap();
+        }
+        let map = EventMap {
+            to_profile: vec![Some(EventIndex(0)), Some(EventIndex(1))],
+            to_attr: vec![0, 1],
+        };
+        let p = b.finish();
+        assert!(p.samples.uniform_event().is_some() && p.samples.thread_tallies().is_some());
+        let t = Timeline::new(&p, &map);
+        let cpus: Vec<(u32, u64)> = t.cpus.iter().map(|c| (c.cpu, c.samples)).collect();
+        assert_eq!(cpus, vec![(3, 3), (70_000, 2)]);
+        let threads: Vec<(u32, u64, u64, u64)> = t
+            .threads
+            .iter()
+            .map(|t| (t.tid, t.samples, t.first, t.last))
+            .collect();
+        assert_eq!(threads, vec![(10, 4, 100, 150), (11, 2, 130, 140)]);
+        let lists = t.lists(&p);
+        let entries: Vec<Vec<Vec<u32>>> = lists
+            .samples
+            .iter()
+            .map(|lane| lane.iter().map(|l| l.iter().collect()).collect())
+            .collect();
+        assert_eq!(
+            entries,
+            vec![
+                vec![vec![0, 1, 2, 5], vec![]],
+                vec![vec![3, 4], vec![]],
+                vec![vec![0, 2, 5], vec![]],
+                vec![vec![1, 3], vec![]],
+            ]
+        );
     }
 
     #[test]
