@@ -348,8 +348,18 @@ impl SampleTable {
         (0..self.len()).map(|i| self.period(i).unwrap_or(0))
     }
 
-    /// The earliest and the latest sample time (`None` without samples).
+    /// The earliest and the latest sample time (`None` without samples): from the threads'
+    /// tallies when they were kept, else read from every sample.
     pub fn time_range(&self) -> Option<(u64, u64)> {
+        if let Some(tallies) = &self.by_thread {
+            let (lo, hi) = tallies
+                .iter()
+                .filter(|t| t.samples > 0)
+                .fold((u64::MAX, 0), |(lo, hi), t| {
+                    (lo.min(t.first), hi.max(t.last))
+                });
+            return (!self.is_empty()).then_some((lo, hi));
+        }
         let (lo, hi) = self.time.blocks().fold((u64::MAX, 0), |(lo, hi), b| {
             b.iter()
                 .fold((lo, hi), |(lo, hi), &t| (lo.min(t), hi.max(t)))
@@ -722,6 +732,12 @@ mod tests {
         })
         .unwrap();
         assert_eq!(t.thread_tallies(), None);
+        // Then the time range is read from the samples: the same.
+        let times = cases.iter().map(|s| s.time);
+        assert_eq!(
+            t.time_range(),
+            Some((times.clone().min().unwrap(), times.max().unwrap()))
+        );
         assert_eq!(
             t.cpu_tallies().map(|(_, n)| n).sum::<u64>(),
             5001 - 5000 / 9

@@ -25,7 +25,7 @@ pub fn heatmap(
     let rows = rows.clamp(1, MAX_ROWS);
     let row_ns = 1_000_000_000 / u64::from(rows);
     let s = &profile.samples;
-    let Some(origin) = s.time.iter().copied().min() else {
+    let Some((origin, last)) = s.time_range() else {
         return HeatmapReply {
             meta: HeatmapMeta {
                 rows,
@@ -35,7 +35,6 @@ pub fn heatmap(
             counts: Vec::new(),
         };
     };
-    let last = s.time.iter().copied().max().unwrap_or(origin);
     let columns = u32::try_from((last - origin) / 1_000_000_000 + 1)
         .unwrap_or(u32::MAX)
         .min(MAX_COLUMNS);
