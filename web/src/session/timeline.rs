@@ -757,22 +757,23 @@ mod tests {
         assert_eq!(t.threads[0].last, 199);
     }
 
-    #[test]
-    fn lanes_count_each_attr_and_cpus_past_the_dense_table() {
+    /// Six samples of process 10 over two events (the attrs of `map`), of the events
+    /// `events`: (tid, time, cpu) (10, 100, 3), (10, 110, 70 000), (10, 120, 3),
+    /// (11, 130, 70 000), (11, 140, none), (10, 150, 3). CPU 70 000 is past the dense table.
+    fn two_attrs(events: [u32; 6]) -> (Profile, EventMap) {
         let mut b = ProfileBuilder::new(None);
         b.add_event("cycles").unwrap();
         b.add_event("instructions").unwrap();
         b.comm(10, 10, "main").unwrap();
-        // (tid, time, cpu, event): CPUs 3, 70 000 (past the dense table) and unknown.
         let samples = [
-            (10, 100, 3, 0),
-            (10, 110, 70_000, 1),
-            (10, 120, 3, 1),
-            (11, 130, 70_000, 1),
-            (11, 140, u32::MAX, 0),
-            (10, 150, 3, 1),
+            (10, 100, 3),
+            (10, 110, 70_000),
+            (10, 120, 3),
+            (11, 130, 70_000),
+            (11, 140, u32::MAX),
+            (10, 150, 3),
         ];
-        for &(tid, time, cpu, event) in &samples {
+        for (&(tid, time, cpu), event) in samples.iter().zip(events) {
             b.sample(&SampleInput {
                 pid: 10,
                 tid,
@@ -790,7 +791,21 @@ mod tests {
             to_profile: vec![Some(EventIndex(0)), Some(EventIndex(1))],
             to_attr: vec![0, 1],
         };
-        let p = b.finish();
+        (b.finish(), map)
+    }
+
+    /// Per lane (threads, then CPUs), per attr, the samples' indices.
+    fn list_entries(t: &Timeline, p: &Profile) -> Vec<Vec<Vec<u32>>> {
+        t.lists(p)
+            .samples
+            .iter()
+            .map(|lane| lane.iter().map(|l| l.iter().collect()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn lanes_count_each_attr_and_cpus_past_the_dense_table() {
+        let (p, map) = two_attrs([0, 1, 1, 1, 0, 1]);
         let t = Timeline::new(&p, &map);
         let cpus: Vec<(u32, u64)> = t.cpus.iter().map(|c| (c.cpu, c.samples)).collect();
         assert_eq!(cpus, vec![(3, 3), (70_000, 2)]);
@@ -804,13 +819,8 @@ mod tests {
         assert!(t.index_bytes() > 0);
         // Per lane (threads, then CPUs), per attr, the samples' indices.
         let lists = t.lists(&p);
-        let entries: Vec<Vec<Vec<u32>>> = lists
-            .samples
-            .iter()
-            .map(|lane| lane.iter().map(|l| l.iter().collect()).collect())
-            .collect();
         assert_eq!(
-            entries,
+            list_entries(&t, &p),
             vec![
                 vec![vec![0], vec![1, 2, 5]],
                 vec![vec![4], vec![3]],
@@ -833,37 +843,7 @@ mod tests {
     fn lanes_of_one_attr_come_from_the_sample_table_s_tallies() {
         // The samples of the test above, all of the first event: counted from the tallies
         // kept as they were pushed, not in a pass over them.
-        let mut b = ProfileBuilder::new(None);
-        b.add_event("cycles").unwrap();
-        b.add_event("instructions").unwrap();
-        b.comm(10, 10, "main").unwrap();
-        let samples = [
-            (10, 100, 3),
-            (10, 110, 70_000),
-            (10, 120, 3),
-            (11, 130, 70_000),
-            (11, 140, u32::MAX),
-            (10, 150, 3),
-        ];
-        for &(tid, time, cpu) in &samples {
-            b.sample(&SampleInput {
-                pid: 10,
-                tid,
-                time,
-                cpu,
-                event: EventIndex(0),
-                period: 1,
-                ip: 0x10,
-                ip_mode: CpuMode::User,
-                callchain: &[],
-            })
-            .unwrap();
-        }
-        let map = EventMap {
-            to_profile: vec![Some(EventIndex(0)), Some(EventIndex(1))],
-            to_attr: vec![0, 1],
-        };
-        let p = b.finish();
+        let (p, map) = two_attrs([0; 6]);
         assert!(p.samples.uniform_event().is_some() && p.samples.thread_tallies().is_some());
         let t = Timeline::new(&p, &map);
         let cpus: Vec<(u32, u64)> = t.cpus.iter().map(|c| (c.cpu, c.samples)).collect();
@@ -874,14 +854,8 @@ mod tests {
             .map(|t| (t.tid, t.samples, t.first, t.last))
             .collect();
         assert_eq!(threads, vec![(10, 4, 100, 150), (11, 2, 130, 140)]);
-        let lists = t.lists(&p);
-        let entries: Vec<Vec<Vec<u32>>> = lists
-            .samples
-            .iter()
-            .map(|lane| lane.iter().map(|l| l.iter().collect()).collect())
-            .collect();
         assert_eq!(
-            entries,
+            list_entries(&t, &p),
             vec![
                 vec![vec![0, 1, 2, 5], vec![]],
                 vec![vec![3, 4], vec![]],
