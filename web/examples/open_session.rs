@@ -431,10 +431,16 @@ fn main() {
     let t = std::time::Instant::now();
     let packet = WorkerMessage::Profile(1, Box::new(session.profile_data())).into_packet();
     let live = heap().0;
+    let (json, columns) = (
+        packet.json.len(),
+        packet.columns.iter().map(|(_, c)| c.len()).sum::<usize>(),
+    );
     drop(packet);
     println!(
-        "  profile data for the page: {:.0} ms, heap live {:.1} MB with it; wasm memory (simulated) {:.1} MB",
+        "  profile data for the page: {:.0} ms, {:.2} MB of JSON and {} column values; heap live {:.1} MB with it; wasm memory (simulated) {:.1} MB",
         t.elapsed().as_secs_f64() * 1e3,
+        mb(json),
+        columns,
         mb(live),
         mb(grown())
     );
