@@ -267,89 +267,73 @@ impl Timeline {
             }
             thread_key.push(k);
         }
-        // In one pass, how many samples of each attr each thread and CPU has (the CPUs seen,
-        // and the sizes of the lanes' lists once the lanes are known): the CPUs below
-        // DENSE_CPUS in a table (no map lookup per sample), the rare bigger ones in a map.
-        let attr_of = |i: usize| {
-            samples
-                .event(i)
-                .map_or(0, |ev| (event_map.attr(ev) as usize).min(events - 1))
-        };
+        // How many samples of each attr each thread and CPU has (the CPUs seen, and the sizes
+        // of the lanes' lists once the lanes are known): the CPUs below DENSE_CPUS in a table
+        // (no map lookup per sample), the rare bigger ones in a map.
         let mut key_counts = vec![0usize; raw.len() * events];
         let mut cpu_counts: Vec<usize> = Vec::new();
         let mut other_counts: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        // `n` samples of attr `e` on `cpu`...
+        let mut add_cpu = |cpu: u32, e: usize, n: usize| {
+            let c = cpu as usize;
+            let slot = if c < DENSE_CPUS {
+                if cpu_counts.len() <= c * events {
+                    cpu_counts.resize((c + 1) * events, 0);
+                }
+                cpu_counts.get_mut(c * events + e)
+            } else if cpu != u32::MAX {
+                other_counts
+                    .entry(cpu)
+                    .or_insert_with(|| vec![0; events])
+                    .get_mut(e)
+            } else {
+                None
+            };
+            if let Some(slot) = slot {
+                *slot += n;
+            }
+        };
+        // ...and of thread key `k`, between times `first` and `last`.
+        let mut add_thread = |k: usize, e: usize, n: u64, first: u64, last: u64| {
+            if let Some(info) = raw.get_mut(k) {
+                info.samples += n;
+                info.first = info.first.min(first);
+                info.last = info.last.max(last);
+            }
+            if let Some(slot) = key_counts.get_mut(k * events + e) {
+                *slot += n as usize;
+            }
+        };
         // Every sample of one attr (most recordings): the sample table's tallies, kept as its
         // samples were pushed, say the same without a pass over millions of samples.
         let tallied = samples
             .uniform_event()
             .map(|ev| (event_map.attr(ev) as usize).min(events - 1))
             .zip(samples.thread_tallies());
-        if let Some((e, tallies)) = tallied {
-            for (i, tally) in tallies.iter().enumerate() {
-                let Some(&k) = thread_key.get(i) else {
-                    continue;
-                };
-                if let Some(info) = raw.get_mut(k) {
-                    info.samples += tally.samples;
-                    info.first = info.first.min(tally.first);
-                    info.last = info.last.max(tally.last);
+        match tallied {
+            Some((e, tallies)) => {
+                for (tally, &k) in tallies.iter().zip(&thread_key) {
+                    add_thread(k, e, tally.samples, tally.first, tally.last);
                 }
-                if let Some(n) = key_counts.get_mut(k * events + e) {
-                    *n += tally.samples as usize;
+                for (cpu, n) in samples.cpu_tallies() {
+                    add_cpu(cpu, e, n as usize);
                 }
             }
-            for (cpu, n) in samples.cpu_tallies() {
-                let c = cpu as usize;
-                if c < DENSE_CPUS {
-                    if cpu_counts.len() <= c * events {
-                        cpu_counts.resize((c + 1) * events, 0);
+            None => {
+                for (i, cpu) in samples.cpus().enumerate() {
+                    let e = samples
+                        .event(i)
+                        .map_or(0, |ev| (event_map.attr(ev) as usize).min(events - 1));
+                    add_cpu(cpu, e, 1);
+                    let key = samples
+                        .thread
+                        .get(i)
+                        .and_then(|t| thread_key.get(t.index()));
+                    if let Some(&k) = key {
+                        let t = samples.time.get(i).copied().unwrap_or(0);
+                        add_thread(k, e, 1, t, t);
                     }
-                    if let Some(slot) = cpu_counts.get_mut(c * events + e) {
-                        *slot += n as usize;
-                    }
-                } else if let Some(slot) = other_counts
-                    .entry(cpu)
-                    .or_insert_with(|| vec![0; events])
-                    .get_mut(e)
-                {
-                    *slot += n as usize;
                 }
-            }
-        }
-        for (i, cpu) in samples.cpus().enumerate().filter(|_| tallied.is_none()) {
-            let e = attr_of(i);
-            let c = cpu as usize;
-            if c < DENSE_CPUS {
-                if cpu_counts.len() <= c * events {
-                    cpu_counts.resize((c + 1) * events, 0);
-                }
-                if let Some(n) = cpu_counts.get_mut(c * events + e) {
-                    *n += 1;
-                }
-            } else if cpu != u32::MAX {
-                if let Some(n) = other_counts
-                    .entry(cpu)
-                    .or_insert_with(|| vec![0; events])
-                    .get_mut(e)
-                {
-                    *n += 1;
-                }
-            }
-            let Some(&k) = samples
-                .thread
-                .get(i)
-                .and_then(|t| thread_key.get(t.index()))
-            else {
-                continue;
-            };
-            let t = samples.time.get(i).copied().unwrap_or(0);
-            if let Some(info) = raw.get_mut(k) {
-                info.samples += 1;
-                info.first = info.first.min(t);
-                info.last = info.last.max(t);
-            }
-            if let Some(n) = key_counts.get_mut(k * events + e) {
-                *n += 1;
             }
         }
         // Processes busiest first, their threads busiest first; threads without samples last.
