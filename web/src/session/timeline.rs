@@ -158,7 +158,7 @@ pub struct Timeline {
 /// size).
 #[derive(Debug, Default)]
 struct LanePlan {
-    to_attr: Vec<u32>,
+    events: EventMap,
     cpu_lane: CpuLanes,
     /// `sizes[lane][attr]`.
     sizes: Vec<Vec<usize>>,
@@ -183,7 +183,7 @@ impl LanePlan {
         // The lanes of each sample: (thread lane, CPU lane) and its attr.
         let lanes_of = |i: usize| -> Option<(Option<usize>, Option<usize>, usize)> {
             let (th, cpu, ev) = (samples.thread.get(i)?, samples.cpu(i)?, samples.event(i)?);
-            let attr = self.to_attr.get(ev.index()).copied().unwrap_or(ev.0);
+            let attr = self.events.attr(ev);
             let e = (attr as usize).min(events - 1);
             let thread_lane = lane_of_thread
                 .get(th.index())
@@ -446,7 +446,7 @@ impl Timeline {
             lane_of_thread,
             idle_threads,
             plan: LanePlan {
-                to_attr: event_map.to_attr.clone(),
+                events: event_map.clone(),
                 cpu_lane,
                 sizes,
             },
