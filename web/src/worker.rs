@@ -378,17 +378,10 @@ async fn open_files(
     // happens while the header and summary are read here.
     warm_reader(&perf_data.blob);
     let t0 = now_ms();
-    let reader = FileReaderSync::new().map_err(|e| describe_js_error(&e))?;
-    let spent_ms = std::rc::Rc::new(std::cell::Cell::new(0.0));
     // The reader worker reads the records' slices from the same file.
     let blob = perf_data.blob.clone();
-    let mut source = BlobSource {
-        len: perf_data.blob.size() as u64,
-        blob: perf_data.blob,
-        reader,
-        spent_ms: spent_ms.clone(),
-        blocks: std::collections::VecDeque::new(),
-    };
+    let mut source = BlobSource::new(perf_data.blob)?;
+    let spent_ms = source.spent_ms.clone();
     let summary = SummaryReader::read_from(&mut source, slice);
     let first = summary.summary();
     let t1 = now_ms();
@@ -483,15 +476,8 @@ async fn make_stacks(
     slice: usize,
     names: UnknownNames,
 ) -> Result<(perfscope_analysis::load::Part, f64), String> {
-    let reader = FileReaderSync::new().map_err(|e| describe_js_error(&e))?;
-    let spent_ms = std::rc::Rc::new(Cell::new(0.0));
-    let mut source = BlobSource {
-        len: blob.size() as u64,
-        blob,
-        reader,
-        spent_ms: spent_ms.clone(),
-        blocks: std::collections::VecDeque::new(),
-    };
+    let mut source = BlobSource::new(blob)?;
+    let spent_ms = source.spent_ms.clone();
     let mut pass = crate::session::PartPass::open(&mut source, slice, names, cut);
     // The forwarded slice being cut, as (its offset, its bytes); `None` once they ended.
     let mut current = crate::stack_helper::next_forwarded().await;
@@ -886,6 +872,9 @@ struct SliceReader {
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
 
+/// Why a request to a failed reader worker failed.
+const READER_FAILED: &str = "the reader worker failed";
+
 /// The reader's script, next to `worker_loader.js` (a nested worker's address is relative to
 /// its parent's script).
 const READER_SCRIPT: &str = "./reader.js";
@@ -922,7 +911,7 @@ impl SliceReader {
             // Requests made from now on fail at once (the worker may fail before any is made).
             broke.set(true);
             for (_, (_, reject)) in failed.borrow_mut().drain() {
-                let _ = reject.call1(&JsValue::NULL, &JsValue::from("the reader worker failed"));
+                let _ = reject.call1(&JsValue::NULL, &JsValue::from(READER_FAILED));
             }
         });
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
@@ -939,6 +928,9 @@ impl SliceReader {
     /// Bytes `at..at + size` of `blob`, as an `ArrayBuffer` (or the reason they could not be
     /// read).
     fn request(&self, blob: &Blob, at: u64, size: usize) -> JsFuture {
+        if self.broken.get() {
+            return JsFuture::from(js_sys::Promise::reject(&JsValue::from(READER_FAILED)));
+        }
         let id = self.next_id.get();
         self.next_id.set(id.wrapping_add(1));
         let pending = self.pending.clone();
@@ -947,12 +939,6 @@ impl SliceReader {
         });
         let message = js_sys::Object::new();
         let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&message, &JsValue::from(k), v);
-        if self.broken.get() {
-            if let Some((_, reject)) = self.pending.borrow_mut().remove(&id) {
-                let _ = reject.call1(&JsValue::NULL, &JsValue::from("the reader worker failed"));
-            }
-            return JsFuture::from(promise);
-        }
         let posted = set("id", &JsValue::from(id))
             .and_then(|_| set("blob", blob))
             .and_then(|_| set("start", &JsValue::from(at as f64)))
@@ -998,19 +984,11 @@ impl ReadAt for BlobSource {
     }
 
     fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, perfscope_format::Error> {
-        if size <= SMALL_READ {
-            return Ok(self.small(offset, size)?.to_vec());
-        }
-        Ok(self.slice(offset, size)?.to_vec())
+        Ok(self.bytes(offset, size)?.to_vec())
     }
 
     fn read_into(&mut self, offset: u64, out: &mut [u8]) -> Result<(), perfscope_format::Error> {
-        let size = out.len() as u64;
-        let array = if size <= SMALL_READ {
-            self.small(offset, size)?
-        } else {
-            self.slice(offset, size)?
-        };
+        let array = self.bytes(offset, out.len() as u64)?;
         copy_whole(&array, offset, out)
     }
 }
@@ -1033,6 +1011,27 @@ fn copy_whole(array: &Uint8Array, at: u64, out: &mut [u8]) -> Result<(), perfsco
 }
 
 impl BlobSource {
+    /// `blob`, read with a `FileReaderSync` of its own.
+    fn new(blob: Blob) -> Result<BlobSource, String> {
+        Ok(BlobSource {
+            len: blob.size() as u64,
+            blob,
+            reader: FileReaderSync::new().map_err(|e| describe_js_error(&e))?,
+            spent_ms: Default::default(),
+            blocks: std::collections::VecDeque::new(),
+        })
+    }
+
+    /// Bytes `offset..offset + size` of the blob: a small read from the blocks kept, a
+    /// bigger one read whole.
+    fn bytes(&mut self, offset: u64, size: u64) -> Result<Uint8Array, perfscope_format::Error> {
+        if size <= SMALL_READ {
+            self.small(offset, size)
+        } else {
+            self.slice(offset, size)
+        }
+    }
+
     /// Bytes `offset..offset + size` (a small read) of the blob, from the [`BLOCK`]s around
     /// them. A file's header, attrs and feature sections are read in ~30 small pieces, twice (by
     /// the summary, then by the records pass): each `FileReaderSync` read costs 1–10 ms however
