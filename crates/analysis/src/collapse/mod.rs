@@ -26,20 +26,19 @@
 
 mod counter;
 mod lines;
+mod order;
 mod reader;
 mod state;
-
-use std::collections::VecDeque;
 
 use perfscope_format::walk::walk;
 
 use self::counter::{count_batches, Counter};
 use self::lines::{Lines, Texts};
+use self::order::Orderer;
 use self::reader::{Batch, Event, Reader, Side, HAS_CALLCHAIN, KERNEL_IP, SAMPLE_HEADER};
 use self::state::{Chain, State};
 use crate::builder::CpuMode;
 use crate::load::{LoadDiagnostics, LoadError};
-use crate::ordered::OrderedQueue;
 
 /// Why the fast path does not apply to a recording.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,28 +95,7 @@ impl Collapsed {
     }
 }
 
-/// A queued record.
-#[derive(Clone, Copy, Debug)]
-enum Queued {
-    /// A sample in the arena of round `chunk`, from word `start`.
-    Sample { chunk: u64, start: usize },
-    /// `side[i]`.
-    Side(usize),
-}
-
-/// A round's sample words, with how many of its samples are still queued.
-#[derive(Default)]
-struct Chunk {
-    words: Vec<u64>,
-    live: usize,
-}
-
 struct Collapser {
-    queue: OrderedQueue<Queued>,
-    chunks: VecDeque<Chunk>,
-    first_chunk: u64,
-    spare: Vec<Vec<u64>>,
-    side: Vec<Option<Side>>,
     state: State,
     texts: Texts,
     counter: Counter,
@@ -182,11 +160,6 @@ fn run(
     threads: bool,
 ) -> Result<(Result<Collapser, Unsupported>, Option<Lines>), LoadError> {
     let mut c = Collapser {
-        queue: OrderedQueue::new(),
-        chunks: VecDeque::from([Chunk::default()]),
-        first_chunk: 0,
-        spare: Vec::new(),
-        side: Vec::new(),
         state: State::default(),
         texts: Texts::default(),
         counter,
@@ -194,23 +167,34 @@ fn run(
         diag: LoadDiagnostics::default(),
         unsupported: None,
     };
-    let reader = if threads {
+    // Reads the records in file order and hands over batches in delivery order.
+    let read = |full: &mut dyn FnMut(&mut Batch)| {
+        let mut reader = Reader::default();
+        let mut orderer = Orderer::default();
+        let (mut batch, mut out) = (Batch::default(), Batch::default());
+        let mut full = |b: &mut Batch| full(b);
+        let walked = walk(data, extra, |meta, _part, item| {
+            reader.item(meta, item, &mut batch);
+            if batch.is_full() {
+                orderer.accept(&batch, &mut out, &mut full);
+                batch.clear();
+            }
+        });
+        orderer.accept(&batch, &mut out, &mut full);
+        orderer.finish(&mut out, &mut full);
+        full(&mut out);
+        walked.map(|_| (reader, orderer))
+    };
+    let (reader, orderer) = if threads {
         std::thread::scope(|scope| {
             let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Batch>(4);
             let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Batch>();
             let reading = scope.spawn(move || {
-                let mut reader = Reader::default();
-                let mut batch = Batch::default();
-                let walked = walk(data, extra, |meta, _part, item| {
-                    reader.item(meta, item, &mut batch);
-                    if batch.is_full() {
-                        let next = empty_rx.try_recv().unwrap_or_default();
-                        // A closed channel: the delivery stopped (it cannot before the end).
-                        let _ = full_tx.send(std::mem::replace(&mut batch, next));
-                    }
-                });
-                let _ = full_tx.send(batch);
-                walked.map(|_| reader)
+                read(&mut |out: &mut Batch| {
+                    let next = empty_rx.try_recv().unwrap_or_default();
+                    // A closed channel: the delivery stopped (it cannot before the end).
+                    let _ = full_tx.send(std::mem::replace(out, next));
+                })
             });
             for mut batch in full_rx {
                 c.accept(&batch);
@@ -222,23 +206,17 @@ fn run(
                 .unwrap_or_else(|e| std::panic::resume_unwind(e))
         })
     } else {
-        let mut reader = Reader::default();
-        let mut batch = Batch::default();
-        let walked = walk(data, extra, |meta, _part, item| {
-            reader.item(meta, item, &mut batch);
-            if batch.is_full() {
-                c.accept(&batch);
-                batch.clear();
-            }
-        });
-        c.accept(&batch);
-        walked.map(|_| reader)
+        read(&mut |out: &mut Batch| {
+            c.accept(out);
+            out.clear();
+        })
     }
     .map_err(LoadError::Format)?;
     if let Some(u) = c.unsupported {
         return Ok((Err(u), None));
     }
-    c.finish();
+    c.diag.late_records = orderer.late;
+    c.diag.copied_records = orderer.copied;
     let r = reader.diag;
     let d = &mut c.diag;
     d.lost_records = r.lost_records;
@@ -262,57 +240,25 @@ impl Collapser {
         }
     }
 
-    /// Takes the events of a batch: queues what waits for its turn, delivers the rest.
+    /// Takes the events of a batch, in delivery order.
     fn accept(&mut self, batch: &Batch) {
         for event in &batch.events {
             if self.unsupported.is_some() {
                 return;
             }
             match event {
-                Event::Round => self.finished_round(),
+                Event::Round => {}
                 Event::Error(e) => self.diag.errors.push(*e),
                 Event::Unsupported(u) => self.unsupported = Some(*u),
-                &Event::Sample { time, start, end } => {
-                    let words = batch.words.get(start..end).unwrap_or(&[]);
-                    match time {
-                        Some(time) => {
-                            if self.chunks.is_empty() {
-                                self.chunks.push_back(Chunk::default());
-                            }
-                            let chunk_id = self.first_chunk + self.chunks.len() as u64 - 1;
-                            let Some(chunk) = self.chunks.back_mut() else {
-                                return;
-                            };
-                            let start = chunk.words.len();
-                            chunk.words.extend_from_slice(words);
-                            chunk.live += 1;
-                            self.queue.push(
-                                time,
-                                Queued::Sample {
-                                    chunk: chunk_id,
-                                    start,
-                                },
-                            );
-                            self.diag.copied_records += 1;
-                        }
-                        None => Self::count(
-                            &mut self.state,
-                            &mut self.texts,
-                            &mut self.counter,
-                            &mut self.token_buf,
-                            &mut self.diag,
-                            words,
-                        ),
-                    }
-                }
-                Event::Side {
-                    time: Some(time),
-                    side,
-                } => {
-                    self.side.push(Some(side.clone()));
-                    self.queue.push(*time, Queued::Side(self.side.len() - 1));
-                }
-                Event::Side { time: None, side } => self.apply(side.clone()),
+                &Event::Sample { start, end, .. } => Self::count(
+                    &mut self.state,
+                    &mut self.texts,
+                    &mut self.counter,
+                    &mut self.token_buf,
+                    &mut self.diag,
+                    batch.words.get(start..end).unwrap_or(&[]),
+                ),
+                Event::Side { side, .. } => self.apply(side.clone()),
             }
         }
     }
@@ -368,62 +314,6 @@ impl Collapser {
         };
         state.line(texts, pid, tid, chain, tokens);
         counter.line(tokens);
-    }
-
-    fn finished_round(&mut self) {
-        let mut queue = std::mem::take(&mut self.queue);
-        queue.finished_round(|_, q| self.deliver(q));
-        self.queue = queue;
-        self.reclaim();
-        let words = self.spare.pop().unwrap_or_default();
-        self.chunks.push_back(Chunk { words, live: 0 });
-    }
-
-    /// The end: everything still queued.
-    fn finish(&mut self) {
-        let mut queue = std::mem::take(&mut self.queue);
-        queue.finish(|_, q| self.deliver(q));
-        self.queue = queue;
-        self.diag.late_records = self.queue.late;
-    }
-
-    fn deliver(&mut self, q: Queued) {
-        match q {
-            Queued::Side(i) => {
-                if let Some(side) = self.side.get_mut(i).and_then(Option::take) {
-                    self.apply(side);
-                }
-            }
-            Queued::Sample { chunk, start } => {
-                let index = usize::try_from(chunk - self.first_chunk).unwrap_or(usize::MAX);
-                let Some(c) = self.chunks.get_mut(index) else {
-                    return;
-                };
-                c.live = c.live.saturating_sub(1);
-                let words = c.words.get(start..).unwrap_or(&[]);
-                Self::count(
-                    &mut self.state,
-                    &mut self.texts,
-                    &mut self.counter,
-                    &mut self.token_buf,
-                    &mut self.diag,
-                    words,
-                );
-            }
-        }
-    }
-
-    /// Recycles the oldest chunks whose samples were all delivered (never the newest one).
-    fn reclaim(&mut self) {
-        while self.chunks.len() > 1 && self.chunks.front().is_some_and(|c| c.live == 0) {
-            if let Some(mut c) = self.chunks.pop_front() {
-                self.first_chunk += 1;
-                if self.spare.len() < 4 {
-                    c.words.clear();
-                    self.spare.push(c.words);
-                }
-            }
-        }
     }
 }
 

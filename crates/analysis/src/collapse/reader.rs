@@ -79,6 +79,17 @@ impl Batch {
         self.words.len() >= 1 << 16 || self.events.len() >= 1 << 12
     }
 
+    /// A sample delivered at once: its words (as [`Reader`] made them) copied in.
+    pub fn push_sample(&mut self, words: &[u64]) {
+        let start = self.words.len();
+        self.words.extend_from_slice(words);
+        self.events.push(Event::Sample {
+            time: None,
+            start,
+            end: self.words.len(),
+        });
+    }
+
     pub fn clear(&mut self) {
         self.words.clear();
         self.events.clear();

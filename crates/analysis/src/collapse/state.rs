@@ -35,19 +35,19 @@ pub(super) struct State {
     processes: FxHashMap<u32, (AddressSpace, u64)>,
     next_generation: u64,
     kernel_generation: u64,
-    /// Threads by (pid, tid).
-    threads: FxHashMap<(u32, u32), Thread>,
+    /// Thread names (in `names`) by (pid, tid).
+    threads: FxHashMap<(u32, u32), u32>,
     /// The text ids of a thread name's parts (`;`-separated, spaces turned into `_`).
     comm_parts: FxHashMap<u32, Vec<u32>>,
     /// Frame texts by (module, file-relative address).
     frames: FxHashMap<(u32, u64), u32>,
+    /// Recent frame texts by address and address space (see [`FrameCache`]).
+    cache: FrameCache,
     /// Thread names (not frame texts; kept apart so a name never meets a frame by id).
     pub names: Texts,
     name_buf: String,
-    /// Scratch: the entries of the sample being read.
-    entries: Vec<(u64, CpuMode)>,
-    /// Counters: stack entries read, entries not shared with the thread's previous stack,
-    /// frame texts made.
+    /// Counters: stack entries read, entries not found in the cache (looked up), frame texts
+    /// made.
     pub counters: [u64; 3],
 }
 
@@ -140,25 +140,13 @@ impl State {
     /// COMM.
     pub fn comm(&mut self, pid: u32, tid: u32, name: &str) {
         let name = self.names.intern(name.as_bytes());
-        self.threads
-            .entry((pid, tid))
-            .or_insert_with(|| Thread {
-                name,
-                memo: Memo::default(),
-            })
-            .name = name;
+        self.threads.insert((pid, tid), name);
     }
 
     /// FORK.
     pub fn fork(&mut self, ppid: u32, ptid: u32, pid: u32, tid: u32) {
-        if let Some(name) = self.threads.get(&(ppid, ptid)).map(|t| t.name) {
-            self.threads
-                .entry((pid, tid))
-                .or_insert_with(|| Thread {
-                    name,
-                    memo: Memo::default(),
-                })
-                .name = name;
+        if let Some(&name) = self.threads.get(&(ppid, ptid)) {
+            self.threads.insert((pid, tid), name);
         }
         if pid != ppid {
             if let Some((space, _)) = self.processes.get(&ppid).cloned() {
@@ -169,9 +157,7 @@ impl State {
     }
 
     /// Appends the tokens of a sample's line: the thread name's parts, then the frames root
-    /// first (see `chain_entries` in the builder for the rules of context markers). The
-    /// frames of the root part shared with the thread's previous sample (read in the same
-    /// mappings) are taken from it.
+    /// first (see `chain_entries` in the builder for the rules of context markers).
     pub fn line(
         &mut self,
         texts: &mut Texts,
@@ -190,18 +176,16 @@ impl State {
             kernel_module,
             modules,
             frames,
+            cache,
             name_buf,
-            entries,
             kernel_generation,
             counters,
             ..
         } = self;
         // A thread never named is `:tid`.
-        let thread = threads.entry((pid, tid)).or_insert_with(|| Thread {
-            name: names.intern(format!(":{tid}").as_bytes()),
-            memo: Memo::default(),
-        });
-        let comm = thread.name;
+        let comm = *threads
+            .entry((pid, tid))
+            .or_insert_with(|| names.intern(format!(":{tid}").as_bytes()));
         let parts = match comm_parts.get(&comm) {
             Some(p) => p,
             None => {
@@ -214,15 +198,22 @@ impl State {
             }
         };
         out.extend_from_slice(parts);
-        root_first(chain, entries);
+        let leaf = out.len();
         let process = processes.get(&pid);
-        let generations = (process.map_or(0, |p| p.1), *kernel_generation);
         let space = process.map(|p| &p.0);
-        let reused = thread.memo.pick(generations, entries);
-        let memo = &mut thread.memo.current;
-        counters[0] += entries.len() as u64;
-        counters[1] += (entries.len() - reused) as u64;
-        for &(addr, mode) in entries.get(reused..).unwrap_or(&[]) {
+        // The address spaces' tags in the cache: a generation is never used twice.
+        let tags = (process.map_or(0, |p| p.1) << 1, *kernel_generation << 1 | 1);
+        let mut frame = |addr: u64, mode: CpuMode| {
+            counters[0] += 1;
+            let tag = match mode {
+                CpuMode::Kernel => tags.1,
+                CpuMode::User => tags.0,
+            };
+            if let Some(token) = cache.get(addr, tag) {
+                out.push(token);
+                return;
+            }
+            counters[1] += 1;
             let mapping = match mode {
                 CpuMode::Kernel => kernel.find(addr),
                 CpuMode::User => space.and_then(|s| s.find(addr)),
@@ -257,107 +248,62 @@ impl State {
                     t
                 }
             };
-            memo.tokens.push(token);
-            memo.entries.push((addr, mode));
-        }
-        out.extend_from_slice(&memo.tokens);
-    }
-}
-
-/// The addresses of a stack with their modes, root first: a callchain's entries between its
-/// context markers (none when a marker is invalid: perf drops such a chain), or the ip.
-fn root_first(chain: Chain<'_>, out: &mut Vec<(u64, CpuMode)>) {
-    out.clear();
-    match chain {
-        Chain::Ip(ip, mode) => out.push((ip, mode)),
-        Chain::Callchain(words, mode) => {
-            if !for_each_frame(words, mode, usize::MAX, |_, addr, mode| {
-                out.push((addr, mode))
-            }) {
-                out.clear();
-                return;
+            cache.put(addr, tag, token);
+            out.push(token);
+        };
+        match chain {
+            Chain::Ip(ip, mode) => frame(ip, mode),
+            Chain::Callchain(words, mode) => {
+                // A chain with an invalid marker has no frames (perf drops it).
+                if !for_each_frame(words, mode, usize::MAX, |_, addr, mode| frame(addr, mode)) {
+                    out.truncate(leaf);
+                }
             }
-            out.reverse();
+        }
+        // Root first.
+        if let Some(frames) = out.get_mut(leaf..) {
+            frames.reverse();
         }
     }
 }
 
-/// A thread: its name (in [`State::names`]) and its previous stack.
-struct Thread {
-    name: u32,
-    memo: Memo,
+/// A direct-mapped cache of frame texts by (address, address space tag) in front of the
+/// mapping lookup and the `frames` table (a table of a million entries misses the processor's
+/// caches at each lookup; the frames of a recording's hot paths come back again and again).
+struct FrameCache {
+    slots: Vec<(u64, u64, u32)>,
 }
 
-/// A stack: its entries (root first) and their frame texts.
-#[derive(Clone, Debug, Default)]
-struct Stack {
-    entries: Vec<(u64, CpuMode)>,
-    tokens: Vec<u32>,
+/// log2 of the slots in [`FrameCache`] (24 bytes each).
+const CACHE_BITS: u32 = 16;
+const CACHE_SLOTS: usize = 1 << CACHE_BITS;
+
+impl Default for FrameCache {
+    fn default() -> Self {
+        // Tag `u64::MAX` is never used (generations count up from 0).
+        FrameCache {
+            slots: vec![(0, u64::MAX, 0); CACHE_SLOTS],
+        }
+    }
 }
 
-/// How many recent stacks of a thread are kept.
-const RECENT: usize = 4;
+impl FrameCache {
+    fn slot(addr: u64, tag: u64) -> usize {
+        let h = (addr ^ tag.rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> (64 - CACHE_BITS)) as usize
+    }
 
-/// A thread's recent stacks (threads alternate between a few call paths), all read in the
-/// same mappings: a new stack takes the frames of the longest root part it shares with one
-/// of them (as the builder's `RecentStacks` does).
-#[derive(Default)]
-struct Memo {
-    generations: (u64, u64),
-    /// The stack of the thread's last sample.
-    current: Stack,
-    /// Older ones, most recent first.
-    others: Vec<Stack>,
-    /// The buffers of the one forgotten last.
-    spare: Option<Stack>,
-}
+    fn get(&self, addr: u64, tag: u64) -> Option<u32> {
+        match self.slots.get(Self::slot(addr, tag)) {
+            Some(&(a, t, token)) if a == addr && t == tag => Some(token),
+            _ => None,
+        }
+    }
 
-impl Memo {
-    /// Makes `current` the longest root part of `entries` found among the recent stacks and
-    /// returns its length (the entries after it are to be added to `current`).
-    fn pick(&mut self, generations: (u64, u64), entries: &[(u64, CpuMode)]) -> usize {
-        if self.generations != generations {
-            self.generations = generations;
-            self.current.entries.clear();
-            self.current.tokens.clear();
-            self.others.clear();
+    fn put(&mut self, addr: u64, tag: u64, token: u32) {
+        if let Some(s) = self.slots.get_mut(Self::slot(addr, tag)) {
+            *s = (addr, tag, token);
         }
-        let common = |s: &Stack| {
-            s.entries
-                .iter()
-                .zip(entries)
-                .take_while(|(a, b)| a == b)
-                .count()
-        };
-        let current = common(&self.current);
-        if current == self.current.entries.len() {
-            return current;
-        }
-        let mut best = (None, current);
-        for (i, s) in self.others.iter().enumerate() {
-            let c = common(s);
-            if c > best.1 {
-                best = (Some(i), c);
-            }
-        }
-        let (from, reused) = best;
-        let mut slot = self.spare.take().unwrap_or_default();
-        let source = match from.and_then(|i| self.others.get(i)) {
-            Some(s) => s,
-            None => &self.current,
-        };
-        slot.entries.clear();
-        slot.tokens.clear();
-        slot.entries
-            .extend_from_slice(source.entries.get(..reused).unwrap_or(&[]));
-        slot.tokens
-            .extend_from_slice(source.tokens.get(..reused).unwrap_or(&[]));
-        std::mem::swap(&mut self.current, &mut slot);
-        self.others.insert(0, slot);
-        if self.others.len() >= RECENT {
-            self.spare = self.others.pop();
-        }
-        reused
     }
 }
 
