@@ -125,6 +125,8 @@ struct Line {
     hash: u64,
     start: usize,
     len: u32,
+    /// The order it was first counted in (its tokens' order in memory).
+    id: u32,
     count: u64,
 }
 
@@ -152,6 +154,7 @@ impl Lines {
             hash,
             start: self.tokens.len(),
             len: u32::try_from(tokens.len()).unwrap_or(u32::MAX),
+            id: u32::try_from(self.index.len()).unwrap_or(u32::MAX),
             count: n,
         };
         self.tokens.extend_from_slice(tokens);
@@ -188,16 +191,23 @@ impl Lines {
         threads: bool,
         sink: &mut dyn FnMut(Vec<u8>) -> std::io::Result<Vec<u8>>,
     ) -> std::io::Result<()> {
-        let mut lines: Vec<Line> = self.index.iter().filter(|l| l.count > 0).copied().collect();
-        // In the order of their tokens in memory (the first sort reads them all).
-        lines.sort_unstable_by_key(|l| l.start);
-        let mut order: Vec<u32> = (0..lines.len() as u32).collect();
         let none = Line {
             hash: 0,
             start: 0,
             len: 0,
+            id: 0,
             count: 0,
         };
+        // In the order of their tokens in memory (the first sort reads them all): each put in
+        // its place, rather than sorted there.
+        let mut lines = vec![none; self.index.len()];
+        for l in self.index.iter() {
+            if let Some(slot) = lines.get_mut(l.id as usize) {
+                *slot = *l;
+            }
+        }
+        lines.retain(|l| l.count > 0);
+        let mut order: Vec<u32> = (0..lines.len() as u32).collect();
         let line = |i: u32| lines.get(i as usize).copied().unwrap_or(none);
         let (through, end) = texts.ranks(threads);
         match end {
@@ -309,6 +319,7 @@ impl Lines {
             hash: 0,
             start: 0,
             len: 0,
+            id: 0,
             count: 0,
         };
         let key = |i: u32, depth: usize| {
