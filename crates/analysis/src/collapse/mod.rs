@@ -5,21 +5,22 @@
 //!
 //! Each sample is read into its line — the thread name's parts, then one text id per frame,
 //! root first — and the line is counted in a table of distinct lines (one probe per sample,
-//! the count kept in the table). The frames of the root part a stack shares with one of its
-//! thread's four recent stacks (read in the same mappings) are taken from it; only the rest
-//! is looked up (mapping, then a `(module, offset)` → text table). At the end the lines are
-//! sorted by their bytes — by ranks of their texts, most significant place first (`msd`) —
-//! and written, each line's start shared with the line before copied from it.
+//! the count kept in the table). A frame's text comes from a small direct-mapped cache by
+//! (address, generation of its address space); only on a miss is it looked up (mapping, then
+//! a `(module, offset)` → text table of a million entries, whose lookups miss the processor's
+//! caches). At the end the lines are sorted by their bytes — by ranks of their texts, most
+//! significant place first (`msd`) — and written, each line's start shared with the line
+//! before copied from it.
 //!
 //! Records are delivered in time order as the loader delivers them (the same
-//! [`OrderedQueue`], flushed at the same FINISHED_ROUNDs), so each sample sees the thread names
-//! and mappings the loader's would; but a queued sample is only its pid, tid, mode and
-//! callchain words (copied into an arena per round), and the side-band records (MMAP, COMM,
-//! FORK, KSYMBOL) are decoded once, when read.
+//! [`crate::ordered::OrderedQueue`], flushed at the same FINISHED_ROUNDs: `order`), so each
+//! sample sees the thread names and mappings the loader's would; but a queued sample is only
+//! its pid, tid, mode and callchain words (copied into an arena per round), and the side-band
+//! records (MMAP, COMM, FORK, KSYMBOL) are decoded once, when read.
 //!
-//! [`collapse_threaded`] reads the records (framing, decompressing, decoding) on one thread,
-//! delivers them and names the frames on another, counts the lines on a third, and sorts and
-//! formats them on two.
+//! [`collapse_threaded`] reads the records (framing, decompressing, decoding) and puts them in
+//! time order on one thread, names the frames on another, counts the lines on a third, and
+//! sorts and formats them on two.
 //!
 //! Not covered (the caller uses the general path): DWARF-mode stacks (they are unwound with
 //! the binaries), and samples with PERF_SAMPLE_READ (delivered once per moved counter).
@@ -66,7 +67,7 @@ pub struct Collapsed {
     /// What happened while reading (the loader's diagnostics, as far as they concern the
     /// folded output: errors, lost records, samples).
     pub diagnostics: LoadDiagnostics,
-    /// Stack entries read, entries not shared with the thread's previous stack (looked up),
+    /// Stack entries read, entries not in the frame cache (looked up),
     /// frame texts made.
     pub counters: [u64; 3],
     threaded: bool,
