@@ -31,6 +31,8 @@ mod order;
 mod reader;
 mod state;
 
+use perfscope_format::constants::HeaderFeature;
+use perfscope_format::metadata::Metadata;
 use perfscope_format::walk::walk;
 
 use self::counter::{count_batches, Counter};
@@ -120,7 +122,7 @@ struct Collapser {
 /// assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), folded.lines());
 /// ```
 pub fn collapse(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupported>, LoadError> {
-    let (c, lines) = run(data, extra, Counter::Here(Lines::default()), false)?;
+    let (c, lines) = run(data, extra, Counter::Here(Lines::default()), None)?;
     Ok(c.map(|c| c.into_collapsed(lines.unwrap_or_default())))
 }
 
@@ -128,6 +130,19 @@ pub fn collapse(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupp
 pub fn collapse_threaded(
     data: &[u8],
     extra: &[&[u8]],
+) -> Result<Result<Collapsed, Unsupported>, LoadError> {
+    // Decompressing makes the reading thread the busier one: the time order is then made on
+    // the naming thread.
+    threaded(data, extra, &|meta| {
+        meta.feature(HeaderFeature::COMPRESSED).is_none()
+    })
+}
+
+/// [`collapse_threaded`], the time order made on the reading thread when `order_on_reader`.
+fn threaded(
+    data: &[u8],
+    extra: &[&[u8]],
+    order_on_reader: &(dyn Fn(&Metadata) -> bool + Sync),
 ) -> Result<Result<Collapsed, Unsupported>, LoadError> {
     std::thread::scope(|scope| {
         let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u32>>(8);
@@ -139,7 +154,7 @@ pub fn collapse_threaded(
             empty: empty_rx,
             closed: false,
         };
-        let (c, _) = run(data, extra, counter, true)?;
+        let (c, _) = run(data, extra, counter, Some(order_on_reader))?;
         // The sender is gone with the counter: the counting thread ends.
         let lines = counting
             .join()
@@ -158,7 +173,7 @@ fn run(
     data: &[u8],
     extra: &[&[u8]],
     counter: Counter,
-    threads: bool,
+    threads: Option<&(dyn Fn(&Metadata) -> bool + Sync)>,
 ) -> Result<(Result<Collapser, Unsupported>, Option<Lines>), LoadError> {
     let mut c = Collapser {
         state: State::default(),
@@ -168,56 +183,93 @@ fn run(
         diag: LoadDiagnostics::default(),
         unsupported: None,
     };
-    // Reads the records in file order and hands over batches in delivery order.
-    let read = |full: &mut dyn FnMut(&mut Batch)| {
+    // Reads the records and hands over batches (`deliver` leaves them empty): in delivery
+    // order when `order_here(metadata)` (asked at the first full batch), else in file order.
+    let read = |order_here: &(dyn Fn(&Metadata) -> bool + Sync),
+                deliver: &mut dyn FnMut(&mut Batch)| {
         let mut reader = Reader::default();
         let mut orderer = Orderer::default();
         let (mut batch, mut out) = (Batch::default(), Batch::default());
-        let mut full = |b: &mut Batch| full(b);
+        let mut here = None;
+        let mut hand_over = |here: bool, batch: &mut Batch, out: &mut Batch| {
+            let mut ordered = |b: &mut Batch| {
+                b.ordered = true;
+                deliver(b);
+            };
+            if here {
+                orderer.accept(batch, out, &mut ordered);
+                batch.clear();
+            } else {
+                batch.ordered = false;
+                deliver(batch);
+            }
+        };
         let walked = walk(data, extra, |meta, _part, item| {
             reader.item(meta, item, &mut batch);
             if batch.is_full() {
-                orderer.accept(&batch, &mut out, &mut full);
-                batch.clear();
+                let h = *here.get_or_insert_with(|| order_here(meta));
+                hand_over(h, &mut batch, &mut out);
             }
         });
-        orderer.accept(&batch, &mut out, &mut full);
-        orderer.finish(&mut out, &mut full);
-        full(&mut out);
+        let h = here.unwrap_or_else(|| walked.as_ref().map_or(true, order_here));
+        hand_over(h, &mut batch, &mut out);
+        orderer.finish(&mut out, &mut |b| {
+            b.ordered = true;
+            deliver(b);
+        });
+        out.ordered = true;
+        deliver(&mut out);
         walked.map(|_| (reader, orderer))
     };
-    let (reader, orderer) = if threads {
+    let (reader, orderer) = if let Some(order_on_reader) = threads {
         std::thread::scope(|scope| {
             let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Batch>(4);
             let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Batch>();
             let reading = scope.spawn(move || {
-                read(&mut |out: &mut Batch| {
+                read(order_on_reader, &mut |b: &mut Batch| {
                     let next = empty_rx.try_recv().unwrap_or_default();
                     // A closed channel: the delivery stopped (it cannot before the end).
-                    let _ = full_tx.send(std::mem::replace(out, next));
+                    let _ = full_tx.send(std::mem::replace(b, next));
                 })
             });
+            let mut orderer = Orderer::default();
+            let mut out = Batch::default();
             for mut batch in full_rx {
-                c.accept(&batch);
+                if batch.ordered {
+                    c.accept(&batch);
+                } else {
+                    orderer.accept(&batch, &mut out, &mut |b| {
+                        c.accept(b);
+                        b.clear();
+                    });
+                }
                 batch.clear();
                 let _ = empty_tx.send(batch);
             }
+            orderer.finish(&mut out, &mut |b| {
+                c.accept(b);
+                b.clear();
+            });
+            c.accept(&out);
             reading
                 .join()
                 .unwrap_or_else(|e| std::panic::resume_unwind(e))
+                .map(|(reader, theirs)| (reader, [theirs, orderer]))
         })
     } else {
-        read(&mut |out: &mut Batch| {
-            c.accept(out);
-            out.clear();
+        read(&|_| true, &mut |b: &mut Batch| {
+            c.accept(b);
+            b.clear();
         })
+        .map(|(reader, orderer)| (reader, [orderer, Orderer::default()]))
     }
     .map_err(LoadError::Format)?;
     if let Some(u) = c.unsupported {
         return Ok((Err(u), None));
     }
-    c.diag.late_records = orderer.late;
-    c.diag.copied_records = orderer.copied;
+    // One of the two ordered the records.
+    c.diag.late_records = orderer.iter().map(|o| o.late).sum();
+    c.diag.copied_records = orderer.iter().map(|o| o.copied).sum();
     let r = reader.diag;
     let d = &mut c.diag;
     d.lost_records = r.lost_records;

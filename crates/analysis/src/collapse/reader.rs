@@ -71,6 +71,9 @@ pub(super) enum Event {
 pub(super) struct Batch {
     pub words: Vec<u64>,
     pub events: Vec<Event>,
+    /// Its events are in delivery order (none waits for its turn): made by an
+    /// [`super::order::Orderer`].
+    pub ordered: bool,
 }
 
 impl Batch {

@@ -96,3 +96,22 @@ fn lines_sort_by_the_bytes_of_the_whole_line() {
     want.sort();
     assert_eq!(got, want.concat());
 }
+
+#[test]
+fn the_time_order_made_on_either_thread_gives_the_same_lines() {
+    for name in ["example.data", "pipe.data", "two-events.data"] {
+        let data = test_data(name);
+        let want = fast(&data);
+        for on_reader in [false, true] {
+            let c = threaded(&data, &[], &|_| on_reader).unwrap().unwrap();
+            let mut out = Vec::new();
+            c.write(&mut out).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                String::from_utf8_lossy(&want),
+                "{name}, ordered on the reading thread: {on_reader}"
+            );
+            assert_eq!(c.diagnostics.samples, c.diagnostics.kept_samples);
+        }
+    }
+}
