@@ -109,6 +109,58 @@ pub(crate) fn msd_sort<T, K, M>(
     }
 }
 
+/// Sorts `elems` by key (equal keys in no given order): with `threads`, each half on a
+/// thread, then the halves merged on two.
+pub(crate) fn sort_by_key<T: Copy + Ord + Default + Send + Sync>(
+    elems: &mut [(T, u32)],
+    threads: bool,
+) {
+    if !threads || elems.len() < 1 << 14 {
+        return elems.sort_unstable_by_key(|e| e.0);
+    }
+    let (a, b) = elems.split_at_mut(elems.len() / 2);
+    std::thread::scope(|scope| {
+        scope.spawn(|| b.sort_unstable_by_key(|e| e.0));
+        a.sort_unstable_by_key(|e| e.0);
+    });
+    let (a, b) = elems.split_at(elems.len() / 2);
+    // The first half's middle key splits both halves.
+    let mid = a.len() / 2;
+    let pivot = a.get(mid).map_or(T::default(), |e| e.0);
+    let j = b.partition_point(|e| e.0 < pivot);
+    let mut out = vec![(T::default(), 0u32); elems.len()];
+    let (low, high) = out.split_at_mut(mid + j);
+    let (a_low, a_high) = a.split_at(mid);
+    let (b_low, b_high) = b.split_at(j);
+    std::thread::scope(|scope| {
+        scope.spawn(|| merge(a_high, b_high, high));
+        merge(a_low, b_low, low);
+    });
+    elems.copy_from_slice(&out);
+}
+
+/// Merges the sorted `a` and `b` into `out` (their total length).
+fn merge<T: Copy + Ord>(mut a: &[(T, u32)], mut b: &[(T, u32)], out: &mut [(T, u32)]) {
+    for slot in out.iter_mut() {
+        let next = match (a.split_first(), b.split_first()) {
+            (Some((x, rest)), Some((y, _))) if x.0 <= y.0 => {
+                a = rest;
+                x
+            }
+            (_, Some((y, rest))) => {
+                b = rest;
+                y
+            }
+            (Some((x, rest)), None) => {
+                a = rest;
+                x
+            }
+            (None, None) => return,
+        };
+        *slot = *next;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +195,30 @@ mod tests {
             msd_sort(&mut elems, 1, &key, &|k| k != 0, threads);
             let got: Vec<&Vec<u128>> = elems.iter().map(|e| &seqs[e.1 as usize]).collect();
             assert_eq!(got, want, "threads: {threads}, u64 keys");
+        }
+    }
+
+    #[test]
+    fn sorts_by_key_on_one_or_two_threads() {
+        let mut x = 99u64;
+        let elems: Vec<(u64, u32)> = (0..40_000u32)
+            .map(|i| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 50, i)
+            })
+            .collect();
+        let mut want = elems.clone();
+        want.sort();
+        for threads in [false, true] {
+            let mut got = elems.clone();
+            sort_by_key(&mut got, threads);
+            let keys: Vec<u64> = got.iter().map(|e| e.0).collect();
+            let want_keys: Vec<u64> = want.iter().map(|e| e.0).collect();
+            assert_eq!(keys, want_keys, "threads: {threads}");
+            got.sort();
+            assert_eq!(got, want, "the same items, threads: {threads}");
         }
     }
 }

@@ -30,6 +30,46 @@ pub(super) struct Texts {
     spans: Vec<(usize, usize)>,
     hashes: Vec<u64>,
     index: HashTable<u32>,
+    /// The texts made by [`Texts::intern_hex`] as `(prefix, offset)` by id (`NO_PREFIX` for
+    /// the others), for [`Texts::ranks`].
+    hex: Vec<(u32, u64)>,
+    /// The prefixes of [`Texts::intern_hex`] (`module+0x`), each once.
+    prefixes: Vec<Vec<u8>>,
+    hex_buf: Vec<u8>,
+}
+
+/// A text not made by [`Texts::intern_hex`].
+const NO_PREFIX: u32 = u32::MAX;
+
+/// Appends `n` in lowercase hex without leading zeros (`format!("{n:x}")`, which costs
+/// several times more: a million frame texts are made this way).
+fn push_hex_digits(out: &mut Vec<u8>, n: u64) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let digits = (16 - n.leading_zeros() as usize / 4).max(1);
+    for i in (0..digits).rev() {
+        out.push(
+            DIGITS
+                .get(((n >> (4 * i)) & 0xf) as usize)
+                .copied()
+                .unwrap_or(b'0'),
+        );
+    }
+}
+
+/// The order of the strings `hex digits of n` + `sep` (no leading zeros) as one number: each
+/// byte a 5-bit symbol in the bytes' order, a missing byte (the string ended) the least, 17
+/// places (16 digits and the separator).
+pub(super) fn hex_key(n: u64, sep: u8) -> u128 {
+    let digits = (16 - n.leading_zeros() as usize / 4).max(1);
+    let mut key = 0u128;
+    for i in (0..digits).rev() {
+        let d = ((n >> (4 * i)) & 0xf) as u128;
+        // '0'..='9' → 2..=11, ';' → 12, 'a'..='f' → 13..=18.
+        key = (key << 5) | if d < 10 { d + 2 } else { d + 3 };
+    }
+    let sep = if sep == b' ' { 1 } else { 12 };
+    key = (key << 5) | sep;
+    key << (5 * (16 - digits))
 }
 
 impl Texts {
@@ -38,12 +78,46 @@ impl Texts {
         self.spans.len()
     }
 
+    /// The id of the text `prefix` + `n` in lowercase hex (`format!("{prefix}{n:x}")`), added
+    /// when new; `prefix` is one of [`Texts::prefix`].
+    pub fn intern_hex(&mut self, prefix: u32, n: u64) -> u32 {
+        let mut buf = std::mem::take(&mut self.hex_buf);
+        buf.clear();
+        buf.extend_from_slice(self.prefixes.get(prefix as usize).map_or(&[][..], |p| p));
+        push_hex_digits(&mut buf, n);
+        let before = self.len();
+        let id = self.intern(&buf);
+        self.hex_buf = buf;
+        if self.len() > before {
+            self.hex.resize(self.len(), (NO_PREFIX, 0));
+            if let Some(h) = self.hex.get_mut(id as usize) {
+                *h = (prefix, n);
+            }
+        }
+        id
+    }
+
+    /// The id of a prefix for [`Texts::intern_hex`].
+    pub fn prefix(&mut self, prefix: &[u8]) -> u32 {
+        if let Some(p) = self.prefixes.iter().position(|p| p == prefix) {
+            return p as u32;
+        }
+        self.prefixes.push(prefix.to_vec());
+        u32::try_from(self.prefixes.len() - 1).unwrap_or(NO_PREFIX)
+    }
+
     /// The rank of each text (by id) in the byte order of `text;` (the order of two lines
     /// that go on after two different texts at the same place: no text holds a `;`), and
     /// of `text ` (a line that ends with it), both counted from 1 over all `2 × len` strings.
     /// The second is `None` when one of the strings is the start of another (a text that
     /// starts with another one and a space), where the order of lines also depends on counts.
     fn ranks(&self, threads: bool) -> (Vec<u32>, Option<Vec<u32>>) {
+        self.ranks_by_prefix(threads)
+            .unwrap_or_else(|| self.ranks_by_bytes(threads))
+    }
+
+    /// [`Texts::ranks`] of any texts: their strings sorted by their bytes.
+    pub(super) fn ranks_by_bytes(&self, threads: bool) -> (Vec<u32>, Option<Vec<u32>>) {
         // Item `2 · id + end`: the text and its separator.
         let string = |item: u32| (self.get(item >> 1), if item & 1 == 1 { b' ' } else { b';' });
         // 15 bytes from `depth` (zeros past the end) and how many of them there are: a
@@ -69,9 +143,21 @@ impl Texts {
             .min(u32::MAX / 2);
         let mut all: Vec<(u128, u32)> = (0..n * 2).map(|i| (0, i)).collect();
         msd_sort(&mut all, 15, &key, &|k| k & 0xff == 15, threads);
+        self.ranks_in_order(&all, None)
+    }
+
+    /// The ranks of [`Texts::ranks`] from the items (`2 · id + end`) in order, and whether a
+    /// string starts the next one (only the strings of `may_start` are compared, when given:
+    /// the others start none).
+    fn ranks_in_order(
+        &self,
+        order: &[(u128, u32)],
+        may_start: Option<&[u32]>,
+    ) -> (Vec<u32>, Option<Vec<u32>>) {
+        let string = |item: u32| (self.get(item >> 1), if item & 1 == 1 { b' ' } else { b';' });
         let mut through = vec![0u32; self.len()];
         let mut end = vec![0u32; self.len()];
-        for (rank, &(_, item)) in all.iter().enumerate() {
+        for (rank, &(_, item)) in order.iter().enumerate() {
             let slot = if item & 1 == 1 {
                 end.get_mut((item >> 1) as usize)
             } else {
@@ -81,14 +167,97 @@ impl Texts {
                 *r = rank as u32 + 1;
             }
         }
-        let prefix = all.windows(2).any(|w| match w {
-            &[(_, a), (_, b)] => {
-                let ((ta, sa), (tb, _)) = (string(a), string(b));
-                tb.len() > ta.len() && tb.starts_with(ta) && tb.get(ta.len()) == Some(&sa)
-            }
-            _ => false,
-        });
+        let starts = |a: u32, b: u32| {
+            let ((ta, sa), (tb, _)) = (string(a), string(b));
+            tb.len() > ta.len() && tb.starts_with(ta) && tb.get(ta.len()) == Some(&sa)
+        };
+        let prefix = match may_start {
+            None => order.windows(2).any(|w| match w {
+                &[(_, a), (_, b)] => starts(a, b),
+                _ => false,
+            }),
+            Some(items) => items.iter().any(|&a| {
+                let ranks = if a & 1 == 1 { &end } else { &through };
+                // The item after `a` is at `a`'s rank (ranks count from 1).
+                let next = ranks
+                    .get((a >> 1) as usize)
+                    .and_then(|&r| order.get(r as usize));
+                next.is_some_and(|&(_, b)| starts(a, b))
+            }),
+        };
         (through, (!prefix).then_some(end))
+    }
+
+    /// [`Texts::ranks`] when texts were made by [`Texts::intern_hex`]: the other texts'
+    /// strings and the prefixes are sorted by their bytes (a few), then every string by (the
+    /// place of its own string or of its prefix there, its hex digits and separator as
+    /// [`hex_key`]): one sort of numbers, with no text read. `None` when there are no such
+    /// texts, or a prefix does not keep its texts together (another string or prefix starts
+    /// with it).
+    pub(super) fn ranks_by_prefix(&self, threads: bool) -> Option<(Vec<u32>, Option<Vec<u32>>)> {
+        let n = self.len();
+        if self.prefixes.is_empty() || n >= (u32::MAX / 2) as usize {
+            return None;
+        }
+        let prefix_of = |id: usize| self.hex.get(id).map_or(NO_PREFIX, |h| h.0);
+        // The other texts' items, then the prefixes as `2 · n + p`.
+        let base = 2 * n as u32;
+        let bytes = |entry: u32| match entry.checked_sub(base) {
+            Some(p) => (self.prefixes.get(p as usize).map_or(&[][..], |p| p), None),
+            None => (
+                self.get(entry >> 1),
+                Some(if entry & 1 == 1 { b' ' } else { b';' }),
+            ),
+        };
+        let string = |entry: u32| {
+            let (text, sep) = bytes(entry);
+            text.iter().copied().chain(sep)
+        };
+        let mut entries: Vec<u32> = (0..n)
+            .filter(|&id| prefix_of(id) == NO_PREFIX)
+            .flat_map(|id| [2 * id as u32, 2 * id as u32 + 1])
+            .chain((0..self.prefixes.len() as u32).map(|p| base + p))
+            .collect();
+        entries.sort_unstable_by(|&a, &b| string(a).cmp(string(b)));
+        let mut all: Vec<(u128, u32)> = (0..base).map(|i| (0, i)).collect();
+        let mut places = vec![0u128; self.prefixes.len()];
+        for (i, w) in entries.iter().enumerate() {
+            let place = (i as u128) << 85;
+            match w.checked_sub(base) {
+                Some(p) => {
+                    // Whatever follows a prefix in the order and starts with it would sort
+                    // among its texts.
+                    let (prefix, _) = bytes(*w);
+                    let next = entries.get(i + 1).map(|&e| string(e));
+                    if next.is_some_and(|next| next.take(prefix.len()).eq(prefix.iter().copied())) {
+                        return None;
+                    }
+                    if let Some(slot) = places.get_mut(p as usize) {
+                        *slot = place;
+                    }
+                }
+                None => {
+                    if let Some(slot) = all.get_mut(*w as usize) {
+                        slot.0 = place;
+                    }
+                }
+            }
+        }
+        for (id, &(p, offset)) in self.hex.iter().enumerate() {
+            let Some(&place) = places.get(p as usize) else {
+                continue;
+            };
+            for (item, sep) in [(2 * id, b';'), (2 * id + 1, b' ')] {
+                if let Some(slot) = all.get_mut(item) {
+                    slot.0 = place | hex_key(offset, sep);
+                }
+            }
+        }
+        crate::msd::sort_by_key(&mut all, threads);
+        // A text made of a prefix and hex digits holds neither separator after its prefix,
+        // and no other string starts with its prefix: its strings start no other.
+        entries.retain(|&e| e < base);
+        Some(self.ranks_in_order(&all, Some(&entries)))
     }
 
     pub fn get(&self, id: u32) -> &[u8] {

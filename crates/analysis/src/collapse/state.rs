@@ -19,6 +19,8 @@ struct Module {
     base: String,
     /// A KSYMBOL's name: every address prints as it.
     named: bool,
+    /// `base+0x` as a prefix of the frame texts ([`Texts::prefix`]), once asked for.
+    prefix: Option<u32>,
 }
 
 /// No module (an address outside every mapping of a process).
@@ -45,7 +47,8 @@ pub(super) struct State {
     cache: FrameCache,
     /// Thread names (not frame texts; kept apart so a name never meets a frame by id).
     pub names: Texts,
-    name_buf: String,
+    /// `0x` as a prefix of the frame texts outside every module, once asked for.
+    no_module: Option<u32>,
     /// Counters: stack entries read, entries not found in the cache (looked up), frame texts
     /// made.
     pub counters: [u64; 3],
@@ -75,7 +78,11 @@ impl State {
         } else {
             module_file_name(path).to_owned()
         };
-        self.modules.push(Module { base, named });
+        self.modules.push(Module {
+            base,
+            named,
+            prefix: None,
+        });
         self.module_ids.insert(path.to_owned(), m);
         ModuleIndex(m)
     }
@@ -177,7 +184,7 @@ impl State {
             modules,
             frames,
             cache,
-            name_buf,
+            no_module,
             kernel_generation,
             counters,
             ..
@@ -223,28 +230,26 @@ impl State {
                 (None, CpuMode::Kernel) => (kernel_module.map_or(NO_MODULE, |m| m.0), addr),
                 (None, CpuMode::User) => (NO_MODULE, addr),
             };
-            let m = modules.get(module as usize);
-            let named = m.is_some_and(|m| m.named);
+            let m = modules.get_mut(module as usize);
+            let named = m.as_ref().is_some_and(|m| m.named);
             let key = (module, if named { 0 } else { rel });
             let token = match frames.get(&key) {
                 Some(&t) => t,
                 None => {
                     counters[2] += 1;
-                    let name = &mut *name_buf;
-                    name.clear();
-                    match m {
-                        Some(m) if m.named => name.push_str(&m.base),
+                    let t = match m {
+                        Some(m) if m.named => texts.intern(m.base.replace(';', ":").as_bytes()),
+                        // `module+0xoffset`, or `0xaddress` outside every module.
                         Some(m) => {
-                            name.push_str(&m.base);
-                            name.push('+');
-                            push_hex(name, rel);
+                            let prefix = *m.prefix.get_or_insert_with(|| {
+                                texts.prefix(format!("{}+0x", m.base.replace(';', ":")).as_bytes())
+                            });
+                            texts.intern_hex(prefix, rel)
                         }
-                        None => push_hex(name, rel),
-                    }
-                    let t = if name.contains(';') {
-                        texts.intern(name.replace(';', ":").as_bytes())
-                    } else {
-                        texts.intern(name.as_bytes())
+                        None => {
+                            let prefix = *no_module.get_or_insert_with(|| texts.prefix(b"0x"));
+                            texts.intern_hex(prefix, rel)
+                        }
                     };
                     frames.insert(key, t);
                     t
@@ -267,24 +272,6 @@ impl State {
             frames.reverse();
         }
     }
-}
-
-/// Appends `0x` and `n` in lowercase hex without leading zeros (`format!("0x{n:x}")`, which
-/// costs several times more: a million frame texts are made this way).
-fn push_hex(out: &mut String, n: u64) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [b'0'; 16];
-    let len = (16 - n.leading_zeros() as usize / 4).max(1);
-    for (i, d) in buf.iter_mut().take(len).enumerate() {
-        let shift = 4 * (len - 1 - i);
-        *d = DIGITS
-            .get(((n >> shift) & 0xf) as usize)
-            .copied()
-            .unwrap_or(b'0');
-    }
-    out.push_str("0x");
-    // Hex digits are ASCII.
-    out.push_str(std::str::from_utf8(buf.get(..len).unwrap_or(&[])).unwrap_or("0"));
 }
 
 /// A direct-mapped cache of frame texts by (address, address space tag) in front of the
@@ -335,25 +322,4 @@ pub(super) enum Chain<'a> {
     Ip(u64, CpuMode),
     /// The callchain and the mode of the sample's ip (the mode before the first marker).
     Callchain(&'a [u64], CpuMode),
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn hex_texts_are_what_format_prints() {
-        for n in [
-            0,
-            1,
-            0xf,
-            0x10,
-            0xabc,
-            0xffff_ffff_8130_1533,
-            u64::MAX,
-            1 << 63,
-        ] {
-            let mut s = String::from("x");
-            super::push_hex(&mut s, n);
-            assert_eq!(s, format!("x0x{n:x}"));
-        }
-    }
 }

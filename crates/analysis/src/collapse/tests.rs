@@ -115,3 +115,142 @@ fn the_time_order_made_on_either_thread_gives_the_same_lines() {
         }
     }
 }
+
+#[test]
+fn hex_keys_sort_like_the_bytes_of_their_strings() {
+    let mut x = 7u64;
+    let mut strings: Vec<(u128, Vec<u8>)> = Vec::new();
+    for i in 0..3000u64 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        // Every length of hex digits, and small numbers that start each other ("12", "123").
+        let n = if i % 3 == 0 { i } else { x >> (x % 64) };
+        for sep in [b' ', b';'] {
+            let mut s = format!("{n:x}").into_bytes();
+            s.push(sep);
+            strings.push((lines::hex_key(n, sep), s));
+        }
+    }
+    let mut by_key = strings.clone();
+    by_key.sort_by_key(|s| s.0);
+    strings.sort_by(|a, b| a.1.cmp(&b.1));
+    assert_eq!(
+        by_key.iter().map(|s| &s.1).collect::<Vec<_>>(),
+        strings.iter().map(|s| &s.1).collect::<Vec<_>>()
+    );
+}
+
+/// A line's texts (a prefix and an offset, or a name) and its count.
+type HexLine<'a> = (&'a [(&'a str, Option<u64>)], u64);
+
+/// Lines of texts made as frame texts are (`prefix` + hex) and as names are, written; and the
+/// same lines' text sorted by its bytes.
+fn hex_lines(lines: &[HexLine<'_>]) -> (String, String) {
+    let mut t = Texts::default();
+    let mut l = Lines::default();
+    let mut want = Vec::new();
+    for (tokens, count) in lines {
+        let ids: Vec<u32> = tokens
+            .iter()
+            .map(|&(text, n)| match n {
+                Some(n) => {
+                    let p = t.prefix(text.as_bytes());
+                    t.intern_hex(p, n)
+                }
+                None => t.intern(text.as_bytes()),
+            })
+            .collect();
+        l.count(&ids, *count);
+        let texts: Vec<String> = tokens
+            .iter()
+            .map(|&(text, n)| match n {
+                Some(n) => format!("{text}{n:x}"),
+                None => text.to_owned(),
+            })
+            .collect();
+        want.push(format!("{} {count}\n", texts.join(";")));
+    }
+    want.sort();
+    let mut out = Vec::new();
+    l.write(&t, true, &mut out).unwrap();
+    (String::from_utf8(out).unwrap(), want.concat())
+}
+
+#[test]
+fn lines_of_hex_texts_sort_by_their_bytes() {
+    let libc = "libc.so.6+0x";
+    let k = "[kernel.kallsyms]+0x";
+    // Offsets whose digits start each other (12, 123, 12a), a prefix that is another's start
+    // ("libc.so.6+0x" and "libc.so+0x"), addresses outside modules ("0x"), and names.
+    let lines: &[HexLine<'_>] = &[
+        (
+            &[
+                ("gzip", None),
+                (libc, Some(0x12)),
+                (k, Some(0xffff_ffff_8100_0000)),
+            ],
+            1,
+        ),
+        (
+            &[
+                ("gzip", None),
+                (libc, Some(0x123)),
+                (k, Some(0xffff_ffff_8100_0000)),
+            ],
+            2,
+        ),
+        (&[("gzip", None), (libc, Some(0x12a))], 3),
+        (&[("gzip", None), (libc, Some(0x12))], 4),
+        (&[("gzip", None), ("libc.so+0x", Some(0x5))], 5),
+        (&[("gzip", None), ("0x", Some(0))], 6),
+        (&[("gzip", None), ("0x", Some(0x10))], 7),
+        (&[("gzip x", None), (libc, Some(0x1))], 8),
+        (&[("sh", None), ("bpf_prog_1", None), (k, Some(0x9))], 9),
+    ];
+    let (got, want) = hex_lines(lines);
+    assert_eq!(got, want);
+    // A name that starts with a prefix sorts among its texts: the texts are sorted by their
+    // bytes instead (the same order).
+    let mut more = lines.to_vec();
+    more.push((&[("gzip", None), ("libc.so.6+0x12b", None)], 10));
+    let named = [("libc.so.6+0x1", None), (libc, Some(0x1))];
+    more.push((&named, 11));
+    let (got, want) = hex_lines(&more);
+    assert_eq!(got, want);
+}
+
+#[test]
+fn ranks_by_prefix_are_the_ranks_by_bytes() {
+    let mut t = Texts::default();
+    let mut x = 3u64;
+    let prefixes = [
+        "libc.so.6+0x",
+        "libc.so+0x",
+        "[kernel.kallsyms]+0x",
+        "0x",
+        "a b+0x",
+    ];
+    for i in 0..4000u64 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let p = t.prefix(prefixes[(x % 5) as usize].as_bytes());
+        // Small numbers, whose digits start each other's, and every length of digits.
+        let n = if i % 2 == 0 { i % 300 } else { x >> (x % 64) };
+        t.intern_hex(p, n);
+        if i % 500 == 0 {
+            t.intern(format!("name {i}").as_bytes());
+            t.intern(b"a");
+        }
+    }
+    for threads in [false, true] {
+        let by_prefix = t
+            .ranks_by_prefix(threads)
+            .expect("no prefix is another's start");
+        assert_eq!(by_prefix, t.ranks_by_bytes(threads), "threads: {threads}");
+    }
+    // A name that starts with a prefix would sort among its texts.
+    t.intern(b"libc.so+0x1;x");
+    assert_eq!(t.ranks_by_prefix(false), None);
+}
