@@ -66,6 +66,10 @@ impl State {
         if let Some(&m) = self.module_ids.get(path) {
             if named {
                 if let Some(module) = self.modules.get_mut(m as usize) {
+                    if !module.named {
+                        // Its frames in any address space print otherwise from now on.
+                        self.cache.clear();
+                    }
                     module.named = true;
                     path.clone_into(&mut module.base);
                 }
@@ -307,6 +311,10 @@ impl FrameCache {
         }
     }
 
+    fn clear(&mut self) {
+        self.slots.fill((0, u64::MAX, 0));
+    }
+
     fn put(&mut self, addr: u64, tag: u64, token: u32) {
         if let Some(s) = self.slots.get_mut(Self::slot(addr, tag)) {
             *s = (addr, tag, token);
@@ -322,4 +330,38 @@ pub(super) enum Chain<'a> {
     Ip(u64, CpuMode),
     /// The callchain and the mode of the sample's ip (the mode before the first marker).
     Callchain(&'a [u64], CpuMode),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The texts of a sample's line.
+    fn line(state: &mut State, texts: &mut Texts, pid: u32, addr: u64) -> Vec<String> {
+        let mut out = Vec::new();
+        state.line(texts, pid, pid, Chain::Ip(addr, CpuMode::User), &mut out);
+        out.iter()
+            .map(|&t| String::from_utf8_lossy(texts.get(t)).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_module_named_by_a_ksymbol_later_prints_as_its_name_everywhere() {
+        let (mut state, mut texts) = (State::default(), Texts::default());
+        state.comm(7, 7, "app");
+        state.mmap(7, 0x1000, 0x1000, 0, "/opt/jit.so");
+        assert_eq!(
+            line(&mut state, &mut texts, 7, 0x1010),
+            ["app", "jit.so+0x10"]
+        );
+        // A KSYMBOL of the same name (the loader's modules are keyed by path or name) makes
+        // every address of that module print as the name, in the process too.
+        state.ksymbol(0xffff_0000, 0x100, "/opt/jit.so");
+        assert_eq!(
+            line(&mut state, &mut texts, 7, 0x1010),
+            ["app", "/opt/jit.so"]
+        );
+        // Outside every module: the address.
+        assert_eq!(line(&mut state, &mut texts, 7, 0x9000), ["app", "0x9000"]);
+    }
 }
