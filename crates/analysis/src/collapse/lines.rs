@@ -8,7 +8,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use std::io::Write;
 
 use hashbrown::HashTable;
-use rustc_hash::FxBuildHasher;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::msd::msd_sort;
 
@@ -35,6 +35,7 @@ pub(super) struct Texts {
     hex: Vec<(u32, u64)>,
     /// The prefixes of [`Texts::intern_hex`] (`module+0x`), each once.
     prefixes: Vec<Vec<u8>>,
+    prefix_ids: FxHashMap<Vec<u8>, u32>,
     hex_buf: Vec<u8>,
 }
 
@@ -99,11 +100,13 @@ impl Texts {
 
     /// The id of a prefix for [`Texts::intern_hex`].
     pub fn prefix(&mut self, prefix: &[u8]) -> u32 {
-        if let Some(p) = self.prefixes.iter().position(|p| p == prefix) {
-            return p as u32;
+        if let Some(&p) = self.prefix_ids.get(prefix) {
+            return p;
         }
+        let p = u32::try_from(self.prefixes.len()).unwrap_or(NO_PREFIX);
         self.prefixes.push(prefix.to_vec());
-        u32::try_from(self.prefixes.len() - 1).unwrap_or(NO_PREFIX)
+        self.prefix_ids.insert(prefix.to_vec(), p);
+        p
     }
 
     /// The rank of each text (by id) in the byte order of `text;` (the order of two lines
