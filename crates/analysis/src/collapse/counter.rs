@@ -24,13 +24,23 @@ pub(super) enum Counter {
 }
 
 impl Counter {
-    /// Counts one sample of the line `tokens`.
-    pub fn line(&mut self, tokens: &[u32]) {
+    /// Counts one sample of the line that `make` appends to the vector it is given (`scratch`
+    /// when counted here; else the batch itself, so the tokens are not copied again).
+    pub fn line(&mut self, scratch: &mut Vec<u32>, make: impl FnOnce(&mut Vec<u32>)) {
         match self {
-            Counter::Here(lines) => lines.count(tokens, 1),
+            Counter::Here(lines) => {
+                scratch.clear();
+                make(scratch);
+                lines.count(scratch, 1);
+            }
             Counter::Batches { buf, .. } => {
-                buf.push(u32::try_from(tokens.len()).unwrap_or(u32::MAX));
-                buf.extend_from_slice(tokens);
+                let at = buf.len();
+                buf.push(0);
+                make(buf);
+                let len = u32::try_from(buf.len() - at - 1).unwrap_or(u32::MAX);
+                if let Some(l) = buf.get_mut(at) {
+                    *l = len;
+                }
                 if buf.len() >= BATCH {
                     self.send();
                 }

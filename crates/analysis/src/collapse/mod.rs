@@ -365,8 +365,7 @@ impl Collapser {
         } else {
             Chain::Ip(ip, mode)
         };
-        state.line(texts, pid, tid, chain, tokens);
-        counter.line(tokens);
+        counter.line(tokens, |out| state.line(texts, pid, tid, chain, out));
     }
 }
 

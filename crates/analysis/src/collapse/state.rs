@@ -167,8 +167,9 @@ impl State {
         }
     }
 
-    /// Appends the tokens of a sample's line: the thread name's parts, then the frames root
-    /// first (see `chain_entries` in the builder for the rules of context markers).
+    /// Appends the tokens of a sample's line to `out`: the thread name's parts, then the
+    /// frames root first (see `chain_entries` in the builder for the rules of context
+    /// markers).
     pub fn line(
         &mut self,
         texts: &mut Texts,
@@ -177,7 +178,6 @@ impl State {
         chain: Chain<'_>,
         out: &mut Vec<u32>,
     ) {
-        out.clear();
         let State {
             threads,
             names,
