@@ -238,7 +238,7 @@ fn run(
                 if batch.ordered {
                     c.accept(&batch);
                 } else {
-                    orderer.accept(&batch, &mut out, &mut |b| {
+                    orderer.accept(&mut batch, &mut out, &mut |b| {
                         c.accept(b);
                         b.clear();
                     });

@@ -12,7 +12,7 @@ use crate::ordered::OrderedQueue;
 /// A queued record.
 #[derive(Clone, Copy, Debug)]
 enum Queued {
-    /// A sample in the arena of round `chunk`, from word `start` to `end`.
+    /// A sample in the words of batch `chunk`, from word `start` to `end`.
     Sample {
         chunk: u64,
         start: usize,
@@ -22,56 +22,64 @@ enum Queued {
     Side(usize),
 }
 
-/// A round's sample words, with how many of its samples are still queued.
-#[derive(Default)]
+/// The words of a batch some of whose samples wait, with how many still do.
 struct Chunk {
     words: Vec<u64>,
     live: usize,
 }
 
 /// Puts events in delivery order (see the module docs).
+#[derive(Default)]
 pub(super) struct Orderer {
     queue: OrderedQueue<Queued>,
+    /// The words of the batches taken before the one being taken, from `first_chunk` on.
     chunks: VecDeque<Chunk>,
     first_chunk: u64,
+    /// Words of delivered batches, given to the next batches taken in their place.
     spare: Vec<Vec<u64>>,
     side: Vec<Option<Side>>,
     /// Records that arrived after a record with a later time was delivered.
     pub late: u64,
-    /// Samples copied into a round's arena to wait for their turn.
+    /// Samples that waited for their turn.
     pub copied: u64,
 }
 
-impl Default for Orderer {
-    fn default() -> Self {
-        Orderer {
-            queue: OrderedQueue::new(),
-            chunks: VecDeque::from([Chunk::default()]),
-            first_chunk: 0,
-            spare: Vec::new(),
-            side: Vec::new(),
-            late: 0,
-            copied: 0,
-        }
-    }
+/// The batch being taken: its words, and how many of its samples wait.
+struct Current<'a> {
+    id: u64,
+    words: &'a [u64],
+    live: usize,
 }
 
 impl Orderer {
     /// Takes a batch in file order: what can go at once goes to `out`, the rest waits for its
-    /// turn. `full` is given `out` whenever it is full, and leaves it empty.
-    pub fn accept(&mut self, batch: &Batch, out: &mut Batch, full: &mut impl FnMut(&mut Batch)) {
+    /// turn. `full` is given `out` whenever it is full, and leaves it empty. The batch's words
+    /// are kept while some of its samples wait (not copied): it is given other words.
+    pub fn accept(
+        &mut self,
+        batch: &mut Batch,
+        out: &mut Batch,
+        full: &mut impl FnMut(&mut Batch),
+    ) {
+        let mut current = Current {
+            id: self.first_chunk + self.chunks.len() as u64,
+            words: &batch.words,
+            live: 0,
+        };
         for event in &batch.events {
             match event {
-                Event::Round => self.finished_round(out, full),
+                Event::Round => self.finished_round(&mut current, out, full),
                 Event::Error(e) => out.events.push(Event::Error(*e)),
                 Event::Unsupported(u) => out.events.push(Event::Unsupported(*u)),
-                &Event::Sample { time, start, end } => {
-                    let words = batch.words.get(start..end).unwrap_or(&[]);
-                    match time {
-                        Some(time) => self.queue_sample(time, words),
-                        None => out.push_sample(words),
+                &Event::Sample { time, start, end } => match time {
+                    Some(time) => {
+                        let chunk = current.id;
+                        self.queue.push(time, Queued::Sample { chunk, start, end });
+                        current.live += 1;
+                        self.copied += 1;
                     }
-                }
+                    None => out.push_sample(current.words.get(start..end).unwrap_or(&[])),
+                },
                 Event::Side {
                     time: Some(time),
                     side,
@@ -88,53 +96,55 @@ impl Orderer {
                 full(out);
             }
         }
+        let live = current.live;
+        if live > 0 {
+            let spare = self.spare.pop().unwrap_or_default();
+            let words = std::mem::replace(&mut batch.words, spare);
+            self.chunks.push_back(Chunk { words, live });
+        }
     }
 
     /// The end of the input: everything still queued, in order.
     pub fn finish(&mut self, out: &mut Batch, full: &mut impl FnMut(&mut Batch)) {
+        let mut none = Current {
+            id: u64::MAX,
+            words: &[],
+            live: 0,
+        };
         let mut queue = std::mem::take(&mut self.queue);
-        queue.finish(|_, q| self.deliver(q, out, full));
+        queue.finish(|_, q| self.deliver(q, &mut none, out, full));
         self.late = queue.late;
         self.queue = queue;
     }
 
-    fn queue_sample(&mut self, time: u64, words: &[u64]) {
-        if self.chunks.is_empty() {
-            self.chunks.push_back(Chunk::default());
-        }
-        let chunk_id = self.first_chunk + self.chunks.len() as u64 - 1;
-        let Some(chunk) = self.chunks.back_mut() else {
-            return;
-        };
-        let start = chunk.words.len();
-        chunk.words.extend_from_slice(words);
-        chunk.live += 1;
-        self.queue.push(
-            time,
-            Queued::Sample {
-                chunk: chunk_id,
-                start,
-                end: chunk.words.len(),
-            },
-        );
-        self.copied += 1;
-    }
-
-    fn finished_round(&mut self, out: &mut Batch, full: &mut impl FnMut(&mut Batch)) {
+    fn finished_round(
+        &mut self,
+        current: &mut Current<'_>,
+        out: &mut Batch,
+        full: &mut impl FnMut(&mut Batch),
+    ) {
         let mut queue = std::mem::take(&mut self.queue);
-        queue.finished_round(|_, q| self.deliver(q, out, full));
+        queue.finished_round(|_, q| self.deliver(q, current, out, full));
         self.queue = queue;
         self.reclaim();
-        let words = self.spare.pop().unwrap_or_default();
-        self.chunks.push_back(Chunk { words, live: 0 });
     }
 
-    fn deliver(&mut self, q: Queued, out: &mut Batch, full: &mut impl FnMut(&mut Batch)) {
+    fn deliver(
+        &mut self,
+        q: Queued,
+        current: &mut Current<'_>,
+        out: &mut Batch,
+        full: &mut impl FnMut(&mut Batch),
+    ) {
         match q {
             Queued::Side(i) => {
                 if let Some(side) = self.side.get_mut(i).and_then(Option::take) {
                     out.events.push(Event::Side { time: None, side });
                 }
+            }
+            Queued::Sample { chunk, start, end } if chunk == current.id => {
+                current.live = current.live.saturating_sub(1);
+                out.push_sample(current.words.get(start..end).unwrap_or(&[]));
             }
             Queued::Sample { chunk, start, end } => {
                 let index = usize::try_from(chunk - self.first_chunk).unwrap_or(usize::MAX);
@@ -150,12 +160,12 @@ impl Orderer {
         }
     }
 
-    /// Recycles the oldest chunks whose samples were all delivered (never the newest one).
+    /// Recycles the oldest chunks whose samples were all delivered.
     fn reclaim(&mut self) {
-        while self.chunks.len() > 1 && self.chunks.front().is_some_and(|c| c.live == 0) {
+        while self.chunks.front().is_some_and(|c| c.live == 0) {
             if let Some(mut c) = self.chunks.pop_front() {
                 self.first_chunk += 1;
-                if self.spare.len() < 4 {
+                if self.spare.len() < 8 {
                     c.words.clear();
                     self.spare.push(c.words);
                 }
