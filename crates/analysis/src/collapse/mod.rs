@@ -15,12 +15,13 @@
 //! Records are delivered in time order as the loader delivers them (the same
 //! [`crate::ordered::OrderedQueue`], flushed at the same FINISHED_ROUNDs: `order`), so each
 //! sample sees the thread names and mappings the loader's would; but a queued sample is only
-//! its pid, tid, mode and callchain words (copied into an arena per round), and the side-band
-//! records (MMAP, COMM, FORK, KSYMBOL) are decoded once, when read.
+//! its pid, tid, mode and callchain words (left in the batch it was read into), and the
+//! side-band records (MMAP, COMM, FORK, KSYMBOL) are decoded once, when read.
 //!
 //! [`collapse_threaded`] reads the records (framing, decompressing, decoding) and puts them in
-//! time order on one thread, names the frames on another, counts the lines on a third, and
-//! sorts and formats them on two.
+//! time order on one thread (the order moves to the second when the records are compressed),
+//! names the frames on another, counts the lines on a third, and sorts and formats them on
+//! two.
 //!
 //! Not covered (the caller uses the general path): DWARF-mode stacks (they are unwound with
 //! the binaries), and samples with PERF_SAMPLE_READ (delivered once per moved counter).

@@ -1,8 +1,8 @@
-//! Time order on the reading side of the collapse fast path: the events of file-order batches
-//! become batches of events in delivery order (the loader's [`OrderedQueue`], flushed at the
-//! same FINISHED_ROUNDs), none of them waiting any more. With the reading on a thread of its
-//! own, the queue's work (copying sample words into a round's arena, sorting, releasing) runs
-//! there, not on the thread that names frames.
+//! Time order for the collapse fast path: the events of file-order batches become batches of
+//! events in delivery order (the loader's [`OrderedQueue`], flushed at the same
+//! FINISHED_ROUNDs), none of them waiting any more. A batch's words are kept (not copied)
+//! while some of its samples wait. It runs on the reading thread, or on the naming thread when
+//! decompressing keeps the reading thread busy (see `collapse_threaded`).
 
 use std::collections::VecDeque;
 
