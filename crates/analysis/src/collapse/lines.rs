@@ -121,13 +121,11 @@ impl Texts {
 
     /// [`Texts::ranks`] of any texts: their strings sorted by their bytes.
     pub(super) fn ranks_by_bytes(&self, threads: bool) -> (Vec<u32>, Option<Vec<u32>>) {
-        // Item `2 · id + end`: the text and its separator.
-        let string = |item: u32| (self.get(item >> 1), if item & 1 == 1 { b' ' } else { b';' });
         // 15 bytes from `depth` (zeros past the end) and how many of them there are: a
         // string before the strings it starts (a zero byte in a text would look like the
         // padding; the count tells them apart).
         let key = |item: u32, depth: usize| {
-            let (text, sep) = string(item);
+            let (text, sep) = self.item(item);
             let mut k = 0u128;
             let mut n = 0u128;
             for i in depth..depth + 15 {
@@ -157,7 +155,6 @@ impl Texts {
         order: &[(u128, u32)],
         may_start: Option<&[u32]>,
     ) -> (Vec<u32>, Option<Vec<u32>>) {
-        let string = |item: u32| (self.get(item >> 1), if item & 1 == 1 { b' ' } else { b';' });
         let mut through = vec![0u32; self.len()];
         let mut end = vec![0u32; self.len()];
         for (rank, &(_, item)) in order.iter().enumerate() {
@@ -171,7 +168,7 @@ impl Texts {
             }
         }
         let starts = |a: u32, b: u32| {
-            let ((ta, sa), (tb, _)) = (string(a), string(b));
+            let ((ta, sa), (tb, _)) = (self.item(a), self.item(b));
             tb.len() > ta.len() && tb.starts_with(ta) && tb.get(ta.len()) == Some(&sa)
         };
         let prefix = match may_start {
@@ -207,10 +204,10 @@ impl Texts {
         let base = 2 * n as u32;
         let bytes = |entry: u32| match entry.checked_sub(base) {
             Some(p) => (self.prefixes.get(p as usize).map_or(&[][..], |p| p), None),
-            None => (
-                self.get(entry >> 1),
-                Some(if entry & 1 == 1 { b' ' } else { b';' }),
-            ),
+            None => {
+                let (text, sep) = self.item(entry);
+                (text, Some(sep))
+            }
         };
         let string = |entry: u32| {
             let (text, sep) = bytes(entry);
@@ -261,6 +258,12 @@ impl Texts {
         // and no other string starts with its prefix: its strings start no other.
         entries.retain(|&e| e < base);
         Some(self.ranks_in_order(&all, Some(&entries)))
+    }
+
+    /// Item `2 · id + end` of [`Texts::ranks`]: a text and its separator (` ` when a line
+    /// ends with it, `;` when the line goes on).
+    fn item(&self, item: u32) -> (&[u8], u8) {
+        (self.get(item >> 1), if item & 1 == 1 { b' ' } else { b';' })
     }
 
     pub fn get(&self, id: u32) -> &[u8] {

@@ -187,21 +187,17 @@ fn run(
     // Reads the records and hands over batches (`deliver` leaves them empty): in delivery
     // order when `order_here(metadata)` (asked at the first full batch), else in file order.
     let read = |order_here: &(dyn Fn(&Metadata) -> bool + Sync),
-                deliver: &mut dyn FnMut(&mut Batch)| {
+                mut deliver: &mut dyn FnMut(&mut Batch)| {
         let mut reader = Reader::default();
         let mut orderer = Orderer::default();
         let (mut batch, mut out) = (Batch::default(), Batch::default());
         let mut here = None;
         let mut hand_over = |here: bool, batch: &mut Batch, out: &mut Batch| {
-            let mut ordered = |b: &mut Batch| {
-                b.ordered = true;
-                deliver(b);
-            };
             if here {
-                orderer.accept(batch, out, &mut ordered);
+                orderer.accept(batch, out, &mut deliver);
                 batch.clear();
             } else {
-                batch.ordered = false;
+                batch.unordered = true;
                 deliver(batch);
             }
         };
@@ -214,11 +210,7 @@ fn run(
         });
         let h = here.unwrap_or_else(|| walked.as_ref().map_or(true, order_here));
         hand_over(h, &mut batch, &mut out);
-        orderer.finish(&mut out, &mut |b| {
-            b.ordered = true;
-            deliver(b);
-        });
-        out.ordered = true;
+        orderer.finish(&mut out, &mut deliver);
         deliver(&mut out);
         walked.map(|_| (reader, orderer))
     };
@@ -236,33 +228,22 @@ fn run(
             let mut orderer = Orderer::default();
             let mut out = Batch::default();
             for mut batch in full_rx {
-                if batch.ordered {
-                    c.accept(&batch);
-                } else {
-                    orderer.accept(&mut batch, &mut out, &mut |b| {
-                        c.accept(b);
-                        b.clear();
-                    });
+                if batch.unordered {
+                    orderer.accept(&mut batch, &mut out, &mut |b| c.take(b));
                 }
-                batch.clear();
+                c.take(&mut batch);
                 let _ = empty_tx.send(batch);
             }
-            orderer.finish(&mut out, &mut |b| {
-                c.accept(b);
-                b.clear();
-            });
-            c.accept(&out);
+            orderer.finish(&mut out, &mut |b| c.take(b));
+            c.take(&mut out);
             reading
                 .join()
                 .unwrap_or_else(|e| std::panic::resume_unwind(e))
                 .map(|(reader, theirs)| (reader, [theirs, orderer]))
         })
     } else {
-        read(&|_| true, &mut |b: &mut Batch| {
-            c.accept(b);
-            b.clear();
-        })
-        .map(|(reader, orderer)| (reader, [orderer, Orderer::default()]))
+        read(&|_| true, &mut |b: &mut Batch| c.take(b))
+            .map(|(reader, orderer)| (reader, [orderer, Orderer::default()]))
     }
     .map_err(LoadError::Format)?;
     if let Some(u) = c.unsupported {
@@ -292,6 +273,15 @@ impl Collapser {
             diagnostics: self.diag,
             threaded: false,
         }
+    }
+
+    /// Takes the events of a batch in delivery order (none, when it is in file order: an
+    /// [`Orderer`] takes those) and leaves it empty.
+    fn take(&mut self, batch: &mut Batch) {
+        if !batch.unordered {
+            self.accept(batch);
+        }
+        batch.clear();
     }
 
     /// Takes the events of a batch, in delivery order.

@@ -71,9 +71,9 @@ pub(super) enum Event {
 pub(super) struct Batch {
     pub words: Vec<u64>,
     pub events: Vec<Event>,
-    /// Its events are in delivery order (none waits for its turn): made by an
-    /// [`super::order::Orderer`].
-    pub ordered: bool,
+    /// Its events are in file order, for an [`super::order::Orderer`] to put in delivery
+    /// order (else none waits for its turn). Cleared with the batch.
+    pub unordered: bool,
 }
 
 impl Batch {
@@ -96,6 +96,7 @@ impl Batch {
     pub fn clear(&mut self) {
         self.words.clear();
         self.events.clear();
+        self.unordered = false;
     }
 }
 
