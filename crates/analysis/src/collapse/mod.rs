@@ -251,7 +251,7 @@ fn run(
     }
     // One of the two ordered the records.
     c.diag.late_records = orderer.iter().map(|o| o.late).sum();
-    c.diag.copied_records = orderer.iter().map(|o| o.copied).sum();
+    c.diag.copied_records = orderer.iter().map(|o| o.queued).sum();
     let r = reader.diag;
     let d = &mut c.diag;
     d.lost_records = r.lost_records;

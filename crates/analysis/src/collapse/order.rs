@@ -41,7 +41,7 @@ pub(super) struct Orderer {
     /// Records that arrived after a record with a later time was delivered.
     pub late: u64,
     /// Samples that waited for their turn.
-    pub copied: u64,
+    pub queued: u64,
 }
 
 /// The batch being taken: its words, and how many of its samples wait.
@@ -76,7 +76,7 @@ impl Orderer {
                         let chunk = current.id;
                         self.queue.push(time, Queued::Sample { chunk, start, end });
                         current.live += 1;
-                        self.copied += 1;
+                        self.queued += 1;
                     }
                     None => out.push_sample(current.words.get(start..end).unwrap_or(&[])),
                 },
