@@ -140,6 +140,24 @@ test('if the app wasm cannot load, the page says so instead of staying blank', a
   await page.close();
 });
 
+test('the analysis worker that boot.js starts is the one the app uses; with worker parameters the app starts its own', async () => {
+  for (const [query, want] of [['', 'worker_loader.js'], ['?reader=0', 'worker_loader.js?reader=0']]) {
+    const page = await app.browser.context.newPage();
+    const workers = [];
+    page.on('worker', (w) => workers.push(w.url().split('/').pop()));
+    await page.goto(`${app.server.url}${query}`);
+    await waitForState(page, ['idle']);
+    await page.setInputFiles('#file', join(DATA, 'example.data'));
+    assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
+    // One analysis worker (and its reader): had the app not adopted boot.js's worker, there
+    // would be two.
+    const analysis = workers.filter((w) => w.startsWith('worker_loader.js'));
+    assert.deepEqual(analysis, [want], workers.join(' '));
+    assert.deepEqual(workers.filter((w) => w === 'reader.js').length, query ? 0 : 1, workers.join(' '));
+    await page.close();
+  }
+});
+
 test('if the worker wasm cannot load, opening a file says so', async () => {
   const page = await app.browser.context.newPage();
   await page.route(/\/worker_bg\.wasm$/, (route) => route.abort());

@@ -1,11 +1,15 @@
 // Runs before the app (a file, not an inline script: the page's Content-Security-Policy allows
-// no inline script). Three jobs:
+// no inline script). Four jobs:
 // 1. If the app cannot start (a file missing, .wasm served with the wrong type, no
 //    WebAssembly), say so instead of leaving "Loading Perfscope…" on screen.
 // 2. Narrow connect-src to the page's own origin plus the origin of an explicit ?url= (a second
 //    policy: the browser enforces both, so this can only take permissions away).
 // 3. Register the service worker (./sw.js, written by scripts/postbuild.mjs) that keeps the
 //    page working offline once loaded.
+// 4. Start the analysis worker (web/worker_loader.js) now, so that its wasm loads and compiles
+//    while the app's own wasm does, instead of after it: a file set on the page, or a ?url=
+//    file, soon after it opens is then read at once. The app adopts it (web/src/worker_client.rs,
+//    `take_early_worker`), with the events it sent before the app listened.
 (function () {
   'use strict';
   function perfscopeBootFailed(reason) {
@@ -38,6 +42,18 @@
   meta.httpEquiv = 'Content-Security-Policy';
   meta.content = 'connect-src ' + allowed.join(' ');
   document.head.appendChild(meta);
+
+  // Only without the parameters the app passes on to its worker (?reader, ?preview, ?share):
+  // with them the app starts its own, with those parameters.
+  try {
+    var query = new URLSearchParams(location.search);
+    if (typeof Worker === 'function' && !query.has('reader') && !query.has('preview') && !query.has('share')) {
+      var early = { worker: new Worker('./worker_loader.js'), events: [] };
+      early.worker.onmessage = function (e) { early.events.push(e); };
+      early.worker.onerror = function (e) { early.events.push(e); };
+      window.perfscopeEarlyWorker = early;
+    }
+  } catch (e) { /* the app starts its worker itself, and reports what fails then */ }
 
   if ('serviceWorker' in navigator && location.protocol !== 'file:') {
     window.addEventListener('load', function () {

@@ -107,6 +107,9 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   const query = process.env.PAGE_QUERY;
   await page.goto(query ? `${url}${url.includes('?') ? '&' : '?'}${query}` : url);
   await page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 30_000 });
+  // BENCH_DELAY_MS: wait this long after the page is ready before setting the file (as a person
+  // who takes a moment to pick one: the workers have started by then). Unset: at once.
+  if (process.env.BENCH_DELAY_MS) await page.waitForTimeout(Number(process.env.BENCH_DELAY_MS));
   const wall0 = Date.now();
   const t = await openAndWait(page, file, timeoutMs, errors);
   const wallMs = Date.now() - wall0;

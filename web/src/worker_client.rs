@@ -289,12 +289,19 @@ impl AnalysisWorker {
         } else {
             format!("{WORKER_SCRIPT}?{}", passed.join("&"))
         };
-        let worker = Worker::new(&script).map_err(|e| {
-            format!(
-                "cannot start the analysis worker ({WORKER_SCRIPT}): {}",
-                describe_js_error(&e)
-            )
-        })?;
+        // The worker boot.js started (without parameters), once.
+        let (worker, early_events) = match passed.is_empty().then(take_early_worker).flatten() {
+            Some((worker, events)) => (worker, Some(events)),
+            None => {
+                let worker = Worker::new(&script).map_err(|e| {
+                    format!(
+                        "cannot start the analysis worker ({WORKER_SCRIPT}): {}",
+                        describe_js_error(&e)
+                    )
+                })?;
+                (worker, None)
+            }
+        };
         let link = Rc::new(Link::default());
         let on_message = self.on_message.clone();
         let (handle, shared, next_id) = (worker.clone(), link.clone(), self.next_id.clone());
@@ -384,6 +391,9 @@ impl AnalysisWorker {
         });
         worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
         worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+        if let Some(events) = early_events {
+            replay(worker.clone(), events);
+        }
         Ok(Running {
             worker,
             link,
@@ -391,6 +401,47 @@ impl AnalysisWorker {
             _onerror: onerror,
         })
     }
+}
+
+/// The analysis worker that `web/boot.js` started before the app's wasm loaded, with the
+/// events it sent since (its `ready` packet, or a failure), taken from the page's
+/// `perfscopeEarlyWorker` so that only the first [`AnalysisWorker::spawn`] adopts it.
+fn take_early_worker() -> Option<(Worker, js_sys::Array)> {
+    let window = web_sys::window()?;
+    let key = JsValue::from_str(EARLY_WORKER);
+    let early = js_sys::Reflect::get(&window, &key).ok()?;
+    // (A page whose property cannot be deleted would adopt an ended worker later: not ours.)
+    let _ = js_sys::Reflect::delete_property(&window, &key);
+    let worker = js_sys::Reflect::get(&early, &JsValue::from_str("worker"))
+        .ok()?
+        .dyn_into::<Worker>()
+        .ok()?;
+    let events = js_sys::Reflect::get(&early, &JsValue::from_str("events"))
+        .ok()?
+        .dyn_into::<js_sys::Array>()
+        .ok()?;
+    Some((worker, events))
+}
+
+/// The global `web/boot.js` leaves its worker in.
+const EARLY_WORKER: &str = "perfscopeEarlyWorker";
+
+/// Hands the events an adopted worker sent before the app listened to the handlers now set,
+/// in order. In a microtask: after the caller has let go of the running worker (the handlers
+/// may post to it), and before any later event of the worker (a task) is handled.
+fn replay(worker: Worker, events: js_sys::Array) {
+    wasm_bindgen_futures::spawn_local(async move {
+        for event in events.iter() {
+            let handler = if event.is_instance_of::<MessageEvent>() {
+                worker.onmessage()
+            } else {
+                worker.onerror()
+            };
+            if let Some(handler) = handler {
+                let _ = handler.call1(&worker, &event);
+            }
+        }
+    });
 }
 
 /// A worker `error` event as one line. Script load failures carry no message at all.
