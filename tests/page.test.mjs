@@ -140,19 +140,25 @@ test('if the app wasm cannot load, the page says so instead of staying blank', a
   await page.close();
 });
 
-test('the analysis worker that boot.js starts is the one the app uses; with worker parameters the app starts its own', async () => {
+test('the analysis worker that boot.js starts is the one the app uses (and warms up before the first file); with worker parameters the app starts its own', async () => {
   for (const [query, want] of [['', 'worker_loader.js'], ['?reader=0', 'worker_loader.js?reader=0']]) {
     const page = await app.browser.context.newPage();
     const workers = [];
-    page.on('worker', (w) => workers.push(w.url().split('/').pop()));
+    let analysis = null;
+    page.on('worker', (w) => {
+      workers.push(w.url().split('/').pop());
+      if (!analysis && /worker_loader\.js/.test(w.url())) analysis = w;
+    });
     await page.goto(`${app.server.url}${query}`);
     await waitForState(page, ['idle']);
     await page.setInputFiles('#file', join(DATA, 'example.data'));
     assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
     // One analysis worker (and its reader): had the app not adopted boot.js's worker, there
     // would be two.
-    const analysis = workers.filter((w) => w.startsWith('worker_loader.js'));
-    assert.deepEqual(analysis, [want], workers.join(' '));
+    assert.deepEqual(workers.filter((w) => w.startsWith('worker_loader.js')), [want], workers.join(' '));
+    // Before the file came, the worker warmed up on the bundled example (web/src/worker.rs):
+    // one warm-up, ended by the file at the latest.
+    assert.equal(await analysis.evaluate(() => performance.getEntriesByName('warm-up').length), 1);
     assert.deepEqual(workers.filter((w) => w === 'reader.js').length, query ? 0 : 1, workers.join(' '));
     await page.close();
   }

@@ -70,9 +70,44 @@ pub fn start() {
         start_reader();
     }
     post(WorkerMessage::Ready);
+    // (A second analysis worker, `?module`, is started for a file: no time to spare.)
+    if !location_search().contains("module") {
+        wasm_bindgen_futures::spawn_local(warm_up());
+    }
+}
+
+/// Set by the first request: the warm-up stops at its next round.
+static REQUESTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Rounds of [`warm_up`] (~17 ms each in Chromium on the 2-core benchmark machine: see
+/// BENCHMARKS.md, session 23).
+const WARM_UP_ROUNDS: u32 = 8;
+
+/// While no file has come yet: opens the bundled example recording a few times, as a file is
+/// opened ([`crate::session::warm_up`]), so that the browser has compiled the code a file's
+/// records pass and first flame graph run with its optimizing compiler before the first file
+/// comes. A function first runs in the browser's baseline compiler, and is compiled again for
+/// speed only once it has run for a while: the first file's first slice and its first tree
+/// otherwise take ~2× as long as a later file's. Each round waits for a task turn first, so a
+/// request that comes waits for one round at most, and then no round is started.
+async fn warm_up() {
+    const EXAMPLE: &[u8] = include_bytes!("../../tests/data/example.data");
+    let t0 = now_ms();
+    for _ in 0..WARM_UP_ROUNDS {
+        let turn = js_sys::Promise::new(&mut |resolve, _| {
+            let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        });
+        let _ = JsFuture::from(turn).await;
+        if REQUESTED.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        crate::session::warm_up(EXAMPLE);
+    }
+    measure("warm-up", t0);
 }
 
 async fn handle(data: JsValue) {
+    REQUESTED.store(true, std::sync::atomic::Ordering::Relaxed);
     // Requests are handled one after the other: one that comes while a records pass waits for
     // its slices (see `push_slices`) waits for the pass to end, as it would have waited when
     // the pass did not yield.

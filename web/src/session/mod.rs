@@ -50,7 +50,7 @@ use crate::protocol::strings::StringTable;
 use crate::protocol::{
     Filter, OffCpuInfo, Overview, Phase, PreviewReply, ProfileData, Progress, Query, RecordError,
     RecordFilter, RecordRows, RecordsMeta, RecordsReply, StackHelper, StackReply, SymbolFileInfo,
-    Timings, WorkerMessage,
+    Timings, WeightKind, WorkerMessage,
 };
 use crate::selectors::Command;
 pub use events::EventMap;
@@ -72,6 +72,42 @@ pub fn records_slice(slice: usize, compressed: Option<&CompressedSummary>) -> us
     match compressed {
         Some(c) if c.ratio > 1 => (slice / c.ratio.min(16) as usize).max(slice.min(512 << 10)),
         _ => slice,
+    }
+}
+
+/// Opens `data`, a small perf.data, as the worker opens a file (the records pass in slices,
+/// the profile's hand-over, the prewarm and the first flame graph's tree), and drops it: the
+/// worker's warm-up before its first file (see `warm_up` in `crate::worker`). Returns the
+/// samples the tree holds.
+pub fn warm_up(data: &[u8]) -> u64 {
+    let mut source = source::VecSource(data.to_vec());
+    let summary = SummaryReader::read_from(&mut source, SLICE);
+    let mut s = Session::open(
+        Box::new(source),
+        summary,
+        Vec::new(),
+        UnknownNames::Module,
+        SLICE,
+        &mut |_| {},
+        &|| 0.0,
+        Timings::default(),
+    );
+    let event = s.profile_data().overview.default_event();
+    s.prewarm(event);
+    let query = Query::Tree {
+        filter: Filter {
+            event,
+            ..Filter::default()
+        },
+        inverted: false,
+        weight: WeightKind::Samples,
+        root: Vec::new(),
+        detail: 0,
+        by_command: false,
+    };
+    match s.query(0, query) {
+        WorkerMessage::Tree(_, tree) => tree.meta.samples,
+        _ => 0,
     }
 }
 
@@ -1333,6 +1369,27 @@ mod tests {
                 (n.saturating_sub(start)).min(10) as usize
             );
         }
+    }
+
+    #[test]
+    fn the_warm_up_opens_the_example_to_its_first_tree() {
+        let data = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/example.data"
+        ))
+        .unwrap();
+        // perf script prints one header line per sample: `comm pid/tid time: event:`.
+        let script = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/example.samples.txt"
+        ))
+        .unwrap();
+        let perf_samples = script.lines().filter(|l| l.contains("cpu-clock:")).count() as u64;
+        assert_eq!(perf_samples, 996);
+        assert_eq!(warm_up(&data), perf_samples);
+        // A cut file is no reason to panic: the samples before the cut are counted.
+        let cut = warm_up(&data[..data.len() / 3]);
+        assert!(cut > 0 && cut < perf_samples, "{cut}");
     }
 
     #[test]
