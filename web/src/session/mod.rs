@@ -80,18 +80,7 @@ pub fn records_slice(slice: usize, compressed: Option<&CompressedSummary>) -> us
 /// worker's warm-up before its first file (see `warm_up` in `crate::worker`). Returns the
 /// samples the tree holds.
 pub fn warm_up(data: &[u8]) -> u64 {
-    let mut source = source::VecSource(data.to_vec());
-    let summary = SummaryReader::read_from(&mut source, SLICE);
-    let mut s = Session::open(
-        Box::new(source),
-        summary,
-        Vec::new(),
-        UnknownNames::Module,
-        SLICE,
-        &mut |_| {},
-        &|| 0.0,
-        Timings::default(),
-    );
+    let mut s = Session::open_bytes(data.to_vec(), SLICE);
     let event = s.profile_data().overview.default_event();
     s.prewarm(event);
     let query = Query::Tree {
@@ -604,8 +593,8 @@ impl Session {
         }
     }
 
-    /// Opens a file held in memory, read in slices of `slice` bytes, without symbols (tests).
-    #[cfg(test)]
+    /// Opens a file held in memory, read in slices of `slice` bytes, without symbols (tests,
+    /// and the worker's [`warm_up`]).
     pub(crate) fn open_bytes(data: Vec<u8>, slice: usize) -> Session {
         let mut source = source::VecSource(data);
         let summary = SummaryReader::read_from(&mut source, slice);
