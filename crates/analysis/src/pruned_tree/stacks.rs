@@ -475,10 +475,13 @@ impl StackWeights {
     }
 
     /// The weights of `filter` from `whole`, the weights of the same filter without its time
-    /// range: `whole` less the samples outside the range, each taken off along its chain of
-    /// prefixes. `None` when that is not the shorter way (most samples are outside the range),
-    /// when `filter` has no time range, or when the samples are not in time order: then
-    /// [`StackWeights::new`] is.
+    /// range: `whole` less the samples outside the range ([`StackWeights::take_off`]). `None`
+    /// when that is not the shorter way, when `filter` has no time range, or when the samples
+    /// are not in time order: then [`StackWeights::new`] is. The shorter way: up to twice as
+    /// many samples outside the range as inside on a table of at most [`DENSE_TAKE_OFF`] stacks,
+    /// where the samples taken off are summed per stack first (in the page's worker ~9 ns a
+    /// sample taken off against ~25 ns a sample weighed, on big1500-g); fewer outside than
+    /// inside otherwise.
     pub fn narrowed(
         whole: &StackWeights,
         profile: &Profile,
@@ -487,7 +490,12 @@ impl StackWeights {
         let samples = &profile.samples;
         let inside = filter.time_window(samples)?;
         let outside = samples.len() - inside.len();
-        if outside >= inside.len() || whole.samples.len() != profile.stacks.len() {
+        let most = if whole.samples.len() <= DENSE_TAKE_OFF {
+            inside.len().saturating_mul(2)
+        } else {
+            inside.len()
+        };
+        if outside >= most || whole.samples.len() != profile.stacks.len() {
             return None;
         }
         let rest = SampleFilter {
