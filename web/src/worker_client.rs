@@ -410,7 +410,8 @@ fn take_early_worker() -> Option<(Worker, js_sys::Array)> {
     let window = web_sys::window()?;
     let key = JsValue::from_str(EARLY_WORKER);
     let early = js_sys::Reflect::get(&window, &key).ok()?;
-    // (A page whose property cannot be deleted would adopt an ended worker later: not ours.)
+    // Taken once: a later spawn (after a cancel or a crash) finds none and starts a new one.
+    // (boot.js sets a plain property, which can be deleted.)
     let _ = js_sys::Reflect::delete_property(&window, &key);
     let worker = js_sys::Reflect::get(&early, &JsValue::from_str("worker"))
         .ok()?
