@@ -289,10 +289,14 @@ impl AnalysisWorker {
         } else {
             format!("{WORKER_SCRIPT}?{}", passed.join("&"))
         };
-        // The worker boot.js started (without parameters), once.
-        let (worker, early_events) = match passed.is_empty().then(take_early_worker).flatten() {
-            Some((worker, events)) => (worker, Some(events)),
-            None => {
+        // The worker boot.js started, once: adopted when it was started as this one would be
+        // (without parameters), else ended (boot.js may not know a parameter added here).
+        let (worker, early_events) = match take_early_worker() {
+            Some((worker, events)) if passed.is_empty() => (worker, Some(events)),
+            early => {
+                if let Some((worker, _)) = early {
+                    worker.terminate();
+                }
                 let worker = Worker::new(&script).map_err(|e| {
                     format!(
                         "cannot start the analysis worker ({WORKER_SCRIPT}): {}",
