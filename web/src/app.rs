@@ -440,19 +440,30 @@ pub fn app() -> Html {
             progress,
             summary,
             preview,
-        } => html! {
-            <>
-                <LoadingView file={file.clone()} progress={*progress} on_cancel={cancel.clone()} />
-                if let Some(preview) = preview {
-                    <PreviewFlame preview={preview.clone()} />
-                } else if file.size.is_some_and(|b| b >= PREVIEW_FILE_BYTES)
-                    && summary.as_ref().is_some_and(|s| !s.byte_order.is_empty())
-                    && crate::worker_client::previews_on() {
-                    <PreviewPlace />
-                }
-                if let Some(summary) = summary { <Metadata file={file.clone()} summary={summary.clone()} /> }
-            </>
-        },
+        } => {
+            // Keyed, as the loaded view's children are: the summary read while loading is the
+            // same element and component as the loaded view's Summary tab, so loading ends by
+            // adding the analysis to it rather than building the whole summary again.
+            let mut items = vec![html! {
+                <LoadingView key="loading" file={file.clone()} progress={*progress} on_cancel={cancel.clone()} />
+            }];
+            if let Some(preview) = preview {
+                items.push(html! { <PreviewFlame key="preview" preview={preview.clone()} /> });
+            } else if file.size.is_some_and(|b| b >= PREVIEW_FILE_BYTES)
+                && summary.as_ref().is_some_and(|s| !s.byte_order.is_empty())
+                && crate::worker_client::previews_on()
+            {
+                items.push(html! { <PreviewPlace key="preview-place" /> });
+            }
+            if let Some(summary) = summary {
+                items.push(html! {
+                    <div key={SUMMARY_KEY} class="view summary-view">
+                        <Metadata file={file.clone()} summary={summary.clone()} />
+                    </div>
+                });
+            }
+            items.into_iter().collect::<Html>()
+        }
         Load::Loaded {
             file,
             summary,
@@ -463,49 +474,56 @@ pub fn app() -> Html {
             // Not a perf.data, nor text input (which has events but no byte order): the summary says why.
             let unreadable = summary.byte_order.is_empty() && summary.events.is_empty();
             let panel = if unreadable {
-                html! { <Metadata file={file.clone()} summary={summary.clone()} profile={profile.clone()} /> }
+                html! { <Metadata key={SUMMARY_KEY} file={file.clone()} summary={summary.clone()} profile={profile.clone()} /> }
             } else {
                 match state.view.tab {
                     Tab::Summary => html! {
-                        <div class="view summary-view" id="panel-summary" role="tabpanel" aria-labelledby="tab-summary">
+                        <div key={SUMMARY_KEY} class="view summary-view" id="panel-summary" role="tabpanel" aria-labelledby="tab-summary">
                             <Metadata file={file.clone()} summary={summary.clone()} profile={profile.clone()} file_bar={false} />
                         </div>
                     },
                     Tab::Flame => {
-                        html! { <FlameGraphView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::tree_query(&state)} on_action={on_action.clone()} /> }
+                        html! { <FlameGraphView key="flame" state={snapshot.clone()} profile={profile.clone()} wanted={selectors::tree_query(&state)} on_action={on_action.clone()} /> }
                     }
                     Tab::CallTree => {
-                        html! { <CallTreeView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::tree_query(&state)} on_action={on_action.clone()} /> }
+                        html! { <CallTreeView key="call-tree" state={snapshot.clone()} profile={profile.clone()} wanted={selectors::tree_query(&state)} on_action={on_action.clone()} /> }
                     }
                     Tab::Timeline => {
-                        html! { <TimelineView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::timeline_query(&state)} on_action={on_action.clone()} /> }
+                        html! { <TimelineView key="timeline" state={snapshot.clone()} profile={profile.clone()} wanted={selectors::timeline_query(&state)} on_action={on_action.clone()} /> }
                     }
                     Tab::Records => {
-                        html! { <RecordsView state={snapshot.clone()} profile={profile.clone()} wanted={selectors::records_query(&state)} on_action={on_action.clone()} /> }
+                        html! { <RecordsView key="records" state={snapshot.clone()} profile={profile.clone()} wanted={selectors::records_query(&state)} on_action={on_action.clone()} /> }
                     }
                     Tab::Compare => {
-                        html! { <CompareView profile={profile.clone()} compare={state.compare.clone()} diff={state.results.diff.clone()} /> }
+                        html! { <CompareView key="compare" profile={profile.clone()} compare={state.compare.clone()} diff={state.results.diff.clone()} /> }
                     }
                 }
             };
-            html! {
-                <>
-                    if !unreadable {
-                        <FileBar file={file.clone()} summary={summary.clone()} timings={profile.overview.timings} />
-                        <div class="share-bar" id="share-bar">
+            // Every child keyed (see the loading view).
+            let mut items = Vec::new();
+            if !unreadable {
+                items.extend([
+                    html! { <FileBar key="file-bar" file={file.clone()} summary={summary.clone()} timings={profile.overview.timings} /> },
+                    html! {
+                        <div key="share-bar" class="share-bar" id="share-bar">
                             <ExportMenu on_export={on_export.clone()} busy={state.export_request.is_some()} error={state.export_error.clone()} />
                             <CopyLink {hosted} />
                             <input type="file" id="compare-file" class="visually-hidden" multiple=true onchange={on_compare.clone()} />
                             <label class="button" for="compare-file" title="Open a base profile (a perf.data or share file, with its symbol files) to compare this one with">{ "Compare with…" }</label>
                         </div>
-                        <ErrorBanner profile={profile.clone()} on_show_records={show_records} />
-                        <Tabs current={state.view.tab} on_select={on_tab} />
-                    }
-                    if let Some(e) = &state.symbols_error { <div class="banner warning" role="alert" id="symbols-error">{ format!("Symbol files: {e}") }</div> }
-                    if let Some(e) = &state.query_error { <div class="banner error" role="alert" id="query-error">{ e.clone() }</div> }
-                    { panel }
-                </>
+                    },
+                    html! { <ErrorBanner key="error-banner" profile={profile.clone()} on_show_records={show_records} /> },
+                    html! { <Tabs key="tabs" current={state.view.tab} on_select={on_tab} /> },
+                ]);
             }
+            if let Some(e) = &state.symbols_error {
+                items.push(html! { <div key="symbols-error" class="banner warning" role="alert" id="symbols-error">{ format!("Symbol files: {e}") }</div> });
+            }
+            if let Some(e) = &state.query_error {
+                items.push(html! { <div key="query-error" class="banner error" role="alert" id="query-error">{ e.clone() }</div> });
+            }
+            items.push(panel);
+            items.into_iter().collect::<Html>()
         }
         Load::Failed { file, message } => {
             let title = match file {
@@ -529,6 +547,9 @@ pub fn app() -> Html {
         </div>
     }
 }
+
+/// The key of the summary's element in the loading view and in the loaded view's Summary tab.
+const SUMMARY_KEY: &str = "summary";
 
 /// Hands `bytes` to the browser as a download named `name`.
 fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
