@@ -105,6 +105,48 @@ test('a reader worker that fails to start (its script missing): the worker reads
   }
 });
 
+test('the reader worker reads a slice into a buffer handed back to it, and into a new one when none is big enough', async () => {
+  const { page, errors } = await openApp(browser.context, server.url);
+  const got = await page.evaluate(async () => {
+    // 100 000 bytes, byte i = i % 251.
+    const bytes = new Uint8Array(100_000).map((_, i) => i % 251);
+    const blob = new Blob([bytes]);
+    const reader = new Worker('./reader.js');
+    const answers = new Map();
+    reader.onmessage = (e) => answers.get(e.data.id)(e.data);
+    const ask = (id, start, end) => new Promise((done) => {
+      answers.set(id, done);
+      reader.postMessage({ id, blob, start, end });
+    });
+    const check = (a, start, end) => {
+      const view = new Uint8Array(a.buffer, 0, a.length ?? a.buffer.byteLength);
+      return view.length === end - start && view.every((b, i) => b === (start + i) % 251);
+    };
+    const out = [];
+    // No spare: a buffer of its own, exactly the slice.
+    let a = await ask(1, 1000, 41_000);
+    out.push({ length: a.length ?? null, size: a.buffer.byteLength, right: check(a, 1000, 41_000) });
+    // That buffer handed back: the next slice (smaller) read into its start.
+    const spare = a.buffer;
+    reader.postMessage({ spare }, [spare]);
+    a = await ask(2, 50_000, 80_001);
+    out.push({ length: a.length ?? null, size: a.buffer.byteLength, right: check(a, 50_000, 80_001) });
+    // A slice bigger than any spare (the 40 000-byte one is back with the worker): a new buffer.
+    reader.postMessage({ spare: a.buffer }, [a.buffer]);
+    a = await ask(3, 0, 100_000);
+    out.push({ length: a.length ?? null, size: a.buffer.byteLength, right: check(a, 0, 100_000) });
+    reader.terminate();
+    return out;
+  });
+  assert.deepEqual(got, [
+    { length: null, size: 40_000, right: true },
+    { length: 30_001, size: 40_000, right: true },
+    { length: null, size: 100_000, right: true },
+  ]);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a zstd-compressed file read in small slices: perf\'s samples, and the last sample row read back from its COMPRESSED record', async (t) => {
   const path = join(GEN, 'compressed-z.data');
   if (!existsSync(path)) {

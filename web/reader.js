@@ -2,13 +2,65 @@
 // next slices are read while the worker parses this one. Started by the worker (a nested
 // worker); each request {id, blob, start, end} is answered {id, buffer} (the bytes, transferred
 // rather than copied), or {id, error} when the browser could not read them.
+//
+// The worker hands each buffer back once it has copied the slice ({spare}): the next slice is
+// read into it ({id, buffer, length}: its first `length` bytes), so that reading a file does
+// not make (and the browser fill, page by page) a new buffer per slice.
 const reader = new FileReaderSync();
-onmessage = (event) => {
-  const { id, blob, start, end } = event.data;
+const spares = [];
+let queue = Promise.resolve();
+/** Cleared when a read into a spare failed: from then on, every slice is read the other way. */
+let intoSpares = true;
+
+/** The bytes start..end of `blob` read into `buffer` (a byte stream read into our memory). */
+async function readInto(blob, start, end, buffer) {
+  const stream = blob.slice(start, end).stream();
+  const r = stream.getReader({ mode: 'byob' });
+  let length = 0;
+  const size = end - start;
+  while (length < size) {
+    const { value, done } = await r.read(new Uint8Array(buffer, length, size - length));
+    if (done) break;
+    buffer = value.buffer;
+    length += value.byteLength;
+  }
+  r.releaseLock();
+  return { buffer, length };
+}
+
+async function answer({ id, blob, start, end }) {
+  const i = intoSpares ? spares.findIndex((b) => b.byteLength >= end - start) : -1;
+  if (i >= 0) {
+    const [spare] = spares.splice(i, 1);
+    try {
+      const { buffer, length } = await readInto(blob, start, end, spare);
+      postMessage({ id, buffer, length }, [buffer]);
+      return;
+    } catch {
+      // No byte streams here (or the read failed): read it the other way.
+      intoSpares = false;
+    }
+  }
   try {
     const buffer = reader.readAsArrayBuffer(blob.slice(start, end));
     postMessage({ id, buffer }, [buffer]);
   } catch (error) {
     postMessage({ id, error: String(error) });
   }
+}
+
+/** Spares are let go after this long without a message (no file being read). */
+const KEEP_SPARES_MS = 10_000;
+let idle = 0;
+
+onmessage = (event) => {
+  clearTimeout(idle);
+  idle = setTimeout(() => { spares.length = 0; }, KEEP_SPARES_MS);
+  const d = event.data;
+  if (d.spare) {
+    spares.push(d.spare);
+    return;
+  }
+  // One request at a time, in order.
+  queue = queue.then(() => answer(d));
 };

@@ -711,10 +711,16 @@ async fn push_slices(
         };
         match got {
             Some(buffer) => {
-                let array = Uint8Array::new(&buffer);
+                let array = match buffer.dyn_ref::<Uint8Array>() {
+                    Some(view) => view.clone(),
+                    None => Uint8Array::new(&buffer),
+                };
                 opening.push(size, |out| copy_whole(&array, at, out));
-                if let Some(h) = helper {
-                    h.forward(at, buffer.dyn_ref());
+                match (helper, &reader) {
+                    (Some(h), _) => h.forward(at, buffer.dyn_ref()),
+                    // Copied: the reader may read another slice into it.
+                    (None, Some(r)) => r.give_back(&array.buffer()),
+                    (None, None) => {}
                 }
             }
             None => {
@@ -930,7 +936,16 @@ impl SliceReader {
             let Some((resolve, reject)) = answers.borrow_mut().remove(&(id as u32)) else {
                 return;
             };
-            let _ = match field("buffer").filter(|b| b.is_instance_of::<js_sys::ArrayBuffer>()) {
+            let buffer = field("buffer")
+                .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok())
+                .map(|b| match field("length").and_then(|l| l.as_f64()) {
+                    // Read into a spare buffer: its first `length` bytes.
+                    Some(n) if n <= f64::from(b.byte_length()) => {
+                        JsValue::from(Uint8Array::new_with_byte_offset_and_length(&b, 0, n as u32))
+                    }
+                    _ => JsValue::from(b),
+                });
+            let _ = match buffer {
                 Some(buffer) => resolve.call1(&JsValue::NULL, &buffer),
                 None => reject.call1(&JsValue::NULL, &field("error").unwrap_or_default()),
             };
@@ -960,8 +975,18 @@ impl SliceReader {
         })
     }
 
-    /// Bytes `at..at + size` of `blob`, as an `ArrayBuffer` (or the reason they could not be
-    /// read).
+    /// Hands `buffer` back to the reader, which reads a later slice into it.
+    fn give_back(&self, buffer: &js_sys::ArrayBuffer) {
+        let message = js_sys::Object::new();
+        if js_sys::Reflect::set(&message, &JsValue::from("spare"), buffer).is_ok() {
+            let _ = self
+                .worker
+                .post_message_with_transfer(&message, &js_sys::Array::of1(buffer));
+        }
+    }
+
+    /// Bytes `at..at + size` of `blob`, as an `ArrayBuffer` or a `Uint8Array` over the start of
+    /// one (or the reason they could not be read).
     fn request(&self, blob: &Blob, at: u64, size: usize) -> JsFuture {
         if self.broken.get() {
             return JsFuture::from(js_sys::Promise::reject(&JsValue::from(READER_FAILED)));
