@@ -7,14 +7,14 @@
 //   scripts/build.sh && git checkout index.html && cp -r dist /tmp/dist-prof
 //   cp target/wasm-bindgen/release/worker_bg.wasm /tmp/dist-prof/
 //   node tests/bench/profile-worker.mjs --dist /tmp/dist-prof [--interval US] [--top N]
-//     [--callers TEXT]... [--page] FILE
+//     [--callers TEXT]... [--page] [--second] FILE
 //
 // --page profiles the page's thread instead of the worker's; for its wasm's names, add
 // `data-keep-debug` to the app's line of index.html too and copy
 // target/wasm-bindgen/release/app_bg.wasm over dist's app-*_bg.wasm.
 //
 // The profiler samples the worker from the file being set on the input until the flame graph
-// is drawn. Prints the functions by self time (wasm and JS), the callers of the functions
+// is drawn (--second: of the file's second open in the page, the first one not profiled). Prints the functions by self time (wasm and JS), the callers of the functions
 // named with --callers, and the time under each function (counted once per sample).
 import { resolve } from 'node:path';
 import { launch } from '../helpers/browser.mjs';
@@ -29,6 +29,7 @@ function parseArgs(argv) {
     else if (a === '--top') o.top = Number(argv[++i]);
     else if (a === '--callers') o.callers.push(argv[++i]);
     else if (a === '--page') o.page = true;
+    else if (a === '--second') o.second = true;
     else if (a === '--buckets') o.buckets = Number(argv[++i]);
     else o.file = resolve(a);
   }
@@ -69,13 +70,21 @@ try {
   if (!session) throw new Error('the analysis worker did not show up as a target');
   // --page: the page's own thread instead (its wasm's names need the same recipe on the app).
   const profiler = o.page ? (method, params = {}) => cdp.send(method, params) : send;
+  if (o.second) {
+    // The file opened once first, unprofiled: the profile is of the second open in the page.
+    await page.setInputFiles('#file', o.file);
+    await page.locator('#tab-flame').click({ timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'), null, { timeout: 900_000, polling: 100 });
+    await page.waitForTimeout(1000);
+  }
   await profiler('Profiler.enable');
   await profiler('Profiler.setSamplingInterval', { interval: o.interval });
   await profiler('Profiler.start');
   const t0 = Date.now();
   await page.setInputFiles('#file', o.file);
+  if (o.second) await page.waitForFunction(() => document.body.dataset.state === 'loading', null, { timeout: 60_000, polling: 'raf' });
   await page.locator('#tab-flame').click({ timeout: 60_000 });
-  await page.waitForFunction(() => document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'), null, { timeout: 900_000, polling: 100 });
+  await page.waitForFunction(() => document.body.dataset.state === 'loaded' && document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'), null, { timeout: 900_000, polling: 100 });
   const wall = Date.now() - t0;
   const { profile } = await profiler('Profiler.stop');
   report(profile, wall, o.top, o.callers);
