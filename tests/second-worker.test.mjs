@@ -78,6 +78,33 @@ test('example.data: with a second worker for the stacks, perf\'s samples and the
   await compare(join(ROOT, 'tests', 'data', 'example.data'), perf.length, 4093);
 });
 
+test('a file with a second worker after one without, in one page (the reader keeps the first file\'s buffers for the next): perf\'s samples, the same folded stacks', async () => {
+  // A pipe-mode file has no second worker; its slices' buffers go back to the reader, which
+  // reads example.data's slices (of the same size) into them, and those go on to the second
+  // worker.
+  const example = join(ROOT, 'tests', 'data', 'example.data');
+  const perf = parseScriptSamples(readFileSync(join(ROOT, 'tests', 'data', 'example.samples.txt'), 'utf8'));
+  const one = await open(example, 'slice=4093&share=off');
+  const { page, errors } = await openApp(browser.context, `${server.url}?slice=4093&share=0.3`);
+  const timings = page.locator('[data-field="timings"]');
+  for (const [path, helper] of [[join(ROOT, 'tests', 'data', 'pipe.data'), 'None'], [example, 'Used']]) {
+    await page.setInputFiles('#file', path);
+    const name = path.split('/').pop();
+    await page.waitForFunction((n) => document.title.startsWith(n) && ['loaded', 'error'].includes(document.body.dataset.state), name, { timeout: 60_000 });
+    assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded', name);
+    assert.equal(await timings.getAttribute('data-helper'), helper, name);
+  }
+  assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), perf.length);
+  await showTab(page, 'flame');
+  assert.equal(await flameTotal(page), perf.length);
+  if (!(await page.locator('#export-menu').evaluate((d) => d.open))) await page.click('#export-menu > summary');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-folded')]);
+  const folded = readFileSync(await download.path(), 'utf8').split('\n').filter(Boolean).sort();
+  assert.deepEqual(folded, one.folded);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 for (const name of ['syswide-g', 'compressed-z', 'dwarf', 'tp-callchain']) {
   test(`corpus gen/${name}.data: with a second worker for the stacks, perf's samples and the same folded stacks`, async (t) => {
     const path = join(GEN, `${name}.data`);

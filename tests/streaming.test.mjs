@@ -105,7 +105,7 @@ test('a reader worker that fails to start (its script missing): the worker reads
   }
 });
 
-test('the reader worker reads a slice into a buffer handed back to it, and into a new one when none is big enough', async () => {
+test('the reader worker reads a slice into a buffer handed back to it, and into a new one when none has the slice\'s size', async () => {
   const { page, errors } = await openApp(browser.context, server.url);
   const got = await page.evaluate(async () => {
     // 100 000 bytes, byte i = i % 251.
@@ -126,21 +126,24 @@ test('the reader worker reads a slice into a buffer handed back to it, and into 
     // No spare: a buffer of its own, exactly the slice.
     let a = await ask(1, 1000, 41_000);
     out.push({ length: a.length ?? null, size: a.buffer.byteLength, right: check(a, 1000, 41_000) });
-    // That buffer handed back: the next slice (smaller) read into its start.
+    // That buffer handed back: the next slice of its size is read into it.
     const spare = a.buffer;
     reader.postMessage({ spare }, [spare]);
-    a = await ask(2, 50_000, 80_001);
-    out.push({ length: a.length ?? null, size: a.buffer.byteLength, right: check(a, 50_000, 80_001) });
-    // A slice bigger than any spare (the 40 000-byte one is back with the worker): a new buffer.
+    a = await ask(2, 50_000, 90_000);
+    out.push({ length: a.length ?? null, size: a.buffer.byteLength, right: check(a, 50_000, 90_000) });
+    // Handed back again: a shorter slice (a file's last) and a longer one get new buffers.
     reader.postMessage({ spare: a.buffer }, [a.buffer]);
-    a = await ask(3, 0, 100_000);
+    a = await ask(3, 90_000, 100_000);
+    out.push({ length: a.length ?? null, size: a.buffer.byteLength, right: check(a, 90_000, 100_000) });
+    a = await ask(4, 0, 100_000);
     out.push({ length: a.length ?? null, size: a.buffer.byteLength, right: check(a, 0, 100_000) });
     reader.terminate();
     return out;
   });
   assert.deepEqual(got, [
     { length: null, size: 40_000, right: true },
-    { length: 30_001, size: 40_000, right: true },
+    { length: 40_000, size: 40_000, right: true },
+    { length: null, size: 10_000, right: true },
     { length: null, size: 100_000, right: true },
   ]);
   assert.deepEqual(errors, []);

@@ -3,9 +3,9 @@
 // worker); each request {id, blob, start, end} is answered {id, buffer} (the bytes, transferred
 // rather than copied), or {id, error} when the browser could not read them.
 //
-// The worker hands each buffer back once it has copied the slice ({spare}): the next slice is
-// read into it ({id, buffer, length}: its first `length` bytes), so that reading a file does
-// not make (and the browser fill, page by page) a new buffer per slice.
+// The worker hands each buffer back once it has copied the slice ({spare}): the next slice of
+// the same size is read into it ({id, buffer, length}), so that reading a file does not make
+// (and the browser fill, page by page) a new buffer per slice.
 const reader = new FileReaderSync();
 const spares = [];
 let queue = Promise.resolve();
@@ -29,7 +29,9 @@ async function readInto(blob, start, end, buffer) {
 }
 
 async function answer({ id, blob, start, end }) {
-  const i = intoSpares ? spares.findIndex((b) => b.byteLength >= end - start) : -1;
+  // Only a spare of the slice's own size: the slice is then the whole buffer, as the second
+  // analysis worker (stack_helper.rs) takes it. (A file's last, shorter slice gets a new one.)
+  const i = intoSpares ? spares.findIndex((b) => b.byteLength === end - start) : -1;
   if (i >= 0) {
     const [spare] = spares.splice(i, 1);
     try {

@@ -717,7 +717,17 @@ async fn push_slices(
                 };
                 opening.push(size, |out| copy_whole(&array, at, out));
                 match (helper, &reader) {
-                    (Some(h), _) => h.forward(at, buffer.dyn_ref()),
+                    (Some(h), _) => {
+                        // The helper takes a slice as a whole buffer. The reader reads only into
+                        // spares of the slice's size; were an answer part of a longer buffer,
+                        // that part is copied out.
+                        let whole = if array.byte_length() == array.buffer().byte_length() {
+                            array.buffer()
+                        } else {
+                            Uint8Array::new(&array).buffer()
+                        };
+                        h.forward(at, Some(&whole));
+                    }
                     // Copied: the reader may read another slice into it.
                     (None, Some(r)) => r.give_back(&array.buffer()),
                     (None, None) => {}
