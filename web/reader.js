@@ -63,6 +63,6 @@ onmessage = (event) => {
     spares.push(d.spare);
     return;
   }
-  // One request at a time, in order.
-  queue = queue.then(() => answer(d));
+  // One request at a time, in order; each answered, whatever happens.
+  queue = queue.then(() => answer(d)).catch((error) => postMessage({ id: d.id, error: String(error) }));
 };
