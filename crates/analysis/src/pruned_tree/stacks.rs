@@ -567,11 +567,7 @@ impl StackWeights {
             for &end in &ends {
                 let c = count.get(end).copied().unwrap_or(0);
                 let t = period_sum.get(end).copied().unwrap_or(0);
-                let mut cur = Some(end);
-                while let Some(s) = cur {
-                    self.sub_at(s, c, t);
-                    cur = prefix_below(profile, s);
-                }
+                self.sub_along_chain(profile, end, c, t);
             }
         } else {
             // Totals of the taken weights (a prefix's index is below its stacks'), taken off.
@@ -591,6 +587,16 @@ impl StackWeights {
                 }
                 self.sub_at(s, c, t);
             }
+        }
+    }
+
+    /// Takes `count` samples and `period` off the totals of stack `end` and of each of its
+    /// prefixes.
+    fn sub_along_chain(&mut self, profile: &Profile, end: usize, count: u32, period: u64) {
+        let mut cur = Some(end);
+        while let Some(s) = cur {
+            self.sub_at(s, count, period);
+            cur = prefix_below(profile, s);
         }
     }
 
@@ -617,12 +623,7 @@ impl StackWeights {
                 self.empty.sub(Weight { samples: 1, period });
                 continue;
             };
-            // The sample's stack and each of its prefixes.
-            let mut cur = Some(stack.index());
-            while let Some(s) = cur {
-                self.sub_at(s, 1, period);
-                cur = prefix_below(profile, s);
-            }
+            self.sub_along_chain(profile, stack.index(), 1, period);
         }
     }
 
