@@ -4,8 +4,9 @@
 // rather than copied), or {id, error} when the browser could not read them.
 //
 // The worker hands each buffer back once it has copied the slice ({spare}): the next slice of
-// the same size is read into it ({id, buffer, length}), so that reading a file does not make
-// (and the browser fill, page by page) a new buffer per slice.
+// the same size is read into it ({id, buffer, length}: `length` says it was), so that reading a
+// file does not make (and the browser fill, page by page) a new buffer per slice. Every answer's
+// buffer holds exactly the bytes read, as the worker and its second worker take it.
 const reader = new FileReaderSync();
 const spares = [];
 let queue = Promise.resolve();
@@ -35,7 +36,9 @@ async function answer({ id, blob, start, end }) {
   if (i >= 0) {
     const [spare] = spares.splice(i, 1);
     try {
-      const { buffer, length } = await readInto(blob, start, end, spare);
+      let { buffer, length } = await readInto(blob, start, end, spare);
+      // The file ended early: only what was read, in a buffer of its own.
+      if (length < buffer.byteLength) buffer = buffer.slice(0, length);
       postMessage({ id, buffer, length }, [buffer]);
       return;
     } catch {

@@ -711,25 +711,16 @@ async fn push_slices(
         };
         match got {
             Some(buffer) => {
-                let array = match buffer.dyn_ref::<Uint8Array>() {
-                    Some(view) => view.clone(),
-                    None => Uint8Array::new(&buffer),
-                };
+                let array = Uint8Array::new(&buffer);
                 opening.push(size, |out| copy_whole(&array, at, out));
                 match (helper, &reader) {
-                    (Some(h), _) => {
-                        // The helper takes a slice as a whole buffer. The reader reads only into
-                        // spares of the slice's size; were an answer part of a longer buffer,
-                        // that part is copied out.
-                        let whole = if array.byte_length() == array.buffer().byte_length() {
-                            array.buffer()
-                        } else {
-                            Uint8Array::new(&array).buffer()
-                        };
-                        h.forward(at, Some(&whole));
-                    }
+                    (Some(h), _) => h.forward(at, buffer.dyn_ref()),
                     // Copied: the reader may read another slice into it.
-                    (None, Some(r)) => r.give_back(&array.buffer()),
+                    (None, Some(r)) => {
+                        if let Some(b) = buffer.dyn_ref() {
+                            r.give_back(b);
+                        }
+                    }
                     (None, None) => {}
                 }
             }
@@ -946,16 +937,7 @@ impl SliceReader {
             let Some((resolve, reject)) = answers.borrow_mut().remove(&(id as u32)) else {
                 return;
             };
-            let buffer = field("buffer")
-                .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok())
-                .map(|b| match field("length").and_then(|l| l.as_f64()) {
-                    // Read into a spare buffer: its first `length` bytes.
-                    Some(n) if n <= f64::from(b.byte_length()) => {
-                        JsValue::from(Uint8Array::new_with_byte_offset_and_length(&b, 0, n as u32))
-                    }
-                    _ => JsValue::from(b),
-                });
-            let _ = match buffer {
+            let _ = match field("buffer").filter(|b| b.is_instance_of::<js_sys::ArrayBuffer>()) {
                 Some(buffer) => resolve.call1(&JsValue::NULL, &buffer),
                 None => reject.call1(&JsValue::NULL, &field("error").unwrap_or_default()),
             };
@@ -995,8 +977,8 @@ impl SliceReader {
         }
     }
 
-    /// Bytes `at..at + size` of `blob`, as an `ArrayBuffer` or a `Uint8Array` over the start of
-    /// one (or the reason they could not be read).
+    /// Bytes `at..at + size` of `blob`, as an `ArrayBuffer` (or the reason they could not be
+    /// read).
     fn request(&self, blob: &Blob, at: u64, size: usize) -> JsFuture {
         if self.broken.get() {
             return JsFuture::from(js_sys::Promise::reject(&JsValue::from(READER_FAILED)));
