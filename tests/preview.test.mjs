@@ -105,6 +105,10 @@ test('a preview is drawn while the file is read, then the real flame graph', { s
     assert.ok(seen.draws >= 1, 'the preview was never drawn');
     assert.match(seen.captions[0], /^Preview: [\d,]+ samples in the first \d+ % of the file\./);
     assert.equal(await page.locator('#flame-preview').count(), 0);
+    // The full flame graph takes the preview's place: its tab is the one shown, and drawn
+    // without a click.
+    assert.equal(await page.locator('#tab-flame').getAttribute('aria-selected'), 'true');
+    await page.waitForFunction(() => document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'), null, { timeout: 30_000 });
     assert.deepEqual(errors, []);
   } finally {
     await page.close();
@@ -116,6 +120,8 @@ test('no preview with ?preview=off', { skip }, async () => {
   try {
     assert.equal(seen.packets.length, 0);
     assert.equal(seen.draws, 0);
+    // Without a preview, the loaded file opens on its summary.
+    assert.equal(await page.locator('#tab-summary').getAttribute('aria-selected'), 'true');
     assert.deepEqual(errors, []);
   } finally {
     await page.close();

@@ -4,6 +4,9 @@
 // which alternating and taking medians over many runs averages out. Not a test.
 //
 //   node tests/bench/ab.mjs DIST_A DIST_B FILE [RUNS (default 8 each)]
+//
+// A build may carry parameters for the page's address: `dist?share=0.25` (the same build with and
+// without a setting compared).
 import { resolve } from 'node:path';
 import { startServer } from '../../scripts/static-server.mjs';
 import { openInPerfscope } from './perfscope-page.mjs';
@@ -11,15 +14,20 @@ import { openInPerfscope } from './perfscope-page.mjs';
 const [a, b, file, runsArg] = process.argv.slice(2);
 if (!a || !b || !file) throw new Error('usage: ab.mjs DIST_A DIST_B FILE [RUNS]');
 const runs = Number(runsArg ?? 8);
-const builds = [resolve(a), resolve(b)];
-const servers = await Promise.all(builds.map((d) => startServer(d)));
-const got = builds.map(() => ({ flame: [], records: [] }));
+const split = (arg) => {
+  const at = arg.indexOf('?');
+  return at < 0 ? [arg, ''] : [arg.slice(0, at), arg.slice(at)];
+};
+const builds = [a, b];
+const servers = await Promise.all(builds.map((d) => startServer(resolve(split(d)[0]))));
+const urls = builds.map((d, k) => `${servers[k].url}${split(d)[1]}`);
+const got = builds.map(() => ({ flame: [], records: [], rest: [] }));
 try {
   for (let i = 0; i < runs; i++) {
     // A, B, then B, A, … : whichever build goes first in a pair is not always the same one (the
     // same build against itself gave B / A = 0.985 over 10 plain A, B pairs).
     for (const k of i % 2 ? [1, 0] : [0, 1]) {
-      const { result, close } = await openInPerfscope(servers[k].url, resolve(file));
+      const { result, close } = await openInPerfscope(urls[k], resolve(file));
       await close();
       if (result.state !== 'loaded' || result.flameMs === null) throw new Error(`${builds[k]}: ${result.state} ${result.error ?? ''}`);
       // "records 1.62 s" in the worker's timings.
@@ -27,6 +35,7 @@ try {
       const records = m ? Number(m[1]) * (m[2] === 's' ? 1000 : 1) : NaN;
       got[k].flame.push(result.flameMs);
       got[k].records.push(records);
+      got[k].rest.push(result.flameMs - records);
       console.log(`run ${i + 1} ${'AB'[k]}: flame graph ${Math.round(result.flameMs)} ms, records pass ${Math.round(records)} ms`);
     }
   }
@@ -41,8 +50,10 @@ const line = (name, k, key) => {
   const v = got[k][key];
   return `${name} ${'AB'[k]}: median ${Math.round(median(v))} ms (${Math.round(Math.min(...v))}–${Math.round(Math.max(...v))})`;
 };
-for (const key of ['flame', 'records']) {
-  const name = key === 'flame' ? 'to the flame graph' : 'records pass';
+// `rest`: the time to the flame graph less the records pass (before and after it: the page's
+// work and the hand-over), which a change there moves without the pass's noise.
+for (const key of ['flame', 'records', 'rest']) {
+  const name = { flame: 'to the flame graph', records: 'records pass', rest: 'the rest' }[key];
   console.log(line(name, 0, key));
   console.log(line(name, 1, key));
   console.log(`${name}: B / A = ${(median(got[1][key]) / median(got[0][key])).toFixed(3)}`);

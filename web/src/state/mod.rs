@@ -357,6 +357,13 @@ impl AppState {
                     } = &self.load
                     {
                         self.results.preview = preview.clone();
+                        // A preview flame graph was shown while the file was read (over the
+                        // summary, which says the full one follows): the full one takes its
+                        // place, unless another tab than the first was chosen (for an earlier
+                        // file, or by a link, applied next).
+                        if preview.is_some() && self.view.tab == Tab::Summary {
+                            self.view.tab = Tab::Flame;
+                        }
                         self.load = Load::Loaded {
                             file: file.clone(),
                             summary: summary.clone(),
@@ -584,6 +591,8 @@ mod tests {
         assert_eq!(s.ready_state(), ReadyState::Loaded);
         // Two events: the first with samples is counted.
         assert_eq!(s.view.event, Some(1));
+        // No preview was shown: the first tab.
+        assert_eq!(s.view.tab, Tab::Summary);
     }
 
     #[test]
@@ -615,6 +624,8 @@ mod tests {
         assert_eq!(taken(&s), Some(7));
         let s = s.apply(Action::Worker(profile(&[3])));
         assert_eq!(s.ready_state(), ReadyState::Loaded);
+        // The full flame graph takes the preview's place.
+        assert_eq!(s.view.tab, Tab::Flame);
         // Kept for the flame graph's place until its first tree; a late one changes nothing.
         let kept = |s: &AppState| s.results.preview.as_ref().map(|p| p.taken);
         assert_eq!(kept(&s), Some(7));
@@ -623,6 +634,33 @@ mod tests {
         assert_eq!((taken(&s), kept(&s)), (None, Some(7)));
         let s = s.apply(Action::Worker(WorkerMessage::Tree(3, Box::default())));
         assert_eq!(kept(&s), None);
+    }
+
+    #[test]
+    fn a_tab_chosen_before_stays_after_a_preview() {
+        let preview = Action::Worker(WorkerMessage::Preview(
+            1,
+            Box::new(PreviewReply {
+                taken: 5,
+                ..PreviewReply::default()
+            }),
+        ));
+        let open = |tab: Tab| {
+            let mut s = AppState::default();
+            s.view.tab = tab;
+            s.apply(Action::Started {
+                id: 1,
+                file: file("b.data", 10),
+            })
+            .apply(Action::Worker(WorkerMessage::Summary(1, Box::default())))
+            .apply(preview.clone())
+            .apply(Action::Worker(profile(&[3])))
+        };
+        for tab in [Tab::Timeline, Tab::CallTree, Tab::Records, Tab::Flame] {
+            let s = open(tab);
+            assert_eq!((s.ready_state(), s.view.tab), (ReadyState::Loaded, tab));
+        }
+        assert_eq!(open(Tab::Summary).view.tab, Tab::Flame);
     }
 
     #[test]
