@@ -359,9 +359,10 @@ impl AppState {
                         self.results.preview = preview.clone();
                         // A preview flame graph was shown while the file was read (over the
                         // summary, which says the full one follows): the full one takes its
-                        // place, unless another tab than the first was chosen (for an earlier
-                        // file, or by a link, applied next).
-                        if preview.is_some() && self.view.tab == Tab::Summary {
+                        // place, unless a tab was chosen: another than the first for an
+                        // earlier file, or any by the link being opened.
+                        if preview.is_some() && self.view.tab == Tab::Summary && self.link.is_none()
+                        {
                             self.view.tab = Tab::Flame;
                         }
                         self.load = Load::Loaded {
@@ -661,6 +662,17 @@ mod tests {
             assert_eq!((s.ready_state(), s.view.tab), (ReadyState::Loaded, tab));
         }
         assert_eq!(open(Tab::Summary).view.tab, Tab::Flame);
+        // A link's tab, the summary's too, is the one it opens on.
+        let linked = AppState::default()
+            .apply(Action::Link(LinkState::decode("#v=1&tab=summary").unwrap()))
+            .apply(Action::Started {
+                id: 1,
+                file: file("b.data", 10),
+            })
+            .apply(Action::Worker(WorkerMessage::Summary(1, Box::default())))
+            .apply(preview.clone())
+            .apply(Action::Worker(profile(&[3])));
+        assert_eq!(linked.view.tab, Tab::Summary);
     }
 
     #[test]
