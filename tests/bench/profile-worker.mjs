@@ -31,7 +31,7 @@ function parseArgs(argv) {
     else if (a === '--page') o.page = true;
     else if (a === '--second') o.second = true;
     else if (a === '--buckets') o.buckets = Number(argv[++i]);
-    else o.file = resolve(a);
+    else (o.files ??= []).push(resolve(a)), (o.file ??= resolve(a));
   }
   if (!o.file) throw new Error('usage: profile-worker.mjs [--dist DIR] [--interval US] [--top N] [--callers TEXT]... FILE');
   return o;
@@ -72,7 +72,7 @@ try {
   const profiler = o.page ? (method, params = {}) => cdp.send(method, params) : send;
   if (o.second) {
     // The file opened once first, unprofiled: the profile is of the second open in the page.
-    await page.setInputFiles('#file', o.file);
+    await page.setInputFiles('#file', o.files);
     await page.locator('#tab-flame').click({ timeout: 60_000 });
     await page.waitForFunction(() => document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'), null, { timeout: 900_000, polling: 100 });
     await page.waitForTimeout(1000);
@@ -81,7 +81,7 @@ try {
   await profiler('Profiler.setSamplingInterval', { interval: o.interval });
   await profiler('Profiler.start');
   const t0 = Date.now();
-  await page.setInputFiles('#file', o.file);
+  await page.setInputFiles('#file', o.files);
   if (o.second) await page.waitForFunction(() => document.body.dataset.state === 'loading', null, { timeout: 60_000, polling: 'raf' });
   await page.locator('#tab-flame').click({ timeout: 60_000 });
   await page.waitForFunction(() => document.body.dataset.state === 'loaded' && document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'), null, { timeout: 900_000, polling: 100 });

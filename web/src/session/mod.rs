@@ -56,7 +56,7 @@ use crate::selectors::Command;
 pub use events::EventMap;
 use records_index::RecordIndex;
 use source::DynSource;
-use symbols::SymbolFile;
+use symbols::{FileKind, SymbolFile};
 use timeline::Timeline;
 
 /// Files are read in slices of this many bytes unless the caller asks otherwise (progress is
@@ -512,12 +512,18 @@ impl Opening {
             func_marks: None,
         };
         let switches = built.and_then(|built| s.set_profile(built));
-        if s.symbol_files.is_empty() && !rebuild {
+        if rebuild {
+            s.rebuild(progress, now);
+        } else {
+            // The symbol files served the pass (an ELF file each path with its base name, as
+            // it was met): only their descriptions name the mapped paths, known now.
+            for (info, f) in s.symbol_infos.iter_mut().zip(&s.symbol_files) {
+                if f.kind == FileKind::Elf {
+                    info.detail = symbols::elf_detail(&f.name, &s.index.mapped);
+                }
+            }
             s.generation = 1;
             s.finish_profile(switches.as_ref());
-        } else {
-            // ELF files are also registered under the paths the recording maps: known now.
-            s.rebuild(progress, now);
         }
         s.timings.profile_ms = now() - t1;
         s
@@ -1114,6 +1120,8 @@ fn event_name(summary: &Summary, e: u32) -> String {
 
 #[cfg(test)]
 mod off_cpu_tests;
+#[cfg(test)]
+mod open_symbols_tests;
 #[cfg(test)]
 mod streamed_tests;
 

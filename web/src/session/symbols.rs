@@ -124,9 +124,20 @@ fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// A resolver made of `files`; `mapped` are the paths the recording maps (an ELF file dropped as
-/// `libc.so.6` is also registered under every mapped path with that base name, for recordings
-/// without build ids). Returns what was done with each file.
+/// What an ELF file dropped as `name` serves: the first of the recording's `mapped` paths with
+/// that base name, else the module with its build id.
+pub fn elf_detail(name: &str, mapped: &BTreeSet<String>) -> String {
+    match mapped.iter().find(|p| basename(p) == name) {
+        Some(p) => format!("ELF, for {p}"),
+        None => "ELF, matched by build id".to_string(),
+    }
+}
+
+/// A resolver made of `files`, and what was done with each file. An ELF file dropped as
+/// `libc.so.6` is found by its build id, and also serves every path the recording maps with that
+/// base name (for recordings without build ids), whether or not that path is known yet.
+/// `mapped`, the paths the recording maps as far as known, only names them in the description
+/// ([`elf_detail`]).
 pub fn build_resolver(
     files: &[SymbolFile],
     mapped: &BTreeSet<String>,
@@ -146,16 +157,9 @@ pub fn build_resolver(
                 Err(e) => (false, e.to_string()),
             },
             FileKind::Elf => {
-                let paths: Vec<&String> = mapped.iter().filter(|p| basename(p) == f.name).collect();
-                for p in &paths {
-                    r.add_elf(Some(p), f.bytes.clone());
-                }
+                r.add_elf_by_base_name(&f.name, f.bytes.clone());
                 r.add_elf(Some(&f.name), f.bytes.clone());
-                let detail = match paths.first() {
-                    Some(p) => format!("ELF, for {p}"),
-                    None => "ELF, matched by build id".to_string(),
-                };
-                (true, detail)
+                (true, elf_detail(&f.name, mapped))
             }
             FileKind::PerfMap(pid) => {
                 r.add_perf_map(pid, &f.bytes);

@@ -83,6 +83,9 @@ enum Loaded {
 pub struct SymbolResolver {
     by_build_id: HashMap<Vec<u8>, ElfFiles>,
     by_path: HashMap<String, Vec<u8>>,
+    /// ELF files for every module path with their base name ([`SymbolResolver::add_elf_by_base_name`]),
+    /// in the order added.
+    by_base_name: Vec<(String, Vec<u8>)>,
     kallsyms: Option<Kallsyms>,
     perf_maps: HashMap<u32, PerfMap>,
     jitdumps: HashMap<u32, SymbolTable>,
@@ -151,6 +154,35 @@ impl SymbolResolver {
             self.by_path.insert(p.to_owned(), bytes);
         }
         self.cache.clear();
+    }
+
+    /// Adds an ELF file (not a debug file) for every module whose path has `name` as its base
+    /// name, as [`SymbolResolver::add_elf`] with each such path would: for a file dropped as
+    /// `libc.so.6` and a recording that maps `/usr/lib/x86_64-linux-gnu/libc.so.6` without a
+    /// build id. It is found by path (with the build-id check) before the files added by path,
+    /// the last one added first; it is not found by build id (add it with
+    /// [`SymbolResolver::add_elf`] for that). The paths need not be known beforehand.
+    pub fn add_elf_by_base_name(&mut self, name: &str, bytes: Vec<u8>) {
+        let is_debug_only = ElfSymbols::parse(&bytes)
+            .is_ok_and(|s| s.table().is_empty() || s.segments().is_empty());
+        if !is_debug_only {
+            self.by_base_name.push((name.to_owned(), bytes));
+            self.cache.clear();
+        }
+    }
+
+    /// The ELF file added for `path`'s base name, if any (none for a `.debug` path, which
+    /// [`SymbolResolver::add_elf`] would keep as a debug file only).
+    fn base_named(&self, path: &str) -> Option<&Vec<u8>> {
+        if path.ends_with(".debug") {
+            return None;
+        }
+        let name = path.rsplit('/').next().unwrap_or(path);
+        self.by_base_name
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b)
     }
 
     /// Adds every file of a `perf archive` tarball (ELF, debug and kallsyms files), found by build
@@ -227,7 +259,10 @@ impl SymbolResolver {
         // the file found by path (perf reads it from the file when the recording has none).
         let mut debug_id = wanted.map(<[u8]>::to_vec);
         if files.elf.is_none() {
-            let candidate = self.by_path.get(module.path).cloned().or_else(|| {
+            let by_path = self
+                .base_named(module.path)
+                .or_else(|| self.by_path.get(module.path));
+            let candidate = by_path.cloned().or_else(|| {
                 self.provider
                     .as_mut()
                     .and_then(|p| p.read_path(module.path))
