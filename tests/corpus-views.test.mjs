@@ -74,6 +74,34 @@ for (const rel of ['gen/pipe.data', 'bigendian/be-fp.data', 'bigendian/be-pipe.d
   });
 }
 
+test('corpus gen/no-buildid.data with its binary dropped along: its functions are named as perf names them', { skip }, async () => {
+  // perf record -B: no build ids, so the binary is found by the base name of the path the
+  // recording maps (/tmp/corpus-gen/workloads/mt), which the page learns only in the pass.
+  const o = oracle('gen/no-buildid.data');
+  const want = {};
+  for (const line of readFileSync(o.script, 'utf8').split('\n')) {
+    if (!line.endsWith('(/tmp/corpus-gen/workloads/mt)')) continue;
+    const sym = line.trim().split(/\s+/).at(-2);
+    want[sym] = (want[sym] ?? 0) + 1;
+  }
+  assert.deepEqual(want, { leaf: 553, memwalk: 148 });
+  const { page, errors } = await openFile(app.browser.context, app.server.url, join(CORPUS, 'gen', 'no-buildid.data'), join(CORPUS, 'gen', 'workloads', 'mt'));
+  await showTab(page, 'flame');
+  assert.equal(await flameTotal(page), o.stats.SAMPLE);
+  for (const [name, n] of Object.entries(want)) {
+    await page.fill('#flame-search', name);
+    const m = page.locator(`[data-field="search-matched"][data-search="${name}"]`);
+    await m.waitFor();
+    assert.equal(Number(await m.getAttribute('data-weight')), n, name);
+  }
+  await showTab(page, 'summary');
+  const row = page.locator('[data-symbol-file="mt"]');
+  assert.equal(await row.getAttribute('data-ok'), 'true');
+  assert.match(await row.textContent(), /ELF, for \/tmp\/corpus-gen\/workloads\/mt/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('corpus gen/fp-callchain.data: dropping kallsyms names kernel frames as perf does; the perf archive names user frames', { skip }, async () => {
   const rel = 'gen/fp-callchain.data';
   const o = oracle(rel);
