@@ -337,10 +337,24 @@ fn main() {
     let share = std::env::var("OPEN_SESSION_SHARE")
         .ok()
         .and_then(|f| f.parse::<f64>().ok());
+    // `OPEN_SESSION_SYMBOLS=FILE:FILE:…`: symbol files dropped with the recording (kallsyms,
+    // binaries, …), as the page reads them.
+    let symbol_files = std::env::var("OPEN_SESSION_SYMBOLS")
+        .ok()
+        .into_iter()
+        .flat_map(|v| v.split(':').map(str::to_owned).collect::<Vec<_>>())
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let bytes = std::fs::read(&p).expect("a readable symbol file");
+            let name = p.rsplit('/').next().unwrap_or(&p).to_owned();
+            let kind = perfscope_web::session::symbols::classify(&name, &bytes);
+            perfscope_web::session::symbols::SymbolFile { name, kind, bytes }
+        })
+        .collect();
     let mut opening = Session::begin(
         Box::new(source),
         summary,
-        Vec::new(),
+        symbol_files,
         unknown_names,
         slice,
         &now,

@@ -191,6 +191,9 @@ pub struct ProfileBuilder {
     named_modules: FxHashMap<ModuleIndex, String>,
     /// Whether each module is in `named_modules`.
     named_flags: Vec<bool>,
+    /// Per module, whether the resolver may name its addresses ([`SymbolResolver::can_name`]):
+    /// 0 not asked yet, 1 yes, 2 no (its frames are then made as without a resolver).
+    nameable: Vec<u8>,
     /// Per module (1 + its index; 0 for none), its one frame without a symbol
     /// (`UnknownNames::Module`; `u32::MAX` before it is made).
     module_frames: Vec<FrameIndex>,
@@ -348,6 +351,7 @@ impl ProfileBuilder {
             user_ranges: FxHashMap::default(),
             named_modules: FxHashMap::default(),
             named_flags: Vec::new(),
+            nameable: Vec::new(),
             module_frames: Vec::new(),
             name_buf: String::new(),
             module_group: Vec::new(),
@@ -539,6 +543,38 @@ impl ProfileBuilder {
             }
         }
         Ok(())
+    }
+
+    /// Whether a name may be found for an address of `module`: it has a name of its own, or
+    /// the resolver may name its addresses (asked once per module).
+    fn module_nameable(&mut self, module: ModuleIndex) -> bool {
+        if self
+            .named_flags
+            .get(module.index())
+            .copied()
+            .unwrap_or(false)
+        {
+            return true;
+        }
+        match self.nameable.get(module.index()) {
+            Some(1) => return true,
+            Some(2) => return false,
+            _ => {}
+        }
+        let can = match (self.resolver.as_mut(), self.profile.modules.get(module)) {
+            (Some(r), Some(m)) if self.symbolize => r.can_name(ModuleRef {
+                path: self.profile.strings.get(m.path),
+                build_id: m.build_id.as_deref(),
+            }),
+            _ => false,
+        };
+        if self.nameable.len() <= module.index() {
+            self.nameable.resize(module.index() + 1, 0);
+        }
+        if let Some(v) = self.nameable.get_mut(module.index()) {
+            *v = if can { 1 } else { 2 };
+        }
+        can
     }
 
     /// Where `addr` is: its mapping in `space` (the sample's process) or the kernel's, its
@@ -993,7 +1029,12 @@ impl ProfileBuilder {
                 match slot.as_ref().and_then(|r| r.find(e.addr)) {
                     Some(frame) => FrameRun::One(frame),
                     None => {
-                        let at = self.locate(space, e.addr, e.mode());
+                        let mut at = self.locate(space, e.addr, e.mode());
+                        // A module the resolver knows nothing of (a binary not dropped) has
+                        // one frame, as without a resolver: no lookup per address.
+                        if let (true, true, Some(m)) = (by_module, at.may_have_name, at.module) {
+                            at.may_have_name = self.module_nameable(m);
+                        }
                         if by_module && !at.may_have_name {
                             let frame = self.module_frame(at.module)?;
                             if let Some(r) = slot {

@@ -41,6 +41,7 @@ fn a_file_added_by_base_name_serves_each_path_with_that_name() {
 
     let mut by_name = SymbolResolver::new();
     by_name.add_elf_by_base_name("base", base());
+    assert!(by_name.can_name(module));
     assert_eq!(names(&mut by_name, module), want);
     // Another path with the same base name too; not one with another base name.
     let other = ModuleRef {
@@ -53,6 +54,18 @@ fn a_file_added_by_base_name_serves_each_path_with_that_name() {
         build_id: None,
     };
     assert!(names(&mut by_name, unrelated).iter().all(Option::is_none));
+    // What it cannot name at all, it says so (the profile then makes one frame for it).
+    assert!(!by_name.can_name(unrelated));
+    let kernel = ModuleRef {
+        path: "[kernel.kallsyms]_text",
+        build_id: None,
+    };
+    assert!(!by_name.can_name(kernel));
+    let jit = ModuleRef {
+        path: "/tmp/perf-123.map",
+        build_id: None,
+    };
+    assert!(by_name.can_name(jit));
     // A recorded build id that is not the file's: refused, as a file found by path is.
     let mismatched = ModuleRef {
         path,
@@ -60,6 +73,7 @@ fn a_file_added_by_base_name_serves_each_path_with_that_name() {
     };
     assert!(names(&mut by_path, mismatched).iter().all(Option::is_none));
     assert!(names(&mut by_name, mismatched).iter().all(Option::is_none));
+    assert!(!by_name.can_name(mismatched));
     // A `.debug` path is not a module the file serves by name.
     let debug = ModuleRef {
         path: "/somewhere/base.debug",

@@ -351,6 +351,25 @@ impl SymbolResolver {
         Loaded::Elf { syms }
     }
 
+    /// Whether [`SymbolResolver::lookup`] may name any address of `module`: the kernel's and
+    /// its modules' with kallsyms, a JIT map's always (its map file is read at the first
+    /// lookup), any other's when its ELF file (or debug file) is at hand, loaded here once as
+    /// for a lookup. `false` means every lookup in it gives `None`.
+    pub fn can_name(&mut self, module: ModuleRef<'_>) -> bool {
+        if is_kernel_module_path(module.path) {
+            return self.kallsyms.is_some();
+        }
+        if perf_map_pid(module.path).is_some() {
+            return true;
+        }
+        let key = (module.path.to_owned(), module.build_id.map(<[u8]>::to_vec));
+        if !self.cache.contains_key(&key) {
+            let loaded = self.load(module);
+            self.cache.insert(key.clone(), loaded);
+        }
+        matches!(self.cache.get(&key), Some(Loaded::Elf { .. }))
+    }
+
     /// Names a file-relative address of a module (for the kernel and JIT maps, the run-time
     /// address). `None` when no source knows the module or no symbol covers the address.
     pub fn lookup(&mut self, module: ModuleRef<'_>, address: u64) -> Option<Symbolized> {
