@@ -439,6 +439,20 @@ fn main() {
         peak as f64 / len as f64,
         mb(session.index_bytes())
     );
+    // `OPEN_SESSION_FOLDED=PATH`: the folded stacks of every sample written there (the page's
+    // Export), to compare two builds' profiles.
+    if let Some(path) = std::env::var_os("OPEN_SESSION_FOLDED") {
+        let folded = session
+            .export(
+                perfscope_web::protocol::ExportFormat::Folded,
+                &perfscope_web::protocol::Filter::default(),
+                perfscope_web::protocol::WeightKind::Samples,
+                perfscope_web::protocol::Privacy::default(),
+                "perf.data",
+            )
+            .expect("an export");
+        std::fs::write(path, folded.bytes).expect("a writable file");
+    }
     // What the worker posts next: the profile's strings and functions, copied into a packet
     // (then into JS memory, and freed).
     use perfscope_web::protocol::{Filter, Query, WeightKind, WorkerMessage};
