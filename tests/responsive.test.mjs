@@ -91,6 +91,8 @@ test(`a ${MB} MB recording: the page keeps responding, the progress bar advances
   assert.ok(maxGap < 250, `the main thread was blocked for ${maxGap.toFixed(0)} ms`);
   assert.ok(w.progress.length >= 3, `progress values seen: ${w.progress}`);
   assert.ok(w.progress.some((v) => v > 0 && v < 1), `the bar moved through intermediate values: ${w.progress}`);
+  // (A file read with a preview flame graph opens on the Flame graph tab.)
+  await showTab(page, 'summary');
   assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), big.samples);
   await showTab(page, 'flame');
   assert.equal(await flameTotal(page), big.samples);

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../scripts/static-server.mjs';
 import { launch, openApp, waitForState } from './helpers/browser.mjs';
-import { num, showTab, flameTotal } from './helpers/views.mjs';
+import { num, showTab, flameTotal, sampleCount } from './helpers/views.mjs';
 import { parseScriptSamples } from './helpers/perf-script.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,7 +41,7 @@ async function open(path, query) {
   assert.equal(await waitForState(page, ['loaded', 'error'], 60_000), 'loaded');
   const timings = page.locator('[data-field="timings"]');
   const helper = await timings.getAttribute('data-helper');
-  const samples = num(await page.locator('[data-field="sample-count"]').textContent());
+  const samples = await sampleCount(page);
   await showTab(page, 'flame');
   const total = await flameTotal(page);
   if (!(await page.locator('#export-menu').evaluate((d) => d.open))) await page.click('#export-menu > summary');
@@ -94,7 +94,7 @@ test('a file with a second worker after one without, in one page (the reader kee
     assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded', name);
     assert.equal(await timings.getAttribute('data-helper'), helper, name);
   }
-  assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), perf.length);
+  assert.equal(await sampleCount(page), perf.length);
   await showTab(page, 'flame');
   assert.equal(await flameTotal(page), perf.length);
   if (!(await page.locator('#export-menu').evaluate((d) => d.open))) await page.click('#export-menu > summary');

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../scripts/static-server.mjs';
 import { isPlaywrightNotice, launch, openApp, waitForState } from './helpers/browser.mjs';
-import { num, showTab, flameTotal } from './helpers/views.mjs';
+import { num, showTab, flameTotal, sampleCount } from './helpers/views.mjs';
 import { parseScriptSamples } from './helpers/perf-script.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,7 +42,7 @@ async function openSliced(path, slice) {
 
 test('a file read in 4093-byte slices: the flame total is perf\'s sample count; memory is reported', async () => {
   const { page, errors } = await openSliced(EXAMPLE, 4093);
-  assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), EXAMPLE_PERF.length);
+  assert.equal(await sampleCount(page), EXAMPLE_PERF.length);
   const memory = Number(await page.locator('[data-field="timings"]').getAttribute('data-wasm-memory'));
   assert.ok(memory > 0, `wasm memory ${memory}`);
   await showTab(page, 'flame');
@@ -57,7 +57,7 @@ test('with or without its reader worker (?reader=0), the worker reads the same r
     const { page, errors } = await openApp(browser.context, `${server.url}?slice=4093${query}`);
     await page.setInputFiles('#file', EXAMPLE);
     assert.equal(await waitForState(page, ['loaded', 'error'], 60_000), 'loaded');
-    counts.push(num(await page.locator('[data-field="sample-count"]').textContent()));
+    counts.push(await sampleCount(page));
     await showTab(page, 'flame');
     assert.equal(await flameTotal(page), EXAMPLE_PERF.length);
     // The reader is a worker of the analysis worker (started with it), only when wanted.
@@ -88,7 +88,7 @@ test('a reader worker that fails to start (its script missing): the worker reads
       const name = path.split('/').pop();
       await page.waitForFunction((n) => document.title.startsWith(n) && ['loaded', 'error'].includes(document.body.dataset.state), name, { timeout: 60_000 });
       assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded', name);
-      assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), perf.length, name);
+      assert.equal(await sampleCount(page), perf.length, name);
       await showTab(page, 'flame');
       assert.equal(await flameTotal(page), perf.length, name);
       await showTab(page, 'summary');
@@ -158,7 +158,7 @@ test('a zstd-compressed file read in small slices: perf\'s samples, and the last
   }
   const perf = parseScriptSamples(readFileSync(join(GEN, 'oracle', 'compressed-z.script.txt'), 'utf8'));
   const { page, errors } = await openSliced(path, 1021);
-  assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), perf.length);
+  assert.equal(await sampleCount(page), perf.length);
   await showTab(page, 'flame');
   assert.equal(await flameTotal(page), perf.length);
   await showTab(page, 'records');
@@ -186,7 +186,7 @@ test('?url= downloads in the worker (into a Blob), then opens the file', async (
   await page.goto(`${server.url}?url=example.data&slice=65536`);
   assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
   assert.equal(await page.locator('[data-field="file-name"]').textContent(), 'example.data');
-  assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), EXAMPLE_PERF.length);
+  assert.equal(await sampleCount(page), EXAMPLE_PERF.length);
   const size = /\(([\d,]+) bytes\)/.exec(await page.locator('[data-field="file-size"]').textContent());
   assert.equal(num(size?.[1]), statSync(EXAMPLE).size);
   assert.deepEqual(errors, []);

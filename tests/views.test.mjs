@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { serveApp } from './helpers/app.mjs';
 import { dropFile, isPlaywrightNotice, launch, openApp, waitForState } from './helpers/browser.mjs';
 import { countInRange, handWalk, lastCommByTid, readScriptSamples, threadCounts } from './helpers/perf-script.mjs';
-import { canvasBox, flameRowY, flameTotal, hoverFlame, num, openFile, showTab } from './helpers/views.mjs';
+import { canvasBox, flameRowY, flameTotal, hoverFlame, num, openFile, showTab, sampleCount } from './helpers/views.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DATA = join(ROOT, 'tests', 'data');
@@ -43,7 +43,7 @@ describe('summary', () => {
     test(`${name}.data: samples, events and threads equal perf script's`, async () => {
       const perf = readScriptSamples(join(DATA, `${name}.samples.txt`));
       const { page, errors } = await openFile(app.browser.context, app.server.url, join(DATA, `${name}.data`));
-      assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), perf.length);
+      assert.equal(await sampleCount(page), perf.length);
       const rows = await page.locator('[data-field="thread-row"]').evaluateAll((rs) => rs.map((r) => `${r.dataset.comm} ${r.dataset.pid}/${r.dataset.tid} ${r.dataset.samples}`));
       assert.deepEqual(rows.sort(), threadCounts(perf));
       // Per event, as perf names them in its script output.
@@ -192,7 +192,7 @@ test('?url= opens a perf.data from an address', async () => {
   await page.goto(`${app.server.url}?url=example.data`);
   assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
   assert.equal(await page.locator('[data-field="file-name"]').textContent(), 'example.data');
-  assert.equal(num(await page.locator('[data-field="sample-count"]').textContent()), PERF.length);
+  assert.equal(await sampleCount(page), PERF.length);
   assert.deepEqual(errors, []);
   await page.close();
 });

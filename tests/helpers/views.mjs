@@ -18,6 +18,15 @@ export async function showTab(page, id) {
   await page.waitForFunction((t) => document.body.dataset.tab === t, id);
 }
 
+/**
+ * The sample count of the summary, shown first (a file read with a preview flame graph opens
+ * on the Flame graph tab).
+ */
+export async function sampleCount(page) {
+  if ((await page.evaluate(() => document.body.dataset.tab)) !== 'summary') await showTab(page, 'summary');
+  return num(await page.locator('[data-field="sample-count"]').textContent());
+}
+
 /** A number shown with thousands separators. */
 export function num(text) {
   return Number(String(text).replace(/[^0-9.-]/g, ''));
