@@ -14,7 +14,8 @@
 # even when dist/ exists), PAGE_QUERY (added to the page's address, e.g. slice=1048576 for the
 # worker's slice size, reader=0 for a worker that reads the file itself, without its reader),
 # PAGE_CHROMIUM_FLAGS (more Chromium flags for the page's browser, space-separated, e.g.
-# --js-flags=--no-liftoff).
+# --js-flags=--no-liftoff), WITH_SYMBOLS (FILE:FILE:…, symbol files such as a copy of
+# /proc/kallsyms and the binaries: the first file is also opened with them dropped along).
 #
 # Builds the page into dist/ when there is none (scripts/build.sh: run scripts/setup.sh once
 # first), installs the npm packages when missing, and makes the perf script text of each
@@ -50,6 +51,7 @@ if [ "$speedscope_files" != none ]; then
     args+=(--speedscope "$f=$text")
   done
 fi
+[ -n "${WITH_SYMBOLS:-}" ] && args+=(--with "$1=$WITH_SYMBOLS")
 [ -n "${JSON:-}" ] && args+=(--json "$JSON")
 [ -n "${SCREENSHOTS:-}" ] && args+=(--screenshots "$SCREENSHOTS")
 

@@ -10,6 +10,8 @@
 //     --screenshots DIR        save a screenshot of each page once drawn there
 //     --reopen-max MB          open files up to this size a second time in the same page, with
 //                              the worker already running (default 1000)
+//     --with DATA=FILE:FILE…   also open DATA with these symbol files dropped along (kallsyms,
+//                              binaries, a perf archive…): a row of its own (repeatable)
 //
 // Every scenario runs in a fresh headless Chromium (tests/helpers' flags), so the renderer's
 // peak memory (VmHWM) belongs to that file alone. scripts/bench-browser.sh builds the page,
@@ -24,7 +26,7 @@ import { openInSpeedscope } from './speedscope-page.mjs';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 function parseArgs(argv) {
-  const o = { dist: join(root, 'dist'), speedscope: [], steps: 20, json: null, timeout: 600, screenshots: null, reopenMax: 1000, files: [] };
+  const o = { dist: join(root, 'dist'), speedscope: [], steps: 20, json: null, timeout: 600, screenshots: null, reopenMax: 1000, files: [], with: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -40,6 +42,10 @@ function parseArgs(argv) {
     else if (a === '--timeout') o.timeout = Number(next());
     else if (a === '--screenshots') o.screenshots = resolve(next());
     else if (a === '--reopen-max') o.reopenMax = Number(next());
+    else if (a === '--with') {
+      const [data, list] = next().split('=');
+      o.with.push({ data: resolve(data), symbols: list.split(':').filter(Boolean).map((f) => resolve(f)) });
+    }
     else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
     else o.files.push(resolve(a));
   }
@@ -85,6 +91,15 @@ async function main() {
       } finally {
         await close();
       }
+    }
+    for (const { data, symbols } of o.with) {
+      log(`perfscope: opening ${data} with ${symbols.length} symbol files`);
+      const { result, close } = await openInPerfscope(page.url, [data, ...symbols], { timeoutMs: o.timeout * 1000 });
+      await close();
+      result.file = `${data} + ${symbols.length} symbol files`;
+      result.size = statSync(data).size;
+      results.perfscope.push(result);
+      log(`  worker: ${result.workerTimings}; summary ${ms(result.summaryMs)}, flame graph ${ms(result.flameMs)}, wasm ${mb(result.wasmBytes)}, state ${result.state}${result.errors.length ? `, errors: ${result.errors.join('; ')}` : ''}`);
     }
     for (const { data, text } of o.speedscope) {
       log(`speedscope: opening ${text}`);
