@@ -12,10 +12,8 @@ use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleTable;
 
 use super::export::analysis_weight;
-use super::records_index::RecordIndex;
-use super::source::VecSource;
 use super::symbols::{build_resolver, SymbolFile};
-use super::{with_samples, Session, SLICE};
+use super::{with_samples, Session};
 use crate::protocol::{DiffMeta, DiffReply, DiffRow, WeightKind};
 
 /// Rows of the function table sent to the page.
@@ -68,10 +66,9 @@ pub fn load_base(
             Ok(LoadedBase { profile, off_cpu })
         }
         Opened::PerfData => {
-            let (index, _) =
-                RecordIndex::build(&mut VecSource(data.to_vec()), SLICE, &mut |_, _| {})
-                    .map_err(|e| e.to_string())?;
-            let (resolver, _) = build_resolver(symbol_files, &index.mapped);
+            // (An ELF file serves the mapped paths with its base name as they are met: no pass
+            // over the records first to learn them.)
+            let (resolver, _) = build_resolver(symbol_files, &Default::default());
             let options = LoadOptions {
                 resolver,
                 unknown_names,
