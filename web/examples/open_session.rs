@@ -351,6 +351,7 @@ fn main() {
             perfscope_web::session::symbols::SymbolFile { name, kind, bytes }
         })
         .collect();
+    let tb = std::time::Instant::now();
     let mut opening = Session::begin(
         Box::new(source),
         summary,
@@ -359,6 +360,10 @@ fn main() {
         slice,
         &now,
         Timings::default(),
+    );
+    println!(
+        "  begin (the resolver made): {:.1} ms",
+        tb.elapsed().as_secs_f64() * 1e3
     );
     let helper = share.and_then(|f| opening.stack_cut(f)).map(|cut| {
         opening.share_stacks(cut);
