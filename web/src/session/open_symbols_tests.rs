@@ -11,11 +11,7 @@ use super::*;
 use crate::protocol::{ExportFormat, Filter, Privacy, WeightKind};
 
 fn gen_corpus() -> Option<std::path::PathBuf> {
-    let root = match std::env::var_os("PERFSCOPE_SHARED") {
-        Some(p) => std::path::PathBuf::from(p),
-        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    };
-    let gen = root.join("corpus/gen");
+    let gen = super::streamed_tests::shared()?.join("corpus/gen");
     gen.join("no-buildid.data").is_file().then_some(gen)
 }
 

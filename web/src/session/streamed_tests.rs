@@ -12,7 +12,8 @@ use super::record_fields::{describe, who};
 use super::records_index::NONE32;
 use super::*;
 
-fn shared() -> Option<PathBuf> {
+/// The shared corpus folder (`PERFSCOPE_SHARED`, else `../shared`), if there.
+pub(super) fn shared() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("PERFSCOPE_SHARED") {
         return Some(PathBuf::from(p));
     }

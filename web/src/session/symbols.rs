@@ -157,8 +157,7 @@ pub fn build_resolver(
                 Err(e) => (false, e.to_string()),
             },
             FileKind::Elf => {
-                r.add_elf_by_base_name(&f.name, f.bytes.clone());
-                r.add_elf(Some(&f.name), f.bytes.clone());
+                r.add_dropped_elf(&f.name, f.bytes.clone());
                 (true, elf_detail(&f.name, mapped))
             }
             FileKind::PerfMap(pid) => {

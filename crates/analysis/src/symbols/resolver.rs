@@ -97,6 +97,11 @@ pub struct SymbolResolver {
     pub diagnostics: Vec<(String, SymbolError)>,
 }
 
+/// Whether an ELF file has no program text (no symbols or no segments: a separate debug file).
+fn has_no_text(bytes: &[u8]) -> bool {
+    ElfSymbols::parse(bytes).is_ok_and(|s| s.table().is_empty() || s.segments().is_empty())
+}
+
 fn perf_map_pid(path: &str) -> Option<u32> {
     let file = path.rsplit('/').next()?;
     file.strip_prefix("perf-")?
@@ -135,10 +140,25 @@ impl SymbolResolver {
     /// id, and by `path` when given. A file without program text (a debug file) is kept as the
     /// debug companion of its build id.
     pub fn add_elf(&mut self, path: Option<&str>, bytes: Vec<u8>) {
+        let no_text = has_no_text(&bytes);
+        self.add_elf_checked(path, bytes, no_text);
+    }
+
+    /// [`SymbolResolver::add_elf`] with `name`, and [`SymbolResolver::add_elf_by_base_name`]:
+    /// an ELF file dropped on the page, found by build id, by its name and for every module path
+    /// with that base name (the file read for symbols once).
+    pub fn add_dropped_elf(&mut self, name: &str, bytes: Vec<u8>) {
+        let no_text = has_no_text(&bytes);
+        if !no_text {
+            self.by_base_name.push((name.to_owned(), bytes.clone()));
+        }
+        self.add_elf_checked(Some(name), bytes, no_text);
+    }
+
+    /// [`SymbolResolver::add_elf`], `no_text` saying whether the file has no program text.
+    fn add_elf_checked(&mut self, path: Option<&str>, bytes: Vec<u8>, no_text: bool) {
         let id = elf::build_id(&bytes);
-        let is_debug_only = ElfSymbols::parse(&bytes)
-            .is_ok_and(|s| s.table().is_empty() || s.segments().is_empty())
-            || path.is_some_and(|p| p.ends_with(".debug"));
+        let is_debug_only = no_text || path.is_some_and(|p| p.ends_with(".debug"));
         if let Some(id) = id {
             let e = self.by_build_id.entry(id).or_default();
             if is_debug_only {
@@ -163,9 +183,7 @@ impl SymbolResolver {
     /// the last one added first; it is not found by build id (add it with
     /// [`SymbolResolver::add_elf`] for that). The paths need not be known beforehand.
     pub fn add_elf_by_base_name(&mut self, name: &str, bytes: Vec<u8>) {
-        let is_debug_only = ElfSymbols::parse(&bytes)
-            .is_ok_and(|s| s.table().is_empty() || s.segments().is_empty());
-        if !is_debug_only {
+        if !has_no_text(&bytes) {
             self.by_base_name.push((name.to_owned(), bytes));
             self.cache.clear();
         }
@@ -362,12 +380,17 @@ impl SymbolResolver {
         if perf_map_pid(module.path).is_some() {
             return true;
         }
+        matches!(self.loaded(module), Loaded::Elf { .. })
+    }
+
+    /// The module's symbols, loaded at the first call for it (by path and build id).
+    fn loaded(&mut self, module: ModuleRef<'_>) -> &Loaded {
         let key = (module.path.to_owned(), module.build_id.map(<[u8]>::to_vec));
         if !self.cache.contains_key(&key) {
             let loaded = self.load(module);
             self.cache.insert(key.clone(), loaded);
         }
-        matches!(self.cache.get(&key), Some(Loaded::Elf { .. }))
+        self.cache.get(&key).unwrap_or(&Loaded::Missing)
     }
 
     /// Names a file-relative address of a module (for the kernel and JIT maps, the run-time
@@ -406,12 +429,7 @@ impl SymbolResolver {
                 dwarf_name: None,
             });
         }
-        let key = (module.path.to_owned(), module.build_id.map(<[u8]>::to_vec));
-        if !self.cache.contains_key(&key) {
-            let loaded = self.load(module);
-            self.cache.insert(key.clone(), loaded);
-        }
-        match self.cache.get(&key)? {
+        match self.loaded(module) {
             Loaded::Elf {
                 syms,
                 #[cfg(feature = "dwarf")]
