@@ -18,7 +18,7 @@ use object::{
 };
 
 use super::error::SymbolError;
-use super::table::{Binding, EndFixup, SymbolDef, SymbolTable, SymbolTableBuilder};
+use super::table::{Binding, EndFixup, SymbolTable, SymbolTableBuilder};
 
 /// One PT_LOAD segment: the file range `[offset, offset + filesz)` is mapped at `vaddr`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,13 +109,7 @@ fn push_symbols<'d>(file: &object::File<'d>, builder: &mut SymbolTableBuilder) {
         if name.is_empty() || name.starts_with('$') {
             continue;
         }
-        builder.push(SymbolDef {
-            start: sym.address(),
-            size: sym.size(),
-            name: name.to_owned(),
-            binding: binding(sym.flags()),
-            module: None,
-        });
+        builder.push_parts(sym.address(), sym.size(), name, binding(sym.flags()), None);
     }
 }
 

@@ -12,7 +12,7 @@
 use std::io::Read;
 
 use super::error::SymbolError;
-use super::table::{Binding, EndFixup, SymbolDef, SymbolTable, SymbolTableBuilder};
+use super::table::{Binding, EndFixup, SymbolTable, SymbolTableBuilder};
 
 /// A kernel symbol found for an address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,13 +74,27 @@ impl Kallsyms {
         let text = maybe_gunzip(bytes)?;
         let mut builder = SymbolTableBuilder::new();
         let mut references = Vec::new();
-        for line in text.split(|&b| b == b'\n') {
-            if let Some(def) = parse_line(line) {
-                if def.module.is_none() && REFERENCE_NAMES.contains(&def.name.as_str()) {
-                    references.push((def.name.clone(), def.start));
+        let mut add = |line: Option<Line<'_>>| {
+            if let Some(Line {
+                start,
+                name,
+                binding,
+                module,
+            }) = line
+            {
+                if module.is_none() && REFERENCE_NAMES.contains(&name) {
+                    references.push((name.to_owned(), start));
                 }
-                builder.push(def);
+                builder.push_parts(start, 0, name, binding, module);
             }
+        };
+        // Checked as text once when it all is (lines are then found with a fast search);
+        // else line by line, a line that is not UTF-8 skipped.
+        match core::str::from_utf8(&text) {
+            Ok(text) => text.split('\n').for_each(|line| add(parse_line(line))),
+            Err(_) => text.split(|&b| b == b'\n').for_each(|line| {
+                add(core::str::from_utf8(line).ok().and_then(parse_line));
+            }),
         }
         Ok(Kallsyms {
             table: builder.build(EndFixup::Kallsyms),
@@ -136,8 +150,15 @@ impl Kallsyms {
     }
 }
 
-fn parse_line(line: &[u8]) -> Option<SymbolDef> {
-    let line = core::str::from_utf8(line).ok()?;
+/// A kallsyms line's symbol (unsized: it reaches the next one).
+struct Line<'a> {
+    start: u64,
+    name: &'a str,
+    binding: Binding,
+    module: Option<&'a str>,
+}
+
+fn parse_line(line: &str) -> Option<Line<'_>> {
     let (main, module) = match line.split_once('\t') {
         Some((main, rest)) => {
             let m = rest.trim();
@@ -145,7 +166,7 @@ fn parse_line(line: &[u8]) -> Option<SymbolDef> {
                 .strip_prefix('[')
                 .and_then(|m| m.strip_suffix(']'))
                 .unwrap_or(m);
-            (main, (!m.is_empty()).then(|| m.to_owned()))
+            (main, (!m.is_empty()).then_some(m))
         }
         None => (line, None),
     };
@@ -157,10 +178,9 @@ fn parse_line(line: &[u8]) -> Option<SymbolDef> {
         [k] => binding_of(*k)?,
         _ => return None,
     };
-    Some(SymbolDef {
+    Some(Line {
         start: addr,
-        size: 0,
-        name: name.to_owned(),
+        name,
         binding,
         module,
     })
@@ -241,5 +261,28 @@ ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n";
             Kallsyms::parse(&[0x1f, 0x8b, 0, 0]),
             Err(SymbolError::Gzip(_))
         ));
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_skipped_and_the_others_kept() {
+        // The same lines, one more in the middle with a byte that is not UTF-8 (the text is
+        // then read line by line instead of checked once).
+        let mut bytes = SAMPLE.as_bytes().to_vec();
+        let at = SAMPLE.find("ffffffff81000200").unwrap();
+        bytes.splice(at..at, b"ffffffff81000180 t bad\xff_name\n".iter().copied());
+        let k = Kallsyms::parse(&bytes).unwrap();
+        let plain = Kallsyms::parse(SAMPLE.as_bytes()).unwrap();
+        let all = |k: &Kallsyms| -> Vec<(String, u64, u64, Option<String>)> {
+            k.table()
+                .iter()
+                .map(|s| (s.name.into(), s.start, s.end, s.module.map(Into::into)))
+                .collect()
+        };
+        assert_eq!(all(&k), all(&plain));
+        assert_eq!(k.table().len(), 4);
+        assert_eq!(
+            k.lookup(0xffff_ffff_8100_0185).map(|s| (s.name, s.offset)),
+            Some(("helper", 0x85))
+        );
     }
 }

@@ -78,10 +78,25 @@ pub enum EndFixup {
     Kallsyms,
 }
 
-/// Collects symbols in any order, then sorts and fixes them up into a [`SymbolTable`].
+/// Collects symbols in any order, then sorts and fixes them up into a [`SymbolTable`]. Names
+/// and modules go into one arena as they come (no allocation per symbol), which the table
+/// keeps.
 #[derive(Clone, Debug, Default)]
 pub struct SymbolTableBuilder {
-    defs: Vec<SymbolDef>,
+    defs: Vec<Def>,
+    names: String,
+    modules: Vec<String>,
+}
+
+/// A pushed symbol, its name and module in the builder's arena.
+#[derive(Clone, Copy, Debug)]
+struct Def {
+    start: u64,
+    size: u64,
+    name_start: usize,
+    name_len: usize,
+    binding: Binding,
+    module: Option<u32>,
 }
 
 const PAGE: u64 = 4096;
@@ -95,26 +110,38 @@ fn leading_underscores(name: &str) -> usize {
     name.bytes().take_while(|&b| b == b'_').count()
 }
 
+/// A symbol's name in `names`.
+fn name_in(names: &str, start: usize, len: usize) -> &str {
+    names.get(start..start.saturating_add(len)).unwrap_or("")
+}
+
 /// perf's `choose_best_symbol`: `Ordering::Greater` when `a` is the better symbol.
-fn compare_quality(a: &SymbolDef, a_end: u64, b: &SymbolDef, b_end: u64) -> Ordering {
+fn compare_quality(
+    (a, a_name, a_end): (&Def, &str, u64),
+    (b, b_name, b_end): (&Def, &str, u64),
+) -> Ordering {
     let a_sized = a_end > a.start;
     let b_sized = b_end > b.start;
     a_sized
         .cmp(&b_sized)
-        .then_with(|| (b.binding == Binding::Weak).cmp(&(a.binding == Binding::Weak)))
+        .then_with(|| {
+            let a_weak = a.binding == Binding::Weak;
+            let b_weak = b.binding == Binding::Weak;
+            b_weak.cmp(&a_weak)
+        })
         .then_with(|| (a.binding == Binding::Global).cmp(&(b.binding == Binding::Global)))
         // perf stores names demangled (`dso__load_sym`), so it counts and measures those.
         .then_with(|| {
             let (a_name, b_name) = (
-                super::demangle::demangle(&a.name),
-                super::demangle::demangle(&b.name),
+                super::demangle::demangle(a_name),
+                super::demangle::demangle(b_name),
             );
             leading_underscores(&b_name)
                 .cmp(&leading_underscores(&a_name))
                 .then_with(|| a_name.len().cmp(&b_name.len()))
         })
         // arch__choose_best_symbol (x86): avoid the "SyS" syscall aliases, else keep the first.
-        .then_with(|| b.name.starts_with("SyS").cmp(&a.name.starts_with("SyS")))
+        .then_with(|| b_name.starts_with("SyS").cmp(&a_name.starts_with("SyS")))
 }
 
 impl SymbolTableBuilder {
@@ -126,7 +153,45 @@ impl SymbolTableBuilder {
     /// Adds a symbol. Order does not matter, except that among equally good aliases of one
     /// address the first pushed wins.
     pub fn push(&mut self, def: SymbolDef) {
-        self.defs.push(def);
+        self.push_parts(
+            def.start,
+            def.size,
+            &def.name,
+            def.binding,
+            def.module.as_deref(),
+        );
+    }
+
+    /// [`SymbolTableBuilder::push`] from borrowed parts: the name and module are copied into
+    /// the builder's arena.
+    pub fn push_parts(
+        &mut self,
+        start: u64,
+        size: u64,
+        name: &str,
+        binding: Binding,
+        module: Option<&str>,
+    ) {
+        let name_start = self.names.len();
+        self.names.push_str(name);
+        let module = module.map(|m| self.intern_module(m));
+        self.defs.push(Def {
+            start,
+            size,
+            name_start,
+            name_len: name.len(),
+            binding,
+            module,
+        });
+    }
+
+    fn intern_module(&mut self, module: &str) -> u32 {
+        // Modules' symbols come together: the last one is the likely match.
+        if let Some(pos) = self.modules.iter().rposition(|m| m == module) {
+            return u32::try_from(pos).unwrap_or(u32::MAX);
+        }
+        self.modules.push(module.to_owned());
+        u32::try_from(self.modules.len() - 1).unwrap_or(u32::MAX)
     }
 
     /// Number of symbols pushed so far.
@@ -141,7 +206,11 @@ impl SymbolTableBuilder {
 
     /// Sorts, closes unsized symbols and keeps the best symbol per address.
     pub fn build(self, fixup: EndFixup) -> SymbolTable {
-        let mut defs = self.defs;
+        let SymbolTableBuilder {
+            mut defs,
+            names,
+            modules,
+        } = self;
         // Stable: aliases keep their insertion order, as in perf's rb-tree (equal keys go right).
         defs.sort_by_key(|d| d.start);
         let mut ends: Vec<u64> = defs
@@ -176,7 +245,8 @@ impl SymbolTableBuilder {
         }
 
         // symbols__fixup_duplicate
-        let mut table = SymbolTable::default();
+        let name = |d: &Def| name_in(&names, d.name_start, d.name_len);
+        let mut entries = Vec::with_capacity(n);
         let mut i = 0;
         while i < n {
             let mut best = i;
@@ -188,44 +258,36 @@ impl SymbolTableBuilder {
                 if let (Some(b), Some(&b_end), Some(&d_end)) =
                     (defs.get(best), ends.get(best), ends.get(j))
                 {
-                    if compare_quality(d, d_end, b, b_end) == Ordering::Greater {
+                    if compare_quality((d, name(d), d_end), (b, name(b), b_end))
+                        == Ordering::Greater
+                    {
                         best = j;
                     }
                 }
                 j += 1;
             }
-            if let (Some(def), Some(&end)) = (defs.get(best), ends.get(best)) {
-                table.push_entry(def, end);
+            if let (Some(d), Some(&end)) = (defs.get(best), ends.get(best)) {
+                entries.push(Entry {
+                    start: d.start,
+                    end,
+                    name_start: d.name_start,
+                    name_len: d.name_len,
+                    binding: d.binding,
+                    module: d.module,
+                });
             }
             i = j;
         }
-        table
+        // The names of the aliases left out stay in the arena (a few bytes each).
+        SymbolTable {
+            entries,
+            names,
+            modules,
+        }
     }
 }
 
 impl SymbolTable {
-    fn push_entry(&mut self, def: &SymbolDef, end: u64) {
-        let name_start = self.names.len();
-        self.names.push_str(&def.name);
-        let module = def.module.as_deref().map(|m| self.intern_module(m));
-        self.entries.push(Entry {
-            start: def.start,
-            end,
-            name_start,
-            name_len: def.name.len(),
-            binding: def.binding,
-            module,
-        });
-    }
-
-    fn intern_module(&mut self, module: &str) -> u32 {
-        if let Some(pos) = self.modules.iter().rposition(|m| m == module) {
-            return u32::try_from(pos).unwrap_or(u32::MAX);
-        }
-        self.modules.push(module.to_owned());
-        u32::try_from(self.modules.len() - 1).unwrap_or(u32::MAX)
-    }
-
     fn symbol(&self, e: &Entry) -> Symbol<'_> {
         let name = self
             .names
