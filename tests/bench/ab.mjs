@@ -3,7 +3,9 @@
 // records pass. Differences of a few percent hide in the run-to-run noise of this machine (±5 %),
 // which alternating and taking medians over many runs averages out. Not a test.
 //
-//   node tests/bench/ab.mjs DIST_A DIST_B FILE [RUNS (default 8 each)]
+//   node tests/bench/ab.mjs DIST_A DIST_B FILE[:SYMBOL_FILE…] [RUNS (default 8 each)]
+//
+// Symbol files after the recording (kallsyms, binaries) are dropped along with it.
 //
 // A build may carry parameters for the page's address: `dist?share=0.25` (the same build with and
 // without a setting compared).
@@ -21,13 +23,14 @@ const split = (arg) => {
 const builds = [a, b];
 const servers = await Promise.all(builds.map((d) => startServer(resolve(split(d)[0]))));
 const urls = builds.map((d, k) => `${servers[k].url}${split(d)[1]}`);
-const got = builds.map(() => ({ flame: [], records: [], rest: [] }));
+const got = builds.map(() => ({ flame: [], records: [], rest: [], summary: [] }));
+const files = file.split(':').map((f) => resolve(f));
 try {
   for (let i = 0; i < runs; i++) {
     // A, B, then B, A, … : whichever build goes first in a pair is not always the same one (the
     // same build against itself gave B / A = 0.985 over 10 plain A, B pairs).
     for (const k of i % 2 ? [1, 0] : [0, 1]) {
-      const { result, close } = await openInPerfscope(urls[k], resolve(file));
+      const { result, close } = await openInPerfscope(urls[k], files.length > 1 ? files : files[0]);
       await close();
       if (result.state !== 'loaded' || result.flameMs === null) throw new Error(`${builds[k]}: ${result.state} ${result.error ?? ''}`);
       // "records 1.62 s" in the worker's timings.
@@ -36,6 +39,7 @@ try {
       got[k].flame.push(result.flameMs);
       got[k].records.push(records);
       got[k].rest.push(result.flameMs - records);
+      got[k].summary.push(result.marks.summary - result.marks.set);
       console.log(`run ${i + 1} ${'AB'[k]}: flame graph ${Math.round(result.flameMs)} ms, records pass ${Math.round(records)} ms`);
     }
   }
@@ -52,8 +56,8 @@ const line = (name, k, key) => {
 };
 // `rest`: the time to the flame graph less the records pass (before and after it: the page's
 // work and the hand-over), which a change there moves without the pass's noise.
-for (const key of ['flame', 'records', 'rest']) {
-  const name = { flame: 'to the flame graph', records: 'records pass', rest: 'the rest' }[key];
+for (const key of ['flame', 'records', 'rest', 'summary']) {
+  const name = { flame: 'to the flame graph', records: 'records pass', rest: 'the rest', summary: 'to the summary' }[key];
   console.log(line(name, 0, key));
   console.log(line(name, 1, key));
   console.log(`${name}: B / A = ${(median(got[1][key]) / median(got[0][key])).toFixed(3)}`);

@@ -329,32 +329,9 @@ async fn open_files(
     {
         perf_data = symbol_blobs.pop().map(|(f, _)| f);
     }
-    let symbols_total: f64 = symbol_blobs.iter().map(|(f, _)| f.blob.size()).sum();
-    let mut symbol_files = Vec::new();
-    let mut done = 0.0;
-    for (f, kind) in symbol_blobs {
-        let bytes = read_all(&f.blob, |n| {
-            post(WorkerMessage::Progress(
-                id,
-                Progress {
-                    phase: Phase::Symbols,
-                    bytes: done + n,
-                    total: symbols_total,
-                    records: 0.0,
-                },
-            ))
-        })
-        .await
-        .map_err(|e| format!("could not read {}: {e}", f.name))?;
-        done += bytes.len() as f64;
-        symbol_files.push(SymbolFile {
-            name: f.name,
-            kind,
-            bytes,
-        });
-    }
     let progress = &mut |p: Progress| post(WorkerMessage::Progress(id, p));
     let Some(perf_data) = perf_data else {
+        let symbol_files = read_symbol_files(id, symbol_blobs).await?;
         // Symbol files only (or none: another naming of frames without a symbol):
         // re-symbolize the open profile.
         let data = SESSION.with_borrow_mut(|s| {
@@ -447,16 +424,25 @@ async fn open_files(
     let mut opening = Session::begin(
         Box::new(source),
         summary,
-        symbol_files,
+        Vec::new(),
         names,
         slice,
         &now_ms,
         timings,
     );
+    // The first slices are read while the symbol files are (after the summary: it shows
+    // first), which the pass needs from its first record on.
+    let reads = SliceReads::start(&opening, &blob);
+    if !symbol_blobs.is_empty() {
+        let t3 = now_ms();
+        let symbol_files = read_symbol_files(id, symbol_blobs).await?;
+        opening.add_symbols(symbol_files, now_ms() - t3, &now_ms);
+    }
     measure("begin", t2);
     let helper = start_helper(&mut opening, &blob, names);
     let waited_ms = push_slices(
         &mut opening,
+        reads,
         helper.as_ref(),
         &blob,
         progress,
@@ -499,6 +485,38 @@ async fn open_files(
     session.timings_mut().read_ms += spent_ms.get() + waited_ms;
     post_profile(id, session);
     Ok(())
+}
+
+/// Reads the symbol files dropped with a recording (or alone), with progress.
+async fn read_symbol_files(
+    id: u32,
+    blobs: Vec<(NamedBlob, FileKind)>,
+) -> Result<Vec<SymbolFile>, String> {
+    let total: f64 = blobs.iter().map(|(f, _)| f.blob.size()).sum();
+    let mut files = Vec::new();
+    let mut done = 0.0;
+    for (f, kind) in blobs {
+        let bytes = read_all(&f.blob, |n| {
+            post(WorkerMessage::Progress(
+                id,
+                Progress {
+                    phase: Phase::Symbols,
+                    bytes: done + n,
+                    total,
+                    records: 0.0,
+                },
+            ))
+        })
+        .await
+        .map_err(|e| format!("could not read {}: {e}", f.name))?;
+        done += bytes.len() as f64;
+        files.push(SymbolFile {
+            name: f.name,
+            kind,
+            bytes,
+        });
+    }
+    Ok(files)
 }
 
 /// The helper's part (see `crate::stack_helper`): the stacks of the samples of `blob` from
@@ -658,46 +676,77 @@ fn slice_size(asked: u32) -> usize {
 /// Slices read ahead of the one being parsed: 3 × 8 MiB outside wasm memory at most.
 const READ_AHEAD: usize = 3;
 
-/// Feeds `opening` every slice of its records, in order, read on a reader worker
-/// (`web/reader.js`) [`READ_AHEAD`] slices ahead of the one being parsed, so that reading the
-/// file (13–23 % of the pass when the worker read it itself) overlaps parsing. Without a reader
-/// (it could not start, or failed), the rest is read here. Returns the ms spent waiting for
+/// The reads of a records pass's slices on a reader worker (`web/reader.js`), [`READ_AHEAD`]
+/// slices ahead of the one being parsed, so that reading the file (13–23 % of the pass when
+/// the worker read it itself) overlaps parsing. Started as soon as the slices are known (the
+/// first ones are read while the symbol files are), fed to the pass by [`push_slices`].
+struct SliceReads {
+    slices: Vec<(u64, usize)>,
+    reader: Option<SliceReader>,
+    /// The reads asked for and not taken yet, in slice order.
+    ahead: std::collections::VecDeque<JsFuture>,
+    /// The next slice to ask for.
+    next: usize,
+}
+
+impl SliceReads {
+    /// Asks the reader worker (started before, or now) for the first slices of `opening`.
+    /// Without one (`?reader=0` in the worker's address, or it could not start), the pass
+    /// reads every slice itself.
+    fn start(opening: &Opening, blob: &Blob) -> SliceReads {
+        let started = (!location_search().contains("reader=0"))
+            .then(|| NEXT_READER.take().map_or_else(SliceReader::start, Ok));
+        let reader = match started {
+            Some(Ok(r)) => Some(r),
+            Some(Err(e)) => {
+                web_sys::console::warn_1(&JsValue::from(format!(
+                    "no reader worker ({}): the file is read by the parser",
+                    describe_js_error(&e)
+                )));
+                None
+            }
+            None => None,
+        };
+        let mut reads = SliceReads {
+            slices: opening.slices(),
+            reader,
+            ahead: std::collections::VecDeque::new(),
+            next: 0,
+        };
+        reads.ask(blob);
+        reads
+    }
+
+    /// Asks for slices until [`READ_AHEAD`] are on their way.
+    fn ask(&mut self, blob: &Blob) {
+        while let (Some(r), Some(&(a, n))) = (&self.reader, self.slices.get(self.next)) {
+            if self.ahead.len() >= READ_AHEAD {
+                break;
+            }
+            self.ahead.push_back(r.request(blob, a, n));
+            self.next += 1;
+        }
+    }
+}
+
+/// Feeds `opening` every slice of its records, in order, from `reads`. Without a reader (it
+/// could not start, or failed), the rest is read here. Returns the ms spent waiting for
 /// slices.
 async fn push_slices(
     opening: &mut Opening,
+    mut reads: SliceReads,
     helper: Option<&crate::stack_helper::StackHelper>,
     blob: &Blob,
     progress: &mut dyn FnMut(Progress),
     previews: &mut Previews,
 ) -> f64 {
     let _pass = PassInProgress::start();
-    let slices = opening.slices();
+    // (A few hundred at most: a list of positions.)
+    let slices = reads.slices.clone();
     let mut waited_ms = 0.0;
-    // `?reader=0` in the worker's address (the page's, passed on): no reader worker.
-    let started = (!location_search().contains("reader=0"))
-        .then(|| NEXT_READER.take().map_or_else(SliceReader::start, Ok));
-    let mut reader = match started {
-        Some(Ok(r)) => Some(r),
-        Some(Err(e)) => {
-            web_sys::console::warn_1(&JsValue::from(format!(
-                "no reader worker ({}): the file is read by the parser",
-                describe_js_error(&e)
-            )));
-            None
-        }
-        None => None,
-    };
-    let mut ahead = std::collections::VecDeque::new();
-    let mut next = 0;
     for &(at, size) in &slices {
-        while let (Some(r), Some(&(a, n))) = (&reader, slices.get(next)) {
-            if ahead.len() >= READ_AHEAD {
-                break;
-            }
-            ahead.push_back(r.request(blob, a, n));
-            next += 1;
-        }
-        let got = match ahead.pop_front() {
+        reads.ask(blob);
+        let got = match reads.ahead.pop_front() {
             Some(read) => {
                 let t0 = now_ms();
                 let got = read.await;
@@ -713,7 +762,7 @@ async fn push_slices(
             Some(buffer) => {
                 let array = Uint8Array::new(&buffer);
                 opening.push(size, |out| copy_whole(&array, at, out));
-                match (helper, &reader) {
+                match (helper, &reads.reader) {
                     (Some(h), _) => h.forward(at, buffer.dyn_ref()),
                     // Copied: the reader may read another slice into it.
                     (None, Some(r)) => {
@@ -725,12 +774,12 @@ async fn push_slices(
                 }
             }
             None => {
-                if reader.take().is_some() {
+                if reads.reader.take().is_some() {
                     web_sys::console::warn_1(&JsValue::from(
                         "the reader worker failed: the rest of the file is read by the parser",
                     ));
                 }
-                ahead.clear();
+                reads.ahead.clear();
                 opening.push_from_source(at, size);
                 if let Some(h) = helper {
                     h.forward(at, None);
@@ -745,8 +794,8 @@ async fn push_slices(
         previews.maybe_send(opening);
     }
     // Kept for the next file (unless it failed): started and ready.
-    if let Some(r) = reader.filter(|r| !r.broken.get()) {
-        drop(ahead);
+    if let Some(r) = reads.reader.take().filter(|r| !r.broken.get()) {
+        reads.ahead.clear();
         NEXT_READER.set(Some(r));
     }
     waited_ms

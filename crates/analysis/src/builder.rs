@@ -333,6 +333,13 @@ fn is_anon_exec(filename: &str) -> bool {
 }
 
 impl ProfileBuilder {
+    /// Symbolizes with `resolver` from now on (frames made before keep their names).
+    pub fn set_resolver(&mut self, resolver: Option<SymbolResolver>) {
+        self.resolver = resolver;
+        // Whether a module can be named depends on the resolver.
+        self.nameable.clear();
+    }
+
     /// A builder that symbolizes with `resolver` (or not at all with `None`).
     pub fn new(resolver: Option<SymbolResolver>) -> Self {
         ProfileBuilder {

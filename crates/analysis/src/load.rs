@@ -284,6 +284,12 @@ impl ProfileLoader {
         }
     }
 
+    /// Symbolizes with `resolver` from now on (as if [`LoadOptions::resolver`] had given it).
+    /// Call before the first record is pushed: frames already made keep their names.
+    pub fn set_resolver(&mut self, resolver: Option<SymbolResolver>) {
+        self.state.builder.set_resolver(resolver);
+    }
+
     /// The timeline asked for keeps no sample times: its lanes' [`crate::timeline::SampleDensity`]s
     /// are empty (see [`crate::timeline::TimelineBuilder::without_sample_times`]). For a caller
     /// that counts samples per lane from the profile; it saves 16 bytes a sample while loading.

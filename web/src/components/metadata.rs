@@ -121,7 +121,9 @@ pub fn file_bar(props: &FileBarProps) -> Html {
                 data-helper={format!("{:?}", t.helper)} data-helper-wasm-memory={t.helper_wasm_memory.to_string()}>
                 // Nothing measured yet while the file loads (the times come with the profile).
                 if t != Timings::default() {
-                    { format!("read {} · summary {} · records {} · profile {}", duration_ms(t.read_ms), duration_ms(t.summary_ms), duration_ms(t.records_ms), duration_ms(t.profile_ms)) }
+                    { format!("read {} · summary {}", duration_ms(t.read_ms), duration_ms(t.summary_ms)) }
+                    if t.symbols_ms > 0.0 { { format!(" · symbols {}", duration_ms(t.symbols_ms)) } }
+                    { format!(" · records {} · profile {}", duration_ms(t.records_ms), duration_ms(t.profile_ms)) }
                 }
                 if t.wasm_memory > 0.0 { { format!(" · memory {}", human_bytes(t.wasm_memory as u64)) } }
                 // A second worker made the later samples' stacks (big files).

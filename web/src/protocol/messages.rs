@@ -195,6 +195,10 @@ pub struct Timings {
     pub read_ms: f64,
     /// Summary (header and features).
     pub summary_ms: f64,
+    /// Reading the symbol files dropped with the recording and making their resolver, before
+    /// the records pass.
+    #[serde(default)]
+    pub symbols_ms: f64,
     /// Records pass.
     pub records_ms: f64,
     /// Profile building.

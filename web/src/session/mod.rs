@@ -305,6 +305,30 @@ pub struct Opening {
 }
 
 impl Opening {
+    /// Symbolizes the records with `symbol_files` (kallsyms, binaries, ...): what
+    /// [`Session::begin`] does with those it is given, for files read after it began (the
+    /// worker reads them while the first slices are read), `read_ms` ago. Call before the first
+    /// slice is pushed; files added later name only the frames made after. The records pass
+    /// is timed from here ([`Timings::records_ms`]), the reading and the resolver's making as
+    /// [`Timings::symbols_ms`].
+    pub fn add_symbols(
+        &mut self,
+        symbol_files: Vec<SymbolFile>,
+        read_ms: f64,
+        now: &dyn Fn() -> f64,
+    ) {
+        if symbol_files.is_empty() {
+            return;
+        }
+        let t0 = now();
+        self.symbol_files.extend(symbol_files);
+        let (resolver, infos) = symbols::build_resolver(&self.symbol_files, &Default::default());
+        self.symbol_infos = infos;
+        self.pass.loader.set_resolver(resolver);
+        self.t0 = now();
+        self.timings.symbols_ms += read_ms + (self.t0 - t0);
+    }
+
     /// Where another worker could take over the making of stacks: the offset `fraction` of
     /// the way through the records; `None` when the file does not allow it (a pipe stream,
     /// samples with read values: see [`can_share_stacks`]) or has symbol files (the profile is
@@ -577,26 +601,27 @@ impl Session {
     ) -> Opening {
         let slice = records_slice(slice, summary.compressed());
         let t0 = now();
-        let (resolver, symbol_infos) = symbols::build_resolver(&symbol_files, &Default::default());
         let mut pass = OpenPass {
             index: RecordIndex::default(),
-            loader: loader(resolver, unknown_names),
+            loader: loader(None, unknown_names),
             summary,
         };
         let stream = RecordStream::open(&mut DynSource(source.as_mut()), slice, &mut pass);
-        Opening {
+        let mut opening = Opening {
             share: None,
             total: source.len(),
             source,
             stream,
             pass,
-            symbol_files,
-            symbol_infos,
+            symbol_files: Vec::new(),
+            symbol_infos: Vec::new(),
             unknown_names,
             slice,
             t0,
             timings,
-        }
+        };
+        opening.add_symbols(symbol_files, 0.0, now);
+        opening
     }
 
     /// Opens a file held in memory, read in slices of `slice` bytes, without symbols (tests,

@@ -119,3 +119,56 @@ fn an_elf_dropped_with_the_recording_names_its_module_in_one_pass() {
     assert_eq!(leaves(later).0, text);
     assert_eq!(later.overview().symbol_files, with.overview().symbol_files);
 }
+
+/// The worker begins the pass before it has read the symbol files (the first slices are read
+/// meanwhile) and adds them before the first slice: the same names as with the files given to
+/// `begin`, and their time apart from the records pass's.
+#[test]
+fn symbol_files_added_before_the_first_slice_serve_the_whole_pass() {
+    let Some(gen) = gen_corpus() else {
+        println!("skipped: no ../shared corpus (set PERFSCOPE_SHARED)");
+        return;
+    };
+    let data = std::fs::read(gen.join("no-buildid.data")).unwrap();
+    let mt = SymbolFile {
+        name: "mt".to_string(),
+        kind: FileKind::Elf,
+        bytes: std::fs::read(gen.join("workloads/mt")).unwrap(),
+    };
+    let (mut given, _) = open(&data, vec![mt.clone()]);
+
+    // A clock that advances 1 ms a reading.
+    let clock = std::cell::Cell::new(0.0);
+    let now = || {
+        clock.set(clock.get() + 1.0);
+        clock.get()
+    };
+    let mut source = source::VecSource(data.clone());
+    let summary = SummaryReader::read_from(&mut source, SLICE);
+    let mut opening = Session::begin(
+        Box::new(source),
+        summary,
+        Vec::new(),
+        UnknownNames::Module,
+        SLICE,
+        &now,
+        Timings::default(),
+    );
+    opening.add_symbols(vec![mt], 40.0, &now);
+    while let Some((at, size)) = opening.next_slice() {
+        opening.push_from_source(at, size);
+    }
+    let mut added = opening.finish(&mut |_| {}, &now);
+
+    let (text, got) = leaves(&mut added);
+    assert_eq!(got.get("leaf"), Some(&553));
+    assert_eq!(got.get("memwalk"), Some(&148));
+    assert_eq!(text, leaves(&mut given).0);
+    assert_eq!(added.overview().symbol_files, given.overview().symbol_files);
+    // 40 ms reading them (as the worker said) and 1 ms making the resolver (the clock read
+    // before and after it); the records pass is timed from there: the next reading, at its
+    // end, is 1 ms later (3 ms from `begin`'s reading).
+    let t = added.timings_mut();
+    assert_eq!(t.symbols_ms, 41.0);
+    assert_eq!(t.records_ms, 1.0);
+}
