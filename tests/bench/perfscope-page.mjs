@@ -123,7 +123,7 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   // of over 1 ms and the previews; after it, the profile's hand-over to the page, the first
   // tree's prewarm and the first tree query.
   const handOver = worker ? await worker.evaluate(() => performance.getEntriesByType('measure')
-    .filter((e) => ['summary read', 'begin', 'slice wait', 'preview', 'second worker wait', 'profile data', 'prewarm', 'query tree'].includes(e.name))
+    .filter((e) => ['summary read', 'begin', 'symbol files read', 'resolver', 'slice wait', 'preview', 'second worker wait', 'profile data', 'prewarm', 'query tree'].includes(e.name))
     .map((e) => ({ name: e.name, start: performance.timeOrigin + e.startTime, ms: e.duration }))).catch(() => null) : null;
   const setAt = await page.evaluate(() => performance.timeOrigin).catch(() => null);
   const phases = handOver && setAt !== null && t.set !== undefined

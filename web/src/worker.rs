@@ -436,7 +436,10 @@ async fn open_files(
     if !symbol_blobs.is_empty() {
         let t3 = now_ms();
         let symbol_files = read_symbol_files(id, symbol_blobs).await?;
-        opening.add_symbols(symbol_files, now_ms() - t3, &now_ms);
+        measure("symbol files read", t3);
+        let t4 = now_ms();
+        opening.add_symbols(symbol_files, t4 - t3, &now_ms);
+        measure("resolver", t4);
     }
     measure("begin", t2);
     let helper = start_helper(&mut opening, &blob, names);
