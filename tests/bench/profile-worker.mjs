@@ -9,6 +9,8 @@
 //   node tests/bench/profile-worker.mjs --dist /tmp/dist-prof [--interval US] [--top N]
 //     [--callers TEXT]... [--page] [--second] FILE
 //
+// PAGE_QUERY='?slice=2097152' (any of the page's parameters) opens the page with it.
+//
 // --page profiles the page's thread instead of the worker's; for its wasm's names, add
 // `data-keep-debug` to the app's line of index.html too and copy
 // target/wasm-bindgen/release/app_bg.wasm over dist's app-*_bg.wasm.
@@ -64,7 +66,7 @@ try {
     pending.set(id, (m) => (m.error ? fail(new Error(`${method}: ${m.error.message}`)) : done(m.result)));
     cdp.send('Target.sendMessageToTarget', { sessionId: session, message: JSON.stringify({ id, method, params }) }).catch(fail);
   });
-  await page.goto(server.url);
+  await page.goto(server.url + (process.env.PAGE_QUERY ?? ''));
   await page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 30_000 });
   for (let i = 0; i < 100 && !session; i++) await new Promise((r) => setTimeout(r, 50));
   if (!session) throw new Error('the analysis worker did not show up as a target');
