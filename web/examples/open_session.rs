@@ -348,7 +348,11 @@ fn main() {
             let bytes = std::fs::read(&p).expect("a readable symbol file");
             let name = p.rsplit('/').next().unwrap_or(&p).to_owned();
             let kind = perfscope_web::session::symbols::classify(&name, &bytes);
-            perfscope_web::session::symbols::SymbolFile { name, kind, bytes }
+            perfscope_web::session::symbols::SymbolFile {
+                name,
+                kind,
+                bytes: bytes.into(),
+            }
         })
         .collect();
     let tb = std::time::Instant::now();

@@ -516,7 +516,7 @@ async fn read_symbol_files(
         files.push(SymbolFile {
             name: f.name,
             kind,
-            bytes,
+            bytes: bytes.into(),
         });
     }
     Ok(files)
@@ -642,7 +642,7 @@ async fn open_base(id: u32, files: Vec<NamedBlob>) -> Result<CompareInfo, String
             symbol_files.push(SymbolFile {
                 name: f.name,
                 kind,
-                bytes,
+                bytes: bytes.into(),
             });
         }
     }

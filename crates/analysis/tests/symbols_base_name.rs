@@ -83,3 +83,23 @@ fn a_file_added_by_base_name_serves_each_path_with_that_name() {
     debug_named.add_elf_by_base_name("base.debug", base());
     assert!(names(&mut debug_named, debug).iter().all(Option::is_none));
 }
+
+#[test]
+fn a_dropped_file_is_held_once_however_it_is_found() {
+    use perfscope_analysis::symbols::resolver::ElfBytes;
+    use std::sync::Arc;
+    let bytes: ElfBytes = Arc::new(base());
+    let has_id = perfscope_analysis::symbols::elf::build_id(&bytes).is_some();
+    let mut r = SymbolResolver::new();
+    r.add_dropped_elf("base", bytes.clone());
+    // Found by build id (when it has one), by its name and by base name: a handle on the same
+    // bytes each, not a copy (a dropped binary of hundreds of MB was held four times).
+    assert_eq!(Arc::strong_count(&bytes), 1 + usize::from(has_id) + 2);
+    let module = ModuleRef {
+        path: "/anywhere/base",
+        build_id: None,
+    };
+    assert!(names(&mut r, module).iter().any(Option::is_some));
+    drop(r);
+    assert_eq!(Arc::strong_count(&bytes), 1);
+}

@@ -211,7 +211,7 @@ mod tests {
             &[SymbolFile {
                 name: name.into(),
                 kind: FileKind::Elf,
-                bytes: binary,
+                bytes: binary.into(),
             }],
             UnknownNames::Module,
         )

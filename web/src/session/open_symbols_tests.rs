@@ -84,7 +84,7 @@ fn an_elf_dropped_with_the_recording_names_its_module_in_one_pass() {
     let mt = SymbolFile {
         name: "mt".to_string(),
         kind: FileKind::Elf,
-        bytes: std::fs::read(gen.join("workloads/mt")).unwrap(),
+        bytes: std::fs::read(gen.join("workloads/mt")).unwrap().into(),
     };
     // perf script names 553 samples `leaf` and 148 `memwalk` in /tmp/corpus-gen/workloads/mt.
     let script = std::fs::read_to_string(gen.join("oracle/no-buildid.script.txt")).unwrap();
@@ -133,7 +133,7 @@ fn symbol_files_added_before_the_first_slice_serve_the_whole_pass() {
     let mt = SymbolFile {
         name: "mt".to_string(),
         kind: FileKind::Elf,
-        bytes: std::fs::read(gen.join("workloads/mt")).unwrap(),
+        bytes: std::fs::read(gen.join("workloads/mt")).unwrap().into(),
     };
     let (mut given, _) = open(&data, vec![mt.clone()]);
 

@@ -116,8 +116,8 @@ pub struct SymbolFile {
     pub name: String,
     /// What it is.
     pub kind: FileKind,
-    /// Its bytes.
-    pub bytes: Vec<u8>,
+    /// Its bytes (shared with the symbol resolver, which keeps an ELF file's: never copied).
+    pub bytes: perfscope_analysis::symbols::resolver::ElfBytes,
 }
 
 fn basename(path: &str) -> &str {
@@ -231,12 +231,12 @@ mod tests {
             SymbolFile {
                 name: "notes.txt".into(),
                 kind: FileKind::Unknown,
-                bytes: b"hi".to_vec(),
+                bytes: b"hi".to_vec().into(),
             },
             SymbolFile {
                 name: "k".into(),
                 kind: FileKind::Kallsyms,
-                bytes: b"ffffffff81000000 T _text\n".to_vec(),
+                bytes: b"ffffffff81000000 T _text\n".to_vec().into(),
             },
         ];
         let (r, infos) = build_resolver(&files, &BTreeSet::new());

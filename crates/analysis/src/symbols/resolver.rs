@@ -12,6 +12,7 @@
 //!   A file found by path whose build id differs from the recorded one is rejected, as perf does.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::archive::PerfArchive;
 use super::demangle::demangle;
@@ -62,10 +63,14 @@ pub struct Symbolized {
     pub dwarf_name: Option<String>,
 }
 
+/// An ELF file's bytes, held once however many ways it is found (build id, path, base name)
+/// and shared with the caller that handed them over (the page keeps a dropped file's bytes).
+pub type ElfBytes = Arc<Vec<u8>>;
+
 #[derive(Default)]
 struct ElfFiles {
-    elf: Option<Vec<u8>>,
-    debug: Option<Vec<u8>>,
+    elf: Option<ElfBytes>,
+    debug: Option<ElfBytes>,
 }
 
 #[allow(clippy::large_enum_variant)] // one per module, in a HashMap
@@ -82,10 +87,10 @@ enum Loaded {
 #[derive(Default)]
 pub struct SymbolResolver {
     by_build_id: HashMap<Vec<u8>, ElfFiles>,
-    by_path: HashMap<String, Vec<u8>>,
+    by_path: HashMap<String, ElfBytes>,
     /// ELF files for every module path with their base name ([`SymbolResolver::add_elf_by_base_name`]),
     /// in the order added.
-    by_base_name: Vec<(String, Vec<u8>)>,
+    by_base_name: Vec<(String, ElfBytes)>,
     kallsyms: Option<Kallsyms>,
     perf_maps: HashMap<u32, PerfMap>,
     jitdumps: HashMap<u32, SymbolTable>,
@@ -139,7 +144,8 @@ impl SymbolResolver {
     /// Adds an ELF file (executable, library, or a separate debug file). It is found by its build
     /// id, and by `path` when given. A file without program text (a debug file) is kept as the
     /// debug companion of its build id.
-    pub fn add_elf(&mut self, path: Option<&str>, bytes: Vec<u8>) {
+    pub fn add_elf(&mut self, path: Option<&str>, bytes: impl Into<ElfBytes>) {
+        let bytes = bytes.into();
         let no_text = has_no_text(&bytes);
         self.add_elf_checked(path, bytes, no_text);
     }
@@ -147,7 +153,8 @@ impl SymbolResolver {
     /// [`SymbolResolver::add_elf`] with `name`, and [`SymbolResolver::add_elf_by_base_name`]:
     /// an ELF file dropped on the page, found by build id, by its name and for every module path
     /// with that base name (the file read for symbols once).
-    pub fn add_dropped_elf(&mut self, name: &str, bytes: Vec<u8>) {
+    pub fn add_dropped_elf(&mut self, name: &str, bytes: impl Into<ElfBytes>) {
+        let bytes = bytes.into();
         let no_text = has_no_text(&bytes);
         if !no_text {
             self.by_base_name.push((name.to_owned(), bytes.clone()));
@@ -156,7 +163,7 @@ impl SymbolResolver {
     }
 
     /// [`SymbolResolver::add_elf`], `no_text` saying whether the file has no program text.
-    fn add_elf_checked(&mut self, path: Option<&str>, bytes: Vec<u8>, no_text: bool) {
+    fn add_elf_checked(&mut self, path: Option<&str>, bytes: ElfBytes, no_text: bool) {
         let id = elf::build_id(&bytes);
         let is_debug_only = no_text || path.is_some_and(|p| p.ends_with(".debug"));
         if let Some(id) = id {
@@ -182,7 +189,8 @@ impl SymbolResolver {
     /// build id. It is found by path (with the build-id check) before the files added by path,
     /// the last one added first; it is not found by build id (add it with
     /// [`SymbolResolver::add_elf`] for that). The paths need not be known beforehand.
-    pub fn add_elf_by_base_name(&mut self, name: &str, bytes: Vec<u8>) {
+    pub fn add_elf_by_base_name(&mut self, name: &str, bytes: impl Into<ElfBytes>) {
+        let bytes = bytes.into();
         if !has_no_text(&bytes) {
             self.by_base_name.push((name.to_owned(), bytes));
             self.cache.clear();
@@ -191,7 +199,7 @@ impl SymbolResolver {
 
     /// The ELF file added for `path`'s base name, if any (none for a `.debug` path, which
     /// [`SymbolResolver::add_elf`] would keep as a debug file only).
-    fn base_named(&self, path: &str) -> Option<&Vec<u8>> {
+    fn base_named(&self, path: &str) -> Option<&ElfBytes> {
         if path.ends_with(".debug") {
             return None;
         }
@@ -212,18 +220,19 @@ impl SymbolResolver {
                     self.kallsyms = Some(Kallsyms::parse(&k)?);
                 }
             }
-            if let Some(elf) = &entry.elf {
+            let elf = entry.elf.map(Arc::new);
+            if let Some(elf) = &elf {
                 // Also by the recorded path, for modules whose build id the recording lacks.
                 self.by_path
                     .entry(entry.dso_path.clone())
                     .or_insert_with(|| elf.clone());
             }
             let e = self.by_build_id.entry(id).or_default();
-            if entry.elf.is_some() {
-                e.elf = entry.elf;
+            if elf.is_some() {
+                e.elf = elf;
             }
-            if entry.debug.is_some() {
-                e.debug = entry.debug;
+            if let Some(debug) = entry.debug {
+                e.debug = Some(Arc::new(debug));
             }
         }
         self.cache.clear();
@@ -284,6 +293,7 @@ impl SymbolResolver {
                 self.provider
                     .as_mut()
                     .and_then(|p| p.read_path(module.path))
+                    .map(Arc::new)
             });
             if let Some(bytes) = candidate {
                 let found = elf::build_id(&bytes);
@@ -302,7 +312,7 @@ impl SymbolResolver {
         }
         if files.debug.is_none() {
             if let (Some(id), Some(p)) = (debug_id.as_deref(), self.provider.as_mut()) {
-                files.debug = p.read_debug(id);
+                files.debug = p.read_debug(id).map(Arc::new);
             }
         }
         files
@@ -315,23 +325,24 @@ impl SymbolResolver {
         if is_kernel_module_path(module.path) || perf_map_pid(module.path).is_some() {
             return None;
         }
-        self.find_files(module).elf
+        self.find_files(module).elf.map(Arc::unwrap_or_clone)
     }
 
     fn load(&mut self, module: ModuleRef<'_>) -> Loaded {
         let files = self.find_files(module);
+        let debug = files.debug.as_deref().map(Vec::as_slice);
         let Some(elf) = files.elf.as_deref() else {
             // A debug file alone still has symbols and (identical) program headers.
-            return match files.debug.as_deref().map(ElfSymbols::parse) {
-                Some(Ok(syms)) => self.loaded_elf(module, syms, files.debug.as_deref()),
+            return match debug.map(ElfSymbols::parse) {
+                Some(Ok(syms)) => self.loaded_elf(module, syms, debug),
                 _ => Loaded::Missing,
             };
         };
-        match ElfSymbols::parse_with_debug(elf, files.debug.as_deref()) {
+        match ElfSymbols::parse_with_debug(elf, debug) {
             Ok(syms) => {
-                let dwarf_src = match files.debug.as_deref() {
+                let dwarf_src = match debug {
                     Some(d) if syms.has_dwarf() => Some(d),
-                    _ => Some(elf),
+                    _ => Some(elf.as_slice()),
                 };
                 self.loaded_elf(module, syms, dwarf_src)
             }
