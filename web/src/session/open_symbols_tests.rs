@@ -15,6 +15,18 @@ fn gen_corpus() -> Option<std::path::PathBuf> {
     gen.join("no-buildid.data").is_file().then_some(gen)
 }
 
+/// The corpus folder, `no-buildid.data` and its binary `mt` as a dropped symbol file.
+fn recording_and_binary() -> Option<(std::path::PathBuf, Vec<u8>, SymbolFile)> {
+    let gen = gen_corpus()?;
+    let data = std::fs::read(gen.join("no-buildid.data")).unwrap();
+    let mt = SymbolFile {
+        name: "mt".to_string(),
+        kind: FileKind::Elf,
+        bytes: std::fs::read(gen.join("workloads/mt")).unwrap().into(),
+    };
+    Some((gen, data, mt))
+}
+
 /// Samples per leaf frame of the folded export, for `mt`'s own functions.
 fn leaves(s: &mut Session) -> (String, BTreeMap<String, u64>) {
     let folded = s
@@ -76,15 +88,9 @@ fn open(data: &[u8], files: Vec<SymbolFile>) -> (Session, u64) {
 
 #[test]
 fn an_elf_dropped_with_the_recording_names_its_module_in_one_pass() {
-    let Some(gen) = gen_corpus() else {
+    let Some((gen, data, mt)) = recording_and_binary() else {
         println!("skipped: no ../shared corpus (set PERFSCOPE_SHARED)");
         return;
-    };
-    let data = std::fs::read(gen.join("no-buildid.data")).unwrap();
-    let mt = SymbolFile {
-        name: "mt".to_string(),
-        kind: FileKind::Elf,
-        bytes: std::fs::read(gen.join("workloads/mt")).unwrap().into(),
     };
     // perf script names 553 samples `leaf` and 148 `memwalk` in /tmp/corpus-gen/workloads/mt.
     let script = std::fs::read_to_string(gen.join("oracle/no-buildid.script.txt")).unwrap();
@@ -125,15 +131,9 @@ fn an_elf_dropped_with_the_recording_names_its_module_in_one_pass() {
 /// `begin`, and their time apart from the records pass's.
 #[test]
 fn symbol_files_added_before_the_first_slice_serve_the_whole_pass() {
-    let Some(gen) = gen_corpus() else {
+    let Some((_, data, mt)) = recording_and_binary() else {
         println!("skipped: no ../shared corpus (set PERFSCOPE_SHARED)");
         return;
-    };
-    let data = std::fs::read(gen.join("no-buildid.data")).unwrap();
-    let mt = SymbolFile {
-        name: "mt".to_string(),
-        kind: FileKind::Elf,
-        bytes: std::fs::read(gen.join("workloads/mt")).unwrap().into(),
     };
     let (mut given, _) = open(&data, vec![mt.clone()]);
 
