@@ -484,7 +484,7 @@ impl ProfileBuilder {
         let generation = self.generations.get(&pid).copied().unwrap_or(0);
         let profile = &self.profile;
         let resolver = &mut self.resolver;
-        let mut load = |m: ModuleIndex| -> Option<Vec<u8>> {
+        let mut load = |m: ModuleIndex| -> Option<crate::symbols::resolver::ElfBytes> {
             let module = profile.modules.get(m)?;
             let path = profile.strings.get(module.path);
             resolver.as_mut()?.elf_bytes(ModuleRef {

@@ -17,6 +17,7 @@ use object::{Object, ObjectSection, ObjectSegment};
 
 use crate::ids::ModuleIndex;
 use crate::maps::AddressSpace;
+use crate::symbols::resolver::ElfBytes;
 
 /// The CPU architecture of the recording (`HEADER_ARCH`, `uname -m`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,7 +176,7 @@ impl UserUnwinder {
     fn module_info(
         &mut self,
         module: ModuleIndex,
-        load: &mut dyn FnMut(ModuleIndex) -> Option<Vec<u8>>,
+        load: &mut dyn FnMut(ModuleIndex) -> Option<ElfBytes>,
     ) -> Option<Arc<ModuleUnwindInfo>> {
         self.modules
             .entry(module)
@@ -192,7 +193,7 @@ impl UserUnwinder {
         pid: u32,
         generation: u64,
         space: &AddressSpace,
-        load: &mut dyn FnMut(ModuleIndex) -> Option<Vec<u8>>,
+        load: &mut dyn FnMut(ModuleIndex) -> Option<ElfBytes>,
     ) -> bool {
         if self
             .processes
@@ -245,7 +246,7 @@ impl UserUnwinder {
         pid: u32,
         generation: u64,
         space: &AddressSpace,
-        load: &mut dyn FnMut(ModuleIndex) -> Option<Vec<u8>>,
+        load: &mut dyn FnMut(ModuleIndex) -> Option<ElfBytes>,
         regs: &dyn UserRegs,
         stack: &[u8],
         little_endian: bool,

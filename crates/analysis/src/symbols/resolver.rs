@@ -321,11 +321,11 @@ impl SymbolResolver {
     /// The bytes of a module's ELF file, found as for symbols (build id first, then by path
     /// with a build-id check); `None` for the kernel, JIT maps and files not at hand. Used for
     /// unwind information (`.eh_frame`, `.debug_frame`).
-    pub fn elf_bytes(&mut self, module: ModuleRef<'_>) -> Option<Vec<u8>> {
+    pub fn elf_bytes(&mut self, module: ModuleRef<'_>) -> Option<ElfBytes> {
         if is_kernel_module_path(module.path) || perf_map_pid(module.path).is_some() {
             return None;
         }
-        self.find_files(module).elf.map(Arc::unwrap_or_clone)
+        self.find_files(module).elf
     }
 
     fn load(&mut self, module: ModuleRef<'_>) -> Loaded {
