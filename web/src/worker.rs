@@ -1273,7 +1273,13 @@ async fn read(blob: &Blob, start: u64, end: u64) -> Result<Vec<u8>, String> {
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
-/// The whole blob (a symbol file), read in [`SLICE`]s into one buffer; `progress(bytes)` after each slice.
+/// [`read_all`] reads a blob in pieces of this many bytes: fewer reads than in [`SLICE`]s (a
+/// 297 MB binary dropped along was read in 0.66 s instead of 0.75–0.82 s), and still a
+/// progress report every ~70 ms.
+const WHOLE_READ_PIECE: usize = 32 << 20;
+
+/// The whole blob (a symbol file, or a text profile), read in [`WHOLE_READ_PIECE`]s into one
+/// buffer; `progress(bytes)` after each piece.
 async fn read_all(blob: &Blob, progress: impl Fn(f64)) -> Result<Vec<u8>, String> {
     let size = blob.size() as u64;
     let mut out = Vec::new();
@@ -1283,7 +1289,7 @@ async fn read_all(blob: &Blob, progress: impl Fn(f64)) -> Result<Vec<u8>, String
     .map_err(|_| format!("cannot allocate {size} bytes for the file"))?;
     let mut start = 0;
     while start < size {
-        let end = (start + SLICE as u64).min(size);
+        let end = (start + WHOLE_READ_PIECE as u64).min(size);
         let part = blob
             .slice_with_f64_and_f64(start as f64, end as f64)
             .map_err(|e| describe_js_error(&e))?;
