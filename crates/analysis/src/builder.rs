@@ -191,9 +191,9 @@ pub struct ProfileBuilder {
     named_modules: FxHashMap<ModuleIndex, String>,
     /// Whether each module is in `named_modules`.
     named_flags: Vec<bool>,
-    /// Per module, whether the resolver may name its addresses ([`SymbolResolver::can_name`]):
-    /// 0 not asked yet, 1 yes, 2 no (its frames are then made as without a resolver).
-    nameable: Vec<u8>,
+    /// Per module, whether the resolver may name its addresses ([`SymbolResolver::can_name`];
+    /// `None`: not asked yet). A module it cannot name has its frames made as without one.
+    nameable: Vec<Option<bool>>,
     /// Per module (1 + its index; 0 for none), its one frame without a symbol
     /// (`UnknownNames::Module`; `u32::MAX` before it is made).
     module_frames: Vec<FrameIndex>,
@@ -563,10 +563,8 @@ impl ProfileBuilder {
         {
             return true;
         }
-        match self.nameable.get(module.index()) {
-            Some(1) => return true,
-            Some(2) => return false,
-            _ => {}
+        if let Some(&Some(can)) = self.nameable.get(module.index()) {
+            return can;
         }
         let can = match (self.resolver.as_mut(), self.profile.modules.get(module)) {
             (Some(r), Some(m)) if self.symbolize => r.can_name(ModuleRef {
@@ -576,10 +574,10 @@ impl ProfileBuilder {
             _ => false,
         };
         if self.nameable.len() <= module.index() {
-            self.nameable.resize(module.index() + 1, 0);
+            self.nameable.resize(module.index() + 1, None);
         }
         if let Some(v) = self.nameable.get_mut(module.index()) {
-            *v = if can { 1 } else { 2 };
+            *v = Some(can);
         }
         can
     }
