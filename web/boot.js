@@ -43,11 +43,11 @@
   meta.content = 'connect-src ' + allowed.join(' ');
   document.head.appendChild(meta);
 
-  // Only without the parameters the app passes on to its worker (?reader, ?preview, ?share):
-  // with them the app starts its own, with those parameters.
+  // Only without the parameters the app passes on to its worker (?reader, ?preview, ?share,
+  // ?compact): with them the app starts its own, with those parameters.
   try {
     var query = new URLSearchParams(location.search);
-    if (typeof Worker === 'function' && !query.has('reader') && !query.has('preview') && !query.has('share')) {
+    if (typeof Worker === 'function' && !query.has('reader') && !query.has('preview') && !query.has('share') && !query.has('compact')) {
       var early = { worker: new Worker('./worker_loader.js'), events: [] };
       early.worker.onmessage = function (e) { early.events.push(e); };
       early.worker.onerror = function (e) { early.events.push(e); };

@@ -352,6 +352,8 @@ fn main() {
                 name,
                 kind,
                 bytes: bytes.into(),
+                // (Read whole: the worker reads a big ELF file only in part.)
+                part_of: None,
             }
         })
         .collect();

@@ -24,6 +24,7 @@ use crate::session::share::share_summary;
 use crate::session::symbols::{classify, FileKind, SymbolFile};
 use crate::session::{Opening, Session, SLICE};
 use perfscope_analysis::builder::UnknownNames;
+use perfscope_analysis::symbols::compact::compact_elf;
 
 thread_local! {
     /// Resolved when the records pass in progress (if any) ends.
@@ -331,7 +332,9 @@ async fn open_files(
     }
     let progress = &mut |p: Progress| post(WorkerMessage::Progress(id, p));
     let Some(perf_data) = perf_data else {
-        let symbol_files = read_symbol_files(id, symbol_blobs).await?;
+        // (Without an open session: as for DWARF mode, whose needs include the others'.)
+        let dwarf_mode = SESSION.with_borrow(|s| s.as_ref().is_none_or(Session::dwarf_mode));
+        let symbol_files = read_symbol_files(id, symbol_blobs, dwarf_mode).await?;
         // Symbol files only (or none: another naming of frames without a symbol):
         // re-symbolize the open profile.
         let data = SESSION.with_borrow_mut(|s| {
@@ -435,7 +438,7 @@ async fn open_files(
     let reads = SliceReads::start(&opening, &blob);
     if !symbol_blobs.is_empty() {
         let t3 = now_ms();
-        let symbol_files = read_symbol_files(id, symbol_blobs).await?;
+        let symbol_files = read_symbol_files(id, symbol_blobs, opening.dwarf_mode()).await?;
         measure("symbol files read", t3);
         let t4 = now_ms();
         opening.add_symbols(symbol_files, t4 - t3, &now_ms);
@@ -490,15 +493,50 @@ async fn open_files(
     Ok(())
 }
 
-/// Reads the symbol files dropped with a recording (or alone), with progress.
+/// An ELF file at least this big is read only as far as symbolization needs
+/// ([`compact_elf`]); a smaller one whole, in one read.
+const COMPACT_ELF_FROM: f64 = (4 << 20) as f64;
+
+/// Reads the symbol files dropped with a recording (or alone), with progress. An ELF file is
+/// read only as far as naming frames needs (and, in `dwarf_mode`, unwinding): the sections of
+/// a 297 MB binary that a lookup reads are ~0.1 MB.
 async fn read_symbol_files(
     id: u32,
     blobs: Vec<(NamedBlob, FileKind)>,
+    dwarf_mode: bool,
 ) -> Result<Vec<SymbolFile>, String> {
     let total: f64 = blobs.iter().map(|(f, _)| f.blob.size()).sum();
     let mut files = Vec::new();
     let mut done = 0.0;
+    // `?compact=BYTES`: another size from which ELF files are read in part (tests: 0).
+    let compact_from = query_param("compact")
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(COMPACT_ELF_FROM);
     for (f, kind) in blobs {
+        if kind == FileKind::Elf && f.blob.size() >= compact_from {
+            let mut source = BlobSource::new(f.blob.clone())?;
+            let compacted = compact_elf(&mut source, dwarf_mode)
+                .map_err(|e| format!("could not read {}: {e}", f.name))?;
+            if let Some(c) = compacted {
+                done += f.blob.size();
+                post(WorkerMessage::Progress(
+                    id,
+                    Progress {
+                        phase: Phase::Symbols,
+                        bytes: done,
+                        total,
+                        records: 0.0,
+                    },
+                ));
+                files.push(SymbolFile {
+                    name: f.name,
+                    kind,
+                    bytes: c.bytes.into(),
+                    part_of: Some(f.blob.size() as u64),
+                });
+                continue;
+            }
+        }
         let bytes = read_all(&f.blob, |n| {
             post(WorkerMessage::Progress(
                 id,
@@ -517,6 +555,7 @@ async fn read_symbol_files(
             name: f.name,
             kind,
             bytes: bytes.into(),
+            part_of: None,
         });
     }
     Ok(files)
@@ -576,11 +615,8 @@ fn start_helper(
     if search.contains("reader=0") {
         return None;
     }
-    let asked = search
-        .trim_start_matches('?')
-        .split('&')
-        .find_map(|kv| kv.strip_prefix("share="));
-    let fraction = match asked {
+    let asked = query_param("share");
+    let fraction = match asked.as_deref() {
         Some("off") => return None,
         Some(f) => f.parse::<f64>().ok().unwrap_or(SHARE_FRACTION),
         None if blob.size() < SHARE_MIN_BYTES || cores() < MIN_CORES => return None,
@@ -643,6 +679,7 @@ async fn open_base(id: u32, files: Vec<NamedBlob>) -> Result<CompareInfo, String
                 name: f.name,
                 kind,
                 bytes: bytes.into(),
+                part_of: None,
             });
         }
     }
@@ -829,6 +866,14 @@ fn warm_reader(blob: &Blob) {
     });
 }
 
+/// The value of `key` in the worker's address's query (`?key=value`), if there.
+fn query_param(key: &str) -> Option<String> {
+    location_search()
+        .trim_start_matches('?')
+        .split('&')
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=').map(str::to_string))
+}
+
 /// The worker's address's query (the page's, passed on), e.g. `?reader=0&preview=0`.
 fn location_search() -> String {
     js_sys::Reflect::get(&js_sys::global(), &JsValue::from("location"))
@@ -868,12 +913,8 @@ struct Previews {
 
 impl Previews {
     fn new(id: u32) -> Previews {
-        let search = location_search();
-        let asked = search
-            .trim_start_matches('?')
-            .split('&')
-            .find_map(|kv| kv.strip_prefix("preview="));
-        let first_ms = match asked {
+        let asked = query_param("preview");
+        let first_ms = match asked.as_deref() {
             Some("off") => None,
             Some(ms) => ms
                 .parse::<f64>()

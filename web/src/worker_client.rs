@@ -284,6 +284,11 @@ impl AnalysisWorker {
         if let Some(p) = param("share").filter(|p| p == "off" || p.parse::<f64>().is_ok()) {
             passed.push(format!("share={p}"));
         }
+        // `?compact=BYTES`: the size from which a dropped ELF file is read only as far as
+        // naming frames needs (tests: 0, so that small files are).
+        if let Some(p) = param("compact").filter(|p| p.parse::<u64>().is_ok()) {
+            passed.push(format!("compact={p}"));
+        }
         let script = if passed.is_empty() {
             WORKER_SCRIPT.to_string()
         } else {

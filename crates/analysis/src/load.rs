@@ -718,13 +718,7 @@ impl LoaderState {
     /// when some event records DWARF-mode stacks.
     fn decide_inline(&mut self, meta: &Metadata) {
         self.inline_decided = true;
-        let dwarf_mode = (0..meta.events.len()).any(|i| {
-            let i = u32::try_from(i).unwrap_or(u32::MAX);
-            meta.events.attr(AttrIndex(i)).is_some_and(|a| {
-                a.sample_type & (sample_type::REGS_USER | sample_type::STACK_USER)
-                    == (sample_type::REGS_USER | sample_type::STACK_USER)
-            })
-        });
+        let dwarf_mode = dwarf_mode(meta);
         let wanted = match self.inline_frames {
             InlineFrames::Never => false,
             InlineFrames::Unwound => dwarf_mode,
@@ -877,4 +871,17 @@ impl LoaderState {
             truncated,
         }
     }
+}
+
+/// Whether some event of `meta` records DWARF-mode stacks (PERF_SAMPLE_REGS_USER and
+/// STACK_USER): their user part is unwound, and with [`InlineFrames::Unwound`] inline frames
+/// are shown.
+pub fn dwarf_mode(meta: &Metadata) -> bool {
+    (0..meta.events.len()).any(|i| {
+        let i = u32::try_from(i).unwrap_or(u32::MAX);
+        meta.events.attr(AttrIndex(i)).is_some_and(|a| {
+            a.sample_type & (sample_type::REGS_USER | sample_type::STACK_USER)
+                == (sample_type::REGS_USER | sample_type::STACK_USER)
+        })
+    })
 }

@@ -212,6 +212,7 @@ mod tests {
                 name: name.into(),
                 kind: FileKind::Elf,
                 bytes: binary.into(),
+                part_of: None,
             }],
             UnknownNames::Module,
         )

@@ -369,6 +369,16 @@ impl Opening {
         self.stream.as_ref().ok()?.next_slice()
     }
 
+    /// Whether the recording has DWARF-mode stacks, which need more of a binary dropped with it
+    /// ([`perfscope_analysis::symbols::compact`]); `true` when not known before the pass (a
+    /// pipe-mode stream, whose events come with its records).
+    pub fn dwarf_mode(&self) -> bool {
+        match self.stream.as_ref().ok().and_then(|s| s.file_records()) {
+            Some((meta, _, _)) => perfscope_analysis::load::dwarf_mode(meta),
+            None => true,
+        }
+    }
+
     /// Every slice still to read, in order.
     pub fn slices(&self) -> Vec<(u64, usize)> {
         self.stream
@@ -543,7 +553,7 @@ impl Opening {
             // it was met): only their descriptions name the mapped paths, known now.
             for (info, f) in s.symbol_infos.iter_mut().zip(&s.symbol_files) {
                 if f.kind == FileKind::Elf {
-                    info.detail = symbols::elf_detail(&f.name, &s.index.mapped);
+                    info.detail = symbols::elf_detail(f, &s.index.mapped);
                 }
             }
             s.generation = 1;
@@ -702,6 +712,13 @@ impl Session {
         }
         self.finish_profile(switches.as_ref());
         self.timings.profile_ms = now() - t0;
+    }
+
+    /// Whether the recording has DWARF-mode stacks (see [`Opening::dwarf_mode`]).
+    pub fn dwarf_mode(&self) -> bool {
+        self.meta
+            .as_ref()
+            .is_none_or(perfscope_analysis::load::dwarf_mode)
     }
 
     /// How frames without a symbol are named.

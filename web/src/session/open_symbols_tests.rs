@@ -23,6 +23,7 @@ fn recording_and_binary() -> Option<(std::path::PathBuf, Vec<u8>, SymbolFile)> {
         name: "mt".to_string(),
         kind: FileKind::Elf,
         bytes: std::fs::read(gen.join("workloads/mt")).unwrap().into(),
+        part_of: None,
     };
     Some((gen, data, mt))
 }
@@ -171,4 +172,66 @@ fn symbol_files_added_before_the_first_slice_serve_the_whole_pass() {
     let t = added.timings_mut();
     assert_eq!(t.symbols_ms, 41.0);
     assert_eq!(t.records_ms, 1.0);
+}
+
+/// `file` as the worker reads a big dropped ELF file: only the parts symbolization needs
+/// ([`perfscope_analysis::symbols::compact`]).
+fn compacted(file: &SymbolFile, dwarf_mode: bool) -> SymbolFile {
+    let mut source = source::VecSource(file.bytes.to_vec());
+    let c = perfscope_analysis::symbols::compact::compact_elf(&mut source, dwarf_mode)
+        .unwrap()
+        .unwrap();
+    assert!(c.bytes.len() < file.bytes.len());
+    SymbolFile {
+        bytes: c.bytes.into(),
+        part_of: Some(file.bytes.len() as u64),
+        ..file.clone()
+    }
+}
+
+/// A binary read only as far as naming frames needs names them as the whole file does, in
+/// frame-pointer mode and, with what unwinding reads too, in DWARF mode (`dwarf.data`: `mt`'s
+/// user stacks unwound from the stack copies, inline frames from its DWARF).
+#[test]
+fn a_binary_read_in_part_names_and_unwinds_as_the_whole_file() {
+    let Some((gen, data, mt)) = recording_and_binary() else {
+        println!("skipped: no ../shared corpus (set PERFSCOPE_SHARED)");
+        return;
+    };
+    let (mut whole, _) = open(&data, vec![mt.clone()]);
+    assert!(!whole.dwarf_mode());
+    let part_file = compacted(&mt, false);
+    let kept = part_file.bytes.len() as u64;
+    let (mut part, _) = open(&data, vec![part_file]);
+    let (text, by_leaf) = leaves(&mut part);
+    assert_eq!(by_leaf.values().sum::<u64>(), 553 + 148);
+    assert_eq!(text, leaves(&mut whole).0);
+    // The summary says how much of the file it kept.
+    assert_eq!(
+        part.overview().symbol_files[0].detail,
+        format!(
+            "ELF, for /tmp/corpus-gen/workloads/mt; kept {} of {} (the parts that name frames)",
+            crate::display::human_bytes(kept),
+            crate::display::human_bytes(mt.bytes.len() as u64)
+        )
+    );
+
+    let dwarf = std::fs::read(gen.join("dwarf.data")).unwrap();
+    let folded = |s: &mut Session| {
+        let f = s.export(
+            ExportFormat::Folded,
+            &Filter::default(),
+            WeightKind::Samples,
+            Privacy::default(),
+            "dwarf.data",
+        );
+        String::from_utf8(f.unwrap().bytes).unwrap()
+    };
+    let (mut whole, _) = open(&dwarf, vec![mt.clone()]);
+    assert!(whole.dwarf_mode());
+    let want = folded(&mut whole);
+    // Unwound through mt's functions (main calls them; perf script shows them so).
+    assert!(want.contains(";main;"), "{want}");
+    let (mut part, _) = open(&dwarf, vec![compacted(&mt, true)]);
+    assert_eq!(folded(&mut part), want);
 }

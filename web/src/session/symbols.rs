@@ -118,18 +118,29 @@ pub struct SymbolFile {
     pub kind: FileKind,
     /// Its bytes (shared with the symbol resolver, which keeps an ELF file's: never copied).
     pub bytes: perfscope_analysis::symbols::resolver::ElfBytes,
+    /// The whole file's size when `bytes` are only the parts of an ELF file that naming frames
+    /// reads ([`perfscope_analysis::symbols::compact`]); `None` when they are the whole file.
+    pub part_of: Option<u64>,
 }
 
 fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// What an ELF file dropped as `name` serves: the first of the recording's `mapped` paths with
+/// What an ELF file dropped as `file.name` serves: the first of the recording's `mapped` paths with
 /// that base name, else the module with its build id.
-pub fn elf_detail(name: &str, mapped: &BTreeSet<String>) -> String {
-    match mapped.iter().find(|p| basename(p) == name) {
+pub fn elf_detail(file: &SymbolFile, mapped: &BTreeSet<String>) -> String {
+    let what = match mapped.iter().find(|p| basename(p) == file.name) {
         Some(p) => format!("ELF, for {p}"),
         None => "ELF, matched by build id".to_string(),
+    };
+    match file.part_of {
+        Some(whole) => format!(
+            "{what}; kept {} of {} (the parts that name frames)",
+            crate::display::human_bytes(file.bytes.len() as u64),
+            crate::display::human_bytes(whole)
+        ),
+        None => what,
     }
 }
 
@@ -158,7 +169,7 @@ pub fn build_resolver(
             },
             FileKind::Elf => {
                 r.add_dropped_elf(&f.name, f.bytes.clone());
-                (true, elf_detail(&f.name, mapped))
+                (true, elf_detail(f, mapped))
             }
             FileKind::PerfMap(pid) => {
                 r.add_perf_map(pid, &f.bytes);
@@ -232,11 +243,13 @@ mod tests {
                 name: "notes.txt".into(),
                 kind: FileKind::Unknown,
                 bytes: b"hi".to_vec().into(),
+                part_of: None,
             },
             SymbolFile {
                 name: "k".into(),
                 kind: FileKind::Kallsyms,
                 bytes: b"ffffffff81000000 T _text\n".to_vec().into(),
+                part_of: None,
             },
         ];
         let (r, infos) = build_resolver(&files, &BTreeSet::new());

@@ -6,11 +6,13 @@
 //! - [`perf_map`]: `perf-PID.map` files written by JITs;
 //! - [`jitdump`]: `jit-PID.dump` files;
 //! - [`archive`]: a `perf archive` tarball holding the `.build-id` tree;
+//! - [`compact`]: a dropped ELF file read only as far as symbolization needs;
 //! - `dwarf` (feature `dwarf`): inline frames and file:line through `addr2line`.
 //!
 //! [`demangle`] turns Rust and C++ names into what perf and inferno print.
 
 pub mod archive;
+pub mod compact;
 pub mod demangle;
 #[cfg(feature = "dwarf")]
 pub mod dwarf;
