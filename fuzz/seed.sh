@@ -3,8 +3,8 @@
 #
 #   fuzz/seed.sh            # uses $PERFSCOPE_SHARED, else ../shared next to the workspace root
 #
-# Writes fuzz/corpus/{file,stream,feature,sample}/ (git-ignored; existing entries are kept, so the
-# corpus the fuzzers grew survives a re-seed):
+# Writes fuzz/corpus/{file,stream,feature,sample,elf}/ (git-ignored; existing entries are kept, so
+# the corpus the fuzzers grew survives a re-seed):
 # - file:    every perf.data of corpus/{public,gen,bigendian}, the public fuzz files included,
 #            and the data/data.N files of the directory-format recording;
 # - stream:  every pipe-mode file as a pipe stream, and every file-mode data section as a
@@ -15,22 +15,23 @@
 #            see fuzz_targets/feature.rs);
 # - sample:  kernel records (SAMPLE and the others, at most 4 per event and type) of every
 #            uncompressed file, each with the attr of its event (bytes 0-3 = flags, type, misc;
-#            see fuzz_targets/sample.rs).
+#            see fuzz_targets/sample.rs);
+# - elf:     the committed test binaries (tests/data/diff) and the corpus's workloads, each in
+#            both modes (byte 0 = DWARF mode; see fuzz_targets/elf.rs).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 shared=${PERFSCOPE_SHARED:-$here/../../shared}
 if [ ! -d "$shared/corpus" ]; then
-  echo "seed.sh: no corpus at $shared/corpus (set PERFSCOPE_SHARED); seeding with nothing" >&2
+  echo "seed.sh: no corpus at $shared/corpus (set PERFSCOPE_SHARED); seeding the elf target only" >&2
   mkdir -p "$here/corpus/file" "$here/corpus/stream" "$here/corpus/feature" "$here/corpus/sample"
-  exit 0
 fi
-exec python3 - "$shared/corpus" "$here/corpus" <<'PY'
+exec python3 - "$shared/corpus" "$here/corpus" "$here/../tests/data/diff" <<'PY'
 import hashlib, os, struct, sys
 
-src, dst = sys.argv[1], sys.argv[2]
-for t in ("file", "stream", "feature", "sample"):
+src, dst, bins = sys.argv[1], sys.argv[2], sys.argv[3]
+for t in ("file", "stream", "feature", "sample", "elf"):
     os.makedirs(os.path.join(dst, t), exist_ok=True)
-counts = {"file": 0, "stream": 0, "feature": 0, "sample": 0}
+counts = {"file": 0, "stream": 0, "feature": 0, "sample": 0, "elf": 0}
 
 def put(target, data):
     name = hashlib.sha1(data).hexdigest()
@@ -196,6 +197,15 @@ for data in inputs():
         if fid == 7:
             ctx = nrcpus(section, e)
         feature_seed(fid, big, section, ctx)
+
+# ELF files for the elf target: the committed ones, and the corpus's workloads when there.
+for d in (bins, os.path.join(src, "gen", "workloads")):
+    for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        with open(os.path.join(d, f), "rb") as fh:
+            data = fh.read()
+        if data[:4] == b"\x7fELF" and len(data) <= 65536:
+            for mode in (0, 1):
+                put("elf", bytes([mode]) + data)
 
 print("seed.sh: new seeds: " + ", ".join(f"{k} {v}" for k, v in counts.items()), file=sys.stderr)
 PY
