@@ -21,6 +21,8 @@ use perfscope_analysis::open::{open, Opened};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::symbols::archive::PerfArchive;
 use perfscope_analysis::symbols::resolver::SymbolResolver;
+use perfscope_format::metadata::Metadata;
+use perfscope_format::PerfFile;
 
 use super::input::Input;
 use super::local_symbols::{
@@ -127,6 +129,10 @@ fn read(path: &Path) -> Result<Vec<u8>, String> {
 pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
     let input = Input::read(&args.file)?;
     let mut resolver = SymbolResolver::new();
+    // Binaries are read with what unwinding needs only for DWARF-mode stacks (a pipe-mode
+    // stream's events are known only as its records go by: read so too).
+    let dwarf_mode = PerfFile::parse(&input.bytes)
+        .map_or(true, |f| loader::dwarf_mode(&Metadata::from_file(&f)));
     let buildid_dir = args
         .buildid_dir
         .clone()
@@ -135,12 +141,13 @@ pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
     resolver.set_provider(Box::new(LocalFiles {
         symfs: args.symfs.clone(),
         buildid_dir: buildid_dir.clone(),
+        dwarf_mode,
     }));
     // The recording's build ids and kernel, for the build-id cache and /proc/kallsyms.
     let summary =
         (buildid_dir.is_some() || args.kallsyms.is_none()).then(|| recording_facts(&input.bytes));
     if let (Some(dir), Some(summary)) = (&buildid_dir, &summary) {
-        add_cached_binaries(&mut resolver, summary, dir);
+        add_cached_binaries(&mut resolver, summary, dir, dwarf_mode);
     }
     if let Some(k) = &args.kallsyms {
         resolver

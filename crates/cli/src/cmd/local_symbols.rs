@@ -3,23 +3,75 @@
 //! `--buildid-dir`), separate debug files in `/usr/lib/debug/.build-id/`, and `/proc/kallsyms`
 //! when the recording was made on the running kernel.
 
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use perfscope_analysis::feature_summary::build_id_summary;
 use perfscope_analysis::summary::Summary;
 use perfscope_analysis::symbols::archive::{build_id_hex, parse_hex_build_id};
+use perfscope_analysis::symbols::compact::compact_elf;
 use perfscope_analysis::symbols::elf;
 use perfscope_analysis::symbols::resolver::{FileProvider, SymbolResolver};
 use perfscope_format::features::{parse_feature, Feature, FeatureContext};
+use perfscope_format::file::ReadAt;
 use perfscope_format::{HeaderFeature, PerfFile};
 
 /// Reads binaries from the local filesystem: the recorded path (under `--symfs`), separate
-/// debug files from `/usr/lib/debug/.build-id/` and the build-id cache's `debug` files.
+/// debug files from `/usr/lib/debug/.build-id/` and the build-id cache's `debug` files. A big
+/// ELF file is read only as far as symbolization needs ([`read_elf`]).
 pub struct LocalFiles {
     /// perf's `--symfs`.
     pub symfs: Option<PathBuf>,
     /// The build-id cache (`~/.debug`).
     pub buildid_dir: Option<PathBuf>,
+    /// The recording has DWARF-mode stacks: binaries are read with what unwinding needs.
+    pub dwarf_mode: bool,
+}
+
+/// An ELF file at least this big is read only as far as symbolization needs; a smaller one
+/// whole.
+const COMPACT_FROM: u64 = 4 << 20;
+
+/// A file read at positions, for [`compact_elf`].
+struct FileAt(std::fs::File, u64);
+
+impl ReadAt for FileAt {
+    fn len(&self) -> u64 {
+        self.1
+    }
+    fn read_at(&mut self, offset: u64, size: u64) -> perfscope_format::Result<Vec<u8>> {
+        // (The error is dropped: the file is then read whole, or not at all.)
+        let failed = perfscope_format::Error::new(
+            offset,
+            perfscope_format::ErrorKind::UnexpectedEof {
+                what: "file (a read failed)",
+                needed: size,
+                available: 0,
+            },
+        );
+        let mut out = vec![0; usize::try_from(size).map_err(|_| failed)?];
+        self.0.seek(SeekFrom::Start(offset)).map_err(|_| failed)?;
+        self.0.read_exact(&mut out).map_err(|_| failed)?;
+        Ok(out)
+    }
+}
+
+/// The file at `path`: a big ELF file cut to the parts symbolization reads (with `dwarf_mode`,
+/// also what unwinding reads; see [`compact_elf`]: a 154 MB `librustc_driver` is read as a few
+/// MB), anything else whole.
+pub fn read_elf(path: &Path, dwarf_mode: bool) -> Option<Vec<u8>> {
+    read_elf_from(path, dwarf_mode, COMPACT_FROM)
+}
+
+fn read_elf_from(path: &Path, dwarf_mode: bool, compact_from: u64) -> Option<Vec<u8>> {
+    let file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    if len >= compact_from {
+        if let Ok(Some(c)) = compact_elf(&mut FileAt(file, len), dwarf_mode) {
+            return Some(c.bytes);
+        }
+    }
+    std::fs::read(path).ok()
 }
 
 impl LocalFiles {
@@ -37,7 +89,7 @@ impl FileProvider for LocalFiles {
             return None;
         }
         let p = self.local(path);
-        p.is_file().then(|| std::fs::read(p).ok()).flatten()
+        p.is_file().then(|| read_elf(&p, self.dwarf_mode)).flatten()
     }
 
     fn read_debug(&mut self, build_id: &[u8]) -> Option<Vec<u8>> {
@@ -51,7 +103,7 @@ impl FileProvider for LocalFiles {
         cached
             .into_iter()
             .chain([system])
-            .find_map(|p| std::fs::read(p).ok())
+            .find_map(|p| read_elf(&p, self.dwarf_mode))
     }
 }
 
@@ -87,8 +139,8 @@ pub fn default_buildid_dir() -> Option<PathBuf> {
 /// The build-id cache's copy of a binary: `DIR/.build-id/xx/yyyy…/elf` (or the older
 /// `DIR/.build-id/xx/yyyy…` link to it), then `DIR/<path>/<build id>/elf` (or the older
 /// `DIR/<path>/<build id>`), as perf's `build_id_cache__linkname` and `dso__build_id_filename`
-/// lay them out. Only a file whose build id is `build_id` counts.
-pub fn cached_binary(dir: &Path, build_id: &[u8], path: &str) -> Option<Vec<u8>> {
+/// lay them out. Only a file whose build id is `build_id` counts. Read as [`read_elf`] reads.
+pub fn cached_binary(dir: &Path, build_id: &[u8], path: &str, dwarf_mode: bool) -> Option<Vec<u8>> {
     let hex = build_id_hex(build_id);
     let (xx, rest) = (hex.get(..2)?, hex.get(2..)?);
     let by_id = dir.join(".build-id").join(xx).join(rest);
@@ -96,13 +148,18 @@ pub fn cached_binary(dir: &Path, build_id: &[u8], path: &str) -> Option<Vec<u8>>
     [by_id.join("elf"), by_id, by_path.join("elf"), by_path]
         .into_iter()
         .filter(|p| p.is_file())
-        .filter_map(|p| std::fs::read(p).ok())
+        .filter_map(|p| read_elf(&p, dwarf_mode))
         .find(|bytes| elf::build_id(bytes).as_deref() == Some(build_id))
 }
 
 /// Adds every binary of the recording's build-id list found in the build-id cache; returns how
 /// many. The kernel is left to kallsyms.
-pub fn add_cached_binaries(resolver: &mut SymbolResolver, summary: &Summary, dir: &Path) -> usize {
+pub fn add_cached_binaries(
+    resolver: &mut SymbolResolver,
+    summary: &Summary,
+    dir: &Path,
+    dwarf_mode: bool,
+) -> usize {
     let mut n = 0;
     for b in &summary.build_ids {
         if b.cpumode.contains("kernel") || b.filename.starts_with('[') {
@@ -111,7 +168,7 @@ pub fn add_cached_binaries(resolver: &mut SymbolResolver, summary: &Summary, dir
         let Some(id) = parse_hex_build_id(&b.build_id) else {
             continue;
         };
-        if let Some(bytes) = cached_binary(dir, &id, &b.filename) {
+        if let Some(bytes) = cached_binary(dir, &id, &b.filename, dwarf_mode) {
             resolver.add_elf(None, bytes);
             n += 1;
         }
@@ -191,7 +248,7 @@ pub fn kallsyms_has_addresses(bytes: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::indexing_slicing)]
+#[allow(clippy::indexing_slicing, clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -222,5 +279,35 @@ mod tests {
         assert!(kallsyms_has_addresses(
             b"0000000000000000 A fixed_percpu_data\nffffffff81000000 T _text\n"
         ));
+    }
+
+    #[test]
+    fn a_binary_read_in_part_has_the_whole_files_symbols() {
+        let path = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/diff/base"
+        ));
+        let whole = std::fs::read(path).unwrap();
+        let part = read_elf_from(path, false, 0).unwrap();
+        assert!(part.len() < whole.len());
+        let symbols = |bytes: &[u8]| {
+            let e = elf::ElfSymbols::parse(bytes).unwrap();
+            let names: Vec<(u64, String)> = e
+                .table()
+                .iter()
+                .map(|s| (s.start, s.name.to_string()))
+                .collect();
+            (names, e.build_id().map(<[u8]>::to_vec))
+        };
+        let (names, id) = symbols(&part);
+        assert!(names.iter().any(|(_, n)| n == "main"));
+        assert_eq!((names, id), symbols(&whole));
+        // Small files and files that are not ELF are read whole.
+        assert_eq!(read_elf(path, false), Some(whole));
+        let text = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/diff/prog.c");
+        assert_eq!(
+            read_elf_from(Path::new(text), false, 0),
+            std::fs::read(text).ok()
+        );
     }
 }
