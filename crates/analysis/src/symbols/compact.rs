@@ -19,6 +19,8 @@ use perfscope_format::file::ReadAt;
 /// Ranges of the file closer than this are read in one read (each browser read of a `Blob`
 /// costs ~1 ms or more however small).
 const GAP: u64 = 64 << 10;
+/// Parts read together span at most this many bytes.
+const GATHER: u64 = 4 << 20;
 
 const SHT_NULL: u64 = 0;
 const SHT_SYMTAB: u64 = 2;
@@ -193,8 +195,8 @@ fn align(x: u64, to: u64) -> Option<u64> {
 /// `Ok(None)` when `r` is not an ELF file this can cut (no section headers, an unknown class,
 /// headers outside the file, or sections whose data adds up to more than the file: read it
 /// whole then); an error only when a read fails. Reads and allocates each byte of the file at
-/// most once for the image, plus its headers: never more than a few times the file's size,
-/// whatever its headers say.
+/// most once for the image, plus its headers (never more than a few times the file's size,
+/// whatever its headers say), and a big section straight into its place in the image.
 pub fn compact_elf(
     r: &mut dyn ReadAt,
     dwarf_mode: bool,
@@ -344,18 +346,32 @@ pub fn compact_elf(
     }
     wants.sort_unstable();
     let mut i = 0;
-    while let Some(&(start, size, _)) = wants.get(i) {
+    while let Some(&(start, size, to)) = wants.get(i) {
+        // Nearby small parts are read together; the rest (a big section) straight into place,
+        // so that no more than `GATHER` bytes are held twice.
         let mut end = start + size;
         let mut j = i + 1;
         while let Some(&(s, n, _)) = wants.get(j) {
-            if s > end.saturating_add(GAP) {
+            if s > end.saturating_add(GAP) || end.max(s + n) - start > GATHER {
                 break;
             }
             end = end.max(s + n);
             j += 1;
         }
-        let bytes = r.read_at(start, end - start)?;
         read += end - start;
+        if j == i + 1 {
+            let place = usize::try_from(to)
+                .ok()
+                .zip(usize::try_from(size).ok())
+                .and_then(|(to, n)| out.get_mut(to..to.checked_add(n)?));
+            match place {
+                Some(place) => r.read_into(start, place)?,
+                None => return Ok(None),
+            }
+            i = j;
+            continue;
+        }
+        let bytes = r.read_at(start, end - start)?;
         for &(s, n, to) in wants.get(i..j).unwrap_or(&[]) {
             let part = usize::try_from(s - start)
                 .ok()
