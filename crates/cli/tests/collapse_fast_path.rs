@@ -1,7 +1,8 @@
-//! `collapse --no-symbols` takes a fast path (`perfscope_analysis::collapse`) that builds no
-//! profile; it must print what the general path (load the profile, write its folded text)
-//! prints, byte for byte, with the same warnings and exit status, on every recording we have.
-//! `PERFSCOPE_COLLAPSE_GENERAL` makes the binary take the general path.
+//! `collapse` takes a fast path (`perfscope_analysis::collapse`) that builds no profile; it
+//! must print what the general path (load the profile, write its folded text) prints, byte for
+//! byte, with the same warnings and exit status, on every recording we have, with
+//! `--no-symbols` and with symbols (kallsyms, a perf archive, a JIT map, this machine's
+//! binaries). `PERFSCOPE_COLLAPSE_GENERAL` makes the binary take the general path.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -14,13 +15,16 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// Runs `collapse --no-symbols` on the general path, or on the fast path on one thread or on
-/// several.
-fn run(file: &Path, general: bool, one_thread: bool) -> Output {
+/// Runs `collapse` with `symbols` (`None`: `--no-symbols`) on the general path, or on the
+/// fast path on one thread or on several.
+fn run_with(file: &Path, symbols: Option<&[String]>, general: bool, one_thread: bool) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_perfscope"));
-    cmd.args(["collapse", "--no-symbols"])
-        .arg(file)
-        .env("PERFSCOPE_COLLAPSE_STATS", "1");
+    cmd.arg("collapse");
+    match symbols {
+        Some(args) => cmd.args(args),
+        None => cmd.arg("--no-symbols"),
+    };
+    cmd.arg(file).env("PERFSCOPE_COLLAPSE_STATS", "1");
     cmd.env_remove("PERFSCOPE_COLLAPSE_GENERAL")
         .env_remove("PERFSCOPE_COLLAPSE_ONE_THREAD");
     if general {
@@ -33,7 +37,7 @@ fn run(file: &Path, general: bool, one_thread: bool) -> Output {
 }
 
 fn collapse(file: &Path, general: bool) -> Output {
-    run(file, general, false)
+    run_with(file, None, general, false)
 }
 
 /// Whether the run took the fast path (it says so on stderr with PERFSCOPE_COLLAPSE_STATS).
@@ -45,7 +49,15 @@ fn fast(out: &Output) -> bool {
 
 /// Compares both paths on `file`; returns whether the fast path applied.
 fn same_output(file: &Path) -> bool {
-    let (f, g) = (collapse(file, false), collapse(file, true));
+    same_output_with(file, None)
+}
+
+/// [`same_output`] with `symbols` (`None`: `--no-symbols`).
+fn same_output_with(file: &Path, symbols: Option<&[String]>) -> bool {
+    let (f, g) = (
+        run_with(file, symbols, false, false),
+        run_with(file, symbols, true, false),
+    );
     let name = file.display();
     assert!(
         !fast(&g),
@@ -73,7 +85,7 @@ fn same_output(file: &Path) -> bool {
             .collect::<Vec<_>>()
     };
     assert_eq!(warnings(&f), warnings(&g), "{name}: warnings");
-    let one = run(file, false, true);
+    let one = run_with(file, symbols, false, true);
     assert_eq!(
         (one.status.code(), &one.stdout),
         (f.status.code(), &f.stdout),
@@ -141,6 +153,70 @@ fn the_fast_path_prints_what_the_general_path_prints_on_every_corpus_recording()
         assert!(
             !took.iter().any(|t| t == name),
             "{name} goes through the general path"
+        );
+    }
+}
+
+/// The symbol arguments for a corpus recording: kallsyms of the machine that made `gen/`, and
+/// the perf archive and JIT map the corpus keeps for two of its files.
+fn symbol_args(file: &Path, root: &Path) -> Vec<String> {
+    let extra = root.join("corpus/gen/extra");
+    let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+    let mut args = Vec::new();
+    if file.starts_with(root.join("corpus/gen")) {
+        args.push("--kallsyms".to_owned());
+        args.push(extra.join("kallsyms.gz").display().to_string());
+    }
+    let archive = extra.join(format!("{stem}.data.tar.bz2"));
+    if archive.is_file() {
+        args.push("--archive".to_owned());
+        args.push(archive.display().to_string());
+    }
+    if stem == "python312-perfmap" {
+        args.push("--perf-map".to_owned());
+        args.push(
+            extra
+                .join("python312-perfmap.perf-31813.map")
+                .display()
+                .to_string(),
+        );
+    }
+    args
+}
+
+#[test]
+fn with_symbols_the_fast_path_prints_what_the_general_path_prints() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+    for name in [
+        "example.data",
+        "pipe.data",
+        "two-events.data",
+        "diff/base.data",
+    ] {
+        assert!(
+            same_output_with(&dir.join(name), Some(&[])),
+            "{name}: fast path"
+        );
+    }
+    let Some(root) = common::corpus_root() else {
+        return;
+    };
+    let mut took = Vec::new();
+    for file in common::corpus_files(&root).into_iter().map(|f| f.path) {
+        if same_output_with(&file, Some(&symbol_args(&file, &root))) {
+            took.push(file.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    println!("with symbols, the fast path took {}: {took:?}", took.len());
+    for name in [
+        "fp-callchain.data",
+        "syswide-g.data",
+        "no-buildid.data",
+        "inject-b.data",
+    ] {
+        assert!(
+            took.iter().any(|t| t == name),
+            "the fast path applies to {name}"
         );
     }
 }

@@ -43,6 +43,7 @@ use self::reader::{Batch, Event, Reader, Side, HAS_CALLCHAIN, KERNEL_IP, SAMPLE_
 use self::state::{Chain, State};
 use crate::builder::CpuMode;
 use crate::load::{LoadDiagnostics, LoadError};
+use crate::symbols::resolver::SymbolResolver;
 
 /// Why the fast path does not apply to a recording.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,7 +124,18 @@ struct Collapser {
 /// assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), folded.lines());
 /// ```
 pub fn collapse(data: &[u8], extra: &[&[u8]]) -> Result<Result<Collapsed, Unsupported>, LoadError> {
-    let (c, lines) = run(data, extra, Counter::Here(Lines::default()), None)?;
+    collapse_named(data, extra, None)
+}
+
+/// [`collapse`], frames named by `resolver` when given: the function's name, else
+/// `[unknown]`, as `perfscope collapse` prints them with symbols (the profile built with
+/// [`crate::builder::UnknownNames::Unknown`]).
+pub fn collapse_named(
+    data: &[u8],
+    extra: &[&[u8]],
+    resolver: Option<SymbolResolver>,
+) -> Result<Result<Collapsed, Unsupported>, LoadError> {
+    let (c, lines) = run(data, extra, Counter::Here(Lines::default()), None, resolver)?;
     Ok(c.map(|c| c.into_collapsed(lines.unwrap_or_default())))
 }
 
@@ -132,11 +144,24 @@ pub fn collapse_threaded(
     data: &[u8],
     extra: &[&[u8]],
 ) -> Result<Result<Collapsed, Unsupported>, LoadError> {
+    collapse_threaded_named(data, extra, None)
+}
+
+/// [`collapse_named`] on several threads (the frames are named on the calling thread). The
+/// same result.
+pub fn collapse_threaded_named(
+    data: &[u8],
+    extra: &[&[u8]],
+    resolver: Option<SymbolResolver>,
+) -> Result<Result<Collapsed, Unsupported>, LoadError> {
     // Decompressing makes the reading thread the busier one: the time order is then made on
     // the naming thread.
-    threaded(data, extra, &|meta| {
-        meta.feature(HeaderFeature::COMPRESSED).is_none()
-    })
+    threaded(
+        data,
+        extra,
+        &|meta| meta.feature(HeaderFeature::COMPRESSED).is_none(),
+        resolver,
+    )
 }
 
 /// [`collapse_threaded`], the time order made on the reading thread when `order_on_reader`.
@@ -144,6 +169,7 @@ fn threaded(
     data: &[u8],
     extra: &[&[u8]],
     order_on_reader: &(dyn Fn(&Metadata) -> bool + Sync),
+    resolver: Option<SymbolResolver>,
 ) -> Result<Result<Collapsed, Unsupported>, LoadError> {
     std::thread::scope(|scope| {
         let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u32>>(8);
@@ -155,7 +181,7 @@ fn threaded(
             empty: empty_rx,
             closed: false,
         };
-        let (c, _) = run(data, extra, counter, Some(order_on_reader))?;
+        let (c, _) = run(data, extra, counter, Some(order_on_reader), resolver)?;
         // The sender is gone with the counter: the counting thread ends.
         let lines = counting
             .join()
@@ -175,9 +201,10 @@ fn run(
     extra: &[&[u8]],
     counter: Counter,
     threads: Option<&(dyn Fn(&Metadata) -> bool + Sync)>,
+    resolver: Option<SymbolResolver>,
 ) -> Result<(Result<Collapser, Unsupported>, Option<Lines>), LoadError> {
     let mut c = Collapser {
-        state: State::default(),
+        state: State::with_resolver(resolver),
         texts: Texts::default(),
         counter,
         token_buf: Vec::new(),
@@ -315,7 +342,10 @@ impl Collapser {
                 len,
                 pgoff,
                 filename,
-            } => self.state.mmap(pid, start, len, pgoff, &filename),
+                build_id,
+            } => self
+                .state
+                .mmap(pid, start, len, pgoff, &filename, build_id.as_deref()),
             Side::Comm { pid, tid, name } => self.state.comm(pid, tid, &name),
             Side::Fork {
                 ppid,

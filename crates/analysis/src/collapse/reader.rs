@@ -6,7 +6,7 @@
 use perfscope_format::constants::{misc, sample_type, HeaderFeature, RecordType};
 use perfscope_format::features::build_id::{parse_build_id_record, parse_build_ids};
 use perfscope_format::metadata::Metadata;
-use perfscope_format::records::{RawRecord, Record, SampleRecord};
+use perfscope_format::records::{Mmap2FileId, RawRecord, Record, SampleRecord};
 use perfscope_format::walk::Item;
 
 use super::Unsupported;
@@ -28,6 +28,9 @@ pub(super) enum Side {
         len: u64,
         pgoff: u64,
         filename: String,
+        /// The file's build id: MMAP2's, else the recording's list's for its path (as the
+        /// loader gives it).
+        build_id: Option<Vec<u8>>,
     },
     Comm {
         pid: u32,
@@ -117,6 +120,8 @@ pub(super) struct Reader {
     /// LOST, LOST_SAMPLES, THROTTLE, UNTHROTTLE counts (errors go out as events, in order).
     pub diag: LoadDiagnostics,
     features_read: bool,
+    /// Build ids by path: the BUILD_ID feature's and HEADER_BUILD_ID records'.
+    build_ids: rustc_hash::FxHashMap<String, Vec<u8>>,
     /// A sample the fast path does not cover was met: nothing more is read.
     pub stopped: bool,
 }
@@ -137,15 +142,26 @@ impl Reader {
         }
         if !self.features_read {
             self.features_read = true;
-            if let Some(Err(e)) = meta.feature(HeaderFeature::BUILD_ID).map(parse_build_ids) {
-                batch.events.push(Event::Error(e));
+            match meta.feature(HeaderFeature::BUILD_ID).map(parse_build_ids) {
+                Some(Err(e)) => batch.events.push(Event::Error(e)),
+                Some(Ok(list)) => {
+                    for e in list {
+                        self.build_ids
+                            .insert(lossy(e.filename.0), e.build_id.to_vec());
+                    }
+                }
+                None => {}
             }
         }
         match rec.type_() {
             RecordType::FINISHED_ROUND => return batch.events.push(Event::Round),
             RecordType::HEADER_BUILD_ID => {
-                if let Err(e) = parse_build_id_record(rec.header.misc, rec.body_bytes()) {
-                    batch.events.push(Event::Error(e));
+                match parse_build_id_record(rec.header.misc, rec.body_bytes()) {
+                    Ok(e) => {
+                        self.build_ids
+                            .insert(lossy(e.filename.0), e.build_id.to_vec());
+                    }
+                    Err(e) => batch.events.push(Event::Error(e)),
                 }
                 return;
             }
@@ -162,20 +178,32 @@ impl Reader {
             .filter(|&t| t != 0 && t != u64::MAX);
         let side = match record {
             Record::Sample(s) => return self.sample(meta, &s, time, batch),
-            Record::Mmap(m) => Side::Mmap {
-                pid: m.pid,
-                start: m.start,
-                len: m.len,
-                pgoff: m.pgoff,
-                filename: lossy(m.filename.0),
-            },
-            Record::Mmap2(m) => Side::Mmap {
-                pid: m.pid,
-                start: m.start,
-                len: m.len,
-                pgoff: m.pgoff,
-                filename: lossy(m.filename.0),
-            },
+            Record::Mmap(m) => {
+                let filename = lossy(m.filename.0);
+                Side::Mmap {
+                    pid: m.pid,
+                    start: m.start,
+                    len: m.len,
+                    pgoff: m.pgoff,
+                    build_id: self.build_ids.get(&filename).cloned(),
+                    filename,
+                }
+            }
+            Record::Mmap2(m) => {
+                let filename = lossy(m.filename.0);
+                let build_id = match m.file_id {
+                    Mmap2FileId::BuildId(id) => Some(id.to_vec()),
+                    _ => self.build_ids.get(&filename).cloned(),
+                };
+                Side::Mmap {
+                    pid: m.pid,
+                    start: m.start,
+                    len: m.len,
+                    pgoff: m.pgoff,
+                    filename,
+                    build_id,
+                }
+            }
             Record::Comm(c) => Side::Comm {
                 pid: c.pid,
                 tid: c.tid,

@@ -1,6 +1,7 @@
 //! What the side-band records say at a point in time (thread names, the mappings of each
 //! process and of the kernel), and how a raw callchain reads in it: the same rules as
-//! [`crate::builder::ProfileBuilder`] with `--no-symbols` names (`module+0xoffset`).
+//! [`crate::builder::ProfileBuilder`] with `--no-symbols` names (`module+0xoffset`), or, with a
+//! resolver, function names (`[unknown]` when there is none).
 
 use rustc_hash::FxHashMap;
 
@@ -9,7 +10,7 @@ use crate::builder::CpuMode;
 use crate::ids::ModuleIndex;
 use crate::maps::{AddressSpace, Mapping};
 use crate::stack_table::module_file_name;
-use crate::symbols::resolver::is_kernel_module_path;
+use crate::symbols::resolver::{is_kernel_module_path, ModuleRef, SymbolResolver};
 
 use super::lines::Texts;
 
@@ -17,6 +18,9 @@ use super::lines::Texts;
 struct Module {
     /// The file name (the path's last part), for `name+0xoffset`.
     base: String,
+    /// The path (or a KSYMBOL's name) and build id, as the resolver is asked about them.
+    path: String,
+    build_id: Option<Vec<u8>>,
     /// A KSYMBOL's name: every address prints as it.
     named: bool,
     /// `base+0x` as a prefix of the frame texts ([`Texts::prefix`]), once asked for.
@@ -30,7 +34,12 @@ const NO_MODULE: u32 = u32::MAX;
 #[derive(Default)]
 pub(super) struct State {
     modules: Vec<Module>,
-    module_ids: FxHashMap<String, u32>,
+    /// By path and build id, as the loader's modules are.
+    module_ids: FxHashMap<(String, Option<Vec<u8>>), u32>,
+    /// Names frames with function names when set (see the module docs).
+    pub resolver: Option<SymbolResolver>,
+    /// `[unknown]`'s text id, once made.
+    unknown: Option<u32>,
     kernel: AddressSpace,
     kernel_module: Option<ModuleIndex>,
     /// The mappings of each process, with their generation (a number that changes with them).
@@ -62,8 +71,17 @@ fn is_anon_exec(filename: &str) -> bool {
 }
 
 impl State {
-    fn module(&mut self, path: &str, named: bool) -> ModuleIndex {
-        if let Some(&m) = self.module_ids.get(path) {
+    /// The state before the first record; `resolver` names the frames (see the module docs).
+    pub fn with_resolver(resolver: Option<SymbolResolver>) -> State {
+        State {
+            resolver,
+            ..State::default()
+        }
+    }
+
+    fn module(&mut self, path: &str, build_id: Option<&[u8]>, named: bool) -> ModuleIndex {
+        let key = (path.to_owned(), build_id.map(<[u8]>::to_vec));
+        if let Some(&m) = self.module_ids.get(&key) {
             if named {
                 if let Some(module) = self.modules.get_mut(m as usize) {
                     if !module.named {
@@ -84,15 +102,25 @@ impl State {
         };
         self.modules.push(Module {
             base,
+            path: path.to_owned(),
+            build_id: key.1.clone(),
             named,
             prefix: None,
         });
-        self.module_ids.insert(path.to_owned(), m);
+        self.module_ids.insert(key, m);
         ModuleIndex(m)
     }
 
     /// MMAP / MMAP2 (see [`crate::builder::ProfileBuilder::mmap`]).
-    pub fn mmap(&mut self, pid: u32, start: u64, len: u64, pgoff: u64, filename: &str) {
+    pub fn mmap(
+        &mut self,
+        pid: u32,
+        start: u64,
+        len: u64,
+        pgoff: u64,
+        filename: &str,
+        build_id: Option<&[u8]>,
+    ) {
         let end = start.saturating_add(len);
         if pid == u32::MAX || is_kernel_module_path(filename) {
             let kallsyms = filename.starts_with("[kernel.kallsyms]");
@@ -102,10 +130,14 @@ impl State {
                 } else {
                     filename
                 },
+                build_id,
                 false,
             );
             if kallsyms {
                 self.kernel_module = Some(module);
+                if let Some(r) = self.resolver.as_mut() {
+                    r.set_kernel_map(filename, pgoff);
+                }
             }
             self.kernel.insert(Mapping {
                 start,
@@ -119,9 +151,9 @@ impl State {
         }
         let anon = is_anon_exec(filename);
         let module = if anon {
-            self.module(&format!("/tmp/perf-{pid}.map"), false)
+            self.module(&format!("/tmp/perf-{pid}.map"), build_id, false)
         } else {
-            self.module(filename, false)
+            self.module(filename, build_id, false)
         };
         self.next_generation += 1;
         let process = self.processes.entry(pid).or_default();
@@ -137,7 +169,7 @@ impl State {
 
     /// KSYMBOL (register).
     pub fn ksymbol(&mut self, addr: u64, len: u64, name: &str) {
-        let module = self.module(name, true);
+        let module = self.module(name, None, true);
         self.kernel.insert(Mapping {
             start: addr,
             end: addr.saturating_add(len),
@@ -191,6 +223,8 @@ impl State {
             no_module,
             kernel_generation,
             counters,
+            resolver,
+            unknown,
             ..
         } = self;
         // A thread never named is `:tid`.
@@ -241,16 +275,32 @@ impl State {
                 Some(&t) => t,
                 None => {
                     counters[2] += 1;
-                    let t = match m {
-                        Some(m) if m.named => texts.intern(m.base.replace(';', ":").as_bytes()),
+                    let t = match (m, resolver.as_mut()) {
+                        (Some(m), _) if m.named => {
+                            texts.intern(m.base.replace(';', ":").as_bytes())
+                        }
+                        // With symbols: the function's name, else `[unknown]`.
+                        (m, Some(r)) => {
+                            let name = m.and_then(|m| {
+                                let module = ModuleRef {
+                                    path: &m.path,
+                                    build_id: m.build_id.as_deref(),
+                                };
+                                r.lookup(module, rel)
+                            });
+                            match name {
+                                Some(s) => texts.intern(s.name.replace(';', ":").as_bytes()),
+                                None => *unknown.get_or_insert_with(|| texts.intern(b"[unknown]")),
+                            }
+                        }
                         // `module+0xoffset`, or `0xaddress` outside every module.
-                        Some(m) => {
+                        (Some(m), None) => {
                             let prefix = *m.prefix.get_or_insert_with(|| {
                                 texts.prefix(format!("{}+0x", m.base.replace(';', ":")).as_bytes())
                             });
                             texts.intern_hex(prefix, rel)
                         }
-                        None => {
+                        (None, None) => {
                             let prefix = *no_module.get_or_insert_with(|| texts.prefix(b"0x"));
                             texts.intern_hex(prefix, rel)
                         }
@@ -349,7 +399,7 @@ mod tests {
     fn a_module_named_by_a_ksymbol_later_prints_as_its_name_everywhere() {
         let (mut state, mut texts) = (State::default(), Texts::default());
         state.comm(7, 7, "app");
-        state.mmap(7, 0x1000, 0x1000, 0, "/opt/jit.so");
+        state.mmap(7, 0x1000, 0x1000, 0, "/opt/jit.so", None);
         assert_eq!(
             line(&mut state, &mut texts, 7, 0x1010),
             ["app", "jit.so+0x10"]

@@ -103,7 +103,7 @@ fn the_time_order_made_on_either_thread_gives_the_same_lines() {
         let data = test_data(name);
         let want = fast(&data);
         for on_reader in [false, true] {
-            let c = threaded(&data, &[], &|_| on_reader).unwrap().unwrap();
+            let c = threaded(&data, &[], &|_| on_reader, None).unwrap().unwrap();
             let mut out = Vec::new();
             c.write(&mut out).unwrap();
             assert_eq!(

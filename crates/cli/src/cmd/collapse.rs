@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
-use perfscope_analysis::collapse::{collapse as collapse_one_thread, collapse_threaded};
+use perfscope_analysis::collapse::{collapse_named, collapse_threaded_named};
 use perfscope_analysis::export::folded::{write_folded, FoldedOptions};
 use perfscope_analysis::export::share::is_share;
 use perfscope_analysis::flame_graph::WeightKind;
@@ -125,14 +125,13 @@ fn read(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-/// Loads the profile the arguments describe; prints the diagnostics worth telling on stderr.
-pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
-    let input = Input::read(&args.file)?;
+/// The symbol sources the arguments name, for the recording `data` (see `LocalFiles`).
+fn symbol_resolver(args: &ProfileArgs, data: &[u8]) -> Result<SymbolResolver, String> {
     let mut resolver = SymbolResolver::new();
     // Binaries are read with what unwinding needs only for DWARF-mode stacks (a pipe-mode
     // stream's events are known only as its records go by: read so too).
-    let dwarf_mode = PerfFile::parse(&input.bytes)
-        .map_or(true, |f| loader::dwarf_mode(&Metadata::from_file(&f)));
+    let dwarf_mode =
+        PerfFile::parse(data).map_or(true, |f| loader::dwarf_mode(&Metadata::from_file(&f)));
     let buildid_dir = args
         .buildid_dir
         .clone()
@@ -144,8 +143,7 @@ pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
         dwarf_mode,
     }));
     // The recording's build ids and kernel, for the build-id cache and /proc/kallsyms.
-    let summary =
-        (buildid_dir.is_some() || args.kallsyms.is_none()).then(|| recording_facts(&input.bytes));
+    let summary = (buildid_dir.is_some() || args.kallsyms.is_none()).then(|| recording_facts(data));
     if let (Some(dir), Some(summary)) = (&buildid_dir, &summary) {
         add_cached_binaries(&mut resolver, summary, dir, dwarf_mode);
     }
@@ -179,6 +177,13 @@ pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
             .ok_or_else(|| format!("{}: expected a file named perf-PID.map", m.display()))?;
         resolver.add_perf_map(pid, &read(m)?);
     }
+    Ok(resolver)
+}
+
+/// Loads the profile the arguments describe; prints the diagnostics worth telling on stderr.
+pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
+    let input = Input::read(&args.file)?;
+    let resolver = symbol_resolver(args, &input.bytes)?;
     let filter = LoadFilter {
         // With --off-cpu the events are picked after loading: the off-CPU time of a switch
         // goes to the thread's last sample, of whatever event.
@@ -375,19 +380,16 @@ fn write_on_thread(
     })
 }
 
-/// `collapse --no-symbols` of a perf.data without filters, through the fast path
-/// ([`perfscope_analysis::collapse`]): `None` when it does not apply (symbols, filters, share
-/// or text input, DWARF-mode stacks, read values), for the general path to run.
+/// `collapse` of a perf.data without filters, through the fast path
+/// ([`perfscope_analysis::collapse`], frames named by the symbol sources unless
+/// `--no-symbols`): `None` when it does not apply (filters, share or text input, DWARF-mode
+/// stacks, read values), for the general path to run.
 fn run_fast(args: &ProfileArgs) -> Result<Option<ExitCode>, String> {
     let filtered = !args.event.is_empty()
         || !args.pid.is_empty()
         || !args.tid.is_empty()
         || args.time.is_some();
-    if !args.no_symbols
-        || filtered
-        || args.off_cpu
-        || std::env::var_os("PERFSCOPE_COLLAPSE_GENERAL").is_some()
-    {
+    if filtered || args.off_cpu || std::env::var_os("PERFSCOPE_COLLAPSE_GENERAL").is_some() {
         return Ok(None);
     }
     let input = Input::read(&args.file)?;
@@ -401,12 +403,19 @@ fn run_fast(args: &ProfileArgs) -> Result<Option<ExitCode>, String> {
     let threads = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
         && std::env::var_os("PERFSCOPE_COLLAPSE_ONE_THREAD").is_none();
     let collapse_fast = if threads {
-        collapse_threaded
+        collapse_threaded_named
     } else {
-        collapse_one_thread
+        collapse_named
     };
     let started = std::time::Instant::now();
-    let collapsed = match collapse_fast(&input.bytes, &extra)
+    // With symbols, frames are named as the general path names them (`[unknown]` without a
+    // name).
+    let resolver = if args.no_symbols {
+        None
+    } else {
+        Some(symbol_resolver(args, &input.bytes)?)
+    };
+    let collapsed = match collapse_fast(&input.bytes, &extra, resolver)
         .map_err(|e| format!("{}: {e}", args.file.display()))?
     {
         Ok(c) => c,
