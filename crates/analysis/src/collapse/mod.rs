@@ -1,7 +1,8 @@
-//! The folded stacks of a recording without symbols (`perfscope collapse --no-symbols`),
-//! without building a [`crate::profile::Profile`]: the same text as
-//! [`crate::export::folded::write_folded`] over the profile that
-//! [`crate::load::load_profile`] builds with `module+0xoffset` names, byte for byte.
+//! The folded stacks of a recording (`perfscope collapse`), without building a
+//! [`crate::profile::Profile`]: the same text as [`crate::export::folded::write_folded`] over
+//! the profile that [`crate::load::load_profile`] builds, byte for byte, with `module+0xoffset`
+//! names (`--no-symbols`) or, given a resolver ([`collapse_named`]), function names and
+//! `[unknown]`.
 //!
 //! Each sample is read into its line — the thread name's parts, then one text id per frame,
 //! root first — and the line is counted in a table of distinct lines (one probe per sample,
