@@ -334,7 +334,8 @@ async fn open_files(
     let Some(perf_data) = perf_data else {
         // (Without an open session: as for DWARF mode, whose needs include the others'.)
         let dwarf_mode = SESSION.with_borrow(|s| s.as_ref().is_none_or(Session::dwarf_mode));
-        let symbol_files = read_symbol_files(id, symbol_blobs, dwarf_mode).await?;
+        let symbol_files =
+            read_symbol_files(symbol_blobs, dwarf_mode, &symbols_progress(id)).await?;
         // Symbol files only (or none: another naming of frames without a symbol):
         // re-symbolize the open profile.
         let data = SESSION.with_borrow_mut(|s| {
@@ -438,7 +439,8 @@ async fn open_files(
     let reads = SliceReads::start(&opening, &blob);
     if !symbol_blobs.is_empty() {
         let t3 = now_ms();
-        let symbol_files = read_symbol_files(id, symbol_blobs, opening.dwarf_mode()).await?;
+        let symbol_files =
+            read_symbol_files(symbol_blobs, opening.dwarf_mode(), &symbols_progress(id)).await?;
         measure("symbol files read", t3);
         let t4 = now_ms();
         opening.add_symbols(symbol_files, t4 - t3, &now_ms);
@@ -501,9 +503,9 @@ const COMPACT_ELF_FROM: f64 = (4 << 20) as f64;
 /// read only as far as naming frames needs (and, in `dwarf_mode`, unwinding): the sections of
 /// a 297 MB binary that a lookup reads are ~0.1 MB.
 async fn read_symbol_files(
-    id: u32,
     blobs: Vec<(NamedBlob, FileKind)>,
     dwarf_mode: bool,
+    progress: &dyn Fn(f64, f64),
 ) -> Result<Vec<SymbolFile>, String> {
     let total: f64 = blobs.iter().map(|(f, _)| f.blob.size()).sum();
     let mut files = Vec::new();
@@ -519,15 +521,7 @@ async fn read_symbol_files(
                 .map_err(|e| format!("could not read {}: {e}", f.name))?;
             if let Some(c) = compacted {
                 done += f.blob.size();
-                post(WorkerMessage::Progress(
-                    id,
-                    Progress {
-                        phase: Phase::Symbols,
-                        bytes: done,
-                        total,
-                        records: 0.0,
-                    },
-                ));
+                progress(done, total);
                 files.push(SymbolFile {
                     name: f.name,
                     kind,
@@ -537,19 +531,9 @@ async fn read_symbol_files(
                 continue;
             }
         }
-        let bytes = read_all(&f.blob, |n| {
-            post(WorkerMessage::Progress(
-                id,
-                Progress {
-                    phase: Phase::Symbols,
-                    bytes: done + n,
-                    total,
-                    records: 0.0,
-                },
-            ))
-        })
-        .await
-        .map_err(|e| format!("could not read {}: {e}", f.name))?;
+        let bytes = read_all(&f.blob, |n| progress(done + n, total))
+            .await
+            .map_err(|e| format!("could not read {}: {e}", f.name))?;
         done += bytes.len() as f64;
         files.push(SymbolFile {
             name: f.name,
@@ -559,6 +543,21 @@ async fn read_symbol_files(
         });
     }
     Ok(files)
+}
+
+/// Progress of symbol files being read for request `id`, as `read_symbol_files` reports it.
+fn symbols_progress(id: u32) -> impl Fn(f64, f64) {
+    move |bytes, total| {
+        post(WorkerMessage::Progress(
+            id,
+            Progress {
+                phase: Phase::Symbols,
+                bytes,
+                total,
+                records: 0.0,
+            },
+        ))
+    }
 }
 
 /// The helper's part (see `crate::stack_helper`): the stacks of the samples of `blob` from
@@ -666,24 +665,27 @@ fn prewarm(event: Option<u32>) {
 /// base of a comparison.
 async fn open_base(id: u32, files: Vec<NamedBlob>) -> Result<CompareInfo, String> {
     let mut base: Option<(String, Vec<u8>)> = None;
-    let mut symbol_files = Vec::new();
+    let mut symbol_blobs = Vec::new();
     for f in files {
-        let bytes = read_all(&f.blob, |_| {})
+        let head = read(&f.blob, 0, HEAD_BYTES)
             .await
             .map_err(|e| format!("could not read {}: {e}", f.name))?;
-        let kind = classify(&f.name, bytes.get(..512).unwrap_or(&bytes));
-        if base.is_none() && (kind == FileKind::PerfData || is_share(&bytes)) {
+        let kind = classify(&f.name, head.get(..512).unwrap_or(&head));
+        if base.is_none() && (kind == FileKind::PerfData || is_share(&head)) {
+            let bytes = read_all(&f.blob, |_| {})
+                .await
+                .map_err(|e| format!("could not read {}: {e}", f.name))?;
             base = Some((f.name, bytes));
         } else {
-            symbol_files.push(SymbolFile {
-                name: f.name,
-                kind,
-                bytes: bytes.into(),
-                part_of: None,
-            });
+            symbol_blobs.push((f, kind));
         }
     }
     let (name, data) = base.ok_or("none of these files is a perf.data or a share file")?;
+    // Its binaries read as far as naming (and, for DWARF-mode stacks, unwinding) needs.
+    let dwarf_mode = perfscope_format::PerfFile::parse(&data).map_or(true, |f| {
+        perfscope_analysis::load::dwarf_mode(&perfscope_format::metadata::Metadata::from_file(&f))
+    });
+    let symbol_files = read_symbol_files(symbol_blobs, dwarf_mode, &|_, _| {}).await?;
     BASELINE.set(None);
     // Named as the open profile's frames are (one per module when none is open).
     let names = SESSION
