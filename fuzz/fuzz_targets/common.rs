@@ -81,3 +81,28 @@ pub fn exercise_record(rec: &Record<'_>, sink: &mut Sink) {
         let _ = write!(sink, "{} {}", w.var1_dw(), w.var2_w());
     }
 }
+
+/// A `ReadAt` over the input that holds its callers to the contract (reads inside the file),
+/// counting the bytes read.
+pub struct Reader<'a> {
+    pub data: &'a [u8],
+    pub read: u64,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Reader { data, read: 0 }
+    }
+}
+
+impl perfscope_format::file::ReadAt for Reader<'_> {
+    fn len(&self) -> u64 {
+        self.data.len() as u64
+    }
+    fn read_at(&mut self, offset: u64, size: u64) -> perfscope_format::Result<Vec<u8>> {
+        let end = offset.checked_add(size).expect("read_at range overflows");
+        assert!(end <= self.len(), "read_at({offset:#x}, {size:#x}) past the end {:#x}", self.len());
+        self.read += size;
+        Ok(self.data[offset as usize..end as usize].to_vec())
+    }
+}

@@ -16,14 +16,14 @@ use core::fmt::Write;
 use libfuzzer_sys::fuzz_target;
 use perfscope_analysis::delivery::SampleDelivery;
 use perfscope_format::bytes::Bytes;
-use perfscope_format::file::{FileLayout, ReadAt};
+use perfscope_format::file::FileLayout;
 use perfscope_format::metadata::Metadata;
 use perfscope_format::walk::Item;
 use perfscope_format::{PerfFile, Record};
 
 #[path = "common.rs"]
 mod common;
-use common::{exercise_record, parse_features, Sink};
+use common::{exercise_record, parse_features, Reader, Sink};
 
 fuzz_target!(|data: &[u8]| {
     let mut sink = Sink::default();
@@ -82,23 +82,9 @@ fuzz_target!(|data: &[u8]| {
     std::hint::black_box((sink.0, delivered));
 });
 
-/// A `ReadAt` over the input that holds `FileLayout` to its contract (reads inside the file).
-struct Reader<'a>(&'a [u8]);
-
-impl ReadAt for Reader<'_> {
-    fn len(&self) -> u64 {
-        self.0.len() as u64
-    }
-    fn read_at(&mut self, offset: u64, size: u64) -> perfscope_format::Result<Vec<u8>> {
-        let end = offset.checked_add(size).expect("read_at range overflows");
-        assert!(end <= self.len(), "read_at({offset:#x}, {size:#x}) past the end {:#x}", self.len());
-        Ok(self.0[offset as usize..end as usize].to_vec())
-    }
-}
-
 /// Reads the file as the browser does and checks it against the whole-file reading.
 fn random_access(data: &[u8], file: &perfscope_format::Result<PerfFile<'_>>) {
-    let mut r = Reader(data);
+    let mut r = Reader::new(data);
     let layout = FileLayout::read_from(&mut r);
     let (layout, file) = match (layout, file) {
         (Ok(l), Ok(f)) => (l, f),
