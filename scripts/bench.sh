@@ -8,6 +8,8 @@
 #                      for stats; crates/cli/examples/header_walk.rs, little-endian files)
 #   perfscope stats
 #   perfscope collapse --no-symbols  > folded text file
+#   perfscope collapse               > folded text file (functions named: kallsyms, this
+#                                      machine's binaries, as perf script names them)
 #   perf report --stdio              > /dev/null
 #   perf script | inferno-collapse-perf > folded text file
 #   linux-perf-data    the linux-perf-data crate iterating the samples in time order into a hash
@@ -68,6 +70,7 @@ for f in "${files[@]}"; do
   best "header walk (floor for stats)" "$runs" "$bin/examples/header_walk '$f' > /dev/null"; walk_s=$best_s
   best "perfscope stats" "$runs" "$bin/perfscope stats '$f' > /dev/null"; stats_s=$best_s
   best "perfscope collapse --no-symbols" "$runs" "$bin/perfscope collapse --no-symbols '$f' > '$out/perfscope.folded'"; collapse_s=$best_s
+  best "perfscope collapse (symbols)" "$runs" "$bin/perfscope collapse '$f' > '$out/perfscope-named.folded'"; named_s=$best_s
   best "linux-perf-data into a hash map" "$runs" "$bin/examples/baseline_linux_perf_data '$f' > /dev/null"; lpd_s=$best_s
   if [ "${REPORT:-1}" = 1 ]; then
     best "perf report --stdio" "$slow_runs" "perf report --stdio -i '$f' > /dev/null"; report_s=$best_s
@@ -80,6 +83,7 @@ for f in "${files[@]}"; do
   echo "    stats / header walk                              $(ratio "$stats_s" "$walk_s")x   (target <= 2; the walk cannot see inside compressed records)"
   echo "    perf script | inferno  /  collapse --no-symbols  $(ratio "$pipeline_s" "$collapse_s")x   (target >= 30)"
   echo "    linux-perf-data        /  collapse --no-symbols  $(ratio "$lpd_s" "$collapse_s")x   (target >= 5)"
+  echo "    perf script | inferno  /  collapse (both name functions)  $(ratio "$pipeline_s" "$named_s")x"
   if [ "${REPORT:-1}" = 1 ]; then
     echo "    perf report --stdio    /  collapse --no-symbols  $(ratio "$report_s" "$collapse_s")x"
   fi
