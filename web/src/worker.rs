@@ -436,11 +436,19 @@ async fn open_files(
     );
     // The first slices are read while the symbol files are (after the summary: it shows
     // first), which the pass needs from its first record on.
-    let reads = SliceReads::start(&opening, &blob);
+    let mut reads = SliceReads::start(&opening, &blob);
     if !symbol_blobs.is_empty() {
         let t3 = now_ms();
-        let symbol_files =
-            read_symbol_files(symbol_blobs, opening.dwarf_mode(), &symbols_progress(id)).await?;
+        let progress = symbols_progress(id);
+        let read = read_symbol_files(symbol_blobs, opening.dwarf_mode(), &progress);
+        let symbol_files = match read.await {
+            Ok(files) => files,
+            Err(e) => {
+                // The pass does not start: its reader serves the next file.
+                reads.keep_reader();
+                return Err(e);
+            }
+        };
         measure("symbol files read", t3);
         let t4 = now_ms();
         opening.add_symbols(symbol_files, t4 - t3, &now_ms);
@@ -732,6 +740,15 @@ struct SliceReads {
 }
 
 impl SliceReads {
+    /// Keeps the reader worker for the next file (unless it failed): started and ready. The
+    /// reads still asked for are let go.
+    fn keep_reader(&mut self) {
+        if let Some(r) = self.reader.take().filter(|r| !r.broken.get()) {
+            self.ahead.clear();
+            NEXT_READER.set(Some(r));
+        }
+    }
+
     /// Asks the reader worker (started before, or now) for the first slices of `opening`.
     /// Without one (`?reader=0` in the worker's address, or it could not start), the pass
     /// reads every slice itself.
@@ -835,11 +852,7 @@ async fn push_slices(
         }
         previews.maybe_send(opening);
     }
-    // Kept for the next file (unless it failed): started and ready.
-    if let Some(r) = reads.reader.take().filter(|r| !r.broken.get()) {
-        reads.ahead.clear();
-        NEXT_READER.set(Some(r));
-    }
+    reads.keep_reader();
     waited_ms
 }
 
