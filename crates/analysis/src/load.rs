@@ -315,6 +315,14 @@ impl ProfileLoader {
     /// this record. Nothing of `rec` is kept by reference: a record that must wait for its turn
     /// is copied.
     pub fn push(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
+        self.push_timed(meta, rec, None);
+    }
+
+    /// [`ProfileLoader::push`] of a record whose time the caller decoded already (`Some`:
+    /// what [`perfscope_format::layout::EventTable::record_time`] gives for it, `None` inside
+    /// when it has none); `None`: not known, read here.
+    pub fn push_timed(&mut self, meta: &Metadata, rec: &RawRecord<'_>, known: Option<Option<u64>>) {
+        let record_time = || known.unwrap_or_else(|| meta.events.record_time(rec));
         let state = &mut self.state;
         if !state.features_read {
             state.read_build_id_feature(meta);
@@ -345,13 +353,13 @@ impl ProfileLoader {
         if let (StackShare::From(cut), RecordType::SAMPLE) = (state.share, t) {
             if rec.offset < cut {
                 // Not this loader's: skipped, but its time counts for the round ends.
-                if let Some(time) = meta.events.record_time(rec) {
+                if let Some(time) = record_time() {
                     self.queue.note_time(time);
                 }
                 return;
             }
         }
-        match meta.events.record_time(rec) {
+        match record_time() {
             Some(time) if time != 0 && time != u64::MAX => {
                 self.queue.push(time, rec);
                 let d = &mut state.diag;

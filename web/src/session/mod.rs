@@ -139,8 +139,9 @@ struct OpenPass {
 
 impl RecordSink for OpenPass {
     fn record(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
-        self.index.push(meta, rec);
-        self.loader.push(meta, rec);
+        // The time the index decoded: the loader's time order need not read it again.
+        let time = self.index.push(meta, rec);
+        self.loader.push_timed(meta, rec, time);
         self.summary.record(rec);
     }
     fn error(&mut self, e: perfscope_format::Error) {

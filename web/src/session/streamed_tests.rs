@@ -21,6 +21,11 @@ pub(super) fn shared() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
+/// Every recording of the shared corpus, or none without it.
+pub(super) fn corpus_files_if_present() -> Vec<PathBuf> {
+    shared().map(|root| corpus_files(&root)).unwrap_or_default()
+}
+
 fn corpus_files(root: &std::path::Path) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     for set in ["corpus/gen", "corpus/bigendian"] {
