@@ -347,6 +347,7 @@ impl Collapser {
             } => self
                 .state
                 .mmap(pid, start, len, pgoff, &filename, build_id.as_deref()),
+            Side::BuildId { filename, build_id } => self.state.build_id(filename, build_id),
             Side::Comm { pid, tid, name } => self.state.comm(pid, tid, &name),
             Side::Fork {
                 ppid,

@@ -28,9 +28,15 @@ pub(super) enum Side {
         len: u64,
         pgoff: u64,
         filename: String,
-        /// The file's build id: MMAP2's, else the recording's list's for its path (as the
-        /// loader gives it).
+        /// MMAP2's build id (else the one a [`Side::BuildId`] gave its path, as the loader
+        /// finds it when the record is delivered).
         build_id: Option<Vec<u8>>,
+    },
+    /// A build id of the recording's list (the BUILD_ID feature's, or a HEADER_BUILD_ID
+    /// record's): delivered at once, as the loader takes it when read.
+    BuildId {
+        filename: String,
+        build_id: Vec<u8>,
     },
     Comm {
         pid: u32,
@@ -120,8 +126,6 @@ pub(super) struct Reader {
     /// LOST, LOST_SAMPLES, THROTTLE, UNTHROTTLE counts (errors go out as events, in order).
     pub diag: LoadDiagnostics,
     features_read: bool,
-    /// Build ids by path: the BUILD_ID feature's and HEADER_BUILD_ID records'.
-    build_ids: rustc_hash::FxHashMap<String, Vec<u8>>,
     /// A sample the fast path does not cover was met: nothing more is read.
     pub stopped: bool,
 }
@@ -146,8 +150,11 @@ impl Reader {
                 Some(Err(e)) => batch.events.push(Event::Error(e)),
                 Some(Ok(list)) => {
                     for e in list {
-                        self.build_ids
-                            .insert(lossy(e.filename.0), e.build_id.to_vec());
+                        let side = Side::BuildId {
+                            filename: lossy(e.filename.0),
+                            build_id: e.build_id.to_vec(),
+                        };
+                        batch.events.push(Event::Side { time: None, side });
                     }
                 }
                 None => {}
@@ -158,8 +165,11 @@ impl Reader {
             RecordType::HEADER_BUILD_ID => {
                 match parse_build_id_record(rec.header.misc, rec.body_bytes()) {
                     Ok(e) => {
-                        self.build_ids
-                            .insert(lossy(e.filename.0), e.build_id.to_vec());
+                        let side = Side::BuildId {
+                            filename: lossy(e.filename.0),
+                            build_id: e.build_id.to_vec(),
+                        };
+                        batch.events.push(Event::Side { time: None, side });
                     }
                     Err(e) => batch.events.push(Event::Error(e)),
                 }
@@ -178,32 +188,25 @@ impl Reader {
             .filter(|&t| t != 0 && t != u64::MAX);
         let side = match record {
             Record::Sample(s) => return self.sample(meta, &s, time, batch),
-            Record::Mmap(m) => {
-                let filename = lossy(m.filename.0);
-                Side::Mmap {
-                    pid: m.pid,
-                    start: m.start,
-                    len: m.len,
-                    pgoff: m.pgoff,
-                    build_id: self.build_ids.get(&filename).cloned(),
-                    filename,
-                }
-            }
-            Record::Mmap2(m) => {
-                let filename = lossy(m.filename.0);
-                let build_id = match m.file_id {
+            Record::Mmap(m) => Side::Mmap {
+                pid: m.pid,
+                start: m.start,
+                len: m.len,
+                pgoff: m.pgoff,
+                filename: lossy(m.filename.0),
+                build_id: None,
+            },
+            Record::Mmap2(m) => Side::Mmap {
+                pid: m.pid,
+                start: m.start,
+                len: m.len,
+                pgoff: m.pgoff,
+                filename: lossy(m.filename.0),
+                build_id: match m.file_id {
                     Mmap2FileId::BuildId(id) => Some(id.to_vec()),
-                    _ => self.build_ids.get(&filename).cloned(),
-                };
-                Side::Mmap {
-                    pid: m.pid,
-                    start: m.start,
-                    len: m.len,
-                    pgoff: m.pgoff,
-                    filename,
-                    build_id,
-                }
-            }
+                    _ => None,
+                },
+            },
             Record::Comm(c) => Side::Comm {
                 pid: c.pid,
                 tid: c.tid,

@@ -38,6 +38,8 @@ pub(super) struct State {
     module_ids: FxHashMap<(String, Option<Vec<u8>>), u32>,
     /// Names frames with function names when set (see the module docs).
     pub resolver: Option<SymbolResolver>,
+    /// The recording's build ids by path, for mappings that do not carry theirs.
+    build_ids: FxHashMap<String, Vec<u8>>,
     /// `[unknown]`'s text id, once made.
     unknown: Option<u32>,
     kernel: AddressSpace,
@@ -111,7 +113,13 @@ impl State {
         ModuleIndex(m)
     }
 
-    /// MMAP / MMAP2 (see [`crate::builder::ProfileBuilder::mmap`]).
+    /// A build id of the recording's list.
+    pub fn build_id(&mut self, filename: String, build_id: Vec<u8>) {
+        self.build_ids.insert(filename, build_id);
+    }
+
+    /// MMAP / MMAP2 (see [`crate::builder::ProfileBuilder::mmap`]); `build_id` is MMAP2's,
+    /// else the list's for `filename` is taken.
     pub fn mmap(
         &mut self,
         pid: u32,
@@ -121,6 +129,8 @@ impl State {
         filename: &str,
         build_id: Option<&[u8]>,
     ) {
+        let listed = self.build_ids.get(filename).cloned();
+        let build_id = build_id.or(listed.as_deref());
         let end = start.saturating_add(len);
         if pid == u32::MAX || is_kernel_module_path(filename) {
             let kallsyms = filename.starts_with("[kernel.kallsyms]");
