@@ -24,7 +24,7 @@ use crate::session::share::share_summary;
 use crate::session::symbols::{classify, FileKind, SymbolFile};
 use crate::session::{Opening, Session, SLICE};
 use perfscope_analysis::builder::UnknownNames;
-use perfscope_analysis::symbols::compact::compact_elf;
+use perfscope_analysis::symbols::compact::{compact_elf, COMPACT_FROM};
 
 thread_local! {
     /// Resolved when the records pass in progress (if any) ends.
@@ -503,10 +503,6 @@ async fn open_files(
     Ok(())
 }
 
-/// An ELF file at least this big is read only as far as symbolization needs
-/// ([`compact_elf`]); a smaller one whole, in one read.
-const COMPACT_ELF_FROM: f64 = (4 << 20) as f64;
-
 /// Reads the symbol files dropped with a recording (or alone), with progress. An ELF file is
 /// read only as far as naming frames needs (and, in `dwarf_mode`, unwinding): the sections of
 /// a 297 MB binary that a lookup reads are ~0.1 MB.
@@ -521,7 +517,7 @@ async fn read_symbol_files(
     // `?compact=BYTES`: another size from which ELF files are read in part (tests: 0).
     let compact_from = query_param("compact")
         .and_then(|v| v.parse::<f64>().ok())
-        .unwrap_or(COMPACT_ELF_FROM);
+        .unwrap_or(COMPACT_FROM as f64);
     for (f, kind) in blobs {
         if kind == FileKind::Elf && f.blob.size() >= compact_from {
             let mut source = BlobSource::new(f.blob.clone())?;
@@ -690,9 +686,7 @@ async fn open_base(id: u32, files: Vec<NamedBlob>) -> Result<CompareInfo, String
     }
     let (name, data) = base.ok_or("none of these files is a perf.data or a share file")?;
     // Its binaries read as far as naming (and, for DWARF-mode stacks, unwinding) needs.
-    let dwarf_mode = perfscope_format::PerfFile::parse(&data).map_or(true, |f| {
-        perfscope_analysis::load::dwarf_mode(&perfscope_format::metadata::Metadata::from_file(&f))
-    });
+    let dwarf_mode = perfscope_analysis::load::dwarf_mode_of(&data);
     let symbol_files = read_symbol_files(symbol_blobs, dwarf_mode, &|_, _| {}).await?;
     BASELINE.set(None);
     // Named as the open profile's frames are (one per module when none is open).

@@ -881,6 +881,14 @@ impl LoaderState {
     }
 }
 
+/// [`dwarf_mode`] of the recording `data` (a whole file-mode perf.data in memory, read as far
+/// as its header and attrs); `true` when that cannot tell (a pipe-mode stream, whose events
+/// come with its records, or a file it cannot read), so that nothing unwinding needs is left
+/// out.
+pub fn dwarf_mode_of(data: &[u8]) -> bool {
+    perfscope_format::PerfFile::parse(data).map_or(true, |f| dwarf_mode(&Metadata::from_file(&f)))
+}
+
 /// Whether some event of `meta` records DWARF-mode stacks (PERF_SAMPLE_REGS_USER and
 /// STACK_USER): their user part is unwound, and with [`InlineFrames::Unwound`] inline frames
 /// are shown.

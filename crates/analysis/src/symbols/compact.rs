@@ -19,6 +19,9 @@ use perfscope_format::file::ReadAt;
 /// Ranges of the file closer than this are read in one read (each browser read of a `Blob`
 /// costs ~1 ms or more however small).
 const GAP: u64 = 64 << 10;
+/// ELF files at least this big are worth reading in part (the page's worker and the CLI read
+/// smaller ones whole, in one read: a read costs more than the bytes it would spare).
+pub const COMPACT_FROM: u64 = 4 << 20;
 /// Parts read together span at most this many bytes.
 const GATHER: u64 = 4 << 20;
 
@@ -336,11 +339,21 @@ pub fn compact_elf(
         Some(())
     };
     // The file's ranges to read (program headers and kept sections), gathered when close.
+    // (The section names are read already.)
+    let names_at = usize::try_from(shstrndx).ok();
     let mut wants: Vec<(u64, u64, u64)> = sections
         .iter()
         .zip(&placed)
-        .filter_map(|(s, p)| p.map(|to| (s.offset, s.size, to)))
+        .enumerate()
+        .filter(|&(i, _)| Some(i) != names_at)
+        .filter_map(|(_, (s, p))| p.map(|to| (s.offset, s.size, to)))
         .collect();
+    let names_placed = names_at.and_then(|i| placed.get(i).copied().flatten());
+    if let Some(to) = names_placed {
+        if copy(&mut out, to, &names).is_none() {
+            return Ok(None);
+        }
+    }
     if let Some((from, size)) = ph {
         wants.push((from, size, ph_at));
     }

@@ -21,8 +21,6 @@ use perfscope_analysis::open::{open, Opened};
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::symbols::archive::PerfArchive;
 use perfscope_analysis::symbols::resolver::SymbolResolver;
-use perfscope_format::metadata::Metadata;
-use perfscope_format::PerfFile;
 
 use super::input::Input;
 use super::local_symbols::{
@@ -130,8 +128,7 @@ fn symbol_resolver(args: &ProfileArgs, data: &[u8]) -> Result<SymbolResolver, St
     let mut resolver = SymbolResolver::new();
     // Binaries are read with what unwinding needs only for DWARF-mode stacks (a pipe-mode
     // stream's events are known only as its records go by: read so too).
-    let dwarf_mode =
-        PerfFile::parse(data).map_or(true, |f| loader::dwarf_mode(&Metadata::from_file(&f)));
+    let dwarf_mode = loader::dwarf_mode_of(data);
     let buildid_dir = args
         .buildid_dir
         .clone()

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use perfscope_analysis::feature_summary::build_id_summary;
 use perfscope_analysis::summary::Summary;
 use perfscope_analysis::symbols::archive::{build_id_hex, parse_hex_build_id};
-use perfscope_analysis::symbols::compact::compact_elf;
+use perfscope_analysis::symbols::compact::{compact_elf, COMPACT_FROM};
 use perfscope_analysis::symbols::elf;
 use perfscope_analysis::symbols::resolver::{FileProvider, SymbolResolver};
 use perfscope_format::features::{parse_feature, Feature, FeatureContext};
@@ -27,10 +27,6 @@ pub struct LocalFiles {
     /// The recording has DWARF-mode stacks: binaries are read with what unwinding needs.
     pub dwarf_mode: bool,
 }
-
-/// An ELF file at least this big is read only as far as symbolization needs; a smaller one
-/// whole.
-const COMPACT_FROM: u64 = 4 << 20;
 
 /// A file read at positions, for [`compact_elf`].
 struct FileAt(std::fs::File, u64);
