@@ -23,7 +23,7 @@ const split = (arg) => {
 const builds = [a, b];
 const servers = await Promise.all(builds.map((d) => startServer(resolve(split(d)[0]))));
 const urls = builds.map((d, k) => `${servers[k].url}${split(d)[1]}`);
-const got = builds.map(() => ({ flame: [], records: [], rest: [], summary: [] }));
+const got = builds.map(() => ({ flame: [], records: [], rest: [], summary: [], memory: [] }));
 const files = file.split(':').map((f) => resolve(f));
 try {
   for (let i = 0; i < runs; i++) {
@@ -40,7 +40,8 @@ try {
       got[k].records.push(records);
       got[k].rest.push(result.flameMs - records);
       got[k].summary.push(result.marks.summary - result.marks.set);
-      console.log(`run ${i + 1} ${'AB'[k]}: flame graph ${Math.round(result.flameMs)} ms, records pass ${Math.round(records)} ms`);
+      got[k].memory.push((result.wasmBytes ?? NaN) / 2 ** 20);
+      console.log(`run ${i + 1} ${'AB'[k]}: flame graph ${Math.round(result.flameMs)} ms, records pass ${Math.round(records)} ms, peak wasm ${(result.wasmBytes / 2 ** 20).toFixed(1)} MiB`);
     }
   }
 } finally {
@@ -62,3 +63,5 @@ for (const key of ['flame', 'records', 'rest', 'summary']) {
   console.log(line(name, 1, key));
   console.log(`${name}: B / A = ${(median(got[1][key]) / median(got[0][key])).toFixed(3)}`);
 }
+// The worker's wasm memory once the flame graph is drawn (it only grows: its peak so far).
+for (const k of [0, 1]) console.log(`peak wasm ${'AB'[k]}: median ${median(got[k].memory).toFixed(1)} MiB`);

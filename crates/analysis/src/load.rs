@@ -165,6 +165,9 @@ pub struct LoadDiagnostics {
     pub max_queue_allocated: usize,
     /// Records the queue copied (every record that waited for its turn).
     pub copied_records: u64,
+    /// The SAMPLE records that could not be decoded (also in `errors`), each with its number
+    /// among the records pushed ([`ProfileLoader::push`]), in the order they were delivered.
+    pub sample_errors: Vec<(u64, perfscope_format::Error)>,
 }
 
 /// Whether the record type is one the profile uses.
@@ -207,6 +210,8 @@ pub(crate) fn is_used(t: RecordType) -> bool {
 pub struct ProfileLoader {
     queue: RecordQueue,
     state: LoaderState,
+    /// Records pushed so far (the number of the next one, in push order).
+    pushed: u64,
 }
 
 /// Everything but the queue (borrowed apart from it while it releases records).
@@ -281,6 +286,7 @@ impl ProfileLoader {
         ProfileLoader {
             queue: RecordQueue::new(),
             state,
+            pushed: 0,
         }
     }
 
@@ -323,6 +329,8 @@ impl ProfileLoader {
     /// when it has none); `None`: not known, read here.
     pub fn push_timed(&mut self, meta: &Metadata, rec: &RawRecord<'_>, known: Option<Option<u64>>) {
         let record_time = || known.unwrap_or_else(|| meta.events.record_time(rec));
+        let seq = self.pushed;
+        self.pushed += 1;
         let state = &mut self.state;
         if !state.features_read {
             state.read_build_id_feature(meta);
@@ -337,7 +345,7 @@ impl ProfileLoader {
         match t {
             RecordType::FINISHED_ROUND => {
                 self.queue
-                    .finished_round(meta.endian, |r| state.deliver(meta, r));
+                    .finished_round(meta.endian, |r, seq| state.deliver(meta, r, seq));
                 return;
             }
             RecordType::HEADER_BUILD_ID => return state.header_build_id(rec),
@@ -361,12 +369,12 @@ impl ProfileLoader {
         }
         match record_time() {
             Some(time) if time != 0 && time != u64::MAX => {
-                self.queue.push(time, rec);
+                self.queue.push(time, rec, seq);
                 let d = &mut state.diag;
                 d.copied_records += 1;
                 d.max_queued = d.max_queued.max(self.queue.len());
             }
-            _ => state.deliver(meta, rec),
+            _ => state.deliver(meta, rec, seq),
         }
     }
 
@@ -396,7 +404,8 @@ impl ProfileLoader {
     /// [`ProfileLoader::finish`], with the timeline and off-CPU samples asked for at creation.
     pub fn finish_loaded(mut self, meta: &Metadata) -> Result<Loaded, LoadError> {
         let state = &mut self.state;
-        self.queue.finish(meta.endian, |r| state.deliver(meta, r));
+        self.queue
+            .finish(meta.endian, |r, seq| state.deliver(meta, r, seq));
         let mut state = self.state;
         state.diag.late_records = self.queue.late();
         state.diag.max_queued_bytes = self.queue.max_held;
@@ -448,7 +457,8 @@ impl ProfileLoader {
     /// for [`fill_deferred`].
     pub fn finish_part(mut self, meta: &Metadata) -> Result<Part, LoadError> {
         let state = &mut self.state;
-        self.queue.finish(meta.endian, |r| state.deliver(meta, r));
+        self.queue
+            .finish(meta.endian, |r, seq| state.deliver(meta, r, seq));
         let mut state = self.state;
         if let Some(e) = state.capacity_error {
             return Err(LoadError::Capacity(e));
@@ -634,12 +644,18 @@ impl LoaderState {
         Ok(e)
     }
 
-    fn deliver(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
+    /// Decodes and takes record number `seq` (in push order).
+    fn deliver(&mut self, meta: &Metadata, rec: &RawRecord<'_>, seq: u64) {
         // Borrowed where it was decoded: a sample is ~0.5 kB, not to be moved.
         let parsed = meta.parse(rec);
         let record = match &parsed {
             Ok(r) => r,
-            Err(e) => return self.diag.errors.push(*e),
+            Err(e) => {
+                if rec.type_() == RecordType::SAMPLE {
+                    self.diag.sample_errors.push((seq, *e));
+                }
+                return self.diag.errors.push(*e);
+            }
         };
         if let Err(e) = self.record(meta, record, rec.offset) {
             self.capacity_error.get_or_insert(e);

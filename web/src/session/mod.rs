@@ -349,6 +349,8 @@ impl Opening {
     /// is pushed.
     pub fn share_stacks(&mut self, cut: u64) {
         self.pass.loader.share_stacks(StackShare::Before(cut));
+        // This loader does not decode the later samples whole: the index checks them all.
+        self.pass.index = RecordIndex::default();
         self.share = Some(Err("the other worker sent nothing".into()));
     }
 
@@ -497,6 +499,10 @@ impl Opening {
         let (meta, built) = match result {
             Ok(meta) => {
                 let mut built = loader.finish_loaded(&meta);
+                if let (Ok(l), false) = (&built, index.has_rows()) {
+                    // A tally left the samples to the loader, which decoded each one.
+                    index.add_sample_errors(&l.diagnostics.sample_errors);
+                }
                 if let (Ok(l), Some(part)) = (&mut built, share) {
                     let filled = part.and_then(|p| {
                         let SentPart { tables, stack_of } = p;
@@ -613,7 +619,7 @@ impl Session {
         let slice = records_slice(slice, summary.compressed());
         let t0 = now();
         let mut pass = OpenPass {
-            index: RecordIndex::default(),
+            index: RecordIndex::tally(),
             loader: loader(None, unknown_names),
             summary,
         };
@@ -1027,7 +1033,16 @@ impl Session {
         }
     }
 
+    /// Makes the records index's rows, when the pass made only its counts: the first records
+    /// query reads the file again (~0.3 s natively for a 300 MB recording).
+    pub fn ensure_rows(&mut self) {
+        if self.meta.is_some() && !self.index.has_rows() {
+            self.index.fill_rows(self.source.as_mut(), self.slice);
+        }
+    }
+
     fn records(&mut self, filter: &RecordFilter, start: u32, count: u32) -> RecordsReply {
+        self.ensure_rows();
         let count = count.min(1000);
         let (page, matching): (Vec<u32>, u64) = if *filter == RecordFilter::default() {
             // Every record: the rows are 0..n (no list of n row numbers kept for it).
@@ -1092,6 +1107,7 @@ impl Session {
 
     /// The stack of the sample of record `record`: the profile sample with its time and tid.
     pub fn stack(&mut self, record: u32) -> StackReply {
+        self.ensure_rows();
         let r = record as usize;
         let summary = &self.summary;
         let fields = match &self.meta {
@@ -1320,6 +1336,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // The first sample record's stack is found.
+        s.ensure_rows();
         let first_sample = (0..s.index.len()).find(|&i| s.index.is_sample(i)).unwrap();
         let st = s.stack(first_sample as u32);
         assert_eq!(st.note, None);

@@ -30,10 +30,19 @@ pub const NONE32: u32 = u32::MAX;
 const WINDOW: u64 = 64 << 10;
 
 /// Every record as rows ([`RecordRows`]: about 15 bytes a record), with counts.
-#[derive(Debug, Default)]
+///
+/// A [`RecordIndex::tally`] counts the records and checks all but the samples, without rows:
+/// what the records pass of a file opened in the page makes (the rows come later, with
+/// [`RecordIndex::fill_rows`], when a records query first needs them; the samples are checked
+/// by the profile loader, whose errors [`RecordIndex::add_sample_errors`] takes).
+#[derive(Debug)]
 pub struct RecordIndex {
-    /// The rows, in file order.
+    /// The rows, in file order (none in a tally, until filled).
     rows: RecordRows,
+    /// Whether rows are made and samples checked as records come (not a tally).
+    full: bool,
+    /// Records pushed.
+    records: usize,
     /// Records per type.
     pub counts: BTreeMap<u32, u64>,
     /// Type names.
@@ -48,6 +57,23 @@ pub struct RecordIndex {
     pub mapped: BTreeSet<String>,
     /// The COMPRESSED record the last compressed row came from, and the rows from it so far.
     last_compressed: Option<(u64, u32)>,
+}
+
+impl Default for RecordIndex {
+    fn default() -> RecordIndex {
+        RecordIndex {
+            rows: RecordRows::default(),
+            full: true,
+            records: 0,
+            counts: BTreeMap::new(),
+            names: BTreeMap::new(),
+            lost: LostInfo::default(),
+            errors: Vec::new(),
+            error_count: 0,
+            mapped: BTreeSet::new(),
+            last_compressed: None,
+        }
+    }
 }
 
 impl RecordSink for RecordIndex {
@@ -73,9 +99,24 @@ impl RecordIndex {
         Ok((ix, meta))
     }
 
+    /// An index that only counts and checks records as they come: no rows, and samples are
+    /// neither checked nor decoded (see the type's docs).
+    pub fn tally() -> RecordIndex {
+        RecordIndex {
+            full: false,
+            ..RecordIndex::default()
+        }
+    }
+
+    /// Whether the rows are made (not a tally, or one filled since).
+    pub fn has_rows(&self) -> bool {
+        self.full
+    }
+
     /// Adds the next record of the file. Returns its time as decoding it gave it (`None`
-    /// inside when it has none), or `None` when it could not be decoded: what
-    /// `EventTable::record_time` reads, so that the profile loader need not read it again.
+    /// inside when it has none), or `None` when it was not decoded (a sample in a tally) or
+    /// could not be: what `EventTable::record_time` reads, so that the profile loader need not
+    /// read it again.
     pub fn push(&mut self, meta: &Metadata, raw: &RawRecord<'_>) -> Option<Option<u64>> {
         let t = raw.type_().0;
         match self.counts.get_mut(&t) {
@@ -86,6 +127,11 @@ impl RecordIndex {
             }
         }
         let (mut time, mut w, mut decoded) = (None, Who::default(), false);
+        if raw.type_() == RecordType::SAMPLE && !self.full {
+            // Checked, and its row made, later.
+            self.records += 1;
+            return None;
+        }
         if raw.type_() == RecordType::SAMPLE {
             // Most records: checked as a decoding would check them, without building one.
             match meta.sample_ids(raw) {
@@ -111,6 +157,10 @@ impl RecordIndex {
                 Err(e) => self.push_error(*e),
             }
         }
+        if !self.full {
+            self.records += 1;
+            return decoded.then_some(time);
+        }
         let inner = match raw.inner_offset {
             None => NONE32,
             Some(_) => {
@@ -131,7 +181,61 @@ impl RecordIndex {
             pid: w.pid.unwrap_or(NONE32),
             tid: w.tid.unwrap_or(NONE32),
         });
+        self.records += 1;
         decoded.then_some(time)
+    }
+
+    /// Takes the errors of the samples that the profile loader could not decode, each with its
+    /// number among the records (as [`perfscope_analysis::load::LoadDiagnostics::sample_errors`]
+    /// gives them): a tally did not check the samples. They join the errors in file order, as a
+    /// full index would have met them.
+    pub fn add_sample_errors(&mut self, sample_errors: &[(u64, perfscope_format::Error)]) {
+        if sample_errors.is_empty() {
+            return;
+        }
+        let mut fresh: Vec<RecordError> = sample_errors
+            .iter()
+            .map(|&(seq, e)| RecordError {
+                offset: e.offset,
+                message: e.to_string(),
+                records_before: seq,
+            })
+            .collect();
+        self.error_count += fresh.len() as u64;
+        // Delivered in time order: put in file order (a stable sort: errors of one record
+        // keep their order).
+        fresh.sort_by_key(|e| e.records_before);
+        let mut merged = Vec::with_capacity(MAX_ERRORS.min(self.errors.len() + fresh.len()));
+        let (mut a, mut b) = (
+            std::mem::take(&mut self.errors).into_iter().peekable(),
+            fresh.into_iter().peekable(),
+        );
+        while merged.len() < MAX_ERRORS {
+            // The index's own error first when both are at one record (a framing error is
+            // met before the record it stops).
+            let take_a = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) => x.records_before <= y.records_before,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let next = if take_a { a.next() } else { b.next() };
+            merged.extend(next);
+        }
+        self.errors = merged;
+    }
+
+    /// Makes the rows of a tally by reading the file again through `r` (in slices of `slice`
+    /// bytes): they are what a full index's pass makes. The counts and errors stay the
+    /// tally's.
+    pub fn fill_rows(&mut self, r: &mut dyn ReadAt, slice: usize) {
+        if self.full {
+            return;
+        }
+        let mut full = RecordIndex::default();
+        let _ = stream_records(&mut DynSource(r), &mut [], slice, &mut full, &mut |_, _| {});
+        self.rows = full.rows;
+        self.full = true;
     }
 
     /// Row `i`.
@@ -151,7 +255,7 @@ impl RecordIndex {
             self.errors.push(RecordError {
                 offset: e.offset,
                 message: e.to_string(),
-                records_before: self.len() as u64,
+                records_before: self.records as u64,
             });
         }
     }
@@ -188,12 +292,12 @@ impl RecordIndex {
 
     /// Number of records.
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.records
     }
 
     /// Whether there is no record.
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.records == 0
     }
 
     /// Counts per type, in type order.

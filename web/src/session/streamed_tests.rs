@@ -9,7 +9,7 @@ use perfscope_analysis::load::load_profile;
 use perfscope_format::walk::{walk, Item};
 
 use super::record_fields::{describe, who};
-use super::records_index::NONE32;
+use super::records_index::{MAX_ERRORS, NONE32};
 use super::*;
 
 /// The shared corpus folder (`PERFSCOPE_SHARED`, else `../shared`), if there.
@@ -136,8 +136,25 @@ fn sliced_sessions_equal_the_whole_file_readers_on_every_corpus_file() {
                 );
                 continue;
             };
+            assert_eq!(s.index.len(), rows.len(), "{name} (slice {slice}): records");
+            // The pass counted and checked every record but the samples, without rows, and
+            // the profile loader decoded the samples: the counts and errors are what a full
+            // index (every record checked in file order) has.
+            let (full, _) =
+                RecordIndex::build(&mut source::VecSource(data.clone()), slice, &mut |_, _| {})
+                    .unwrap();
+            assert!(!s.index.has_rows(), "{name}: rows made in the pass");
             let ix = &s.index;
-            assert_eq!(ix.len(), rows.len(), "{name} (slice {slice}): records");
+            assert_eq!(ix.counts, full.counts, "{name} (slice {slice}): counts");
+            assert_eq!(ix.lost, full.lost, "{name} (slice {slice}): lost");
+            assert_eq!(ix.mapped, full.mapped, "{name} (slice {slice}): mapped");
+            assert_eq!(ix.errors, full.errors, "{name} (slice {slice}): errors");
+            assert_eq!(
+                ix.error_count, full.error_count,
+                "{name} (slice {slice}): error count"
+            );
+            s.ensure_rows();
+            let ix = &s.index;
             let got: Vec<_> = ix.rows().collect();
             assert_eq!(
                 got.iter().map(|r| r.type_).collect::<Vec<_>>(),
@@ -337,4 +354,67 @@ fn stacks_made_by_a_second_worker_or_built_again_give_the_single_pass_profile() 
     let mismatched = open(Some(wrong));
     assert_eq!(mismatched.timings.helper, StackHelper::Failed);
     assert_eq!(lines(&mismatched), single);
+}
+
+/// Samples that frame but cannot be decoded (their callchain says it is longer than the
+/// record): the pass's tally leaves them to the profile loader, and the index ends with the
+/// errors that a full index, checking every record in file order, meets — the same messages,
+/// offsets and records before each, in file order although the loader met them in time order.
+#[test]
+fn samples_that_cannot_be_decoded_are_the_errors_a_full_index_meets() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/example.data");
+    let mut data = std::fs::read(path).unwrap();
+    // Where each sample's callchain length is (right after its fixed fields).
+    let mut nr_at = Vec::new();
+    walk(&data, &[], |meta, _, item| {
+        if let Item::Record(raw) = item {
+            let layout = meta.events.layout(perfscope_format::EventIndex(0));
+            if raw.type_() == perfscope_format::RecordType::SAMPLE {
+                if let Some(l) = layout.filter(|l| l.sample_type & (1 << 5) != 0) {
+                    nr_at.push(raw.offset as usize + 8 + l.fixed_size);
+                }
+            }
+        }
+    })
+    .unwrap();
+    assert!(nr_at.len() > 500, "{} samples with callchains", nr_at.len());
+    // Every 7th sample: 2^32 entries (little-endian), far more than the record holds.
+    let broken: Vec<usize> = nr_at.iter().copied().step_by(7).collect();
+    for &at in &broken {
+        data[at..at + 8].copy_from_slice(&(1u64 << 32).to_le_bytes());
+    }
+    let (full, _) =
+        RecordIndex::build(&mut source::VecSource(data.clone()), SLICE, &mut |_, _| {}).unwrap();
+    assert_eq!(full.error_count, broken.len() as u64);
+    assert_eq!(full.errors.len(), broken.len().min(MAX_ERRORS));
+    for slice in [4093, SLICE] {
+        let s = open_bytes(data.clone(), slice);
+        assert_eq!(s.index.errors, full.errors, "slice {slice}");
+        assert_eq!(s.index.error_count, full.error_count, "slice {slice}");
+        assert_eq!(s.index.counts, full.counts, "slice {slice}");
+        // The samples that were read are in the profile.
+        let whole = load_profile(&data, &[], load_options(None, UnknownNames::Module))
+            .unwrap()
+            .0;
+        assert_eq!(s.profile.samples.len(), whole.samples.len());
+        assert_eq!(
+            whole.samples.len() + broken.len(),
+            full.counts[&9] as usize,
+            "every sample but the broken ones"
+        );
+    }
+    // Each error names the broken record: the records before it are its row number.
+    let rows: Vec<_> = full.rows().collect();
+    for (e, &at) in full.errors.iter().zip(&broken) {
+        let i = e.records_before as usize;
+        let (row, next) = (
+            rows[i],
+            rows.get(i + 1).map_or(usize::MAX, |r| r.offset as usize),
+        );
+        assert_eq!(row.type_, 9, "{e:?}");
+        assert!(
+            (row.offset as usize) < at && at < next,
+            "{e:?}: the length at {at:#x}"
+        );
+    }
 }

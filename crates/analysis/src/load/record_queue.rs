@@ -24,6 +24,8 @@ struct Slot {
     chunk: u64,
     start: usize,
     len: usize,
+    /// The number the pusher gave the record.
+    seq: u64,
 }
 
 #[derive(Debug, Default)]
@@ -80,8 +82,9 @@ impl RecordQueue {
         self.queue.late
     }
 
-    /// Queues a copy of `rec` (its header and body; trailing payloads are not kept).
-    pub(crate) fn push(&mut self, time: u64, rec: &RawRecord<'_>) {
+    /// Queues a copy of `rec` (its header and body; trailing payloads are not kept), released
+    /// with `seq`.
+    pub(crate) fn push(&mut self, time: u64, rec: &RawRecord<'_>, seq: u64) {
         if self.chunks.is_empty() {
             self.chunks.push_back(Chunk::default());
         }
@@ -106,6 +109,7 @@ impl RecordQueue {
             chunk: chunk_id,
             start,
             len: rec.body.len(),
+            seq,
         };
         let index = match self.free_slots.pop() {
             Some(i) => {
@@ -140,7 +144,7 @@ impl RecordQueue {
     pub(crate) fn finished_round(
         &mut self,
         endian: Endianness,
-        mut release: impl FnMut(&RawRecord<'_>),
+        mut release: impl FnMut(&RawRecord<'_>, u64),
     ) {
         let (queue, mut store) = self.split();
         queue.finished_round(|_, slot| store.release(endian, slot, &mut release));
@@ -150,7 +154,11 @@ impl RecordQueue {
     }
 
     /// The end of the input: releases everything, in time order.
-    pub(crate) fn finish(&mut self, endian: Endianness, mut release: impl FnMut(&RawRecord<'_>)) {
+    pub(crate) fn finish(
+        &mut self,
+        endian: Endianness,
+        mut release: impl FnMut(&RawRecord<'_>, u64),
+    ) {
         let (queue, mut store) = self.split();
         queue.finish(|_, slot| store.release(endian, slot, &mut release));
         self.reclaim();
@@ -195,7 +203,7 @@ impl Store<'_> {
         &mut self,
         endian: Endianness,
         index: u32,
-        release: &mut impl FnMut(&RawRecord<'_>),
+        release: &mut impl FnMut(&RawRecord<'_>, u64),
     ) {
         let Some(&slot) = self.slots.get(index as usize) else {
             return;
@@ -217,7 +225,7 @@ impl Store<'_> {
             body,
             payload: &[],
         };
-        release(&rec);
+        release(&rec, slot.seq);
         chunk.live = chunk.live.saturating_sub(1);
         *self.held = self.held.saturating_sub(slot.len);
     }
@@ -245,19 +253,19 @@ mod tests {
     }
 
     #[test]
-    fn records_come_back_in_time_order_as_copies_and_chunks_are_recycled() {
+    fn records_come_back_in_time_order_as_copies_with_their_numbers_and_chunks_are_recycled() {
         let mut q = RecordQueue::new();
-        let mut out: Vec<(u64, Vec<u8>)> = Vec::new();
-        let mut take = |r: &RawRecord<'_>| out.push((r.offset, r.body.to_vec()));
+        let mut out: Vec<(u64, Vec<u8>, u64)> = Vec::new();
+        let mut take = |r: &RawRecord<'_>, seq: u64| out.push((r.offset, r.body.to_vec(), seq));
         {
             // The caller's buffer is gone after the push.
             let input = [1u8, 2, 3, 9, 9].to_vec();
-            q.push(30, &raw(0x10, &input[..3]));
-            q.push(10, &raw(0x20, &input[3..]));
+            q.push(30, &raw(0x10, &input[..3]), 0);
+            q.push(10, &raw(0x20, &input[3..]), 1);
         }
         q.finished_round(Endianness::Little, &mut take);
-        q.push(20, &raw(0x30, &[7; 4]));
-        q.push(40, &raw(0x40, &[8; 2]));
+        q.push(20, &raw(0x30, &[7; 4]), 2);
+        q.push(40, &raw(0x40, &[8; 2]), 3);
         q.finished_round(Endianness::Little, &mut take);
         // Round 1's newest time was 30: 10, 20, 30 go out; the first chunk is empty now.
         assert_eq!(q.chunks.len(), 2);
@@ -266,10 +274,10 @@ mod tests {
         assert_eq!(
             out,
             [
-                (0x20, vec![9, 9]),
-                (0x30, vec![7; 4]),
-                (0x10, vec![1, 2, 3]),
-                (0x40, vec![8; 2])
+                (0x20, vec![9, 9], 1),
+                (0x30, vec![7; 4], 2),
+                (0x10, vec![1, 2, 3], 0),
+                (0x40, vec![8; 2], 3)
             ]
         );
         assert_eq!(q.max_held, 11);
