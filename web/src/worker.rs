@@ -38,6 +38,10 @@ thread_local! {
     /// The reader worker of the next records pass: started with this worker, kept from one
     /// pass to the next (unless it failed), so that no pass waits for one to start.
     static NEXT_READER: RefCell<Option<SliceReader>> = const { RefCell::new(None) };
+    /// Sessions kept so far (which one [`make_rows`] works for).
+    static SESSIONS: Cell<u64> = const { Cell::new(0) };
+    /// Whether [`make_rows`] is running.
+    static MAKING_ROWS: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Installs the message handler and a panic hook that reports to the page. Call once, from
@@ -271,6 +275,12 @@ async fn handle(data: JsValue) {
                 let start = now_ms();
                 if SESSION.with_borrow(|s| s.as_ref().is_some_and(Session::prepare_timeline)) {
                     measure("timeline lists", start);
+                }
+                // Then the records index's rows, between the next requests.
+                if !MAKING_ROWS.get()
+                    && SESSION.with_borrow(|s| s.as_ref().is_some_and(|s| !s.has_rows()))
+                {
+                    wasm_bindgen_futures::spawn_local(make_rows());
                 }
             }
         }
@@ -649,11 +659,36 @@ fn post_profile(id: u32, session: Session) {
     let profile = session.profile_data();
     let event = profile.overview.default_event();
     SESSION.set(Some(session));
+    SESSIONS.set(SESSIONS.get() + 1);
     post(WorkerMessage::Profile(id, Box::new(profile)));
     measure("profile data", start);
     let start = now_ms();
     prewarm(event);
     measure("prewarm", start);
+}
+
+/// Makes the open session's records index rows (the records pass only counted the records),
+/// a slice at a time, each in a task of its own: a request that comes meanwhile waits for one
+/// slice at most. Stops when another file is opened.
+async fn make_rows() {
+    MAKING_ROWS.set(true);
+    let session = SESSIONS.get();
+    let start = now_ms();
+    loop {
+        let turn = js_sys::Promise::new(&mut |resolve, _| {
+            let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        });
+        let _ = JsFuture::from(turn).await;
+        if SESSIONS.get() != session {
+            break;
+        }
+        let done = SESSION.with_borrow_mut(|s| s.as_mut().is_none_or(Session::rows_step));
+        if done {
+            measure("records rows", start);
+            break;
+        }
+    }
+    MAKING_ROWS.set(false);
 }
 
 /// [`Session::prewarm`] on the open session.

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use perfscope_analysis::load::{stream_records, RecordSink};
+use perfscope_analysis::load::{stream_records, RecordSink, RecordStream};
 use perfscope_format::file::ReadAt;
 use perfscope_format::metadata::Metadata;
 use perfscope_format::records::{
@@ -57,6 +57,23 @@ pub struct RecordIndex {
     pub mapped: BTreeSet<String>,
     /// The COMPRESSED record the last compressed row came from, and the rows from it so far.
     last_compressed: Option<(u64, u32)>,
+    /// The second pass making a tally's rows, while it goes on.
+    rows_pass: Option<Box<RowsPass>>,
+}
+
+/// A second pass over the file that makes a tally's rows ([`RecordIndex::fill_rows_step`]).
+struct RowsPass {
+    stream: RecordStream,
+    /// A full index of the records read so far.
+    full: RecordIndex,
+}
+
+impl std::fmt::Debug for RowsPass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RowsPass")
+            .field("rows", &self.full.rows.len())
+            .finish()
+    }
 }
 
 impl Default for RecordIndex {
@@ -72,6 +89,7 @@ impl Default for RecordIndex {
             error_count: 0,
             mapped: BTreeSet::new(),
             last_compressed: None,
+            rows_pass: None,
         }
     }
 }
@@ -229,13 +247,43 @@ impl RecordIndex {
     /// bytes): they are what a full index's pass makes. The counts and errors stay the
     /// tally's.
     pub fn fill_rows(&mut self, r: &mut dyn ReadAt, slice: usize) {
+        while !self.fill_rows_step(r, slice) {}
+    }
+
+    /// [`RecordIndex::fill_rows`] one slice at a time (the worker makes the rows between its
+    /// queries): reads the next slice and returns whether the rows are made.
+    pub fn fill_rows_step(&mut self, r: &mut dyn ReadAt, slice: usize) -> bool {
         if self.full {
-            return;
+            return true;
         }
-        let mut full = RecordIndex::default();
-        let _ = stream_records(&mut DynSource(r), &mut [], slice, &mut full, &mut |_, _| {});
-        self.rows = full.rows;
+        let pass = match &mut self.rows_pass {
+            Some(p) => p,
+            None => {
+                let mut full = RecordIndex::default();
+                match RecordStream::open(&mut DynSource(&mut *r), slice, &mut full) {
+                    Ok(stream) => self.rows_pass.insert(Box::new(RowsPass { stream, full })),
+                    // (The pass read the header: only a file changed since fails here.)
+                    Err(_) => {
+                        self.full = true;
+                        return true;
+                    }
+                }
+            }
+        };
+        if let Some((at, size)) = pass.stream.next_slice() {
+            pass.stream
+                .push(size, |out| r.read_into(at, out), &mut pass.full);
+        }
+        if pass.stream.next_slice().is_some() {
+            return false;
+        }
+        if let Some(p) = self.rows_pass.take() {
+            let RowsPass { stream, mut full } = *p;
+            stream.finish(&mut full);
+            self.rows = full.rows;
+        }
         self.full = true;
+        true
     }
 
     /// Row `i`.
