@@ -161,7 +161,9 @@ impl ZstdStream {
             }
         }
         let mut scratch = [0u8; 16 * 1024];
-        let mut drained: Vec<u8> = Vec::new();
+        // Stream positions: what the decoder hands over next starts at `pos`. Bytes before
+        // `emitted_total` were emitted already (peeked while the decoder still held them).
+        let mut pos = self.drained_total;
         loop {
             let src = self.input.get(consumed..).unwrap_or(&[]);
             let (read, written) = match self.decoder.decode_from_to(src, &mut scratch) {
@@ -174,7 +176,9 @@ impl ZstdStream {
                 break;
             }
             consumed += read;
-            drained.extend_from_slice(scratch.get(..written).unwrap_or(&[]));
+            let part = scratch.get(..written).unwrap_or(&[]);
+            Self::emit(&mut self.out, &mut self.emitted_total, pos, part);
+            pos += written as u64;
             if read == 0 && written == 0 {
                 break;
             }
@@ -183,26 +187,28 @@ impl ZstdStream {
             }
         }
         self.input.drain(..consumed.min(self.input.len()));
-
-        // Everything decoded so far is `drained` followed by what the decoder still holds.
-        let drained_before = self.drained_total;
-        self.drained_total += drained.len() as u64;
+        self.drained_total = pos;
+        // Then what the decoder still holds (its window), emitted now and handed over later.
         let (held_a, held_b) = self.decoder.peek_undrained();
         let total = self.drained_total + (held_a.len() + held_b.len()) as u64;
-        // Append stream positions [emitted_total, total) from drained ++ held_a ++ held_b,
-        // which together start at `drained_before`.
-        let mut pos = drained_before;
-        for part in [&drained[..], held_a, held_b] {
-            let end = pos + part.len() as u64;
-            if end > self.emitted_total {
-                let skip = self.emitted_total.saturating_sub(pos) as usize;
-                self.out.extend_from_slice(part.get(skip..).unwrap_or(&[]));
-                self.emitted_total = end;
-            }
-            pos = end;
+        for part in [held_a, held_b] {
+            Self::emit(&mut self.out, &mut self.emitted_total, pos, part);
+            pos += part.len() as u64;
         }
         debug_assert_eq!(self.emitted_total, total);
         Ok(())
+    }
+
+    /// Appends to `out` the bytes of `part` (stream positions from `pos` on) past
+    /// `emitted_total`, which it moves to the part's end.
+    #[cfg(feature = "zstd")]
+    fn emit(out: &mut Vec<u8>, emitted_total: &mut u64, pos: u64, part: &[u8]) {
+        let end = pos + part.len() as u64;
+        if end > *emitted_total {
+            let skip = usize::try_from(emitted_total.saturating_sub(pos)).unwrap_or(usize::MAX);
+            out.extend_from_slice(part.get(skip..).unwrap_or(&[]));
+            *emitted_total = end;
+        }
     }
 
     fn compact(&mut self) {
