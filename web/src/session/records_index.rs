@@ -1,7 +1,7 @@
 //! [`RecordIndex`]: one row per record of the file in file order (records inside COMPRESSED
 //! records included), stored compactly ([`RecordRows`]: about 15 bytes a record), with counts
 //! per type, lost/throttle totals and the errors met.
-//! It is filled record by record during the streaming pass over the file (a [`RecordSink`]).
+//! It is filled record by record during a streaming pass over the file (a [`RecordSink`]).
 //! The records table filters and pages over it; the fields of a row are decoded again from the
 //! file, read through its [`ReadAt`], when the row is shown.
 
@@ -32,9 +32,10 @@ const WINDOW: u64 = 64 << 10;
 /// Every record as rows ([`RecordRows`]: about 15 bytes a record), with counts.
 ///
 /// A [`RecordIndex::tally`] counts the records and checks all but the samples, without rows:
-/// what the records pass of a file opened in the page makes (the rows come later, with
-/// [`RecordIndex::fill_rows`], when a records query first needs them; the samples are checked
-/// by the profile loader, whose errors [`RecordIndex::add_sample_errors`] takes).
+/// what the records pass of a file opened in the page makes. The samples are checked by the
+/// profile loader, whose errors [`RecordIndex::add_sample_errors`] takes; the rows come from a
+/// second read of the file ([`RecordIndex::fill_rows_step`], a slice at a time between the
+/// worker's requests, or [`RecordIndex::fill_rows`] when a records query needs them first).
 #[derive(Debug)]
 pub struct RecordIndex {
     /// The rows, in file order (none in a tally, until filled).
