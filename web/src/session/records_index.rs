@@ -176,10 +176,15 @@ impl RecordIndex {
                 Err(e) => self.push_error(*e),
             }
         }
-        if !self.full {
-            self.records += 1;
-            return decoded.then_some(time);
+        if self.full {
+            self.push_row(raw, time, w);
         }
+        self.records += 1;
+        decoded.then_some(time)
+    }
+
+    /// The row of `raw`, decoded as `time` and `w` (`None`s where it could not be).
+    fn push_row(&mut self, raw: &RawRecord<'_>, time: Option<u64>, w: Who) {
         let inner = match raw.inner_offset {
             None => NONE32,
             Some(_) => {
@@ -194,14 +199,12 @@ impl RecordIndex {
         self.rows.push(Row {
             offset: raw.offset,
             inner,
-            type_: t,
+            type_: raw.type_().0,
             time: time.unwrap_or(u64::MAX),
             cpu: w.cpu.unwrap_or(NONE32),
             pid: w.pid.unwrap_or(NONE32),
             tid: w.tid.unwrap_or(NONE32),
         });
-        self.records += 1;
-        decoded.then_some(time)
     }
 
     /// Takes the errors of the samples that the profile loader could not decode, each with its
@@ -209,39 +212,22 @@ impl RecordIndex {
     /// gives them): a tally did not check the samples. They join the errors in file order, as a
     /// full index would have met them.
     pub fn add_sample_errors(&mut self, sample_errors: &[(u64, perfscope_format::Error)]) {
-        if sample_errors.is_empty() {
-            return;
-        }
-        let mut fresh: Vec<RecordError> = sample_errors
-            .iter()
-            .map(|&(seq, e)| RecordError {
+        self.error_count += sample_errors.len() as u64;
+        // Delivered in time order: into file order (a stable sort: errors of one record keep
+        // theirs), and only as many as can be kept.
+        let mut fresh = sample_errors.to_vec();
+        fresh.sort_by_key(|&(seq, _)| seq);
+        fresh.truncate(MAX_ERRORS);
+        self.errors
+            .extend(fresh.into_iter().map(|(seq, e)| RecordError {
                 offset: e.offset,
                 message: e.to_string(),
                 records_before: seq,
-            })
-            .collect();
-        self.error_count += fresh.len() as u64;
-        // Delivered in time order: put in file order (a stable sort: errors of one record
-        // keep their order).
-        fresh.sort_by_key(|e| e.records_before);
-        let mut merged = Vec::with_capacity(MAX_ERRORS.min(self.errors.len() + fresh.len()));
-        let (mut a, mut b) = (
-            std::mem::take(&mut self.errors).into_iter().peekable(),
-            fresh.into_iter().peekable(),
-        );
-        while merged.len() < MAX_ERRORS {
-            // The index's own error first when both are at one record (a framing error is
-            // met before the record it stops).
-            let take_a = match (a.peek(), b.peek()) {
-                (Some(x), Some(y)) => x.records_before <= y.records_before,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (None, None) => break,
-            };
-            let next = if take_a { a.next() } else { b.next() };
-            merged.extend(next);
-        }
-        self.errors = merged;
+            }));
+        // Stable: the index's own error comes first when both are at one record (a framing
+        // error is met before the record it stops).
+        self.errors.sort_by_key(|e| e.records_before);
+        self.errors.truncate(MAX_ERRORS);
     }
 
     /// Makes the rows of a tally by reading the file again through `r` (in slices of `slice`
