@@ -116,7 +116,7 @@ impl ZstdStream {
             return Err(Error::new(
                 at,
                 ErrorKind::Decompression {
-                    what: "an earlier compressed record failed",
+                    what: EARLIER_FAILED,
                 },
             ));
         }
@@ -135,12 +135,7 @@ impl ZstdStream {
 
     #[cfg(not(feature = "zstd"))]
     fn decompress(&mut self, _data: &[u8], at: u64) -> Result<()> {
-        Err(Error::new(
-            at,
-            ErrorKind::Decompression {
-                what: "this build has no zstd support (feature `zstd`)",
-            },
-        ))
+        Err(Error::new(at, ErrorKind::Decompression { what: NO_ZSTD }))
     }
 
     #[cfg(feature = "zstd")]
@@ -157,7 +152,7 @@ impl ZstdStream {
                     self.started = true;
                 }
                 Err(_) if self.input.len() < 18 => return Ok(()),
-                Err(_) => return Err(err("bad zstd frame header")),
+                Err(_) => return Err(err(BAD_FRAME_HEADER)),
             }
         }
         let mut scratch = [0u8; 16 * 1024];
@@ -168,7 +163,7 @@ impl ZstdStream {
             let src = self.input.get(consumed..).unwrap_or(&[]);
             let (read, written) = match self.decoder.decode_from_to(src, &mut scratch) {
                 Ok(rw) => rw,
-                Err(_) => return Err(err("corrupt zstd block")),
+                Err(_) => return Err(err(CORRUPT_BLOCK)),
             };
             if read > src.len() {
                 // A finished frame that wants a content checksum answers "4 bytes read" even when
@@ -270,4 +265,73 @@ impl ZstdStream {
     pub fn leftover(&self) -> usize {
         self.out.len().saturating_sub(self.out_start)
     }
+
+    /// Moves the decompressed bytes not yet returned as records to the end of `into`: for a
+    /// stream that only decompresses, on another thread than the one that frames the records
+    /// ([`ZstdStream::push_inflated`] there). Returns how many bytes it moved.
+    pub fn take_output(&mut self, into: &mut Vec<u8>) -> usize {
+        let pending = self.out.get(self.out_start..).unwrap_or(&[]);
+        let moved = pending.len();
+        into.extend_from_slice(pending);
+        self.out_pos += self.out.len() as u64;
+        self.out.clear();
+        self.out_start = 0;
+        // Only `next_record` looks at them, which a stream that hands its bytes over never calls.
+        self.origins.clear();
+        moved
+    }
+
+    /// What [`ZstdStream::push`] does with `rec`, with its decompressed bytes made elsewhere:
+    /// `inflated` is what another stream's [`ZstdStream::take_output`] moved after pushing the
+    /// same record, or the `what` of its [`ErrorKind::Decompression`] error. Every other error
+    /// comes out as `push` makes it (the record's framing is checked here again).
+    pub fn push_inflated(
+        &mut self,
+        rec: &RawRecord<'_>,
+        inflated: core::result::Result<&[u8], &'static str>,
+    ) -> Result<()> {
+        let at = rec.offset;
+        if self.failed {
+            return Err(Error::new(
+                at,
+                ErrorKind::Decompression {
+                    what: EARLIER_FAILED,
+                },
+            ));
+        }
+        compressed_payload(rec)?;
+        self.compact();
+        self.origins.push_back(Origin {
+            stream_pos: self.emitted_total,
+            file_offset: at,
+        });
+        match inflated {
+            Ok(bytes) => {
+                self.out.extend_from_slice(bytes);
+                self.emitted_total += bytes.len() as u64;
+                Ok(())
+            }
+            Err(what) => {
+                self.failed = true;
+                Err(Error::new(at, ErrorKind::Decompression { what }))
+            }
+        }
+    }
+}
+
+/// What an earlier failure makes of every later compressed record.
+const EARLIER_FAILED: &str = "an earlier compressed record failed";
+
+/// Every `what` of the [`ErrorKind::Decompression`] errors a [`ZstdStream`] makes: to send one
+/// to another thread as its index here ([`decompression_failure`]).
+pub const DECOMPRESSION_FAILURES: [&str; 4] =
+    [EARLIER_FAILED, NO_ZSTD, BAD_FRAME_HEADER, CORRUPT_BLOCK];
+
+const NO_ZSTD: &str = "this build has no zstd support (feature `zstd`)";
+const BAD_FRAME_HEADER: &str = "bad zstd frame header";
+const CORRUPT_BLOCK: &str = "corrupt zstd block";
+
+/// The index in [`DECOMPRESSION_FAILURES`] of a decompression error's `what`.
+pub fn decompression_failure(what: &str) -> Option<usize> {
+    DECOMPRESSION_FAILURES.iter().position(|w| *w == what)
 }

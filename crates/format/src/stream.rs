@@ -4,6 +4,7 @@
 //! data sections read in slices (a browser reading a `File` piece by piece). Records may be cut
 //! anywhere between chunks; they are carried over until complete. Nothing assumes alignment.
 
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 use crate::compression::ZstdStream;
@@ -50,6 +51,39 @@ pub struct StreamDecoder {
     end_reported: bool,
     /// Decided at the first record of a pipe stream, see [`StreamDecoder::legacy_google`].
     legacy_google: Option<bool>,
+    /// Set by [`StreamDecoder::inflate_only`]: the compressed records' bytes, decompressed here
+    /// and not framed, for [`StreamDecoder::take_inflated`].
+    inflate: Option<Inflated>,
+    /// Set by [`StreamDecoder::supply_inflated`]: the compressed records' bytes, decompressed
+    /// elsewhere; the first `supply_used` bytes of the supply are taken.
+    supply: Option<Inflated>,
+    supply_records: VecDeque<InflatedRecord>,
+    supply_used: usize,
+}
+
+/// The decompressed bytes of compressed records, made by a [`StreamDecoder`] that only
+/// decompresses ([`StreamDecoder::inflate_only`]), on another thread, for one that frames
+/// their records ([`StreamDecoder::supply_inflated`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Inflated {
+    /// The bytes, record after record.
+    pub bytes: Vec<u8>,
+    /// The compressed records, in order.
+    pub records: Vec<InflatedRecord>,
+}
+
+/// One compressed record of [`Inflated`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InflatedRecord {
+    /// The record's file offset.
+    pub offset: u64,
+    /// How many of the bytes it added (what [`crate::compression::ZstdStream::take_output`]
+    /// moved after it).
+    pub len: u64,
+    /// Why it could not be decompressed: the `what` of its
+    /// [`ErrorKind::Decompression`] error (any other error is the record's framing, which the
+    /// framing stream finds itself).
+    pub failure: Option<&'static str>,
 }
 
 impl StreamDecoder {
@@ -85,7 +119,46 @@ impl StreamDecoder {
             } else {
                 Some(false)
             },
+            inflate: None,
+            supply: None,
+            supply_records: VecDeque::new(),
+            supply_used: 0,
         }
+    }
+
+    /// Makes this a decoder that decompresses the compressed records and keeps their bytes
+    /// for [`StreamDecoder::take_inflated`] instead of framing their records:
+    /// [`StreamDecoder::next_record`] returns only the records of the input itself. For a
+    /// thread that decompresses for another ([`StreamDecoder::supply_inflated`]).
+    pub fn inflate_only(&mut self) {
+        self.inflate.get_or_insert_with(Inflated::default);
+    }
+
+    /// The bytes decompressed since the last call (see [`StreamDecoder::inflate_only`]).
+    pub fn take_inflated(&mut self) -> Inflated {
+        self.inflate
+            .as_mut()
+            .map(core::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Hands over the decompressed bytes of compressed records that an
+    /// [`StreamDecoder::inflate_only`] decoder made from the same input: from then on, each
+    /// compressed record takes its bytes from what was supplied instead of decompressing them
+    /// (what another decoder supplied of the records that come after the ones pushed so far,
+    /// in order). A compressed record with none supplied is an error.
+    pub fn supply_inflated(&mut self, inflated: Inflated) {
+        let supply = self.supply.get_or_insert_with(Inflated::default);
+        if self.supply_used >= supply.bytes.len() {
+            supply.bytes.clear();
+            self.supply_used = 0;
+        }
+        if supply.bytes.is_empty() {
+            supply.bytes = inflated.bytes;
+        } else {
+            supply.bytes.extend_from_slice(&inflated.bytes);
+        }
+        self.supply_records.extend(inflated.records);
     }
 
     /// The byte order, once known.
@@ -254,7 +327,45 @@ impl StreamDecoder {
                     RecordType::COMPRESSED | RecordType::COMPRESSED2
                 ) {
                     let z = self.zstd.get_or_insert_with(|| ZstdStream::new(endian));
-                    if let Err(e) = z.push(&rec) {
+                    let pushed = if let Some(into) = &mut self.inflate {
+                        let pushed = z.push(&rec);
+                        let len = z.take_output(&mut into.bytes);
+                        let failure = match &pushed {
+                            Err(Error {
+                                kind: ErrorKind::Decompression { what },
+                                ..
+                            }) => Some(*what),
+                            _ => None,
+                        };
+                        into.records.push(InflatedRecord {
+                            offset: rec.offset,
+                            len: len as u64,
+                            failure,
+                        });
+                        pushed
+                    } else if let Some(supply) = &self.supply {
+                        match self.supply_records.pop_front() {
+                            Some(r) if r.offset == rec.offset => {
+                                let from = self.supply_used;
+                                let to = usize::try_from(r.len)
+                                    .ok()
+                                    .and_then(|n| from.checked_add(n));
+                                let bytes = to.and_then(|to| supply.bytes.get(from..to));
+                                self.supply_used = to.unwrap_or(usize::MAX);
+                                match (r.failure, bytes) {
+                                    (Some(what), _) => z.push_inflated(&rec, Err(what)),
+                                    (None, Some(bytes)) => z.push_inflated(&rec, Ok(bytes)),
+                                    (None, None) => z.push_inflated(&rec, Err(NOT_SUPPLIED)),
+                                }
+                            }
+                            // The decompressor's state is lost: this record and every later
+                            // one fail.
+                            _ => z.push_inflated(&rec, Err(NOT_SUPPLIED)),
+                        }
+                    } else {
+                        z.push(&rec)
+                    };
+                    if let Err(e) = pushed {
                         self.start += len;
                         return Some(Err(e));
                     }
@@ -296,6 +407,10 @@ impl StreamDecoder {
         None
     }
 }
+
+/// Why a compressed record whose decompressed bytes were to be supplied
+/// ([`StreamDecoder::supply_inflated`]) failed when they were not.
+const NOT_SUPPLIED: &str = "its decompressed bytes were not handed over";
 
 /// Decides from the first record of a pipe stream whether it is the legacy Google format;
 /// `None` when more bytes are needed.

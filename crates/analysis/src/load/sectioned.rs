@@ -5,7 +5,7 @@
 use perfscope_format::file::{FileLayout, ReadAt};
 use perfscope_format::header::Magic;
 use perfscope_format::metadata::Metadata;
-use perfscope_format::stream::{is_legacy_google_record, StreamDecoder};
+use perfscope_format::stream::{is_legacy_google_record, Inflated, StreamDecoder};
 use perfscope_format::RawRecord;
 
 use super::{LoadDiagnostics, LoadError, LoadOptions, ProfileLoader};
@@ -276,6 +276,28 @@ impl RecordStream {
         self.at = self.at.saturating_add(size as u64);
         self.bytes_done = self.bytes_done.saturating_add(size as u64);
         self.drain(sink);
+    }
+
+    /// Makes this a stream that only decompresses the compressed records, for another thread
+    /// that decodes them ([`RecordStream::supply_inflated`]): the sink gets only the input's
+    /// own records; their decompressed bytes wait for [`RecordStream::take_inflated`] (see
+    /// [`StreamDecoder::inflate_only`]).
+    pub fn inflate_only(&mut self) {
+        self.decoder.inflate_only();
+    }
+
+    /// The bytes decompressed since the last call (by an [`RecordStream::inflate_only`]
+    /// stream).
+    pub fn take_inflated(&mut self) -> Inflated {
+        self.decoder.take_inflated()
+    }
+
+    /// Hands over the decompressed bytes of the compressed records that the next
+    /// [`RecordStream::push`] completes, as an [`RecordStream::inflate_only`] stream of the
+    /// same input, pushed the same slice, made them: they are not decompressed here (see
+    /// [`StreamDecoder::supply_inflated`]).
+    pub fn supply_inflated(&mut self, inflated: Inflated) {
+        self.decoder.supply_inflated(inflated);
     }
 
     /// (bytes read so far, records decoded so far).

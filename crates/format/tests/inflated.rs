@@ -1,0 +1,247 @@
+//! Decompressing on one thread and framing on another: a decoder that only decompresses
+//! (`StreamDecoder::inflate_only`) hands each slice's decompressed bytes to one that frames the
+//! records (`StreamDecoder::supply_inflated`). On every corpus file with compressed records,
+//! the framing decoder returns the same records (type, offsets, bytes) and the same errors as
+//! a decoder that decompresses itself, also when a compressed record's zstd data is damaged.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod oracle;
+
+use perfscope_format::file::{FileLayout, ReadAt};
+use perfscope_format::stream::StreamDecoder;
+use perfscope_format::{Endianness, Magic, RecordType};
+
+/// A `ReadAt` over bytes in memory.
+struct Bytes<'a>(&'a [u8]);
+
+impl ReadAt for Bytes<'_> {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn read_at(&mut self, offset: u64, size: u64) -> perfscope_format::Result<Vec<u8>> {
+        Ok(self.0[offset as usize..(offset + size) as usize].to_vec())
+    }
+}
+
+/// A record (type, offset, inner offset, bytes) or an error's text.
+type Item = Result<(u32, u64, Option<u64>, Vec<u8>), String>;
+
+fn drain(d: &mut StreamDecoder, out: &mut Vec<Item>) {
+    while let Some(item) = d.next_record() {
+        out.push(match item {
+            Ok(r) => Ok((r.type_().0, r.offset, r.inner_offset, r.body.to_vec())),
+            Err(e) => Err(e.to_string()),
+        });
+    }
+}
+
+/// A new decoder for `data` (`start` is where its records start: a pipe stream's header is
+/// read by the decoder).
+fn decoder(pipe: bool, endian: Endianness, start: u64) -> StreamDecoder {
+    if pipe {
+        StreamDecoder::pipe()
+    } else {
+        StreamDecoder::records(endian, start)
+    }
+}
+
+/// What a decoder that decompresses itself returns for `section`, in slices of `chunk`.
+fn alone(section: &[u8], chunk: usize, pipe: bool, endian: Endianness, start: u64) -> Vec<Item> {
+    let mut d = decoder(pipe, endian, start);
+    let mut got = Vec::new();
+    for c in section.chunks(chunk) {
+        d.push(c);
+        drain(&mut d, &mut got);
+    }
+    d.finish();
+    drain(&mut d, &mut got);
+    got
+}
+
+/// What a framing decoder returns when another decompresses for it, slice by slice; and how
+/// many compressed records the other one decompressed.
+fn split(
+    section: &[u8],
+    chunk: usize,
+    pipe: bool,
+    endian: Endianness,
+    start: u64,
+) -> (Vec<Item>, usize) {
+    let mut inflater = decoder(pipe, endian, start);
+    inflater.inflate_only();
+    let mut framer = decoder(pipe, endian, start);
+    let mut got = Vec::new();
+    let mut compressed = 0;
+    let mut outer = Vec::new();
+    let mut hand_over = |inflater: &mut StreamDecoder, framer: &mut StreamDecoder| {
+        drain(inflater, &mut outer);
+        let inflated = inflater.take_inflated();
+        compressed += inflated.records.len();
+        let lens: u64 = inflated.records.iter().map(|r| r.len).sum();
+        assert_eq!(lens, inflated.bytes.len() as u64);
+        framer.supply_inflated(inflated);
+    };
+    for c in section.chunks(chunk) {
+        inflater.push(c);
+        hand_over(&mut inflater, &mut framer);
+        framer.push(c);
+        drain(&mut framer, &mut got);
+    }
+    inflater.finish();
+    hand_over(&mut inflater, &mut framer);
+    framer.finish();
+    drain(&mut framer, &mut got);
+    // The inflater returned the input's own records: none from inside a compressed one.
+    assert!(outer
+        .iter()
+        .flatten()
+        .all(|(_, _, inner, _)| inner.is_none()));
+    (got, compressed)
+}
+
+/// The offsets and sizes of the compressed records' bodies in `section`.
+fn compressed_bodies(
+    section: &[u8],
+    pipe: bool,
+    endian: Endianness,
+    start: u64,
+) -> Vec<(usize, usize)> {
+    let mut d = decoder(pipe, endian, start);
+    d.inflate_only();
+    d.push(section);
+    d.finish();
+    let mut bodies = Vec::new();
+    while let Some(item) = d.next_record() {
+        if let Ok(r) = item {
+            let t = r.type_();
+            if t == RecordType::COMPRESSED || t == RecordType::COMPRESSED2 {
+                bodies.push(((r.offset - start) as usize + 8, r.body.len()));
+            }
+        }
+    }
+    bodies
+}
+
+#[test]
+fn records_framed_from_bytes_decompressed_elsewhere_equal_those_decompressed_in_place() {
+    let Some(shared) = oracle::shared_dir() else {
+        println!("skipped: no shared corpus (set PERFSCOPE_SHARED or put it at ../shared)");
+        return;
+    };
+    let mut files = 0;
+    let mut damaged = 0;
+    for f in oracle::corpus_files(&shared) {
+        if f.path.is_dir() {
+            continue;
+        }
+        let data = std::fs::read(&f.path).unwrap();
+        let Ok(magic) = Magic::parse(&data) else {
+            continue;
+        };
+        let (start, end) = if magic.pipe {
+            (0, data.len() as u64)
+        } else {
+            let mut r = Bytes(&data);
+            let Ok(layout) = FileLayout::read_from(&mut r) else {
+                continue;
+            };
+            let end = (layout.data.offset + layout.data.size).min(data.len() as u64);
+            (layout.data.offset.min(end), end)
+        };
+        let section = &data[start as usize..end as usize];
+        let bodies = compressed_bodies(section, magic.pipe, magic.endian, start);
+        if bodies.is_empty() {
+            continue;
+        }
+        for chunk in [4093usize, 1 << 20] {
+            let want = alone(section, chunk, magic.pipe, magic.endian, start);
+            let (got, compressed) = split(section, chunk, magic.pipe, magic.endian, start);
+            assert_eq!(compressed, bodies.len(), "{}", f.name);
+            assert_eq!(got.len(), want.len(), "{} in slices of {chunk}", f.name);
+            assert_eq!(got, want, "{} in slices of {chunk}", f.name);
+        }
+        // Damaged: the middle of a compressed record's zstd data overwritten.
+        let (at, size) = bodies[bodies.len() / 2];
+        let mut bad = section.to_vec();
+        for b in bad.iter_mut().skip(at + size / 3).take(size / 3 + 1) {
+            *b = 0xa5;
+        }
+        let want = alone(&bad, 4093, magic.pipe, magic.endian, start);
+        let (got, _) = split(&bad, 4093, magic.pipe, magic.endian, start);
+        assert_eq!(got, want, "{} damaged", f.name);
+        if want
+            .iter()
+            .any(|i| i.as_ref().is_err_and(|e| e.contains("zstd")))
+        {
+            damaged += 1;
+        }
+        files += 1;
+    }
+    println!("{files} files with compressed records, {damaged} damaged ones failed to decompress");
+    assert!(files >= 8, "only {files} files with compressed records");
+    assert!(
+        damaged >= files / 2,
+        "only {damaged} of {files} damaged files failed"
+    );
+}
+
+#[test]
+fn a_compressed_record_with_no_bytes_supplied_fails_and_so_do_the_later_ones() {
+    let Some(shared) = oracle::shared_dir() else {
+        println!("skipped: no shared corpus (set PERFSCOPE_SHARED or put it at ../shared)");
+        return;
+    };
+    let path = shared.join("corpus/gen/compressed-z.data");
+    if !path.exists() {
+        println!("skipped: {} is not there", path.display());
+        return;
+    }
+    let data = std::fs::read(&path).unwrap();
+    let mut r = Bytes(&data);
+    let layout = FileLayout::read_from(&mut r).unwrap();
+    let (start, end) = (layout.data.offset, layout.data.offset + layout.data.size);
+    let section = &data[start as usize..end as usize];
+    let endian = layout.header.endian;
+    let bodies = compressed_bodies(section, false, endian, start);
+    assert!(bodies.len() >= 2, "{} compressed records", bodies.len());
+    // Supplied: the first compressed record only.
+    let mut inflater = decoder(false, endian, start);
+    inflater.inflate_only();
+    inflater.push(section);
+    while inflater.next_record().is_some() {}
+    let mut inflated = inflater.take_inflated();
+    let first = inflated.records[0];
+    inflated.records.truncate(1);
+    inflated.bytes.truncate(first.len as usize);
+    let mut framer = decoder(false, endian, start);
+    framer.supply_inflated(inflated);
+    framer.push(section);
+    framer.finish();
+    let mut got = Vec::new();
+    drain(&mut framer, &mut got);
+    let errors: Vec<&String> = got.iter().filter_map(|i| i.as_ref().err()).collect();
+    let second = start + bodies[1].0 as u64 - 8;
+    assert_eq!(
+        errors.first().map(|e| e.as_str()),
+        Some(
+            format!(
+                "at offset {second:#x}: zstd decompression failed: its decompressed bytes were not handed over"
+            )
+            .as_str()
+        )
+    );
+    assert_eq!(errors.len(), bodies.len() - 1, "{errors:?}");
+    assert!(errors[1..]
+        .iter()
+        .all(|e| e.ends_with("an earlier compressed record failed")));
+    // The records of the first compressed record came out before.
+    assert!(got
+        .iter()
+        .flatten()
+        .any(|(_, offset, inner, _)| inner.is_some() && *offset == start + bodies[0].0 as u64 - 8));
+}
