@@ -7,7 +7,7 @@
 #                           how many samples have a frame in a given DSO (perf script -F dso)
 set -euo pipefail
 cd "$(dirname "$0")"
-for f in example pipe two-events heatmap threads; do
+for f in example pipe two-events heatmap threads compressed; do
   perf script --ns -F comm,pid,tid,time,event -i "$f.data" > "$f.samples.txt" 2>/dev/null
 done
 

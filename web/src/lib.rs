@@ -26,6 +26,7 @@ pub mod app;
 pub mod components;
 pub mod display;
 pub mod early_summary;
+pub mod inflater;
 pub mod protocol;
 pub mod selectors;
 pub mod session;

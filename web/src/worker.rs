@@ -18,7 +18,9 @@ use web_sys::{
 };
 
 use crate::protocol::js::{describe_js_error, packet_to_js, NamedBlob, Request};
-use crate::protocol::{CompareInfo, Failure, Phase, Progress, Query, Timings, WorkerMessage};
+use crate::protocol::{
+    CompareInfo, Failure, Inflation, Phase, Progress, Query, Timings, WorkerMessage,
+};
 use crate::session::compare::{load_base, Baseline};
 use crate::session::share::share_summary;
 use crate::session::symbols::{classify, FileKind, SymbolFile};
@@ -38,6 +40,9 @@ thread_local! {
     /// The reader worker of the next records pass: started with this worker, kept from one
     /// pass to the next (unless it failed), so that no pass waits for one to start.
     static NEXT_READER: RefCell<Option<SliceReader>> = const { RefCell::new(None) };
+    /// The inflater of the next compressed file (see [`start_inflater`]): started with this
+    /// worker, and again after each file that used one (an inflater serves one file).
+    static NEXT_INFLATER: RefCell<Option<crate::inflater::Inflater>> = const { RefCell::new(None) };
     /// Sessions kept so far (which one [`make_rows`] works for).
     static SESSIONS: Cell<u64> = const { Cell::new(0) };
     /// Whether [`make_rows`] is running.
@@ -61,23 +66,27 @@ pub fn start() {
     let onmessage = Closure::<dyn Fn(MessageEvent)>::new(|event: MessageEvent| {
         let data = event.data();
         // A slice forwarded to this worker as a helper is not a request: the helper's pass
-        // (`make_stacks`) takes it.
-        if !crate::stack_helper::take_forwarded(&data) {
+        // (`make_stacks`) takes it; nor is a credit to an inflater (`inflate`).
+        if !crate::stack_helper::take_forwarded(&data) && !crate::inflater::take_credit(&data) {
             wasm_bindgen_futures::spawn_local(handle(data));
         }
     });
     scope().set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     onmessage.forget();
-    // The analysis worker's reader, started before any file comes (a second analysis worker,
-    // `?module`, reads from the slices it is sent, or itself).
+    // The analysis worker's reader and inflater, started before any file comes (a second
+    // analysis worker, `?module`, reads from the slices it is sent, or itself).
     if !location_search().contains("module") {
         start_reader();
+        prestart_inflater();
     }
     post(WorkerMessage::Ready);
-    // (A second analysis worker, `?module`, is started for a file: no time to spare.)
+    // (A second analysis worker, `?module`, is started for a file: no time to spare. An
+    // inflater is started before.)
     if !location_search().contains("module") {
         wasm_bindgen_futures::spawn_local(warm_up());
+    } else if location_search().contains("inflater") {
+        wasm_bindgen_futures::spawn_local(warm_up_inflater());
     }
 }
 
@@ -109,6 +118,29 @@ async fn warm_up() {
         crate::session::warm_up(EXAMPLE);
     }
     measure("warm-up", t0);
+}
+
+/// Rounds of [`warm_up_inflater`] (~1 ms each).
+const INFLATER_WARM_UP_ROUNDS: u32 = 64;
+
+/// In an inflater (see [`crate::inflater::warm_up`]), until its request comes: decompresses
+/// a small recording a few times, one round a task.
+async fn warm_up_inflater() {
+    let t0 = now_ms();
+    let rounds = query_param("inflatewarm")
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(INFLATER_WARM_UP_ROUNDS);
+    for _ in 0..rounds {
+        let turn = js_sys::Promise::new(&mut |resolve, _| {
+            let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        });
+        let _ = JsFuture::from(turn).await;
+        if REQUESTED.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        crate::inflater::warm_up();
+    }
+    measure("inflater warm-up", t0);
 }
 
 async fn handle(data: JsValue) {
@@ -190,6 +222,27 @@ async fn handle(data: JsValue) {
                     .map_err(|e| describe_js_error(&e))
             });
             if let Err(message) = sent {
+                post(WorkerMessage::Failed(
+                    id,
+                    Failure {
+                        message,
+                        crashed: false,
+                    },
+                ));
+            }
+        }
+        Ok(Request::Inflate {
+            id,
+            blob,
+            start,
+            end,
+            big_endian,
+            slice,
+        }) => {
+            CURRENT_REQUEST.set(id);
+            // The worker waiting for the slices is told why they stopped.
+            let inflated = inflate(blob, (start, end), big_endian, slice_size(slice)).await;
+            if let Err(message) = inflated {
                 post(WorkerMessage::Failed(
                     id,
                     Failure {
@@ -466,7 +519,7 @@ async fn open_files(
     }
     measure("begin", t2);
     let helper = start_helper(&mut opening, &blob, names);
-    let waited_ms = push_slices(
+    let (waited_ms, inflation) = push_slices(
         &mut opening,
         reads,
         helper.as_ref(),
@@ -507,6 +560,7 @@ async fn open_files(
         ));
     }
     session.timings_mut().wasm_memory = wasm_memory();
+    session.timings_mut().inflater = inflation;
     // The slices read for the summary and the records pass (part of their times).
     session.timings_mut().read_ms += spent_ms.get() + waited_ms;
     post_profile(id, session);
@@ -610,6 +664,60 @@ async fn make_stacks(
     }
     let part = pass.finish()?;
     Ok((part, spent_ms.get()))
+}
+
+/// The inflater's part (see `crate::inflater`): has the browser read the slices of
+/// `start..end` of `blob` ([`crate::inflater::READ_AHEAD`] ahead), decompresses the compressed
+/// records each completes, and sends each slice with what that made, at most
+/// [`crate::inflater::AHEAD`] slices ahead of the worker that takes them.
+async fn inflate(
+    blob: Blob,
+    (start, end): (u64, u64),
+    big_endian: bool,
+    slice: usize,
+) -> Result<(), String> {
+    let mut decoder = crate::inflater::decoder(start, big_endian);
+    let slices = crate::inflater::slices(start, end, slice);
+    let read = |&(at, size): &(u64, usize)| {
+        blob.slice_with_f64_and_f64(at as f64, (at + size as u64) as f64)
+            .map(|part| JsFuture::from(part.array_buffer()))
+            .map_err(|e| format!("could not read the file: {}", describe_js_error(&e)))
+    };
+    let mut reads = std::collections::VecDeque::new();
+    let mut asked = 0;
+    let origin = scope().performance().map_or(0.0, |p| p.time_origin());
+    // (Tests: `?inflatefail=K`, the failure of an inflater at its K-th slice.)
+    let fail_at = query_param("inflatefail").and_then(|k| k.parse::<usize>().ok());
+    for (k, &(at, size)) in slices.iter().enumerate() {
+        if fail_at == Some(k) {
+            return Err(format!("told to fail at slice {k} (inflatefail)"));
+        }
+        while reads.len() < crate::inflater::READ_AHEAD {
+            let Some(s) = slices.get(asked) else { break };
+            reads.push_back(read(s)?);
+            asked += 1;
+        }
+        let t0 = now_ms();
+        let buffer = reads
+            .pop_front()
+            .ok_or("a slice was not read")?
+            .await
+            .map_err(|e| format!("could not read the file: {}", describe_js_error(&e)))?;
+        let raw = Uint8Array::new(&buffer);
+        crate::inflater::credit().await;
+        let t1 = now_ms();
+        decoder
+            .push_with(size, |out| copy_whole(&raw, at, out))
+            .map_err(|e| e.to_string())?;
+        // Only the input's own records come out (the compressed ones' are kept).
+        while decoder.next_record().is_some() {}
+        let inflated = decoder.take_inflated();
+        let times = [t0 + origin, t1 + origin, now_ms() + origin];
+        crate::inflater::slice_message(at, &raw, &inflated, times)
+            .and_then(|(message, transfer)| scope().post_message_with_transfer(&message, &transfer))
+            .map_err(|e| describe_js_error(&e))?;
+    }
+    Ok(())
 }
 
 /// Starts the worker that makes the later samples' stacks ([`crate::stack_helper`]) when
@@ -762,6 +870,9 @@ const READ_AHEAD: usize = 3;
 struct SliceReads {
     slices: Vec<(u64, usize)>,
     reader: Option<SliceReader>,
+    /// For a compressed file: the worker that reads the slices and decompresses their records
+    /// ([`crate::inflater`]), instead of the reader.
+    inflater: Option<crate::inflater::Inflater>,
     /// The reads asked for and not taken yet, in slice order.
     ahead: std::collections::VecDeque<JsFuture>,
     /// The next slice to ask for.
@@ -782,7 +893,8 @@ impl SliceReads {
     /// Without one (`?reader=0` in the worker's address, or it could not start), the pass
     /// reads every slice itself.
     fn start(opening: &Opening, blob: &Blob) -> SliceReads {
-        let started = (!location_search().contains("reader=0"))
+        let inflater = start_inflater(opening, blob);
+        let started = (!location_search().contains("reader=0") && inflater.is_none())
             .then(|| NEXT_READER.take().map_or_else(SliceReader::start, Ok));
         let reader = match started {
             Some(Ok(r)) => Some(r),
@@ -798,6 +910,7 @@ impl SliceReads {
         let mut reads = SliceReads {
             slices: opening.slices(),
             reader,
+            inflater,
             ahead: std::collections::VecDeque::new(),
             next: 0,
         };
@@ -819,7 +932,7 @@ impl SliceReads {
 
 /// Feeds `opening` every slice of its records, in order, from `reads`. Without a reader (it
 /// could not start, or failed), the rest is read here. Returns the ms spent waiting for
-/// slices.
+/// slices, and whether an inflater decompressed the records.
 async fn push_slices(
     opening: &mut Opening,
     mut reads: SliceReads,
@@ -827,12 +940,54 @@ async fn push_slices(
     blob: &Blob,
     progress: &mut dyn FnMut(Progress),
     previews: &mut Previews,
-) -> f64 {
+) -> (f64, Inflation) {
     let _pass = PassInProgress::start();
+    let mut inflation = if reads.inflater.is_some() {
+        Inflation::Used
+    } else {
+        Inflation::None
+    };
     // (A few hundred at most: a list of positions.)
     let slices = reads.slices.clone();
     let mut waited_ms = 0.0;
     for &(at, size) in &slices {
+        if let Some(inflater) = &reads.inflater {
+            let t0 = now_ms();
+            let got = inflater.next(at).await;
+            waited_ms += now_ms() - t0;
+            if now_ms() - t0 > 1.0 {
+                measure("slice wait", t0);
+            }
+            match got {
+                Ok(slice) => {
+                    // The inflater's steps, on this worker's clock.
+                    let origin = scope().performance().map_or(0.0, |p| p.time_origin());
+                    let [read, credited, sent] = slice.times.map(|t| t - origin);
+                    measure_between("inflater read", read, credited);
+                    measure_between("inflater decompress", credited, sent);
+                    opening.supply_inflated(slice.inflated);
+                    opening.push(size, |out| copy_whole(&slice.raw, at, out));
+                    inflater.more();
+                    if let Some(h) = helper {
+                        h.forward(at, slice.raw.buffer().dyn_ref());
+                    }
+                    progress(opening.progress());
+                    if opening.next_slice().is_none() {
+                        break;
+                    }
+                    previews.maybe_send(opening);
+                    continue;
+                }
+                Err(why) => {
+                    web_sys::console::warn_1(&JsValue::from(format!(
+                        "{why}: the rest of the file is read and decompressed by the parser"
+                    )));
+                    reads.inflater = None;
+                    inflation = Inflation::Failed;
+                    opening.inflate_here();
+                }
+            }
+        }
         reads.ask(blob);
         let got = match reads.ahead.pop_front() {
             Some(read) => {
@@ -882,7 +1037,64 @@ async fn push_slices(
         previews.maybe_send(opening);
     }
     reads.keep_reader();
-    waited_ms
+    if inflation != Inflation::None {
+        // (An inflater serves one file.)
+        drop(reads.inflater.take());
+        prestart_inflater();
+    }
+    (waited_ms, inflation)
+}
+
+/// Starts the worker that decompresses the records of `opening`'s file for this one
+/// ([`crate::inflater`]) when it has compressed records, [`INFLATE_MIN_BYTES`] of records or
+/// more, and the machine more than one core. `?inflate=1` in the page's address starts it for
+/// any compressed file, `?inflate=0` never.
+///
+/// [`INFLATE_MIN_BYTES`]: crate::inflater::INFLATE_MIN_BYTES
+fn start_inflater(opening: &Opening, blob: &Blob) -> Option<crate::inflater::Inflater> {
+    use crate::inflater::{Inflater, INFLATE_MIN_BYTES};
+    // Without the reader worker the file is read here without yielding.
+    if location_search().contains("reader=0") {
+        return None;
+    }
+    let records = opening.compressed_records()?;
+    let bytes = records.1.saturating_sub(records.0);
+    match query_param("inflate").as_deref() {
+        Some("0") => return None,
+        Some("1") => {}
+        _ if bytes < INFLATE_MIN_BYTES || crate::stack_helper::cores() < 2.0 => return None,
+        _ => {}
+    }
+    match NEXT_INFLATER.take().map_or_else(Inflater::start, Ok) {
+        Ok(inflater) => {
+            inflater.begin(blob, records, opening.slice());
+            Some(inflater)
+        }
+        Err(e) => {
+            web_sys::console::warn_1(&JsValue::from(format!(
+                "no decompressing worker ({}): the records are decompressed by the parser",
+                describe_js_error(&e)
+            )));
+            None
+        }
+    }
+}
+
+/// Starts the inflater of the next compressed file now (unless `?reader=0` or `?inflate=0`,
+/// or one is waiting already): it takes ~0.1 s to start, and is then ready when a file comes.
+fn prestart_inflater() {
+    let search = location_search();
+    if search.contains("reader=0")
+        || query_param("inflate").as_deref() == Some("0")
+        || crate::stack_helper::cores() < 2.0
+    {
+        return;
+    }
+    NEXT_INFLATER.with_borrow_mut(|i| {
+        if i.is_none() {
+            *i = crate::inflater::Inflater::start().ok();
+        }
+    });
 }
 
 /// Starts the reader worker of the next records pass now (unless `?reader=0`, or one is
@@ -919,7 +1131,7 @@ fn query_param(key: &str) -> Option<String> {
 }
 
 /// The worker's address's query (the page's, passed on), e.g. `?reader=0&preview=0`.
-fn location_search() -> String {
+pub(crate) fn location_search() -> String {
     js_sys::Reflect::get(&js_sys::global(), &JsValue::from("location"))
         .and_then(|l| js_sys::Reflect::get(&l, &JsValue::from("search")))
         .ok()
@@ -1410,7 +1622,8 @@ static MEASURES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::ne
 /// A `performance.measure` entry from `start` (ms) to now: the worker's queries in the
 /// browser's performance panel, and for the browser bench (tests/bench). The last 1 000 at most
 /// are kept.
-fn measure(name: &str, start: f64) {
+/// A `performance.measure` named `name` from `start` to `end` (ms on this worker's clock).
+fn measure_between(name: &str, start: f64, end: f64) {
     use std::sync::atomic::Ordering;
     let scope: WorkerGlobalScope = js_sys::global().unchecked_into();
     let Some(perf) = scope.performance() else {
@@ -1423,7 +1636,7 @@ fn measure(name: &str, start: f64) {
     // `measure(name, { start, end })` (web-sys has it only among its unstable APIs).
     let options = js_sys::Object::new();
     let set = |k: &str, v: f64| js_sys::Reflect::set(&options, &k.into(), &v.into());
-    if set("start", start).is_err() || set("end", perf.now()).is_err() {
+    if set("start", start).is_err() || set("end", end).is_err() {
         return;
     }
     if let Ok(f) = js_sys::Reflect::get(&perf, &"measure".into()) {
@@ -1431,6 +1644,10 @@ fn measure(name: &str, start: f64) {
             let _ = f.call2(&perf, &name.into(), &options);
         }
     }
+}
+
+fn measure(name: &str, start: f64) {
+    measure_between(name, start, now_ms());
 }
 
 pub(crate) fn now_ms() -> f64 {

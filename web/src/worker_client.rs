@@ -289,6 +289,19 @@ impl AnalysisWorker {
         if let Some(p) = param("compact").filter(|p| p.parse::<u64>().is_ok()) {
             passed.push(format!("compact={p}"));
         }
+        // `?inflate=0` or `1`: never or always (not only for big files) decompress a
+        // compressed file's records on another worker (`crate::inflater`); `?inflatewarm=N`:
+        // the rounds of that worker's warm-up.
+        if let Some(p) = param("inflate").filter(|p| p == "0" || p == "1") {
+            passed.push(format!("inflate={p}"));
+        }
+        if let Some(p) = param("inflatewarm").filter(|p| p.parse::<u32>().is_ok()) {
+            passed.push(format!("inflatewarm={p}"));
+        }
+        // `?inflatefail=K` (tests): that worker fails at the K-th slice.
+        if let Some(p) = param("inflatefail").filter(|p| p.parse::<u32>().is_ok()) {
+            passed.push(format!("inflatefail={p}"));
+        }
         let script = if passed.is_empty() {
             WORKER_SCRIPT.to_string()
         } else {

@@ -266,9 +266,22 @@ impl ZstdStream {
         self.out.len().saturating_sub(self.out_start)
     }
 
-    /// Moves the decompressed bytes not yet returned as records to the end of `into`: for a
-    /// stream that only decompresses, on another thread than the one that frames the records
-    /// ([`ZstdStream::push_inflated`] there). Returns how many bytes it moved.
+    /// [`ZstdStream::push`], with the decompressed bytes appended to `into` rather than kept
+    /// for [`ZstdStream::next_record`]: for a stream that only decompresses, on another thread
+    /// than the one that frames the records ([`ZstdStream::push_inflated`] there). Returns the
+    /// error `push` returns, and how many bytes were appended.
+    pub fn push_into(&mut self, rec: &RawRecord<'_>, into: &mut Vec<u8>) -> (Result<()>, usize) {
+        self.take_output(into);
+        let before = into.len();
+        core::mem::swap(&mut self.out, into);
+        let pushed = self.push(rec);
+        core::mem::swap(&mut self.out, into);
+        // (Stream positions are not kept: `next_record` is never called on such a stream.)
+        (pushed, into.len() - before)
+    }
+
+    /// Moves the decompressed bytes not yet returned as records to the end of `into`.
+    /// Returns how many bytes it moved.
     pub fn take_output(&mut self, into: &mut Vec<u8>) -> usize {
         let pending = self.out.get(self.out_start..).unwrap_or(&[]);
         let moved = pending.len();
@@ -282,8 +295,8 @@ impl ZstdStream {
     }
 
     /// What [`ZstdStream::push`] does with `rec`, with its decompressed bytes made elsewhere:
-    /// `inflated` is what another stream's [`ZstdStream::take_output`] moved after pushing the
-    /// same record, or the `what` of its [`ErrorKind::Decompression`] error. Every other error
+    /// `inflated` is what another stream's [`ZstdStream::push_into`] appended for the same
+    /// record, or the `what` of its [`ErrorKind::Decompression`] error. Every other error
     /// comes out as `push` makes it (the record's framing is checked here again).
     pub fn push_inflated(
         &mut self,

@@ -77,8 +77,8 @@ pub struct Inflated {
 pub struct InflatedRecord {
     /// The record's file offset.
     pub offset: u64,
-    /// How many of the bytes it added (what [`crate::compression::ZstdStream::take_output`]
-    /// moved after it).
+    /// How many of the bytes it added (what [`crate::compression::ZstdStream::push_into`]
+    /// appended).
     pub len: u64,
     /// Why it could not be decompressed: the `what` of its
     /// [`ErrorKind::Decompression`] error (any other error is the record's framing, which the
@@ -328,8 +328,7 @@ impl StreamDecoder {
                 ) {
                     let z = self.zstd.get_or_insert_with(|| ZstdStream::new(endian));
                     let pushed = if let Some(into) = &mut self.inflate {
-                        let pushed = z.push(&rec);
-                        let len = z.take_output(&mut into.bytes);
+                        let (pushed, len) = z.push_into(&rec, &mut into.bytes);
                         let failure = match &pushed {
                             Err(Error {
                                 kind: ErrorKind::Decompression { what },

@@ -154,6 +154,23 @@ pub enum Request {
         /// As in [`Request::Files`].
         by_address: bool,
     },
+    /// Decompress the compressed records of `blob`, read in slices of `slice` bytes, for the
+    /// worker that reads the same file (sent by that worker to its inflater:
+    /// `crate::inflater`).
+    Inflate {
+        /// Request id.
+        id: u32,
+        /// The perf.data.
+        blob: Blob,
+        /// Its records: from this file offset...
+        start: u64,
+        /// ...to this one.
+        end: u64,
+        /// Whether they are big-endian.
+        big_endian: bool,
+        /// Read them in slices of this many bytes.
+        slice: u32,
+    },
     /// A query on the open profile.
     Query {
         /// Request id.
@@ -225,6 +242,22 @@ impl Request {
                 set(&object, "slice", &JsValue::from(*slice));
                 set(&object, "byAddress", &JsValue::from(*by_address));
             }
+            Request::Inflate {
+                id,
+                blob,
+                start,
+                end,
+                big_endian,
+                slice,
+            } => {
+                set(&object, "op", &JsValue::from_str("inflate"));
+                set(&object, "id", &JsValue::from(*id));
+                set(&object, "blob", blob);
+                set(&object, "start", &JsValue::from(*start as f64));
+                set(&object, "end", &JsValue::from(*end as f64));
+                set(&object, "bigEndian", &JsValue::from(*big_endian));
+                set(&object, "slice", &JsValue::from(*slice));
+            }
             Request::Query { id, query } => {
                 set(&object, "op", &JsValue::from_str("query"));
                 set(&object, "id", &JsValue::from(*id));
@@ -289,6 +322,26 @@ impl Request {
                     cut: cut as u64,
                     slice: slice_of(value),
                     by_address: by_address_of(value),
+                })
+            }
+            Some("inflate") => {
+                let blob = get(value, "blob")
+                    .dyn_into::<Blob>()
+                    .map_err(|_| "the inflate request carries no Blob".to_string())?;
+                let offset = |name: &str| {
+                    get(value, name)
+                        .as_f64()
+                        .filter(|o| *o >= 0.0)
+                        .map(|o| o as u64)
+                        .ok_or(format!("the inflate request has no `{name}`"))
+                };
+                Ok(Request::Inflate {
+                    id,
+                    blob,
+                    start: offset("start")?,
+                    end: offset("end")?,
+                    big_endian: get(value, "bigEndian").as_bool().unwrap_or(false),
+                    slice: slice_of(value),
                 })
             }
             Some("query") => {

@@ -222,6 +222,22 @@ pub struct Timings {
     /// then).
     #[serde(default)]
     pub helper_wasm_memory: f64,
+    /// Whether another worker decompressed the compressed records (`crate::inflater`).
+    #[serde(default)]
+    pub inflater: Inflation,
+}
+
+/// Whether another worker decompressed a `perf record -z` file's records while the pass read
+/// them (see `crate::inflater`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Inflation {
+    /// No: the pass decompressed them (or the file has none).
+    #[default]
+    None,
+    /// Yes, every one.
+    Used,
+    /// Yes, until it failed: the pass decompressed the rest.
+    Failed,
 }
 
 /// Whether a second worker made part of the stacks while the file was read (big files without

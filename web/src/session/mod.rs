@@ -44,6 +44,7 @@ use perfscope_analysis::samples::SampleTable;
 use perfscope_analysis::summary::{Summary, SummaryReader};
 use perfscope_format::file::ReadAt;
 use perfscope_format::metadata::Metadata;
+use perfscope_format::stream::Inflated;
 use perfscope_format::RawRecord;
 
 use crate::protocol::strings::StringTable;
@@ -303,6 +304,21 @@ pub struct Opening {
     /// Whether another worker makes the stacks of the samples from a file offset on
     /// ([`Opening::share_stacks`]), and then what it sent ([`Opening::set_part`]).
     share: Option<Result<SentPart, String>>,
+    /// Whether another worker decompressed records for the pass
+    /// ([`Opening::supply_inflated`]).
+    supplied: bool,
+    /// After [`Opening::inflate_here`]: the stream that decompresses the next slices' records
+    /// here, for the pass.
+    inflater: Option<RecordStream>,
+}
+
+/// A sink for the records of a stream that only decompresses (see [`Opening::inflate_here`],
+/// and the worker's inflater): the pass's own stream reports them.
+pub struct IgnoreRecords;
+
+impl RecordSink for IgnoreRecords {
+    fn record(&mut self, _: &Metadata, _: &RawRecord<'_>) {}
+    fn error(&mut self, _: perfscope_format::Error) {}
 }
 
 impl Opening {
@@ -397,17 +413,96 @@ impl Opening {
         size: usize,
         fill: impl FnOnce(&mut [u8]) -> Result<(), perfscope_format::Error>,
     ) {
-        if let Ok(stream) = &mut self.stream {
-            stream.push(size, fill, &mut self.pass);
+        let Ok(stream) = &mut self.stream else {
+            return;
+        };
+        match &mut self.inflater {
+            Some(local) => {
+                // The bytes go to the stream that decompresses, then to the pass's.
+                let mut bytes = vec![0; size];
+                let filled = fill(&mut bytes);
+                local.push(
+                    size,
+                    |out| {
+                        out.copy_from_slice(&bytes);
+                        Ok(())
+                    },
+                    &mut IgnoreRecords,
+                );
+                stream.supply_inflated(local.take_inflated());
+                stream.push(
+                    size,
+                    |out| {
+                        filled?;
+                        out.copy_from_slice(&bytes);
+                        Ok(())
+                    },
+                    &mut self.pass,
+                );
+            }
+            None => stream.push(size, fill, &mut self.pass),
         }
     }
 
     /// The slice at `at` read through the file's own source.
     pub fn push_from_source(&mut self, at: u64, size: usize) {
         let source = &mut self.source;
+        if self.inflater.is_some() {
+            let mut bytes = vec![0; size];
+            let read = source.read_into(at, &mut bytes);
+            self.push(size, |out| {
+                read?;
+                out.copy_from_slice(&bytes);
+                Ok(())
+            });
+            return;
+        }
         if let Ok(stream) = &mut self.stream {
             stream.push(size, |out| source.read_into(at, out), &mut self.pass);
         }
+    }
+
+    /// The records of a `perf record -z` file, which another worker could decompress
+    /// ([`Opening::supply_inflated`]), as (start, end, byte order); `None` for a file without
+    /// compressed records or a pipe stream (whose compression is known only from its records).
+    pub fn compressed_records(&self) -> Option<(u64, u64, perfscope_format::Endianness)> {
+        let (meta, start, end) = self.stream.as_ref().ok()?.file_records()?;
+        self.pass.summary.compressed()?;
+        Some((start, end, meta.endian))
+    }
+
+    /// Hands over the decompressed bytes of the compressed records that the next
+    /// [`Opening::push`] completes, which another worker made from the same slice (see
+    /// [`RecordStream::supply_inflated`]): the pass does not decompress them. Once a slice's
+    /// were supplied, every later slice's must be, or [`Opening::inflate_here`] called.
+    pub fn supply_inflated(&mut self, inflated: Inflated) {
+        if let Ok(stream) = &mut self.stream {
+            self.supplied = true;
+            stream.supply_inflated(inflated);
+        }
+    }
+
+    /// Decompresses the next slices' records here (the worker that did it failed): the slices
+    /// pushed so far are read and decompressed again, without their records, to put the
+    /// decompressor where the pass is. Nothing to do when none were supplied (the pass
+    /// decompresses itself).
+    pub fn inflate_here(&mut self) {
+        if !self.supplied || self.inflater.is_some() {
+            return;
+        }
+        let Some(upto) = self.next_slice().map(|(at, _)| at) else {
+            return;
+        };
+        let mut source = DynSource(self.source.as_mut());
+        let Ok(mut local) = RecordStream::open(&mut source, self.slice, &mut IgnoreRecords) else {
+            return;
+        };
+        local.inflate_only();
+        while let Some((at, size)) = local.next_slice().filter(|(at, _)| *at < upto) {
+            local.push(size, |out| source.read_into(at, out), &mut IgnoreRecords);
+            local.take_inflated();
+        }
+        self.inflater = Some(local);
     }
 
     /// How far the pass is.
@@ -478,6 +573,8 @@ impl Opening {
             t0,
             mut timings,
             share,
+            supplied: _,
+            inflater: _,
         } = self;
         let result = stream.map(|s| s.finish(&mut pass));
         let OpenPass {
@@ -626,6 +723,8 @@ impl Session {
         let stream = RecordStream::open(&mut DynSource(source.as_mut()), slice, &mut pass);
         let mut opening = Opening {
             share: None,
+            supplied: false,
+            inflater: None,
             total: source.len(),
             source,
             stream,

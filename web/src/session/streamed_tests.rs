@@ -429,3 +429,120 @@ fn samples_that_cannot_be_decoded_are_the_errors_a_full_index_meets() {
         );
     }
 }
+
+/// Each sample as "time thread frames", sorted.
+fn sample_lines(s: &Session) -> Vec<String> {
+    let p = &s.profile;
+    let mut out: Vec<String> = (0..p.samples.len())
+        .map(|i| {
+            let x = p.samples.get(i).unwrap();
+            let mut frames = Vec::new();
+            let mut at = x.stack;
+            while let Some(st) = at.and_then(|k| p.stacks.get(k)) {
+                frames.push(p.func_name(p.frame_func(st.frame).unwrap()).to_string());
+                at = st.prefix;
+            }
+            frames.reverse();
+            format!(
+                "{} {} {}",
+                x.time,
+                p.thread_name(x.thread),
+                frames.join(";")
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// `data` opened as the worker opens a compressed file with an inflater: each slice's
+/// compressed records decompressed by another stream (an inflater's) and supplied before the
+/// slice is pushed; from slice `fail_at` on (if any), decompressed by the pass itself
+/// (`Opening::inflate_here`, the inflater having failed).
+fn open_inflated(data: &[u8], slice: usize, fail_at: Option<usize>) -> Session {
+    let mut source = source::VecSource(data.to_vec());
+    let summary = SummaryReader::read_from(&mut source, slice);
+    let mut opening = Session::begin(
+        Box::new(source),
+        summary,
+        Vec::new(),
+        UnknownNames::Module,
+        slice,
+        &|| 0.0,
+        Timings::default(),
+    );
+    // What the worker's inflater does (`inflate` in crate::worker).
+    let (start, end, endian) = opening.compressed_records().unwrap();
+    let slices = crate::inflater::slices(start, end, opening.slice());
+    assert_eq!(slices, opening.slices());
+    let mut inflater = crate::inflater::decoder(start, endian == perfscope_format::Endianness::Big);
+    for (k, &(at, size)) in slices.iter().enumerate() {
+        if fail_at.is_some_and(|f| k >= f) {
+            if Some(k) == fail_at {
+                opening.inflate_here();
+            }
+            opening.push_from_source(at, size);
+        } else {
+            let bytes = &data[at as usize..at as usize + size];
+            inflater.push(bytes);
+            while inflater.next_record().is_some() {}
+            opening.supply_inflated(inflater.take_inflated());
+            opening.push(size, |out| {
+                out.copy_from_slice(bytes);
+                Ok(())
+            });
+        }
+    }
+    assert!(opening.next_slice().is_none());
+    opening.finish(&mut |_| {}, &|| 0.0)
+}
+
+/// A compressed file whose records another worker decompressed (the worker's inflater), also
+/// when it failed part of the way, gives the session of a pass that decompressed them itself:
+/// the same summary, record counts and errors, samples and stacks.
+#[test]
+fn records_decompressed_by_another_worker_give_the_same_session() {
+    let Some(root) = shared() else {
+        println!("SKIPPED: no ../shared corpus (set PERFSCOPE_SHARED)");
+        return;
+    };
+    let mut checked = 0;
+    for path in corpus_files(&root) {
+        let data = std::fs::read(&path).unwrap();
+        let name = path.display();
+        let mut source = source::VecSource(data.clone());
+        let summary = SummaryReader::read_from(&mut source, 4093);
+        if summary.compressed().is_none() {
+            continue;
+        }
+        let Ok(stream) = RecordStream::open(&mut source, 4093, &mut IgnoreRecords) else {
+            continue;
+        };
+        if stream.file_records().is_none() {
+            continue;
+        }
+        let slices = stream.slices().count();
+        for slice in [4093, SLICE] {
+            let want = open_bytes(data.clone(), slice);
+            for fail_at in [None, Some(slices / 3), Some(0)] {
+                let got = open_inflated(&data, slice, fail_at);
+                let what = format!("{name} (slice {slice}, inflater failed at {fail_at:?})");
+                assert_eq!(got.summary, want.summary, "{what}: summary");
+                assert_eq!(got.index.counts, want.index.counts, "{what}: counts");
+                assert_eq!(got.index.errors, want.index.errors, "{what}: errors");
+                assert_eq!(got.index.lost, want.index.lost, "{what}: lost");
+                assert_eq!(sample_lines(&got), sample_lines(&want), "{what}: samples");
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} compressed files");
+}
+
+/// The inflater's warm-up decompresses the bundled recording's records: perf said "original
+/// 0.113 MB" when it wrote them (tests/data/compressed.cmd).
+#[test]
+fn the_inflaters_warm_up_decompresses_the_bundled_recording() {
+    let n = crate::inflater::warm_up();
+    assert!((100_000..130_000).contains(&n), "{n} bytes");
+}

@@ -1,0 +1,92 @@
+// A `perf record -z` file's compressed records are decompressed by another worker, an inflater
+// (web/src/inflater.rs), for big files; `?inflate=1` forces it on any compressed file,
+// `?inflate=0` turns it off. The page must show the same profile either way, also when the
+// inflater fails part of the way (`?inflatefail=K`) and the parser decompresses the rest:
+// perf's sample count, the flame total, the same folded stacks, and the same record counts. Files are read in
+// small slices, so that records are cut between slices and between compressed records.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../scripts/static-server.mjs';
+import { launch, openApp, waitForState } from './helpers/browser.mjs';
+import { showTab, flameTotal, sampleCount } from './helpers/views.mjs';
+import { parseScriptSamples } from './helpers/perf-script.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SHARED = process.env.PERFSCOPE_SHARED ?? join(ROOT, '..', 'shared');
+const GEN = join(SHARED, 'corpus', 'gen');
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer(join(ROOT, 'dist'));
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Opens `path` with `query`; returns whether an inflater decompressed the records, the
+ * sample count, the flame total, the folded export and the Summary's record counts. */
+async function open(path, query, warned = null) {
+  const { page, errors } = await openApp(browser.context, `${server.url}?${query}`);
+  await page.setInputFiles('#file', path);
+  assert.equal(await waitForState(page, ['loaded', 'error'], 60_000), 'loaded');
+  const timings = page.locator('[data-field="timings"]');
+  const inflater = await timings.getAttribute('data-inflater');
+  const text = await timings.textContent();
+  const samples = await sampleCount(page);
+  const records = await page.locator('[data-field="record-counts"]').textContent().catch(() => null);
+  await showTab(page, 'flame');
+  const total = await flameTotal(page);
+  if (!(await page.locator('#export-menu').evaluate((d) => d.open))) await page.click('#export-menu > summary');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-folded')]);
+  const folded = readFileSync(await download.path(), 'utf8').split('\n').filter(Boolean).sort();
+  // (A failing inflater is told of: a warning, in the worker and on the page.)
+  assert.deepEqual(errors.filter((e) => !(warned && warned.test(e))), []);
+  await page.close();
+  return { inflater, text, samples, records, total, folded };
+}
+
+async function compare(path, perfSamples, slice) {
+  const here = await open(path, `slice=${slice}&inflate=0`);
+  assert.equal(here.inflater, 'None', here.text);
+  const there = await open(path, `slice=${slice}&inflate=1`);
+  assert.equal(there.inflater, 'Used', there.text);
+  assert.match(there.text, /zstd on a second worker/);
+  for (const r of [here, there]) {
+    assert.equal(r.samples, perfSamples);
+    assert.equal(r.total, perfSamples);
+  }
+  assert.match(here.records ?? "", /COMPRESSED/);
+  assert.equal(there.records, here.records);
+  assert.deepEqual(there.folded, here.folded);
+  // The inflater failed after 2 slices: the parser decompresses the rest.
+  const failed = await open(path, `slice=${slice}&inflate=1&inflatefail=2`, /told to fail at slice 2 \(inflatefail\): the rest of the file is read and decompressed by the parser/);
+  assert.equal(failed.inflater, 'Failed', failed.text);
+  assert.match(failed.text, /the decompressing worker failed: the rest decompressed here/);
+  assert.equal(failed.samples, perfSamples);
+  assert.equal(failed.records, here.records);
+  assert.deepEqual(failed.folded, here.folded);
+  assert.ok(here.folded.length > 10, `${here.folded.length} folded lines`);
+}
+
+test('compressed.data: decompressed by an inflater or by the parser, perf\'s samples and the same folded stacks', async () => {
+  const perf = parseScriptSamples(readFileSync(join(ROOT, 'tests', 'data', 'compressed.samples.txt'), 'utf8'));
+  await compare(join(ROOT, 'tests', 'data', 'compressed.data'), perf.length, 4093);
+});
+
+test('corpus gen/compressed-z.data: decompressed by an inflater or by the parser, perf\'s samples and the same folded stacks', async (t) => {
+  const path = join(GEN, 'compressed-z.data');
+  if (!existsSync(path)) {
+    t.skip(`no corpus at ${SHARED} (set PERFSCOPE_SHARED)`);
+    return;
+  }
+  const perf = parseScriptSamples(readFileSync(join(GEN, 'oracle', 'compressed-z.script.txt'), 'utf8'));
+  await compare(path, perf.length, 4093);
+});

@@ -1,0 +1,389 @@
+//! A second instance of the worker's wasm that decompresses a `perf record -z` file's records
+//! for the analysis worker, on another core: it reads the file's slices itself, decompresses
+//! the compressed records they complete (`RecordStream::inflate_only`), and sends each slice
+//! with its decompressed bytes ([`Inflater::next`]); the analysis worker frames and decodes
+//! them (`Opening::supply_inflated`) instead of decompressing them too. zstd took ~20 % of the
+//! records pass of a compressed recording in the page (session 28).
+//!
+//! The inflater runs [`AHEAD`] slices ahead of the one being decoded at most (each slice's
+//! decompressed bytes are ~8× its size): the analysis worker gives it a credit for each slice
+//! it took ([`Inflater::more`]). If it fails, the analysis worker decompresses the rest itself
+//! (`Opening::inflate_here`).
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use js_sys::{ArrayBuffer, Float64Array, Promise, Reflect, Uint8Array};
+use perfscope_format::compression::{decompression_failure, DECOMPRESSION_FAILURES};
+use perfscope_format::stream::{Inflated, InflatedRecord, StreamDecoder};
+use perfscope_format::Endianness;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Blob, MessageEvent, Worker};
+
+use crate::protocol::js::{describe_js_error, packet_from_js};
+use crate::protocol::WorkerMessage;
+
+/// Slices decompressed ahead of the one being decoded, at most.
+pub const AHEAD: u32 = 3;
+
+/// Slices the inflater has the browser read ahead of the one it decompresses.
+pub const READ_AHEAD: usize = 3;
+
+/// Compressed files with fewer bytes of records than this are decompressed by the analysis
+/// worker itself: starting another takes longer than their zstd.
+pub const INFLATE_MIN_BYTES: u64 = 4 << 20;
+
+/// The analysis worker's script, started as a second instance of this wasm (see
+/// `crate::stack_helper`).
+const WORKER_SCRIPT: &str = "./worker_loader.js?inflater&module";
+
+/// A slice as the inflater sent it.
+pub struct InflatedSlice {
+    /// Its file offset.
+    pub at: u64,
+    /// Its bytes.
+    pub raw: Uint8Array,
+    /// The decompressed bytes of the compressed records it completes.
+    pub inflated: Inflated,
+    /// When the inflater began to wait for its bytes, began to decompress them, and sent it
+    /// (ms since the epoch, as `performance.timeOrigin + performance.now()`).
+    pub times: [f64; 3],
+}
+
+/// What came from the inflater, in order.
+enum Answer {
+    Slice(JsValue),
+    Failed(String),
+}
+
+#[derive(Default)]
+struct Inbox {
+    answers: RefCell<VecDeque<Answer>>,
+    /// Resolves the wait for the next answer.
+    waiting: RefCell<Option<js_sys::Function>>,
+    /// A message could not be posted to it.
+    broken: Cell<bool>,
+    /// It said `ready` (its wasm is running).
+    ready: Cell<bool>,
+    /// The request to post once it is ready.
+    request: RefCell<Option<JsValue>>,
+}
+
+impl Inbox {
+    fn put(&self, answer: Answer) {
+        self.answers.borrow_mut().push_back(answer);
+        if let Some(wake) = self.waiting.take() {
+            let _ = wake.call0(&JsValue::NULL);
+        }
+    }
+
+    /// Posts `request` to `worker`; an answer says why not when it cannot be posted.
+    fn post(&self, worker: &Worker, request: &JsValue) {
+        if let Err(error) = worker.post_message(request) {
+            self.put(Answer::Failed(describe_js_error(&error)));
+        }
+    }
+}
+
+/// The inflater worker, running. Terminated when dropped.
+pub struct Inflater {
+    worker: Worker,
+    inbox: Rc<Inbox>,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+impl Inflater {
+    /// Starts an inflater, which waits for [`Inflater::begin`]: started before a file comes,
+    /// it is ready when one does (starting one takes ~0.1 s).
+    pub fn start() -> Result<Inflater, JsValue> {
+        // The page's settings (`?inflatewarm=`, …) passed on.
+        let search = crate::worker::location_search();
+        let worker = Worker::new(&format!(
+            "{WORKER_SCRIPT}&{}",
+            search.trim_start_matches('?')
+        ))?;
+        let first = js_sys::Object::new();
+        Reflect::set(&first, &JsValue::from("module"), &wasm_bindgen::module())?;
+        if let Err(e) = worker.post_message(&first) {
+            worker.terminate();
+            return Err(e);
+        }
+        let inbox = Rc::new(Inbox::default());
+        let target = worker.clone();
+        let to = inbox.clone();
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            let data = e.data();
+            let kind = Reflect::get(&data, &JsValue::from("kind"))
+                .ok()
+                .and_then(|k| k.as_string());
+            match kind.as_deref() {
+                Some("ready") => {
+                    to.ready.set(true);
+                    if let Some(request) = to.request.take() {
+                        to.post(&target, &request);
+                    }
+                }
+                Some("inflated") => to.put(Answer::Slice(data)),
+                Some("failed") => {
+                    let why = match packet_from_js(&data).and_then(WorkerMessage::from_packet) {
+                        Ok(WorkerMessage::Failed(_, f)) => f.message,
+                        _ => "the decompressing worker failed".into(),
+                    };
+                    to.put(Answer::Failed(why));
+                }
+                _ => {}
+            }
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        let to = inbox.clone();
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            e.prevent_default();
+            to.put(Answer::Failed("the decompressing worker stopped".into()));
+        });
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Ok(Inflater {
+            worker,
+            inbox,
+            _on_message: on_message,
+            _on_error: on_error,
+        })
+    }
+
+    /// Has the inflater decompress `records`, the records of `blob` (as
+    /// `Opening::compressed_records` says), read in slices of `slice` bytes (the slices the
+    /// analysis worker's pass reads). Once per inflater.
+    pub fn begin(&self, blob: &Blob, records: (u64, u64, Endianness), slice: usize) {
+        let (start, end, endian) = records;
+        let request = crate::protocol::js::Request::Inflate {
+            id: 1,
+            blob: blob.clone(),
+            start,
+            end,
+            big_endian: endian == Endianness::Big,
+            slice: u32::try_from(slice).unwrap_or(u32::MAX),
+        }
+        .to_js();
+        if self.inbox.ready.get() {
+            self.inbox.post(&self.worker, &request);
+        } else {
+            self.inbox.request.replace(Some(request));
+        }
+    }
+
+    /// The next slice, which must start at `at`; or why the inflater cannot send it.
+    pub async fn next(&self, at: u64) -> Result<InflatedSlice, String> {
+        if self.inbox.broken.get() {
+            return Err("a message could not be posted to the decompressing worker".into());
+        }
+        loop {
+            let answer = self.inbox.answers.borrow_mut().pop_front();
+            match answer {
+                Some(Answer::Slice(data)) => {
+                    let slice = read_slice(&data)?;
+                    if slice.at != at {
+                        return Err(format!(
+                            "the decompressing worker sent the slice at {} for the one at {at}",
+                            slice.at
+                        ));
+                    }
+                    return Ok(slice);
+                }
+                Some(Answer::Failed(why)) => return Err(why),
+                None => {
+                    let inbox = self.inbox.clone();
+                    let wait = Promise::new(&mut |resolve, _| {
+                        inbox.waiting.replace(Some(resolve));
+                    });
+                    let _ = JsFuture::from(wait).await;
+                }
+            }
+        }
+    }
+
+    /// Lets the inflater decompress one slice more (the analysis worker took one).
+    pub fn more(&self) {
+        let message = js_sys::Object::new();
+        let posted = Reflect::set(&message, &JsValue::from("op"), &JsValue::from("more"))
+            .and_then(|_| self.worker.post_message(&message));
+        if posted.is_err() {
+            self.inbox.broken.set(true);
+        }
+    }
+}
+
+impl Drop for Inflater {
+    fn drop(&mut self) {
+        self.worker.terminate();
+    }
+}
+
+/// The `inflated` message's slice.
+fn read_slice(data: &JsValue) -> Result<InflatedSlice, String> {
+    let field = |name: &str| Reflect::get(data, &JsValue::from(name)).ok();
+    let buffer = |name: &str| -> Result<JsValue, String> {
+        field(name)
+            .filter(|b| b.is_instance_of::<ArrayBuffer>())
+            .ok_or_else(|| format!("the decompressing worker's slice has no `{name}`"))
+    };
+    let at = field("at")
+        .and_then(|a| a.as_f64())
+        .filter(|a| *a >= 0.0)
+        .ok_or("the decompressing worker's slice has no offset")?;
+    let raw = Uint8Array::new(&buffer("raw")?);
+    let bytes = Uint8Array::new(&buffer("bytes")?).to_vec();
+    let table = Float64Array::new(&buffer("records")?).to_vec();
+    let records = table
+        .chunks_exact(3)
+        .filter_map(|r| match *r {
+            [offset, len, failure] => Some(InflatedRecord {
+                offset: offset as u64,
+                len: len as u64,
+                failure: match failure as usize {
+                    0 => None,
+                    i => Some(
+                        DECOMPRESSION_FAILURES
+                            .get(i - 1)
+                            .copied()
+                            .unwrap_or("the decompressing worker failed"),
+                    ),
+                },
+            }),
+            _ => None,
+        })
+        .collect();
+    Ok(InflatedSlice {
+        at: at as u64,
+        raw,
+        inflated: Inflated { bytes, records },
+        times: {
+            let times = field("times").map(|t| Float64Array::new(&t).to_vec());
+            let time = |i: usize| {
+                times
+                    .as_ref()
+                    .and_then(|t| t.get(i))
+                    .copied()
+                    .unwrap_or(0.0)
+            };
+            [time(0), time(1), time(2)]
+        },
+    })
+}
+
+/// In the inflater: the `inflated` message of the slice at `at` (`raw` its bytes), with what
+/// decompressing it made and the [`InflatedSlice::times`], and what to transfer.
+pub fn slice_message(
+    at: u64,
+    raw: &Uint8Array,
+    inflated: &Inflated,
+    times: [f64; 3],
+) -> Result<(JsValue, js_sys::Array), JsValue> {
+    let message = js_sys::Object::new();
+    let set = |k: &str, v: &JsValue| Reflect::set(&message, &JsValue::from(k), v).map(|_| ());
+    let mut table = Vec::with_capacity(inflated.records.len() * 3);
+    for r in &inflated.records {
+        let failure = r.failure.map_or(0, |what| {
+            decompression_failure(what).map_or(usize::MAX, |i| i + 1)
+        });
+        table.extend([r.offset as f64, r.len as f64, failure as f64]);
+    }
+    let records = Float64Array::from(table.as_slice()).buffer();
+    let bytes = Uint8Array::from(inflated.bytes.as_slice()).buffer();
+    let raw = raw.buffer();
+    set("kind", &JsValue::from("inflated"))?;
+    set("at", &JsValue::from(at as f64))?;
+    set("raw", &raw)?;
+    set("bytes", &bytes)?;
+    set("records", &records)?;
+    set("times", &Float64Array::from(times.as_slice()))?;
+    let transfer = js_sys::Array::of3(&raw, &bytes, &records);
+    Ok((message.into(), transfer))
+}
+
+/// The slices of `start..end`, `slice` bytes each but the last: those of the analysis
+/// worker's pass (`RecordStream::slices`).
+pub fn slices(start: u64, end: u64, slice: usize) -> Vec<(u64, usize)> {
+    let step = slice.max(1) as u64;
+    let mut out = Vec::new();
+    let mut at = start;
+    while at < end {
+        let size = step.min(end - at);
+        out.push((at, size as usize));
+        at += size;
+    }
+    out
+}
+
+/// In the inflater: a decoder of the records from `start` on, that only decompresses.
+pub fn decoder(start: u64, big_endian: bool) -> StreamDecoder {
+    let endian = if big_endian {
+        Endianness::Big
+    } else {
+        Endianness::Little
+    };
+    let mut d = StreamDecoder::records(endian, start);
+    d.inflate_only();
+    d
+}
+
+/// A `perf record -z` recording (26 KB; `tests/data/compressed.cmd`), decompressed by
+/// [`warm_up`].
+const WARM_UP_FILE: &[u8] = include_bytes!("../../tests/data/compressed.data");
+
+/// In the inflater, before its request: decompresses a small recording's records once, so
+/// that the browser compiles the decompressor's code for speed before the file's first slices
+/// (a started worker runs it in its baseline compiler first). Returns the bytes decompressed.
+pub fn warm_up() -> usize {
+    let Ok(header) = perfscope_format::FileHeader::parse(WARM_UP_FILE) else {
+        return 0;
+    };
+    let start = header.data.offset;
+    let end = start.saturating_add(header.data.size);
+    let Some(records) = usize::try_from(start)
+        .ok()
+        .zip(usize::try_from(end).ok())
+        .and_then(|(s, e)| WARM_UP_FILE.get(s..e))
+    else {
+        return 0;
+    };
+    let mut d = decoder(start, header.endian == Endianness::Big);
+    d.push(records);
+    d.finish();
+    while d.next_record().is_some() {}
+    d.take_inflated().bytes.len()
+}
+
+thread_local! {
+    /// In the inflater: slices it may still decompress before it waits for a credit.
+    static CREDITS: Cell<u32> = const { Cell::new(AHEAD) };
+    /// In the inflater: resolves the wait for a credit.
+    static WAITING: RefCell<Option<js_sys::Function>> = const { RefCell::new(None) };
+}
+
+/// In the inflater: takes `data` when it is a credit ([`Inflater::more`]; then `true`: not a
+/// request).
+pub fn take_credit(data: &JsValue) -> bool {
+    let op = Reflect::get(data, &JsValue::from("op"))
+        .ok()
+        .and_then(|o| o.as_string());
+    if op.as_deref() != Some("more") {
+        return false;
+    }
+    CREDITS.set(CREDITS.get().saturating_add(1));
+    if let Some(wake) = WAITING.take() {
+        let _ = wake.call0(&JsValue::NULL);
+    }
+    true
+}
+
+/// In the inflater: waits until it may decompress one more slice, and takes the credit.
+pub async fn credit() {
+    while CREDITS.get() == 0 {
+        let wait = Promise::new(&mut |resolve, _| WAITING.set(Some(resolve)));
+        let _ = JsFuture::from(wait).await;
+    }
+    CREDITS.set(CREDITS.get() - 1);
+}
