@@ -144,3 +144,37 @@ test('offline: once loaded, a reload works without the network (service worker)'
     await b.close();
   }
 });
+
+test('under the service worker, workers keep their addresses: the page\'s settings reach the analysis worker, and its inflater stays one', async () => {
+  // A cached response carries its own URL, which a worker takes as its address: answered as
+  // `worker_loader.js`, the inflater (`worker_loader.js?inflater&module`) would be another
+  // analysis worker, which starts an inflater of its own, and so on.
+  const b = await launch({ serviceWorkers: 'allow' });
+  try {
+    const page = await b.context.newPage();
+    const { errors } = watch(page);
+    await page.goto(`${app.url}?inflate=1&slice=4093`);
+    await waitForState(page, ['idle']);
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 20_000 });
+    const workers = [];
+    page.on('worker', (w) => workers.push(w.url().slice(w.url().lastIndexOf('/') + 1)));
+    // Every worker now started through the service worker.
+    await page.reload();
+    await waitForState(page, ['idle']);
+    await page.setInputFiles('#file', join(DATA, 'compressed.data'));
+    assert.equal(await waitForState(page, ['loaded', 'error'], 60_000), 'loaded');
+    const timings = page.locator('[data-field="timings"]');
+    assert.equal(await timings.getAttribute('data-inflater'), 'Used', await timings.textContent());
+    await showTab(page, 'flame');
+    assert.equal(await flameTotal(page), readScriptSamples(join(DATA, 'compressed.samples.txt')).length);
+    await new Promise((r) => setTimeout(r, 1500));
+    // The analysis worker, its reader, the file's inflater and the next file's.
+    const inflaters = workers.filter((w) => w.startsWith('worker_loader.js?inflater'));
+    assert.ok(workers.length <= 5 && inflaters.length <= 2, workers.join(' '));
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await b.close();
+  }
+});

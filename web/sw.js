@@ -27,11 +27,21 @@ self.addEventListener('activate', (event) => {
   );
 });
 
+// A cached response carries its own URL, which a worker takes as its address: the analysis
+// worker's settings and the roles of its helpers are in the query of the address they were
+// started with (`worker_loader.js?inflater&module`), so a request with a query gets a copy
+// without a URL, and keeps its own.
+function answer(hit, url) {
+  if (!hit || !url.search) return hit;
+  return new Response(hit.body, { status: hit.status, statusText: hit.statusText, headers: hit.headers });
+}
+
 self.addEventListener('fetch', (event) => {
   if (event.request.method !== 'GET') return;
-  const file = ownFile(new URL(event.request.url));
+  const url = new URL(event.request.url);
+  const file = ownFile(url);
   if (!file) return;
   event.respondWith(
-    caches.open(CACHE).then((cache) => cache.match(file)).then((hit) => hit || fetch(event.request)),
+    caches.open(CACHE).then((cache) => cache.match(file)).then((hit) => answer(hit, url) || fetch(event.request)),
   );
 });
