@@ -44,10 +44,11 @@
   document.head.appendChild(meta);
 
   // Only without the parameters the app passes on to its worker (?reader, ?preview, ?share,
-  // ?compact): with them the app starts its own, with those parameters.
+  // ?compact, ?inflate…): with them the app starts its own, with those parameters.
   try {
     var query = new URLSearchParams(location.search);
-    if (typeof Worker === 'function' && !query.has('reader') && !query.has('preview') && !query.has('share') && !query.has('compact')) {
+    var passed = ['reader', 'preview', 'share', 'compact', 'inflate', 'inflatewarm', 'inflatefail'];
+    if (typeof Worker === 'function' && !passed.some(function (p) { return query.has(p); })) {
       var early = { worker: new Worker('./worker_loader.js'), events: [] };
       early.worker.onmessage = function (e) { early.events.push(e); };
       early.worker.onerror = function (e) { early.events.push(e); };
