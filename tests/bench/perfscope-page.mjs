@@ -143,7 +143,10 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
       errors.push(`waiting for the timeline: ${e.message.split('\n')[0]}`);
     }
   }
-  const helperMemory = Number(await page.locator('[data-field="timings"]').getAttribute('data-helper-wasm-memory', { timeout: 1000 }).catch(() => 0)) || 0;
+  const timingsAttr = async (name) => Number(await page.locator('[data-field="timings"]').getAttribute(name, { timeout: 1000 }).catch(() => 0)) || 0;
+  // A second worker for the stacks, or the inflater of a compressed file (web/src/inflater.rs):
+  // their memory too, both live during the pass.
+  const helperMemory = (await timingsAttr('data-helper-wasm-memory')) + (await timingsAttr('data-inflater-wasm-memory'));
   const result = {
     file,
     workerTimings,
@@ -155,8 +158,8 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
     state: t.state ?? 'timeout',
     error: t.error,
     samples: samples === null ? null : Number(samples),
-    // With a second worker for the stacks (web/src/stack_helper.rs), its memory too: both
-    // were live at once.
+    // With a second worker for the stacks (web/src/stack_helper.rs) or an inflater, its
+    // memory too: both were live at once.
     wasmBytes: wasmBytes === null ? null : wasmBytes + helperMemory,
     timelineWasmBytes,
     renderer: busiestRenderer(browser.renderers()),

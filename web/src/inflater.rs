@@ -51,6 +51,8 @@ pub struct InflatedSlice {
     /// When the inflater began to wait for its bytes, began to decompress them, and sent it
     /// (ms since the epoch, as `performance.timeOrigin + performance.now()`).
     pub times: [f64; 3],
+    /// The inflater's wasm memory then, bytes.
+    pub wasm_memory: f64,
 }
 
 /// What came from the inflater, in order.
@@ -259,6 +261,7 @@ fn read_slice(data: &JsValue) -> Result<InflatedSlice, String> {
         at: at as u64,
         raw,
         inflated: Inflated { bytes, records },
+        wasm_memory: field("wasmMemory").and_then(|m| m.as_f64()).unwrap_or(0.0),
         times: {
             let times = field("times").map(|t| Float64Array::new(&t).to_vec());
             let time = |i: usize| {
@@ -274,12 +277,14 @@ fn read_slice(data: &JsValue) -> Result<InflatedSlice, String> {
 }
 
 /// In the inflater: the `inflated` message of the slice at `at` (`raw` its bytes), with what
-/// decompressing it made and the [`InflatedSlice::times`], and what to transfer.
+/// decompressing it made, the [`InflatedSlice::times`] and its wasm memory, and what to
+/// transfer.
 pub fn slice_message(
     at: u64,
     raw: &Uint8Array,
     inflated: &Inflated,
     times: [f64; 3],
+    wasm_memory: f64,
 ) -> Result<(JsValue, js_sys::Array), JsValue> {
     let message = js_sys::Object::new();
     let set = |k: &str, v: &JsValue| Reflect::set(&message, &JsValue::from(k), v).map(|_| ());
@@ -299,6 +304,7 @@ pub fn slice_message(
     set("bytes", &bytes)?;
     set("records", &records)?;
     set("times", &Float64Array::from(times.as_slice()))?;
+    set("wasmMemory", &JsValue::from(wasm_memory))?;
     let transfer = js_sys::Array::of3(&raw, &bytes, &records);
     Ok((message.into(), transfer))
 }

@@ -519,7 +519,7 @@ async fn open_files(
     }
     measure("begin", t2);
     let helper = start_helper(&mut opening, &blob, names);
-    let (waited_ms, inflation) = push_slices(
+    let (waited_ms, inflation, inflater_memory) = push_slices(
         &mut opening,
         reads,
         helper.as_ref(),
@@ -561,6 +561,7 @@ async fn open_files(
     }
     session.timings_mut().wasm_memory = wasm_memory();
     session.timings_mut().inflater = inflation;
+    session.timings_mut().inflater_wasm_memory = inflater_memory;
     // The slices read for the summary and the records pass (part of their times).
     session.timings_mut().read_ms += spent_ms.get() + waited_ms;
     post_profile(id, session);
@@ -711,11 +712,14 @@ async fn inflate(
             .map_err(|e| e.to_string())?;
         // Only the input's own records come out (the compressed ones' are kept).
         while decoder.next_record().is_some() {}
-        let inflated = decoder.take_inflated();
         let times = [t0 + origin, t1 + origin, now_ms() + origin];
-        crate::inflater::slice_message(at, &raw, &inflated, times)
+        let none = perfscope_format::stream::Inflated::default();
+        let inflated = decoder.inflated().unwrap_or(&none);
+        crate::inflater::slice_message(at, &raw, inflated, times, wasm_memory())
             .and_then(|(message, transfer)| scope().post_message_with_transfer(&message, &transfer))
             .map_err(|e| describe_js_error(&e))?;
+        // (Copied out: the next slice's bytes go into the same memory.)
+        decoder.clear_inflated();
     }
     Ok(())
 }
@@ -936,7 +940,7 @@ impl SliceReads {
 
 /// Feeds `opening` every slice of its records, in order, from `reads`. Without a reader (it
 /// could not start, or failed), the rest is read here. Returns the ms spent waiting for
-/// slices, and whether an inflater decompressed the records.
+/// slices, whether an inflater decompressed the records, and its wasm memory (bytes).
 async fn push_slices(
     opening: &mut Opening,
     mut reads: SliceReads,
@@ -944,13 +948,14 @@ async fn push_slices(
     blob: &Blob,
     progress: &mut dyn FnMut(Progress),
     previews: &mut Previews,
-) -> (f64, Inflation) {
+) -> (f64, Inflation, f64) {
     let _pass = PassInProgress::start();
     let mut inflation = if reads.inflater.is_some() {
         Inflation::Used
     } else {
         Inflation::None
     };
+    let mut inflater_memory: f64 = 0.0;
     // (A few hundred at most: a list of positions.)
     let slices = reads.slices.clone();
     let mut waited_ms = 0.0;
@@ -969,6 +974,7 @@ async fn push_slices(
                     let [read, credited, sent] = slice.times.map(|t| t - origin);
                     measure_between("inflater read", read, credited);
                     measure_between("inflater decompress", credited, sent);
+                    inflater_memory = inflater_memory.max(slice.wasm_memory);
                     opening.supply_inflated(slice.inflated);
                     opening.push(size, |out| copy_whole(&slice.raw, at, out));
                     inflater.more();
@@ -1043,7 +1049,7 @@ async fn push_slices(
     reads.keep_reader();
     // (An inflater serves one file; the next one is started once the rows are made.)
     drop(reads.inflater.take());
-    (waited_ms, inflation)
+    (waited_ms, inflation, inflater_memory)
 }
 
 /// Starts the worker that decompresses the records of `opening`'s file for this one

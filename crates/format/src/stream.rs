@@ -142,6 +142,21 @@ impl StreamDecoder {
             .unwrap_or_default()
     }
 
+    /// The bytes decompressed since the last [`StreamDecoder::clear_inflated`] (see
+    /// [`StreamDecoder::inflate_only`]), left where they are: a caller that copies them
+    /// elsewhere and clears them keeps the memory for the next ones.
+    pub fn inflated(&self) -> Option<&Inflated> {
+        self.inflate.as_ref()
+    }
+
+    /// Drops the bytes decompressed so far, keeping their memory for the next ones.
+    pub fn clear_inflated(&mut self) {
+        if let Some(i) = &mut self.inflate {
+            i.bytes.clear();
+            i.records.clear();
+        }
+    }
+
     /// Hands over the decompressed bytes of compressed records that an
     /// [`StreamDecoder::inflate_only`] decoder made from the same input: from then on, each
     /// compressed record takes its bytes from what was supplied instead of decompressing them

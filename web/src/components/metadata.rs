@@ -119,7 +119,7 @@ pub fn file_bar(props: &FileBarProps) -> Html {
             <span class="timing" title="time spent in the analysis worker, and its memory" data-field="timings"
                 data-summary-ms={t.summary_ms.to_string()} data-wasm-memory={t.wasm_memory.to_string()}
                 data-helper={format!("{:?}", t.helper)} data-helper-wasm-memory={t.helper_wasm_memory.to_string()}
-                data-inflater={format!("{:?}", t.inflater)}>
+                data-inflater={format!("{:?}", t.inflater)} data-inflater-wasm-memory={t.inflater_wasm_memory.to_string()}>
                 // Nothing measured yet while the file loads (the times come with the profile).
                 if t != Timings::default() {
                     { format!("read {} · summary {}", duration_ms(t.read_ms), duration_ms(t.summary_ms)) }
@@ -131,7 +131,7 @@ pub fn file_bar(props: &FileBarProps) -> Html {
                 if t.helper == StackHelper::Used { { format!(" · second worker {} (started in {}, reading {}; {})", duration_ms(t.helper_ms), duration_ms(t.helper_start_ms), duration_ms(t.helper_read_ms), human_bytes(t.helper_wasm_memory as u64)) } }
                 if t.helper == StackHelper::Failed { { " · the second worker's stacks could not be used: built again" } }
                 // Another worker decompressed the records (perf record -z).
-                if t.inflater == Inflation::Used { { " · zstd on a second worker" } }
+                if t.inflater == Inflation::Used { { format!(" · zstd on a second worker ({})", human_bytes(t.inflater_wasm_memory as u64)) } }
                 if t.inflater == Inflation::Failed { { " · the decompressing worker failed: the rest decompressed here" } }
             </span>
         </div>

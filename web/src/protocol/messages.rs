@@ -225,6 +225,9 @@ pub struct Timings {
     /// Whether another worker decompressed the compressed records (`crate::inflater`).
     #[serde(default)]
     pub inflater: Inflation,
+    /// That worker's wasm memory at its last slice, bytes (its peak; it is ended then).
+    #[serde(default)]
+    pub inflater_wasm_memory: f64,
 }
 
 /// Whether another worker decompressed a `perf record -z` file's records while the pass read

@@ -486,7 +486,9 @@ fn open_inflated(data: &[u8], slice: usize, fail_at: Option<usize>) -> Session {
             let bytes = &data[at as usize..at as usize + size];
             inflater.push(bytes);
             while inflater.next_record().is_some() {}
-            opening.supply_inflated(inflater.take_inflated());
+            // (Copied out and cleared, as the worker's inflater sends them.)
+            opening.supply_inflated(inflater.inflated().cloned().unwrap());
+            inflater.clear_inflated();
             opening.push(size, |out| {
                 out.copy_from_slice(bytes);
                 Ok(())
