@@ -17,6 +17,7 @@ use crate::records::{frame_record, RawRecord};
 
 /// The largest zstd window accepted (perf's level 1..22 use at most 128 MiB; this bounds the
 /// allocation an untrusted frame header can cause).
+#[cfg(feature = "zstd")]
 const MAX_WINDOW: u64 = 1 << 27;
 
 /// The compressed payload of a COMPRESSED or COMPRESSED2 record.
@@ -111,10 +112,21 @@ impl ZstdStream {
     /// Feeds one COMPRESSED or COMPRESSED2 record. Its records (and any record completed by it)
     /// are then returned by [`ZstdStream::next_record`].
     pub fn push(&mut self, rec: &RawRecord<'_>) -> Result<()> {
-        let at = rec.offset;
+        let data = self.begin(rec)?;
+        let result = self.decompress(data, rec.offset);
+        if result.is_err() {
+            self.failed = true;
+        }
+        result
+    }
+
+    /// What every compressed record starts with: an error after an earlier failure or for a
+    /// record whose payload cannot be framed (the decoder's state unchanged), else its payload,
+    /// its output's start kept as an origin.
+    fn begin<'a>(&mut self, rec: &RawRecord<'a>) -> Result<&'a [u8]> {
         if self.failed {
             return Err(Error::new(
-                at,
+                rec.offset,
                 ErrorKind::Decompression {
                     what: EARLIER_FAILED,
                 },
@@ -124,13 +136,9 @@ impl ZstdStream {
         self.compact();
         self.origins.push_back(Origin {
             stream_pos: self.emitted_total,
-            file_offset: at,
+            file_offset: rec.offset,
         });
-        let result = self.decompress(data, at);
-        if result.is_err() {
-            self.failed = true;
-        }
-        result
+        Ok(data)
     }
 
     #[cfg(not(feature = "zstd"))]
@@ -303,21 +311,7 @@ impl ZstdStream {
         rec: &RawRecord<'_>,
         inflated: core::result::Result<&[u8], &'static str>,
     ) -> Result<()> {
-        let at = rec.offset;
-        if self.failed {
-            return Err(Error::new(
-                at,
-                ErrorKind::Decompression {
-                    what: EARLIER_FAILED,
-                },
-            ));
-        }
-        compressed_payload(rec)?;
-        self.compact();
-        self.origins.push_back(Origin {
-            stream_pos: self.emitted_total,
-            file_offset: at,
-        });
+        self.begin(rec)?;
         match inflated {
             Ok(bytes) => {
                 self.out.extend_from_slice(bytes);
@@ -326,7 +320,7 @@ impl ZstdStream {
             }
             Err(what) => {
                 self.failed = true;
-                Err(Error::new(at, ErrorKind::Decompression { what }))
+                Err(Error::new(rec.offset, ErrorKind::Decompression { what }))
             }
         }
     }

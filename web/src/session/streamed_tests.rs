@@ -302,29 +302,7 @@ fn stacks_made_by_a_second_worker_or_built_again_give_the_single_pass_profile() 
         std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/example.data"))
             .unwrap();
     let names = perfscope_analysis::builder::UnknownNames::Module;
-    let lines = |s: &Session| {
-        let p = &s.profile;
-        let mut out: Vec<String> = (0..p.samples.len())
-            .map(|i| {
-                let x = p.samples.get(i).unwrap();
-                let mut frames = Vec::new();
-                let mut at = x.stack;
-                while let Some(st) = at.and_then(|k| p.stacks.get(k)) {
-                    frames.push(p.func_name(p.frame_func(st.frame).unwrap()).to_string());
-                    at = st.prefix;
-                }
-                frames.reverse();
-                format!(
-                    "{} {} {}",
-                    x.time,
-                    p.thread_name(x.thread),
-                    frames.join(";")
-                )
-            })
-            .collect();
-        out.sort();
-        out
-    };
+    let lines = sample_lines;
     let single = lines(&open_bytes(data.clone(), 4093));
     let open = |part: Option<Result<SentPart, String>>| {
         let mut source = source::VecSource(data.clone());
