@@ -57,8 +57,10 @@ pub struct ZstdStream {
     #[cfg(feature = "zstd")]
     started: bool,
     /// Compressed bytes received but not consumed by the decoder (a block cut between records).
+    #[cfg(feature = "zstd")]
     input: Vec<u8>,
     /// Bytes the decoder drained (handed out through `Read`) in total.
+    #[cfg(feature = "zstd")]
     drained_total: u64,
     /// Bytes appended to `out` in total.
     emitted_total: u64,
@@ -93,7 +95,9 @@ impl ZstdStream {
             },
             #[cfg(feature = "zstd")]
             started: false,
+            #[cfg(feature = "zstd")]
             input: Vec::new(),
+            #[cfg(feature = "zstd")]
             drained_total: 0,
             emitted_total: 0,
             out: Vec::new(),
