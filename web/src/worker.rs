@@ -41,7 +41,7 @@ thread_local! {
     /// pass to the next (unless it failed), so that no pass waits for one to start.
     static NEXT_READER: RefCell<Option<SliceReader>> = const { RefCell::new(None) };
     /// The inflater of the next compressed file (see [`start_inflater`]): started with this
-    /// worker, and again after each file that used one (an inflater serves one file).
+    /// worker, and again once a file's records rows are made (an inflater serves one file).
     static NEXT_INFLATER: RefCell<Option<crate::inflater::Inflater>> = const { RefCell::new(None) };
     /// Sessions kept so far (which one [`make_rows`] works for).
     static SESSIONS: Cell<u64> = const { Cell::new(0) };
@@ -1626,10 +1626,9 @@ fn post(message: WorkerMessage) {
 /// Queries measured since the entries were last cleared.
 static MEASURES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
-/// A `performance.measure` entry from `start` (ms) to now: the worker's queries in the
-/// browser's performance panel, and for the browser bench (tests/bench). The last 1 000 at most
-/// are kept.
-/// A `performance.measure` named `name` from `start` to `end` (ms on this worker's clock).
+/// A `performance.measure` named `name` from `start` to `end` (ms on this worker's clock): the
+/// worker's steps and queries in the browser's performance panel, and for the browser bench
+/// (tests/bench). The last 1 000 at most are kept.
 fn measure_between(name: &str, start: f64, end: f64) {
     use std::sync::atomic::Ordering;
     let scope: WorkerGlobalScope = js_sys::global().unchecked_into();
@@ -1653,6 +1652,7 @@ fn measure_between(name: &str, start: f64, end: f64) {
     }
 }
 
+/// [`measure_between`] `start` (ms) and now.
 fn measure(name: &str, start: f64) {
     measure_between(name, start, now_ms());
 }
