@@ -335,6 +335,11 @@ pub fn decoder(start: u64, big_endian: bool) -> StreamDecoder {
     d
 }
 
+/// The room an inflater reserves for a slice's decompressed bytes: a compressed file's slices
+/// are cut to hold about [`crate::session::SLICE`] bytes of records each
+/// (`records_slice`), a quarter more allowed.
+pub const INFLATED_ROOM: usize = crate::session::SLICE + crate::session::SLICE / 4;
+
 /// A `perf record -z` recording (26 KB; `tests/data/compressed.cmd`), decompressed by
 /// [`warm_up`].
 const WARM_UP_FILE: &[u8] = include_bytes!("../../tests/data/compressed.data");

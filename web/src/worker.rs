@@ -678,6 +678,7 @@ async fn inflate(
     slice: usize,
 ) -> Result<(), String> {
     let mut decoder = crate::inflater::decoder(start, big_endian);
+    decoder.reserve_inflated(crate::inflater::INFLATED_ROOM);
     let slices = crate::inflater::slices(start, end, slice);
     let read = |&(at, size): &(u64, usize)| {
         blob.slice_with_f64_and_f64(at as f64, (at + size as u64) as f64)

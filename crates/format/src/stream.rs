@@ -149,6 +149,15 @@ impl StreamDecoder {
         self.inflate.as_ref()
     }
 
+    /// Makes room for `bytes` more decompressed bytes (see [`StreamDecoder::inflate_only`]):
+    /// room reserved as much as a slice's compressed records hold keeps their buffer from
+    /// growing by doubling, to twice what it needs.
+    pub fn reserve_inflated(&mut self, bytes: usize) {
+        if let Some(i) = &mut self.inflate {
+            i.bytes.reserve(bytes);
+        }
+    }
+
     /// Drops the bytes decompressed so far, keeping their memory for the next ones.
     pub fn clear_inflated(&mut self) {
         if let Some(i) = &mut self.inflate {
