@@ -293,17 +293,14 @@ impl ZstdStream {
     }
 
     /// Moves the decompressed bytes not yet returned as records to the end of `into`.
-    /// Returns how many bytes it moved.
-    pub fn take_output(&mut self, into: &mut Vec<u8>) -> usize {
+    fn take_output(&mut self, into: &mut Vec<u8>) {
         let pending = self.out.get(self.out_start..).unwrap_or(&[]);
-        let moved = pending.len();
         into.extend_from_slice(pending);
         self.out_pos += self.out.len() as u64;
         self.out.clear();
         self.out_start = 0;
         // Only `next_record` looks at them, which a stream that hands its bytes over never calls.
         self.origins.clear();
-        moved
     }
 
     /// What [`ZstdStream::push`] does with `rec`, with its decompressed bytes made elsewhere:

@@ -55,10 +55,51 @@ pub struct StreamDecoder {
     /// and not framed, for [`StreamDecoder::take_inflated`].
     inflate: Option<Inflated>,
     /// Set by [`StreamDecoder::supply_inflated`]: the compressed records' bytes, decompressed
-    /// elsewhere; the first `supply_used` bytes of the supply are taken.
-    supply: Option<Inflated>,
-    supply_records: VecDeque<InflatedRecord>,
-    supply_used: usize,
+    /// elsewhere.
+    supply: Option<Supply>,
+}
+
+/// The bytes supplied by [`StreamDecoder::supply_inflated`] and not taken yet.
+#[derive(Debug, Default)]
+struct Supply {
+    bytes: Vec<u8>,
+    /// `bytes[..used]` are taken.
+    used: usize,
+    records: VecDeque<InflatedRecord>,
+}
+
+impl Supply {
+    /// Appends `inflated` (dropping the bytes taken so far once they are all taken).
+    fn add(&mut self, inflated: Inflated) {
+        if self.used >= self.bytes.len() {
+            self.used = 0;
+            self.bytes = inflated.bytes;
+        } else {
+            self.bytes.extend_from_slice(&inflated.bytes);
+        }
+        self.records.extend(inflated.records);
+    }
+
+    /// The decompressed bytes of the compressed record at `offset` (the next one supplied), or
+    /// why there are none: its own failure, or [`NOT_SUPPLIED`] when the next one supplied is
+    /// another record's (the decompressor's state is lost then: it and every later one fail).
+    fn take(&mut self, offset: u64) -> core::result::Result<&[u8], &'static str> {
+        let r = self
+            .records
+            .pop_front()
+            .filter(|r| r.offset == offset)
+            .ok_or(NOT_SUPPLIED)?;
+        let from = self.used;
+        let to = usize::try_from(r.len)
+            .ok()
+            .and_then(|n| from.checked_add(n));
+        self.used = to.unwrap_or(usize::MAX);
+        if let Some(what) = r.failure {
+            return Err(what);
+        }
+        to.and_then(|to| self.bytes.get(from..to))
+            .ok_or(NOT_SUPPLIED)
+    }
 }
 
 /// The decompressed bytes of compressed records, made by a [`StreamDecoder`] that only
@@ -121,8 +162,6 @@ impl StreamDecoder {
             },
             inflate: None,
             supply: None,
-            supply_records: VecDeque::new(),
-            supply_used: 0,
         }
     }
 
@@ -172,17 +211,9 @@ impl StreamDecoder {
     /// (what another decoder supplied of the records that come after the ones pushed so far,
     /// in order). A compressed record with none supplied is an error.
     pub fn supply_inflated(&mut self, inflated: Inflated) {
-        let supply = self.supply.get_or_insert_with(Inflated::default);
-        if self.supply_used >= supply.bytes.len() {
-            supply.bytes.clear();
-            self.supply_used = 0;
-        }
-        if supply.bytes.is_empty() {
-            supply.bytes = inflated.bytes;
-        } else {
-            supply.bytes.extend_from_slice(&inflated.bytes);
-        }
-        self.supply_records.extend(inflated.records);
+        self.supply
+            .get_or_insert_with(Supply::default)
+            .add(inflated);
     }
 
     /// The byte order, once known.
@@ -352,39 +383,9 @@ impl StreamDecoder {
                 ) {
                     let z = self.zstd.get_or_insert_with(|| ZstdStream::new(endian));
                     let pushed = if let Some(into) = &mut self.inflate {
-                        let (pushed, len) = z.push_into(&rec, &mut into.bytes);
-                        let failure = match &pushed {
-                            Err(Error {
-                                kind: ErrorKind::Decompression { what },
-                                ..
-                            }) => Some(*what),
-                            _ => None,
-                        };
-                        into.records.push(InflatedRecord {
-                            offset: rec.offset,
-                            len: len as u64,
-                            failure,
-                        });
-                        pushed
-                    } else if let Some(supply) = &self.supply {
-                        match self.supply_records.pop_front() {
-                            Some(r) if r.offset == rec.offset => {
-                                let from = self.supply_used;
-                                let to = usize::try_from(r.len)
-                                    .ok()
-                                    .and_then(|n| from.checked_add(n));
-                                let bytes = to.and_then(|to| supply.bytes.get(from..to));
-                                self.supply_used = to.unwrap_or(usize::MAX);
-                                match (r.failure, bytes) {
-                                    (Some(what), _) => z.push_inflated(&rec, Err(what)),
-                                    (None, Some(bytes)) => z.push_inflated(&rec, Ok(bytes)),
-                                    (None, None) => z.push_inflated(&rec, Err(NOT_SUPPLIED)),
-                                }
-                            }
-                            // The decompressor's state is lost: this record and every later
-                            // one fail.
-                            _ => z.push_inflated(&rec, Err(NOT_SUPPLIED)),
-                        }
+                        inflate_into(z, &rec, into)
+                    } else if let Some(supply) = &mut self.supply {
+                        z.push_inflated(&rec, supply.take(rec.offset))
                     } else {
                         z.push(&rec)
                     };
@@ -429,6 +430,25 @@ impl StreamDecoder {
         }
         None
     }
+}
+
+/// Decompresses `rec` into `into` (a decoder that only decompresses), with the record's
+/// entry; returns what [`ZstdStream::push`] would.
+fn inflate_into(z: &mut ZstdStream, rec: &RawRecord<'_>, into: &mut Inflated) -> Result<()> {
+    let (pushed, len) = z.push_into(rec, &mut into.bytes);
+    let failure = match &pushed {
+        Err(Error {
+            kind: ErrorKind::Decompression { what },
+            ..
+        }) => Some(*what),
+        _ => None,
+    };
+    into.records.push(InflatedRecord {
+        offset: rec.offset,
+        len: len as u64,
+        failure,
+    });
+    pushed
 }
 
 /// Why a compressed record whose decompressed bytes were to be supplied
