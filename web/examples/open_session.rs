@@ -314,6 +314,16 @@ fn main() {
         }
         return;
     }
+    // `OPEN_SESSION_REPEAT=N`: the file read into memory once, then the records pass (summary,
+    // begin, every slice, finish) N times: each pass's time and the fastest, to compare two
+    // builds' passes without the disk and page cache in the figures.
+    if let Some(n) = std::env::var("OPEN_SESSION_REPEAT")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        repeat_pass(&path, len, slice, n);
+        return;
+    }
     let summary = SummaryReader::read_from(&mut source, slice);
     let summary_ms = t.elapsed().as_secs_f64() * 1e3;
     // The session's clock: each call is a phase mark, noted with the heap at that moment.
@@ -701,4 +711,73 @@ fn main() {
         mb(heap().1),
         mb(grown())
     );
+}
+
+/// The file's bytes, read from memory (`OPEN_SESSION_REPEAT`).
+struct InMemory(std::sync::Arc<Vec<u8>>);
+
+impl ReadAt for InMemory {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn read_at(&mut self, offset: u64, size: u64) -> Result<Vec<u8>, Error> {
+        let mut buf = vec![0; usize::try_from(size).unwrap()];
+        self.read_into(offset, &mut buf)?;
+        Ok(buf)
+    }
+    fn read_into(&mut self, offset: u64, out: &mut [u8]) -> Result<(), Error> {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        match self.0.get(start..start.saturating_add(out.len())) {
+            Some(bytes) => {
+                out.copy_from_slice(bytes);
+                Ok(())
+            }
+            None => Err(Error::new(
+                offset,
+                ErrorKind::UnexpectedEof {
+                    what: "file",
+                    needed: out.len() as u64,
+                    available: self.len().saturating_sub(offset),
+                },
+            )),
+        }
+    }
+}
+
+/// `OPEN_SESSION_REPEAT=N`: the records pass `n` times over the file held in memory.
+fn repeat_pass(path: &str, len: u64, slice: usize, n: usize) {
+    let mut bytes = std::fs::read(path).expect("a readable file");
+    bytes.truncate(usize::try_from(len).unwrap());
+    let bytes = std::sync::Arc::new(bytes);
+    let mut times = Vec::new();
+    for i in 0..n {
+        let t = std::time::Instant::now();
+        let mut source = InMemory(bytes.clone());
+        let summary = SummaryReader::read_from(&mut source, slice);
+        let mut opening = Session::begin(
+            Box::new(source),
+            summary,
+            Vec::new(),
+            UnknownNames::Module,
+            slice,
+            &|| t.elapsed().as_secs_f64() * 1e3,
+            Timings::default(),
+        );
+        while let Some((at, size)) = opening.next_slice() {
+            opening.push_from_source(at, size);
+        }
+        let session = opening.finish(&mut |_| {}, &|| t.elapsed().as_secs_f64() * 1e3);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        println!(
+            "pass {}: {ms:.1} ms, {} samples",
+            i + 1,
+            session.profile().samples.len()
+        );
+        times.push(ms);
+        drop(session);
+    }
+    times.sort_by(f64::total_cmp);
+    if let (Some(min), Some(median)) = (times.first(), times.get(times.len() / 2)) {
+        println!("passes: fastest {min:.1} ms, median {median:.1} ms");
+    }
 }

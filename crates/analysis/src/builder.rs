@@ -160,6 +160,18 @@ impl RecentRanges {
     }
 }
 
+/// A process as the builder knows it (see [`ProfileBuilder::processes`]).
+#[derive(Clone, Debug, Default)]
+struct Process {
+    /// Its mappings.
+    space: AddressSpace,
+    /// A number that changes whenever its mappings change (for unwinder caches and the
+    /// per-thread stack memory); 0 while it has none of its own (no MMAP or FORK seen).
+    generation: u64,
+    /// One frame per module: the last two address ranges its samples met.
+    ranges: RecentRanges,
+}
+
 /// Builds a [`Profile`] from records.
 pub struct ProfileBuilder {
     profile: Profile,
@@ -174,19 +186,17 @@ pub struct ProfileBuilder {
     pub symbolize: bool,
     kernel: AddressSpace,
     kernel_module: Option<ModuleIndex>,
-    processes: FxHashMap<u32, AddressSpace>,
-    /// A number that changes whenever a process's mappings change (for unwinder caches and
-    /// the per-thread stack memory).
-    generations: FxHashMap<u32, u64>,
+    /// Per process: its mappings, their generation and the ranges its samples met last (one
+    /// lookup a sample finds all three).
+    processes: FxHashMap<u32, Process>,
     next_generation: u64,
     /// Changes whenever the kernel's mappings change.
     kernel_generation: u64,
-    /// One frame per module: the last two address ranges met in the kernel and in each
-    /// process (a mapping, or a gap between mappings), with their frame (see
-    /// [`RecentRanges`]). Per process: samples in time order come from one CPU then another,
+    /// One frame per module: the last two address ranges met in the kernel (a mapping, or a
+    /// gap between mappings), with their frame (see [`RecentRanges`]); each process has its
+    /// own ([`Process::ranges`]): samples in time order come from one CPU then another,
     /// mostly of another process.
     kernel_ranges: RecentRanges,
-    user_ranges: FxHashMap<u32, RecentRanges>,
     /// Modules that name their only function (KSYMBOL: BPF programs, JIT code in the kernel).
     named_modules: FxHashMap<ModuleIndex, String>,
     /// Whether each module is in `named_modules`.
@@ -351,11 +361,9 @@ impl ProfileBuilder {
             kernel: AddressSpace::default(),
             kernel_module: None,
             processes: FxHashMap::default(),
-            generations: FxHashMap::default(),
             next_generation: 0,
             kernel_generation: 0,
             kernel_ranges: RecentRanges::default(),
-            user_ranges: FxHashMap::default(),
             named_modules: FxHashMap::default(),
             named_flags: Vec::new(),
             nameable: Vec::new(),
@@ -424,20 +432,24 @@ impl ProfileBuilder {
             (filename.to_owned(), false)
         };
         let module = self.profile.intern_module(&path, build_id)?;
-        self.processes.entry(pid).or_default().insert(Mapping {
-            start,
-            end,
-            pgoff,
-            module,
-            identity,
-        });
+        self.processes
+            .entry(pid)
+            .or_default()
+            .space
+            .insert(Mapping {
+                start,
+                end,
+                pgoff,
+                module,
+                identity,
+            });
         self.bump_generation(pid);
         Ok(())
     }
 
     fn bump_generation(&mut self, pid: u32) {
         self.next_generation += 1;
-        self.generations.insert(pid, self.next_generation);
+        self.processes.entry(pid).or_default().generation = self.next_generation;
     }
 
     /// KSYMBOL (register): kernel code at `[addr, addr + len)` named `name` (a BPF program or
@@ -464,7 +476,10 @@ impl ProfileBuilder {
 
     /// The mappings of a process, if it has any.
     pub fn address_space(&self, pid: u32) -> Option<&AddressSpace> {
-        self.processes.get(&pid)
+        self.processes
+            .get(&pid)
+            .filter(|p| p.generation != 0)
+            .map(|p| &p.space)
     }
 
     /// Unwinds a DWARF-mode sample's user stack (registers and stack copy) with the binaries
@@ -479,9 +494,11 @@ impl ProfileBuilder {
         little_endian: bool,
         out: &mut Vec<u64>,
     ) -> UnwindOutcome {
-        let empty = AddressSpace::default();
-        let space = self.processes.get(&pid).unwrap_or(&empty);
-        let generation = self.generations.get(&pid).copied().unwrap_or(0);
+        let empty = Process::default();
+        let Process {
+            space, generation, ..
+        } = self.processes.get(&pid).unwrap_or(&empty);
+        let generation = *generation;
         let profile = &self.profile;
         let resolver = &mut self.resolver;
         let mut load = |m: ModuleIndex| -> Option<crate::symbols::resolver::ElfBytes> {
@@ -544,8 +561,9 @@ impl ProfileBuilder {
             self.set_thread(pid, tid, t);
         }
         if pid != ppid {
-            if let Some(space) = self.processes.get(&ppid).cloned() {
-                self.processes.insert(pid, space);
+            let parent = self.processes.get(&ppid).filter(|p| p.generation != 0);
+            if let Some(space) = parent.map(|p| p.space.clone()) {
+                self.processes.entry(pid).or_default().space = space;
                 self.bump_generation(pid);
             }
         }
@@ -946,19 +964,20 @@ impl ProfileBuilder {
             &mut self.leaf_first,
             &mut self.entries,
         );
-        // The root part shared with the thread's previous stack is interned already.
-        let generations = (
-            self.generations.get(&s.pid).copied().unwrap_or(0),
-            self.kernel_generation,
-        );
+        // The root part shared with the thread's previous stack is interned already. The
+        // processes' map is taken out while the stack is interned (that needs `&mut self`).
+        let mut processes = std::mem::take(&mut self.processes);
+        let process = processes.entry(s.pid).or_default();
+        let generations = (process.generation, self.kernel_generation);
         let entries = std::mem::take(&mut self.entries);
         let reused = state.last.pick(generations, &entries);
         let added = match entries.get(reused..) {
             Some(rest) if !rest.is_empty() => {
-                self.add_entries((s.pid, generations.0), rest, &mut state.last.current)
+                self.add_entries(s.pid, process, rest, &mut state.last.current)
             }
             _ => Ok(()),
         };
+        self.processes = processes;
         self.entries = entries;
         let stack = state.last.current.top();
         added?;
@@ -977,21 +996,20 @@ impl ProfileBuilder {
     }
 
     /// Interns `entries` (root first) on top of `last`, recording each node in it, for the
-    /// sample of process `pid` whose address space is at `generation`.
+    /// sample of `process` (its pid `pid`).
     fn add_entries(
         &mut self,
-        (pid, generation): (u32, u64),
+        pid: u32,
+        process: &mut Process,
         entries: &[ChainEntry],
         last: &mut LastStack,
     ) -> Result<(), CapacityError> {
-        // Looked up once per sample; the maps are taken out (frame_run needs `&mut self` to
-        // intern), not the process's mappings.
-        let processes = std::mem::take(&mut self.processes);
-        let mut user_ranges = std::mem::take(&mut self.user_ranges);
-        let user = user_ranges.entry(pid).or_default();
         // The ranges met by the samples before hold while their address spaces are unchanged.
-        let valid_for = [(u32::MAX, self.kernel_generation), (pid, generation)];
-        let mut recent = [self.kernel_ranges, *user];
+        let valid_for = [
+            (u32::MAX, self.kernel_generation),
+            (pid, process.generation),
+        ];
+        let mut recent = [self.kernel_ranges, process.ranges];
         for (r, key) in recent.iter_mut().zip(valid_for) {
             if r.valid_for != key {
                 *r = RecentRanges {
@@ -1000,10 +1018,9 @@ impl ProfileBuilder {
                 };
             }
         }
-        let result = self.add_entries_in(processes.get(&pid), entries, last, &mut recent);
-        [self.kernel_ranges, *user] = recent;
-        self.user_ranges = user_ranges;
-        self.processes = processes;
+        let space = (process.generation != 0).then_some(&process.space);
+        let result = self.add_entries_in(space, entries, last, &mut recent);
+        [self.kernel_ranges, process.ranges] = recent;
         result
     }
 
