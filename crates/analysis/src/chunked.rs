@@ -71,6 +71,22 @@ impl<T> Chunked<T> {
     /// (doubling, up to a block) so that small tables stay small; the next ones are made whole.
     #[inline]
     pub fn push(&mut self, value: T) {
+        // Most pushes: the last block has room already (one comparison).
+        if let Some(last) = self.chunks.last_mut() {
+            if last.len() < last.capacity().min(Self::PER) {
+                last.push(value);
+                self.len += 1;
+                return;
+            }
+        }
+        self.push_cold(value);
+    }
+
+    /// [`Chunked::push`] when the last block is full (or its capacity is): grows it or adds a
+    /// block.
+    #[cold]
+    #[inline(never)]
+    fn push_cold(&mut self, value: T) {
         match self.chunks.last_mut() {
             Some(last) if last.len() < Self::PER => {
                 if last.len() == last.capacity() {
