@@ -939,6 +939,9 @@ impl SliceReads {
     }
 }
 
+/// How often (ms) a records pass tells the page how far it is, at most.
+const PROGRESS_EVERY_MS: f64 = 100.0;
+
 /// Feeds `opening` every slice of its records, in order, from `reads`. Without a reader (it
 /// could not start, or failed), the rest is read here. Returns the ms spent waiting for
 /// slices, whether an inflater decompressed the records, and its wasm memory (bytes).
@@ -957,6 +960,16 @@ async fn push_slices(
         Inflation::None
     };
     let mut inflater_memory: f64 = 0.0;
+    // The page hears how far the pass is at most every PROGRESS_EVERY_MS: each message
+    // re-renders its loading view, on the core that also serves the reads.
+    let mut last_progress = f64::NEG_INFINITY;
+    let mut report = |opening: &Opening| {
+        let now = now_ms();
+        if now - last_progress >= PROGRESS_EVERY_MS {
+            last_progress = now;
+            progress(opening.progress());
+        }
+    };
     // (A few hundred at most: a list of positions.)
     let slices = reads.slices.clone();
     let mut waited_ms = 0.0;
@@ -982,7 +995,7 @@ async fn push_slices(
                     if let Some(h) = helper {
                         h.forward(at, slice.raw.buffer().dyn_ref());
                     }
-                    progress(opening.progress());
+                    report(opening);
                     if opening.next_slice().is_none() {
                         break;
                     }
@@ -1040,7 +1053,7 @@ async fn push_slices(
                 }
             }
         }
-        progress(opening.progress());
+        report(opening);
         if opening.next_slice().is_none() {
             // Read (or ended by an error).
             break;
