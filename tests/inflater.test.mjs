@@ -1,7 +1,8 @@
 // A `perf record -z` file's compressed records are decompressed by another worker, an inflater
 // (web/src/inflater.rs), for big files; `?inflate=1` forces it on any compressed file,
 // `?inflate=0` turns it off. The page must show the same profile either way, also when the
-// inflater fails part of the way (`?inflatefail=K`) and the parser decompresses the rest:
+// inflater fails part of the way (`?inflatefail=K`) or stops answering (`?inflatestall=K`) and
+// the parser decompresses the rest:
 // perf's sample count, the flame total, the same folded stacks, and the same record counts. Files are read in
 // small slices, so that records are cut between slices and between compressed records.
 import { test, before, after } from 'node:test';
@@ -73,6 +74,13 @@ async function compare(path, perfSamples, slice) {
   assert.equal(failed.samples, perfSamples);
   assert.equal(failed.records, here.records);
   assert.deepEqual(failed.folded, here.folded);
+  // It stopped answering after 2 slices: once the analysis worker's patience (5 s) runs out,
+  // the parser decompresses the rest, as when it fails.
+  const stalled = await open(path, `slice=${slice}&inflate=1&inflatestall=2`, /the decompressing worker sent nothing for 5 s: the rest of the file is read and decompressed by the parser/);
+  assert.equal(stalled.inflater, 'Failed', stalled.text);
+  assert.equal(stalled.samples, perfSamples);
+  assert.equal(stalled.records, here.records);
+  assert.deepEqual(stalled.folded, here.folded);
   assert.ok(here.folded.length > 10, `${here.folded.length} folded lines`);
 }
 

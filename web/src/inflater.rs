@@ -32,6 +32,11 @@ pub const AHEAD: u32 = 3;
 /// Slices the inflater has the browser read ahead of the one it decompresses.
 pub const READ_AHEAD: usize = 3;
 
+/// How long (ms) the analysis worker waits for the inflater's next slice before it takes the
+/// inflater for stuck and decompresses the rest itself. A slice takes it ~25 ms; giving up
+/// on a slow one only costs time.
+pub const PATIENCE_MS: f64 = 5_000.0;
+
 /// Compressed files with fewer bytes of records than this are decompressed by the analysis
 /// worker itself: starting another takes longer than their zstd.
 pub const INFLATE_MIN_BYTES: u64 = 4 << 20;
@@ -176,11 +181,13 @@ impl Inflater {
         }
     }
 
-    /// The next slice, which must start at `at`; or why the inflater cannot send it.
+    /// The next slice, which must start at `at`; or why the inflater cannot send it (also
+    /// when it sent nothing for [`PATIENCE_MS`]).
     pub async fn next(&self, at: u64) -> Result<InflatedSlice, String> {
         if self.inbox.broken.get() {
             return Err("a message could not be posted to the decompressing worker".into());
         }
+        let since = crate::worker::now_ms();
         loop {
             let answer = self.inbox.answers.borrow_mut().pop_front();
             match answer {
@@ -196,11 +203,29 @@ impl Inflater {
                 }
                 Some(Answer::Failed(why)) => return Err(why),
                 None => {
+                    let left = PATIENCE_MS - (crate::worker::now_ms() - since);
+                    if left <= 0.0 {
+                        return Err(format!(
+                            "the decompressing worker sent nothing for {} s",
+                            PATIENCE_MS / 1e3
+                        ));
+                    }
+                    // Woken by its next answer, or when the patience runs out.
                     let inbox = self.inbox.clone();
+                    let mut timer = None;
                     let wait = Promise::new(&mut |resolve, _| {
+                        timer = crate::worker::scope()
+                            .set_timeout_with_callback_and_timeout_and_arguments_0(
+                                &resolve,
+                                left.ceil() as i32,
+                            )
+                            .ok();
                         inbox.waiting.replace(Some(resolve));
                     });
                     let _ = JsFuture::from(wait).await;
+                    if let Some(t) = timer {
+                        crate::worker::scope().clear_timeout_with_handle(t);
+                    }
                 }
             }
         }

@@ -688,11 +688,17 @@ async fn inflate(
     let mut reads = std::collections::VecDeque::new();
     let mut asked = 0;
     let origin = scope().performance().map_or(0.0, |p| p.time_origin());
-    // (Tests: `?inflatefail=K`, the failure of an inflater at its K-th slice.)
+    // (Tests: `?inflatefail=K`, the failure of an inflater at its K-th slice;
+    // `?inflatestall=K`, an inflater that stops answering there.)
     let fail_at = query_param("inflatefail").and_then(|k| k.parse::<usize>().ok());
+    let stall_at = query_param("inflatestall").and_then(|k| k.parse::<usize>().ok());
     for (k, &(at, size)) in slices.iter().enumerate() {
         if fail_at == Some(k) {
             return Err(format!("told to fail at slice {k} (inflatefail)"));
+        }
+        if stall_at == Some(k) {
+            let never = js_sys::Promise::new(&mut |_, _| {});
+            let _ = JsFuture::from(never).await;
         }
         while reads.len() < crate::inflater::READ_AHEAD {
             let Some(s) = slices.get(asked) else { break };
@@ -1626,7 +1632,7 @@ async fn read_all(blob: &Blob, progress: impl Fn(f64)) -> Result<Vec<u8>, String
     Ok(out)
 }
 
-fn scope() -> DedicatedWorkerGlobalScope {
+pub(crate) fn scope() -> DedicatedWorkerGlobalScope {
     js_sys::global().unchecked_into()
 }
 

@@ -298,9 +298,13 @@ impl AnalysisWorker {
         if let Some(p) = param("inflatewarm").filter(|p| p.parse::<u32>().is_ok()) {
             passed.push(format!("inflatewarm={p}"));
         }
-        // `?inflatefail=K` (tests): that worker fails at the K-th slice.
+        // `?inflatefail=K` (tests): that worker fails at the K-th slice; `?inflatestall=K`:
+        // it stops answering there.
         if let Some(p) = param("inflatefail").filter(|p| p.parse::<u32>().is_ok()) {
             passed.push(format!("inflatefail={p}"));
+        }
+        if let Some(p) = param("inflatestall").filter(|p| p.parse::<u32>().is_ok()) {
+            passed.push(format!("inflatestall={p}"));
         }
         let script = if passed.is_empty() {
             WORKER_SCRIPT.to_string()
