@@ -105,6 +105,20 @@ test('a reader worker that fails to start (its script missing): the worker reads
   }
 });
 
+test('a reader worker that stops answering (?readerstall=2): after 5 s the worker reads the rest itself', async () => {
+  const { page, errors } = await openApp(browser.context, `${server.url}?slice=4093&readerstall=2`);
+  await page.setInputFiles('#file', EXAMPLE);
+  assert.equal(await waitForState(page, ['loaded', 'error'], 60_000), 'loaded');
+  assert.equal(await sampleCount(page), EXAMPLE_PERF.length);
+  await showTab(page, 'flame');
+  assert.equal(await flameTotal(page), EXAMPLE_PERF.length);
+  // (Each warning shows on the worker's console and again on the page's.)
+  const fellBack = errors.filter((e) => /console\.warning: the reader worker failed: the rest of the file is read by the parser/.test(e));
+  assert.equal(fellBack.filter((e) => e.startsWith('worker ')).length, 1, errors.join('\n'));
+  assert.deepEqual(errors.filter((e) => !fellBack.includes(e)), []);
+  await page.close();
+});
+
 test('the reader worker reads a slice into a buffer handed back to it, and into a new one when none has the slice\'s size', async () => {
   const { page, errors } = await openApp(browser.context, server.url);
   const got = await page.evaluate(async () => {

@@ -58,6 +58,12 @@ async function answer({ id, blob, start, end }) {
 const KEEP_SPARES_MS = 10_000;
 let idle = 0;
 
+// (Tests: `?readerstall=K` in this script's address, a reader that stops answering at its
+// K-th request, counted from 0.)
+const stallAt = Number(new URL(self.location.href).searchParams.get('readerstall') ?? -1);
+let requests = 0;
+let stalled = false;
+
 onmessage = (event) => {
   clearTimeout(idle);
   idle = setTimeout(() => { spares.length = 0; }, KEEP_SPARES_MS);
@@ -66,6 +72,8 @@ onmessage = (event) => {
     spares.push(d.spare);
     return;
   }
+  if (requests++ === stallAt) stalled = true;
+  if (stalled) return;
   // One request at a time, in order; each answered, whatever happens.
   queue = queue.then(() => answer(d)).catch((error) => postMessage({ id: d.id, error: String(error) }));
 };

@@ -1293,13 +1293,23 @@ struct SliceReader {
 /// Why a request to a failed reader worker failed.
 const READER_FAILED: &str = "the reader worker failed";
 
+/// How long (ms) a slice asked of the reader worker may take before the reader is taken for
+/// stuck (the pass then reads the rest itself, as when it fails). A slice takes it ~50 ms;
+/// giving up on a slow one only costs time.
+const READER_PATIENCE_MS: i32 = 5_000;
+
 /// The reader's script, next to `worker_loader.js` (a nested worker's address is relative to
 /// its parent's script).
 const READER_SCRIPT: &str = "./reader.js";
 
 impl SliceReader {
     fn start() -> Result<SliceReader, JsValue> {
-        let worker = web_sys::Worker::new(READER_SCRIPT)?;
+        // (Tests: `?readerstall=K`, a reader that stops answering at its K-th request.)
+        let script = match query_param("readerstall").filter(|k| k.parse::<u32>().is_ok()) {
+            Some(k) => format!("{READER_SCRIPT}?readerstall={k}"),
+            None => READER_SCRIPT.to_string(),
+        };
+        let worker = web_sys::Worker::new(&script)?;
         let pending: std::rc::Rc<
             RefCell<std::collections::HashMap<u32, (js_sys::Function, js_sys::Function)>>,
         > = Default::default();
@@ -1377,6 +1387,21 @@ impl SliceReader {
                 let _ = reject.call1(&JsValue::NULL, &e);
             }
         }
+        // Unanswered after READER_PATIENCE_MS: fails (a late answer is then let go).
+        let pending = self.pending.clone();
+        let give_up = Closure::once_into_js(move || {
+            if let Some((_, reject)) = pending.borrow_mut().remove(&id) {
+                let why = format!(
+                    "the reader worker sent nothing for {} s",
+                    READER_PATIENCE_MS / 1000
+                );
+                let _ = reject.call1(&JsValue::NULL, &JsValue::from(why));
+            }
+        });
+        let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(
+            give_up.unchecked_ref(),
+            READER_PATIENCE_MS,
+        );
         JsFuture::from(promise)
     }
 }

@@ -306,6 +306,10 @@ impl AnalysisWorker {
         if let Some(p) = param("inflatestall").filter(|p| p.parse::<u32>().is_ok()) {
             passed.push(format!("inflatestall={p}"));
         }
+        // `?readerstall=K` (tests): the reader worker stops answering at its K-th request.
+        if let Some(p) = param("readerstall").filter(|p| p.parse::<u32>().is_ok()) {
+            passed.push(format!("readerstall={p}"));
+        }
         let script = if passed.is_empty() {
             WORKER_SCRIPT.to_string()
         } else {
