@@ -980,14 +980,9 @@ async fn push_slices(
     let slices = reads.slices.clone();
     let mut waited_ms = 0.0;
     for &(at, size) in &slices {
+        let mut pushed = false;
         if let Some(inflater) = &reads.inflater {
-            let t0 = now_ms();
-            let got = inflater.next(at).await;
-            waited_ms += now_ms() - t0;
-            if now_ms() - t0 > 1.0 {
-                measure("slice wait", t0);
-            }
-            match got {
+            match slice_wait(inflater.next(at), &mut waited_ms).await {
                 Ok(slice) => {
                     // The inflater's steps, on this worker's clock.
                     let origin = scope().performance().map_or(0.0, |p| p.time_origin());
@@ -1001,12 +996,7 @@ async fn push_slices(
                     if let Some(h) = helper {
                         h.forward(at, slice.raw.buffer().dyn_ref());
                     }
-                    report(opening);
-                    if opening.next_slice().is_none() {
-                        break;
-                    }
-                    previews.maybe_send(opening);
-                    continue;
+                    pushed = true;
                 }
                 Err(why) => {
                     web_sys::console::warn_1(&JsValue::from(format!(
@@ -1018,44 +1008,38 @@ async fn push_slices(
                 }
             }
         }
-        reads.ask(blob);
-        let got = match reads.ahead.pop_front() {
-            Some(read) => {
-                let t0 = now_ms();
-                let got = read.await;
-                waited_ms += now_ms() - t0;
-                if now_ms() - t0 > 1.0 {
-                    measure("slice wait", t0);
-                }
-                got.ok()
-            }
-            None => None,
-        };
-        match got {
-            Some(buffer) => {
-                let array = Uint8Array::new(&buffer);
-                opening.push(size, |out| copy_whole(&array, at, out));
-                match (helper, &reads.reader) {
-                    (Some(h), _) => h.forward(at, buffer.dyn_ref()),
-                    // Copied: the reader may read another slice into it.
-                    (None, Some(r)) => {
-                        if let Some(b) = buffer.dyn_ref() {
-                            r.give_back(b);
+        if !pushed {
+            reads.ask(blob);
+            let got = match reads.ahead.pop_front() {
+                Some(read) => slice_wait(read, &mut waited_ms).await.ok(),
+                None => None,
+            };
+            match got {
+                Some(buffer) => {
+                    let array = Uint8Array::new(&buffer);
+                    opening.push(size, |out| copy_whole(&array, at, out));
+                    match (helper, &reads.reader) {
+                        (Some(h), _) => h.forward(at, buffer.dyn_ref()),
+                        // Copied: the reader may read another slice into it.
+                        (None, Some(r)) => {
+                            if let Some(b) = buffer.dyn_ref() {
+                                r.give_back(b);
+                            }
                         }
+                        (None, None) => {}
                     }
-                    (None, None) => {}
                 }
-            }
-            None => {
-                if reads.reader.take().is_some() {
-                    web_sys::console::warn_1(&JsValue::from(
-                        "the reader worker failed: the rest of the file is read by the parser",
-                    ));
-                }
-                reads.ahead.clear();
-                opening.push_from_source(at, size);
-                if let Some(h) = helper {
-                    h.forward(at, None);
+                None => {
+                    if reads.reader.take().is_some() {
+                        web_sys::console::warn_1(&JsValue::from(
+                            "the reader worker failed: the rest of the file is read by the parser",
+                        ));
+                    }
+                    reads.ahead.clear();
+                    opening.push_from_source(at, size);
+                    if let Some(h) = helper {
+                        h.forward(at, None);
+                    }
                 }
             }
         }
@@ -1072,6 +1056,19 @@ async fn push_slices(
     (waited_ms, inflation, inflater_memory)
 }
 
+/// Awaits `wait` (a slice being read or decompressed), adding the time to `waited_ms`; a wait
+/// of more than 1 ms is marked "slice wait".
+async fn slice_wait<T>(wait: impl std::future::Future<Output = T>, waited_ms: &mut f64) -> T {
+    let t0 = now_ms();
+    let got = wait.await;
+    let waited = now_ms() - t0;
+    *waited_ms += waited;
+    if waited > 1.0 {
+        measure("slice wait", t0);
+    }
+    got
+}
+
 /// Starts the worker that decompresses the records of `opening`'s file for this one
 /// ([`crate::inflater`]) when it has compressed records, [`INFLATE_MIN_BYTES`] of records or
 /// more, and the machine more than one core. `?inflate=1` in the page's address starts it for
@@ -1080,17 +1077,11 @@ async fn push_slices(
 /// [`INFLATE_MIN_BYTES`]: crate::inflater::INFLATE_MIN_BYTES
 fn start_inflater(opening: &Opening, blob: &Blob) -> Option<crate::inflater::Inflater> {
     use crate::inflater::{Inflater, INFLATE_MIN_BYTES};
-    // Without the reader worker the file is read here without yielding.
-    if location_search().contains("reader=0") {
-        return None;
-    }
+    let forced = inflater_setting()?;
     let records = opening.compressed_records()?;
     let bytes = records.1.saturating_sub(records.0);
-    match query_param("inflate").as_deref() {
-        Some("0") => return None,
-        Some("1") => {}
-        _ if bytes < INFLATE_MIN_BYTES || crate::stack_helper::cores() < 2.0 => return None,
-        _ => {}
+    if !forced && (bytes < INFLATE_MIN_BYTES || crate::stack_helper::cores() < 2.0) {
+        return None;
     }
     match NEXT_INFLATER.take().map_or_else(Inflater::start, Ok) {
         Ok(inflater) => {
@@ -1107,14 +1098,24 @@ fn start_inflater(opening: &Opening, blob: &Blob) -> Option<crate::inflater::Inf
     }
 }
 
+/// What the page's address says of inflaters: `None` when there is to be none (`?inflate=0`,
+/// or `?reader=0`: the file is then read here without yielding), else whether `?inflate=1`
+/// asks for one whatever the file and the machine.
+fn inflater_setting() -> Option<bool> {
+    if location_search().contains("reader=0") {
+        return None;
+    }
+    match query_param("inflate").as_deref() {
+        Some("0") => None,
+        Some("1") => Some(true),
+        _ => Some(false),
+    }
+}
+
 /// Starts the inflater of the next compressed file now (unless `?reader=0` or `?inflate=0`,
 /// or one is waiting already): it takes ~0.1 s to start, and is then ready when a file comes.
 fn prestart_inflater() {
-    let search = location_search();
-    if search.contains("reader=0")
-        || query_param("inflate").as_deref() == Some("0")
-        || crate::stack_helper::cores() < 2.0
-    {
+    if inflater_setting().is_none() || crate::stack_helper::cores() < 2.0 {
         return;
     }
     NEXT_INFLATER.with_borrow_mut(|i| {
