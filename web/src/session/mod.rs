@@ -413,34 +413,12 @@ impl Opening {
         size: usize,
         fill: impl FnOnce(&mut [u8]) -> Result<(), perfscope_format::Error>,
     ) {
-        let Ok(stream) = &mut self.stream else {
-            return;
-        };
-        match &mut self.inflater {
-            Some(local) => {
-                // The bytes go to the stream that decompresses, then to the pass's.
-                let mut bytes = vec![0; size];
-                let filled = fill(&mut bytes);
-                local.push(
-                    size,
-                    |out| {
-                        out.copy_from_slice(&bytes);
-                        Ok(())
-                    },
-                    &mut IgnoreRecords,
-                );
-                stream.supply_inflated(local.take_inflated());
-                stream.push(
-                    size,
-                    |out| {
-                        filled?;
-                        out.copy_from_slice(&bytes);
-                        Ok(())
-                    },
-                    &mut self.pass,
-                );
-            }
-            None => stream.push(size, fill, &mut self.pass),
+        if self.inflater.is_some() {
+            let mut bytes = vec![0; size];
+            let filled = fill(&mut bytes);
+            self.push_inflating(&bytes, filled);
+        } else if let Ok(stream) = &mut self.stream {
+            stream.push(size, fill, &mut self.pass);
         }
     }
 
@@ -450,16 +428,38 @@ impl Opening {
         if self.inflater.is_some() {
             let mut bytes = vec![0; size];
             let read = source.read_into(at, &mut bytes);
-            self.push(size, |out| {
-                read?;
-                out.copy_from_slice(&bytes);
-                Ok(())
-            });
+            self.push_inflating(&bytes, read);
             return;
         }
         if let Ok(stream) = &mut self.stream {
             stream.push(size, |out| source.read_into(at, out), &mut self.pass);
         }
+    }
+
+    /// After [`Opening::inflate_here`]: a slice's `bytes` (or why they could not be read) go to
+    /// the stream that decompresses, then, with what it decompressed, to the pass's.
+    fn push_inflating(&mut self, bytes: &[u8], filled: Result<(), perfscope_format::Error>) {
+        let (Ok(stream), Some(local)) = (&mut self.stream, &mut self.inflater) else {
+            return;
+        };
+        local.push(
+            bytes.len(),
+            |out| {
+                out.copy_from_slice(bytes);
+                Ok(())
+            },
+            &mut IgnoreRecords,
+        );
+        stream.supply_inflated(local.take_inflated());
+        stream.push(
+            bytes.len(),
+            |out| {
+                filled?;
+                out.copy_from_slice(bytes);
+                Ok(())
+            },
+            &mut self.pass,
+        );
     }
 
     /// The records of a `perf record -z` file, which another worker could decompress
