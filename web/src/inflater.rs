@@ -337,15 +337,7 @@ pub fn slice_message(
 /// The slices of `start..end`, `slice` bytes each but the last: those of the analysis
 /// worker's pass (`RecordStream::slices`).
 pub fn slices(start: u64, end: u64, slice: usize) -> Vec<(u64, usize)> {
-    let step = slice.max(1) as u64;
-    let mut out = Vec::new();
-    let mut at = start;
-    while at < end {
-        let size = step.min(end - at);
-        out.push((at, size as usize));
-        at += size;
-    }
-    out
+    perfscope_analysis::load::slices(start, end, slice as u64).collect()
 }
 
 /// In the inflater: a decoder of the records from `start` on, that only decompresses.

@@ -28,7 +28,7 @@ mod split;
 
 pub use event_names::EventNames;
 pub use sectioned::{
-    load_sectioned, load_sectioned_parts, stream_records, RecordSink, RecordStream,
+    load_sectioned, load_sectioned_parts, slices, stream_records, RecordSink, RecordStream,
 };
 pub use split::{
     can_share_stacks, deferred, deferred_ordinal, encode_part, fill_deferred, Part, SampleCheck,

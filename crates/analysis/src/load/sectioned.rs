@@ -246,17 +246,7 @@ impl RecordStream {
 
     /// Every slice still to read, in order.
     pub fn slices(&self) -> impl Iterator<Item = (u64, usize)> + '_ {
-        let (chunk, end) = (self.chunk, self.end);
-        let mut at = self.at;
-        std::iter::from_fn(move || {
-            if at >= end {
-                return None;
-            }
-            let size = chunk.min(end - at);
-            let slice = (at, usize::try_from(size).ok()?);
-            at += size;
-            Some(slice)
-        })
+        slices(self.at, self.end, self.chunk)
     }
 
     /// The slice [`RecordStream::next_slice`] named, of `size` bytes: `fill` writes its bytes
@@ -333,4 +323,21 @@ impl RecordStream {
             }
         }
     }
+}
+
+/// The slices, as (offset, size), of `start..end` read `chunk` bytes at a time: those of a
+/// [`RecordStream`] over those bytes (another worker that reads the same ones in step with it
+/// takes them from here).
+pub fn slices(start: u64, end: u64, chunk: u64) -> impl Iterator<Item = (u64, usize)> {
+    let chunk = chunk.max(1);
+    let mut at = start;
+    std::iter::from_fn(move || {
+        if at >= end {
+            return None;
+        }
+        let size = chunk.min(end - at);
+        let slice = (at, usize::try_from(size).ok()?);
+        at += size;
+        Some(slice)
+    })
 }
