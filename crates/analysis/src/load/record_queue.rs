@@ -20,19 +20,31 @@ struct Slot {
     header: RecordHeader,
     offset: u64,
     inner_offset: Option<u64>,
-    /// The chunk's id (ids grow by one per round).
-    chunk: u64,
+    /// The body's place in its chunk's bytes.
     start: usize,
     len: usize,
     /// The number the pusher gave the record.
     seq: u64,
 }
 
+/// The records of one round: their bodies, and their slots in arrival order. A slot is read
+/// once, when its record is released; the queue's sort moves only (chunk, slot) pairs, and the
+/// slots of a round are released in about the order they were written (each CPU's records
+/// arrive in time order), so the reads go through them almost in sequence. (Slots in one
+/// table, reused through a free list, were read at random: the read of the slot was most of
+/// the release.)
 #[derive(Debug, Default)]
 struct Chunk {
     bytes: Vec<u8>,
+    slots: Vec<Slot>,
     /// Records of this chunk not released yet.
     live: usize,
+}
+
+impl Chunk {
+    fn allocated(&self) -> usize {
+        self.bytes.capacity() + self.slots.capacity() * std::mem::size_of::<Slot>()
+    }
 }
 
 /// Chunks kept for reuse at most.
@@ -41,19 +53,18 @@ const SPARE_CHUNKS: usize = 4;
 /// Records in (time, arrival) order, released at round ends; see the module docs.
 #[derive(Debug)]
 pub(crate) struct RecordQueue {
-    /// Indices into `slots` (the sort moves small entries).
-    queue: OrderedQueue<u32>,
-    slots: Vec<Slot>,
-    free_slots: Vec<u32>,
+    /// (chunk id, slot index in that chunk) of each record (the sort moves small entries).
+    queue: OrderedQueue<(u64, u32)>,
     chunks: VecDeque<Chunk>,
-    /// The id of `chunks[0]`.
+    /// The id of `chunks[0]` (ids grow by one per round).
     first_chunk: u64,
-    spare: Vec<Vec<u8>>,
+    /// Emptied chunks, their allocations kept for later rounds.
+    spare: Vec<Chunk>,
     /// Body bytes held now.
     held: usize,
     /// The most body bytes held at once.
     pub max_held: usize,
-    /// The most bytes allocated for chunks at once (held, spare and slack).
+    /// The most bytes allocated for chunks at once (bodies and slots: held, spare and slack).
     pub max_allocated: usize,
 }
 
@@ -61,8 +72,6 @@ impl RecordQueue {
     pub(crate) fn new() -> RecordQueue {
         RecordQueue {
             queue: OrderedQueue::new(),
-            slots: Vec::new(),
-            free_slots: Vec::new(),
             chunks: VecDeque::from([Chunk::default()]),
             first_chunk: 0,
             spare: Vec::new(),
@@ -92,38 +101,28 @@ impl RecordQueue {
         let Some(chunk) = self.chunks.back_mut() else {
             return;
         };
+        let Ok(index) = u32::try_from(chunk.slots.len()) else {
+            return;
+        };
+        let before = chunk.allocated();
         let start = chunk.bytes.len();
-        let before = chunk.bytes.capacity();
         chunk.bytes.extend_from_slice(rec.body);
-        chunk.live += 1;
-        let grown = chunk.bytes.capacity() - before;
-        self.held += rec.body.len();
-        self.max_held = self.max_held.max(self.held);
-        if grown > 0 {
-            self.max_allocated = self.max_allocated.max(self.allocated());
-        }
-        let slot = Slot {
+        chunk.slots.push(Slot {
             header: rec.header,
             offset: rec.offset,
             inner_offset: rec.inner_offset,
-            chunk: chunk_id,
             start,
             len: rec.body.len(),
             seq,
-        };
-        let index = match self.free_slots.pop() {
-            Some(i) => {
-                if let Some(s) = self.slots.get_mut(i as usize) {
-                    *s = slot;
-                }
-                i
-            }
-            None => {
-                self.slots.push(slot);
-                u32::try_from(self.slots.len() - 1).unwrap_or(u32::MAX)
-            }
-        };
-        self.queue.push(time, index);
+        });
+        chunk.live += 1;
+        let grown = chunk.allocated() > before;
+        self.held += rec.body.len();
+        self.max_held = self.max_held.max(self.held);
+        if grown {
+            self.max_allocated = self.max_allocated.max(self.allocated());
+        }
+        self.queue.push(time, (chunk_id, index));
     }
 
     /// A record with this time that is not queued ([`OrderedQueue::note_time`]).
@@ -132,11 +131,8 @@ impl RecordQueue {
     }
 
     fn allocated(&self) -> usize {
-        self.chunks
-            .iter()
-            .map(|c| c.bytes.capacity())
-            .sum::<usize>()
-            + self.spare.iter().map(Vec::capacity).sum::<usize>()
+        self.chunks.iter().map(Chunk::allocated).sum::<usize>()
+            + self.spare.iter().map(Chunk::allocated).sum::<usize>()
     }
 
     /// A FINISHED_ROUND: releases, in time order, every record up to the newest time of the
@@ -147,10 +143,10 @@ impl RecordQueue {
         mut release: impl FnMut(&RawRecord<'_>, u64),
     ) {
         let (queue, mut store) = self.split();
-        queue.finished_round(|_, slot| store.release(endian, slot, &mut release));
+        queue.finished_round(|_, at| store.release(endian, at, &mut release));
         self.reclaim();
-        let bytes = self.spare.pop().unwrap_or_default();
-        self.chunks.push_back(Chunk { bytes, live: 0 });
+        let chunk = self.spare.pop().unwrap_or_default();
+        self.chunks.push_back(chunk);
     }
 
     /// The end of the input: releases everything, in time order.
@@ -160,17 +156,15 @@ impl RecordQueue {
         mut release: impl FnMut(&RawRecord<'_>, u64),
     ) {
         let (queue, mut store) = self.split();
-        queue.finish(|_, slot| store.release(endian, slot, &mut release));
+        queue.finish(|_, at| store.release(endian, at, &mut release));
         self.reclaim();
     }
 
-    fn split(&mut self) -> (&mut OrderedQueue<u32>, Store<'_>) {
+    fn split(&mut self) -> (&mut OrderedQueue<(u64, u32)>, Store<'_>) {
         let store = Store {
             chunks: &mut self.chunks,
             first_chunk: self.first_chunk,
             held: &mut self.held,
-            slots: &self.slots,
-            free_slots: &mut self.free_slots,
         };
         (&mut self.queue, store)
     }
@@ -182,7 +176,8 @@ impl RecordQueue {
                 self.first_chunk += 1;
                 if self.spare.len() < SPARE_CHUNKS {
                     c.bytes.clear();
-                    self.spare.push(c.bytes);
+                    c.slots.clear();
+                    self.spare.push(c);
                 }
             }
         }
@@ -194,23 +189,20 @@ struct Store<'q> {
     chunks: &'q mut VecDeque<Chunk>,
     first_chunk: u64,
     held: &'q mut usize,
-    slots: &'q [Slot],
-    free_slots: &'q mut Vec<u32>,
 }
 
 impl Store<'_> {
     fn release(
         &mut self,
         endian: Endianness,
-        index: u32,
+        (chunk, index): (u64, u32),
         release: &mut impl FnMut(&RawRecord<'_>, u64),
     ) {
-        let Some(&slot) = self.slots.get(index as usize) else {
+        let at = chunk.checked_sub(self.first_chunk).map(usize::try_from);
+        let Some(chunk) = at.and_then(Result::ok).and_then(|i| self.chunks.get_mut(i)) else {
             return;
         };
-        self.free_slots.push(index);
-        let index = usize::try_from(slot.chunk - self.first_chunk).unwrap_or(usize::MAX);
-        let Some(chunk) = self.chunks.get_mut(index) else {
+        let Some(&slot) = chunk.slots.get(index as usize) else {
             return;
         };
         let body = chunk
