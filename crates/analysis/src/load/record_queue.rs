@@ -276,4 +276,45 @@ mod tests {
         assert_eq!(q.held, 0);
         assert_eq!(q.len(), 0);
     }
+
+    #[test]
+    fn a_recycled_chunk_holds_the_next_rounds_records_and_slots_not_the_old_ones() {
+        let mut q = RecordQueue::new();
+        let mut out: Vec<(u64, Vec<u8>, u64)> = Vec::new();
+        let mut take = |r: &RawRecord<'_>, seq: u64| out.push((r.offset, r.body.to_vec(), seq));
+        // Four rounds of two records each, interleaved in time across two "CPUs"; every round
+        // end releases the round before the previous one, and its chunk becomes spare.
+        let mut seq = 0;
+        for round in 0..4u64 {
+            for (cpu, t) in [(0u8, 10 * round + 5), (1, 10 * round + 1)] {
+                let body = [cpu, round as u8, seq as u8];
+                q.push(t, &raw(0x100 * round + u64::from(cpu), &body), seq);
+                seq += 1;
+            }
+            q.finished_round(Endianness::Little, &mut take);
+            // The chunks of released rounds are recycled: never more than the two rounds
+            // that can still hold records, and the new round's.
+            assert!(q.chunks.len() <= 3, "{} chunks", q.chunks.len());
+        }
+        q.finish(Endianness::Little, &mut take);
+        let mut want = Vec::new();
+        let mut seq = 0;
+        for round in 0..4u64 {
+            // Time order: the "CPU 1" record (time 10r + 1) first.
+            want.push((
+                0x100 * round + 1,
+                vec![1, round as u8, seq as u8 + 1],
+                seq + 1,
+            ));
+            want.push((0x100 * round, vec![0, round as u8, seq as u8], seq));
+            seq += 2;
+        }
+        assert_eq!(out, want);
+        assert!(!q.spare.is_empty(), "released chunks are kept for reuse");
+        assert!(q
+            .spare
+            .iter()
+            .all(|c| c.bytes.is_empty() && c.slots.is_empty()));
+        assert_eq!((q.held, q.len()), (0, 0));
+    }
 }
