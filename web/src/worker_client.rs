@@ -290,25 +290,17 @@ impl AnalysisWorker {
             passed.push(format!("compact={p}"));
         }
         // `?inflate=0` or `1`: never or always (not only for big files) decompress a
-        // compressed file's records on another worker (`crate::inflater`); `?inflatewarm=N`:
-        // the rounds of that worker's warm-up.
+        // compressed file's records on another worker (`crate::inflater`).
         if let Some(p) = param("inflate").filter(|p| p == "0" || p == "1") {
             passed.push(format!("inflate={p}"));
         }
-        if let Some(p) = param("inflatewarm").filter(|p| p.parse::<u32>().is_ok()) {
-            passed.push(format!("inflatewarm={p}"));
-        }
-        // `?inflatefail=K` (tests): that worker fails at the K-th slice; `?inflatestall=K`:
-        // it stops answering there.
-        if let Some(p) = param("inflatefail").filter(|p| p.parse::<u32>().is_ok()) {
-            passed.push(format!("inflatefail={p}"));
-        }
-        if let Some(p) = param("inflatestall").filter(|p| p.parse::<u32>().is_ok()) {
-            passed.push(format!("inflatestall={p}"));
-        }
-        // `?readerstall=K` (tests): the reader worker stops answering at its K-th request.
-        if let Some(p) = param("readerstall").filter(|p| p.parse::<u32>().is_ok()) {
-            passed.push(format!("readerstall={p}"));
+        // `?inflatewarm=N`: the rounds of that worker's warm-up. Tests: `?inflatefail=K`, that
+        // worker fails at the K-th slice; `?inflatestall=K`, it stops answering there;
+        // `?readerstall=K`, the reader worker stops answering at its K-th request.
+        for name in ["inflatewarm", "inflatefail", "inflatestall", "readerstall"] {
+            if let Some(p) = param(name).filter(|p| p.parse::<u32>().is_ok()) {
+                passed.push(format!("{name}={p}"));
+            }
         }
         let script = if passed.is_empty() {
             WORKER_SCRIPT.to_string()
