@@ -248,8 +248,16 @@ pub struct EventTable {
     leaders: Vec<EventIndex>,
     /// (id, event), sorted by id.
     ids: Vec<(u64, EventIndex)>,
+    /// When the ids span fewer than [`DENSE_IDS`] values (the kernel numbers a session's ids in
+    /// sequence): the event index of each id from `dense_base` on, `u32::MAX` for none. One
+    /// load per routed record instead of a binary search.
+    dense: Vec<u32>,
+    dense_base: u64,
     routing: Routing,
 }
+
+/// The widest id span looked up by a direct table (4 bytes an entry).
+const DENSE_IDS: u64 = 1024;
 
 impl Default for EventTable {
     fn default() -> Self {
@@ -266,6 +274,8 @@ impl EventTable {
             attrs: Vec::new(),
             leaders: Vec::new(),
             ids: Vec::new(),
+            dense: Vec::new(),
+            dense_base: 0,
             routing: Routing::NoEvents,
         };
         for (attr, ids) in events {
@@ -302,6 +312,26 @@ impl EventTable {
             // Stable sort keeps the first event of a duplicated id first; dedup keeps it.
             self.ids.sort_by_key(|&(id, _)| id);
             self.ids.dedup_by_key(|&mut (id, _)| id);
+            self.index_ids();
+        }
+    }
+
+    /// Rebuilds the direct id table from `ids` (or drops it when they span too many values).
+    fn index_ids(&mut self) {
+        self.dense.clear();
+        let (Some(&(first, _)), Some(&(last, _))) = (self.ids.first(), self.ids.last()) else {
+            return;
+        };
+        let span = last - first;
+        if span >= DENSE_IDS {
+            return;
+        }
+        self.dense_base = first;
+        self.dense.resize(span as usize + 1, u32::MAX);
+        for &(id, event) in &self.ids {
+            if let Some(slot) = self.dense.get_mut((id - first) as usize) {
+                *slot = event.0;
+            }
         }
     }
 
@@ -396,6 +426,15 @@ impl EventTable {
 
     /// The event that declares sample id `id`.
     pub fn event_of_id(&self, id: u64) -> Option<EventIndex> {
+        if !self.dense.is_empty() {
+            // The direct table covers every id: one outside it is unknown.
+            return id
+                .checked_sub(self.dense_base)
+                .and_then(|i| usize::try_from(i).ok())
+                .and_then(|i| self.dense.get(i))
+                .filter(|&&e| e != u32::MAX)
+                .map(|&e| EventIndex(e));
+        }
         self.ids
             .binary_search_by_key(&id, |&(i, _)| i)
             .ok()
@@ -593,6 +632,42 @@ mod tests {
                     available: 8
                 }
             )
+        );
+    }
+
+    #[test]
+    fn ids_found_by_direct_table_and_by_search_alike() {
+        let t = st::IP | st::ID;
+        // Near ids (a direct table from 27 on, with a hole at 29) and ids too far apart for one
+        // (searched): the same answers, and ids added later are found.
+        let near = EventTable::new([
+            (attr(t, true), &[27u64, 28][..]),
+            (attr(t, true), &[30u64][..]),
+        ]);
+        let far = EventTable::new([
+            (attr(t, true), &[27u64, 28][..]),
+            (attr(t, true), &[30u64, 27 + DENSE_IDS][..]),
+        ]);
+        assert!(!near.dense.is_empty() && far.dense.is_empty());
+        for table in [&near, &far] {
+            let of = |id| table.event_of_id(id).map(|e| e.0);
+            assert_eq!(
+                [of(27), of(28), of(29), of(30), of(26), of(0), of(u64::MAX)],
+                [Some(0), Some(0), None, Some(1), None, None, None]
+            );
+        }
+        assert_eq!(near.event_of_id(31), None);
+        assert_eq!(far.event_of_id(27 + DENSE_IDS), Some(EventIndex(1)));
+        let mut grown = near.clone();
+        grown.add_ids(EventIndex(1), &[29, 12]);
+        assert_eq!(grown.dense_base, 12);
+        assert_eq!(
+            [12, 29, 27].map(|id| grown.event_of_id(id)),
+            [
+                Some(EventIndex(1)),
+                Some(EventIndex(1)),
+                Some(EventIndex(0))
+            ]
         );
     }
 

@@ -370,8 +370,23 @@ fn check_variable(
     endian: Endianness,
     layout: &EventLayout,
 ) -> Result<()> {
-    if layout.sample_type & !FIXED_FIELDS == 0 {
+    let variable = layout.sample_type & !FIXED_FIELDS;
+    if variable == 0 {
         return Ok(());
+    }
+    // The most common layout (`perf record -g`): a callchain alone, checked by its length word
+    // (what `Callchain::parse` checks). A callchain that does not fit goes the general way,
+    // for its error.
+    if variable == st::CALLCHAIN {
+        let fits = rest
+            .get(..8)
+            .and_then(|n| n.try_into().ok())
+            .map(|n| endian.u64(n))
+            .and_then(|nr| nr.checked_mul(8))
+            .is_some_and(|len| len <= rest.len().saturating_sub(8) as u64);
+        if fits {
+            return Ok(());
+        }
     }
     let mut b = Bytes::new(rest, offset + layout.fixed_size as u64, endian);
     parse_variable(&mut b, layout, None)
