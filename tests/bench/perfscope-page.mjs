@@ -126,8 +126,13 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
     .filter((e) => ['summary read', 'begin', 'symbol files read', 'resolver', 'slice wait', 'preview', 'second worker wait', 'profile data', 'prewarm', 'query tree'].includes(e.name))
     .map((e) => ({ name: e.name, start: performance.timeOrigin + e.startTime, ms: e.duration }))).catch(() => null) : null;
   const setAt = await page.evaluate(() => performance.timeOrigin).catch(() => null);
+  // The page's own steps (web/src/app.rs: "page: file kinds", "page: summary read").
+  const pageSteps = await page.evaluate(() => performance.getEntriesByType('measure')
+    .filter((e) => e.name.startsWith('page: '))
+    .map((e) => ({ name: e.name, start: performance.timeOrigin + e.startTime, ms: e.duration }))).catch(() => []);
   const phases = handOver && setAt !== null && t.set !== undefined
-    ? handOver.filter((e) => e.start - setAt >= t.set).map((e) => `${e.name} ${Math.round(e.ms)} ms (from ${Math.round(e.start - setAt - t.set)} ms)`).join(', ')
+    ? [...pageSteps, ...handOver].filter((e) => e.start - setAt >= t.set).sort((a, b) => a.start - b.start)
+      .map((e) => `${e.name} ${Math.round(e.ms)} ms (from ${Math.round(e.start - setAt - t.set)} ms)`).join(', ')
     : null;
   const wasmBytes = await wasmMemory(worker);
   // Then the timeline drawn too: its lanes' lists are made at its first query (after the

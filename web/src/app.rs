@@ -87,10 +87,13 @@ pub fn app() -> Html {
         Callback::from(move |files: Vec<NamedBlob>| {
             let (dispatcher, worker) = (dispatcher.clone(), worker.clone());
             wasm_bindgen_futures::spawn_local(async move {
+                // Marked for the browser bench and the performance panel, as the worker's steps.
+                let t0 = crate::worker::now_ms();
                 let mut kinds = Vec::with_capacity(files.len());
                 for f in &files {
                     kinds.push(kind_of(f).await);
                 }
+                crate::worker::measure("page: file kinds", t0);
                 let perf = kinds.iter().position(|&k| k.is_profile());
                 let symbols = kinds
                     .iter()
@@ -120,8 +123,10 @@ pub fn app() -> Html {
                     Ok(id) => {
                         dispatcher.dispatch(Action::Started { id, file });
                         if let Some(blob) = blob {
-                            if let Some(summary) = crate::early_summary::early_summary(&blob).await
-                            {
+                            let t0 = crate::worker::now_ms();
+                            let summary = crate::early_summary::early_summary(&blob).await;
+                            crate::worker::measure("page: summary read", t0);
+                            if let Some(summary) = summary {
                                 dispatcher.dispatch(Action::EarlySummary {
                                     id,
                                     summary: Box::new(summary),

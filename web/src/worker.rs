@@ -1675,10 +1675,9 @@ static MEASURES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::ne
 /// A `performance.measure` named `name` from `start` to `end` (ms on this worker's clock): the
 /// worker's steps and queries in the browser's performance panel, and for the browser bench
 /// (tests/bench). The last 1 000 at most are kept.
-fn measure_between(name: &str, start: f64, end: f64) {
+pub(crate) fn measure_between(name: &str, start: f64, end: f64) {
     use std::sync::atomic::Ordering;
-    let scope: WorkerGlobalScope = js_sys::global().unchecked_into();
-    let Some(perf) = scope.performance() else {
+    let Some(perf) = performance() else {
         return;
     };
     if MEASURES.fetch_add(1, Ordering::Relaxed) >= 1000 {
@@ -1699,13 +1698,19 @@ fn measure_between(name: &str, start: f64, end: f64) {
 }
 
 /// [`measure_between`] `start` (ms) and now.
-fn measure(name: &str, start: f64) {
+pub(crate) fn measure(name: &str, start: f64) {
     measure_between(name, start, now_ms());
 }
 
+/// Milliseconds on this thread's clock (a worker's or the page's).
 pub(crate) fn now_ms() -> f64 {
-    let scope: WorkerGlobalScope = js_sys::global().unchecked_into();
-    scope
-        .performance()
-        .map_or_else(js_sys::Date::now, |p| p.now())
+    performance().map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+/// The `performance` of this thread: the worker's or the page's.
+fn performance() -> Option<web_sys::Performance> {
+    js_sys::Reflect::get(&js_sys::global(), &"performance".into())
+        .ok()?
+        .dyn_into()
+        .ok()
 }

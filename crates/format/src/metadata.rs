@@ -14,7 +14,9 @@ use crate::error::Result;
 use crate::features::RawStr;
 use crate::file::{FileAttr, FileLayout, PerfFile, ReadAt};
 use crate::layout::{EventIndex, EventTable};
-use crate::records::{check_sample, check_sample_ids, parse_record, RawRecord, Record, SampleIds};
+use crate::records::{
+    check_sample, check_sample_ids, parse_record, parse_record_into, RawRecord, Record, SampleIds,
+};
 
 /// A header feature's bytes with the absolute offset they were found at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,6 +124,11 @@ impl Metadata {
     /// Decodes a record with this file's events.
     pub fn parse<'r>(&self, rec: &RawRecord<'r>) -> Result<Record<'r>> {
         parse_record(rec, &self.events)
+    }
+
+    /// Decodes a record into `out` (see [`parse_record_into`]).
+    pub fn parse_into<'r>(&self, rec: &RawRecord<'r>, out: &mut Record<'r>) -> Result<()> {
+        parse_record_into(rec, &self.events, out)
     }
 
     /// Checks a SAMPLE record and returns its event (see [`check_sample`]).

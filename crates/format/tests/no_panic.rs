@@ -2,7 +2,7 @@
 //! flipped, and random bodies under random attrs, all go through `parse_record`. On each SAMPLE,
 //! `check_sample` (which checks without decoding) must give the event or the error
 //! `parse_record` gives, and `check_sample_ids` the same error or the sample's pid, tid, time
-//! and CPU as decoded.
+//! and CPU as decoded. `parse_record_into` gives what `parse_record` gives, record or error.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -14,7 +14,9 @@ mod oracle;
 
 use perfscope_format::attr::AttrFlags;
 use perfscope_format::constants::sample_type as st;
-use perfscope_format::records::{check_sample, check_sample_ids, frame_record, Record, SampleIds};
+use perfscope_format::records::{
+    check_sample, check_sample_ids, frame_record, parse_record_into, Record, SampleIds,
+};
 use perfscope_format::{
     parse_record, Endianness, EventAttr, EventTable, PerfFile, RawRecord, RawRecords, RecordType,
 };
@@ -37,6 +39,12 @@ impl Rng {
 /// Decodes `raw`; for a SAMPLE, asserts that `check_sample` agrees. Returns whether it decoded.
 fn decode(raw: &RawRecord<'_>, table: &EventTable) -> bool {
     let parsed = parse_record(raw, table);
+    let mut into = Record::FinishedRound;
+    let result = parse_record_into(raw, table, &mut into);
+    match &parsed {
+        Ok(r) => assert_eq!((result, &into), (Ok(()), r), "at offset {:#x}", raw.offset),
+        Err(e) => assert_eq!(result, Err(*e), "at offset {:#x}", raw.offset),
+    }
     if raw.header.type_ == RecordType::SAMPLE {
         let ids = parsed.as_ref().map(|r| match r {
             Record::Sample(s) => SampleIds {

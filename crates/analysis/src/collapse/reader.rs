@@ -178,10 +178,11 @@ impl Reader {
             t if crate::load::is_used(t) => {}
             _ => return,
         }
-        let record = match meta.parse(rec) {
-            Ok(r) => r,
-            Err(e) => return batch.events.push(Event::Error(e)),
-        };
+        // Decoded in place (a sample is ~0.5 kB, not to be moved).
+        let mut record = Record::FinishedRound;
+        if let Err(e) = meta.parse_into(rec, &mut record) {
+            return batch.events.push(Event::Error(e));
+        }
         let time = meta
             .events
             .record_time(rec)

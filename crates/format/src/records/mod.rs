@@ -46,7 +46,7 @@ pub use cgroup::CgroupRecord;
 pub use comm::CommRecord;
 pub use compressed::CompressedRecord;
 pub use cpu_map::{CpuMapData, CpuMapRecord};
-pub use decode::{check_sample, check_sample_ids, parse_record, Record};
+pub use decode::{check_sample, check_sample_ids, parse_record, parse_record_into, Record};
 pub use event_update::{EventUpdate, EventUpdateRecord};
 pub use header_attr::{HeaderAttrRecord, HeaderEventTypeRecord};
 pub use header_feature::{HeaderFeatureRecord, TracingDataRecord};
