@@ -6,7 +6,6 @@ use std::rc::Rc;
 use js_sys::Uint8Array;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{DragEvent, HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
@@ -15,6 +14,7 @@ use crate::components::{
     CallTreeView, CompareView, CopyLink, DropOverlay, ErrorBanner, ErrorPanel, ExportMenu, FileBar,
     FlameGraphView, LoadingView, Metadata, RecordsView, Tabs, TimelineView, Toolbar, Welcome,
 };
+use crate::early_summary::Ends;
 use crate::protocol::js::{describe_js_error, NamedBlob};
 use crate::protocol::{ExportFormat, ExportReply, Privacy, Query, WorkerMessage};
 use crate::selectors;
@@ -25,15 +25,10 @@ use crate::worker_client::AnalysisWorker;
 /// The bundled example (index.html copies `tests/data/example.data` into the site).
 pub const EXAMPLE_URL: &str = "./example.data";
 
-/// What a file is, from its name and first bytes (the worker decides again on its own).
-async fn kind_of(f: &NamedBlob) -> FileKind {
-    let Ok(part) = f.blob.slice_with_f64_and_f64(0.0, 512.0) else {
-        return FileKind::Unknown;
-    };
-    let Ok(buffer) = JsFuture::from(part.array_buffer()).await else {
-        return FileKind::Unknown;
-    };
-    classify(&f.name, &Uint8Array::new(&buffer).to_vec())
+/// What a file is, from its name and first bytes (the worker decides again on its own): the
+/// first 512 of `head`.
+fn kind_of(f: &NamedBlob, head: &[u8]) -> FileKind {
+    classify(&f.name, head.get(..512).unwrap_or(head))
 }
 
 /// The page.
@@ -89,9 +84,14 @@ pub fn app() -> Html {
             wasm_bindgen_futures::spawn_local(async move {
                 // Marked for the browser bench and the performance panel, as the worker's steps.
                 let t0 = crate::worker::now_ms();
+                // Every file's ends are read at once (see `Ends`).
+                let started: Vec<Ends> = files.iter().map(|f| Ends::start(&f.blob)).collect();
                 let mut kinds = Vec::with_capacity(files.len());
-                for f in &files {
-                    kinds.push(kind_of(f).await);
+                let mut ends = Vec::with_capacity(files.len());
+                for (f, e) in files.iter().zip(started) {
+                    let (head, parts) = e.read().await;
+                    kinds.push(kind_of(f, &head));
+                    ends.push(Some(parts));
                 }
                 crate::worker::measure("page: file kinds", t0);
                 let perf = kinds.iter().position(|&k| k.is_profile());
@@ -118,13 +118,14 @@ pub fn app() -> Html {
                 // A perf.data's header is read here too, while the worker (maybe still starting)
                 // opens it: its summary shows at once.
                 let blob = (perf.and_then(|i| kinds.get(i)) == Some(&FileKind::PerfData))
-                    .then(|| main.blob.clone());
+                    .then(|| main.blob.clone())
+                    .zip(perf.and_then(|i| ends.get_mut(i)).and_then(Option::take));
                 match worker.open(files) {
                     Ok(id) => {
                         dispatcher.dispatch(Action::Started { id, file });
-                        if let Some(blob) = blob {
+                        if let Some((blob, parts)) = blob {
                             let t0 = crate::worker::now_ms();
-                            let summary = crate::early_summary::early_summary(&blob).await;
+                            let summary = crate::early_summary::early_summary(&blob, parts).await;
                             crate::worker::measure("page: summary read", t0);
                             if let Some(summary) = summary {
                                 dispatcher.dispatch(Action::EarlySummary {

@@ -90,11 +90,67 @@ impl Parts {
     }
 }
 
-/// The summary of `blob` read in parts (`None` when it cannot be, or not in [`ROUNDS`]).
-pub async fn early_summary(blob: &web_sys::Blob) -> Option<Summary> {
-    let len = blob.size() as u64;
-    let mut parts = Parts::new(len);
-    parts.add(0, fetch(blob, 0, FIRST.min(len)).await?);
+/// A dropped file's first [`FIRST`] bytes and last [`MORE`] (where a file-mode perf.data's
+/// feature sections are), their reads started together: the page learns what the file is from
+/// its head, and most recordings' summaries need no other read (the reads one after another
+/// were three waits on a busy browser, the summary shown 100-500 ms after the drop).
+pub struct Ends {
+    len: u64,
+    head: Pending,
+    tail: Option<(u64, Pending)>,
+}
+
+/// Where the tail read of a file of `len` bytes starts and its size: the last [`MORE`] bytes
+/// after the head.
+fn tail(len: u64) -> Option<(u64, u64)> {
+    let offset = len.saturating_sub(MORE).max(FIRST);
+    (len > offset).then_some((offset, len - offset))
+}
+
+/// A read started on a blob.
+struct Pending(Option<js_sys::Promise>);
+
+impl Pending {
+    fn start(blob: &web_sys::Blob, offset: u64, size: u64) -> Pending {
+        Pending(
+            blob.slice_with_f64_and_f64(offset as f64, offset.saturating_add(size) as f64)
+                .ok()
+                .map(|part| part.array_buffer()),
+        )
+    }
+
+    async fn bytes(self) -> Option<Vec<u8>> {
+        let buffer = wasm_bindgen_futures::JsFuture::from(self.0?).await.ok()?;
+        Some(js_sys::Uint8Array::new(&buffer).to_vec())
+    }
+}
+
+impl Ends {
+    /// Starts both reads of `blob` (one when the file is no longer than [`FIRST`]).
+    pub fn start(blob: &web_sys::Blob) -> Ends {
+        let len = blob.size() as u64;
+        let head = Pending::start(blob, 0, FIRST.min(len));
+        let tail = tail(len).map(|(offset, size)| (offset, Pending::start(blob, offset, size)));
+        Ends { len, head, tail }
+    }
+
+    /// The bytes read: the head (empty when it could not be read) and the parts.
+    pub async fn read(self) -> (Vec<u8>, Parts) {
+        let mut parts = Parts::new(self.len);
+        let head = self.head.bytes().await.unwrap_or_default();
+        if let Some((offset, tail)) = self.tail {
+            if let Some(bytes) = tail.bytes().await {
+                parts.add(offset, bytes);
+            }
+        }
+        parts.add(0, head.clone());
+        (head, parts)
+    }
+}
+
+/// The summary of `blob` read in parts, starting from its [`Ends`] (`None` when it cannot
+/// be, or not in [`ROUNDS`]).
+pub async fn early_summary(blob: &web_sys::Blob, mut parts: Parts) -> Option<Summary> {
     for _ in 0..ROUNDS {
         match parts.summary()? {
             Ok(summary) => return Some(summary),
@@ -108,13 +164,7 @@ pub async fn early_summary(blob: &web_sys::Blob) -> Option<Summary> {
 }
 
 async fn fetch(blob: &web_sys::Blob, offset: u64, size: u64) -> Option<Vec<u8>> {
-    let part = blob
-        .slice_with_f64_and_f64(offset as f64, offset.saturating_add(size) as f64)
-        .ok()?;
-    let buffer = wasm_bindgen_futures::JsFuture::from(part.array_buffer())
-        .await
-        .ok()?;
-    Some(js_sys::Uint8Array::new(&buffer).to_vec())
+    Pending::start(blob, offset, size).bytes().await
 }
 
 #[cfg(test)]
@@ -122,14 +172,18 @@ mod tests {
     use super::*;
     use crate::session::source::VecSource;
 
-    /// The rounds of [`early_summary`], fetching from `data`: the summary, rounds and bytes
-    /// fetched.
-    fn in_parts(data: &[u8]) -> Option<(Summary, usize, u64)> {
+    /// The rounds of [`early_summary`], fetching from `data` (first its head, and its tail
+    /// too with `ends`, as [`Ends`] does): the summary, rounds and bytes fetched.
+    fn in_parts(data: &[u8], ends: bool) -> Option<(Summary, usize, u64)> {
         let len = data.len() as u64;
         let mut parts = Parts::new(len);
         let first = FIRST.min(len) as usize;
         parts.add(0, data[..first].to_vec());
         let mut fetched = first as u64;
+        if let (true, Some((offset, size))) = (ends, tail(len)) {
+            parts.add(offset, data[offset as usize..].to_vec());
+            fetched += size;
+        }
         for round in 1..=ROUNDS {
             match parts.summary()? {
                 Ok(s) => return Some((s, round, fetched)),
@@ -157,15 +211,25 @@ mod tests {
                 env!("CARGO_MANIFEST_DIR")
             ))
             .unwrap();
-            match in_parts(&data) {
-                Some((s, rounds, fetched)) => {
-                    assert_eq!(s, whole(&data), "{name}");
-                    assert!(!s.events.is_empty(), "{name}");
-                    assert!(rounds <= 3, "{name}: {rounds} rounds");
-                    println!("{name}: {rounds} rounds, {fetched} of {} bytes", data.len());
+            for ends in [false, true] {
+                match in_parts(&data, ends) {
+                    Some((s, rounds, fetched)) => {
+                        assert_eq!(s, whole(&data), "{name}");
+                        assert!(!s.events.is_empty(), "{name}");
+                        assert!(rounds <= 3, "{name}: {rounds} rounds");
+                        println!("{name}: {rounds} rounds, {fetched} of {} bytes", data.len());
+                    }
+                    // A pipe-mode stream is left to the worker.
+                    None => assert_eq!(name, "pipe.data"),
                 }
-                // A pipe-mode stream is left to the worker.
-                None => assert_eq!(name, "pipe.data"),
+            }
+            // Both ends read at once are the whole of what the summary needs.
+            if name == "example.data" {
+                assert_eq!(in_parts(&data, true).map(|r| r.1), Some(1));
+                assert!(
+                    data.len() as u64 > FIRST,
+                    "the example has a tail of its own"
+                );
             }
         }
     }
@@ -201,15 +265,18 @@ mod tests {
                 }
             }
         }
-        let (mut checked, mut gave_up) = (0, Vec::new());
+        let (mut checked, mut one_round, mut gave_up) = (0, 0, Vec::new());
         for path in files {
             let Ok(data) = std::fs::read(&path) else {
                 continue;
             };
             let file_mode = Magic::parse(&data[..data.len().min(16)]).is_ok_and(|m| !m.pipe);
-            match in_parts(&data) {
+            match in_parts(&data, false) {
                 Some((s, _, _)) => {
                     assert_eq!(s, whole(&data), "{}", path.display());
+                    let (with_ends, rounds, _) = in_parts(&data, true).unwrap();
+                    assert_eq!(with_ends, s, "{}", path.display());
+                    one_round += usize::from(rounds == 1);
                     checked += 1;
                 }
                 None if file_mode && !is_share(&data[..data.len().min(16)]) => gave_up.push(path),
@@ -221,6 +288,6 @@ mod tests {
             "not read in {ROUNDS} rounds: {gave_up:?}"
         );
         assert!(checked > 50, "only {checked} files read in parts");
-        println!("{checked} corpus files read in parts");
+        println!("{checked} corpus files read in parts, {one_round} from their two ends alone");
     }
 }
