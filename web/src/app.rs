@@ -438,6 +438,7 @@ pub fn app() -> Html {
     };
 
     let busy = matches!(state.load, Load::Loading { .. });
+    let summary_key = format!("summary-{}", state.opened);
     let snapshot = Rc::new((*state).clone());
     let content = match &state.load {
         Load::Idle => html! { <Welcome on_example={open_example.clone()} /> },
@@ -449,7 +450,9 @@ pub fn app() -> Html {
         } => {
             // Keyed, as the loaded view's children are: the summary read while loading is the
             // same element and component as the loaded view's Summary tab, so loading ends by
-            // adding the analysis to it rather than building the whole summary again.
+            // adding the analysis to it rather than building the whole summary again. A new
+            // file's summary is a new element (`opened`): moving the last file's one into the
+            // loading view made yew fail to place its nodes when the summary came at once.
             let mut items = vec![html! {
                 <LoadingView key="loading" file={file.clone()} progress={*progress} on_cancel={cancel.clone()} />
             }];
@@ -463,7 +466,7 @@ pub fn app() -> Html {
             }
             if let Some(summary) = summary {
                 items.push(html! {
-                    <div key={SUMMARY_KEY} class="view summary-view">
+                    <div key={summary_key.clone()} class="view summary-view">
                         <Metadata file={file.clone()} summary={summary.clone()} />
                     </div>
                 });
@@ -480,11 +483,11 @@ pub fn app() -> Html {
             // Not a perf.data, nor text input (which has events but no byte order): the summary says why.
             let unreadable = summary.byte_order.is_empty() && summary.events.is_empty();
             let panel = if unreadable {
-                html! { <Metadata key={SUMMARY_KEY} file={file.clone()} summary={summary.clone()} profile={profile.clone()} /> }
+                html! { <Metadata key={summary_key.clone()} file={file.clone()} summary={summary.clone()} profile={profile.clone()} /> }
             } else {
                 match state.view.tab {
                     Tab::Summary => html! {
-                        <div key={SUMMARY_KEY} class="view summary-view" id="panel-summary" role="tabpanel" aria-labelledby="tab-summary">
+                        <div key={summary_key.clone()} class="view summary-view" id="panel-summary" role="tabpanel" aria-labelledby="tab-summary">
                             <Metadata file={file.clone()} summary={summary.clone()} profile={profile.clone()} file_bar={false} />
                         </div>
                     },
@@ -553,9 +556,6 @@ pub fn app() -> Html {
         </div>
     }
 }
-
-/// The key of the summary's element in the loading view and in the loaded view's Summary tab.
-const SUMMARY_KEY: &str = "summary";
 
 /// Hands `bytes` to the browser as a download named `name`.
 fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {

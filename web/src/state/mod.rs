@@ -108,6 +108,9 @@ pub struct AppState {
     pub load: Load,
     /// The open request whose answers are awaited; messages for other requests are dropped.
     pub request: Option<u32>,
+    /// Files started so far: the summary's element is keyed by it, one element per file (the
+    /// loading view's summary becomes the loaded view's; the next file's is another one).
+    pub opened: u32,
     /// A symbol-file request in progress (the profile stays shown meanwhile).
     pub symbols_request: Option<u32>,
     /// Progress of the symbol request.
@@ -237,6 +240,7 @@ impl AppState {
                     preview: None,
                 };
                 self.request = Some(id);
+                self.opened = self.opened.wrapping_add(1);
                 self.query_error = None;
                 self.symbols_request = None;
                 self.results = Results::default();
