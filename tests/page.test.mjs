@@ -99,6 +99,25 @@ test('an empty file is reported as empty', async () => {
   await page.close();
 });
 
+test('a long build-id table shows its first 20 rows until "Show all", then every one perf buildid-list prints', async () => {
+  const perf = readFileSync(join(DATA, 'buildids.buildid-list.txt'), 'utf8').trim().split('\n')
+    .map((l) => l.replace(/^(\S+) (.*)$/, '$1 $2')).sort();
+  assert.equal(perf.length, 65);
+  const { page, errors } = await openApp(app.browser.context, app.server.url);
+  await page.setInputFiles('#file', join(DATA, 'buildids.data'));
+  assert.equal(await waitForState(page, ['loaded']), 'loaded');
+  const rows = page.locator('[data-field="build-ids"] tbody tr');
+  assert.equal(await rows.count(), 20);
+  assert.equal(await field(page, 'build-ids-more'), 'The first 20 of 65 build ids. Show all');
+  await page.click('#show-all-build-ids');
+  await page.waitForFunction(() => document.querySelectorAll('[data-field="build-ids"] tbody tr').length === 65);
+  const shown = await rows.evaluateAll((trs) => trs.map((tr) => `${tr.cells[1].textContent} ${tr.cells[0].textContent}`));
+  assert.deepEqual(shown.sort(), perf);
+  assert.equal(await page.locator('[data-field="build-ids-more"]').count(), 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a second file replaces the first', async () => {
   const { page, errors } = await openApp(app.browser.context, app.server.url);
   await page.setInputFiles('#file', join(DATA, 'example.data'));

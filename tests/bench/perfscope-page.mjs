@@ -157,6 +157,8 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
     workerTimings,
     phases,
     summaryMs: since('summary'),
+    // The summary's element in the page (summaryMs: the frame after).
+    summaryDomMs: since('summaryDom'),
     loadedMs: since('done'),
     flameMs: since('flame'),
     previewMs: since('preview'),

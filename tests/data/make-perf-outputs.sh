@@ -3,6 +3,7 @@
 # root on the machine that has it); run from anywhere. Made with perf 6.1.187.
 #
 #   <name>.samples.txt      perf script --ns -F comm,pid,tid,time,event -i <name>.data
+#   buildids.buildid-list.txt  perf buildid-list -i buildids.data
 #   example.expected.json   sample counts of perf script --ns --time RANGE for some ranges, and
 #                           how many samples have a frame in a given DSO (perf script -F dso)
 set -euo pipefail
@@ -10,6 +11,8 @@ cd "$(dirname "$0")"
 for f in example pipe two-events heatmap threads compressed; do
   perf script --ns -F comm,pid,tid,time,event -i "$f.data" > "$f.samples.txt" 2>/dev/null
 done
+# buildids.buildid-list.txt: the build ids of every binary the recording mapped.
+perf buildid-list -i buildids.data > buildids.buildid-list.txt 2>/dev/null
 
 count_range() { perf script --ns --time "$1" -F time -i example.data 2>/dev/null | wc -l; }
 # Samples with at least one frame whose DSO file name is $1.

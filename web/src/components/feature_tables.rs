@@ -273,23 +273,11 @@ pub fn feature_tables(props: &FeatureTablesProps) -> Html {
         ));
     }
     if !s.build_ids.is_empty() {
-        let rows = s
-            .build_ids
-            .iter()
-            .map(|b| {
-                vec![
-                    b.filename.clone(),
-                    b.build_id.clone(),
-                    b.cpumode.clone(),
-                    b.pid.to_string(),
-                ]
-            })
-            .collect();
         cards.push(card(
             "buildids-card",
             "Build ids",
             "HEADER_BUILD_ID",
-            table("build-ids", &["File", "Build id", "Mode", "PID"], rows),
+            html! { <BuildIds summary={props.summary.clone()} /> },
         ));
     }
     if !s.bpf_progs.is_empty() || !s.bpf_btfs.is_empty() {
@@ -413,5 +401,49 @@ mod tests {
             wall_clock(1_709_210_096_500_000_000),
             "2024-02-29 12:34:56.500000000 UTC"
         );
+    }
+}
+
+/// Rows of the build-id table shown before "Show all". A system-wide recording lists every
+/// binary that ran (99 rows on big300-g: more than half of the summary's elements while the
+/// file loads, and its render is what the summary waits for).
+const BUILD_ID_ROWS: usize = 20;
+
+/// The build-id table: the first [`BUILD_ID_ROWS`] until "Show all".
+#[function_component(BuildIds)]
+fn build_ids(props: &FeatureTablesProps) -> Html {
+    let ids = &props.summary.build_ids;
+    let all = use_state_eq(|| false);
+    let shown = if *all {
+        ids.len()
+    } else {
+        BUILD_ID_ROWS.min(ids.len())
+    };
+    let rows = ids
+        .iter()
+        .take(shown)
+        .map(|b| {
+            vec![
+                b.filename.clone(),
+                b.build_id.clone(),
+                b.cpumode.clone(),
+                b.pid.to_string(),
+            ]
+        })
+        .collect();
+    let show_all = {
+        let all = all.clone();
+        Callback::from(move |_| all.set(true))
+    };
+    html! {
+        <>
+            { table("build-ids", &["File", "Build id", "Mode", "PID"], rows) }
+            if shown < ids.len() {
+                <p class="more-rows" data-field="build-ids-more">
+                    { format!("The first {shown} of {} build ids. ", ids.len()) }
+                    <button type="button" class="link" id="show-all-build-ids" onclick={show_all}>{ "Show all" }</button>
+                </p>
+            }
+        </>
     }
 }
