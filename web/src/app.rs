@@ -122,21 +122,16 @@ pub fn app() -> Html {
                     .zip(perf.and_then(|i| ends.get_mut(i)).and_then(Option::take));
                 match worker.open(files) {
                     Ok(id) => {
-                        let t1 = crate::worker::now_ms();
                         dispatcher.dispatch(Action::Started { id, file });
-                        crate::worker::measure("page: loading rendered", t1);
                         if let Some((blob, parts)) = blob {
                             let t0 = crate::worker::now_ms();
                             let summary = crate::early_summary::early_summary(&blob, parts).await;
                             crate::worker::measure("page: summary read", t0);
                             if let Some(summary) = summary {
-                                let t1 = crate::worker::now_ms();
                                 dispatcher.dispatch(Action::EarlySummary {
                                     id,
                                     summary: Box::new(summary),
                                 });
-                                // yew renders as the action is dispatched.
-                                crate::worker::measure("page: summary rendered", t1);
                             }
                         }
                     }
