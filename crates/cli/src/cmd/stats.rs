@@ -40,7 +40,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             Item::Record(rec) => rec,
             Item::Error(e) => return errors.push(e.to_string()),
         };
-        names.observe(rec);
+        // Event names come from metadata records only (a call per sample was 6 % of the walk).
+        if rec.type_() != RecordType::SAMPLE {
+            names.observe(rec);
+        }
         {
             match by_type.get_mut(rec.type_().0 as usize) {
                 Some(n) => *n += 1,
