@@ -104,7 +104,9 @@ pub struct Ends {
 /// after the head.
 fn tail(len: u64) -> Option<(u64, u64)> {
     let offset = len.saturating_sub(MORE).max(FIRST);
-    (len > offset).then_some((offset, len - offset))
+    len.checked_sub(offset)
+        .filter(|&size| size > 0)
+        .map(|size| (offset, size))
 }
 
 /// A read started on a blob.
