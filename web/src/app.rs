@@ -25,12 +25,6 @@ use crate::worker_client::AnalysisWorker;
 /// The bundled example (index.html copies `tests/data/example.data` into the site).
 pub const EXAMPLE_URL: &str = "./example.data";
 
-/// What a file is, from its name and first bytes (the worker decides again on its own): the
-/// first 512 of `head`.
-fn kind_of(f: &NamedBlob, head: &[u8]) -> FileKind {
-    classify(&f.name, head.get(..512).unwrap_or(head))
-}
-
 /// The page.
 #[function_component(App)]
 pub fn app() -> Html {
@@ -89,8 +83,10 @@ pub fn app() -> Html {
                 let mut kinds = Vec::with_capacity(files.len());
                 let mut ends = Vec::with_capacity(files.len());
                 for (f, e) in files.iter().zip(started) {
+                    // What the file is, from its name and first bytes (the worker decides
+                    // again on its own).
                     let (head, parts) = e.read().await;
-                    kinds.push(kind_of(f, &head));
+                    kinds.push(classify(&f.name, &head));
                     ends.push(Some(parts));
                 }
                 crate::worker::measure("page: file kinds", t0);

@@ -19,6 +19,8 @@ pub const FIRST: u64 = 64 << 10;
 /// At least this many bytes are fetched for a read outside the parts (the feature sections of
 /// a recording with build ids, CPU topology and event descriptions are tens of KB).
 pub const MORE: u64 = 256 << 10;
+/// Bytes of a file's head that tell what it is ([`crate::session::symbols::classify`]).
+pub const KIND_BYTES: usize = 512;
 /// Rounds of fetching before giving up (the worker's summary then comes alone).
 pub const ROUNDS: usize = 6;
 
@@ -136,7 +138,8 @@ impl Ends {
         Ends { len, head, tail }
     }
 
-    /// The bytes read: the head (empty when it could not be read) and the parts.
+    /// The bytes read: the first [`KIND_BYTES`] of the head (none when it could not be read),
+    /// to tell what the file is, and the parts.
     pub async fn read(self) -> (Vec<u8>, Parts) {
         let mut parts = Parts::new(self.len);
         let head = self.head.bytes().await.unwrap_or_default();
@@ -145,8 +148,9 @@ impl Ends {
                 parts.add(offset, bytes);
             }
         }
-        parts.add(0, head.clone());
-        (head, parts)
+        let kind = head.get(..KIND_BYTES).unwrap_or(&head).to_vec();
+        parts.add(0, head);
+        (kind, parts)
     }
 }
 

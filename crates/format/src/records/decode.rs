@@ -208,14 +208,19 @@ pub fn parse_record_into<'a>(
     out: &mut Record<'a>,
 ) -> Result<()> {
     if raw.header.type_ == RecordType::SAMPLE {
-        let (event, layout) = sample_layout(raw, events)?;
-        *out = Record::Sample(SampleRecord::empty(event, raw.header.misc));
-        if let Record::Sample(s) = out {
-            s.fill(raw.body, raw.body_bytes().offset(), raw.endian, layout)?;
-        }
-        return Ok(());
+        return sample_into(raw, events, out);
     }
     *out = parse_record(raw, events)?;
+    Ok(())
+}
+
+/// Decodes a SAMPLE into `out`.
+fn sample_into<'a>(raw: &RawRecord<'a>, events: &EventTable, out: &mut Record<'a>) -> Result<()> {
+    let (event, layout) = sample_layout(raw, events)?;
+    *out = Record::Sample(SampleRecord::empty(event, raw.header.misc));
+    if let Record::Sample(s) = out {
+        s.fill(raw.body, raw.body_bytes().offset(), raw.endian, layout)?;
+    }
     Ok(())
 }
 
@@ -237,12 +242,8 @@ pub fn parse_record<'a>(raw: &RawRecord<'a>, events: &EventTable) -> Result<Reco
     let misc = raw.header.misc;
     let b = raw.body_bytes();
     if type_ == RecordType::SAMPLE {
-        let (event, layout) = sample_layout(raw, events)?;
-        // Built in place in the returned value (a sample is ~0.5 kB).
-        let mut rec = Record::Sample(SampleRecord::empty(event, misc));
-        if let Record::Sample(s) = &mut rec {
-            s.fill(raw.body, b.offset(), raw.endian, layout)?;
-        }
+        let mut rec = Record::FinishedRound;
+        sample_into(raw, events, &mut rec)?;
         return Ok(rec);
     }
     if type_.0 <= RecordType::CALLCHAIN_DEFERRED.0 && type_.0 != 0 {
