@@ -37,7 +37,8 @@ pub use split::{
 
 use std::collections::HashMap;
 
-use perfscope_format::constants::{misc, sample_type, HeaderFeature, RecordType};
+use perfscope_format::attr::AttrFlags;
+use perfscope_format::constants::{attr_type, misc, sample_type, HeaderFeature, RecordType};
 use perfscope_format::features::build_id::{parse_build_id_record, parse_build_ids};
 use perfscope_format::layout::EventIndex as AttrIndex;
 use perfscope_format::metadata::Metadata;
@@ -240,6 +241,13 @@ struct LoaderState {
     features_read: bool,
     /// The timeline being built, when asked for.
     timeline: Option<TimelineRecorder>,
+    /// Whether samples go to the timeline only when the recording can have context switches
+    /// ([`ProfileLoader::timeline_samples_for_switches`]).
+    timeline_switches_only: bool,
+    /// With `timeline_switches_only`: whether samples go to the timeline (from a switch-capable
+    /// event or a switch record on), and the number of events that was decided with.
+    timeline_samples: bool,
+    timeline_events_seen: usize,
     /// Whether to add the timeline's off-CPU time to the profile at the end.
     off_cpu: bool,
     /// Which samples' stacks are made here.
@@ -279,6 +287,9 @@ impl ProfileLoader {
             inline_frames: options.inline_frames,
             features_read: false,
             timeline: (extras.timeline || extras.off_cpu).then(TimelineRecorder::new),
+            timeline_switches_only: false,
+            timeline_samples: false,
+            timeline_events_seen: usize::MAX,
             off_cpu: extras.off_cpu,
             share: StackShare::All,
             check: SampleCheck::default(),
@@ -303,6 +314,19 @@ impl ProfileLoader {
         if let Some(t) = self.state.timeline.as_mut() {
             *t = TimelineRecorder::without_sample_times();
         }
+        self
+    }
+
+    /// The timeline asked for serves only what context switches give (on- and off-CPU
+    /// intervals, the CPUs' slices, off-CPU samples with the stack sampled last) and its
+    /// markers: when no event of the recording can switch (none asks for switch records, none
+    /// is a tracepoint) and no switch record came, samples are not fed to it, and its tasks
+    /// are only those the COMM, FORK and EXIT records name, without sample counts. For a
+    /// caller that takes the threads, their samples and lanes from the profile: the samples'
+    /// timeline work is ~6 % of the pass. With switches, the timeline is the same as without
+    /// this call.
+    pub fn timeline_samples_for_switches(mut self) -> Self {
+        self.state.timeline_switches_only = true;
         self
     }
 
@@ -670,6 +694,9 @@ impl LoaderState {
         offset: u64,
     ) -> Result<(), CapacityError> {
         if let (Some(tl), false) = (self.timeline.as_mut(), matches!(record, Record::Sample(_))) {
+            if matches!(record, Record::Switch(_) | Record::SwitchCpuWide(_)) {
+                self.timeline_samples = true;
+            }
             tl.record(meta, record);
         }
         match record {
@@ -833,9 +860,23 @@ impl LoaderState {
         s: &SampleRecord<'_>,
         stack: Option<crate::ids::StackIndex>,
     ) {
+        if self.timeline_switches_only && !self.timeline_wants_samples(meta) {
+            return;
+        }
         if let Some(tl) = self.timeline.as_mut() {
             tl.sample(meta, s, stack);
         }
+    }
+
+    /// With [`ProfileLoader::timeline_samples_for_switches`]: whether samples go to the
+    /// timeline, decided again whenever events were added (a pipe's attr records).
+    fn timeline_wants_samples(&mut self, meta: &Metadata) -> bool {
+        let n = meta.events.len();
+        if self.timeline_events_seen != n {
+            self.timeline_events_seen = n;
+            self.timeline_samples |= can_switch(meta);
+        }
+        self.timeline_samples
     }
 
     /// Fills `self.callchain` with the sample's callchain and, for a DWARF-mode sample, the
@@ -892,6 +933,17 @@ impl LoaderState {
             truncated,
         }
     }
+}
+
+/// Whether some event of `meta` can bring context switches: it asks for switch records
+/// (`context_switch`), or it is a tracepoint (`sched:sched_switch` among others).
+fn can_switch(meta: &Metadata) -> bool {
+    (0..meta.events.len()).any(|i| {
+        let i = u32::try_from(i).unwrap_or(u32::MAX);
+        meta.events.attr(AttrIndex(i)).is_some_and(|a| {
+            a.flags.has(AttrFlags::CONTEXT_SWITCH) || a.type_ == attr_type::TRACEPOINT
+        })
+    })
 }
 
 /// [`dwarf_mode`] of the recording `data` (a whole file-mode perf.data in memory, read as far

@@ -150,3 +150,120 @@ fn lean_loading_gives_the_same_profile_and_timeline_on_the_corpus() {
     let checked = files.iter().filter(|p| check(p)).count();
     assert!(checked > 30, "only {checked} corpus files loaded");
 }
+
+/// Whether some event of the file asks for switch records or is a tracepoint (read from the
+/// attrs here, not by the loader).
+fn switch_capable(data: &[u8]) -> bool {
+    let mut capable = false;
+    let _ = walk(data, &[], |meta, _, _| {
+        let attrs = (0..meta.events.len() as u32)
+            .filter_map(|i| meta.events.attr(perfscope_format::layout::EventIndex(i)));
+        capable = attrs.into_iter().any(|a| {
+            a.flags.has(perfscope_format::AttrFlags::CONTEXT_SWITCH)
+                || a.type_ == perfscope_format::constants::attr_type::TRACEPOINT
+        });
+    });
+    capable
+}
+
+/// Loads `data` lean, its timeline fed samples only when switches are possible.
+fn load_for_switches(data: &[u8]) -> Option<Loaded> {
+    let mut loader = ProfileLoader::with_extras(
+        options(),
+        LoadExtras {
+            timeline: true,
+            off_cpu: false,
+        },
+    )
+    .without_timeline_sample_times()
+    .timeline_samples_for_switches();
+    let meta = walk(data, &[], |meta, _, item| match item {
+        Item::Record(rec) => loader.push(meta, rec),
+        Item::Error(e) => loader.push_error(*e),
+    })
+    .ok()?;
+    loader.finish_loaded(&meta).ok()
+}
+
+/// `Some(switch capable)` when the file loads.
+fn check_for_switches(path: &Path) -> Option<bool> {
+    let data = std::fs::read(path).unwrap();
+    let (lean, sw) = (load(&data, true)?, load_for_switches(&data)?);
+    let name = path.display();
+    let capable = switch_capable(&data);
+    assert_eq!(
+        lean.profile.samples.thread, sw.profile.samples.thread,
+        "{name}"
+    );
+    assert_eq!(
+        lean.profile.samples.stacks().collect::<Vec<_>>(),
+        sw.profile.samples.stacks().collect::<Vec<_>>(),
+        "{name}"
+    );
+    let (lt, st) = (lean.timeline.unwrap(), sw.timeline.unwrap());
+    if capable {
+        assert_eq!(format!("{lt:?}"), format!("{st:?}"), "{name}: timeline");
+        return Some(true);
+    }
+    // Nothing could switch: no activity either way, the same markers, and the samples
+    // counted by the lean timeline only.
+    for t in [&lt, &st] {
+        assert!(!t.switches.any(), "{name}: {:?}", t.switches);
+        assert!(t.off_cpu.is_empty(), "{name}");
+        assert!(t.cpus.iter().all(|c| c.slices.is_empty()), "{name}");
+        assert!(
+            t.tasks
+                .iter()
+                .all(|t| t.on_cpu.is_empty() && t.off_cpu.is_empty()),
+            "{name}"
+        );
+    }
+    assert_eq!(lt.markers, st.markers, "{name}: markers");
+    assert!(st.tasks.iter().all(|t| t.samples == 0), "{name}");
+    assert_eq!(
+        lt.tasks.iter().map(|t| t.samples).sum::<u64>(),
+        lean.profile.samples.len() as u64,
+        "{name}: the lean timeline counts every sample"
+    );
+    Some(false)
+}
+
+#[test]
+fn a_timeline_for_switches_skips_samples_only_when_nothing_can_switch() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+    // Both recorded with --switch-events (see their .cmd files).
+    for f in ["switches.data", "heatmap.data"] {
+        assert_eq!(check_for_switches(&dir.join(f)), Some(true), "{f}");
+    }
+    for f in [
+        "example.data",
+        "pipe.data",
+        "two-events.data",
+        "threads.data",
+    ] {
+        assert_eq!(check_for_switches(&dir.join(f)), Some(false), "{f}");
+    }
+}
+
+#[test]
+fn a_timeline_for_switches_skips_samples_only_when_nothing_can_switch_on_the_corpus() {
+    let Some(root) = timeline_common::shared() else {
+        println!("SKIPPED: no ../shared corpus (set PERFSCOPE_SHARED)");
+        return;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("corpus/gen"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "data"))
+        .collect();
+    files.sort();
+    let results: Vec<bool> = files.iter().filter_map(|p| check_for_switches(p)).collect();
+    let capable = results.iter().filter(|&&c| c).count();
+    assert!(
+        results.len() > 30,
+        "only {} corpus files loaded",
+        results.len()
+    );
+    assert!(capable >= 2, "{capable} corpus files can switch");
+}

@@ -171,13 +171,16 @@ fn load_options(
 }
 
 /// The profile loader of a session: with the switch timeline, whose sample lanes the session
-/// counts from the profile itself ([`Timeline::new`]).
+/// counts from the profile itself ([`Timeline::new`]), and which takes samples only when the
+/// recording can have context switches (the session uses it for the switches' activity, the
+/// off-CPU time and the markers alone).
 fn loader(
     resolver: Option<perfscope_analysis::symbols::resolver::SymbolResolver>,
     unknown_names: UnknownNames,
 ) -> ProfileLoader {
     ProfileLoader::with_extras(load_options(resolver, unknown_names), EXTRAS)
         .without_timeline_sample_times()
+        .timeline_samples_for_switches()
 }
 
 /// The making of the stacks of the samples whose records start at `cut` or later, for the
