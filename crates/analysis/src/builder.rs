@@ -229,7 +229,6 @@ pub struct ProfileBuilder {
     frame_runs: Vec<FrameIndex>,
     truncated_frame: Option<FrameIndex>,
     entries: Vec<ChainEntry>,
-    leaf_first: Vec<ChainEntry>,
     /// When only the samples' stacks are kept ([`ProfileBuilder::keep_stacks_only`]): each
     /// sample's stack (`u32::MAX`: none), in order; the profile gets no samples.
     part_stacks: Option<crate::load::SampleStacks>,
@@ -379,7 +378,6 @@ impl ProfileBuilder {
             frame_runs: Vec::new(),
             truncated_frame: None,
             entries: Vec::new(),
-            leaf_first: Vec::new(),
             part_stacks: None,
         }
     }
@@ -961,7 +959,6 @@ impl ProfileBuilder {
             s.ip_mode,
             extras,
             expand,
-            &mut self.leaf_first,
             &mut self.entries,
         );
         // The root part shared with the thread's previous stack is interned already. The

@@ -799,12 +799,15 @@ impl LoaderState {
         });
         let list = deliveries.iter().take(n).chain(more.iter());
         let deferring = matches!(self.share, StackShare::Before(cut) if offset >= cut);
+        let to_timeline = self.timeline_takes_samples(meta);
         let mut stack_ready = false;
         let mut extras = StackExtras::default();
         for &(attr, period) in list {
             self.diag.samples += 1;
             if !self.keeps(meta, s, attr) {
-                self.timeline_sample(meta, s, None);
+                if to_timeline {
+                    self.timeline_sample(meta, s, None);
+                }
                 continue;
             }
             self.diag.kept_samples += 1;
@@ -819,14 +822,16 @@ impl LoaderState {
             let event = self.event(meta, attr)?;
             let input = sample_input(s, event, period, &self.callchain);
             self.builder.sample_with(&input, extras)?;
-            let stack = {
-                let s = &self.builder.profile().samples;
-                s.len().checked_sub(1).and_then(|i| s.stack(i)).flatten()
-            };
             if let StackShare::From(_) = self.share {
                 self.check.add(input.time, input.tid);
             }
-            self.timeline_sample(meta, s, stack);
+            if to_timeline {
+                let stack = {
+                    let s = &self.builder.profile().samples;
+                    s.len().checked_sub(1).and_then(|i| s.stack(i)).flatten()
+                };
+                self.timeline_sample(meta, s, stack);
+            }
         }
         Ok(())
     }
@@ -849,28 +854,35 @@ impl LoaderState {
         let stand_in = deferred(k);
         self.builder.sample_deferred(&input, stand_in)?;
         self.check.add(input.time, input.tid);
-        self.timeline_sample(meta, s, Some(stand_in));
+        if self.timeline_takes_samples(meta) {
+            self.timeline_sample(meta, s, Some(stand_in));
+        }
         Ok(())
     }
 
-    /// One delivery of a sample to the timeline, with the stack the profile gave it.
+    /// One delivery of a sample to the timeline (when [`LoaderState::timeline_takes_samples`]),
+    /// with the stack the profile gave it.
     fn timeline_sample(
         &mut self,
         meta: &Metadata,
         s: &SampleRecord<'_>,
         stack: Option<crate::ids::StackIndex>,
     ) {
-        if self.timeline_switches_only && !self.timeline_wants_samples(meta) {
-            return;
-        }
         if let Some(tl) = self.timeline.as_mut() {
             tl.sample(meta, s, stack);
         }
     }
 
-    /// With [`ProfileLoader::timeline_samples_for_switches`]: whether samples go to the
-    /// timeline, decided again whenever events were added (a pipe's attr records).
-    fn timeline_wants_samples(&mut self, meta: &Metadata) -> bool {
+    /// Whether samples go to the timeline: there is one, and with
+    /// [`ProfileLoader::timeline_samples_for_switches`], the recording can switch (decided
+    /// again whenever events were added: a pipe's attr records).
+    fn timeline_takes_samples(&mut self, meta: &Metadata) -> bool {
+        if self.timeline.is_none() {
+            return false;
+        }
+        if !self.timeline_switches_only {
+            return true;
+        }
         let n = meta.events.len();
         if self.timeline_events_seen != n {
             self.timeline_events_seen = n;

@@ -88,7 +88,7 @@ pub(super) struct Expand {
 }
 
 /// Fills `out` with the entries of a callchain (leaf first, with context markers), root
-/// first. `leaf_first` is scratch space. A callchain with an invalid context marker is dropped
+/// first. A callchain with an invalid context marker is dropped
 /// whole, as perf's `add_callchain_ip` drops it ("invalid callchain context").
 #[allow(clippy::too_many_arguments)]
 pub(super) fn chain_entries(
@@ -97,11 +97,9 @@ pub(super) fn chain_entries(
     ip_mode: CpuMode,
     extras: StackExtras,
     expand: Expand,
-    leaf_first: &mut Vec<ChainEntry>,
     out: &mut Vec<ChainEntry>,
 ) {
     out.clear();
-    leaf_first.clear();
     if extras.truncated {
         out.push(ChainEntry {
             addr: 0,
@@ -112,14 +110,18 @@ pub(super) fn chain_entries(
         out.push(ChainEntry::new(ip, ip_mode, expand.all));
         return;
     }
+    // Made leaf first after the root marker (if any), then turned around in place.
+    let start = out.len();
     let whole = for_each_frame(callchain, ip_mode, extras.unwound_from, |i, addr, mode| {
         let expand = expand.all || (expand.unwound && i >= extras.unwound_from);
-        leaf_first.push(ChainEntry::new(addr, mode, expand));
+        out.push(ChainEntry::new(addr, mode, expand));
     });
     if !whole {
-        leaf_first.clear();
+        out.truncate(start);
     }
-    out.extend(leaf_first.iter().rev());
+    if let Some(frames) = out.get_mut(start..) {
+        frames.reverse();
+    }
 }
 
 /// The last stack of a thread, entry by entry.
@@ -216,7 +218,7 @@ mod tests {
 
     #[test]
     fn markers_set_modes_and_a_bad_marker_drops_the_chain() {
-        let (mut scratch, mut out) = (Vec::new(), Vec::new());
+        let mut out = Vec::new();
         let chain = [
             PERF_CONTEXT_KERNEL,
             0xfff1,
@@ -231,7 +233,6 @@ mod tests {
             CpuMode::User,
             StackExtras::default(),
             NO,
-            &mut scratch,
             &mut out,
         );
         let got: Vec<(u64, u8)> = out.iter().map(|e| (e.addr, e.kind)).collect();
@@ -244,7 +245,7 @@ mod tests {
             truncated: true,
             ..StackExtras::default()
         };
-        chain_entries(&bad, 0, CpuMode::User, extras, NO, &mut scratch, &mut out);
+        chain_entries(&bad, 0, CpuMode::User, extras, NO, &mut out);
         assert_eq!(
             out,
             [ChainEntry {
