@@ -29,6 +29,10 @@ pub const NONE32: u32 = u32::MAX;
 /// Rows are re-read in windows of at least this many bytes.
 const WINDOW: u64 = 64 << 10;
 
+/// Record types counted by index in [`RecordIndex`] (perf's go up to ~100; a broken file's
+/// larger ones go to a map).
+const DIRECT_TYPES: u32 = 256;
+
 /// Every record as rows ([`RecordRows`]: about 15 bytes a record), with counts.
 ///
 /// A [`RecordIndex::tally`] counts the records and checks all but the samples, without rows:
@@ -44,8 +48,10 @@ pub struct RecordIndex {
     full: bool,
     /// Records pushed.
     records: usize,
-    /// Records per type.
-    pub counts: BTreeMap<u32, u64>,
+    /// Records per type (see [`RecordIndex::counts`]): types below [`DIRECT_TYPES`] by
+    /// index, one load per record, the rest in a map.
+    by_type: Vec<u64>,
+    other_counts: BTreeMap<u32, u64>,
     /// Type names.
     pub names: BTreeMap<u32, String>,
     /// Lost and throttled.
@@ -83,7 +89,8 @@ impl Default for RecordIndex {
             rows: RecordRows::default(),
             full: true,
             records: 0,
-            counts: BTreeMap::new(),
+            by_type: Vec::new(),
+            other_counts: BTreeMap::new(),
             names: BTreeMap::new(),
             lost: LostInfo::default(),
             errors: Vec::new(),
@@ -138,12 +145,16 @@ impl RecordIndex {
     /// read it again.
     pub fn push(&mut self, meta: &Metadata, raw: &RawRecord<'_>) -> Option<Option<u64>> {
         let t = raw.type_().0;
-        match self.counts.get_mut(&t) {
-            Some(n) => *n += 1,
-            None => {
-                self.counts.insert(t, 1);
-                self.names.insert(t, meta.record_type_name(raw.type_()));
-            }
+        if t < DIRECT_TYPES && t as usize >= self.by_type.len() {
+            self.by_type.resize(t as usize + 1, 0);
+        }
+        let count = match self.by_type.get_mut(t as usize) {
+            Some(n) => n,
+            None => self.other_counts.entry(t).or_insert(0),
+        };
+        *count += 1;
+        if *count == 1 {
+            self.names.insert(t, meta.record_type_name(raw.type_()));
         }
         let (mut time, mut w, mut decoded) = (None, Who::default(), false);
         if raw.type_() == RecordType::SAMPLE && !self.full {
@@ -335,9 +346,17 @@ impl RecordIndex {
         self.records == 0
     }
 
+    /// Records per type (those met only).
+    pub fn counts(&self) -> BTreeMap<u32, u64> {
+        let direct = (0u32..).zip(self.by_type.iter().copied());
+        let mut counts: BTreeMap<u32, u64> = direct.filter(|&(_, n)| n > 0).collect();
+        counts.extend(&self.other_counts);
+        counts
+    }
+
     /// Counts per type, in type order.
     pub fn record_counts(&self) -> Vec<RecordCount> {
-        self.counts
+        self.counts()
             .iter()
             .map(|(&t, &count)| RecordCount {
                 type_: t,
@@ -617,8 +636,8 @@ mod tests {
         let data = example();
         let mut calls = 0;
         let (ix, _) = build(&data, 4096, &mut |_, _| calls += 1).unwrap();
-        assert_eq!(ix.counts, hand_counts(&data));
-        assert_eq!(ix.len() as u64, ix.counts.values().sum::<u64>());
+        assert_eq!(ix.counts(), hand_counts(&data));
+        assert_eq!(ix.len() as u64, ix.counts().values().sum::<u64>());
         assert_eq!(ix.error_count, 0);
         // Progress after each 4 KB slice.
         assert!(

@@ -145,7 +145,7 @@ fn sliced_sessions_equal_the_whole_file_readers_on_every_corpus_file() {
                     .unwrap();
             assert!(!s.index.has_rows(), "{name}: rows made in the pass");
             let ix = &s.index;
-            assert_eq!(ix.counts, full.counts, "{name} (slice {slice}): counts");
+            assert_eq!(ix.counts(), full.counts(), "{name} (slice {slice}): counts");
             assert_eq!(ix.lost, full.lost, "{name} (slice {slice}): lost");
             assert_eq!(ix.mapped, full.mapped, "{name} (slice {slice}): mapped");
             assert_eq!(ix.errors, full.errors, "{name} (slice {slice}): errors");
@@ -196,7 +196,7 @@ fn sliced_sessions_equal_the_whole_file_readers_on_every_corpus_file() {
             let mut counts = std::collections::BTreeMap::new();
             rows.iter()
                 .for_each(|r| *counts.entry(r.0).or_insert(0u64) += 1);
-            assert_eq!(ix.counts, counts, "{name}: counts");
+            assert_eq!(ix.counts(), counts, "{name}: counts");
             // Rows shown: the first ones, some spread over the file, every 7th compressed one.
             let n = rows.len() as u32;
             let mut shown: Vec<u32> = (0..n.min(200))
@@ -380,7 +380,7 @@ fn samples_that_cannot_be_decoded_are_the_errors_a_full_index_meets() {
         let s = open_bytes(data.clone(), slice);
         assert_eq!(s.index.errors, full.errors, "slice {slice}");
         assert_eq!(s.index.error_count, full.error_count, "slice {slice}");
-        assert_eq!(s.index.counts, full.counts, "slice {slice}");
+        assert_eq!(s.index.counts(), full.counts(), "slice {slice}");
         // The samples that were read are in the profile.
         let whole = load_profile(&data, &[], load_options(None, UnknownNames::Module))
             .unwrap()
@@ -388,7 +388,7 @@ fn samples_that_cannot_be_decoded_are_the_errors_a_full_index_meets() {
         assert_eq!(s.profile.samples.len(), whole.samples.len());
         assert_eq!(
             whole.samples.len() + broken.len(),
-            full.counts[&9] as usize,
+            full.counts()[&9] as usize,
             "every sample but the broken ones"
         );
     }
@@ -508,7 +508,7 @@ fn records_decompressed_by_another_worker_give_the_same_session() {
                 let got = open_inflated(&data, slice, fail_at);
                 let what = format!("{name} (slice {slice}, inflater failed at {fail_at:?})");
                 assert_eq!(got.summary, want.summary, "{what}: summary");
-                assert_eq!(got.index.counts, want.index.counts, "{what}: counts");
+                assert_eq!(got.index.counts(), want.index.counts(), "{what}: counts");
                 assert_eq!(got.index.errors, want.index.errors, "{what}: errors");
                 assert_eq!(got.index.lost, want.index.lost, "{what}: lost");
                 assert_eq!(sample_lines(&got), sample_lines(&want), "{what}: samples");
