@@ -142,8 +142,8 @@ impl LastStack {
     }
 }
 
-/// How many recent stacks of a thread are kept.
-const RECENT: usize = 4;
+/// How many recent stacks of a thread are kept besides the current one.
+const OLDER: usize = 3;
 
 /// The recent stacks of a thread: a new sample reuses the longest root part it shares with any
 /// of them (threads alternate between a few call paths).
@@ -151,16 +151,18 @@ const RECENT: usize = 4;
 pub(super) struct RecentStacks {
     /// The stack of the thread's last sample.
     pub current: LastStack,
-    /// Older ones, most recent first.
-    others: Vec<LastStack>,
-    /// The buffers of the one forgotten last.
-    spare: Option<LastStack>,
+    /// Older ones, in fixed slots (no moves as they age); empty slots have no entries.
+    older: [LastStack; OLDER],
+    /// When each slot was last made older (0: never used); the smallest is replaced next.
+    stamps: [u64; OLDER],
+    /// Stamps given so far.
+    clock: u64,
 }
 
 impl RecentStacks {
     /// Makes `current` the root part of `entries` found among the recent stacks and returns
     /// its length (the entries after it are to be added to `current`). The previous stack is
-    /// kept among the others unless the new one contains it.
+    /// kept among the older ones (in place of the oldest) unless the new one contains it.
     pub fn pick(&mut self, generations: (u64, u64), entries: &[ChainEntry]) -> usize {
         let common = |s: &LastStack| {
             if s.generations == generations {
@@ -179,29 +181,47 @@ impl RecentStacks {
             return current;
         }
         let mut best = (None, current);
-        for (i, s) in self.others.iter().enumerate() {
+        for (i, s) in self.older.iter().enumerate() {
             let c = common(s);
             if c > best.1 {
                 best = (Some(i), c);
             }
         }
-        let mut slot = self.spare.take().unwrap_or_default();
+        // The oldest slot (an unused one first) takes the previous stack; its buffers become
+        // the new current stack.
+        let oldest = (0..OLDER)
+            .min_by_key(|&i| self.stamps.get(i).copied().unwrap_or(u64::MAX))
+            .unwrap_or(0);
         let (from, reused) = best;
-        let source = match from.and_then(|i| self.others.get(i)) {
-            Some(s) => s,
-            None => &self.current,
+        let Some(slot) = self.older.get_mut(oldest) else {
+            return 0;
         };
-        slot.generations = generations;
-        slot.entries.clear();
-        slot.nodes.clear();
-        slot.entries
-            .extend_from_slice(source.entries.get(..reused).unwrap_or(&[]));
-        slot.nodes
-            .extend_from_slice(source.nodes.get(..reused).unwrap_or(&[]));
-        std::mem::swap(&mut self.current, &mut slot);
-        self.others.insert(0, slot);
-        if self.others.len() >= RECENT {
-            self.spare = self.others.pop();
+        let mut fresh = std::mem::take(slot);
+        if from != Some(oldest) {
+            let source = match from.and_then(|i| self.older.get(i)) {
+                Some(s) => s,
+                None => &self.current,
+            };
+            fresh.entries.clear();
+            fresh.nodes.clear();
+            fresh
+                .entries
+                .extend_from_slice(source.entries.get(..reused).unwrap_or(&[]));
+            fresh
+                .nodes
+                .extend_from_slice(source.nodes.get(..reused).unwrap_or(&[]));
+        } else {
+            // The root part is in the slot being replaced: kept where it is.
+            fresh.entries.truncate(reused);
+            fresh.nodes.truncate(reused);
+        }
+        fresh.generations = generations;
+        let previous = std::mem::replace(&mut self.current, fresh);
+        self.clock += 1;
+        if let (Some(slot), Some(stamp)) = (self.older.get_mut(oldest), self.stamps.get_mut(oldest))
+        {
+            *slot = previous;
+            *stamp = self.clock;
         }
         reused
     }
