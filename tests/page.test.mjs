@@ -118,6 +118,25 @@ test('a long build-id table shows its first 20 rows until "Show all", then every
   await page.close();
 });
 
+test('the header cards hold their tables at 1280, 820 and 600 px wide, the caches\' values whole', async () => {
+  const { page, errors } = await openApp(app.browser.context, app.server.url);
+  await page.setInputFiles('#file', join(DATA, 'example.data'));
+  assert.equal(await waitForState(page, ['loaded']), 'loaded');
+  for (const width of [1280, 820, 600]) {
+    await page.setViewportSize({ width, height: 720 });
+    const cards = await page.locator('.features-grid .card').evaluateAll((cs) =>
+      cs.map((c) => ({ id: c.id, scroll: c.scrollWidth, client: c.clientWidth })));
+    assert.ok(cards.some((c) => c.id === 'caches-card'), `${width} px: a caches card`);
+    for (const c of cards) assert.ok(c.scroll <= c.client, `${width} px: ${c.id} ${c.scroll} > ${c.client}`);
+    // One line per row: no value ("Instruction", "491520K") broken across lines.
+    const heights = await page.locator('#caches-card tbody tr').evaluateAll((trs) => trs.map((tr) => tr.offsetHeight));
+    assert.equal(new Set(heights).size, 1, `${width} px: row heights ${heights}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 720 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a second file replaces the first', async () => {
   const { page, errors } = await openApp(app.browser.context, app.server.url);
   await page.setInputFiles('#file', join(DATA, 'example.data'));
