@@ -323,7 +323,7 @@ impl ProfileLoader {
     /// is a tracepoint) and no switch record came, samples are not fed to it, and its tasks
     /// are only those the COMM, FORK and EXIT records name, without sample counts. For a
     /// caller that takes the threads, their samples and lanes from the profile: the samples'
-    /// timeline work is ~6 % of the pass. With switches, the timeline is the same as without
+    /// timeline work is ~7 % of the pass. With switches, the timeline is the same as without
     /// this call.
     pub fn timeline_samples_for_switches(mut self) -> Self {
         self.state.timeline_switches_only = true;

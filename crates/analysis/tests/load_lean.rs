@@ -28,6 +28,11 @@ fn options() -> LoadOptions {
 
 /// Loads `data` with the timeline; `lean`: keeping no timeline sample times.
 fn load(data: &[u8], lean: bool) -> Option<Loaded> {
+    load_with(data, lean, false)
+}
+
+/// [`load`]; `for_switches`: the timeline fed samples only when switches are possible.
+fn load_with(data: &[u8], lean: bool, for_switches: bool) -> Option<Loaded> {
     let mut loader = ProfileLoader::with_extras(
         options(),
         LoadExtras {
@@ -37,6 +42,9 @@ fn load(data: &[u8], lean: bool) -> Option<Loaded> {
     );
     if lean {
         loader = loader.without_timeline_sample_times();
+    }
+    if for_switches {
+        loader = loader.timeline_samples_for_switches();
     }
     let meta = walk(data, &[], |meta, _, item| match item {
         Item::Record(rec) => loader.push(meta, rec),
@@ -54,6 +62,18 @@ fn without_densities(t: &Timeline) -> String {
         c.samples = Default::default();
     }
     format!("{t:?}")
+}
+
+/// The `gen` corpus's recordings, by name.
+fn gen_files(root: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("corpus/gen"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "data"))
+        .collect();
+    files.sort();
+    files
 }
 
 fn check(path: &Path) -> bool {
@@ -140,13 +160,7 @@ fn lean_loading_gives_the_same_profile_and_timeline_on_the_corpus() {
         println!("SKIPPED: no ../shared corpus (set PERFSCOPE_SHARED)");
         return;
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("corpus/gen"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "data"))
-        .collect();
-    files.sort();
+    let files = gen_files(&root);
     let checked = files.iter().filter(|p| check(p)).count();
     assert!(checked > 30, "only {checked} corpus files loaded");
 }
@@ -166,29 +180,10 @@ fn switch_capable(data: &[u8]) -> bool {
     capable
 }
 
-/// Loads `data` lean, its timeline fed samples only when switches are possible.
-fn load_for_switches(data: &[u8]) -> Option<Loaded> {
-    let mut loader = ProfileLoader::with_extras(
-        options(),
-        LoadExtras {
-            timeline: true,
-            off_cpu: false,
-        },
-    )
-    .without_timeline_sample_times()
-    .timeline_samples_for_switches();
-    let meta = walk(data, &[], |meta, _, item| match item {
-        Item::Record(rec) => loader.push(meta, rec),
-        Item::Error(e) => loader.push_error(*e),
-    })
-    .ok()?;
-    loader.finish_loaded(&meta).ok()
-}
-
 /// `Some(switch capable)` when the file loads.
 fn check_for_switches(path: &Path) -> Option<bool> {
     let data = std::fs::read(path).unwrap();
-    let (lean, sw) = (load(&data, true)?, load_for_switches(&data)?);
+    let (lean, sw) = (load(&data, true)?, load_with(&data, true, true)?);
     let name = path.display();
     let capable = switch_capable(&data);
     assert_eq!(
@@ -251,13 +246,7 @@ fn a_timeline_for_switches_skips_samples_only_when_nothing_can_switch_on_the_cor
         println!("SKIPPED: no ../shared corpus (set PERFSCOPE_SHARED)");
         return;
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("corpus/gen"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "data"))
-        .collect();
-    files.sort();
+    let files = gen_files(&root);
     let results: Vec<bool> = files.iter().filter_map(|p| check_for_switches(p)).collect();
     let capable = results.iter().filter(|&&c| c).count();
     assert!(
