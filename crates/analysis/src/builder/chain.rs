@@ -153,10 +153,8 @@ pub(super) struct RecentStacks {
     pub current: LastStack,
     /// Older ones, in fixed slots (no moves as they age); empty slots have no entries.
     older: [LastStack; OLDER],
-    /// When each slot was last made older (0: never used); the smallest is replaced next.
-    stamps: [u64; OLDER],
-    /// Stamps given so far.
-    clock: u64,
+    /// The slot written longest ago (slots are written in turn), replaced next.
+    oldest: usize,
 }
 
 impl RecentStacks {
@@ -189,9 +187,7 @@ impl RecentStacks {
         }
         // The oldest slot (an unused one first) takes the previous stack; its buffers become
         // the new current stack.
-        let oldest = (0..OLDER)
-            .min_by_key(|&i| self.stamps.get(i).copied().unwrap_or(u64::MAX))
-            .unwrap_or(0);
+        let oldest = self.oldest;
         let (from, reused) = best;
         let Some(slot) = self.older.get_mut(oldest) else {
             return 0;
@@ -217,12 +213,10 @@ impl RecentStacks {
         }
         fresh.generations = generations;
         let previous = std::mem::replace(&mut self.current, fresh);
-        self.clock += 1;
-        if let (Some(slot), Some(stamp)) = (self.older.get_mut(oldest), self.stamps.get_mut(oldest))
-        {
+        if let Some(slot) = self.older.get_mut(oldest) {
             *slot = previous;
-            *stamp = self.clock;
         }
+        self.oldest = (oldest + 1) % OLDER;
         reused
     }
 }
