@@ -22,11 +22,13 @@
 //! its off-CPU time to the profile as `offcpu-time` samples (see [`crate::offcpu`]).
 
 mod event_names;
+mod handover;
 mod record_queue;
 mod sectioned;
 mod split;
 
 pub use event_names::EventNames;
+pub use handover::{BadDeliveries, DeliveryWriter};
 pub use sectioned::{
     load_sectioned, load_sectioned_parts, slices, stream_records, RecordSink, RecordStream,
 };
@@ -213,6 +215,9 @@ pub struct ProfileLoader {
     state: LoaderState,
     /// Records pushed so far (the number of the next one, in push order).
     pushed: u64,
+    /// The queue's figures (late records, most bytes held, most allocated) from the
+    /// [`DeliveryWriter`] that queued the records instead.
+    handed_queue: Option<(u64, usize, usize)>,
 }
 
 /// Everything but the queue (borrowed apart from it while it releases records).
@@ -298,6 +303,7 @@ impl ProfileLoader {
             queue: RecordQueue::new(),
             state,
             pushed: 0,
+            handed_queue: None,
         }
     }
 
@@ -434,6 +440,11 @@ impl ProfileLoader {
         state.diag.late_records = self.queue.late();
         state.diag.max_queued_bytes = self.queue.max_held;
         state.diag.max_queue_allocated = self.queue.max_allocated;
+        if let Some((late, held, allocated)) = self.handed_queue {
+            state.diag.late_records = late;
+            state.diag.max_queued_bytes = held;
+            state.diag.max_queue_allocated = allocated;
+        }
         if let Some(e) = state.capacity_error {
             return Err(LoadError::Capacity(e));
         }
@@ -736,7 +747,13 @@ impl LoaderState {
         Ok(())
     }
 
-    fn keeps(&mut self, meta: &Metadata, s: &SampleRecord<'_>, attr: AttrIndex) -> bool {
+    /// Whether the filter keeps a delivery to `attr` of a sample of this (pid, tid, time).
+    fn keeps(
+        &mut self,
+        meta: &Metadata,
+        (pid, tid, time): (Option<u32>, Option<u32>, Option<u64>),
+        attr: AttrIndex,
+    ) -> bool {
         let f = &self.filter;
         if !f.events.is_empty() {
             let mut events = std::mem::take(&mut self.filter.events);
@@ -747,14 +764,14 @@ impl LoaderState {
             }
         }
         let f = &self.filter;
-        if !f.pids.is_empty() && !s.pid.is_some_and(|p| f.pids.contains(&p)) {
+        if !f.pids.is_empty() && !pid.is_some_and(|p| f.pids.contains(&p)) {
             return false;
         }
-        if !f.tids.is_empty() && !s.tid.is_some_and(|t| f.tids.contains(&t)) {
+        if !f.tids.is_empty() && !tid.is_some_and(|t| f.tids.contains(&t)) {
             return false;
         }
         if let Some((start, end)) = f.time {
-            let t = s.time.unwrap_or(0);
+            let t = time.unwrap_or(0);
             if t < start || t > end {
                 return false;
             }
@@ -784,9 +801,6 @@ impl LoaderState {
         s: &SampleRecord<'_>,
         offset: u64,
     ) -> Result<(), CapacityError> {
-        if !self.inline_decided {
-            self.decide_inline(meta);
-        }
         let mut deliveries: [(AttrIndex, u64); 4] = [(AttrIndex(0), 0); 4];
         let mut n = 0usize;
         let mut more: Vec<(AttrIndex, u64)> = Vec::new();
@@ -798,13 +812,28 @@ impl LoaderState {
             n += 1;
         });
         let list = deliveries.iter().take(n).chain(more.iter());
+        self.sample_delivered(meta, s, offset, list)
+    }
+
+    /// A sample whose record starts at `offset`, with its deliveries (what
+    /// [`SampleDelivery::deliver`] gave for it).
+    fn sample_delivered<'l>(
+        &mut self,
+        meta: &Metadata,
+        s: &SampleRecord<'_>,
+        offset: u64,
+        list: impl Iterator<Item = &'l (AttrIndex, u64)>,
+    ) -> Result<(), CapacityError> {
+        if !self.inline_decided {
+            self.decide_inline(meta);
+        }
         let deferring = matches!(self.share, StackShare::Before(cut) if offset >= cut);
         let to_timeline = self.timeline_takes_samples(meta);
         let mut stack_ready = false;
         let mut extras = StackExtras::default();
         for &(attr, period) in list {
             self.diag.samples += 1;
-            if !self.keeps(meta, s, attr) {
+            if !self.keeps(meta, (s.pid, s.tid, s.time), attr) {
                 if to_timeline {
                     self.timeline_sample(meta, s, None);
                 }

@@ -20,6 +20,7 @@ pub mod events;
 pub mod export;
 pub mod heatmap;
 pub mod lane_list;
+mod order;
 pub mod overview;
 pub mod record_fields;
 pub mod record_rows;
@@ -30,6 +31,8 @@ pub mod symbols;
 pub mod text_input;
 pub mod timeline;
 pub mod tree;
+
+pub use order::OrderPass;
 
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::feature_summary::CompressedSummary;
@@ -131,18 +134,23 @@ pub struct Session {
 }
 
 /// The one pass over the records when a file is opened: each record goes to the records index,
-/// the profile loader and the summary.
+/// the profile loader (or the writer that orders the records for it) and the summary.
 struct OpenPass {
     index: RecordIndex,
     loader: ProfileLoader,
     summary: SummaryReader,
+    ordering: order::Ordering,
 }
 
 impl RecordSink for OpenPass {
     fn record(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
         // The time the index decoded: the loader's time order need not read it again.
         let time = self.index.push(meta, rec);
-        self.loader.push_timed(meta, rec, time);
+        match &mut self.ordering {
+            order::Ordering::Here => self.loader.push_timed(meta, rec, time),
+            order::Ordering::Elsewhere => {}
+            order::Ordering::Writer(w) => w.push_timed(meta, rec, time, &mut self.loader),
+        }
         self.summary.record(rec);
     }
     fn error(&mut self, e: perfscope_format::Error) {
@@ -580,10 +588,14 @@ impl Opening {
             inflater: _,
         } = self;
         let result = stream.map(|s| s.finish(&mut pass));
+        if let Ok(meta) = &result {
+            pass.finish_ordering(meta);
+        }
         let OpenPass {
             mut index,
             loader,
             summary,
+            ordering: _,
         } = pass;
         timings.records_ms = now() - t0;
         let t1 = now();
@@ -722,6 +734,7 @@ impl Session {
             index: RecordIndex::tally(),
             loader: loader(None, unknown_names),
             summary,
+            ordering: order::Ordering::Here,
         };
         let stream = RecordStream::open(&mut DynSource(source.as_mut()), slice, &mut pass);
         let mut opening = Opening {
@@ -1295,6 +1308,8 @@ fn event_name(summary: &Summary, e: u32) -> String {
 mod off_cpu_tests;
 #[cfg(test)]
 mod open_symbols_tests;
+#[cfg(test)]
+mod order_tests;
 #[cfg(test)]
 mod streamed_tests;
 

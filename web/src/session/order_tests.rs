@@ -1,0 +1,132 @@
+//! Sessions whose records another worker put in time order ([`OrderPass`] and
+//! [`Opening::take_deliveries`]), and sessions where that worker failed half-way
+//! ([`Opening::order_here`]), against sessions that ordered their records themselves: the same
+//! profile, diagnostics, timeline, summary and record counts, on the test files and the corpus.
+
+use super::source::VecSource;
+use super::streamed_tests::corpus_files_if_present;
+use super::*;
+
+/// `data` opened in slices of `slice` bytes, its records ordered by an [`OrderPass`] (until
+/// slice `fail_at`, from which on the session orders them); `None` when the file cannot be
+/// ordered elsewhere (a pipe stream, compressed records).
+fn open_ordered(data: &[u8], slice: usize, fail_at: Option<usize>) -> Option<Session> {
+    let mut source = VecSource(data.to_vec());
+    let summary = SummaryReader::read_from(&mut source, slice);
+    let mut opening = Session::begin(
+        Box::new(source),
+        summary,
+        Vec::new(),
+        UnknownNames::Module,
+        slice,
+        &|| 0.0,
+        Timings::default(),
+    );
+    if !opening.can_order_elsewhere() {
+        return None;
+    }
+    let mut order = OrderPass::open(
+        &mut VecSource(data.to_vec()),
+        opening.slice(),
+        UnknownNames::Module,
+    );
+    assert_eq!(order.failure(), None);
+    opening.order_elsewhere();
+    assert!(opening.ordered_elsewhere());
+    let fill = |at: u64, out: &mut [u8]| {
+        let at = at as usize;
+        out.copy_from_slice(&data[at..at + out.len()]);
+        Ok(())
+    };
+    let mut k = 0;
+    while let Some((at, size)) = opening.next_slice() {
+        if fail_at == Some(k) {
+            opening.order_here();
+            assert!(!opening.ordered_elsewhere());
+        }
+        if opening.ordered_elsewhere() {
+            assert_eq!(order.next_slice(), Some((at, size)), "the same slices");
+            let ops = order.push(size, |out| fill(at, out));
+            opening.take_deliveries(&ops).unwrap();
+        }
+        opening.push(size, |out| fill(at, out));
+        k += 1;
+    }
+    Some(opening.finish(&mut |_| {}, &|| 0.0))
+}
+
+/// Whether `data` was ordered elsewhere (and gave what ordering here gives).
+fn check(name: &str, data: &[u8], slice: usize) -> bool {
+    let here = Session::open_bytes(data.to_vec(), slice);
+    let slices = data.len().div_ceil(slice);
+    let mut ordered = false;
+    for fail_at in [None, Some(0), Some(1), Some(slices / 2)] {
+        let Some(there) = open_ordered(data, slice, fail_at) else {
+            return false;
+        };
+        ordered = true;
+        let what = format!("{name} (slices of {slice}, ordering failed at {fail_at:?})");
+        assert_eq!(
+            format!("{:?}", here.profile),
+            format!("{:?}", there.profile),
+            "{what}: profile"
+        );
+        assert_eq!(here.diagnostics, there.diagnostics, "{what}: diagnostics");
+        assert_eq!(
+            format!("{:?}", here.timeline),
+            format!("{:?}", there.timeline),
+            "{what}: timeline"
+        );
+        assert_eq!(here.summary, there.summary, "{what}: summary");
+        assert_eq!(here.index.counts(), there.index.counts(), "{what}: records");
+        assert_eq!(here.profile_error, there.profile_error, "{what}: error");
+    }
+    ordered
+}
+
+#[test]
+fn records_ordered_by_another_worker_give_the_same_session_on_the_test_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data");
+    let mut ordered = Vec::new();
+    for f in [
+        "example.data",
+        "threads.data",
+        "switches.data",
+        "heatmap.data",
+        "two-events.data",
+        "buildids.data",
+        "pipe.data",
+        "compressed.data",
+    ] {
+        let data = std::fs::read(dir.join(f)).unwrap();
+        for slice in [4096, 1 << 20] {
+            if check(f, &data, slice) {
+                ordered.push((f, slice));
+            }
+        }
+    }
+    // All but the pipe stream and the compressed file, in both slice sizes.
+    assert_eq!(ordered.len(), 12, "{ordered:?}");
+}
+
+#[test]
+fn records_ordered_by_another_worker_give_the_same_session_on_the_corpus() {
+    let files = corpus_files_if_present();
+    if files.is_empty() {
+        println!("SKIPPED: no ../shared corpus (set PERFSCOPE_SHARED)");
+        return;
+    }
+    let mut ordered = 0;
+    for path in &files {
+        let data = std::fs::read(path).unwrap();
+        ordered += usize::from(check(&path.display().to_string(), &data, 64 << 10));
+    }
+    println!(
+        "{ordered} of {} corpus files ordered elsewhere",
+        files.len()
+    );
+    assert!(
+        ordered > 80,
+        "only {ordered} corpus files ordered elsewhere"
+    );
+}
