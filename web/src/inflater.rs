@@ -5,6 +5,14 @@
 //! them (`Opening::supply_inflated`) instead of decompressing them too. zstd took ~20 % of the
 //! records pass of a compressed recording in the page (session 28).
 //!
+//! With `?order=1`, for a file without compressed records, the same worker puts the records in
+//! time order and
+//! decodes the samples instead ([`Inflater::begin_ordering`], `crate::session::OrderPass`): each
+//! slice comes with what the analysis worker's loader is to take for it
+//! ([`InflatedSlice::ops`]), and the analysis worker only frames it for the records index and
+//! the summary. Not by default: on the 2-core benchmark machine the page was not faster with it
+//! (BENCHMARKS.md, session 34).
+//!
 //! The inflater runs [`AHEAD`] slices ahead of the one being decoded at most (each slice's
 //! decompressed bytes are ~8× its size): the analysis worker gives it a credit for each slice
 //! it took ([`Inflater::more`]). If it fails, the analysis worker decompresses the rest itself
@@ -53,6 +61,8 @@ pub struct InflatedSlice {
     pub raw: Uint8Array,
     /// The decompressed bytes of the compressed records it completes.
     pub inflated: Inflated,
+    /// When ordering: what the loader is to take for it (`Opening::take_deliveries`).
+    pub ops: Option<Vec<u8>>,
     /// When the inflater began to wait for its bytes, began to decompress them, and sent it
     /// (ms since the epoch, as `performance.timeOrigin + performance.now()`).
     pub times: [f64; 3],
@@ -98,6 +108,8 @@ impl Inbox {
 /// The inflater worker, running. Terminated when dropped.
 pub struct Inflater {
     worker: Worker,
+    /// Whether it orders records ([`Inflater::begin_ordering`]) rather than decompresses them.
+    ordering: Cell<bool>,
     inbox: Rc<Inbox>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
@@ -154,6 +166,7 @@ impl Inflater {
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         Ok(Inflater {
             worker,
+            ordering: Cell::new(false),
             inbox,
             _on_message: on_message,
             _on_error: on_error,
@@ -164,6 +177,18 @@ impl Inflater {
     /// `Opening::compressed_records` says), read in slices of `slice` bytes (the slices the
     /// analysis worker's pass reads). Once per inflater.
     pub fn begin(&self, blob: &Blob, records: (u64, u64, Endianness), slice: usize) {
+        self.ask(blob, records, slice, false);
+    }
+
+    /// Has the inflater put the records of `blob` in time order and decode its samples instead
+    /// (`crate::session::OrderPass`), read in slices of `slice` bytes (the analysis worker's
+    /// `Opening::slice`). Once per inflater.
+    pub fn begin_ordering(&self, blob: &Blob, slice: usize) {
+        self.ordering.set(true);
+        self.ask(blob, (0, 0, Endianness::Little), slice, true);
+    }
+
+    fn ask(&self, blob: &Blob, records: (u64, u64, Endianness), slice: usize, order: bool) {
         let (start, end, endian) = records;
         let request = crate::protocol::js::Request::Inflate {
             id: 1,
@@ -172,6 +197,7 @@ impl Inflater {
             end,
             big_endian: endian == Endianness::Big,
             slice: u32::try_from(slice).unwrap_or(u32::MAX),
+            order,
         }
         .to_js();
         if self.inbox.ready.get() {
@@ -184,8 +210,13 @@ impl Inflater {
     /// The next slice, which must start at `at`; or why the inflater cannot send it (also
     /// when it sent nothing for [`PATIENCE_MS`]).
     pub async fn next(&self, at: u64) -> Result<InflatedSlice, String> {
+        let who = if self.ordering.get() {
+            "the ordering worker"
+        } else {
+            "the decompressing worker"
+        };
         if self.inbox.broken.get() {
-            return Err("a message could not be posted to the decompressing worker".into());
+            return Err(format!("a message could not be posted to {who}"));
         }
         let since = crate::worker::now_ms();
         loop {
@@ -195,7 +226,7 @@ impl Inflater {
                     let slice = read_slice(&data)?;
                     if slice.at != at {
                         return Err(format!(
-                            "the decompressing worker sent the slice at {} for the one at {at}",
+                            "{who} sent the slice at {} for the one at {at}",
                             slice.at
                         ));
                     }
@@ -205,10 +236,7 @@ impl Inflater {
                 None => {
                     let left = PATIENCE_MS - (crate::worker::now_ms() - since);
                     if left <= 0.0 {
-                        return Err(format!(
-                            "the decompressing worker sent nothing for {} s",
-                            PATIENCE_MS / 1e3
-                        ));
+                        return Err(format!("{who} sent nothing for {} s", PATIENCE_MS / 1e3));
                     }
                     // Woken by its next answer, or when the patience runs out.
                     let inbox = self.inbox.clone();
@@ -282,10 +310,14 @@ fn read_slice(data: &JsValue) -> Result<InflatedSlice, String> {
             _ => None,
         })
         .collect();
+    let ops = field("ops")
+        .filter(|b| b.is_instance_of::<ArrayBuffer>())
+        .map(|b| Uint8Array::new(&b).to_vec());
     Ok(InflatedSlice {
         at: at as u64,
         raw,
         inflated: Inflated { bytes, records },
+        ops,
         wasm_memory: field("wasmMemory").and_then(|m| m.as_f64()).unwrap_or(0.0),
         times: {
             let times = field("times").map(|t| Float64Array::new(&t).to_vec());
@@ -302,12 +334,13 @@ fn read_slice(data: &JsValue) -> Result<InflatedSlice, String> {
 }
 
 /// In the inflater: the `inflated` message of the slice at `at` (`raw` its bytes), with what
-/// decompressing it made, the [`InflatedSlice::times`] and its wasm memory, and what to
-/// transfer.
+/// decompressing it made (or, ordering, what the loader is to take: `ops`), the
+/// [`InflatedSlice::times`] and its wasm memory, and what to transfer.
 pub fn slice_message(
     at: u64,
     raw: &Uint8Array,
     inflated: &Inflated,
+    ops: Option<&[u8]>,
     times: [f64; 3],
     wasm_memory: f64,
 ) -> Result<(JsValue, js_sys::Array), JsValue> {
@@ -331,6 +364,11 @@ pub fn slice_message(
     set("times", &Float64Array::from(times.as_slice()))?;
     set("wasmMemory", &JsValue::from(wasm_memory))?;
     let transfer = js_sys::Array::of3(&raw, &bytes, &records);
+    if let Some(ops) = ops {
+        let ops = Uint8Array::from(ops).buffer();
+        set("ops", &ops)?;
+        transfer.push(&ops);
+    }
     Ok((message.into(), transfer))
 }
 
@@ -382,6 +420,31 @@ pub fn warm_up() -> usize {
     d.finish();
     while d.next_record().is_some() {}
     d.take_inflated().bytes.len()
+}
+
+/// A recording without compressed records (`tests/data/example.data`), ordered by
+/// [`warm_up_ordering`].
+const ORDER_WARM_UP_FILE: &[u8] = include_bytes!("../../tests/data/example.data");
+
+/// In the inflater, before its request: puts a small recording's records in time order once
+/// (`crate::session::OrderPass`), for the same reason as [`warm_up`]. Returns the bytes
+/// written for the loader.
+pub fn warm_up_ordering() -> usize {
+    use perfscope_format::file::ReadAt;
+    let mut source = crate::session::source::VecSource(ORDER_WARM_UP_FILE.to_vec());
+    // (Small slices: the file is 77 KB, a slice's room is reserved.)
+    let mut pass = crate::session::OrderPass::open(
+        &mut source,
+        64 << 10,
+        perfscope_analysis::builder::UnknownNames::Module,
+    );
+    let mut written = 0;
+    while let Some((at, size)) = pass.next_slice() {
+        written += pass
+            .push(at, size, |at, out| source.read_into(at, out))
+            .len();
+    }
+    written
 }
 
 thread_local! {

@@ -124,12 +124,14 @@ async fn warm_up() {
 const INFLATER_WARM_UP_ROUNDS: u32 = 64;
 
 /// In an inflater (see [`crate::inflater::warm_up`]), until its request comes: decompresses
-/// a small recording a few times, one round a task.
+/// a small recording (and with `?order=1` orders another's records) a few times, one round a
+/// task.
 async fn warm_up_inflater() {
     let t0 = now_ms();
     let rounds = query_param("inflatewarm")
         .and_then(|r| r.parse().ok())
         .unwrap_or(INFLATER_WARM_UP_ROUNDS);
+    let ordering = query_param("order").as_deref() == Some("1");
     for _ in 0..rounds {
         let turn = js_sys::Promise::new(&mut |resolve, _| {
             let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
@@ -139,6 +141,10 @@ async fn warm_up_inflater() {
             break;
         }
         crate::inflater::warm_up();
+        // (With `?order=1`, an uncompressed file's records may be ordered here too.)
+        if ordering {
+            crate::inflater::warm_up_ordering();
+        }
     }
     measure("inflater warm-up", t0);
 }
@@ -238,10 +244,15 @@ async fn handle(data: JsValue) {
             end,
             big_endian,
             slice,
+            order,
         }) => {
             CURRENT_REQUEST.set(id);
             // The worker waiting for the slices is told why they stopped.
-            let inflated = inflate(blob, (start, end), big_endian, slice_size(slice)).await;
+            let inflated = if order {
+                order_records(blob, slice_size(slice)).await
+            } else {
+                inflate(blob, (start, end), big_endian, slice_size(slice)).await
+            };
             if let Err(message) = inflated {
                 post(WorkerMessage::Failed(
                     id,
@@ -499,7 +510,7 @@ async fn open_files(
     );
     // The first slices are read while the symbol files are (after the summary: it shows
     // first), which the pass needs from its first record on.
-    let mut reads = SliceReads::start(&opening, &blob);
+    let mut reads = SliceReads::start(&mut opening, &blob);
     if !symbol_blobs.is_empty() {
         let t3 = now_ms();
         let progress = symbols_progress(id);
@@ -722,13 +733,86 @@ async fn inflate(
         let times = [t0 + origin, t1 + origin, now_ms() + origin];
         let none = perfscope_format::stream::Inflated::default();
         let inflated = decoder.inflated().unwrap_or(&none);
-        crate::inflater::slice_message(at, &raw, inflated, times, wasm_memory())
+        crate::inflater::slice_message(at, &raw, inflated, None, times, wasm_memory())
             .and_then(|(message, transfer)| scope().post_message_with_transfer(&message, &transfer))
             .map_err(|e| describe_js_error(&e))?;
         // (Copied out: the next slice's bytes go into the same memory.)
         decoder.clear_inflated();
     }
     Ok(())
+}
+
+/// The inflater's part for a file without compressed records (see `crate::inflater` and
+/// [`crate::session::OrderPass`]): reads the header of `blob` with `FileReaderSync`, has the
+/// browser read its records' slices ([`crate::inflater::READ_AHEAD`] ahead), puts the records
+/// in time order and decodes the samples, and sends each slice with what that wrote for the
+/// analysis worker's loader, at most [`crate::inflater::AHEAD`] slices ahead of it.
+async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
+    let mut source = BlobSource::new(blob.clone())?;
+    // The writer does not name frames: how does not matter.
+    let mut pass = crate::session::OrderPass::open(&mut source, slice, UnknownNames::Module);
+    if let Some(why) = pass.failure() {
+        return Err(why.to_string());
+    }
+    let read = |at: u64, size: usize| {
+        blob.slice_with_f64_and_f64(at as f64, (at + size as u64) as f64)
+            .map(|part| JsFuture::from(part.array_buffer()))
+            .map_err(|e| format!("could not read the file: {}", describe_js_error(&e)))
+    };
+    // The slices, known from the header (the pass may end sooner, at a broken record).
+    let slices = pass.slices();
+    let mut reads = std::collections::VecDeque::new();
+    let mut asked = 0;
+    let origin = scope().performance().map_or(0.0, |p| p.time_origin());
+    // (Tests: `?inflatefail=K` and `?inflatestall=K`, as for decompressing.)
+    let fail_at = query_param("inflatefail").and_then(|k| k.parse::<usize>().ok());
+    let stall_at = query_param("inflatestall").and_then(|k| k.parse::<usize>().ok());
+    let mut k = 0;
+    while let Some((at, size)) = pass.next_slice() {
+        if fail_at == Some(k) {
+            return Err(format!("told to fail at slice {k} (inflatefail)"));
+        }
+        if stall_at == Some(k) {
+            let never = js_sys::Promise::new(&mut |_, _| {});
+            let _ = JsFuture::from(never).await;
+        }
+        while reads.len() < crate::inflater::READ_AHEAD {
+            let Some(&(a, n)) = slices.get(asked) else {
+                break;
+            };
+            reads.push_back((a, read(a, n)?));
+            asked += 1;
+        }
+        let t0 = now_ms();
+        let (read_at, future) = reads.pop_front().ok_or("a slice was not read")?;
+        if read_at != at {
+            return Err(format!("read the slice at {read_at} for the one at {at}"));
+        }
+        let buffer = future
+            .await
+            .map_err(|e| format!("could not read the file: {}", describe_js_error(&e)))?;
+        let raw = Uint8Array::new(&buffer);
+        crate::inflater::credit().await;
+        let t1 = now_ms();
+        // (In parts, nested in the slice: see `OrderPass::open`.)
+        let ops = pass.push(at, size, |part, out| {
+            let from = (part - at) as u32;
+            let bytes = raw.subarray(from, from.saturating_add(out.len() as u32));
+            copy_whole(&bytes, part, out)
+        });
+        let times = [t0 + origin, t1 + origin, now_ms() + origin];
+        let none = perfscope_format::stream::Inflated::default();
+        crate::inflater::slice_message(at, &raw, &none, Some(ops), times, wasm_memory())
+            .and_then(|(message, transfer)| scope().post_message_with_transfer(&message, &transfer))
+            .map_err(|e| describe_js_error(&e))?;
+        k += 1;
+    }
+    // Ended before the last slice (at a broken record): the analysis worker, which may read
+    // on, orders the rest itself.
+    match slices.get(k) {
+        Some((at, _)) => Err(format!("the records ended before {at}")),
+        None => Ok(()),
+    }
 }
 
 /// Starts the worker that makes the later samples' stacks ([`crate::stack_helper`]) when
@@ -743,8 +827,9 @@ fn start_helper(
     use crate::stack_helper::{cores, StackHelper, MIN_CORES, SHARE_FRACTION, SHARE_MIN_BYTES};
     let search = location_search();
     // Without the reader worker this one reads the file without yielding: it could neither
-    // hear the helper nor forward it slices.
-    if search.contains("reader=0") {
+    // hear the helper nor forward it slices. Nor is there one with a worker that orders the
+    // records (the second core is busy).
+    if search.contains("reader=0") || opening.ordered_elsewhere() {
         return None;
     }
     let asked = query_param("share");
@@ -907,7 +992,7 @@ impl SliceReads {
     /// Asks the reader worker (started before, or now) for the first slices of `opening`.
     /// Without one (`?reader=0` in the worker's address, or it could not start), the pass
     /// reads every slice itself.
-    fn start(opening: &Opening, blob: &Blob) -> SliceReads {
+    fn start(opening: &mut Opening, blob: &Blob) -> SliceReads {
         let inflater = start_inflater(opening, blob);
         let started = (!location_search().contains("reader=0") && inflater.is_none())
             .then(|| NEXT_READER.take().map_or_else(SliceReader::start, Ok));
@@ -960,10 +1045,10 @@ async fn push_slices(
     previews: &mut Previews,
 ) -> (f64, Inflation, f64) {
     let _pass = PassInProgress::start();
-    let mut inflation = if reads.inflater.is_some() {
-        Inflation::Used
-    } else {
-        Inflation::None
+    let mut inflation = match (&reads.inflater, opening.ordered_elsewhere()) {
+        (None, _) => Inflation::None,
+        (Some(_), false) => Inflation::Used,
+        (Some(_), true) => Inflation::Ordered,
     };
     let mut inflater_memory: f64 = 0.0;
     // The page hears how far the pass is at most every PROGRESS_EVERY_MS: each message
@@ -982,7 +1067,14 @@ async fn push_slices(
     for &(at, size) in &slices {
         let mut pushed = false;
         if let Some(inflater) = &reads.inflater {
-            match slice_wait(inflater.next(at), &mut waited_ms).await {
+            let ordering = opening.ordered_elsewhere();
+            let next = slice_wait(inflater.next(at), &mut waited_ms).await;
+            // Ordering, each slice comes with what the loader is to take.
+            let next = next.and_then(|slice| match (&slice.ops, ordering) {
+                (None, true) => Err("the ordering worker sent a slice without its records".into()),
+                _ => Ok(slice),
+            });
+            match next {
                 Ok(slice) => {
                     // The inflater's steps, on this worker's clock.
                     let origin = scope().performance().map_or(0.0, |p| p.time_origin());
@@ -990,13 +1082,30 @@ async fn push_slices(
                     measure_between("inflater read", read, credited);
                     measure_between("inflater decompress", credited, sent);
                     inflater_memory = inflater_memory.max(slice.wasm_memory);
-                    opening.supply_inflated(slice.inflated);
+                    match &slice.ops {
+                        Some(ops) => {
+                            let t = now_ms();
+                            if let Err(why) = opening.take_deliveries(ops) {
+                                web_sys::console::error_1(&JsValue::from(why));
+                            }
+                            measure("deliveries", t);
+                        }
+                        None => opening.supply_inflated(slice.inflated),
+                    }
                     opening.push(size, |out| copy_whole(&slice.raw, at, out));
                     inflater.more();
                     if let Some(h) = helper {
                         h.forward(at, slice.raw.buffer().dyn_ref());
                     }
                     pushed = true;
+                }
+                Err(why) if ordering => {
+                    web_sys::console::warn_1(&JsValue::from(format!(
+                        "{why}: the rest of the file is read and ordered by the parser"
+                    )));
+                    reads.inflater = None;
+                    inflation = Inflation::OrderFailed;
+                    opening.order_here();
                 }
                 Err(why) => {
                     web_sys::console::warn_1(&JsValue::from(format!(
@@ -1075,10 +1184,12 @@ async fn slice_wait<T>(wait: impl std::future::Future<Output = T>, waited_ms: &m
 /// any compressed file, `?inflate=0` never.
 ///
 /// [`INFLATE_MIN_BYTES`]: crate::inflater::INFLATE_MIN_BYTES
-fn start_inflater(opening: &Opening, blob: &Blob) -> Option<crate::inflater::Inflater> {
+fn start_inflater(opening: &mut Opening, blob: &Blob) -> Option<crate::inflater::Inflater> {
     use crate::inflater::{Inflater, INFLATE_MIN_BYTES};
     let forced = inflater_setting()?;
-    let records = opening.compressed_records()?;
+    let Some(records) = opening.compressed_records() else {
+        return start_orderer(opening, blob);
+    };
     let bytes = records.1.saturating_sub(records.0);
     if !forced && (bytes < INFLATE_MIN_BYTES || crate::stack_helper::cores() < 2.0) {
         return None;
@@ -1091,6 +1202,34 @@ fn start_inflater(opening: &Opening, blob: &Blob) -> Option<crate::inflater::Inf
         Err(e) => {
             web_sys::console::warn_1(&JsValue::from(format!(
                 "no decompressing worker ({}): the records are decompressed by the parser",
+                describe_js_error(&e)
+            )));
+            None
+        }
+    }
+}
+
+/// Starts the worker that puts the records of `opening`'s file in time order for this one
+/// ([`crate::inflater::Inflater::begin_ordering`]) when `?order=1` is in the page's address and
+/// the file can be ordered elsewhere ([`Opening::can_order_elsewhere`]). Not by default: on
+/// the 2-core benchmark machine it did not make the page faster (see BENCHMARKS.md, session
+/// 34), as this worker still frames every record for the records index and the summary.
+fn start_orderer(opening: &mut Opening, blob: &Blob) -> Option<crate::inflater::Inflater> {
+    if query_param("order").as_deref() != Some("1") || !opening.can_order_elsewhere() {
+        return None;
+    }
+    match NEXT_INFLATER
+        .take()
+        .map_or_else(crate::inflater::Inflater::start, Ok)
+    {
+        Ok(orderer) => {
+            orderer.begin_ordering(blob, opening.slice());
+            opening.order_elsewhere();
+            Some(orderer)
+        }
+        Err(e) => {
+            web_sys::console::warn_1(&JsValue::from(format!(
+                "no ordering worker ({}): the records are ordered by the parser",
                 describe_js_error(&e)
             )));
             None

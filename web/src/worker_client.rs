@@ -294,6 +294,11 @@ impl AnalysisWorker {
         if let Some(p) = param("inflate").filter(|p| p == "0" || p == "1") {
             passed.push(format!("inflate={p}"));
         }
+        // `?order=1`: another worker puts an uncompressed file's records in time order
+        // (`crate::session::OrderPass`); `?order=0` (the default): this one.
+        if let Some(p) = param("order").filter(|p| p == "0" || p == "1") {
+            passed.push(format!("order={p}"));
+        }
         // `?inflatewarm=N`: the rounds of that worker's warm-up. Tests: `?inflatefail=K`, that
         // worker fails at the K-th slice; `?inflatestall=K`, it stops answering there;
         // `?readerstall=K`, the reader worker stops answering at its K-th request.

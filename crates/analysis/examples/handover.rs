@@ -143,6 +143,11 @@ fn main() {
         assert_eq!(a.profile.samples.len(), b.profile.samples.len());
         assert_eq!(a.profile.stacks.len(), b.profile.stacks.len());
         assert_eq!(a.diagnostics, b.diagnostics);
+        let d = &a.diagnostics;
+        println!(
+            "queue: at most {} records, {} bytes held, {} allocated",
+            d.max_queued, d.max_queued_bytes, d.max_queue_allocated
+        );
         println!(
             "one loader {:.3} s, two halves {:.3} s ({batches} buffers): {:.3}×",
             t1.last().unwrap(),

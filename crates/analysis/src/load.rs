@@ -748,6 +748,7 @@ impl LoaderState {
     }
 
     /// Whether the filter keeps a delivery to `attr` of a sample of this (pid, tid, time).
+    #[inline(always)]
     fn keeps(
         &mut self,
         meta: &Metadata,
@@ -807,22 +808,28 @@ impl LoaderState {
         self.delivery.deliver(&meta.events, s, |e, period| {
             match deliveries.get_mut(n) {
                 Some(slot) => *slot = (e, period),
-                None => more.push((e, period)),
+                None => {
+                    if more.is_empty() {
+                        more.extend_from_slice(&deliveries);
+                    }
+                    more.push((e, period));
+                }
             }
             n += 1;
         });
-        let list = deliveries.iter().take(n).chain(more.iter());
+        let list = deliveries.get(..n).unwrap_or(&more);
         self.sample_delivered(meta, s, offset, list)
     }
 
     /// A sample whose record starts at `offset`, with its deliveries (what
     /// [`SampleDelivery::deliver`] gave for it).
-    fn sample_delivered<'l>(
+    #[inline(always)]
+    fn sample_delivered(
         &mut self,
         meta: &Metadata,
         s: &SampleRecord<'_>,
         offset: u64,
-        list: impl Iterator<Item = &'l (AttrIndex, u64)>,
+        list: &[(AttrIndex, u64)],
     ) -> Result<(), CapacityError> {
         if !self.inline_decided {
             self.decide_inline(meta);
@@ -922,6 +929,7 @@ impl LoaderState {
 
     /// Fills `self.callchain` with the sample's callchain and, for a DWARF-mode sample, the
     /// unwound user frames after a `PERF_CONTEXT_USER` marker.
+    #[inline]
     fn prepare_stack(&mut self, meta: &Metadata, s: &SampleRecord<'_>) -> StackExtras {
         let none = StackExtras::default();
         self.callchain.clear();

@@ -133,6 +133,8 @@ pub fn file_bar(props: &FileBarProps) -> Html {
                 // Another worker decompressed the records (perf record -z).
                 if t.inflater == Inflation::Used { { format!(" · zstd on a second worker ({})", human_bytes(t.inflater_wasm_memory as u64)) } }
                 if t.inflater == Inflation::Failed { { " · the decompressing worker failed: the rest decompressed here" } }
+                if t.inflater == Inflation::Ordered { { format!(" · records ordered on a second worker ({})", human_bytes(t.inflater_wasm_memory as u64)) } }
+                if t.inflater == Inflation::OrderFailed { { " · the ordering worker failed: the rest ordered here" } }
             </span>
         </div>
     }

@@ -170,6 +170,9 @@ pub enum Request {
         big_endian: bool,
         /// Read them in slices of this many bytes.
         slice: u32,
+        /// Instead of decompressing them, put them in time order and decode the samples
+        /// (`crate::session::OrderPass`): the file has no compressed records.
+        order: bool,
     },
     /// A query on the open profile.
     Query {
@@ -249,8 +252,10 @@ impl Request {
                 end,
                 big_endian,
                 slice,
+                order,
             } => {
                 set(&object, "op", &JsValue::from_str("inflate"));
+                set(&object, "order", &JsValue::from(*order));
                 set(&object, "id", &JsValue::from(*id));
                 set(&object, "blob", blob);
                 set(&object, "start", &JsValue::from(*start as f64));
@@ -342,6 +347,7 @@ impl Request {
                     end: offset("end")?,
                     big_endian: get(value, "bigEndian").as_bool().unwrap_or(false),
                     slice: slice_of(value),
+                    order: get(value, "order").as_bool().unwrap_or(false),
                 })
             }
             Some("query") => {

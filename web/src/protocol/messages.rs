@@ -231,7 +231,7 @@ pub struct Timings {
 }
 
 /// Whether another worker decompressed a `perf record -z` file's records while the pass read
-/// them (see `crate::inflater`).
+/// them, or put an uncompressed file's records in time order (see `crate::inflater`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Inflation {
     /// No: the pass decompressed them (or the file has none).
@@ -241,6 +241,11 @@ pub enum Inflation {
     Used,
     /// Yes, until it failed: the pass decompressed the rest.
     Failed,
+    /// The file has no compressed records: the second worker put the records in time order
+    /// and decoded the samples (`crate::session::OrderPass`).
+    Ordered,
+    /// The same, until it failed: the pass ordered the rest.
+    OrderFailed,
 }
 
 /// Whether a second worker made part of the stacks while the file was read (big files without

@@ -143,6 +143,7 @@ struct OpenPass {
 }
 
 impl RecordSink for OpenPass {
+    #[inline]
     fn record(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
         // The time the index decoded: the loader's time order need not read it again.
         let time = self.index.push(meta, rec);

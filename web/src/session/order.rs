@@ -3,18 +3,20 @@
 //! the records in time order and decodes the samples ([`OrderPass`]), and sends each slice with
 //! what that wrote; this one frames the slice for the records index and the summary and gives
 //! the loader what the other wrote ([`Opening::take_deliveries`]). Natively the two halves on
-//! two threads took 0.70× the time of one loader on a 300 MB recording.
+//! two threads took 0.63–0.72× the time of one loader on a 300 MB recording; in the page (with
+//! `?order=1`) the pass was not faster on the 2-core benchmark machine, as this worker still
+//! frames every record for the records index and the summary (BENCHMARKS.md, session 34).
 //!
 //! If the other worker fails, this one orders the rest itself ([`Opening::order_here`]).
 
 use perfscope_analysis::builder::UnknownNames;
-use perfscope_analysis::load::{DeliveryWriter, ProfileLoader, RecordSink, RecordStream};
+use perfscope_analysis::load::{slices, DeliveryWriter, ProfileLoader, RecordSink, RecordStream};
 use perfscope_format::file::ReadAt;
 use perfscope_format::metadata::Metadata;
 use perfscope_format::RawRecord;
 
 use super::source::DynSource;
-use super::{loader, IgnoreRecords, OpenPass, Opening};
+use super::{loader, IgnoreRecords, OpenPass, Opening, PartPass};
 
 /// Who puts the records of a file being opened in time order for its loader.
 pub(super) enum Ordering {
@@ -83,6 +85,9 @@ impl RecordSink for WriterSink {
 pub struct OrderPass {
     stream: Result<RecordStream, String>,
     sink: WriterSink,
+    /// The analysis worker's slice size (the stream's slices are an eighth of it, nested in
+    /// those: [`PartPass::slice_for`]).
+    slice: usize,
 }
 
 impl OrderPass {
@@ -91,15 +96,36 @@ impl OrderPass {
     /// a symbol named as `unknown_names` says; the writer does not name them, but takes the
     /// loader's settings).
     pub fn open(source: &mut dyn ReadAt, slice: usize, unknown_names: UnknownNames) -> OrderPass {
+        // Read in smaller slices, each inside one of the analysis worker's: the stream's buffer
+        // holds one (8 MiB less memory here).
+        Self::in_parts(source, slice, PartPass::slice_for(slice), unknown_names)
+    }
+
+    /// [`OrderPass::open`], the stream read in parts of `part` bytes (a divisor of `slice`).
+    pub(crate) fn in_parts(
+        source: &mut dyn ReadAt,
+        slice: usize,
+        part: usize,
+        unknown_names: UnknownNames,
+    ) -> OrderPass {
         let writer = loader(None, unknown_names).delivery_writer();
-        let stream = RecordStream::open(&mut DynSource(source), slice, &mut IgnoreRecords)
+        let stream = RecordStream::open(&mut DynSource(source), part, &mut IgnoreRecords)
             .map_err(|e| e.to_string());
+        // What a slice's records write is about as big as the slice (a sample's fields and
+        // callchain, a few bytes less; another record whole, 41 bytes more): reserved once,
+        // reused for every slice (a buffer grown by doubling for each held twice the bytes).
+        let room = if stream.is_ok() {
+            slice.saturating_add(slice / 8)
+        } else {
+            0
+        };
         OrderPass {
             stream,
             sink: WriterSink {
                 writer,
-                ops: Vec::new(),
+                ops: Vec::with_capacity(room),
             },
+            slice: slice.max(1),
         }
     }
 
@@ -108,29 +134,46 @@ impl OrderPass {
         self.stream.as_ref().err().map(String::as_str)
     }
 
-    /// The next slice to read, as (offset, size); `None` when every slice was pushed.
+    /// The next of the analysis worker's slices to read, as (offset, size); `None` when
+    /// every slice was pushed (or the records ended at a broken one).
     pub fn next_slice(&self) -> Option<(u64, usize)> {
-        self.stream.as_ref().ok()?.next_slice()
+        self.slices().first().copied()
     }
 
-    /// The slice [`OrderPass::next_slice`] named (`fill` writes its `size` bytes); returns what
-    /// the loader is to take for it, with the end's once it was the last.
+    /// Every slice of the analysis worker still to read, in order.
+    pub fn slices(&self) -> Vec<(u64, usize)> {
+        match self.stream.as_ref().ok().and_then(|s| s.file_records()) {
+            Some((_, at, end)) => slices(at, end, self.slice as u64).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// The slice [`OrderPass::next_slice`] named, `size` bytes at `at`: `fill(offset, out)`
+    /// writes the bytes of the file at `offset` into `out` (a part of the slice). Returns
+    /// what the loader is to take for it, with the end's once it was the last (valid until
+    /// the next push).
     pub fn push(
         &mut self,
+        at: u64,
         size: usize,
-        fill: impl FnOnce(&mut [u8]) -> Result<(), perfscope_format::Error>,
-    ) -> Vec<u8> {
-        if let Ok(stream) = &mut self.stream {
-            stream.push(size, fill, &mut self.sink);
-            if stream.next_slice().is_none() {
-                let done = std::mem::replace(&mut self.stream, Err("finished".into()));
-                if let Ok(stream) = done {
-                    let meta = stream.finish(&mut self.sink);
-                    self.sink.writer.finish(&meta, &mut self.sink.ops);
-                }
+        mut fill: impl FnMut(u64, &mut [u8]) -> Result<(), perfscope_format::Error>,
+    ) -> &[u8] {
+        self.sink.ops.clear();
+        let end = at.saturating_add(size as u64);
+        while let Ok(stream) = &mut self.stream {
+            let Some((part, n)) = stream.next_slice().filter(|(part, _)| *part < end) else {
+                break;
+            };
+            stream.push(n, |out| fill(part, out), &mut self.sink);
+        }
+        if self.stream.as_ref().is_ok_and(|s| s.next_slice().is_none()) {
+            let done = std::mem::replace(&mut self.stream, Err("finished".into()));
+            if let Ok(stream) = done {
+                let meta = stream.finish(&mut self.sink);
+                self.sink.writer.finish(&meta, &mut self.sink.ops);
             }
         }
-        std::mem::take(&mut self.sink.ops)
+        &self.sink.ops
     }
 }
 

@@ -7,10 +7,15 @@ use super::source::VecSource;
 use super::streamed_tests::corpus_files_if_present;
 use super::*;
 
-/// `data` opened in slices of `slice` bytes, its records ordered by an [`OrderPass`] (until
-/// slice `fail_at`, from which on the session orders them); `None` when the file cannot be
-/// ordered elsewhere (a pipe stream, compressed records).
-fn open_ordered(data: &[u8], slice: usize, fail_at: Option<usize>) -> Option<Session> {
+/// `data` opened in slices of `slice` bytes, its records ordered by an [`OrderPass`] reading
+/// them in parts of `slice / parts` (until slice `fail_at`, from which on the session orders
+/// them); `None` when the file cannot be ordered elsewhere (a pipe stream, compressed records).
+fn open_ordered(
+    data: &[u8],
+    slice: usize,
+    parts: usize,
+    fail_at: Option<usize>,
+) -> Option<Session> {
     let mut source = VecSource(data.to_vec());
     let summary = SummaryReader::read_from(&mut source, slice);
     let mut opening = Session::begin(
@@ -25,9 +30,10 @@ fn open_ordered(data: &[u8], slice: usize, fail_at: Option<usize>) -> Option<Ses
     if !opening.can_order_elsewhere() {
         return None;
     }
-    let mut order = OrderPass::open(
+    let mut order = OrderPass::in_parts(
         &mut VecSource(data.to_vec()),
         opening.slice(),
+        opening.slice() / parts,
         UnknownNames::Module,
     );
     assert_eq!(order.failure(), None);
@@ -46,7 +52,7 @@ fn open_ordered(data: &[u8], slice: usize, fail_at: Option<usize>) -> Option<Ses
         }
         if opening.ordered_elsewhere() {
             assert_eq!(order.next_slice(), Some((at, size)), "the same slices");
-            let ops = order.push(size, |out| fill(at, out));
+            let ops = order.push(at, size, fill).to_vec();
             opening.take_deliveries(&ops).unwrap();
         }
         opening.push(size, |out| fill(at, out));
@@ -60,12 +66,19 @@ fn check(name: &str, data: &[u8], slice: usize) -> bool {
     let here = Session::open_bytes(data.to_vec(), slice);
     let slices = data.len().div_ceil(slice);
     let mut ordered = false;
-    for fail_at in [None, Some(0), Some(1), Some(slices / 2)] {
-        let Some(there) = open_ordered(data, slice, fail_at) else {
+    for (parts, fail_at) in [
+        (1, None),
+        (8, None),
+        (1, Some(0)),
+        (4, Some(1)),
+        (1, Some(slices / 2)),
+    ] {
+        let Some(there) = open_ordered(data, slice, parts, fail_at) else {
             return false;
         };
         ordered = true;
-        let what = format!("{name} (slices of {slice}, ordering failed at {fail_at:?})");
+        let what =
+            format!("{name} (slices of {slice} in {parts} parts, ordering failed at {fail_at:?})");
         assert_eq!(
             format!("{:?}", here.profile),
             format!("{:?}", there.profile),
@@ -99,14 +112,14 @@ fn records_ordered_by_another_worker_give_the_same_session_on_the_test_files() {
         "compressed.data",
     ] {
         let data = std::fs::read(dir.join(f)).unwrap();
-        for slice in [4096, 1 << 20] {
+        for slice in [4096, 32 << 10, 8 << 20] {
             if check(f, &data, slice) {
                 ordered.push((f, slice));
             }
         }
     }
-    // All but the pipe stream and the compressed file, in both slice sizes.
-    assert_eq!(ordered.len(), 12, "{ordered:?}");
+    // All but the pipe stream and the compressed file, in every slice size.
+    assert_eq!(ordered.len(), 18, "{ordered:?}");
 }
 
 #[test]

@@ -208,7 +208,7 @@ impl LoaderState {
             return;
         };
         let list: Vec<(AttrIndex, u64)> = deliveries.collect();
-        if let Err(e) = self.sample_delivered(meta, s, rec.offset, list.iter()) {
+        if let Err(e) = self.sample_delivered(meta, s, rec.offset, &list) {
             self.capacity_error.get_or_insert(e);
         }
     }
@@ -393,8 +393,15 @@ impl WriterState {
             write_deliveries(out, &deliveries);
             out.extend_from_slice(&(ips as u32).to_le_bytes());
             if let Some(c) = &s.callchain {
-                for ip in c.ips().iter() {
-                    out.extend_from_slice(&ip.to_le_bytes());
+                let ips = c.ips();
+                match ips.endian() {
+                    // Written as they are (the record's bytes are little-endian numbers).
+                    perfscope_format::Endianness::Little => out.extend_from_slice(ips.as_bytes()),
+                    perfscope_format::Endianness::Big => {
+                        for ip in ips.iter() {
+                            out.extend_from_slice(&ip.to_le_bytes());
+                        }
+                    }
                 }
             }
         }

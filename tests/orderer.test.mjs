@@ -1,0 +1,91 @@
+// An uncompressed recording's records are put in time order, and its samples decoded, by another
+// worker (web/src/session/order.rs, started as web/src/inflater.rs's worker) with `?order=1`
+// (off by default, `?order=0`). The page must show the same
+// profile either way, also when that worker fails part of the way (`?inflatefail=K`) or stops
+// answering (`?inflatestall=K`) and the analysis worker orders the rest: perf's sample count,
+// the flame total, the same folded stacks, and the same record counts. Files are read in small
+// slices, so that records are cut between slices and rounds span several.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../scripts/static-server.mjs';
+import { launch, openApp, waitForState } from './helpers/browser.mjs';
+import { showTab, flameTotal, sampleCount } from './helpers/views.mjs';
+import { parseScriptSamples } from './helpers/perf-script.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer(join(ROOT, 'dist'));
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Opens `path` with `query`; returns who ordered the records, the timings' text, the sample
+ * count, the flame total, the folded export and the Summary's record counts. */
+async function open(path, query, warned = null) {
+  const { page, errors } = await openApp(browser.context, `${server.url}?${query}`);
+  await page.setInputFiles('#file', path);
+  assert.equal(await waitForState(page, ['loaded', 'error'], 60_000), 'loaded');
+  const timings = page.locator('[data-field="timings"]');
+  const inflater = await timings.getAttribute('data-inflater');
+  const text = await timings.textContent();
+  const samples = await sampleCount(page);
+  const records = await page.locator('[data-field="record-counts"]').textContent().catch(() => null);
+  await showTab(page, 'flame');
+  const total = await flameTotal(page);
+  if (!(await page.locator('#export-menu').evaluate((d) => d.open))) await page.click('#export-menu > summary');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-folded')]);
+  const folded = readFileSync(await download.path(), 'utf8').split('\n').filter(Boolean).sort();
+  // (A failing worker is told of: a warning, in the worker and on the page.)
+  assert.deepEqual(errors.filter((e) => !(warned && warned.test(e))), []);
+  await page.close();
+  return { inflater, text, samples, records, total, folded };
+}
+
+async function compare(path, perfSamples, slice) {
+  const here = await open(path, `slice=${slice}&order=0`);
+  assert.equal(here.inflater, 'None', here.text);
+  const there = await open(path, `slice=${slice}&order=1`);
+  assert.equal(there.inflater, 'Ordered', there.text);
+  assert.match(there.text, /records ordered on a second worker/);
+  for (const r of [here, there]) {
+    assert.equal(r.samples, perfSamples);
+    assert.equal(r.total, perfSamples);
+  }
+  assert.match(here.records ?? '', /SAMPLE/);
+  assert.equal(there.records, here.records);
+  assert.deepEqual(there.folded, here.folded);
+  // It failed after 2 slices: the analysis worker reads those again through its own writer
+  // and orders the rest.
+  const failed = await open(path, `slice=${slice}&order=1&inflatefail=2`, /told to fail at slice 2 \(inflatefail\): the rest of the file is read and ordered by the parser/);
+  assert.equal(failed.inflater, 'OrderFailed', failed.text);
+  assert.match(failed.text, /the ordering worker failed: the rest ordered here/);
+  assert.equal(failed.samples, perfSamples);
+  assert.equal(failed.records, here.records);
+  assert.deepEqual(failed.folded, here.folded);
+  // It stopped answering after 2 slices: once the analysis worker's patience (5 s) runs out,
+  // it orders the rest, as when that worker fails.
+  const stalled = await open(path, `slice=${slice}&order=1&inflatestall=2`, /the ordering worker sent nothing for 5 s: the rest of the file is read and ordered by the parser/);
+  assert.equal(stalled.inflater, 'OrderFailed', stalled.text);
+  assert.equal(stalled.samples, perfSamples);
+  assert.equal(stalled.records, here.records);
+  assert.deepEqual(stalled.folded, here.folded);
+  assert.ok(here.folded.length > 10, `${here.folded.length} folded lines`);
+}
+
+for (const name of ['example', 'threads']) {
+  test(`${name}.data: ordered by another worker or by the analysis worker, perf's samples and the same folded stacks`, async () => {
+    const perf = parseScriptSamples(readFileSync(join(ROOT, 'tests', 'data', `${name}.samples.txt`), 'utf8'));
+    await compare(join(ROOT, 'tests', 'data', `${name}.data`), perf.length, 4093);
+  });
+}
