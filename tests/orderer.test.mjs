@@ -83,7 +83,7 @@ async function compare(path, perfSamples, slice) {
   assert.ok(here.folded.length > 10, `${here.folded.length} folded lines`);
 }
 
-for (const name of ['example', 'threads']) {
+for (const name of ['example', 'heatmap']) {
   test(`${name}.data: ordered by another worker or by the analysis worker, perf's samples and the same folded stacks`, async () => {
     const perf = parseScriptSamples(readFileSync(join(ROOT, 'tests', 'data', `${name}.samples.txt`), 'utf8'));
     await compare(join(ROOT, 'tests', 'data', `${name}.data`), perf.length, 4093);
