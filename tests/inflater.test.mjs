@@ -11,8 +11,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../scripts/static-server.mjs';
-import { launch, openApp, waitForState } from './helpers/browser.mjs';
-import { showTab, flameTotal, sampleCount } from './helpers/views.mjs';
+import { launch } from './helpers/browser.mjs';
+import { openWithSecondWorker } from './helpers/worker-open.mjs';
 import { parseScriptSamples } from './helpers/perf-script.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,26 +32,9 @@ after(async () => {
   await server?.close();
 });
 
-/** Opens `path` with `query`; returns whether an inflater decompressed the records, the
- * sample count, the flame total, the folded export and the Summary's record counts. */
-async function open(path, query, warned = null) {
-  const { page, errors } = await openApp(browser.context, `${server.url}?${query}`);
-  await page.setInputFiles('#file', path);
-  assert.equal(await waitForState(page, ['loaded', 'error'], 60_000), 'loaded');
-  const timings = page.locator('[data-field="timings"]');
-  const inflater = await timings.getAttribute('data-inflater');
-  const text = await timings.textContent();
-  const samples = await sampleCount(page);
-  const records = await page.locator('[data-field="record-counts"]').textContent().catch(() => null);
-  await showTab(page, 'flame');
-  const total = await flameTotal(page);
-  if (!(await page.locator('#export-menu').evaluate((d) => d.open))) await page.click('#export-menu > summary');
-  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-folded')]);
-  const folded = readFileSync(await download.path(), 'utf8').split('\n').filter(Boolean).sort();
-  // (A failing inflater is told of: a warning, in the worker and on the page.)
-  assert.deepEqual(errors.filter((e) => !(warned && warned.test(e))), []);
-  await page.close();
-  return { inflater, text, samples, records, total, folded };
+/** Opens `path` with `query` (see helpers/worker-open.mjs). */
+function open(path, query, warned = null) {
+  return openWithSecondWorker(browser, `${server.url}?${query}`, path, warned);
 }
 
 async function compare(path, perfSamples, slice) {

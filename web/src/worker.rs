@@ -699,18 +699,8 @@ async fn inflate(
     let mut reads = std::collections::VecDeque::new();
     let mut asked = 0;
     let origin = scope().performance().map_or(0.0, |p| p.time_origin());
-    // (Tests: `?inflatefail=K`, the failure of an inflater at its K-th slice;
-    // `?inflatestall=K`, an inflater that stops answering there.)
-    let fail_at = query_param("inflatefail").and_then(|k| k.parse::<usize>().ok());
-    let stall_at = query_param("inflatestall").and_then(|k| k.parse::<usize>().ok());
     for (k, &(at, size)) in slices.iter().enumerate() {
-        if fail_at == Some(k) {
-            return Err(format!("told to fail at slice {k} (inflatefail)"));
-        }
-        if stall_at == Some(k) {
-            let never = js_sys::Promise::new(&mut |_, _| {});
-            let _ = JsFuture::from(never).await;
-        }
+        told_to_fail(k).await?;
         while reads.len() < crate::inflater::READ_AHEAD {
             let Some(s) = slices.get(asked) else { break };
             reads.push_back(read(s)?);
@@ -742,6 +732,21 @@ async fn inflate(
     Ok(())
 }
 
+/// In an inflater, before its `k`-th slice: the failure the page's address asks for (tests:
+/// `?inflatefail=K`, the inflater fails at its K-th slice; `?inflatestall=K`, it stops
+/// answering there).
+async fn told_to_fail(k: usize) -> Result<(), String> {
+    let at = |name: &str| query_param(name).and_then(|v| v.parse::<usize>().ok()) == Some(k);
+    if at("inflatefail") {
+        return Err(format!("told to fail at slice {k} (inflatefail)"));
+    }
+    if at("inflatestall") {
+        let never = js_sys::Promise::new(&mut |_, _| {});
+        let _ = JsFuture::from(never).await;
+    }
+    Ok(())
+}
+
 /// The inflater's part for a file without compressed records (see `crate::inflater` and
 /// [`crate::session::OrderPass`]): reads the header of `blob` with `FileReaderSync`, has the
 /// browser read its records' slices ([`crate::inflater::READ_AHEAD`] ahead), puts the records
@@ -764,18 +769,9 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
     let mut reads = std::collections::VecDeque::new();
     let mut asked = 0;
     let origin = scope().performance().map_or(0.0, |p| p.time_origin());
-    // (Tests: `?inflatefail=K` and `?inflatestall=K`, as for decompressing.)
-    let fail_at = query_param("inflatefail").and_then(|k| k.parse::<usize>().ok());
-    let stall_at = query_param("inflatestall").and_then(|k| k.parse::<usize>().ok());
     let mut k = 0;
     while let Some((at, size)) = pass.next_slice() {
-        if fail_at == Some(k) {
-            return Err(format!("told to fail at slice {k} (inflatefail)"));
-        }
-        if stall_at == Some(k) {
-            let never = js_sys::Promise::new(&mut |_, _| {});
-            let _ = JsFuture::from(never).await;
-        }
+        told_to_fail(k).await?;
         while reads.len() < crate::inflater::READ_AHEAD {
             let Some(&(a, n)) = slices.get(asked) else {
                 break;

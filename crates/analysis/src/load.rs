@@ -173,6 +173,55 @@ pub struct LoadDiagnostics {
     pub sample_errors: Vec<(u64, perfscope_format::Error)>,
 }
 
+/// What a loader (or its [`DeliveryWriter`]) does with a record pushed in file order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Route {
+    /// A FINISHED_ROUND: release the queue's records up to the previous round's end.
+    RoundEnd,
+    /// A record taken as it comes (a build id, an event's name, the trace data), not delivered.
+    FileOrder,
+    /// Of no use to the profile (or the timeline).
+    Unused,
+    /// A sample that another loader makes the stack of ([`StackShare::From`]): skipped, but its
+    /// time counts for the round ends.
+    NoteTime(u64),
+    /// Queued with its time.
+    Queue(u64),
+    /// Delivered at once (no time).
+    Now,
+}
+
+/// Where `rec` goes, for a loader with a timeline or not that makes the stacks `share` says;
+/// `record_time` reads the record's time (only when needed).
+#[inline]
+fn route(
+    rec: &RawRecord<'_>,
+    timeline: bool,
+    share: StackShare,
+    record_time: impl FnOnce() -> Option<u64>,
+) -> Route {
+    let t = rec.type_();
+    let for_timeline = timeline && matches!(t, RecordType::SWITCH | RecordType::SWITCH_CPU_WIDE);
+    match t {
+        RecordType::FINISHED_ROUND => return Route::RoundEnd,
+        RecordType::HEADER_BUILD_ID
+        | RecordType::EVENT_UPDATE
+        | RecordType::HEADER_TRACING_DATA
+        | RecordType::HEADER_ATTR => return Route::FileOrder,
+        _ if !is_used(t) && !for_timeline => return Route::Unused,
+        _ => {}
+    }
+    if let (StackShare::From(cut), RecordType::SAMPLE) = (share, t) {
+        if rec.offset < cut {
+            return record_time().map_or(Route::Unused, Route::NoteTime);
+        }
+    }
+    match record_time() {
+        Some(time) if time != 0 && time != u64::MAX => Route::Queue(time),
+        _ => Route::Now,
+    }
+}
+
 /// Whether the record type is one the profile uses.
 pub(crate) fn is_used(t: RecordType) -> bool {
     matches!(
@@ -369,42 +418,21 @@ impl ProfileLoader {
         if let Some(tl) = state.timeline.as_mut() {
             tl.file_order(meta, rec);
         }
-        let t = rec.type_();
-        let for_timeline = state.timeline.is_some()
-            && matches!(t, RecordType::SWITCH | RecordType::SWITCH_CPU_WIDE);
-        match t {
-            RecordType::FINISHED_ROUND => {
-                self.queue
-                    .finished_round(meta.endian, |r, seq| state.deliver(meta, r, seq));
-                return;
-            }
-            RecordType::HEADER_BUILD_ID => return state.header_build_id(rec),
-            RecordType::EVENT_UPDATE
-            | RecordType::HEADER_TRACING_DATA
-            | RecordType::HEADER_ATTR => {
-                state.names.observe(rec);
-                return;
-            }
-            _ if !is_used(t) && !for_timeline => return,
-            _ => {}
-        }
-        if let (StackShare::From(cut), RecordType::SAMPLE) = (state.share, t) {
-            if rec.offset < cut {
-                // Not this loader's: skipped, but its time counts for the round ends.
-                if let Some(time) = record_time() {
-                    self.queue.note_time(time);
-                }
-                return;
-            }
-        }
-        match record_time() {
-            Some(time) if time != 0 && time != u64::MAX => {
+        match route(rec, state.timeline.is_some(), state.share, record_time) {
+            Route::RoundEnd => self
+                .queue
+                .finished_round(meta.endian, |r, seq| state.deliver(meta, r, seq)),
+            Route::FileOrder => state.file_order_record(rec),
+            Route::Unused => {}
+            // Not this loader's: skipped, but its time counts for the round ends.
+            Route::NoteTime(time) => self.queue.note_time(time),
+            Route::Queue(time) => {
                 self.queue.push(time, rec, seq);
                 let d = &mut state.diag;
                 d.copied_records += 1;
                 d.max_queued = d.max_queued.max(self.queue.len());
             }
-            _ => state.deliver(meta, rec, seq),
+            Route::Now => state.deliver(meta, rec, seq),
         }
     }
 

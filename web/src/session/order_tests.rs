@@ -4,7 +4,7 @@
 //! profile, diagnostics, timeline, summary and record counts, on the test files and the corpus.
 
 use super::source::VecSource;
-use super::streamed_tests::corpus_files_if_present;
+use super::streamed_tests::{begin_bytes, corpus_files_if_present};
 use super::*;
 
 /// `data` opened in slices of `slice` bytes, its records ordered by an [`OrderPass`] reading
@@ -16,17 +16,7 @@ fn open_ordered(
     parts: usize,
     fail_at: Option<usize>,
 ) -> Option<Session> {
-    let mut source = VecSource(data.to_vec());
-    let summary = SummaryReader::read_from(&mut source, slice);
-    let mut opening = Session::begin(
-        Box::new(source),
-        summary,
-        Vec::new(),
-        UnknownNames::Module,
-        slice,
-        &|| 0.0,
-        Timings::default(),
-    );
+    let mut opening = begin_bytes(data, slice);
     if !opening.can_order_elsewhere() {
         return None;
     }

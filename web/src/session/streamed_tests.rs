@@ -433,14 +433,12 @@ fn sample_lines(s: &Session) -> Vec<String> {
     out
 }
 
-/// `data` opened as the worker opens a compressed file with an inflater: each slice's
-/// compressed records decompressed by another stream (an inflater's) and supplied before the
-/// slice is pushed; from slice `fail_at` on (if any), decompressed by the pass itself
-/// (`Opening::inflate_here`, the inflater having failed).
-fn open_inflated(data: &[u8], slice: usize, fail_at: Option<usize>) -> Session {
+/// The pass over `data` in slices of `slice` bytes, begun as the worker begins it (its
+/// summary read first), without symbol files.
+pub(super) fn begin_bytes(data: &[u8], slice: usize) -> Opening {
     let mut source = source::VecSource(data.to_vec());
     let summary = SummaryReader::read_from(&mut source, slice);
-    let mut opening = Session::begin(
+    Session::begin(
         Box::new(source),
         summary,
         Vec::new(),
@@ -448,7 +446,15 @@ fn open_inflated(data: &[u8], slice: usize, fail_at: Option<usize>) -> Session {
         slice,
         &|| 0.0,
         Timings::default(),
-    );
+    )
+}
+
+/// `data` opened as the worker opens a compressed file with an inflater: each slice's
+/// compressed records decompressed by another stream (an inflater's) and supplied before the
+/// slice is pushed; from slice `fail_at` on (if any), decompressed by the pass itself
+/// (`Opening::inflate_here`, the inflater having failed).
+fn open_inflated(data: &[u8], slice: usize, fail_at: Option<usize>) -> Session {
+    let mut opening = begin_bytes(data, slice);
     // What the worker's inflater does (`inflate` in crate::worker).
     let (start, end, endian) = opening.compressed_records().unwrap();
     let slices = crate::inflater::slices(start, end, opening.slice());

@@ -28,7 +28,7 @@ use perfscope_format::metadata::Metadata;
 use perfscope_format::records::{RawRecord, Record, RecordHeader};
 
 use super::record_queue::RecordQueue;
-use super::{can_switch, cpu_mode, is_used, LoaderState, ProfileLoader, StackShare};
+use super::{can_switch, cpu_mode, route, LoaderState, ProfileLoader, Route, StackShare};
 use crate::builder::{SampleInput, StackExtras};
 use crate::delivery::SampleDelivery;
 use crate::ids::CapacityError;
@@ -176,18 +176,20 @@ impl ProfileLoader {
 impl LoaderState {
     /// What the loader takes from a record as it comes in file order (before any record is
     /// delivered; see [`ProfileLoader::push_timed`]).
-    pub(super) fn file_order(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
+    fn file_order(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
         if let Some(tl) = self.timeline.as_mut() {
             tl.file_order(meta, rec);
         }
-        match rec.type_() {
-            RecordType::HEADER_BUILD_ID => self.header_build_id(rec),
-            RecordType::EVENT_UPDATE
-            | RecordType::HEADER_TRACING_DATA
-            | RecordType::HEADER_ATTR => {
-                self.names.observe(rec);
-            }
-            _ => {}
+        self.file_order_record(rec);
+    }
+
+    /// A build id or an event's name (or trace data) as it comes in file order
+    /// ([`Route::FileOrder`]).
+    pub(super) fn file_order_record(&mut self, rec: &RawRecord<'_>) {
+        if rec.type_() == RecordType::HEADER_BUILD_ID {
+            self.header_build_id(rec);
+        } else {
+            self.names.observe(rec);
         }
     }
 
@@ -271,38 +273,20 @@ impl DeliveryWriter {
         let record_time = || known.unwrap_or_else(|| meta.events.record_time(rec));
         let seq = self.pushed;
         self.pushed += 1;
-        let t = rec.type_();
         let state = &mut self.state;
-        let for_timeline =
-            state.timeline && matches!(t, RecordType::SWITCH | RecordType::SWITCH_CPU_WIDE);
-        match t {
-            RecordType::FINISHED_ROUND => {
-                self.queue
-                    .finished_round(meta.endian, |r, seq| state.deliver(meta, r, seq, out));
-                return;
-            }
-            RecordType::HEADER_BUILD_ID
-            | RecordType::EVENT_UPDATE
-            | RecordType::HEADER_TRACING_DATA
-            | RecordType::HEADER_ATTR => return write_raw(out, FILE_ORDER, rec, seq),
-            _ if !is_used(t) && !for_timeline => return,
-            _ => {}
-        }
-        if let (StackShare::From(cut), RecordType::SAMPLE) = (state.share, t) {
-            if rec.offset < cut {
-                if let Some(time) = record_time() {
-                    self.queue.note_time(time);
-                }
-                return;
-            }
-        }
-        match record_time() {
-            Some(time) if time != 0 && time != u64::MAX => {
+        match route(rec, state.timeline, state.share, record_time) {
+            Route::RoundEnd => self
+                .queue
+                .finished_round(meta.endian, |r, seq| state.deliver(meta, r, seq, out)),
+            Route::FileOrder => write_raw(out, FILE_ORDER, rec, seq),
+            Route::Unused => {}
+            Route::NoteTime(time) => self.queue.note_time(time),
+            Route::Queue(time) => {
                 self.queue.push(time, rec, seq);
                 self.copied_records += 1;
                 self.max_queued = self.max_queued.max(self.queue.len());
             }
-            _ => state.deliver(meta, rec, seq, out),
+            Route::Now => state.deliver(meta, rec, seq, out),
         }
     }
 
