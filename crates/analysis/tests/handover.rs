@@ -193,3 +193,46 @@ fn two_halves_load_the_corpus_as_one_loader() {
     println!("{loaded} loads of {} files compared", files.len());
     assert!(loaded > 250, "only {loaded} loads compared");
 }
+
+#[test]
+fn a_cut_or_garbled_buffer_is_refused_where_it_goes_wrong_without_a_panic() {
+    let data =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/example.data"))
+            .unwrap();
+    let mut w = loader(Kind::Page).delivery_writer();
+    let mut ops = Vec::new();
+    let meta = walk(&data, &[], |meta, _, item| {
+        if let Item::Record(rec) = item {
+            w.push(meta, rec, &mut ops);
+        }
+    })
+    .unwrap();
+    w.finish(&meta, &mut ops);
+    // An unknown operation at the start.
+    let mut l = loader(Kind::Page);
+    let e = l.take_deliveries(&meta, &[9, 0, 0]).unwrap_err();
+    assert_eq!(e.at, 0);
+    assert!(e.to_string().contains("byte 0"), "{e}");
+    // Cut anywhere: refused at the operation cut, or taken whole at an operation's end.
+    let mut refused = 0;
+    for cut in (0..ops.len()).step_by(97) {
+        let mut l = loader(Kind::Page);
+        match l.take_deliveries(&meta, &ops[..cut]) {
+            Ok(()) => {}
+            Err(e) => {
+                assert!(e.at < cut, "refused at {} of {cut}", e.at);
+                refused += 1;
+            }
+        }
+        // What was taken still finishes.
+        assert!(l.finish_loaded(&meta).is_ok());
+    }
+    assert!(refused > 10, "{refused} cuts refused");
+    // Whole, the same samples as one loader.
+    let mut l = loader(Kind::Page);
+    l.take_deliveries(&meta, &ops).unwrap();
+    let two = l.finish_loaded(&meta).unwrap();
+    let one = direct(&data, Kind::Page).unwrap();
+    assert_eq!(one.profile.samples.len(), two.profile.samples.len());
+    assert!(two.profile.samples.len() > 100);
+}
