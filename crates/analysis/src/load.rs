@@ -295,13 +295,8 @@ struct LoaderState {
     features_read: bool,
     /// The timeline being built, when asked for.
     timeline: Option<TimelineRecorder>,
-    /// Whether samples go to the timeline only when the recording can have context switches
-    /// ([`ProfileLoader::timeline_samples_for_switches`]).
-    timeline_switches_only: bool,
-    /// With `timeline_switches_only`: whether samples go to the timeline (from a switch-capable
-    /// event or a switch record on), and the number of events that was decided with.
-    timeline_samples: bool,
-    timeline_events_seen: usize,
+    /// Whether samples go to the timeline ([`TimelineFeed`]).
+    timeline_feed: TimelineFeed,
     /// Whether to add the timeline's off-CPU time to the profile at the end.
     off_cpu: bool,
     /// Which samples' stacks are made here.
@@ -341,9 +336,7 @@ impl ProfileLoader {
             inline_frames: options.inline_frames,
             features_read: false,
             timeline: (extras.timeline || extras.off_cpu).then(TimelineRecorder::new),
-            timeline_switches_only: false,
-            timeline_samples: false,
-            timeline_events_seen: usize::MAX,
+            timeline_feed: TimelineFeed::default(),
             off_cpu: extras.off_cpu,
             share: StackShare::All,
             check: SampleCheck::default(),
@@ -381,7 +374,7 @@ impl ProfileLoader {
     /// timeline work is ~7 % of the pass. With switches, the timeline is the same as without
     /// this call.
     pub fn timeline_samples_for_switches(mut self) -> Self {
-        self.state.timeline_switches_only = true;
+        self.state.timeline_feed.switches_only = true;
         self
     }
 
@@ -734,7 +727,7 @@ impl LoaderState {
     ) -> Result<(), CapacityError> {
         if let (Some(tl), false) = (self.timeline.as_mut(), matches!(record, Record::Sample(_))) {
             if matches!(record, Record::Switch(_) | Record::SwitchCpuWide(_)) {
-                self.timeline_samples = true;
+                self.timeline_feed.switched = true;
             }
             tl.record(meta, record);
         }
@@ -937,22 +930,9 @@ impl LoaderState {
         }
     }
 
-    /// Whether samples go to the timeline: there is one, and with
-    /// [`ProfileLoader::timeline_samples_for_switches`], the recording can switch (decided
-    /// again whenever events were added: a pipe's attr records).
+    /// Whether samples go to the timeline ([`TimelineFeed::takes`]).
     fn timeline_takes_samples(&mut self, meta: &Metadata) -> bool {
-        if self.timeline.is_none() {
-            return false;
-        }
-        if !self.timeline_switches_only {
-            return true;
-        }
-        let n = meta.events.len();
-        if self.timeline_events_seen != n {
-            self.timeline_events_seen = n;
-            self.timeline_samples |= can_switch(meta);
-        }
-        self.timeline_samples
+        self.timeline_feed.takes(self.timeline.is_some(), meta)
     }
 
     /// Fills `self.callchain` with the sample's callchain and, for a DWARF-mode sample, the
@@ -1009,6 +989,46 @@ impl LoaderState {
             unwound_from,
             truncated,
         }
+    }
+}
+
+/// Whether a loader (or its [`DeliveryWriter`]) feeds samples to its timeline.
+#[derive(Clone, Copy, Debug)]
+struct TimelineFeed {
+    /// Only when the recording can switch ([`ProfileLoader::timeline_samples_for_switches`]).
+    switches_only: bool,
+    /// With `switches_only`: a switch record came, or an event can switch (as of
+    /// `events_seen` events).
+    switched: bool,
+    events_seen: usize,
+}
+
+impl Default for TimelineFeed {
+    fn default() -> Self {
+        TimelineFeed {
+            switches_only: false,
+            switched: false,
+            events_seen: usize::MAX,
+        }
+    }
+}
+
+impl TimelineFeed {
+    /// Whether samples go to the timeline: there is one, and with `switches_only`, the
+    /// recording can switch (decided again whenever events were added: a pipe's attr records).
+    fn takes(&mut self, timeline: bool, meta: &Metadata) -> bool {
+        if !timeline {
+            return false;
+        }
+        if !self.switches_only {
+            return true;
+        }
+        let n = meta.events.len();
+        if self.events_seen != n {
+            self.events_seen = n;
+            self.switched |= can_switch(meta);
+        }
+        self.switched
     }
 }
 

@@ -32,7 +32,7 @@ use perfscope_format::metadata::Metadata;
 use perfscope_format::records::{RawRecord, Record, RecordHeader};
 
 use super::record_queue::RecordQueue;
-use super::{can_switch, cpu_mode, route, LoaderState, ProfileLoader, Route, StackShare};
+use super::{cpu_mode, route, LoaderState, ProfileLoader, Route, StackShare, TimelineFeed};
 use crate::builder::{SampleInput, StackExtras};
 use crate::delivery::SampleDelivery;
 use crate::ids::CapacityError;
@@ -69,9 +69,7 @@ struct WriterState {
     delivery: SampleDelivery,
     /// What the loader does with samples, for which ones it needs whole.
     timeline: bool,
-    timeline_switches_only: bool,
-    timeline_samples: bool,
-    timeline_events_seen: usize,
+    timeline_feed: TimelineFeed,
     unwind: bool,
     share: StackShare,
     /// One sample's deliveries.
@@ -112,9 +110,10 @@ impl ProfileLoader {
             state: WriterState {
                 delivery: SampleDelivery::new(),
                 timeline: state.timeline.is_some(),
-                timeline_switches_only: state.timeline_switches_only,
-                timeline_samples: false,
-                timeline_events_seen: usize::MAX,
+                timeline_feed: TimelineFeed {
+                    switches_only: state.timeline_feed.switches_only,
+                    ..TimelineFeed::default()
+                },
                 unwind: state.unwind,
                 share: state.share,
                 deliveries: Vec::new(),
@@ -316,18 +315,7 @@ impl WriterState {
     /// Whether the loader feeds samples to its timeline (as
     /// `LoaderState::timeline_takes_samples` decides, or sooner).
     fn timeline_takes_samples(&mut self, meta: &Metadata) -> bool {
-        if !self.timeline {
-            return false;
-        }
-        if !self.timeline_switches_only {
-            return true;
-        }
-        let n = meta.events.len();
-        if self.timeline_events_seen != n {
-            self.timeline_events_seen = n;
-            self.timeline_samples |= can_switch(meta);
-        }
-        self.timeline_samples
+        self.timeline_feed.takes(self.timeline, meta)
     }
 
     /// Record number `seq` delivered.
@@ -335,7 +323,7 @@ impl WriterState {
         let t = rec.type_();
         if t != RecordType::SAMPLE {
             if matches!(t, RecordType::SWITCH | RecordType::SWITCH_CPU_WIDE) {
-                self.timeline_samples = true;
+                self.timeline_feed.switched = true;
             }
             return write_raw(out, DELIVER, rec, seq);
         }
