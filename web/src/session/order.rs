@@ -137,15 +137,20 @@ impl OrderPass {
     /// The next of the analysis worker's slices to read, as (offset, size); `None` when
     /// every slice was pushed (or the records ended at a broken one).
     pub fn next_slice(&self) -> Option<(u64, usize)> {
-        self.slices().first().copied()
+        self.remaining().next()
     }
 
     /// Every slice of the analysis worker still to read, in order.
     pub fn slices(&self) -> Vec<(u64, usize)> {
-        match self.stream.as_ref().ok().and_then(|s| s.file_records()) {
-            Some((_, at, end)) => slices(at, end, self.slice as u64).collect(),
-            None => Vec::new(),
-        }
+        self.remaining().collect()
+    }
+
+    fn remaining(&self) -> impl Iterator<Item = (u64, usize)> + '_ {
+        let (at, end) = match self.stream.as_ref().ok().and_then(|s| s.file_records()) {
+            Some((_, at, end)) => (at, end),
+            None => (0, 0),
+        };
+        slices(at, end, self.slice as u64)
     }
 
     /// The slice [`OrderPass::next_slice`] named, `size` bytes at `at`: `fill(offset, out)`
