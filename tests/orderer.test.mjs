@@ -1,6 +1,6 @@
 // An uncompressed recording's records are put in time order, and its samples decoded, by another
 // worker (web/src/session/order.rs, started as web/src/inflater.rs's worker) with `?order=1`
-// (off by default, `?order=0`). The page must show the same
+// (by default only for files of 32 MiB or more; `?order=0`: never). The page must show the same
 // profile either way, also when that worker fails part of the way (`?inflatefail=K`) or stops
 // answering (`?inflatestall=K`) and the analysis worker orders the rest: perf's sample count,
 // the flame total, the same folded stacks, and the same record counts. Files are read in small

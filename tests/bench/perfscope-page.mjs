@@ -99,9 +99,14 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   page.on('crash', () => errors.push('the page crashed'));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   let worker = null;
-  // The analysis worker: the first one (its reader, web/reader.js, is a worker too, and so is
-  // the second analysis worker it starts for a big file's stacks).
-  page.on('worker', (w) => { if (!worker && /\/worker_loader\.js(\?|$)/.test(w.url())) worker = w; });
+  // The analysis worker: the page's last `worker_loader.js` without `module` in its query (the
+  // reader, web/reader.js, is a worker too; the inflater and the second analysis worker for a
+  // big file's stacks are `worker_loader.js?…module`; boot.js's early worker, without a query,
+  // is replaced by one with the page's parameters when the page's address has some).
+  page.on('worker', (w) => {
+    const u = new URL(w.url());
+    if (u.pathname.endsWith('/worker_loader.js') && !u.searchParams.has('module')) worker = w;
+  });
   await page.addInitScript(instrument);
   // PAGE_QUERY: parameters for the page's address (e.g. slice=1048576), see bench-browser.sh.
   const query = process.env.PAGE_QUERY;

@@ -5,13 +5,11 @@
 //! them (`Opening::supply_inflated`) instead of decompressing them too. zstd took ~20 % of the
 //! records pass of a compressed recording in the page (session 28).
 //!
-//! With `?order=1`, for a file without compressed records, the same worker puts the records in
-//! time order and
-//! decodes the samples instead ([`Inflater::begin_ordering`], `crate::session::OrderPass`): each
-//! slice comes with what the analysis worker's loader is to take for it
-//! ([`InflatedSlice::ops`]), and the analysis worker only frames it for the records index and
-//! the summary. Not by default: on the 2-core benchmark machine the page was not faster with it
-//! (BENCHMARKS.md, session 34).
+//! For a file without compressed records (32 MiB or more, or any with `?order=1`; never with
+//! `?order=0`), the same worker puts the records in time order and decodes the samples instead
+//! ([`Inflater::begin_ordering`], `crate::session::OrderPass`): each slice comes with what the
+//! analysis worker's loader is to take for it ([`InflatedSlice::ops`]), and the analysis worker
+//! only frames it for the records index and the summary (BENCHMARKS.md, sessions 34 and 35).
 //!
 //! The inflater runs [`AHEAD`] slices ahead of the one being decoded at most (each slice's
 //! decompressed bytes are ~8× its size): the analysis worker gives it a credit for each slice

@@ -124,14 +124,14 @@ async fn warm_up() {
 const INFLATER_WARM_UP_ROUNDS: u32 = 64;
 
 /// In an inflater (see [`crate::inflater::warm_up`]), until its request comes: decompresses
-/// a small recording (and with `?order=1` orders another's records) a few times, one round a
-/// task.
+/// a small recording (and, unless `?order=0`, orders another's records) a few times, one round
+/// a task.
 async fn warm_up_inflater() {
     let t0 = now_ms();
     let rounds = query_param("inflatewarm")
         .and_then(|r| r.parse().ok())
         .unwrap_or(INFLATER_WARM_UP_ROUNDS);
-    let ordering = query_param("order").as_deref() == Some("1");
+    let ordering = query_param("order").as_deref() != Some("0");
     for _ in 0..rounds {
         let turn = js_sys::Promise::new(&mut |resolve, _| {
             let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
@@ -141,7 +141,7 @@ async fn warm_up_inflater() {
             break;
         }
         crate::inflater::warm_up();
-        // (With `?order=1`, an uncompressed file's records may be ordered here too.)
+        // (An uncompressed file's records may be ordered here too: `start_orderer`.)
         if ordering {
             crate::inflater::warm_up_ordering();
         }
@@ -814,7 +814,8 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
 /// Starts the worker that makes the later samples' stacks ([`crate::stack_helper`]) when
 /// `opening`'s file is big enough, allows it, and the machine has [`MIN_CORES`] cores or more.
 /// `?share=F` in the page's address sets the fraction of the records whose stacks this worker
-/// makes (`?share=off`: no helper).
+/// makes (`?share=off`: no helper). None while another worker orders the records (by default
+/// for a big uncompressed file: [`start_orderer`]).
 fn start_helper(
     opening: &mut Opening,
     blob: &Blob,
@@ -1205,13 +1206,29 @@ fn start_inflater(opening: &mut Opening, blob: &Blob) -> Option<crate::inflater:
     }
 }
 
+/// The smallest file whose records another worker orders by default ([`start_orderer`]): the
+/// analysis worker waits for the first slice to be ordered (~0.1 s for 8 MiB), which only the
+/// slices after it, ordered while it takes theirs, win back.
+const ORDER_MIN_BYTES: f64 = (32 << 20) as f64;
+
 /// Starts the worker that puts the records of `opening`'s file in time order for this one
-/// ([`crate::inflater::Inflater::begin_ordering`]) when `?order=1` is in the page's address and
-/// the file can be ordered elsewhere ([`Opening::can_order_elsewhere`]). Not by default: on
-/// the 2-core benchmark machine it did not make the page faster (see BENCHMARKS.md, session
-/// 34), as this worker still frames every record for the records index and the summary.
+/// ([`crate::inflater::Inflater::begin_ordering`]) when the file can be ordered elsewhere
+/// ([`Opening::can_order_elsewhere`]), is [`ORDER_MIN_BYTES`] or more, and the machine has more
+/// than one core: on the 2-core benchmark machine the page drew big300-g's flame graph in
+/// 0.79–0.88× the time with it (BENCHMARKS.md, session 35). `?order=1` in the page's address starts
+/// it for any such file, `?order=0` never; a second worker for the stacks asked for with
+/// `?share=F` ([`start_helper`]) takes its place.
 fn start_orderer(opening: &mut Opening, blob: &Blob) -> Option<crate::inflater::Inflater> {
-    if query_param("order").as_deref() != Some("1") || !opening.can_order_elsewhere() {
+    let forced = match query_param("order").as_deref() {
+        Some("0") => return None,
+        Some("1") => true,
+        _ => false,
+    };
+    let helper_asked = query_param("share").is_some_and(|s| s != "off");
+    if !opening.can_order_elsewhere() || (!forced && helper_asked) {
+        return None;
+    }
+    if !forced && (blob.size() < ORDER_MIN_BYTES || crate::stack_helper::cores() < 2.0) {
         return None;
     }
     match NEXT_INFLATER

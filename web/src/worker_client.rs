@@ -294,8 +294,8 @@ impl AnalysisWorker {
         if let Some(p) = param("inflate").filter(|p| p == "0" || p == "1") {
             passed.push(format!("inflate={p}"));
         }
-        // `?order=1`: another worker puts an uncompressed file's records in time order
-        // (`crate::session::OrderPass`); `?order=0` (the default): this one.
+        // `?order=1`: another worker puts any uncompressed file's records in time order
+        // (`crate::session::OrderPass`; by default only a big file's), `?order=0`: none does.
         if let Some(p) = param("order").filter(|p| p == "0" || p == "1") {
             passed.push(format!("order={p}"));
         }

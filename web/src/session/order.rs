@@ -3,9 +3,10 @@
 //! the records in time order and decodes the samples ([`OrderPass`]), and sends each slice with
 //! what that wrote; this one frames the slice for the records index and the summary and gives
 //! the loader what the other wrote ([`Opening::take_deliveries`]). Natively the two halves on
-//! two threads took 0.63–0.72× the time of one loader on a 300 MB recording; in the page (with
-//! `?order=1`) the pass was not faster on the 2-core benchmark machine, as this worker still
-//! frames every record for the records index and the summary (BENCHMARKS.md, session 34).
+//! two threads took 0.63–0.72× the time of one loader on a 300 MB recording; in the page on
+//! the 2-core benchmark machine the records pass 0.76–0.87× and the flame graph 0.79–0.88× (session 35;
+//! on session 34's machine no faster), though this worker still frames every record for the
+//! records index and the summary (BENCHMARKS.md).
 //!
 //! If the other worker fails, this one orders the rest itself ([`Opening::order_here`]).
 
