@@ -59,8 +59,12 @@ pub struct InflatedSlice {
     pub raw: Uint8Array,
     /// The decompressed bytes of the compressed records it completes.
     pub inflated: Inflated,
-    /// When ordering: what the loader is to take for it (`Opening::take_deliveries`).
+    /// When ordering: what the loader is to take for it, and what the records index and the
+    /// summary are to (`Opening::take_ordered`).
     pub ops: Option<Vec<u8>>,
+    /// When ordering: what the records index and the summary are to take for it, or why it
+    /// could not be read.
+    pub tally: Option<Result<crate::session::records_index::Tally, String>>,
     /// When the inflater began to wait for its bytes, began to decompress them, and sent it
     /// (ms since the epoch, as `performance.timeOrigin + performance.now()`).
     pub times: [f64; 3],
@@ -311,11 +315,15 @@ fn read_slice(data: &JsValue) -> Result<InflatedSlice, String> {
     let ops = field("ops")
         .filter(|b| b.is_instance_of::<ArrayBuffer>())
         .map(|b| Uint8Array::new(&b).to_vec());
+    let tally = field("tally")
+        .and_then(|t| t.as_string())
+        .map(|t| serde_json::from_str(&t).map_err(|e| format!("the ordering worker's tally: {e}")));
     Ok(InflatedSlice {
         at: at as u64,
         raw,
         inflated: Inflated { bytes, records },
         ops,
+        tally,
         wasm_memory: field("wasmMemory").and_then(|m| m.as_f64()).unwrap_or(0.0),
         times: {
             let times = field("times").map(|t| Float64Array::new(&t).to_vec());
@@ -332,13 +340,14 @@ fn read_slice(data: &JsValue) -> Result<InflatedSlice, String> {
 }
 
 /// In the inflater: the `inflated` message of the slice at `at` (`raw` its bytes), with what
-/// decompressing it made (or, ordering, what the loader is to take: `ops`), the
+/// decompressing it made (or, ordering, what the loader is to take, `ops`, and what the
+/// records index and the summary are to, `tally`: [`crate::session::OrderPass`]), the
 /// [`InflatedSlice::times`] and its wasm memory, and what to transfer.
 pub fn slice_message(
     at: u64,
     raw: &Uint8Array,
     inflated: &Inflated,
-    ops: Option<&[u8]>,
+    ops: Option<(&[u8], &crate::session::records_index::Tally)>,
     times: [f64; 3],
     wasm_memory: f64,
 ) -> Result<(JsValue, js_sys::Array), JsValue> {
@@ -362,10 +371,12 @@ pub fn slice_message(
     set("times", &Float64Array::from(times.as_slice()))?;
     set("wasmMemory", &JsValue::from(wasm_memory))?;
     let transfer = js_sys::Array::of3(&raw, &bytes, &records);
-    if let Some(ops) = ops {
+    if let Some((ops, tally)) = ops {
         let ops = Uint8Array::from(ops).buffer();
         set("ops", &ops)?;
         transfer.push(&ops);
+        let tally = serde_json::to_string(tally).map_err(|e| JsValue::from(e.to_string()))?;
+        set("tally", &JsValue::from(tally))?;
     }
     Ok((message.into(), transfer))
 }
@@ -441,6 +452,8 @@ pub fn warm_up_ordering() -> usize {
         written += pass
             .push(at, size, |at, out| source.read_into(at, out))
             .len();
+        // As sent (`slice_message`).
+        written += serde_json::to_string(&pass.take_tally()).map_or(0, |t| t.len());
     }
     written
 }

@@ -791,14 +791,16 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
         crate::inflater::credit().await;
         let t1 = now_ms();
         // (In parts, nested in the slice: see `OrderPass::open`.)
-        let ops = pass.push(at, size, |part, out| {
+        pass.push(at, size, |part, out| {
             let from = (part - at) as u32;
             let bytes = raw.subarray(from, from.saturating_add(out.len() as u32));
             copy_whole(&bytes, part, out)
         });
+        let tally = pass.take_tally();
         let times = [t0 + origin, t1 + origin, now_ms() + origin];
         let none = perfscope_format::stream::Inflated::default();
-        crate::inflater::slice_message(at, &raw, &none, Some(ops), times, wasm_memory())
+        let ordered = Some((pass.written(), &tally));
+        crate::inflater::slice_message(at, &raw, &none, ordered, times, wasm_memory())
             .and_then(|(message, transfer)| scope().post_message_with_transfer(&message, &transfer))
             .map_err(|e| describe_js_error(&e))?;
         k += 1;
@@ -1066,10 +1068,12 @@ async fn push_slices(
         if let Some(inflater) = &reads.inflater {
             let ordering = opening.ordered_elsewhere();
             let next = slice_wait(inflater.next(at), &mut waited_ms).await;
-            // Ordering, each slice comes with what the loader is to take.
-            let next = next.and_then(|slice| match (&slice.ops, ordering) {
-                (None, true) => Err("the ordering worker sent a slice without its records".into()),
-                _ => Ok(slice),
+            // Ordering, each slice comes with what the loader, the records index and the
+            // summary are to take.
+            let next = next.and_then(|slice| match (&slice.ops, &slice.tally, ordering) {
+                (_, Some(Err(why)), true) => Err(why.clone()),
+                (Some(_), Some(_), _) | (None, None, false) => Ok(slice),
+                _ => Err("the ordering worker sent a slice without its records".into()),
             });
             match next {
                 Ok(slice) => {
@@ -1079,17 +1083,19 @@ async fn push_slices(
                     measure_between("inflater read", read, credited);
                     measure_between("inflater decompress", credited, sent);
                     inflater_memory = inflater_memory.max(slice.wasm_memory);
-                    match &slice.ops {
-                        Some(ops) => {
+                    match (&slice.ops, &slice.tally) {
+                        (Some(ops), Some(Ok(tally))) => {
                             let t = now_ms();
-                            if let Err(why) = opening.take_deliveries(ops) {
+                            if let Err(why) = opening.take_ordered(size, ops, tally) {
                                 web_sys::console::error_1(&JsValue::from(why));
                             }
                             measure("deliveries", t);
                         }
-                        None => opening.supply_inflated(slice.inflated),
+                        _ => {
+                            opening.supply_inflated(slice.inflated);
+                            opening.push(size, |out| copy_whole(&slice.raw, at, out));
+                        }
                     }
-                    opening.push(size, |out| copy_whole(&slice.raw, at, out));
                     inflater.more();
                     if let Some(h) = helper {
                         h.forward(at, slice.raw.buffer().dyn_ref());

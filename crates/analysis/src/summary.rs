@@ -259,6 +259,18 @@ impl Reader {
         }
     }
 
+    /// Whether [`Reader::record`] reads records of type `t`.
+    fn reads(t: RecordType) -> bool {
+        matches!(
+            t,
+            RecordType::HEADER_ATTR
+                | RecordType::HEADER_FEATURE
+                | RecordType::HEADER_TRACING_DATA
+                | RecordType::HEADER_BUILD_ID
+                | RecordType::EVENT_UPDATE
+        )
+    }
+
     fn record(&mut self, rec: &RawRecord<'_>) {
         match rec.type_() {
             RecordType::HEADER_ATTR => match EventAttr::parse(&rec.body_bytes()) {

@@ -16,8 +16,10 @@ use perfscope_format::file::ReadAt;
 use perfscope_format::metadata::Metadata;
 use perfscope_format::RawRecord;
 
+use super::records_index::{RecordIndex, Tally, WholeRecord};
 use super::source::DynSource;
 use super::{loader, IgnoreRecords, OpenPass, Opening, PartPass};
+use perfscope_analysis::summary::SummaryReader;
 
 /// Who puts the records of a file being opened in time order for its loader.
 pub(super) enum Ordering {
@@ -76,7 +78,29 @@ impl RecordSink for WriterSink {
         self.writer.push(meta, rec, &mut self.ops);
     }
     fn error(&mut self, _: perfscope_format::Error) {
-        // The worker that frames the slices again reports it.
+        // The tally of the slice has it (`OrderSink`).
+    }
+}
+
+/// The ordering worker's sink: its writer's, and what the analysis worker's records index and
+/// summary would have read of the records ([`Tally`]).
+struct OrderSink {
+    sink: WriterSink,
+    tally: RecordIndex,
+    summary: Vec<WholeRecord>,
+}
+
+impl RecordSink for OrderSink {
+    fn record(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
+        let _ = self.tally.push(meta, rec);
+        if SummaryReader::reads_in_file(rec) {
+            self.summary.push(WholeRecord::of(rec));
+        }
+        self.sink.record(meta, rec);
+    }
+    fn error(&mut self, e: perfscope_format::Error) {
+        // The loader never hears of it: the page reports the records index's errors.
+        self.tally.push_error(e);
     }
 }
 
@@ -85,7 +109,9 @@ impl RecordSink for WriterSink {
 /// giving what the analysis worker's loader is to take ([`Opening::take_deliveries`]).
 pub struct OrderPass {
     stream: Result<RecordStream, String>,
-    sink: WriterSink,
+    sink: OrderSink,
+    /// Whether the last push ended the records before their last slice.
+    ended: bool,
     /// The analysis worker's slice size (the stream's slices are an eighth of it, nested in
     /// those: [`PartPass::slice_for`]).
     slice: usize,
@@ -122,10 +148,15 @@ impl OrderPass {
         };
         OrderPass {
             stream,
-            sink: WriterSink {
-                writer,
-                ops: Vec::with_capacity(room),
+            sink: OrderSink {
+                sink: WriterSink {
+                    writer,
+                    ops: Vec::with_capacity(room),
+                },
+                tally: RecordIndex::tally(),
+                summary: Vec::new(),
             },
+            ended: false,
             slice: slice.max(1),
         }
     }
@@ -157,14 +188,15 @@ impl OrderPass {
     /// The slice [`OrderPass::next_slice`] named, `size` bytes at `at`: `fill(offset, out)`
     /// writes the bytes of the file at `offset` into `out` (a part of the slice). Returns
     /// what the loader is to take for it, with the end's once it was the last (valid until
-    /// the next push).
+    /// the next push); [`OrderPass::take_tally`] then has the rest of what the analysis worker
+    /// takes for it ([`Opening::take_ordered`]).
     pub fn push(
         &mut self,
         at: u64,
         size: usize,
         mut fill: impl FnMut(u64, &mut [u8]) -> Result<(), perfscope_format::Error>,
     ) -> &[u8] {
-        self.sink.ops.clear();
+        self.sink.sink.ops.clear();
         let end = at.saturating_add(size as u64);
         while let Ok(stream) = &mut self.stream {
             let Some((part, n)) = stream.next_slice().filter(|(part, _)| *part < end) else {
@@ -172,14 +204,35 @@ impl OrderPass {
             };
             stream.push(n, |out| fill(part, out), &mut self.sink);
         }
+        if let Ok(stream) = &self.stream {
+            // A failed fill ends the stream before the records' end.
+            let records_end = stream.file_records().map_or(0, |(_, _, e)| e);
+            self.ended = stream.next_slice().is_none() && end < records_end;
+        }
         if self.stream.as_ref().is_ok_and(|s| s.next_slice().is_none()) {
             let done = std::mem::replace(&mut self.stream, Err("finished".into()));
             if let Ok(stream) = done {
                 let meta = stream.finish(&mut self.sink);
-                self.sink.writer.finish(&meta, &mut self.sink.ops);
+                let sink = &mut self.sink.sink;
+                sink.writer.finish(&meta, &mut sink.ops);
             }
         }
-        &self.sink.ops
+        &self.sink.sink.ops
+    }
+
+    /// What the last [`OrderPass::push`] returned.
+    pub fn written(&self) -> &[u8] {
+        &self.sink.sink.ops
+    }
+
+    /// What the analysis worker's records index and summary are to take of the slice last
+    /// pushed ([`Opening::take_ordered`]).
+    pub fn take_tally(&mut self) -> Tally {
+        Tally {
+            summary: std::mem::take(&mut self.sink.summary),
+            ended: self.ended,
+            ..self.sink.tally.take_tally()
+        }
     }
 }
 
@@ -212,13 +265,28 @@ impl Opening {
         matches!(self.pass.ordering, Ordering::Elsewhere)
     }
 
-    /// What the other worker's [`OrderPass::push`] returned for the next slice.
-    pub fn take_deliveries(&mut self, ops: &[u8]) -> Result<(), String> {
-        let Some((meta, _, _)) = self.stream.as_ref().ok().and_then(|s| s.file_records()) else {
+    /// What the other worker made of the next slice, of `size` bytes: what its
+    /// [`OrderPass::push`] returned (`ops`, for the loader) and its [`OrderPass::take_tally`]
+    /// (for the records index and the summary). The slice itself is not read here.
+    pub fn take_ordered(&mut self, size: usize, ops: &[u8], tally: &Tally) -> Result<(), String> {
+        let Some(stream) = self
+            .stream
+            .as_mut()
+            .ok()
+            .filter(|s| s.file_records().is_some())
+        else {
             return Err("the records are not a file's".into());
         };
-        self.pass
-            .loader
+        stream.skip(size, tally.records, tally.ended);
+        let Some((meta, _, _)) = stream.file_records() else {
+            return Err("the records are not a file's".into());
+        };
+        let pass = &mut self.pass;
+        pass.index.add_tally(meta, tally);
+        for rec in &tally.summary {
+            pass.summary.record(&rec.raw(meta));
+        }
+        pass.loader
             .take_deliveries(meta, ops)
             .map_err(|e| e.to_string())
     }
@@ -242,6 +310,9 @@ impl Opening {
                 local.push(size, |out| source.read_into(at, out), &mut sink);
                 sink.ops.clear();
             }
+            // Where the slices so far left it (this one's were only skipped): the next ones
+            // are pushed to it.
+            self.stream = Ok(local);
         }
         self.pass.ordering = Ordering::Writer(Box::new(LocalWriter {
             writer: sink.writer,

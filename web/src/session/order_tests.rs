@@ -43,9 +43,13 @@ fn open_ordered(
         if opening.ordered_elsewhere() {
             assert_eq!(order.next_slice(), Some((at, size)), "the same slices");
             let ops = order.push(at, size, fill).to_vec();
-            opening.take_deliveries(&ops).unwrap();
+            // As the worker sends it.
+            let tally = serde_json::to_string(&order.take_tally()).unwrap();
+            let tally = serde_json::from_str(&tally).unwrap();
+            opening.take_ordered(size, &ops, &tally).unwrap();
+        } else {
+            opening.push(size, |out| fill(at, out));
         }
-        opening.push(size, |out| fill(at, out));
         k += 1;
     }
     Some(opening.finish(&mut |_| {}, &|| 0.0))
@@ -74,14 +78,29 @@ fn check(name: &str, data: &[u8], slice: usize) -> bool {
             format!("{:?}", there.profile),
             "{what}: profile"
         );
-        assert_eq!(here.diagnostics, there.diagnostics, "{what}: diagnostics");
+        // Errors of the records' framing reach the records index, not the loader, when the
+        // other worker framed them.
+        let mut diagnostics = here.diagnostics.clone();
+        if there.diagnostics.errors.len() < diagnostics.errors.len() {
+            diagnostics
+                .errors
+                .retain(|e| there.diagnostics.errors.contains(e));
+        }
+        assert_eq!(diagnostics, there.diagnostics, "{what}: diagnostics");
         assert_eq!(
             format!("{:?}", here.timeline),
             format!("{:?}", there.timeline),
             "{what}: timeline"
         );
         assert_eq!(here.summary, there.summary, "{what}: summary");
-        assert_eq!(here.index.counts(), there.index.counts(), "{what}: records");
+        let (a, b) = (&here.index, &there.index);
+        assert_eq!(a.counts(), b.counts(), "{what}: records");
+        assert_eq!(a.record_counts(), b.record_counts(), "{what}: record names");
+        assert_eq!(a.len(), b.len(), "{what}: record count");
+        assert_eq!(a.lost, b.lost, "{what}: lost");
+        assert_eq!(a.errors, b.errors, "{what}: errors");
+        assert_eq!(a.error_count, b.error_count, "{what}: error count");
+        assert_eq!(a.mapped, b.mapped, "{what}: mapped files");
         assert_eq!(here.profile_error, there.profile_error, "{what}: error");
     }
     ordered
@@ -132,4 +151,39 @@ fn records_ordered_by_another_worker_give_the_same_session_on_the_corpus() {
         ordered > 80,
         "only {ordered} corpus files ordered elsewhere"
     );
+}
+
+/// Broken files ordered elsewhere: the errors the other worker's framing met reach the records
+/// index as if this one had framed the records (message, offset, records before), in a later
+/// slice than the first.
+#[test]
+fn errors_met_by_the_other_worker_reach_the_records_index() {
+    use perfscope_format::walk::{walk, Item};
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/example.data");
+    let data = std::fs::read(path).unwrap();
+    let mut offsets = Vec::new();
+    walk(&data, &[], |_, _, item| {
+        if let Item::Record(raw) = item {
+            offsets.push(raw.offset as usize);
+        }
+    })
+    .unwrap();
+    assert!(offsets.len() > 500, "{} records", offsets.len());
+    let middle = offsets[offsets.len() / 2];
+    // A record that says it is smaller than its header: the records end there.
+    let mut too_small = data.clone();
+    too_small[middle + 6..middle + 8].copy_from_slice(&4u16.to_le_bytes());
+    // The file cut inside that record.
+    let cut = data[..middle + 20].to_vec();
+    for (name, broken) in [("too small", too_small), ("cut", cut)] {
+        for slice in [4096, 32 << 10] {
+            assert!(middle > slice, "the error is after the first slice");
+            assert!(check(name, &broken, slice), "{name}: ordered elsewhere");
+            let there = open_ordered(&broken, slice, 1, None).unwrap();
+            assert!(there.index.error_count > 0, "{name}: an error");
+            // (The cut file's names where its bytes end.)
+            let at = there.index.errors[0].offset as usize;
+            assert!((middle..=middle + 20).contains(&at), "{name}: at {at}");
+        }
+    }
 }

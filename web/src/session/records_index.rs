@@ -21,6 +21,7 @@ use super::record_rows::RecordRows;
 pub use super::record_rows::Row;
 use super::source::DynSource;
 use crate::protocol::{LostInfo, RecordCount, RecordError, RecordFilter};
+use serde::{Deserialize, Serialize};
 
 /// At most this many errors are kept (all are counted).
 pub const MAX_ERRORS: usize = 100;
@@ -32,6 +33,72 @@ const WINDOW: u64 = 64 << 10;
 /// Record types counted by index in [`RecordIndex`] (perf's go up to ~100; a broken file's
 /// larger ones go to a map).
 const DIRECT_TYPES: u32 = 256;
+
+/// What a [`RecordIndex::tally`] counted of some records (a slice's, on the worker that
+/// orders them: `crate::session::OrderPass`), for the tally of the records before them to add
+/// ([`RecordIndex::add_tally`]), with the records of those the summary reads.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Records counted.
+    pub records: u64,
+    /// (type, records of it).
+    pub counts: Vec<(u32, u64)>,
+    /// Lost and throttled.
+    pub lost: LostInfo,
+    /// The first errors (each `records_before` counted from the first of these records).
+    pub errors: Vec<RecordError>,
+    /// All errors.
+    pub error_count: u64,
+    /// The file names that MMAP and MMAP2 records map.
+    pub mapped: Vec<String>,
+    /// The records the summary reads (`SummaryReader::reads`), in order.
+    pub summary: Vec<WholeRecord>,
+    /// The records ended there (a slice could not be read).
+    pub ended: bool,
+}
+
+/// A record sent whole to another worker (in a [`Tally`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WholeRecord {
+    /// Its offset in the file.
+    pub offset: u64,
+    /// Its header's type, misc and size.
+    pub header: (u32, u16, u16),
+    /// Its body.
+    pub body: Vec<u8>,
+    /// What follows it uncounted in its size.
+    pub payload: Vec<u8>,
+}
+
+impl WholeRecord {
+    /// `rec`, owned.
+    pub fn of(rec: &RawRecord<'_>) -> WholeRecord {
+        let h = rec.header;
+        WholeRecord {
+            offset: rec.offset,
+            header: (h.type_.0, h.misc, h.size),
+            body: rec.body.to_vec(),
+            payload: rec.payload.to_vec(),
+        }
+    }
+
+    /// The record again, in a file of `meta`'s byte order.
+    pub fn raw(&self, meta: &Metadata) -> RawRecord<'_> {
+        let (type_, misc, size) = self.header;
+        RawRecord {
+            offset: self.offset,
+            inner_offset: None,
+            endian: meta.endian,
+            header: perfscope_format::records::RecordHeader {
+                type_: RecordType(type_),
+                misc,
+                size,
+            },
+            body: &self.body,
+            payload: &self.payload,
+        }
+    }
+}
 
 /// Every record as rows ([`RecordRows`]: about 15 bytes a record), with counts.
 ///
@@ -132,6 +199,63 @@ impl RecordIndex {
             full: false,
             ..RecordIndex::default()
         }
+    }
+
+    /// What this tally counted since it was made or last taken, leaving it as made (see
+    /// [`Tally`]; its `summary` and `ended` are the caller's).
+    pub fn take_tally(&mut self) -> Tally {
+        let counts = self.counts().into_iter().collect();
+        let taken = std::mem::replace(self, RecordIndex::tally());
+        Tally {
+            records: taken.records as u64,
+            counts,
+            lost: taken.lost,
+            errors: taken.errors,
+            error_count: taken.error_count,
+            mapped: taken.mapped.into_iter().collect(),
+            summary: Vec::new(),
+            ended: false,
+        }
+    }
+
+    /// Adds what another tally counted of the records after these (their types named as
+    /// `meta` names them).
+    pub fn add_tally(&mut self, meta: &Metadata, t: &Tally) {
+        for &(type_, n) in &t.counts {
+            if type_ < DIRECT_TYPES && type_ as usize >= self.by_type.len() {
+                self.by_type.resize(type_ as usize + 1, 0);
+            }
+            let count = match self.by_type.get_mut(type_ as usize) {
+                Some(c) => c,
+                None => self.other_counts.entry(type_).or_insert(0),
+            };
+            if *count == 0 && n > 0 {
+                self.names
+                    .insert(type_, meta.record_type_name(RecordType(type_)));
+            }
+            *count = count.saturating_add(n);
+        }
+        let (l, m) = (&mut self.lost, &t.lost);
+        l.lost_records = l.lost_records.saturating_add(m.lost_records);
+        l.lost_events = l.lost_events.saturating_add(m.lost_events);
+        l.lost_samples_records = l
+            .lost_samples_records
+            .saturating_add(m.lost_samples_records);
+        l.lost_samples = l.lost_samples.saturating_add(m.lost_samples);
+        l.throttle = l.throttle.saturating_add(m.throttle);
+        l.unthrottle = l.unthrottle.saturating_add(m.unthrottle);
+        let before = self.records as u64;
+        let room = MAX_ERRORS.saturating_sub(self.errors.len());
+        self.errors
+            .extend(t.errors.iter().take(room).map(|e| RecordError {
+                records_before: e.records_before.saturating_add(before),
+                ..e.clone()
+            }));
+        self.error_count = self.error_count.saturating_add(t.error_count);
+        self.mapped.extend(t.mapped.iter().cloned());
+        self.records = self
+            .records
+            .saturating_add(usize::try_from(t.records).unwrap_or(usize::MAX));
     }
 
     /// Whether the rows are made (not a tally, or one filled since).

@@ -268,6 +268,21 @@ impl RecordStream {
         self.drain(sink);
     }
 
+    /// Passes over the slice [`RecordStream::next_slice`] named, of `size` bytes, without
+    /// reading it: another stream of the same input, pushed the same slices, framed its
+    /// `records` (for [`RecordStream::progress`]); `ended`: that stream ended there (its
+    /// `fill` failed), and so does this one. Only before any [`RecordStream::push`]: the
+    /// record a pushed slice left unfinished would be lost.
+    pub fn skip(&mut self, size: usize, records: u64, ended: bool) {
+        self.at = if ended {
+            self.end
+        } else {
+            self.at.saturating_add(size as u64)
+        };
+        self.bytes_done = self.bytes_done.saturating_add(size as u64);
+        self.records = self.records.saturating_add(records);
+    }
+
     /// Makes this a stream that only decompresses the compressed records, for another thread
     /// that decodes them ([`RecordStream::supply_inflated`]): the sink gets only the input's
     /// own records; their decompressed bytes wait for [`RecordStream::take_inflated`] (see

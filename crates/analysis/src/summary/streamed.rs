@@ -174,6 +174,13 @@ impl SummaryReader {
         }
     }
 
+    /// Whether [`SummaryReader::record`] reads anything from `rec` when the input is a
+    /// file-mode one (the records that carry what a pipe stream's header would: attrs,
+    /// features, build ids, event updates; it reads every record of a pipe stream).
+    pub fn reads_in_file(rec: &RawRecord<'_>) -> bool {
+        rec.inner_offset.is_none() && Reader::reads(rec.type_())
+    }
+
     /// An error of the pass. In pipe mode the first one ends the summary's records, as in
     /// [`Summary::from_bytes`]; in file mode errors are left to the record readers.
     pub fn error(&mut self, e: &Error) {
