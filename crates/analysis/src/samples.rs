@@ -459,6 +459,24 @@ pub struct SampleFilter {
     pub events: Vec<EventIndex>,
 }
 
+/// A position of `times` whose time fails `before` (or the end) right after one whose time
+/// passes it (or the start): with the times in order, the first that fails; out of order, one
+/// of the places where they go from passing to failing.
+fn first_not(times: &Chunked<u64>, before: impl Fn(u64) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, times.len());
+    // Every position before `lo` follows one that passes (or is the first), `hi` fails (or is
+    // the end).
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if times.get(mid).is_some_and(|&t| before(t)) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 impl SampleFilter {
     /// A filter that keeps everything.
     pub fn all() -> Self {
@@ -467,13 +485,36 @@ impl SampleFilter {
 
     /// The samples in the time range, when there is one and the samples are in time order.
     pub fn time_window(&self, samples: &SampleTable) -> Option<core::ops::Range<usize>> {
+        match self.time_span(samples)? {
+            (window, true) => Some(window),
+            (_, false) => None,
+        }
+    }
+
+    /// When there is a time range: the positions of the samples that holds, and whether those
+    /// are all the positions of the span (the samples in time order); else, some samples out
+    /// of order (a record that came after its round, a table put together from parts), a
+    /// span of positions outside which no sample is in the range.
+    ///
+    /// If each sample is at most `late` ns earlier than one before it, no sample before the
+    /// first position whose time is at least `start - late` is in the range (each is at most
+    /// `late` earlier than that one's predecessor, itself earlier than `start - late`), nor
+    /// any after the first whose time is at least `end + late`.
+    pub fn time_span(&self, samples: &SampleTable) -> Option<(core::ops::Range<usize>, bool)> {
         let times = &samples.time;
         let (start, end) = self.time_range?;
-        if !times.is_sorted() {
-            return None;
+        let mut latest = 0u64;
+        let mut late = 0u64;
+        for &t in times.iter() {
+            late = late.max(latest.saturating_sub(t));
+            latest = latest.max(t);
         }
-        let first = times.partition_point(|&t| t < start);
-        Some(first..times.partition_point(|&t| t < end).max(first))
+        let first = first_not(times, |t| t < start.saturating_sub(late));
+        let last = match end.checked_add(late) {
+            Some(after) => first_not(times, |t| t < after).max(first),
+            None => times.len(),
+        };
+        Some((first..last, late == 0))
     }
 
     /// The samples that may pass — those in the time range when the samples are in time order
@@ -487,11 +528,13 @@ impl SampleFilter {
         threads: &'a ThreadTable,
         events: usize,
     ) -> (core::ops::Range<usize>, impl Fn(usize) -> bool + 'a) {
-        let window = self.time_window(samples);
+        let span = self.time_span(samples);
         let all_events = self.events.is_empty()
             || (0..events).all(|e| self.events.contains(&EventIndex(e as u32)));
-        let full = (self.time_range.is_some() && window.is_none())
+        // Out of time order, the span's samples are tested for the range too.
+        let full = span.as_ref().is_some_and(|(_, exact)| !exact)
             || !(self.pids.is_empty() && self.tids.is_empty() && self.cpus.is_empty());
+        let window = span.map(|(window, _)| window);
         let whole = full.then(|| self.tester(samples, threads));
         let test = move |i: usize| {
             if let Some(whole) = &whole {
@@ -850,5 +893,79 @@ mod tests {
             .filter(|i| i % 4 == 1 && [39, 0, 17].contains(&(i * 7 % 40)))
             .count();
         assert_eq!(n, by_hand);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod time_span_tests {
+    use super::*;
+
+    /// The samples `filter` keeps, found through [`SampleFilter::candidates`] and one by one.
+    fn kept(filter: &SampleFilter, table: &SampleTable) -> (Vec<usize>, Vec<usize>) {
+        let threads = ThreadTable::default();
+        let (range, passes) = filter.candidates(table, &threads, 1);
+        let fast: Vec<usize> = range.filter(|&i| passes(i)).collect();
+        let (start, end) = filter.time_range.unwrap();
+        let slow = (0..table.len())
+            .filter(|&i| table.time.get(i).is_some_and(|&t| start <= t && t < end))
+            .collect();
+        (fast, slow)
+    }
+
+    fn table(times: &[u64]) -> SampleTable {
+        let mut t = SampleTable::new();
+        for &time in times {
+            t.push(Sample {
+                time,
+                thread: ThreadIndex(0),
+                cpu: 0,
+                event: EventIndex(0),
+                stack: None,
+                period: 1,
+            })
+            .unwrap();
+        }
+        t
+    }
+
+    #[test]
+    fn samples_out_of_time_order_are_found_in_a_span_around_the_range() {
+        // Times 0, 10, 20, … with a few samples delivered late (earlier than one before them,
+        // by up to 35), as a record that came after its round is.
+        let mut times: Vec<u64> = (0..2000).map(|i| i * 10).collect();
+        for (at, late) in [(500, 35), (501, 5), (1200, 20), (1999, 12)] {
+            times[at] -= late;
+        }
+        let sorted = table(&(0..2000).map(|i| i * 10).collect::<Vec<_>>());
+        let late = table(&times);
+        for (start, end) in [
+            (0, 20_000),
+            (4_960, 5_020),
+            (4_965, 4_975),
+            (11_985, 12_000),
+            (19_975, 19_990),
+            (100, 101),
+            (30_000, 40_000),
+        ] {
+            let f = SampleFilter {
+                time_range: Some((start, end)),
+                ..SampleFilter::all()
+            };
+            let (fast, slow) = kept(&f, &late);
+            assert_eq!(fast, slow, "{start}..{end}");
+            let (fast, slow) = kept(&f, &sorted);
+            assert_eq!(fast, slow, "{start}..{end} in order");
+            // In order, the window is exact; out of order, a span no wider than the range
+            // with the lateness on both sides.
+            assert!(f.time_window(&sorted).is_some());
+            assert_eq!(f.time_window(&late), None);
+            let (span, exact) = f.time_span(&late).unwrap();
+            assert!(!exact);
+            assert!(
+                span.len() <= ((end - start + 70) / 10 + 2) as usize,
+                "{span:?}"
+            );
+        }
     }
 }

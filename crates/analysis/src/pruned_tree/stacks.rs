@@ -488,7 +488,8 @@ impl StackWeights {
         filter: &SampleFilter,
     ) -> Option<StackWeights> {
         let samples = &profile.samples;
-        let inside = filter.time_window(samples)?;
+        // Out of time order, the span's samples out of the range are taken off too.
+        let (inside, exact) = filter.time_span(samples)?;
         let outside = samples.len() - inside.len();
         let most = if whole.samples.len() <= DENSE_TAKE_OFF {
             inside.len().saturating_mul(2)
@@ -503,8 +504,12 @@ impl StackWeights {
             ..filter.clone()
         };
         let (_, passes) = rest.candidates(samples, &profile.threads, profile.events.len());
+        let (start, end) = filter.time_range?;
+        let out_of_range = |&i: &usize| samples.time.get(i).is_some_and(|&t| t < start || t >= end);
+        let late = (!exact).then(|| inside.clone().filter(out_of_range));
         let taken = (0..inside.start)
             .chain(inside.end..samples.len())
+            .chain(late.into_iter().flatten())
             .filter(|&i| passes(i));
         Some(StackWeights::without(whole, profile, samples, taken))
     }
@@ -835,6 +840,37 @@ period: 1 2 1 5 1 1 3 2
             }
         }
         assert!(narrowed > 10, "{narrowed}");
+        // The same samples out of time order (two times swapped, as a late record's sample
+        // comes after later ones): the weights from the whole time's still exact.
+        let mut late = p.clone();
+        let (x, y) = (
+            *late.samples.time.get(2).unwrap(),
+            *late.samples.time.get(5).unwrap(),
+        );
+        *late.samples.time.get_mut(2).unwrap() = y;
+        *late.samples.time.get_mut(5).unwrap() = x;
+        let mut narrowed = 0;
+        for start in 0..n {
+            for end in start..=n + 1 {
+                let f = SampleFilter {
+                    time_range: Some((start, end)),
+                    ..SampleFilter::all()
+                };
+                let b = StackWeights::with_totals(&late, &late.samples, &f, Some(false));
+                let totals = |w: &StackWeights| {
+                    (0..late.stacks.len() as u32)
+                        .map(|s| w.total(s))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(totals(&b), brute(&late, &f), "{f:?} out of order");
+                let whole = StackWeights::new(&late, &SampleFilter::all());
+                if let Some(c) = StackWeights::narrowed(&whole, &late, &f) {
+                    assert_eq!(totals(&c), totals(&b), "{f:?} out of order");
+                    narrowed += 1;
+                }
+            }
+        }
+        assert!(narrowed > 5, "{narrowed}");
         // By hand, all samples: the root A is in every sample but B;B;A;A (period 5).
         for by_chains in [true, false] {
             let w =
