@@ -8,8 +8,9 @@
 //! For a file without compressed records (32 MiB or more, or any with `?order=1`; never with
 //! `?order=0`), the same worker puts the records in time order and decodes the samples instead
 //! ([`Inflater::begin_ordering`], `crate::session::OrderPass`): each slice comes with what the
-//! analysis worker's loader is to take for it ([`InflatedSlice::ops`]), and the analysis worker
-//! only frames it for the records index and the summary (BENCHMARKS.md, sessions 34 and 35).
+//! analysis worker's loader is to take for it ([`InflatedSlice::ops`]) and what its records
+//! index and summary are to ([`InflatedSlice::tally`]), not the slice, which the analysis
+//! worker does not read (BENCHMARKS.md, sessions 34 and 35).
 //!
 //! The inflater runs [`AHEAD`] slices ahead of the one being decoded at most (each slice's
 //! decompressed bytes are ~8× its size): the analysis worker gives it a credit for each slice

@@ -1,12 +1,12 @@
 //! The records pass in two halves on two workers (see
 //! [`perfscope_analysis::load::DeliveryWriter`]): another worker reads the file's slices, puts
-//! the records in time order and decodes the samples ([`OrderPass`]), and sends each slice with
-//! what that wrote; this one frames the slice for the records index and the summary and gives
-//! the loader what the other wrote ([`Opening::take_deliveries`]). Natively the two halves on
-//! two threads took 0.63–0.72× the time of one loader on a 300 MB recording; in the page on
-//! the 2-core benchmark machine the records pass 0.76–0.87× and the flame graph 0.79–0.88× (session 35;
-//! on session 34's machine no faster), though this worker still frames every record for the
-//! records index and the summary (BENCHMARKS.md).
+//! the records in time order, decodes the samples and tallies the records for the records
+//! index ([`OrderPass`]), and sends what that wrote for each slice; this one gives its loader,
+//! its records index and its summary what the other made, and does not read the slice
+//! ([`Opening::take_ordered`]). Natively the two halves on two threads took 0.63–0.72× the
+//! time of one loader on a 300 MB recording; in the page on the 2-core benchmark machine about
+//! 0.73× to the flame graph (BENCHMARKS.md, session 35; session 34's version, which framed
+//! every slice here too, was not faster on that session's machine).
 //!
 //! If the other worker fails, this one orders the rest itself ([`Opening::order_here`]).
 
@@ -106,7 +106,7 @@ impl RecordSink for OrderSink {
 
 /// The first half of a records pass, on the worker that orders the records for the analysis
 /// worker: the file's header read through a source, then its slices pushed in order, each
-/// giving what the analysis worker's loader is to take ([`Opening::take_deliveries`]).
+/// giving what the analysis worker is to take ([`Opening::take_ordered`]).
 pub struct OrderPass {
     stream: Result<RecordStream, String>,
     sink: OrderSink,
@@ -253,7 +253,7 @@ impl Opening {
     }
 
     /// Another worker orders the records ([`OrderPass`]): what it wrote for each slice goes to
-    /// [`Opening::take_deliveries`] with the slice's [`Opening::push`], before it.
+    /// [`Opening::take_ordered`] in place of the slice's [`Opening::push`].
     pub fn order_elsewhere(&mut self) {
         if self.can_order_elsewhere() {
             self.pass.ordering = Ordering::Elsewhere;
