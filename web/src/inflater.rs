@@ -450,11 +450,9 @@ pub fn warm_up_ordering() -> usize {
     );
     let mut written = 0;
     while let Some((at, size)) = pass.next_slice() {
-        written += pass
-            .push(at, size, |at, out| source.read_into(at, out))
-            .len();
+        let (ops, tally) = pass.push(at, size, |at, out| source.read_into(at, out));
         // As sent (`slice_message`).
-        written += serde_json::to_string(&pass.take_tally()).map_or(0, |t| t.len());
+        written += ops.len() + serde_json::to_string(&tally).map_or(0, |t| t.len());
     }
     written
 }

@@ -800,15 +800,14 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
         crate::inflater::credit().await;
         let t1 = now_ms();
         // (In parts, nested in the slice: see `OrderPass::open`.)
-        pass.push(at, size, |part, out| {
+        let (ops, tally) = pass.push(at, size, |part, out| {
             let from = (part - at) as u32;
             let bytes = raw.subarray(from, from.saturating_add(out.len() as u32));
             copy_whole(&bytes, part, out)
         });
-        let tally = pass.take_tally();
         let times = [t0 + origin, t1 + origin, now_ms() + origin];
         let none = perfscope_format::stream::Inflated::default();
-        let ordered = Some((pass.written(), &tally));
+        let ordered = Some((ops, &tally));
         // The analysis worker does not read the slice: its buffer goes back to the reader.
         let raw = match (&reader, buffer.dyn_ref::<js_sys::ArrayBuffer>()) {
             (Some(r), Some(b)) => {

@@ -110,8 +110,6 @@ impl RecordSink for OrderSink {
 pub struct OrderPass {
     stream: Result<RecordStream, String>,
     sink: OrderSink,
-    /// Whether the last push ended the records before their last slice.
-    ended: bool,
     /// The analysis worker's slice size (the stream's slices are an eighth of it, nested in
     /// those: [`PartPass::slice_for`]).
     slice: usize,
@@ -156,7 +154,6 @@ impl OrderPass {
                 tally: RecordIndex::tally(),
                 summary: Vec::new(),
             },
-            ended: false,
             slice: slice.max(1),
         }
     }
@@ -188,14 +185,14 @@ impl OrderPass {
     /// The slice [`OrderPass::next_slice`] named, `size` bytes at `at`: `fill(offset, out)`
     /// writes the bytes of the file at `offset` into `out` (a part of the slice). Returns
     /// what the loader is to take for it, with the end's once it was the last (valid until
-    /// the next push); [`OrderPass::take_tally`] then has the rest of what the analysis worker
-    /// takes for it ([`Opening::take_ordered`]).
+    /// the next push), and what the analysis worker's records index and summary are to: what
+    /// [`Opening::take_ordered`] takes.
     pub fn push(
         &mut self,
         at: u64,
         size: usize,
         mut fill: impl FnMut(u64, &mut [u8]) -> Result<(), perfscope_format::Error>,
-    ) -> &[u8] {
+    ) -> (&[u8], Tally) {
         self.sink.sink.ops.clear();
         let end = at.saturating_add(size as u64);
         while let Ok(stream) = &mut self.stream {
@@ -204,11 +201,11 @@ impl OrderPass {
             };
             stream.push(n, |out| fill(part, out), &mut self.sink);
         }
-        if let Ok(stream) = &self.stream {
-            // A failed fill ends the stream before the records' end.
+        // A failed fill ends the stream before the records' end.
+        let ended = self.stream.as_ref().is_ok_and(|stream| {
             let records_end = stream.file_records().map_or(0, |(_, _, e)| e);
-            self.ended = stream.next_slice().is_none() && end < records_end;
-        }
+            stream.next_slice().is_none() && end < records_end
+        });
         if self.stream.as_ref().is_ok_and(|s| s.next_slice().is_none()) {
             let done = std::mem::replace(&mut self.stream, Err("finished".into()));
             if let Ok(stream) = done {
@@ -217,22 +214,12 @@ impl OrderPass {
                 sink.writer.finish(&meta, &mut sink.ops);
             }
         }
-        &self.sink.sink.ops
-    }
-
-    /// What the last [`OrderPass::push`] returned.
-    pub fn written(&self) -> &[u8] {
-        &self.sink.sink.ops
-    }
-
-    /// What the analysis worker's records index and summary are to take of the slice last
-    /// pushed ([`Opening::take_ordered`]).
-    pub fn take_tally(&mut self) -> Tally {
-        Tally {
+        let tally = Tally {
             summary: std::mem::take(&mut self.sink.summary),
-            ended: self.ended,
+            ended,
             ..self.sink.tally.take_tally()
-        }
+        };
+        (&self.sink.sink.ops, tally)
     }
 }
 
@@ -266,8 +253,8 @@ impl Opening {
     }
 
     /// What the other worker made of the next slice, of `size` bytes: what its
-    /// [`OrderPass::push`] returned (`ops`, for the loader) and its [`OrderPass::take_tally`]
-    /// (for the records index and the summary). The slice itself is not read here.
+    /// [`OrderPass::push`] returned (`ops` for the loader, `tally` for the records index and
+    /// the summary). The slice itself is not read here.
     pub fn take_ordered(&mut self, size: usize, ops: &[u8], tally: &Tally) -> Result<(), String> {
         let Some(stream) = self
             .stream

@@ -42,9 +42,10 @@ fn open_ordered(
         }
         if opening.ordered_elsewhere() {
             assert_eq!(order.next_slice(), Some((at, size)), "the same slices");
-            let ops = order.push(at, size, fill).to_vec();
+            let (ops, tally) = order.push(at, size, fill);
+            let ops = ops.to_vec();
             // As the worker sends it.
-            let tally = serde_json::to_string(&order.take_tally()).unwrap();
+            let tally = serde_json::to_string(&tally).unwrap();
             let tally = serde_json::from_str(&tally).unwrap();
             opening.take_ordered(size, &ops, &tally).unwrap();
         } else {

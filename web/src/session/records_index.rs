@@ -222,18 +222,7 @@ impl RecordIndex {
     /// `meta` names them).
     pub fn add_tally(&mut self, meta: &Metadata, t: &Tally) {
         for &(type_, n) in &t.counts {
-            if type_ < DIRECT_TYPES && type_ as usize >= self.by_type.len() {
-                self.by_type.resize(type_ as usize + 1, 0);
-            }
-            let count = match self.by_type.get_mut(type_ as usize) {
-                Some(c) => c,
-                None => self.other_counts.entry(type_).or_insert(0),
-            };
-            if *count == 0 && n > 0 {
-                self.names
-                    .insert(type_, meta.record_type_name(RecordType(type_)));
-            }
-            *count = count.saturating_add(n);
+            self.count_type(meta, type_, n);
         }
         let (l, m) = (&mut self.lost, &t.lost);
         l.lost_records = l.lost_records.saturating_add(m.lost_records);
@@ -268,18 +257,7 @@ impl RecordIndex {
     /// could not be: what `EventTable::record_time` reads, so that the profile loader need not
     /// read it again.
     pub fn push(&mut self, meta: &Metadata, raw: &RawRecord<'_>) -> Option<Option<u64>> {
-        let t = raw.type_().0;
-        if t < DIRECT_TYPES && t as usize >= self.by_type.len() {
-            self.by_type.resize(t as usize + 1, 0);
-        }
-        let count = match self.by_type.get_mut(t as usize) {
-            Some(n) => n,
-            None => self.other_counts.entry(t).or_insert(0),
-        };
-        *count += 1;
-        if *count == 1 {
-            self.names.insert(t, meta.record_type_name(raw.type_()));
-        }
+        self.count_type(meta, raw.type_().0, 1);
         let (mut time, mut w, mut decoded) = (None, Who::default(), false);
         if raw.type_() == RecordType::SAMPLE && !self.full {
             // Checked, and its row made, later.
@@ -316,6 +294,22 @@ impl RecordIndex {
         }
         self.records += 1;
         decoded.then_some(time)
+    }
+
+    /// Counts `n` more records of type `t` (named as `meta` names it, the first time).
+    #[inline]
+    fn count_type(&mut self, meta: &Metadata, t: u32, n: u64) {
+        if t < DIRECT_TYPES && t as usize >= self.by_type.len() {
+            self.by_type.resize(t as usize + 1, 0);
+        }
+        let count = match self.by_type.get_mut(t as usize) {
+            Some(c) => c,
+            None => self.other_counts.entry(t).or_insert(0),
+        };
+        if *count == 0 && n > 0 {
+            self.names.insert(t, meta.record_type_name(RecordType(t)));
+        }
+        *count = count.saturating_add(n);
     }
 
     /// The row of `raw`, decoded as `time` and `w` (`None`s where it could not be).
