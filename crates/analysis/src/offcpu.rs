@@ -288,7 +288,7 @@ fn merge_by_time(table: &mut SampleTable, extra: SampleTable) -> Result<(), Capa
     let old = std::mem::take(table);
     let (mut i, mut j) = (0, 0);
     loop {
-        let take_old = match (old.time.get(i), extra.time.get(j)) {
+        let take_old = match (old.times().get(i), extra.times().get(j)) {
             (Some(a), Some(b)) => a <= b,
             (Some(_), None) => true,
             (None, Some(_)) => false,
@@ -440,7 +440,7 @@ mod tests {
         let approx = events.approximate.unwrap();
         assert_eq!(p.event_name(approx), OFF_CPU_APPROX_EVENT);
         assert_eq!(
-            p.samples.time.iter().copied().collect::<Vec<_>>(),
+            p.samples.times().iter().copied().collect::<Vec<_>>(),
             [100, 150, 260, 400]
         );
         let s = p.samples.get(2).unwrap();

@@ -81,8 +81,12 @@ pub struct Sample {
 /// (a `Vec` of 28.5M times grew by copying into ever bigger blocks).
 #[derive(Clone, Debug)]
 pub struct SampleTable {
-    /// Time in ns.
-    pub time: Chunked<u64>,
+    /// Time in ns ([`SampleTable::times`]).
+    time: Chunked<u64>,
+    /// The latest time pushed...
+    latest: u64,
+    /// ...and the most a sample was earlier than one pushed before it (0: in time order).
+    late: u64,
     /// Thread.
     pub thread: Chunked<ThreadIndex>,
     /// CPU: [`CPU_NONE`], [`WIDE_CPU`] (in `wide_cpu`), or the CPU.
@@ -158,6 +162,8 @@ impl SampleTable {
     pub const fn new() -> Self {
         SampleTable {
             time: Chunked::new(),
+            latest: 0,
+            late: 0,
             thread: Chunked::new(),
             cpu: Chunked::new(),
             wide_cpu: Vec::new(),
@@ -198,6 +204,11 @@ impl SampleTable {
             }
         };
         self.tally(&s);
+        if s.time < self.latest {
+            self.late = self.late.max(self.latest - s.time);
+        } else {
+            self.latest = s.time;
+        }
         self.time.push(s.time);
         self.thread.push(s.thread);
         self.cpu.push(cpu);
@@ -252,6 +263,18 @@ impl SampleTable {
             .filter(|&(_, &n)| n > 0)
             .map(|(c, &n)| (c as u32, n))
             .chain(self.other_cpus.iter().map(|(&c, &n)| (c, n)))
+    }
+
+    /// The samples' times in ns, by sample.
+    pub fn times(&self) -> &Chunked<u64> {
+        &self.time
+    }
+
+    /// The most a sample is earlier than one before it, in ns: 0 when the samples are in time
+    /// order (as a recording's are once ordered; not when a record came after its round or a
+    /// table was put together from parts).
+    pub fn lateness(&self) -> u64 {
+        self.late
     }
 
     /// The event of every sample, when there are samples and they all have the same.
@@ -459,6 +482,29 @@ pub struct SampleFilter {
     pub events: Vec<EventIndex>,
 }
 
+/// Where the samples of a time range are ([`SampleFilter::time_span`]): none outside `outer`,
+/// all of `inner`, a part of `outer`; those at `outer`'s other positions (its edges) are in
+/// the range or not. In time order, the two are the same.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimeSpan {
+    /// Positions outside which no sample is in the range.
+    pub outer: core::ops::Range<usize>,
+    /// Positions whose samples are all in the range.
+    pub inner: core::ops::Range<usize>,
+}
+
+impl TimeSpan {
+    /// Whether every sample of `outer` is in the range.
+    pub fn is_exact(&self) -> bool {
+        self.inner == self.outer
+    }
+
+    /// The positions of `outer` before and after `inner`.
+    pub fn edges(&self) -> impl Iterator<Item = usize> + Clone {
+        (self.outer.start..self.inner.start).chain(self.inner.end..self.outer.end)
+    }
+}
+
 /// A position of `times` whose time fails `before` (or the end) right after one whose time
 /// passes it (or the start): with the times in order, the first that fails; out of order, one
 /// of the places where they go from passing to failing.
@@ -485,43 +531,57 @@ impl SampleFilter {
 
     /// The samples in the time range, when there is one and the samples are in time order.
     pub fn time_window(&self, samples: &SampleTable) -> Option<core::ops::Range<usize>> {
-        match self.time_span(samples)? {
-            (window, true) => Some(window),
-            (_, false) => None,
-        }
+        self.time_span(samples)
+            .filter(TimeSpan::is_exact)
+            .map(|span| span.outer)
     }
 
-    /// When there is a time range: the positions of the samples that holds, and whether those
-    /// are all the positions of the span (the samples in time order); else, some samples out
-    /// of order (a record that came after its round, a table put together from parts), a
-    /// span of positions outside which no sample is in the range.
+    /// Where the samples in the time range are, when there is one: two binary searches when
+    /// the samples are in time order, four otherwise ([`TimeSpan`]).
     ///
-    /// If each sample is at most `late` ns earlier than one before it, no sample before the
-    /// first position whose time is at least `start - late` is in the range (each is at most
-    /// `late` earlier than that one's predecessor, itself earlier than `start - late`), nor
-    /// any after the first whose time is at least `end + late`.
-    pub fn time_span(&self, samples: &SampleTable) -> Option<(core::ops::Range<usize>, bool)> {
+    /// With each sample at most `late` ns earlier than one before it
+    /// ([`SampleTable::lateness`]): no sample before the first position whose time is at least
+    /// `start - late` is in the range (each is at most `late` earlier than that one's
+    /// predecessor, itself earlier than `start - late`), nor any after the first whose time is
+    /// at least `end + late`; every sample from the first whose time is at least `start + late`
+    /// is at least at `start`, and every one before the first whose time is at least
+    /// `end - late` is before `end` (were one at `end` or later, that position's predecessor
+    /// would be at least `end - late`). "The first" is, out of order, one of the positions
+    /// where the times go from below the bound to not below it: the proofs need no more.
+    pub fn time_span(&self, samples: &SampleTable) -> Option<TimeSpan> {
         let times = &samples.time;
         let (start, end) = self.time_range?;
-        let mut latest = 0u64;
-        let mut late = 0u64;
-        for &t in times.iter() {
-            late = late.max(latest.saturating_sub(t));
-            latest = latest.max(t);
-        }
+        let late = samples.lateness();
         let first = first_not(times, |t| t < start.saturating_sub(late));
         let last = match end.checked_add(late) {
             Some(after) => first_not(times, |t| t < after).max(first),
             None => times.len(),
         };
-        Some((first..last, late == 0))
+        if late == 0 {
+            return Some(TimeSpan {
+                outer: first..last,
+                inner: first..last,
+            });
+        }
+        let from = match start.checked_add(late) {
+            Some(at) => first_not(times, |t| t < at).max(first).min(last),
+            None => last,
+        };
+        let to = match end.checked_sub(late) {
+            Some(before) => first_not(times, |t| t < before).max(from).min(last),
+            None => from,
+        };
+        Some(TimeSpan {
+            outer: first..last,
+            inner: from..to,
+        })
     }
 
-    /// The samples that may pass — those in the time range when the samples are in time order
-    /// (as loaded), else all — and a test that tells which of them pass, as cheap as the filter
-    /// allows: none when the range is all there is to it (an event list naming every event of
-    /// the `events` keeps all), the event column alone when events are picked too, else
-    /// [`SampleFilter::matches`].
+    /// The samples that may pass — those in the time range's [`TimeSpan`], else all — and a
+    /// test that tells which of them pass, as cheap as the filter allows: none when the range
+    /// is all there is to it (an event list naming every event of the `events` keeps all;
+    /// out of time order, a time test for the span's edges), the event column alone when
+    /// events are picked too, else [`SampleFilter::matches`].
     pub fn candidates<'a>(
         &'a self,
         samples: &'a SampleTable,
@@ -531,21 +591,28 @@ impl SampleFilter {
         let span = self.time_span(samples);
         let all_events = self.events.is_empty()
             || (0..events).all(|e| self.events.contains(&EventIndex(e as u32)));
-        // Out of time order, the span's samples are tested for the range too.
-        let full = span.as_ref().is_some_and(|(_, exact)| !exact)
-            || !(self.pids.is_empty() && self.tids.is_empty() && self.cpus.is_empty());
-        let window = span.map(|(window, _)| window);
+        let full = !(self.pids.is_empty() && self.tids.is_empty() && self.cpus.is_empty());
         let whole = full.then(|| self.tester(samples, threads));
+        // Out of time order, the samples of the span's edges are tested for the range.
+        let (start, end) = self.time_range.unwrap_or((0, u64::MAX));
+        let sure = span
+            .as_ref()
+            .filter(|span| !span.is_exact())
+            .map(|span| span.inner.clone());
         let test = move |i: usize| {
             if let Some(whole) = &whole {
-                whole(i)
-            } else if all_events {
-                true
-            } else {
-                samples.event(i).is_some_and(|e| self.events.contains(&e))
+                return whole(i);
             }
+            if let Some(sure) = &sure {
+                if !sure.contains(&i)
+                    && !samples.time.get(i).is_some_and(|&t| start <= t && t < end)
+                {
+                    return false;
+                }
+            }
+            all_events || samples.event(i).is_some_and(|e| self.events.contains(&e))
         };
-        (window.unwrap_or(0..samples.len()), test)
+        (span.map_or(0..samples.len(), |span| span.outer), test)
     }
 
     /// [`SampleFilter::matches`] for many samples: whether the processes and threads pass is
@@ -957,15 +1024,31 @@ mod time_span_tests {
             let (fast, slow) = kept(&f, &sorted);
             assert_eq!(fast, slow, "{start}..{end} in order");
             // In order, the window is exact; out of order, a span no wider than the range
-            // with the lateness on both sides.
+            // with the lateness on both sides, all of whose samples inside the range less the
+            // lateness on both sides are in it.
             assert!(f.time_window(&sorted).is_some());
-            assert_eq!(f.time_window(&late), None);
-            let (span, exact) = f.time_span(&late).unwrap();
-            assert!(!exact);
+            let span = f.time_span(&late).unwrap();
+            // (Exact when empty: past the last sample.)
+            assert_eq!(span.is_exact(), span.outer.is_empty(), "{span:?}");
+            assert_eq!(f.time_window(&late).is_some(), span.is_exact());
             assert!(
-                span.len() <= ((end - start + 70) / 10 + 2) as usize,
+                span.outer.len() <= ((end - start + 70) / 10 + 2) as usize,
                 "{span:?}"
             );
+            let inner = (start + 35..end.saturating_sub(35))
+                .filter(|t| t % 10 == 0 && *t < 20_000)
+                .count();
+            assert!(span.inner.len() + 1 >= inner, "{span:?}");
+            assert!(span.edges().count() <= 16, "{span:?}");
         }
+    }
+
+    #[test]
+    fn lateness_is_the_most_a_sample_is_earlier_than_one_before_it() {
+        assert_eq!(table(&[]).lateness(), 0);
+        assert_eq!(table(&[1, 1, 2, 9]).lateness(), 0);
+        // 3 is 7 earlier than 10; 8 only 2.
+        assert_eq!(table(&[5, 10, 3, 8, 11]).lateness(), 7);
+        assert_eq!(table(&[u64::MAX, 0]).lateness(), u64::MAX);
     }
 }

@@ -83,7 +83,7 @@ fn check(path: &Path) -> bool {
     };
     let name = path.display();
     let (p, l) = (&plain.profile, &lean.profile);
-    assert_eq!(p.samples.time, l.samples.time, "{name}: times");
+    assert_eq!(p.samples.times(), l.samples.times(), "{name}: times");
     assert_eq!(
         p.samples.stacks().collect::<Vec<_>>(),
         l.samples.stacks().collect::<Vec<_>>(),

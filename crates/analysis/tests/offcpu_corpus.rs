@@ -150,7 +150,7 @@ fn sched_switch_callchains_carry_the_wait_perf_sched_timehist_prints() {
         .sum();
     let total: u64 = t.off_cpu.iter().map(|s| s.duration()).sum();
     assert_eq!(in_profile, total);
-    assert!(p.samples.time.is_sorted(), "time order");
+    assert!(p.samples.times().is_sorted(), "time order");
     let by_stack = off_cpu_by_stack(&t.off_cpu);
     eprintln!(
         "tp-callchain: {} off-CPU intervals ({} ms) on {} (thread, stack) pairs equal perf's callchains and waits",

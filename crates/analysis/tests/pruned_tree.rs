@@ -300,7 +300,10 @@ fn check_all(name: &str, p: &Profile) {
         }
     }
     // A time filter: the first half of the samples' times.
-    if let (Some(&lo), Some(&hi)) = (p.samples.time.iter().min(), p.samples.time.iter().max()) {
+    if let (Some(&lo), Some(&hi)) = (
+        p.samples.times().iter().min(),
+        p.samples.times().iter().max(),
+    ) {
         let filter = SampleFilter {
             time_range: Some((lo, lo + (hi - lo) / 2 + 1)),
             ..SampleFilter::all()

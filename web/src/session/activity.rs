@@ -246,7 +246,7 @@ impl Activity {
             let s = &profile.samples;
             for i in 0..s.len() {
                 let (Some(ev), Some(&time), Some(th)) =
-                    (s.event(i), s.time.get(i), s.thread.get(i))
+                    (s.event(i), s.times().get(i), s.thread.get(i))
                 else {
                     continue;
                 };

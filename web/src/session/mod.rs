@@ -1268,7 +1268,7 @@ impl Session {
             return reply;
         };
         let p = &self.profile;
-        let times = &p.samples.time;
+        let times = &p.samples.times();
         let start = times.partition_point(|&t| t < time);
         let found = (start..times.len())
             .take_while(|&i| times.get(i) == Some(&time))

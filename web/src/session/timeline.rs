@@ -209,8 +209,8 @@ impl LanePlan {
         }
         lists.iter_mut().flatten().for_each(LaneList::finish);
         // The profile's samples are in time order but for the untimed ones: sort by time.
-        let time = |i: u32| samples.time.get(i as usize).copied().unwrap_or(0);
-        if !samples.time.is_sorted() {
+        let time = |i: u32| samples.times().get(i as usize).copied().unwrap_or(0);
+        if !samples.times().is_sorted() {
             for list in lists.iter_mut().flatten() {
                 let mut v: Vec<u32> = list.iter().collect();
                 v.sort_by_key(|&i| (time(i), i));
@@ -330,7 +330,7 @@ impl Timeline {
                         .get(i)
                         .and_then(|t| thread_key.get(t.index()));
                     if let Some(&k) = key {
-                        let t = samples.time.get(i).copied().unwrap_or(0);
+                        let t = samples.times().get(i).copied().unwrap_or(0);
                         add_thread(k, e, 1, t, t);
                     }
                 }
@@ -534,7 +534,7 @@ impl Timeline {
         bins: Bins,
         event: Option<u32>,
     ) -> Vec<u32> {
-        let times = &profile.samples.time;
+        let times = &profile.samples.times();
         let n = bins.n as usize;
         let edges: Vec<u64> = (0..=bins.n).map(|k| bins.edge(k)).collect();
         let mut out = vec![0u32; self.lanes() * n];
@@ -601,7 +601,7 @@ impl Timeline {
         bins: u32,
         event: Option<u32>,
     ) -> TimelineReply {
-        let times = &profile.samples.time;
+        let times = &profile.samples.times();
         let bins = bins.clamp(1, 8192);
         let end = end.max(start);
         // Bin k covers [edge(k), edge(k + 1)); the last edge is one past `end`.
