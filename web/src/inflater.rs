@@ -382,10 +382,10 @@ pub fn slice_message(
     Ok((message.into(), transfer))
 }
 
-/// The slices of `start..end`, `slice` bytes each but the last: those of the analysis
+/// The slices of `start..end`, `slice` bytes each but the first few and the last: those of the analysis
 /// worker's pass (`RecordStream::slices`).
 pub fn slices(start: u64, end: u64, slice: usize) -> Vec<(u64, usize)> {
-    perfscope_analysis::load::slices(start, end, slice as u64).collect()
+    perfscope_analysis::load::slices(start, start, end, slice as u64).collect()
 }
 
 /// In the inflater: a decoder of the records from `start` on, that only decompresses.

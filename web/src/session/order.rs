@@ -175,11 +175,14 @@ impl OrderPass {
     }
 
     fn remaining(&self) -> impl Iterator<Item = (u64, usize)> + '_ {
-        let (at, end) = match self.stream.as_ref().ok().and_then(|s| s.file_records()) {
-            Some((_, at, end)) => (at, end),
-            None => (0, 0),
+        let (origin, at, end) = match self.stream.as_ref() {
+            Ok(s) => match s.file_records() {
+                Some((_, at, end)) => (s.origin(), at, end),
+                None => (0, 0, 0),
+            },
+            Err(_) => (0, 0, 0),
         };
-        slices(at, end, self.slice as u64)
+        slices(origin, at, end, self.slice as u64)
     }
 
     /// The slice [`OrderPass::next_slice`] named, `size` bytes at `at`: `fill(offset, out)`

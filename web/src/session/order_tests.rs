@@ -42,7 +42,12 @@ fn open_ordered(
         }
         if opening.ordered_elsewhere() {
             assert_eq!(order.next_slice(), Some((at, size)), "the same slices");
-            let (ops, tally) = order.push(at, size, fill);
+            // The worker has the slice's bytes only: each part lies inside it.
+            let inside = |part: u64, out: &mut [u8]| {
+                assert!(part >= at && part + out.len() as u64 <= at + size as u64);
+                fill(part, out)
+            };
+            let (ops, tally) = order.push(at, size, inside);
             let ops = ops.to_vec();
             // As the worker sends it.
             let tally = serde_json::to_string(&tally).unwrap();

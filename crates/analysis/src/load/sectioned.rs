@@ -170,6 +170,8 @@ pub struct RecordStream {
     pipe: bool,
     /// No record decoded yet (a pipe stream's first one tells a legacy Google stream).
     first: bool,
+    /// Where the records start.
+    origin: u64,
     at: u64,
     end: u64,
     chunk: u64,
@@ -199,6 +201,7 @@ impl RecordStream {
                 decoder: StreamDecoder::pipe(),
                 pipe: true,
                 first: true,
+                origin: 0,
                 at: 0,
                 end: r.len(),
                 chunk,
@@ -224,6 +227,7 @@ impl RecordStream {
             meta,
             pipe: false,
             first: true,
+            origin: start,
             at: start,
             end,
             chunk: chunk_size.max(1) as u64,
@@ -246,7 +250,12 @@ impl RecordStream {
 
     /// Every slice still to read, in order.
     pub fn slices(&self) -> impl Iterator<Item = (u64, usize)> + '_ {
-        slices(self.at, self.end, self.chunk)
+        slices(self.origin, self.at, self.end, self.chunk)
+    }
+
+    /// Where the records start (pipe mode: 0), from which the slices are cut ([`slices`]).
+    pub fn origin(&self) -> u64 {
+        self.origin
     }
 
     /// The slice [`RecordStream::next_slice`] named, of `size` bytes: `fill` writes its bytes
@@ -340,19 +349,83 @@ impl RecordStream {
     }
 }
 
-/// The slices, as (offset, size), of `start..end` read `chunk` bytes at a time: those of a
-/// [`RecordStream`] over those bytes (another worker that reads the same ones in step with it
-/// takes them from here).
-pub fn slices(start: u64, end: u64, chunk: u64) -> impl Iterator<Item = (u64, usize)> {
+/// The slices, as (offset, size), of `at..end` — the part from `at` (a slice's start) on of
+/// records that start at `origin` — read `chunk` bytes at a time, the first ones smaller:
+/// those of a [`RecordStream`] over those bytes (another worker that reads the same ones in
+/// step with it takes them from here).
+///
+/// When `chunk` is a multiple of 8, the slices from `origin` on are an eighth of it, an eighth,
+/// a quarter, a half, then whole (`chunk` 8 MiB: 1, 1, 2, 4, 8, 8, … MiB), so that the first
+/// records are read and parsed sooner (the page's first preview, and the analysis worker's
+/// wait for a slice another worker orders first). A stream of the same records read in slices
+/// of an eighth of `chunk` (or of a quarter, itself a multiple of 8) has a slice boundary at
+/// each of these slices' ends: its slices lie inside them.
+pub fn slices(origin: u64, at: u64, end: u64, chunk: u64) -> impl Iterator<Item = (u64, usize)> {
     let chunk = chunk.max(1);
-    let mut at = start;
+    let least = if chunk.is_multiple_of(8) {
+        chunk / 8
+    } else {
+        chunk
+    };
+    let mut at = at;
     std::iter::from_fn(move || {
         if at >= end {
             return None;
         }
-        let size = chunk.min(end - at);
+        let size = chunk
+            .min(least.max(at.saturating_sub(origin)))
+            .min(end - at);
         let slice = (at, usize::try_from(size).ok()?);
         at += size;
         Some(slice)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slices;
+
+    const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn the_first_slices_are_smaller_and_the_rest_whole() {
+        let sizes: Vec<usize> = slices(100, 100, 100 + 30 * MIB, 8 * MIB)
+            .map(|(_, n)| n)
+            .collect();
+        let mib = |v: &[u64]| v.iter().map(|&m| (m * MIB) as usize).collect::<Vec<_>>();
+        assert_eq!(sizes, mib(&[1, 1, 2, 4, 8, 8, 6]));
+        // From a slice's start on: the same slices as from the origin.
+        let all: Vec<_> = slices(100, 100, 100 + 30 * MIB, 8 * MIB).collect();
+        let later: Vec<_> = slices(100, 100 + 4 * MIB, 100 + 30 * MIB, 8 * MIB).collect();
+        assert_eq!(later[..], all[3..]);
+        // Sizes not a multiple of 8: whole from the start.
+        assert_eq!(
+            slices(0, 0, 25, 10).map(|s| s.1).collect::<Vec<_>>(),
+            [10, 10, 5]
+        );
+        let sizes: Vec<usize> = slices(0, 0, 70, 16).map(|s| s.1).collect();
+        assert_eq!(sizes, [2, 2, 4, 8, 16, 16, 16, 6]);
+        assert_eq!(slices(5, 5, 5, 8).count(), 0);
+    }
+
+    #[test]
+    fn slices_of_an_eighth_or_a_quarter_lie_inside_the_whole_ones() {
+        for chunk in [8u64, 24, 64, 4096, 8 * MIB] {
+            let end = 20 * chunk + 3;
+            let whole: Vec<_> = slices(0, 0, end, chunk).collect();
+            let quarter = Some(chunk / 4).filter(|q| q % 8 == 0);
+            for part in [Some(chunk / 8), quarter, Some(chunk)]
+                .into_iter()
+                .flatten()
+            {
+                for (at, n) in slices(0, 0, end, part) {
+                    let last = at + n as u64;
+                    assert!(
+                        whole.iter().any(|&(w, m)| w <= at && last <= w + m as u64),
+                        "{chunk}: {at}+{n}"
+                    );
+                }
+            }
+        }
+    }
 }
