@@ -1112,7 +1112,7 @@ async fn push_slices(
                             opening.push(size, |out| copy_whole(&slice.raw, at, out));
                         }
                     }
-                    inflater.more();
+                    inflater.more(&slice.spares);
                     if let Some(h) = helper {
                         h.forward(at, slice.raw.buffer().dyn_ref());
                     }
