@@ -109,6 +109,12 @@ pub struct SampleTable {
     by_cpu: Vec<u64>,
     /// ...and of the bigger ones (not `u32::MAX`, no CPU).
     other_cpus: std::collections::BTreeMap<u32, u64>,
+    /// The samples that end in each stack (by index) and their periods' sum, kept as samples
+    /// are pushed: the whole table's weights without a pass over its samples
+    /// ([`SampleTable::stack_tallies`]).
+    by_stack: Vec<(u32, u64)>,
+    /// The samples without a stack and their periods' sum.
+    no_stack: (u64, u64),
 }
 
 /// A thread's samples in a [`SampleTable`]: how many, the earliest and latest time.
@@ -174,6 +180,8 @@ impl SampleTable {
             by_thread: Some(Vec::new()),
             by_cpu: Vec::new(),
             other_cpus: std::collections::BTreeMap::new(),
+            by_stack: Vec::new(),
+            no_stack: (0, 0),
         }
     }
 
@@ -204,6 +212,20 @@ impl SampleTable {
             }
         };
         self.tally(&s);
+        if stack == NO_STACK {
+            self.no_stack.0 += 1;
+            self.no_stack.1 = self.no_stack.1.saturating_add(s.period);
+        } else {
+            let k = stack as usize;
+            if self.by_stack.len() <= k {
+                self.by_stack.resize(k + 1, (0, 0));
+            }
+            if let Some(t) = self.by_stack.get_mut(k) {
+                // (Fewer samples than u32::MAX: their indices are u32.)
+                t.0 += 1;
+                t.1 = t.1.saturating_add(s.period);
+            }
+        }
         if s.time < self.latest {
             self.late = self.late.max(self.latest - s.time);
         } else {
@@ -253,6 +275,20 @@ impl SampleTable {
     /// none), as pushed; `None` when a thread index was too big to keep them.
     pub fn thread_tallies(&self) -> Option<&[ThreadTally]> {
         self.by_thread.as_deref()
+    }
+
+    /// The samples that end in each stack and their periods' sum, by stack index (stacks past
+    /// the end have none), and those of the samples without a stack.
+    pub fn stack_tallies(&self) -> (&[(u32, u64)], (u64, u64)) {
+        (&self.by_stack, self.no_stack)
+    }
+
+    /// The period of every sample, when there are samples and they all have the same.
+    pub fn uniform_period(&self) -> Option<u64> {
+        match self.period.uniform_value()? {
+            WIDE_PERIOD => None,
+            p => Some(u64::from(p)),
+        }
     }
 
     /// The CPUs with samples, in order, with their sample counts.
@@ -448,6 +484,7 @@ impl SampleTable {
             t.shrink_to_fit();
         }
         self.by_cpu.shrink_to_fit();
+        self.by_stack.shrink_to_fit();
     }
 
     /// Bytes held on the heap (see [`crate::heap`]).
@@ -463,6 +500,7 @@ impl SampleTable {
             + vec_bytes(&self.wide_period)
             + self.by_thread.as_ref().map_or(0, vec_bytes)
             + vec_bytes(&self.by_cpu)
+            + vec_bytes(&self.by_stack)
             + self.other_cpus.len() * std::mem::size_of::<(u32, u64)>()
     }
 }
@@ -527,6 +565,20 @@ impl SampleFilter {
     /// A filter that keeps everything.
     pub fn all() -> Self {
         Self::default()
+    }
+
+    /// Whether every sample of `samples` passes: no time range, process, thread or CPU, and
+    /// events that are all of the `events` or hold the one event of every sample.
+    pub fn keeps_all(&self, samples: &SampleTable, events: usize) -> bool {
+        self.time_range.is_none()
+            && self.pids.is_empty()
+            && self.tids.is_empty()
+            && self.cpus.is_empty()
+            && (self.events.is_empty()
+                || (0..events).all(|e| self.events.contains(&EventIndex(e as u32)))
+                || samples
+                    .uniform_event()
+                    .is_some_and(|e| self.events.contains(&e)))
     }
 
     /// The samples in the time range, when there is one and the samples are in time order.
@@ -864,9 +916,11 @@ mod tests {
         t.shrink();
         // One event and one period: time 8 + thread 4 + CPU 2 + stack 4 bytes. The four
         // columns in blocks hold a list of their (here one) blocks. The tallies: threads 0 to 3
-        // (of which 3 has samples) and CPUs 0 to 63.
+        // (of which 3 has samples), CPUs 0 to 63 and stacks 0 to 9 999.
         let lists = |n: usize| n * std::mem::size_of::<Vec<u8>>();
-        let tallies = 4 * std::mem::size_of::<ThreadTally>() + 64 * 8;
+        let tallies = 4 * std::mem::size_of::<ThreadTally>()
+            + 64 * 8
+            + 10_000 * std::mem::size_of::<(u32, u64)>();
         assert_eq!(t.heap_bytes(), 18 * 10_000 + lists(4) + tallies);
         // A second event and another period: their columns are made whole.
         let mut other = sample(1, 1_000, Some(1));
