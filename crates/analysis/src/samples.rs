@@ -111,8 +111,9 @@ pub struct SampleTable {
     other_cpus: std::collections::BTreeMap<u32, u64>,
     /// The samples that end in each stack (by index) and their periods' sum, kept as samples
     /// are pushed: the whole table's weights without a pass over its samples
-    /// ([`SampleTable::stack_tallies`]).
-    by_stack: Vec<(u32, u64)>,
+    /// ([`SampleTable::stack_tallies`]); `None` once a stack index was too big to keep them
+    /// ([`MAX_STACKS_TALLIED`]).
+    by_stack: Option<Vec<(u32, u64)>>,
     /// The samples without a stack and their periods' sum.
     no_stack: (u64, u64),
 }
@@ -138,6 +139,10 @@ impl ThreadTally {
 
 /// Thread indices and CPUs below this are tallied in dense lists as samples are pushed.
 const MAX_TALLIED: usize = 1 << 16;
+
+/// Stack indices below this are tallied in a dense list as samples are pushed (64 MiB at
+/// most; a 300 MB recording's samples with a frame per address end in ~1.1M stacks).
+const MAX_STACKS_TALLIED: usize = 1 << 22;
 
 /// The `cpu` of a sample without one (`u32::MAX`).
 const CPU_NONE: u16 = u16::MAX;
@@ -180,7 +185,7 @@ impl SampleTable {
             by_thread: Some(Vec::new()),
             by_cpu: Vec::new(),
             other_cpus: std::collections::BTreeMap::new(),
-            by_stack: Vec::new(),
+            by_stack: Some(Vec::new()),
             no_stack: (0, 0),
         }
     }
@@ -215,15 +220,19 @@ impl SampleTable {
         if stack == NO_STACK {
             self.no_stack.0 += 1;
             self.no_stack.1 = self.no_stack.1.saturating_add(s.period);
-        } else {
+        } else if let Some(tallies) = self.by_stack.as_mut() {
             let k = stack as usize;
-            if self.by_stack.len() <= k {
-                self.by_stack.resize(k + 1, (0, 0));
-            }
-            if let Some(t) = self.by_stack.get_mut(k) {
-                // (Fewer samples than u32::MAX: their indices are u32.)
-                t.0 += 1;
-                t.1 = t.1.saturating_add(s.period);
+            if k >= MAX_STACKS_TALLIED {
+                self.by_stack = None;
+            } else {
+                if tallies.len() <= k {
+                    tallies.resize(k + 1, (0, 0));
+                }
+                if let Some(t) = tallies.get_mut(k) {
+                    // (Fewer samples than u32::MAX: their indices are u32.)
+                    t.0 += 1;
+                    t.1 = t.1.saturating_add(s.period);
+                }
             }
         }
         if s.time < self.latest {
@@ -278,9 +287,10 @@ impl SampleTable {
     }
 
     /// The samples that end in each stack and their periods' sum, by stack index (stacks past
-    /// the end have none), and those of the samples without a stack.
-    pub fn stack_tallies(&self) -> (&[(u32, u64)], (u64, u64)) {
-        (&self.by_stack, self.no_stack)
+    /// the end have none), and those of the samples without a stack; `None` when a stack
+    /// index was too big to keep them.
+    pub fn stack_tallies(&self) -> Option<(&[(u32, u64)], (u64, u64))> {
+        Some((self.by_stack.as_deref()?, self.no_stack))
     }
 
     /// The period of every sample, when there are samples and they all have the same.
@@ -484,7 +494,9 @@ impl SampleTable {
             t.shrink_to_fit();
         }
         self.by_cpu.shrink_to_fit();
-        self.by_stack.shrink_to_fit();
+        if let Some(t) = self.by_stack.as_mut() {
+            t.shrink_to_fit();
+        }
     }
 
     /// Bytes held on the heap (see [`crate::heap`]).
@@ -500,7 +512,7 @@ impl SampleTable {
             + vec_bytes(&self.wide_period)
             + self.by_thread.as_ref().map_or(0, vec_bytes)
             + vec_bytes(&self.by_cpu)
-            + vec_bytes(&self.by_stack)
+            + self.by_stack.as_ref().map_or(0, vec_bytes)
             + self.other_cpus.len() * std::mem::size_of::<(u32, u64)>()
     }
 }
@@ -780,6 +792,14 @@ mod tests {
         assert!(t.get(cases.len()).is_none());
         // Four CPUs and three periods did not fit: only they are in the side lists.
         assert_eq!((t.wide_cpu.len(), t.wide_period.len()), (4, 3));
+        // A stack index too big to tally (no list of 4G stacks): no stack tallies.
+        assert!(t.stack_tallies().is_none());
+        let mut small = SampleTable::new();
+        for s in [(4, Some(2)), (5, None), (6, Some(2))] {
+            small.push(sample(1, s.0, s.1)).unwrap();
+        }
+        let tallies = [(0, 0), (0, 0), (2, 10)];
+        assert_eq!(small.stack_tallies(), Some((&tallies[..], (1, 5))));
     }
 
     #[test]

@@ -295,8 +295,11 @@ impl StackWeights {
         filter: &SampleFilter,
         by_chains: Option<bool>,
     ) -> Self {
-        if filter.keeps_all(samples, profile.events.len()) {
-            return Self::of_all(profile, samples, by_chains);
+        if let Some(tallies) = samples
+            .stack_tallies()
+            .filter(|_| filter.keeps_all(samples, profile.events.len()))
+        {
+            return Self::of_all(profile, samples, tallies, by_chains);
         }
         let (range, passes) = filter.candidates(samples, &profile.threads, profile.events.len());
         let kept = range.len();
@@ -312,10 +315,14 @@ impl StackWeights {
     /// The weights of every sample of `samples`, from the table's tallies by stack
     /// ([`SampleTable::stack_tallies`]) rather than a pass over the samples (16M samples took
     /// ~200 ms in the page's worker), the totals added up as [`StackWeights::with_totals`] says.
-    fn of_all(profile: &Profile, samples: &SampleTable, by_chains: Option<bool>) -> Self {
+    fn of_all(
+        profile: &Profile,
+        samples: &SampleTable,
+        (tallies, (no_stack, no_stack_period)): (&[(u32, u64)], (u64, u64)),
+        by_chains: Option<bool>,
+    ) -> Self {
         let n = profile.stacks.len();
         let mut w = StackWeights::zeroed(n);
-        let (tallies, (no_stack, no_stack_period)) = samples.stack_tallies();
         w.uniform = samples.uniform_period();
         if w.uniform.is_none() && !samples.is_empty() {
             w.period = Chunked::from_elem(0, n);
