@@ -118,6 +118,16 @@ pub struct SampleTable {
     no_stack: (u64, u64),
 }
 
+/// The samples of a [`SampleTable`] by the stack they end in
+/// ([`SampleTable::stack_tallies`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackTallies<'a> {
+    /// By stack index: the samples that end in it and their periods' sum.
+    pub by_stack: &'a [(u32, u64)],
+    /// The samples without a stack and their periods' sum.
+    pub no_stack: (u64, u64),
+}
+
 /// A thread's samples in a [`SampleTable`]: how many, the earliest and latest time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ThreadTally {
@@ -289,8 +299,11 @@ impl SampleTable {
     /// The samples that end in each stack and their periods' sum, by stack index (stacks past
     /// the end have none), and those of the samples without a stack; `None` when a stack
     /// index was too big to keep them.
-    pub fn stack_tallies(&self) -> Option<(&[(u32, u64)], (u64, u64))> {
-        Some((self.by_stack.as_deref()?, self.no_stack))
+    pub fn stack_tallies(&self) -> Option<StackTallies<'_>> {
+        Some(StackTallies {
+            by_stack: self.by_stack.as_deref()?,
+            no_stack: self.no_stack,
+        })
     }
 
     /// The period of every sample, when there are samples and they all have the same.
@@ -799,7 +812,11 @@ mod tests {
             small.push(sample(1, s.0, s.1)).unwrap();
         }
         let tallies = [(0, 0), (0, 0), (2, 10)];
-        assert_eq!(small.stack_tallies(), Some((&tallies[..], (1, 5))));
+        let expected = StackTallies {
+            by_stack: &tallies,
+            no_stack: (1, 5),
+        };
+        assert_eq!(small.stack_tallies(), Some(expected));
     }
 
     #[test]

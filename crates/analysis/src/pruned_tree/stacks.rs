@@ -6,7 +6,7 @@ use crate::call_tree::Weight;
 use crate::chunked::Chunked;
 use crate::ids::{FrameIndex, FuncIndex, StackIndex};
 use crate::profile::Profile;
-use crate::samples::{SampleFilter, SampleTable};
+use crate::samples::{SampleFilter, SampleTable, StackTallies};
 
 /// A set of stack indices, a bit each (a set over the 105M stacks of a 4 GB recording is
 /// 13 MB).
@@ -318,9 +318,13 @@ impl StackWeights {
     fn of_all(
         profile: &Profile,
         samples: &SampleTable,
-        (tallies, (no_stack, no_stack_period)): (&[(u32, u64)], (u64, u64)),
+        tallies: StackTallies<'_>,
         by_chains: Option<bool>,
     ) -> Self {
+        let StackTallies {
+            by_stack: tallies,
+            no_stack: (no_stack, no_stack_period),
+        } = tallies;
         let n = profile.stacks.len();
         let mut w = StackWeights::zeroed(n);
         w.uniform = samples.uniform_period();
