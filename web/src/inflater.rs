@@ -417,8 +417,8 @@ fn pooled(bytes: &[u8]) -> Uint8Array {
     view
 }
 
-/// The slices of `start..end`, `slice` bytes each but the first few and the last: those of the analysis
-/// worker's pass (`RecordStream::slices`).
+/// The slices of `start..end`, `slice` bytes each but the first few and the last: those of
+/// the analysis worker's pass (`RecordStream::slices`).
 pub fn slices(start: u64, end: u64, slice: usize) -> Vec<(u64, usize)> {
     perfscope_analysis::load::slices(start, start, end, slice as u64).collect()
 }
