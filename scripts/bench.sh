@@ -37,7 +37,11 @@ mkdir -p "$out"
 cargo build --release -q -p perfscope-cli --bin perfscope --example header_walk --example baseline_linux_perf_data --example collapse_floor
 bin=target/release
 for tool in perf inferno-collapse-perf /usr/bin/time; do
-  command -v "$tool" > /dev/null || { echo "bench.sh: $tool is needed" >&2; exit 1; }
+  command -v "$tool" > /dev/null || {
+    echo "bench.sh: $tool is needed" >&2
+    [ "$tool" = inferno-collapse-perf ] && echo "  (cargo install --locked inferno --version 0.12.8)" >&2
+    exit 1
+  }
 done
 
 echo "# machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
