@@ -116,6 +116,13 @@ pub struct SampleTable {
     by_stack: Option<Vec<(u32, u64)>>,
     /// The samples without a stack and their periods' sum.
     no_stack: (u64, u64),
+    /// `by_stack` and `no_stack` as they were after each [`CHECKPOINT`] samples (the first
+    /// after `CHECKPOINT`, the next after twice that, …), while they hold at most one entry
+    /// per [`CHECKPOINT_SHARE`] samples: the weights of a time range from two of them and the
+    /// samples of two partial blocks ([`SampleTable::range_tallies`]). `None` once over.
+    checkpoints: Option<Vec<OwnedTallies>>,
+    /// Entries in `checkpoints`.
+    checkpoint_entries: usize,
 }
 
 /// The samples of a [`SampleTable`] by the stack they end in
@@ -149,6 +156,15 @@ impl ThreadTally {
 
 /// Thread indices and CPUs below this are tallied in dense lists as samples are pushed.
 const MAX_TALLIED: usize = 1 << 16;
+
+/// Stack tallies owned: by stack index the samples and their periods' sum, and those of the
+/// samples without a stack.
+pub type OwnedTallies = (Vec<(u32, u64)>, (u64, u64));
+
+/// Samples between two checkpoints of the stack tallies ([`SampleTable::range_tallies`]).
+pub const CHECKPOINT: usize = 1 << 18;
+/// Samples per entry of the checkpoints at most (16 bytes an entry: ~1 byte a sample).
+const CHECKPOINT_SHARE: usize = 16;
 
 /// Stack indices below this are tallied in a dense list as samples are pushed (64 MiB at
 /// most; a 300 MB recording's samples with a frame per address end in ~1.1M stacks).
@@ -197,6 +213,8 @@ impl SampleTable {
             other_cpus: std::collections::BTreeMap::new(),
             by_stack: Some(Vec::new()),
             no_stack: (0, 0),
+            checkpoints: Some(Vec::new()),
+            checkpoint_entries: 0,
         }
     }
 
@@ -244,6 +262,9 @@ impl SampleTable {
                     t.1 = t.1.saturating_add(s.period);
                 }
             }
+        }
+        if (i.0 as usize + 1).is_multiple_of(CHECKPOINT) {
+            self.checkpoint();
         }
         if s.time < self.latest {
             self.late = self.late.max(self.latest - s.time);
@@ -304,6 +325,76 @@ impl SampleTable {
             by_stack: self.by_stack.as_deref()?,
             no_stack: self.no_stack,
         })
+    }
+
+    /// Keeps the stack tallies as they are now, or drops the checkpoints when they would hold
+    /// more than their share.
+    #[cold]
+    fn checkpoint(&mut self) {
+        let (Some(points), Some(now)) = (self.checkpoints.as_mut(), self.by_stack.as_ref()) else {
+            self.checkpoints = None;
+            return;
+        };
+        self.checkpoint_entries += now.len();
+        if self.checkpoint_entries > (self.time.len() + 1) / CHECKPOINT_SHARE {
+            self.checkpoints = None;
+            return;
+        }
+        points.push((now.clone(), self.no_stack));
+    }
+
+    /// The stack tallies of the samples at positions `range` (as
+    /// [`SampleTable::stack_tallies`]): two checkpoints' difference and the samples of the
+    /// partial blocks at both ends; `None` without checkpoints or when the range holds no whole
+    /// block between two (then a pass over its samples is as short).
+    pub fn range_tallies(&self, range: core::ops::Range<usize>) -> Option<OwnedTallies> {
+        let points = self.checkpoints.as_ref()?;
+        let end = range.end.min(self.len());
+        let first = range.start.div_ceil(CHECKPOINT);
+        let last = end / CHECKPOINT;
+        if first >= last {
+            return None;
+        }
+        // The tallies before `k` blocks: checkpoint k - 1 (none before the first).
+        let at = |k: usize| -> Option<StackTallies<'_>> {
+            let (by_stack, no_stack) = match k {
+                0 => (&[][..], (0, 0)),
+                k => points.get(k - 1).map(|(t, e)| (&t[..], *e))?,
+            };
+            Some(StackTallies { by_stack, no_stack })
+        };
+        let (from, to) = (at(first)?, at(last)?);
+        let (lo, lo_empty, hi, hi_empty) = (from.by_stack, from.no_stack, to.by_stack, to.no_stack);
+        let mut out: Vec<(u32, u64)> = hi.to_vec();
+        for (o, &(c, p)) in out.iter_mut().zip(lo) {
+            o.0 = o.0.wrapping_sub(c);
+            o.1 = o.1.wrapping_sub(p);
+        }
+        let mut empty = (
+            hi_empty.0.wrapping_sub(lo_empty.0),
+            hi_empty.1.wrapping_sub(lo_empty.1),
+        );
+        let partial = (range.start..first * CHECKPOINT).chain(last * CHECKPOINT..end);
+        for i in partial {
+            let period = self.period(i).unwrap_or(0);
+            match self.stack(i).flatten() {
+                Some(s) => {
+                    let k = s.index();
+                    if out.len() <= k {
+                        out.resize(k + 1, (0, 0));
+                    }
+                    if let Some(o) = out.get_mut(k) {
+                        o.0 = o.0.wrapping_add(1);
+                        o.1 = o.1.wrapping_add(period);
+                    }
+                }
+                None => {
+                    empty.0 = empty.0.wrapping_add(1);
+                    empty.1 = empty.1.wrapping_add(period);
+                }
+            }
+        }
+        Some((out, empty))
     }
 
     /// The period of every sample, when there are samples and they all have the same.
@@ -510,6 +601,9 @@ impl SampleTable {
         if let Some(t) = self.by_stack.as_mut() {
             t.shrink_to_fit();
         }
+        if let Some(t) = self.checkpoints.as_mut() {
+            t.shrink_to_fit();
+        }
     }
 
     /// Bytes held on the heap (see [`crate::heap`]).
@@ -526,6 +620,9 @@ impl SampleTable {
             + self.by_thread.as_ref().map_or(0, vec_bytes)
             + vec_bytes(&self.by_cpu)
             + self.by_stack.as_ref().map_or(0, vec_bytes)
+            + self.checkpoints.as_ref().map_or(0, |c| {
+                vec_bytes(c) + c.iter().map(|(t, _)| vec_bytes(t)).sum::<usize>()
+            })
             + self.other_cpus.len() * std::mem::size_of::<(u32, u64)>()
     }
 }

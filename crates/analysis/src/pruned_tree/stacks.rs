@@ -299,7 +299,10 @@ impl StackWeights {
             .stack_tallies()
             .filter(|_| filter.keeps_all(samples, profile.events.len()))
         {
-            return Self::of_all(profile, samples, tallies, by_chains);
+            return Self::of_all(profile, samples, tallies, samples.len(), by_chains);
+        }
+        if let Some(w) = Self::of_range(profile, samples, filter, by_chains) {
+            return w;
         }
         let (range, passes) = filter.candidates(samples, &profile.threads, profile.events.len());
         let kept = range.len();
@@ -319,6 +322,7 @@ impl StackWeights {
         profile: &Profile,
         samples: &SampleTable,
         tallies: StackTallies<'_>,
+        bound: usize,
         by_chains: Option<bool>,
     ) -> Self {
         let StackTallies {
@@ -355,7 +359,7 @@ impl StackWeights {
             }
             w.leaves.insert(s);
         }
-        if by_chains.unwrap_or(samples.len().saturating_mul(CHAIN_WALK) < n) {
+        if by_chains.unwrap_or(bound.saturating_mul(CHAIN_WALK) < n) {
             let leaves = tallies
                 .iter()
                 .enumerate()
@@ -367,6 +371,59 @@ impl StackWeights {
             w.by_pass = true;
         }
         w
+    }
+
+    /// The weights of `filter`, when the time range is all there is to it and the table keeps
+    /// checkpoints of its stack tallies ([`SampleTable::range_tallies`]): the tallies of the
+    /// samples of the range's whole blocks from two checkpoints, the rest one by one (out of
+    /// time order, the [`crate::samples::TimeSpan`]'s edges tested for the range). `None`
+    /// otherwise, or when the range holds no whole block.
+    fn of_range(
+        profile: &Profile,
+        samples: &SampleTable,
+        filter: &SampleFilter,
+        by_chains: Option<bool>,
+    ) -> Option<Self> {
+        let rest = SampleFilter {
+            time_range: None,
+            ..filter.clone()
+        };
+        if filter.time_range.is_none() || !rest.keeps_all(samples, profile.events.len()) {
+            return None;
+        }
+        let span = filter.time_span(samples)?;
+        let (mut by_stack, mut no_stack) = samples.range_tallies(span.inner.clone())?;
+        let (start, end) = filter.time_range?;
+        let times = samples.times();
+        let mut bound = span.inner.len();
+        for i in span
+            .edges()
+            .filter(|&i| times.get(i).is_some_and(|&t| start <= t && t < end))
+        {
+            bound += 1;
+            let period = samples.period(i).unwrap_or(0);
+            match samples.stack(i).flatten() {
+                Some(s) => {
+                    let k = s.index();
+                    if by_stack.len() <= k {
+                        by_stack.resize(k + 1, (0, 0));
+                    }
+                    if let Some(slot) = by_stack.get_mut(k) {
+                        slot.0 = slot.0.saturating_add(1);
+                        slot.1 = slot.1.saturating_add(period);
+                    }
+                }
+                None => {
+                    no_stack.0 = no_stack.0.saturating_add(1);
+                    no_stack.1 = no_stack.1.saturating_add(period);
+                }
+            }
+        }
+        let tallies = StackTallies {
+            by_stack: &by_stack,
+            no_stack,
+        };
+        Some(Self::of_all(profile, samples, tallies, bound, by_chains))
     }
 
     /// The weights of the samples `kept` (at most `bound` of them), the totals added up as
@@ -552,6 +609,10 @@ impl StackWeights {
         filter: &SampleFilter,
     ) -> Option<StackWeights> {
         let samples = &profile.samples;
+        // From the table's checkpoints, shorter still.
+        if let Some(w) = Self::of_range(profile, samples, filter, None) {
+            return Some(w);
+        }
         // Out of time order, the samples of the span's edges out of the range are taken off
         // too.
         let span = filter.time_span(samples)?;
@@ -1121,6 +1182,72 @@ period: 7 7 7 7
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_time_ranges_weights_from_checkpoints_equal_a_pass_over_its_samples() {
+        use crate::samples::{Sample, CHECKPOINT};
+        let p = profile_from_text_samples(
+            "
+tid:    1 1 2 1
+period: 1 2 1 5
+        A A A B
+        B B C B
+        C D   A
+",
+        )
+        .unwrap();
+        // Three and a half blocks of samples on those stacks (and none), periods that differ,
+        // times in order but for a few late ones.
+        let stacks = p.stacks.len() as u32;
+        let n = 3 * CHECKPOINT + CHECKPOINT / 2;
+        let late = [5, CHECKPOINT - 1, CHECKPOINT + 7, 2 * CHECKPOINT + 3];
+        let mut table = SampleTable::new();
+        for i in 0..n {
+            let k = i as u32;
+            let time = 10 * i as u64 - if late.contains(&i) { 25 } else { 0 };
+            table
+                .push(Sample {
+                    time,
+                    thread: p.samples.get(0).unwrap().thread,
+                    cpu: 0,
+                    event: EventIndex(0),
+                    stack: (!k.is_multiple_of(7)).then_some(StackIndex(k % stacks)),
+                    period: u64::from(k % 5 + 1),
+                })
+                .unwrap();
+        }
+        assert!(table.lateness() > 0);
+        let totals = |w: &StackWeights| {
+            (0..p.stacks.len() as u32)
+                .map(|s| w.total(s))
+                .collect::<Vec<_>>()
+        };
+        let block = 10 * CHECKPOINT as u64;
+        let mut from_checkpoints = 0;
+        for (start, end) in [
+            (0, 10 * n as u64),
+            (block - 40, 2 * block + 15),
+            (3, 3 * block + 1),
+            (block, 2 * block),
+            (block + 10, 2 * block - 10),
+            (55, 60),
+        ] {
+            let f = SampleFilter {
+                time_range: Some((start, end)),
+                ..SampleFilter::all()
+            };
+            let kept: Vec<usize> = (0..n)
+                .filter(|&i| f.matches(&table, &p.threads, i))
+                .collect();
+            let pass = StackWeights::from_kept(&p, &table, kept.iter().copied(), n, Some(false));
+            let span = f.time_span(&table).unwrap();
+            from_checkpoints += usize::from(table.range_tallies(span.inner).is_some());
+            let w = StackWeights::of_samples(&p, &table, &f);
+            assert_eq!(totals(&w), totals(&pass), "{start}..{end}");
+            assert_eq!(w.empty(), pass.empty(), "{start}..{end}");
+        }
+        assert_eq!(from_checkpoints, 3);
     }
 
     #[test]
