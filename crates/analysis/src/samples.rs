@@ -370,31 +370,42 @@ impl SampleTable {
             o.0 = o.0.wrapping_sub(c);
             o.1 = o.1.wrapping_sub(p);
         }
-        let mut empty = (
-            hi_empty.0.wrapping_sub(lo_empty.0),
-            hi_empty.1.wrapping_sub(lo_empty.1),
+        let mut tallies = (
+            out,
+            (
+                hi_empty.0.wrapping_sub(lo_empty.0),
+                hi_empty.1.wrapping_sub(lo_empty.1),
+            ),
         );
         let partial = (range.start..first * CHECKPOINT).chain(last * CHECKPOINT..end);
         for i in partial {
-            let period = self.period(i).unwrap_or(0);
-            match self.stack(i).flatten() {
-                Some(s) => {
-                    let k = s.index();
-                    if out.len() <= k {
-                        out.resize(k + 1, (0, 0));
-                    }
-                    if let Some(o) = out.get_mut(k) {
-                        o.0 = o.0.wrapping_add(1);
-                        o.1 = o.1.wrapping_add(period);
-                    }
+            self.add_to(&mut tallies, i);
+        }
+        Some(tallies)
+    }
+
+    /// Adds sample `i` to `tallies` (as [`SampleTable::stack_tallies`] count it).
+    pub fn add_to(&self, (by_stack, no_stack): &mut OwnedTallies, i: usize) {
+        let period = self.period(i).unwrap_or(0);
+        let slot = match self.stack(i).flatten() {
+            Some(s) => {
+                let k = s.index();
+                if by_stack.len() <= k {
+                    by_stack.resize(k + 1, (0, 0));
                 }
-                None => {
-                    empty.0 = empty.0.wrapping_add(1);
-                    empty.1 = empty.1.wrapping_add(period);
+                match by_stack.get_mut(k) {
+                    Some(slot) => slot,
+                    None => return,
                 }
             }
-        }
-        Some((out, empty))
+            None => {
+                no_stack.0 = no_stack.0.wrapping_add(1);
+                no_stack.1 = no_stack.1.wrapping_add(period);
+                return;
+            }
+        };
+        slot.0 = slot.0.wrapping_add(1);
+        slot.1 = slot.1.wrapping_add(period);
     }
 
     /// The period of every sample, when there are samples and they all have the same.

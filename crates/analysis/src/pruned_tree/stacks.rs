@@ -392,7 +392,7 @@ impl StackWeights {
             return None;
         }
         let span = filter.time_span(samples)?;
-        let (mut by_stack, mut no_stack) = samples.range_tallies(span.inner.clone())?;
+        let mut tallies = samples.range_tallies(span.inner.clone())?;
         let (start, end) = filter.time_range?;
         let times = samples.times();
         let mut bound = span.inner.len();
@@ -401,27 +401,11 @@ impl StackWeights {
             .filter(|&i| times.get(i).is_some_and(|&t| start <= t && t < end))
         {
             bound += 1;
-            let period = samples.period(i).unwrap_or(0);
-            match samples.stack(i).flatten() {
-                Some(s) => {
-                    let k = s.index();
-                    if by_stack.len() <= k {
-                        by_stack.resize(k + 1, (0, 0));
-                    }
-                    if let Some(slot) = by_stack.get_mut(k) {
-                        slot.0 = slot.0.saturating_add(1);
-                        slot.1 = slot.1.saturating_add(period);
-                    }
-                }
-                None => {
-                    no_stack.0 = no_stack.0.saturating_add(1);
-                    no_stack.1 = no_stack.1.saturating_add(period);
-                }
-            }
+            samples.add_to(&mut tallies, i);
         }
         let tallies = StackTallies {
-            by_stack: &by_stack,
-            no_stack,
+            by_stack: &tallies.0,
+            no_stack: tallies.1,
         };
         Some(Self::of_all(profile, samples, tallies, bound, by_chains))
     }
