@@ -121,8 +121,6 @@ pub struct SampleTable {
     /// per [`CHECKPOINT_SHARE`] samples: the weights of a time range from two of them and the
     /// samples of two partial blocks ([`SampleTable::range_tallies`]). `None` once over.
     checkpoints: Option<Vec<OwnedTallies>>,
-    /// Entries in `checkpoints`.
-    checkpoint_entries: usize,
 }
 
 /// The samples of a [`SampleTable`] by the stack they end in
@@ -214,7 +212,6 @@ impl SampleTable {
             by_stack: Some(Vec::new()),
             no_stack: (0, 0),
             checkpoints: Some(Vec::new()),
-            checkpoint_entries: 0,
         }
     }
 
@@ -335,8 +332,8 @@ impl SampleTable {
             self.checkpoints = None;
             return;
         };
-        self.checkpoint_entries += now.len();
-        if self.checkpoint_entries > (self.time.len() + 1) / CHECKPOINT_SHARE {
+        let entries = points.iter().map(|(t, _)| t.len()).sum::<usize>() + now.len();
+        if entries > (self.time.len() + 1) / CHECKPOINT_SHARE {
             self.checkpoints = None;
             return;
         }
@@ -356,15 +353,11 @@ impl SampleTable {
             return None;
         }
         // The tallies before `k` blocks: checkpoint k - 1 (none before the first).
-        let at = |k: usize| -> Option<StackTallies<'_>> {
-            let (by_stack, no_stack) = match k {
-                0 => (&[][..], (0, 0)),
-                k => points.get(k - 1).map(|(t, e)| (&t[..], *e))?,
-            };
-            Some(StackTallies { by_stack, no_stack })
+        let at = |k: usize| match k {
+            0 => Some((&[][..], (0, 0))),
+            k => points.get(k - 1).map(|(t, e)| (&t[..], *e)),
         };
-        let (from, to) = (at(first)?, at(last)?);
-        let (lo, lo_empty, hi, hi_empty) = (from.by_stack, from.no_stack, to.by_stack, to.no_stack);
+        let ((lo, lo_empty), (hi, hi_empty)) = (at(first)?, at(last)?);
         let mut out: Vec<(u32, u64)> = hi.to_vec();
         for (o, &(c, p)) in out.iter_mut().zip(lo) {
             o.0 = o.0.wrapping_sub(c);
@@ -707,11 +700,15 @@ impl SampleFilter {
             && self.pids.is_empty()
             && self.tids.is_empty()
             && self.cpus.is_empty()
-            && (self.events.is_empty()
-                || (0..events).all(|e| self.events.contains(&EventIndex(e as u32)))
+            && (self.picks_every_event(events)
                 || samples
                     .uniform_event()
                     .is_some_and(|e| self.events.contains(&e)))
+    }
+
+    /// Whether the events are none (any) or name every one of the `events`.
+    fn picks_every_event(&self, events: usize) -> bool {
+        self.events.is_empty() || (0..events).all(|e| self.events.contains(&EventIndex(e as u32)))
     }
 
     /// The samples in the time range, when there is one and the samples are in time order.
@@ -774,8 +771,7 @@ impl SampleFilter {
         events: usize,
     ) -> (core::ops::Range<usize>, impl Fn(usize) -> bool + 'a) {
         let span = self.time_span(samples);
-        let all_events = self.events.is_empty()
-            || (0..events).all(|e| self.events.contains(&EventIndex(e as u32)));
+        let all_events = self.picks_every_event(events);
         let full = !(self.pids.is_empty() && self.tids.is_empty() && self.cpus.is_empty());
         let whole = full.then(|| self.tester(samples, threads));
         // Out of time order, the samples of the span's edges are tested for the range.
