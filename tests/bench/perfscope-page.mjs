@@ -88,7 +88,7 @@ async function wasmMemory(worker) {
  * @returns {Promise<object>} times in ms from the file being set, memory in bytes; `page` and
  * `close` stay usable for the interaction scenarios.
  */
-export async function openInPerfscope(url, file, { timeoutMs = 600_000, screenshot = null } = {}) {
+export async function openInPerfscope(url, file, { timeoutMs = 600_000, screenshot = null, beforeOpen = null } = {}) {
   // PAGE_CHROMIUM_FLAGS: more Chromium flags, space-separated (e.g. --js-flags=--no-liftoff to
   // see what V8's baseline compiler costs), see bench-browser.sh.
   const extraFlags = (process.env.PAGE_CHROMIUM_FLAGS ?? '').split(' ').filter(Boolean);
@@ -115,6 +115,8 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   // BENCH_DELAY_MS: wait this long after the page is ready before setting the file (as a person
   // who takes a moment to pick one: the workers have started by then). Unset: at once.
   if (process.env.BENCH_DELAY_MS) await page.waitForTimeout(Number(process.env.BENCH_DELAY_MS));
+  // beforeOpen: called just before the file is set (e.g. to read the threads' CPU times).
+  if (beforeOpen) await beforeOpen();
   const wall0 = Date.now();
   const t = await openAndWait(page, file, timeoutMs, errors);
   const wallMs = Date.now() - wall0;

@@ -71,6 +71,22 @@ impl Default for StackExtras {
     }
 }
 
+/// The entries of the stack of a sample without [`StackExtras`], root first, as
+/// [`ProfileBuilder::sample_filled`] takes them (no inline bit): what the records pass's other
+/// half ([`crate::load::DeliveryWriter`]) hands the builder instead of the callchain.
+pub(crate) fn plain_entries(
+    callchain: impl ExactSizeIterator<Item = u64>,
+    ip: u64,
+    ip_mode: CpuMode,
+    out: &mut Vec<ChainEntry>,
+) {
+    let expand = Expand {
+        all: false,
+        unwound: false,
+    };
+    chain_entries(callchain, ip, ip_mode, StackExtras::default(), expand, out);
+}
+
 /// The root frame of a stack that could not be unwound to its root.
 pub const TRUNCATED_FRAME: &str = "[truncated]";
 
@@ -941,26 +957,58 @@ impl ProfileBuilder {
         self.part_stacks.take().unwrap_or_default()
     }
 
+    /// [`ProfileBuilder::sample_with`] of a sample (its `callchain`, `ip` and `ip_mode` unread)
+    /// whose stack's entries `fill` writes, root first, as [`chain::chain_entries`] makes them
+    /// for a sample without [`StackExtras`] but without the [`chain::EXPAND`] bit: `fill` is
+    /// given the list, empty, and the bits to add to each entry's kind (the records pass's
+    /// other half makes the entries: [`crate::load::DeliveryWriter`]).
+    pub(crate) fn sample_filled(
+        &mut self,
+        s: &SampleInput<'_>,
+        fill: impl FnOnce(&mut Vec<ChainEntry>, u8),
+    ) -> Result<(), CapacityError> {
+        let bits = if self.inline_frames == InlineFrames::Always {
+            chain::EXPAND
+        } else {
+            0
+        };
+        self.entries.clear();
+        fill(&mut self.entries, bits);
+        let mut threads = std::mem::take(&mut self.threads);
+        let result = self.sample_entries(&mut threads, s);
+        self.threads = threads;
+        result
+    }
+
     fn sample_in(
         &mut self,
         threads: &mut FxHashMap<(u32, u32), ThreadState>,
         s: &SampleInput<'_>,
         extras: StackExtras,
     ) -> Result<(), CapacityError> {
-        let state = thread_state(threads, &mut self.profile, s.pid, s.tid)?;
-        let thread = state.index;
         let expand = Expand {
             all: self.inline_frames == InlineFrames::Always,
             unwound: self.inline_frames != InlineFrames::Never,
         };
         chain_entries(
-            s.callchain,
+            s.callchain.iter().copied(),
             s.ip,
             s.ip_mode,
             extras,
             expand,
             &mut self.entries,
         );
+        self.sample_entries(threads, s)
+    }
+
+    /// A sample whose stack's entries are in `self.entries`.
+    fn sample_entries(
+        &mut self,
+        threads: &mut FxHashMap<(u32, u32), ThreadState>,
+        s: &SampleInput<'_>,
+    ) -> Result<(), CapacityError> {
+        let state = thread_state(threads, &mut self.profile, s.pid, s.tid)?;
+        let thread = state.index;
         // The root part shared with the thread's previous stack is interned already. The
         // processes' map is taken out while the stack is interned (that needs `&mut self`).
         let mut processes = std::mem::take(&mut self.processes);
@@ -1002,12 +1050,12 @@ impl ProfileBuilder {
         last: &mut LastStack,
     ) -> Result<(), CapacityError> {
         // The ranges met by the samples before hold while their address spaces are unchanged.
-        let valid_for = [
-            (u32::MAX, self.kernel_generation),
-            (pid, process.generation),
-        ];
-        let mut recent = [self.kernel_ranges, process.ranges];
-        for (r, key) in recent.iter_mut().zip(valid_for) {
+        // (Each is changed in place, not copied out and back: ~80 bytes each, for every
+        // sample.)
+        for (r, key) in [
+            (&mut self.kernel_ranges, (u32::MAX, self.kernel_generation)),
+            (&mut process.ranges, (pid, process.generation)),
+        ] {
             if r.valid_for != key {
                 *r = RecentRanges {
                     valid_for: key,
@@ -1016,17 +1064,17 @@ impl ProfileBuilder {
             }
         }
         let space = (process.generation != 0).then_some(&process.space);
-        let result = self.add_entries_in(space, entries, last, &mut recent);
-        [self.kernel_ranges, process.ranges] = recent;
-        result
+        self.add_entries_in(space, entries, last, &mut process.ranges)
     }
 
+    /// [`ProfileBuilder::add_entries`] with the user addresses' recent ranges `user` (the
+    /// kernel's are `self.kernel_ranges`).
     fn add_entries_in(
         &mut self,
         space: Option<&AddressSpace>,
         entries: &[ChainEntry],
         last: &mut LastStack,
-        recent: &mut [RecentRanges; 2],
+        user: &mut RecentRanges,
     ) -> Result<(), CapacityError> {
         let mut stack = last.top();
         // One frame per module: most frames are in a range met just before (deep kernel
@@ -1044,8 +1092,9 @@ impl ProfileBuilder {
                     }
                 })
             } else {
-                let slot = recent.get_mut(usize::from(e.mode() == CpuMode::User));
-                match slot.as_ref().and_then(|r| r.find(e.addr)) {
+                let is_user = e.mode() == CpuMode::User;
+                let recent = if is_user { &*user } else { &self.kernel_ranges };
+                match recent.find(e.addr) {
                     Some(frame) => FrameRun::One(frame),
                     None => {
                         let mut at = self.locate(space, e.addr, e.mode());
@@ -1056,9 +1105,12 @@ impl ProfileBuilder {
                         }
                         if by_module && !at.may_have_name {
                             let frame = self.module_frame(at.module)?;
-                            if let Some(r) = slot {
-                                r.add(at.range, frame);
-                            }
+                            let recent = if is_user {
+                                &mut *user
+                            } else {
+                                &mut self.kernel_ranges
+                            };
+                            recent.add(at.range, frame);
                             FrameRun::One(frame)
                         } else {
                             self.frame_run(at, e.kind & chain::EXPAND != 0)?
@@ -1090,5 +1142,84 @@ impl ProfileBuilder {
     /// The finished profile (see [`Profile::shrink`] to free what only building needs).
     pub fn finish(self) -> Profile {
         self.profile
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Samples taken as their stacks' entries made apart ([`plain_entries`], then
+    /// [`ProfileBuilder::sample_filled`], as the records pass's two halves take them) leave each
+    /// thread the same stacks, entry for entry (the kinds with their inline bit), and make the
+    /// same profile as the samples taken with their callchains, at every inline setting.
+    #[test]
+    fn entries_made_apart_are_the_callchains_entries() {
+        let kernel = |a: u64| 0xffff_ffff_8100_0000 + a;
+        let chains: [&[u64]; 5] = [
+            &[],
+            &[
+                PERF_CONTEXT_KERNEL,
+                kernel(0x10),
+                kernel(0x20),
+                PERF_CONTEXT_USER,
+                0x40_1000,
+                0x40_2000,
+            ],
+            &[PERF_CONTEXT_USER, 0x40_1010, 0x40_2000],
+            // Not a marker perf defines: the chain is dropped.
+            &[PERF_CONTEXT_USER, 0x40_1010, u64::MAX - 100],
+            &[kernel(0x30), PERF_CONTEXT_USER, 0x40_1000, 0x40_2000],
+        ];
+        for inline in [
+            InlineFrames::Never,
+            InlineFrames::Unwound,
+            InlineFrames::Always,
+        ] {
+            let mut whole = ProfileBuilder::new(None);
+            let mut apart = ProfileBuilder::new(None);
+            whole.inline_frames = inline;
+            apart.inline_frames = inline;
+            let event = whole.add_event("cpu-clock").unwrap();
+            assert_eq!(apart.add_event("cpu-clock").unwrap(), event);
+            for (k, chain) in chains.iter().chain(chains.iter().rev()).enumerate() {
+                let s = SampleInput {
+                    pid: 7,
+                    tid: 7 + (k as u32 % 2),
+                    time: k as u64,
+                    cpu: 0,
+                    event,
+                    period: 1,
+                    ip: if k % 3 == 0 { kernel(0x40) } else { 0x40_3000 },
+                    ip_mode: if k % 3 == 0 {
+                        CpuMode::Kernel
+                    } else {
+                        CpuMode::User
+                    },
+                    callchain: chain,
+                };
+                whole.sample_with(&s, StackExtras::default()).unwrap();
+                apart
+                    .sample_filled(&s, |out, bits| {
+                        plain_entries(chain.iter().copied(), s.ip, s.ip_mode, out);
+                        for e in out.iter_mut() {
+                            e.kind |= bits;
+                        }
+                    })
+                    .unwrap();
+                for (key, state) in &whole.threads {
+                    let other = apart.threads.get(key).expect("the same threads");
+                    assert_eq!(
+                        state.last.current.entries, other.last.current.entries,
+                        "{inline:?}, sample {k}"
+                    );
+                }
+            }
+            assert_eq!(
+                format!("{:?}", whole.profile),
+                format!("{:?}", apart.profile),
+                "{inline:?}"
+            );
+        }
     }
 }

@@ -16,12 +16,12 @@ use crate::ids::StackIndex;
 /// marker. Returns false, after the frames before it, at a word that is no marker perf defines
 /// (the kernel's user walk sometimes ends with -1: the chain is corrupt).
 pub(crate) fn for_each_frame(
-    words: &[u64],
+    words: impl IntoIterator<Item = u64>,
     mut mode: CpuMode,
     unwound_from: usize,
     mut frame: impl FnMut(usize, u64, CpuMode),
 ) -> bool {
-    let mut iter = words.iter().copied().enumerate();
+    let mut iter = words.into_iter().enumerate();
     while let Some((i, addr)) = iter.next() {
         if addr < PERF_CONTEXT_MAX || i >= unwound_from {
             frame(i, addr, mode);
@@ -47,7 +47,7 @@ pub(crate) fn for_each_frame(
 
 /// One frame to add: an address with how to read it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct ChainEntry {
+pub(crate) struct ChainEntry {
     /// The address (unused for the truncated root).
     pub addr: u64,
     /// [`KERNEL`], [`EXPAND`], [`TRUNCATED_ROOT`] bits.
@@ -57,7 +57,7 @@ pub(super) struct ChainEntry {
 /// A kernel address (else a user address).
 pub(super) const KERNEL: u8 = 1;
 /// Inline frames are added for it.
-pub(super) const EXPAND: u8 = 2;
+pub(crate) const EXPAND: u8 = 2;
 /// The `[truncated]` root of a stack that could not be unwound to its root.
 pub(super) const TRUNCATED_ROOT: u8 = 4;
 
@@ -92,7 +92,7 @@ pub(super) struct Expand {
 /// whole, as perf's `add_callchain_ip` drops it ("invalid callchain context").
 #[allow(clippy::too_many_arguments)]
 pub(super) fn chain_entries(
-    callchain: &[u64],
+    callchain: impl ExactSizeIterator<Item = u64>,
     ip: u64,
     ip_mode: CpuMode,
     extras: StackExtras,
@@ -106,7 +106,7 @@ pub(super) fn chain_entries(
             kind: TRUNCATED_ROOT,
         });
     }
-    if callchain.is_empty() {
+    if callchain.len() == 0 {
         out.push(ChainEntry::new(ip, ip_mode, expand.all));
         return;
     }
@@ -242,7 +242,7 @@ mod tests {
             0x20,
         ];
         chain_entries(
-            &chain,
+            chain.into_iter(),
             0,
             CpuMode::User,
             StackExtras::default(),
@@ -259,7 +259,7 @@ mod tests {
             truncated: true,
             ..StackExtras::default()
         };
-        chain_entries(&bad, 0, CpuMode::User, extras, NO, &mut out);
+        chain_entries(bad.into_iter(), 0, CpuMode::User, extras, NO, &mut out);
         assert_eq!(
             out,
             [ChainEntry {

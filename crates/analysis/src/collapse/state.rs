@@ -326,6 +326,7 @@ impl State {
             Chain::Ip(ip, mode) => frame(ip, mode),
             Chain::Callchain(words, mode) => {
                 // A chain with an invalid marker has no frames (perf drops it).
+                let words = words.iter().copied();
                 if !for_each_frame(words, mode, usize::MAX, |_, addr, mode| frame(addr, mode)) {
                     out.truncate(leaf);
                 }

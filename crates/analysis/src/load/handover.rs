@@ -20,7 +20,9 @@
 //!   not be decoded, which the loader decodes again and counts as an error);
 //! - a sample delivered with its raw record and deliveries, when the loader needs more of it
 //!   than its stack (a DWARF-mode stack to unwind, the timeline's samples, a shared stack);
-//! - otherwise a sample as its deliveries, pid, tid, time, CPU, ip, cpumode and callchain;
+//! - otherwise a sample as its deliveries, pid, tid, time, CPU and its stack's entries: the
+//!   callchain (or the ip) as the builder's addresses and their kinds, root first
+//!   ([`crate::builder::plain_entries`]; made here, on the less busy of the two workers);
 //! - the end, with the queue's figures for the diagnostics.
 //!
 //! A test loads the test files and the corpus's files both ways and compares the profiles,
@@ -33,7 +35,8 @@ use perfscope_format::records::{RawRecord, Record, RecordHeader};
 
 use super::record_queue::RecordQueue;
 use super::{cpu_mode, route, LoaderState, ProfileLoader, Route, StackShare, TimelineFeed};
-use crate::builder::{SampleInput, StackExtras};
+use crate::builder::chain::ChainEntry;
+use crate::builder::{plain_entries, CpuMode, SampleInput};
 use crate::delivery::SampleDelivery;
 use crate::ids::CapacityError;
 
@@ -74,6 +77,10 @@ struct WriterState {
     share: StackShare,
     /// One sample's deliveries.
     deliveries: Vec<(AttrIndex, u64)>,
+    /// One sample's callchain, when its words must be turned first (big-endian)...
+    words: Vec<u64>,
+    /// ...and its stack's entries.
+    entries: Vec<ChainEntry>,
 }
 
 /// What [`ProfileLoader::take_deliveries`] could not read: the buffer was not written by a
@@ -117,6 +124,8 @@ impl ProfileLoader {
                 unwind: state.unwind,
                 share: state.share,
                 deliveries: Vec::new(),
+                words: Vec::new(),
+                entries: Vec::new(),
             },
         }
     }
@@ -223,22 +232,12 @@ impl LoaderState {
         if !self.inline_decided {
             self.decide_inline(meta);
         }
-        let mut stack_ready = false;
         for (attr, period) in s.deliveries.clone() {
             self.diag.samples += 1;
             if !self.keeps(meta, (s.pid, s.tid, s.time), attr) {
                 continue;
             }
             self.diag.kept_samples += 1;
-            if !stack_ready {
-                self.callchain.clear();
-                self.callchain.extend(
-                    s.callchain
-                        .chunks_exact(8)
-                        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))),
-                );
-                stack_ready = true;
-            }
             let event = self.event(meta, attr)?;
             let input = SampleInput {
                 pid: s.pid.unwrap_or(u32::MAX),
@@ -247,11 +246,22 @@ impl LoaderState {
                 cpu: s.cpu,
                 event,
                 period,
-                ip: s.ip,
-                ip_mode: cpu_mode(s.misc),
-                callchain: &self.callchain,
+                // (Unread: the stack is the entries.)
+                ip: 0,
+                ip_mode: CpuMode::User,
+                callchain: &[],
             };
-            self.builder.sample_with(&input, StackExtras::default())?;
+            self.builder.sample_filled(&input, |out, bits| {
+                out.extend(
+                    s.addrs
+                        .chunks_exact(8)
+                        .zip(s.kinds)
+                        .map(|(a, &kind)| ChainEntry {
+                            addr: u64::from_le_bytes(a.try_into().unwrap_or([0; 8])),
+                            kind: kind | bits,
+                        }),
+                );
+            })?;
         }
         Ok(())
     }
@@ -346,8 +356,24 @@ impl WriterState {
             write_raw(out, SAMPLE_RECORD, rec, seq);
             write_deliveries(out, &deliveries);
         } else {
-            let ips = s.callchain.as_ref().map_or(0, |c| c.len());
-            out.reserve(40 + deliveries.len() * 12 + ips * 8);
+            let ip = s.ip.unwrap_or(0);
+            let mode = cpu_mode(s.misc);
+            let ips = s.callchain.as_ref().map(|c| c.ips());
+            match ips {
+                // Read from the record's bytes, not copied first.
+                Some(ips) if ips.endian() == perfscope_format::Endianness::Little => {
+                    let words = ips.as_bytes().chunks_exact(8);
+                    let words = words.map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
+                    plain_entries(words, ip, mode, &mut self.entries);
+                }
+                _ => {
+                    self.words.clear();
+                    self.words.extend(ips.iter().flat_map(|w| w.iter()));
+                    plain_entries(self.words.iter().copied(), ip, mode, &mut self.entries);
+                }
+            }
+            let n = self.entries.len();
+            out.reserve(30 + deliveries.len() * 12 + n * 9);
             out.push(SAMPLE);
             let mut flags = 0;
             for (has, bit) in [
@@ -360,26 +386,17 @@ impl WriterState {
                 }
             }
             out.push(flags);
-            out.extend_from_slice(&s.misc.to_le_bytes());
             out.extend_from_slice(&s.pid.unwrap_or(0).to_le_bytes());
             out.extend_from_slice(&s.tid.unwrap_or(0).to_le_bytes());
             out.extend_from_slice(&s.cpu.unwrap_or(u32::MAX).to_le_bytes());
             out.extend_from_slice(&s.time.unwrap_or(0).to_le_bytes());
-            out.extend_from_slice(&s.ip.unwrap_or(0).to_le_bytes());
             write_deliveries(out, &deliveries);
-            out.extend_from_slice(&(ips as u32).to_le_bytes());
-            if let Some(c) = &s.callchain {
-                let ips = c.ips();
-                match ips.endian() {
-                    // Written as they are (the record's bytes are little-endian numbers).
-                    perfscope_format::Endianness::Little => out.extend_from_slice(ips.as_bytes()),
-                    perfscope_format::Endianness::Big => {
-                        for ip in ips.iter() {
-                            out.extend_from_slice(&ip.to_le_bytes());
-                        }
-                    }
-                }
+            // The entries' addresses, then their kinds.
+            out.extend_from_slice(&(n as u32).to_le_bytes());
+            for e in &self.entries {
+                out.extend_from_slice(&e.addr.to_le_bytes());
             }
+            out.extend(self.entries.iter().map(|e| e.kind));
         }
         self.deliveries = deliveries;
     }
@@ -425,15 +442,15 @@ impl Iterator for Deliveries<'_> {
 
 /// A compact sample as written.
 struct Compact<'a> {
-    misc: u16,
     pid: Option<u32>,
     tid: Option<u32>,
     time: Option<u64>,
     cpu: u32,
-    ip: u64,
     deliveries: Deliveries<'a>,
-    /// The callchain's entries, 8 bytes each.
-    callchain: &'a [u8],
+    /// Its stack's entries' addresses, 8 bytes each, root first...
+    addrs: &'a [u8],
+    /// ...and their kinds.
+    kinds: &'a [u8],
 }
 
 /// Reads the operations back.
@@ -496,24 +513,22 @@ impl<'a> Reader<'a> {
 
     fn compact(&mut self) -> Option<Compact<'a>> {
         let flags = self.u8()?;
-        let misc = self.u16()?;
         let pid = self.u32()?;
         let tid = self.u32()?;
         let cpu = self.u32()?;
         let time = self.u64()?;
-        let ip = self.u64()?;
         let deliveries = self.deliveries()?;
         let n = self.u32()? as usize;
-        let callchain = self.take(n.checked_mul(8)?)?;
+        let addrs = self.take(n.checked_mul(8)?)?;
+        let kinds = self.take(n)?;
         Some(Compact {
-            misc,
             pid: (flags & HAS_PID != 0).then_some(pid),
             tid: (flags & HAS_TID != 0).then_some(tid),
             time: (flags & HAS_TIME != 0).then_some(time),
             cpu,
-            ip,
             deliveries,
-            callchain,
+            addrs,
+            kinds,
         })
     }
 }
