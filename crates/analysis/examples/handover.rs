@@ -121,7 +121,9 @@ fn main() {
     if std::env::args().any(|a| a == "--alone") {
         let path = std::env::args().nth(1).expect("a perf.data file");
         let data = std::fs::read(path).unwrap();
-        for _ in 0..3 {
+        // `HANDOVER_RUNS=N`: N runs (3 by default; 1 under cachegrind).
+        let runs = std::env::var("HANDOVER_RUNS").map_or(3, |r| r.parse().expect("a number"));
+        for _ in 0..runs {
             let (w, l) = halves_alone(&data);
             println!("writer alone {w:.3} s, loader alone {l:.3} s");
         }

@@ -252,15 +252,13 @@ impl LoaderState {
                 callchain: &[],
             };
             self.builder.sample_filled(&input, |out, bits| {
-                out.extend(
-                    s.addrs
-                        .chunks_exact(8)
-                        .zip(s.kinds)
-                        .map(|(a, &kind)| ChainEntry {
-                            addr: u64::from_le_bytes(a.try_into().unwrap_or([0; 8])),
-                            kind: kind | bits,
-                        }),
-                );
+                out.reserve(s.kinds.len());
+                for (a, &kind) in s.addrs.chunks_exact(8).zip(s.kinds) {
+                    out.push(ChainEntry {
+                        addr: u64::from_le_bytes(a.try_into().unwrap_or([0; 8])),
+                        kind: kind | bits,
+                    });
+                }
             })?;
         }
         Ok(())
@@ -396,7 +394,9 @@ impl WriterState {
             for e in &self.entries {
                 out.extend_from_slice(&e.addr.to_le_bytes());
             }
-            out.extend(self.entries.iter().map(|e| e.kind));
+            for e in &self.entries {
+                out.push(e.kind);
+            }
         }
         self.deliveries = deliveries;
     }
