@@ -11,6 +11,11 @@
 //
 // PAGE_QUERY='?slice=2097152' (any of the page's parameters) opens the page with it.
 //
+// --ordering profiles the worker that orders the records (the analysis worker's nested
+// `worker_loader.js?inflater…`, reached through the analysis worker's own target relay) for
+// ORDER_MS milliseconds (default 1800) from the file set: it ends with the records pass, and
+// its profile with it.
+//
 // --page profiles the page's thread instead of the worker's; for its wasm's names, add
 // `data-keep-debug` to the app's line of index.html too and copy
 // target/wasm-bindgen/release/app_bg.wasm over dist's app-*_bg.wasm.
@@ -32,6 +37,7 @@ function parseArgs(argv) {
     else if (a === '--callers') o.callers.push(argv[++i]);
     else if (a === '--page') o.page = true;
     else if (a === '--second') o.second = true;
+    else if (a === '--ordering') o.ordering = true;
     else if (a === '--buckets') o.buckets = Number(argv[++i]);
     else (o.files ??= []).push(resolve(a)), (o.file ??= resolve(a));
   }
@@ -53,8 +59,20 @@ try {
   cdp.on('Target.attachedToTarget', (e) => {
     if (e.targetInfo.type === 'worker' && /worker_loader\.js/.test(e.targetInfo.url)) session = e.sessionId;
   });
+  // The ordering worker's session, and its answers (relayed by the analysis worker's).
+  let nested = null;
+  const nestedPending = new Map();
   cdp.on('Target.receivedMessageFromTarget', (e) => {
     const m = JSON.parse(e.message);
+    if (m.method === 'Target.attachedToTarget' && /inflater/.test(m.params.targetInfo.url)) nested = m.params.sessionId;
+    if (m.method === 'Target.receivedMessageFromTarget') {
+      const n = JSON.parse(m.params.message);
+      if (n.id !== undefined && nestedPending.has(n.id)) {
+        nestedPending.get(n.id)(n);
+        nestedPending.delete(n.id);
+      }
+      return;
+    }
     if (m.id !== undefined && pending.has(m.id)) {
       pending.get(m.id)(m);
       pending.delete(m.id);
@@ -70,8 +88,18 @@ try {
   await page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 30_000 });
   for (let i = 0; i < 100 && !session; i++) await new Promise((r) => setTimeout(r, 50));
   if (!session) throw new Error('the analysis worker did not show up as a target');
+  const sendNested = (method, params = {}) => new Promise((done, fail) => {
+    const id = nextId++;
+    nestedPending.set(id, (m) => (m.error ? fail(new Error(`${method}: ${m.error.message}`)) : done(m.result)));
+    send('Target.sendMessageToTarget', { sessionId: nested, message: JSON.stringify({ id, method, params }) }).catch(fail);
+  });
+  if (o.ordering) {
+    await send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+    for (let i = 0; i < 100 && !nested; i++) await new Promise((r) => setTimeout(r, 50));
+    if (!nested) throw new Error('the ordering worker did not show up as a target');
+  }
   // --page: the page's own thread instead (its wasm's names need the same recipe on the app).
-  const profiler = o.page ? (method, params = {}) => cdp.send(method, params) : send;
+  const profiler = o.page ? (method, params = {}) => cdp.send(method, params) : o.ordering ? sendNested : send;
   if (o.second) {
     // The file opened once first, unprofiled: the profile is of the second open in the page.
     await page.setInputFiles('#file', o.files);
@@ -85,6 +113,13 @@ try {
   const t0 = Date.now();
   await page.setInputFiles('#file', o.files);
   if (o.second) await page.waitForFunction(() => document.body.dataset.state === 'loading', null, { timeout: 60_000, polling: 'raf' });
+  if (o.ordering) {
+    await page.waitForTimeout(Number(process.env.ORDER_MS ?? 1800));
+    const { profile } = await profiler('Profiler.stop');
+    report(profile, Date.now() - t0, o.top, o.callers);
+    if (o.buckets) buckets(profile, o.buckets);
+    process.exit(0);
+  }
   await page.locator('#tab-flame').click({ timeout: 60_000 });
   await page.waitForFunction(() => document.body.dataset.state === 'loaded' && document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'), null, { timeout: 900_000, polling: 100 });
   const wall = Date.now() - t0;
@@ -120,7 +155,7 @@ function report(profile, wall, top, callers) {
     }
   }
   const span = (profile.endTime - profile.startTime) / 1000;
-  console.log(`${total} samples over ${Math.round(span)} ms (wall ${wall} ms to the flame graph drawn)`);
+  console.log(`${total} samples over ${Math.round(span)} ms (wall ${wall} ms from the file set to the flame graph drawn, or to the profile's end with --ordering)`);
   const pct = (h) => `${((100 * h) / total).toFixed(1).padStart(5)} %`;
   console.log('\nself:');
   for (const [k, h] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(h)}  ${k}`);
