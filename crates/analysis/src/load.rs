@@ -684,7 +684,19 @@ impl LoaderState {
         }
     }
 
+    #[inline]
     fn event(&mut self, meta: &Metadata, attr: AttrIndex) -> Result<EventIndex, CapacityError> {
+        // Every sample asks: the event seen before answered here, the first time apart.
+        match self.events.get(attr.0 as usize) {
+            Some(Some(e)) => Ok(*e),
+            _ => self.new_event(meta, attr),
+        }
+    }
+
+    /// [`LoaderState::event`] of an attr not seen before.
+    #[cold]
+    #[inline(never)]
+    fn new_event(&mut self, meta: &Metadata, attr: AttrIndex) -> Result<EventIndex, CapacityError> {
         let i = attr.0 as usize;
         if self.events.len() <= i {
             self.events.resize(i + 1, None);

@@ -512,12 +512,17 @@ impl<'a> Reader<'a> {
     }
 
     fn compact(&mut self) -> Option<Compact<'a>> {
-        let flags = self.u8()?;
-        let pid = self.u32()?;
-        let tid = self.u32()?;
-        let cpu = self.u32()?;
-        let time = self.u64()?;
-        let deliveries = self.deliveries()?;
+        // The fixed part in one read (flags, pid, tid, CPU, time, the deliveries' count): the
+        // fields' places are constants in an array of known size, so none is checked again.
+        let head: &[u8; 25] = self.take(25)?.try_into().ok()?;
+        let u32_at = |i: usize| Some(u32::from_le_bytes(head.get(i..i + 4)?.try_into().ok()?));
+        let [flags, ..] = *head;
+        let pid = u32_at(1)?;
+        let tid = u32_at(5)?;
+        let cpu = u32_at(9)?;
+        let time = u64::from_le_bytes(head.get(13..21)?.try_into().ok()?);
+        let d = u32_at(21)? as usize;
+        let deliveries = Deliveries(self.take(d.checked_mul(12)?)?.chunks_exact(12));
         let n = self.u32()? as usize;
         let addrs = self.take(n.checked_mul(8)?)?;
         let kinds = self.take(n)?;
