@@ -374,14 +374,22 @@ impl StreamDecoder {
             }
         }
         let payloads = !self.legacy_google();
-        match frame_record_with(pending, offset, endian, payloads) {
-            Ok(rec) => {
-                let len = rec.total_len();
+        // Framed once; the record is then taken from the buffer by the sizes found (a record
+        // borrowed from `pending` could not be returned past the calls below that need the whole
+        // decoder).
+        let framed = frame_record_with(pending, offset, endian, payloads)
+            .map(|rec| (rec.header, rec.body.len(), rec.payload.len()));
+        match framed {
+            Ok((header, body_len, payload_len)) => {
+                let at = self.start;
+                let len = RECORD_HEADER_SIZE + body_len + payload_len;
                 if matches!(
-                    rec.type_(),
+                    header.type_,
                     RecordType::COMPRESSED | RecordType::COMPRESSED2
                 ) {
                     let z = self.zstd.get_or_insert_with(|| ZstdStream::new(endian));
+                    let rec =
+                        record_at(&self.buf, at, offset, endian, header, body_len, payload_len);
                     let pushed = if let Some(into) = &mut self.inflate {
                         inflate_into(z, &rec, into)
                     } else if let Some(supply) = &mut self.supply {
@@ -395,11 +403,15 @@ impl StreamDecoder {
                     }
                 }
                 self.start += len;
-                let rec_bytes = self.buf.get(self.start - len..self.start).unwrap_or(&[]);
-                match frame_record_with(rec_bytes, offset, endian, payloads) {
-                    Ok(rec) => Some(Ok(rec)),
-                    Err(e) => Some(Err(e)),
-                }
+                Some(Ok(record_at(
+                    &self.buf,
+                    at,
+                    offset,
+                    endian,
+                    header,
+                    body_len,
+                    payload_len,
+                )))
             }
             Err(e) => match e.kind {
                 ErrorKind::RecordPastEnd { .. } | ErrorKind::UnexpectedEof { .. }
@@ -429,6 +441,29 @@ impl StreamDecoder {
             ));
         }
         None
+    }
+}
+
+/// The record framed at `at` in `buf` (its header, body and payload sizes as framing found
+/// them).
+fn record_at(
+    buf: &[u8],
+    at: usize,
+    offset: u64,
+    endian: Endianness,
+    header: crate::records::RecordHeader,
+    body_len: usize,
+    payload_len: usize,
+) -> RawRecord<'_> {
+    let body_at = at + RECORD_HEADER_SIZE;
+    let payload_at = body_at + body_len;
+    RawRecord {
+        offset,
+        inner_offset: None,
+        endian,
+        header,
+        body: buf.get(body_at..payload_at).unwrap_or(&[]),
+        payload: buf.get(payload_at..payload_at + payload_len).unwrap_or(&[]),
     }
 }
 
