@@ -1,6 +1,7 @@
 //! The records pass in two halves on two workers (see
 //! [`perfscope_analysis::load::DeliveryWriter`]): another worker reads the file's slices, puts
-//! the records in time order, decodes the samples and tallies the records for the records
+//! the records in time order, decodes the samples (and makes their stacks' entries: since
+//! session 37 this worker, the less busy one, does that) and tallies the records for the records
 //! index ([`OrderPass`]), and sends what that wrote for each slice; this one gives its loader,
 //! its records index and its summary what the other made, and does not read the slice
 //! ([`Opening::take_ordered`]). Natively the two halves on two threads took 0.63–0.72× the

@@ -221,7 +221,7 @@ impl RecentStacks {
         if let Some(slot) = self.older.get_mut(oldest) {
             *slot = previous;
         }
-        self.oldest = (oldest + 1) % OLDER;
+        self.oldest = if oldest + 1 == OLDER { 0 } else { oldest + 1 };
         reused
     }
 }
