@@ -374,22 +374,21 @@ impl StreamDecoder {
             }
         }
         let payloads = !self.legacy_google();
-        // Framed once; the record is then taken from the buffer by the sizes found (a record
-        // borrowed from `pending` could not be returned past the calls below that need the whole
-        // decoder).
+        // Framed once; the record is then taken from the buffer by the sizes found (one
+        // borrowed from `pending` could not be returned: the calls above and the error branch
+        // below need the whole decoder).
         let framed = frame_record_with(pending, offset, endian, payloads)
             .map(|rec| (rec.header, rec.body.len(), rec.payload.len()));
         match framed {
             Ok((header, body_len, payload_len)) => {
                 let at = self.start;
-                let len = RECORD_HEADER_SIZE + body_len + payload_len;
+                self.start += RECORD_HEADER_SIZE + body_len + payload_len;
+                let rec = record_at(&self.buf, at, offset, endian, header, body_len, payload_len);
                 if matches!(
                     header.type_,
                     RecordType::COMPRESSED | RecordType::COMPRESSED2
                 ) {
                     let z = self.zstd.get_or_insert_with(|| ZstdStream::new(endian));
-                    let rec =
-                        record_at(&self.buf, at, offset, endian, header, body_len, payload_len);
                     let pushed = if let Some(into) = &mut self.inflate {
                         inflate_into(z, &rec, into)
                     } else if let Some(supply) = &mut self.supply {
@@ -398,20 +397,10 @@ impl StreamDecoder {
                         z.push(&rec)
                     };
                     if let Err(e) = pushed {
-                        self.start += len;
                         return Some(Err(e));
                     }
                 }
-                self.start += len;
-                Some(Ok(record_at(
-                    &self.buf,
-                    at,
-                    offset,
-                    endian,
-                    header,
-                    body_len,
-                    payload_len,
-                )))
+                Some(Ok(rec))
             }
             Err(e) => match e.kind {
                 ErrorKind::RecordPastEnd { .. } | ErrorKind::UnexpectedEof { .. }

@@ -508,6 +508,11 @@ impl<'a> Reader<'a> {
 
     fn deliveries(&mut self) -> Option<Deliveries<'a>> {
         let n = self.u32()? as usize;
+        self.deliveries_of(n)
+    }
+
+    /// `n` deliveries (their count read already).
+    fn deliveries_of(&mut self, n: usize) -> Option<Deliveries<'a>> {
         Some(Deliveries(self.take(n.checked_mul(12)?)?.chunks_exact(12)))
     }
 
@@ -521,8 +526,7 @@ impl<'a> Reader<'a> {
         let tid = u32_at(5)?;
         let cpu = u32_at(9)?;
         let time = u64::from_le_bytes(head.get(13..21)?.try_into().ok()?);
-        let d = u32_at(21)? as usize;
-        let deliveries = Deliveries(self.take(d.checked_mul(12)?)?.chunks_exact(12));
+        let deliveries = self.deliveries_of(u32_at(21)? as usize)?;
         let n = self.u32()? as usize;
         let addrs = self.take(n.checked_mul(8)?)?;
         let kinds = self.take(n)?;
