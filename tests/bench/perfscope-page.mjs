@@ -115,8 +115,8 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   // BENCH_DELAY_MS: wait this long after the page is ready before setting the file (as a person
   // who takes a moment to pick one: the workers have started by then). Unset: at once.
   if (process.env.BENCH_DELAY_MS) await page.waitForTimeout(Number(process.env.BENCH_DELAY_MS));
-  // beforeOpen: called just before the file is set (e.g. to read the threads' CPU times).
-  if (beforeOpen) await beforeOpen();
+  // beforeOpen(page): called just before the file is set (e.g. to read the threads' CPU times).
+  if (beforeOpen) await beforeOpen(page);
   const wall0 = Date.now();
   const t = await openAndWait(page, file, timeoutMs, errors);
   const wallMs = Date.now() - wall0;
