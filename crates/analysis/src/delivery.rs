@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use perfscope_format::constants::sample_type;
 use perfscope_format::layout::{EventIndex, EventTable};
-use perfscope_format::records::{ReadValue, ReadValues, SampleRecord};
+use perfscope_format::records::{ReadData, ReadValue, ReadValues, SampleRecord};
 
 /// Whether samples of `event` carry read values (PERF_SAMPLE_READ): perf delivers them once per
 /// moved counter, the others once for their own event.
@@ -39,14 +39,26 @@ impl SampleDelivery {
         &mut self,
         events: &EventTable,
         s: &SampleRecord<'_>,
+        deliver: impl FnMut(EventIndex, u64),
+    ) {
+        self.deliver_fields(events, s.event, s.period, s.read, deliver);
+    }
+
+    /// [`SampleDelivery::deliver`] of a sample of `event` with the given `period` and `read`
+    /// fields (as a [`perfscope_format::records::SampleBrief`] has them).
+    pub fn deliver_fields(
+        &mut self,
+        events: &EventTable,
+        event: EventIndex,
+        period: Option<u64>,
+        read: Option<ReadData<'_>>,
         mut deliver: impl FnMut(EventIndex, u64),
     ) {
-        let Some(read) = s.read.filter(|_| carries_reads(events, s.event)) else {
-            let period = s
-                .period
-                .or_else(|| events.layout(s.event).and_then(|l| l.attr_period))
+        let Some(read) = read.filter(|_| carries_reads(events, event)) else {
+            let period = period
+                .or_else(|| events.layout(event).and_then(|l| l.attr_period))
                 .unwrap_or(1);
-            deliver(s.event, period);
+            deliver(event, period);
             return;
         };
         match read.values {

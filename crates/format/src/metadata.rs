@@ -15,7 +15,8 @@ use crate::features::RawStr;
 use crate::file::{FileAttr, FileLayout, PerfFile, ReadAt};
 use crate::layout::{EventIndex, EventTable};
 use crate::records::{
-    check_sample, check_sample_ids, parse_record, parse_record_into, RawRecord, Record, SampleIds,
+    check_sample, check_sample_ids, parse_record, parse_record_into, parse_sample_brief, RawRecord,
+    Record, SampleBrief, SampleIds,
 };
 
 /// A header feature's bytes with the absolute offset they were found at.
@@ -129,6 +130,12 @@ impl Metadata {
     /// Decodes a record into `out` (see [`parse_record_into`]).
     pub fn parse_into<'r>(&self, rec: &RawRecord<'r>, out: &mut Record<'r>) -> Result<()> {
         parse_record_into(rec, &self.events, out)
+    }
+
+    /// The fields of a SAMPLE record that a profile's stacks and weights are made of (see
+    /// [`parse_sample_brief`]).
+    pub fn sample_brief<'r>(&self, rec: &RawRecord<'r>) -> Result<SampleBrief<'r>> {
+        parse_sample_brief(rec, &self.events)
     }
 
     /// Checks a SAMPLE record and returns its event (see [`check_sample`]).

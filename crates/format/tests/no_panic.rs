@@ -2,7 +2,8 @@
 //! flipped, and random bodies under random attrs, all go through `parse_record`. On each SAMPLE,
 //! `check_sample` (which checks without decoding) must give the event or the error
 //! `parse_record` gives, and `check_sample_ids` the same error or the sample's pid, tid, time
-//! and CPU as decoded. `parse_record_into` gives what `parse_record` gives, record or error.
+//! and CPU as decoded, and `parse_sample_brief` the same error or the sample's fields it keeps.
+//! `parse_record_into` gives what `parse_record` gives, record or error.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -15,7 +16,8 @@ mod oracle;
 use perfscope_format::attr::AttrFlags;
 use perfscope_format::constants::sample_type as st;
 use perfscope_format::records::{
-    check_sample, check_sample_ids, frame_record, parse_record_into, Record, SampleIds,
+    check_sample, check_sample_ids, frame_record, parse_record_into, parse_sample_brief, Record,
+    SampleBrief, SampleIds,
 };
 use perfscope_format::{
     parse_record, Endianness, EventAttr, EventTable, PerfFile, RawRecord, RawRecords, RecordType,
@@ -66,6 +68,28 @@ fn decode(raw: &RawRecord<'_>, table: &EventTable) -> bool {
             check_sample_ids(raw, table),
             ids.map_err(|e| *e),
             "check_sample_ids disagrees at offset {:#x}",
+            raw.offset
+        );
+        let brief = parsed.as_ref().map(|r| match r {
+            Record::Sample(s) => SampleBrief {
+                event: s.event,
+                misc: s.misc,
+                ip: s.ip,
+                pid: s.pid,
+                tid: s.tid,
+                time: s.time,
+                cpu: s.cpu,
+                period: s.period,
+                read: s.read,
+                callchain: s.callchain,
+                user_regs_and_stack: s.regs_user.is_some() && s.stack_user.is_some(),
+            },
+            other => panic!("a SAMPLE decoded as {other:?}"),
+        });
+        assert_eq!(
+            parse_sample_brief(raw, table),
+            brief.map_err(|e| *e),
+            "parse_sample_brief disagrees at offset {:#x}",
             raw.offset
         );
     }

@@ -335,20 +335,20 @@ impl WriterState {
             }
             return write_raw(out, DELIVER, rec, seq);
         }
-        let mut record = Record::FinishedRound;
-        let Ok(()) = meta.parse_into(rec, &mut record) else {
+        // Only the fields the loader takes of a compact sample are decoded (the others are
+        // checked): a whole `SampleRecord` is ~0.5 kB to fill for ~8 fields.
+        let Ok(s) = meta.sample_brief(rec) else {
             // Decoded again by the loader, which counts the error.
-            return write_raw(out, DELIVER, rec, seq);
-        };
-        let Record::Sample(s) = &record else {
             return write_raw(out, DELIVER, rec, seq);
         };
         let mut deliveries = std::mem::take(&mut self.deliveries);
         deliveries.clear();
         self.delivery
-            .deliver(&meta.events, s, |e, period| deliveries.push((e, period)));
+            .deliver_fields(&meta.events, s.event, s.period, s.read, |e, period| {
+                deliveries.push((e, period))
+            });
         let whole = self.share != StackShare::All
-            || (self.unwind && s.regs_user.is_some() && s.stack_user.is_some())
+            || (self.unwind && s.user_regs_and_stack)
             || self.timeline_takes_samples(meta);
         if whole {
             write_raw(out, SAMPLE_RECORD, rec, seq);
@@ -371,8 +371,6 @@ impl WriterState {
                 }
             }
             let n = self.entries.len();
-            out.reserve(30 + deliveries.len() * 12 + n * 9);
-            out.push(SAMPLE);
             let mut flags = 0;
             for (has, bit) in [
                 (s.pid.is_some(), HAS_PID),
@@ -383,11 +381,16 @@ impl WriterState {
                     flags |= bit;
                 }
             }
-            out.push(flags);
-            out.extend_from_slice(&s.pid.unwrap_or(0).to_le_bytes());
-            out.extend_from_slice(&s.tid.unwrap_or(0).to_le_bytes());
-            out.extend_from_slice(&s.cpu.unwrap_or(u32::MAX).to_le_bytes());
-            out.extend_from_slice(&s.time.unwrap_or(0).to_le_bytes());
+            // The fixed part (as `Reader` takes it) in one copy.
+            let mut head = [0u8; 22];
+            head[0] = SAMPLE;
+            head[1] = flags;
+            head[2..6].copy_from_slice(&s.pid.unwrap_or(0).to_le_bytes());
+            head[6..10].copy_from_slice(&s.tid.unwrap_or(0).to_le_bytes());
+            head[10..14].copy_from_slice(&s.cpu.unwrap_or(u32::MAX).to_le_bytes());
+            head[14..22].copy_from_slice(&s.time.unwrap_or(0).to_le_bytes());
+            out.reserve(head.len() + 8 + deliveries.len() * 12 + n * 9);
+            out.extend_from_slice(&head);
             write_deliveries(out, &deliveries);
             // The entries' addresses, then their kinds.
             out.extend_from_slice(&(n as u32).to_le_bytes());

@@ -46,7 +46,9 @@ pub use cgroup::CgroupRecord;
 pub use comm::CommRecord;
 pub use compressed::CompressedRecord;
 pub use cpu_map::{CpuMapData, CpuMapRecord};
-pub use decode::{check_sample, check_sample_ids, parse_record, parse_record_into, Record};
+pub use decode::{
+    check_sample, check_sample_ids, parse_record, parse_record_into, parse_sample_brief, Record,
+};
 pub use event_update::{EventUpdate, EventUpdateRecord};
 pub use header_attr::{HeaderAttrRecord, HeaderEventTypeRecord};
 pub use header_feature::{HeaderFeatureRecord, TracingDataRecord};
@@ -56,7 +58,7 @@ pub use lost::{LostRecord, LostSamplesRecord};
 pub use mmap::{Mmap2FileId, Mmap2Record, MmapRecord};
 pub use namespaces::{NamespacesRecord, NsLinkInfo};
 pub use read::{ReadData, ReadGroup, ReadRecord, ReadValue, ReadValues};
-pub use sample::{Regs, SampleIds, SampleRecord, UserStack, Weight};
+pub use sample::{Regs, SampleBrief, SampleIds, SampleRecord, UserStack, Weight};
 pub use sample_id::SampleId;
 pub use schedstat::SchedstatRecord;
 pub use stat::{StatConfigRecord, StatRecord, StatRoundRecord};

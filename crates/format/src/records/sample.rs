@@ -86,6 +86,37 @@ pub struct SampleIds {
     pub cpu: Option<u32>,
 }
 
+/// The fields of a SAMPLE that a profile's stacks and weights are made of, from
+/// [`crate::records::parse_sample_brief`]: the fields of the same names in its
+/// [`SampleRecord`]. The sample's other fields are checked, not kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SampleBrief<'a> {
+    /// The event (attr) the sample belongs to.
+    pub event: EventIndex,
+    /// `header.misc`: cpumode and `EXACT_IP`.
+    pub misc: u16,
+    /// `ip`.
+    pub ip: Option<u64>,
+    /// Process id (PERF_SAMPLE_TID).
+    pub pid: Option<u32>,
+    /// Thread id (PERF_SAMPLE_TID).
+    pub tid: Option<u32>,
+    /// Time (PERF_SAMPLE_TIME).
+    pub time: Option<u64>,
+    /// CPU (PERF_SAMPLE_CPU).
+    pub cpu: Option<u32>,
+    /// `period`.
+    pub period: Option<u64>,
+    /// `read_format` values (PERF_SAMPLE_READ).
+    pub read: Option<ReadData<'a>>,
+    /// The callchain.
+    pub callchain: Option<Callchain<'a>>,
+    /// Whether the sample carries user registers and a user stack (PERF_SAMPLE_REGS_USER and
+    /// PERF_SAMPLE_STACK_USER: `regs_user` and `stack_user` are both `Some` in its
+    /// [`SampleRecord`]).
+    pub user_regs_and_stack: bool,
+}
+
 /// Registers (`struct regs_dump`): `abi` and, when it is not `PERF_SAMPLE_REGS_ABI_NONE` (0),
 /// one value per bit set in the attr's register mask, lowest bit first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -262,7 +293,7 @@ impl<'a> SampleRecord<'a> {
             return Ok(());
         }
         let mut b = Bytes::new(rest, offset + layout.fixed_size as u64, endian);
-        parse_variable(&mut b, layout, Some(s))
+        parse_variable(&mut b, layout, t, Some(s))
     }
 
     /// Checks that a SAMPLE body decodes with the plan of its event, without keeping the
@@ -322,6 +353,81 @@ impl<'a> SampleRecord<'a> {
         }
         check_variable(rest, offset, endian, layout)?;
         Ok(ids)
+    }
+
+    /// The fields of [`SampleBrief`], and the same checks in the same order as
+    /// [`SampleRecord::parse`] (so the same error, or none), without building the whole
+    /// record (~0.5 kB): for the many samples of a records pass that only need these.
+    pub(crate) fn parse_brief(
+        body: &'a [u8],
+        offset: u64,
+        endian: Endianness,
+        misc: u16,
+        event: EventIndex,
+        layout: &EventLayout,
+    ) -> Result<SampleBrief<'a>> {
+        let t = layout.sample_type;
+        let (fixed, rest) = fixed_part(body, offset, layout)?;
+        let mut f = Fixed {
+            data: fixed,
+            endian,
+        };
+        let mut s = SampleBrief {
+            event,
+            misc,
+            ip: None,
+            pid: None,
+            tid: None,
+            time: None,
+            cpu: None,
+            period: None,
+            read: None,
+            callchain: None,
+            user_regs_and_stack: t & (st::REGS_USER | st::STACK_USER)
+                == st::REGS_USER | st::STACK_USER,
+        };
+        if t & st::IDENTIFIER != 0 {
+            f.u64();
+        }
+        if t & st::IP != 0 {
+            s.ip = Some(f.u64());
+        }
+        if t & st::TID != 0 {
+            let (pid, tid) = f.pair();
+            s.pid = Some(pid);
+            s.tid = Some(tid);
+        }
+        if t & st::TIME != 0 {
+            s.time = Some(f.u64());
+        }
+        for bit in [st::ADDR, st::ID, st::STREAM_ID] {
+            if t & bit != 0 {
+                f.u64();
+            }
+        }
+        if t & st::CPU != 0 {
+            s.cpu = Some(f.pair().0);
+        }
+        if t & st::PERIOD != 0 {
+            s.period = Some(f.u64());
+        }
+        if t & !FIXED_FIELDS == 0 {
+            return Ok(s);
+        }
+        // READ and CALLCHAIN, the first two fields after the fixed part, kept; the others
+        // (after them in the record) checked.
+        let mut b = Bytes::new(rest, offset + layout.fixed_size as u64, endian);
+        if t & st::READ != 0 {
+            s.read = Some(ReadData::parse(&mut b, layout.read_format)?);
+        }
+        if t & st::CALLCHAIN != 0 {
+            s.callchain = Some(Callchain::parse(&mut b)?);
+        }
+        let later = t & !(FIXED_FIELDS | st::READ | st::CALLCHAIN);
+        if later != 0 {
+            parse_variable(&mut b, layout, later, None)?;
+        }
+        Ok(s)
     }
 
     pub(crate) const fn empty(event: EventIndex, misc: u16) -> SampleRecord<'a> {
@@ -389,17 +495,17 @@ fn check_variable(
         }
     }
     let mut b = Bytes::new(rest, offset + layout.fixed_size as u64, endian);
-    parse_variable(&mut b, layout, None)
+    parse_variable(&mut b, layout, layout.sample_type, None)
 }
 
-/// Reads `u64 abi` and, when it is not 0, `size` bytes of registers.
-/// The fields after PERIOD, kept in `keep` (when given) as they are read.
+/// The fields after PERIOD that `t` (sample_type bits) selects, in the record's order, kept
+/// in `keep` (when given) as they are read.
 fn parse_variable<'a>(
     b: &mut Bytes<'a>,
     layout: &EventLayout,
+    t: u64,
     mut keep: Option<&mut SampleRecord<'a>>,
 ) -> Result<()> {
-    let t = layout.sample_type;
     /// Stores `value` in the record's `field` when the record is kept (not only checked).
     macro_rules! keep {
         ($field:ident, $value:expr) => {{
@@ -543,6 +649,7 @@ fn fixed_part<'a>(
     ))
 }
 
+/// Reads `u64 abi` and, when it is not 0, `size` bytes of registers.
 fn parse_regs<'a>(
     b: &mut Bytes<'a>,
     mask: u64,
