@@ -433,7 +433,6 @@ pub fn app() -> Html {
         })
     };
 
-    let busy = matches!(state.load, Load::Loading { .. });
     let summary_key = format!("summary-{}", state.opened);
     let snapshot = Rc::new((*state).clone());
     let content = match &state.load {
@@ -546,7 +545,7 @@ pub fn app() -> Html {
 
     html! {
         <div id="dropzone" class={classes!("app", dragging.then_some("dragging"))} {ondragover} {ondragleave} {ondrop}>
-            <Toolbar on_open={open} on_example={open_example} {busy} symbolizing={state.symbols_request.is_some()} />
+            <Toolbar on_open={open} on_example={open_example} symbolizing={state.symbols_request.is_some()} />
             <main class="content" aria-live="polite">{ content }</main>
             if *dragging { <DropOverlay /> }
         </div>

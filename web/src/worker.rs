@@ -1046,7 +1046,7 @@ impl SliceReads {
 }
 
 /// How often (ms) a records pass tells the page how far it is, at most.
-const PROGRESS_EVERY_MS: f64 = 100.0;
+const PROGRESS_EVERY_MS: f64 = 250.0;
 
 /// Feeds `opening` every slice of its records, in order, from `reads`. Without a reader (it
 /// could not start, or failed), the rest is read here. Returns the ms spent waiting for
@@ -1067,7 +1067,8 @@ async fn push_slices(
     };
     let mut inflater_memory: f64 = 0.0;
     // The page hears how far the pass is at most every PROGRESS_EVERY_MS: each message
-    // re-renders its loading view, on the core that also serves the reads.
+    // re-renders its loading view and draws a frame (~25 ms of the page's, compositor's and
+    // display's threads, on the cores that also run the pass).
     let mut last_progress = f64::NEG_INFINITY;
     let mut report = |opening: &Opening| {
         let now = now_ms();

@@ -12,8 +12,6 @@ pub struct ToolbarProps {
     pub on_open: Callback<Vec<NamedBlob>>,
     /// "Open example" was pressed.
     pub on_example: Callback<()>,
-    /// A file is being read (the buttons stay usable; a new file replaces it).
-    pub busy: bool,
     /// Symbol files are being applied.
     #[prop_or_default]
     pub symbolizing: bool,
@@ -56,7 +54,6 @@ pub fn toolbar(props: &ToolbarProps) -> Html {
                 <span class="tagline">{ "perf.data viewer · runs in your browser, nothing is uploaded" }</span>
             </div>
             <div class="actions">
-                if props.busy { <span class="spinner small" aria-label="reading" /> }
                 if props.symbolizing { <span class="muted small" id="symbolizing">{ "Applying symbols…" }</span> }
                 <label class="button primary" for="file" title="Open a perf.data file, with symbol files if you have them (ELF binaries, kallsyms, perf-PID.map, perf archive)">{ "Open file…" }</label>
                 <input type="file" id="file" class="visually-hidden" multiple=true {onchange} />
