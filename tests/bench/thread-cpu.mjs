@@ -26,10 +26,14 @@ function snapshot() {
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       if (!/chrom/i.test(readFileSync(`/proc/${pid}/comm`, 'utf8'))) continue;
-      m.set(`${pid}/all`, { name: 'PROCESS', ms: ms(readFileSync(`/proc/${pid}/stat`, 'utf8')) });
+      // The process's kind: browser, renderer, gpu-process, utility (which service).
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
+      const arg = (k) => args.find((a) => a.startsWith(`--${k}=`))?.slice(k.length + 3);
+      const kind = arg('utility-sub-type')?.split('.').at(-1) ?? arg('type') ?? 'browser';
+      m.set(`${pid}/all`, { name: `PROCESS ${kind}`, ms: ms(readFileSync(`/proc/${pid}/stat`, 'utf8')) });
       for (const t of readdirSync(`/proc/${pid}/task`)) {
         const st = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-        m.set(`${pid}/${t}`, { name: st.slice(st.indexOf('(') + 1, st.lastIndexOf(')')), ms: ms(st) });
+        m.set(`${pid}/${t}`, { name: `${st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'))} (${kind})`, ms: ms(st) });
       }
     } catch {
       // The process or thread ended while being read.
