@@ -1353,7 +1353,7 @@ const PREVIEW_COST_FACTOR: f64 = 20.0;
 /// ...and while the pass has more than this long to go.
 const PREVIEW_LAST_MS: f64 = 500.0;
 /// A preview of a profile with up to this many stacks is made of every sample read so far
-/// (one pass over the samples, and the stacks walked once: ~10 ms a million samples)...
+/// (their counts by stack are kept as they are pushed: each stack is looked up once)...
 const PREVIEW_ALL_STACKS: usize = 1 << 18;
 /// ...else of at most this many samples (its cost does not grow with the file: a profile of
 /// millions of stacks, one frame per address without symbols).
