@@ -39,8 +39,8 @@ pub struct Preview {
     /// The samples taken (the graph's width).
     pub taken: u64,
     /// The samples of that event with a stack read so far, of which every `step`-th was taken
-    /// (with one event: those among every `step`-th sample; the same when every sample has a
-    /// stack).
+    /// (with one event: those among every `step`-th sample, `step` then counted over all the
+    /// samples; the same when every sample has a stack).
     pub seen: u64,
     /// The spacing of the samples taken.
     pub step: u64,
@@ -128,7 +128,7 @@ fn preview_with(profile: &Profile, max_samples: usize, detail: u64, use_tallies:
     // when each is taken, by stack. Then no pass over the samples is needed (a big file's
     // later previews had cost ~0.1–0.2 s in the page), and with a budget the samples taken
     // are those with a stack among every `step`-th sample (every `step`-th of those with a
-    // stack when, as usual, all have one).
+    // stack when, as usual, all have one; a big recording may have a few without).
     let tallies = samples
         .stack_tallies()
         .filter(|_| use_tallies && event.is_none());
@@ -136,7 +136,9 @@ fn preview_with(profile: &Profile, max_samples: usize, detail: u64, use_tallies:
         Some(t) => n.saturating_sub(usize::try_from(t.no_stack.0).unwrap_or(usize::MAX)),
         None => (0..n).filter(|&i| counted(i)).count(),
     };
-    let step = seen.div_ceil(max_samples.max(1)).max(1);
+    // (Every `step`-th sample read directly: `step` as small as keeps them within the budget.)
+    let over = if tallies.is_some() { n } else { seen };
+    let step = over.div_ceil(max_samples.max(1)).max(1);
     let mut taken = 0u64;
     // (stack, samples taken) in stack order.
     let mut stacks: Vec<(u32, u64)> = match tallies {
@@ -424,10 +426,11 @@ mod tests {
                     let fast = preview_with(p, max, detail, true);
                     let slow = preview_with(p, max, detail, false);
                     let what = format!("{} at {max} samples, detail {detail}", path.display());
-                    if tallied && no_stack > 0 && fast.step > 1 {
+                    if tallied && no_stack > 0 && max < p.samples.len() {
                         // Every step-th sample, those with a stack: as many as counted, and
                         // the graph as wide as the samples taken.
-                        assert_eq!((fast.seen, fast.step), (slow.seen, slow.step), "{what}");
+                        let step = p.samples.len().div_ceil(max) as u64;
+                        assert_eq!((fast.seen, fast.step), (slow.seen, step), "{what}");
                         let taken = (0..p.samples.len())
                             .step_by(fast.step as usize)
                             .filter(|&i| p.samples.stack(i).flatten().is_some())
@@ -460,13 +463,18 @@ mod tests {
             }
         }
         // Samples 0 a, 1 -, 2 b, 3 -, 4 a, 5 -, 6 b, 7 a, 8 b, 9 y-x: seven with a stack; at
-        // most 4 taken gives a step of 2: samples 0, 2, 4, 6, 8 (a b a b b).
+        // most 4 of the ten gives a step of 3: samples 0, 3, 6, 9 (a - b y-x).
         let v = preview(&p, 4, u64::MAX);
-        assert_eq!((v.taken, v.seen, v.step), (5, 7, 2));
-        let want: Vec<_> = [("a", 0, 0, 2), ("b", 0, 2, 3)]
-            .iter()
-            .map(|&(n, d, x, w)| (n.to_string(), d, x, w))
-            .collect();
+        assert_eq!((v.taken, v.seen, v.step), (3, 7, 3));
+        let want: Vec<_> = [
+            ("a", 0, 0, 1),
+            ("b", 0, 1, 1),
+            ("y", 0, 2, 1),
+            ("x", 1, 2, 1),
+        ]
+        .iter()
+        .map(|&(n, d, x, w)| (n.to_string(), d, x, w))
+        .collect();
         assert_eq!(rows(&p, &v), want);
         // Every sample taken: the seven with a stack, as the samples give them.
         let all = preview(&p, usize::MAX, u64::MAX);

@@ -382,12 +382,24 @@ fn check_preview(name: &str, p: &Profile) {
         .copied()
         .collect();
     assert_eq!(rows(&pruned), kept, "{name}: preview at detail 20");
-    // At most a third of them: every `step`-th sample, `step` the smallest that allows it.
+    // At most a third of them: every `step`-th sample, `step` the smallest that allows it. With
+    // one event, of every `step`-th sample those with a stack (the count of every sample
+    // then); with several, every `step`-th of the event's samples with a stack.
     let most = all.taken.div_ceil(3);
     let third = preview(p, most as usize, u64::MAX);
-    let step = all.taken.div_ceil(most.max(1)).max(1);
+    let n = p.samples.len();
+    let (step, taken) = if p.events.len() <= 1 {
+        let step = (n as u64).div_ceil(most.max(1)).max(1);
+        let with_stack = (0..n).step_by(step as usize);
+        let with_stack = with_stack.filter(|&i| p.samples.stack(i).flatten().is_some());
+        (step, with_stack.count() as u64)
+    } else {
+        let step = all.taken.div_ceil(most.max(1)).max(1);
+        (step, all.taken.div_ceil(step))
+    };
     assert_eq!((third.step, third.seen), (step, all.taken), "{name}");
-    assert_eq!(third.taken, all.taken.div_ceil(step), "{name}");
+    assert_eq!(third.taken, taken, "{name}");
+    assert!(third.taken <= most, "{name}: within the budget");
     let roots: u64 = third
         .nodes
         .iter()
