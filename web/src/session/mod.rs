@@ -112,14 +112,12 @@ pub fn warm_up(data: &[u8], ordered: bool) -> u64 {
     }
 }
 
-/// `data` opened as a big file is, its records ordered by an [`OrderPass`] (here, in turn
-/// with the pass: the ordering worker's part), with a preview after each slice. Ordered here
-/// when the file cannot be ordered elsewhere; the flag says whether the [`OrderPass`] ordered
-/// them.
-fn open_ordered_in_turn(data: &[u8], slice: usize) -> (Session, bool) {
+/// The pass over `data` in slices of `slice` bytes, begun as the worker begins it (its
+/// summary read first), without symbol files (the warm-up, and tests).
+pub(crate) fn begin_bytes(data: &[u8], slice: usize) -> Opening {
     let mut source = source::VecSource(data.to_vec());
     let summary = SummaryReader::read_from(&mut source, slice);
-    let mut opening = Session::begin(
+    Session::begin(
         Box::new(source),
         summary,
         Vec::new(),
@@ -127,7 +125,15 @@ fn open_ordered_in_turn(data: &[u8], slice: usize) -> (Session, bool) {
         slice,
         &|| 0.0,
         Timings::default(),
-    );
+    )
+}
+
+/// `data` opened as a big file is, its records ordered by an [`OrderPass`] (here, in turn
+/// with the pass: the ordering worker's part), with a preview after each slice. Ordered here
+/// when the file cannot be ordered elsewhere; the flag says whether the [`OrderPass`] ordered
+/// them.
+fn open_ordered_in_turn(data: &[u8], slice: usize) -> (Session, bool) {
+    let mut opening = begin_bytes(data, slice);
     let mut order = OrderPass::open(
         &mut source::VecSource(data.to_vec()),
         opening.slice(),

@@ -4,7 +4,7 @@
 //! profile, diagnostics, timeline, summary and record counts, on the test files and the corpus.
 
 use super::source::VecSource;
-use super::streamed_tests::{begin_bytes, corpus_files_if_present};
+use super::streamed_tests::corpus_files_if_present;
 use super::*;
 
 /// `data` opened in slices of `slice` bytes, its records ordered by an [`OrderPass`] reading

@@ -433,22 +433,6 @@ fn sample_lines(s: &Session) -> Vec<String> {
     out
 }
 
-/// The pass over `data` in slices of `slice` bytes, begun as the worker begins it (its
-/// summary read first), without symbol files.
-pub(super) fn begin_bytes(data: &[u8], slice: usize) -> Opening {
-    let mut source = source::VecSource(data.to_vec());
-    let summary = SummaryReader::read_from(&mut source, slice);
-    Session::begin(
-        Box::new(source),
-        summary,
-        Vec::new(),
-        UnknownNames::Module,
-        slice,
-        &|| 0.0,
-        Timings::default(),
-    )
-}
-
 /// `data` opened as the worker opens a compressed file with an inflater: each slice's
 /// compressed records decompressed by another stream (an inflater's) and supplied before the
 /// slice is pushed; from slice `fail_at` on (if any), decompressed by the pass itself
