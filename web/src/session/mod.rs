@@ -84,9 +84,9 @@ pub fn records_slice(slice: usize, compressed: Option<&CompressedSummary>) -> us
 /// worker's warm-up before its first file (see `warm_up` in `crate::worker`). With `ordered`,
 /// its records are ordered by an [`OrderPass`] in turn with the pass, and a preview is made
 /// after each slice, as for a big file (whose records another worker orders): that code is
-/// compiled then too, not during the first big file (there, its first calls' compiling and
-/// its optimizing took ~0.2 s of the pass's threads and ~0.6 s of the browser's, on
-/// big300-g). Returns the samples the tree holds.
+/// compiled then too, not during the first big file (on big300-g its first calls' compiles
+/// took 0.3 s of the calling threads and V8's optimizing 0.8 s of the renderer's thread pool
+/// during the open; with these rounds 0.2 s and 0.4 s). Returns the samples the tree holds.
 pub fn warm_up(data: &[u8], ordered: bool) -> u64 {
     let mut s = if ordered {
         open_ordered_in_turn(data, SLICE).0
