@@ -311,8 +311,8 @@ impl<'a> SampleRecord<'a> {
     }
 
     /// [`SampleRecord::check`], keeping the fields that say who and when: the process and
-    /// thread, the time and the CPU (the fixed part, read where [`SampleRecord::parse`] reads
-    /// them).
+    /// thread, the time and the CPU (of [`SampleRecord::parse_brief`], which makes the same
+    /// checks).
     pub(crate) fn check_ids(
         body: &'a [u8],
         offset: u64,
@@ -320,39 +320,14 @@ impl<'a> SampleRecord<'a> {
         layout: &EventLayout,
         event: EventIndex,
     ) -> Result<SampleIds> {
-        let t = layout.sample_type;
-        let (fixed, rest) = fixed_part(body, offset, layout)?;
-        let mut f = Fixed {
-            data: fixed,
-            endian,
-        };
-        let mut ids = SampleIds {
+        let b = Self::parse_brief(body, offset, endian, 0, event, layout)?;
+        Ok(SampleIds {
             event,
-            ..SampleIds::default()
-        };
-        // The fields before TID, TIME and CPU are skipped as they are read.
-        let skip = |f: &mut Fixed<'_>, bits: u64| {
-            for bit in [st::IDENTIFIER, st::IP, st::ADDR, st::ID, st::STREAM_ID] {
-                if bits & bit != 0 {
-                    f.u64();
-                }
-            }
-        };
-        skip(&mut f, t & (st::IDENTIFIER | st::IP));
-        if t & st::TID != 0 {
-            let (pid, tid) = f.pair();
-            ids.pid = Some(pid);
-            ids.tid = Some(tid);
-        }
-        if t & st::TIME != 0 {
-            ids.time = Some(f.u64());
-        }
-        skip(&mut f, t & (st::ADDR | st::ID | st::STREAM_ID));
-        if t & st::CPU != 0 {
-            ids.cpu = Some(f.pair().0);
-        }
-        check_variable(rest, offset, endian, layout)?;
-        Ok(ids)
+            pid: b.pid,
+            tid: b.tid,
+            time: b.time,
+            cpu: b.cpu,
+        })
     }
 
     /// The fields of [`SampleBrief`], and the same checks in the same order as
