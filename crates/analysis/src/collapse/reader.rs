@@ -6,7 +6,7 @@
 use perfscope_format::constants::{misc, sample_type, HeaderFeature, RecordType};
 use perfscope_format::features::build_id::{parse_build_id_record, parse_build_ids};
 use perfscope_format::metadata::Metadata;
-use perfscope_format::records::{Mmap2FileId, RawRecord, Record, SampleRecord};
+use perfscope_format::records::{Mmap2FileId, RawRecord, Record, SampleBrief};
 use perfscope_format::walk::Item;
 
 use super::Unsupported;
@@ -178,7 +178,17 @@ impl Reader {
             t if crate::load::is_used(t) => {}
             _ => return,
         }
-        // Decoded in place (a sample is ~0.5 kB, not to be moved).
+        if rec.type_() == RecordType::SAMPLE {
+            // Only the fields a line takes are decoded (the others are checked, with the
+            // errors of the whole decode).
+            return match meta.sample_brief(rec) {
+                Ok(s) => {
+                    let time = s.time.filter(|&t| t != 0 && t != u64::MAX);
+                    self.sample(meta, &s, time, batch)
+                }
+                Err(e) => batch.events.push(Event::Error(e)),
+            };
+        }
         let mut record = Record::FinishedRound;
         if let Err(e) = meta.parse_into(rec, &mut record) {
             return batch.events.push(Event::Error(e));
@@ -188,7 +198,6 @@ impl Reader {
             .record_time(rec)
             .filter(|&t| t != 0 && t != u64::MAX);
         let side = match record {
-            Record::Sample(s) => return self.sample(meta, &s, time, batch),
             Record::Mmap(m) => Side::Mmap {
                 pid: m.pid,
                 start: m.start,
@@ -249,7 +258,7 @@ impl Reader {
     fn sample(
         &mut self,
         meta: &Metadata,
-        s: &SampleRecord<'_>,
+        s: &SampleBrief<'_>,
         time: Option<u64>,
         batch: &mut Batch,
     ) {
