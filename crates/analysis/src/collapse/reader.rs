@@ -287,17 +287,8 @@ impl Reader {
         batch
             .words
             .extend_from_slice(&[pid_tid, flags, s.ip.unwrap_or(0), n as u64]);
-        match ips {
-            // Little-endian words straight from the record's bytes: an exact-size extend (the
-            // array's own iterator went word by word through `Vec::extend`'s general path).
-            Some(ips) if ips.endian() == perfscope_format::Endianness::Little => {
-                let words = ips.as_bytes().chunks_exact(8);
-                batch
-                    .words
-                    .extend(words.map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]))));
-            }
-            Some(ips) => batch.words.extend(ips.iter()),
-            None => {}
+        if let Some(ips) = ips {
+            ips.append_to(&mut batch.words);
         }
         batch.events.push(Event::Sample {
             time,

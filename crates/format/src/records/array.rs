@@ -59,6 +59,7 @@ impl<'a> U64Array<'a> {
     /// Appends the values to `out`: one reservation and a plain loop per byte order, where
     /// extending from [`U64Array::iter`] pushes value by value (its length is not known to
     /// `Vec`).
+    #[inline]
     pub fn append_to(&self, out: &mut alloc::vec::Vec<u64>) {
         let chunks = self.bytes.chunks_exact(8);
         let word = |c: &[u8]| <[u8; 8]>::try_from(c).unwrap_or([0; 8]);
