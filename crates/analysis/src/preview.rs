@@ -139,6 +139,7 @@ fn preview_with(profile: &Profile, max_samples: usize, detail: u64, use_tallies:
     // (Every `step`-th sample read directly: `step` as small as keeps them within the budget.)
     let over = if tallies.is_some() { n } else { seen };
     let step = over.div_ceil(max_samples.max(1)).max(1);
+    let by_column = dense(profile.stacks.len(), n / step);
     let mut taken = 0u64;
     // (stack, samples taken) in stack order.
     let mut stacks: Vec<(u32, u64)> = match tallies {
@@ -156,8 +157,7 @@ fn preview_with(profile: &Profile, max_samples: usize, detail: u64, use_tallies:
             // few distinct stacks (one frame per module for code without symbols) is read
             // whole at the cost of one pass over its samples.
             // (A column per stack when the table is not big, else a map of the stacks taken.)
-            let dense = dense(profile.stacks.len(), n / step);
-            let mut column: Vec<u64> = vec![0; if dense { profile.stacks.len() } else { 0 }];
+            let mut column: Vec<u64> = vec![0; if by_column { profile.stacks.len() } else { 0 }];
             let mut map: FxHashMap<u32, u64> = FxHashMap::default();
             let mut take = |s: crate::ids::StackIndex| {
                 taken += 1;
@@ -166,17 +166,11 @@ fn preview_with(profile: &Profile, max_samples: usize, detail: u64, use_tallies:
                     None => *map.entry(s.0).or_insert(0) += 1,
                 }
             };
-            if tallies.is_some() {
-                for i in (0..n).step_by(step) {
-                    if let Some(s) = samples.stack(i).flatten() {
-                        take(s);
-                    }
-                }
-            } else {
-                for i in (0..n).filter(|&i| counted(i)).step_by(step) {
-                    if let Some(s) = samples.stack(i).flatten() {
-                        take(s);
-                    }
+            // (With the tallies, `step` is over all the samples.)
+            let stepped = (0..n).filter(|&i| tallies.is_some() || counted(i));
+            for i in stepped.step_by(step) {
+                if let Some(s) = samples.stack(i).flatten() {
+                    take(s);
                 }
             }
             let mut stacks: Vec<(u32, u64)> = map.into_iter().collect();
@@ -200,7 +194,7 @@ fn preview_with(profile: &Profile, max_samples: usize, detail: u64, use_tallies:
     // ~0.1 s). A stack's weight goes to its node, and to the ancestors at the end.
     let mut trie: Vec<(u32, FuncIndex, u64)> = Vec::new();
     let mut index: FxHashMap<(u32, FuncIndex), u32> = FxHashMap::default();
-    let mut memo = StackNodes::new(profile.stacks.len(), dense(profile.stacks.len(), n / step));
+    let mut memo = StackNodes::new(profile.stacks.len(), by_column);
     let mut chain: Vec<crate::ids::StackIndex> = Vec::new();
     for (s, weight) in stacks {
         chain.clear();
