@@ -1,6 +1,8 @@
-// An uncompressed recording's records are put in time order, and its samples decoded, by another
-// worker (web/src/session/order.rs, started as web/src/inflater.rs's worker) with `?order=1`
-// (by default only for files of 32 MiB or more; `?order=0`: never). The page must show the same
+// A recording's records are put in time order, and its samples decoded, by another worker
+// (web/src/session/order.rs, started as web/src/inflater.rs's worker) with `?order=1` (by
+// default only for files of 32 MiB or more, or 4 MiB of compressed records; `?order=0`: never);
+// a `perf record -z` file's records are then decompressed by a third worker, that worker's own
+// inflater (`order_records` in web/src/worker.rs). The page must show the same
 // profile either way, also when that worker fails part of the way (`?inflatefail=K`) or stops
 // answering (`?inflatestall=K`) and the analysis worker orders the rest: perf's sample count,
 // the flame total, the same folded stacks, and the same record counts. Files are read in small
@@ -35,12 +37,18 @@ function open(path, query, warned = null) {
   return openWithSecondWorker(browser, `${server.url}?${query}`, path, warned);
 }
 
-async function compare(path, perfSamples, slice) {
+async function compare(path, perfSamples, slice, compressed) {
   const here = await open(path, `slice=${slice}&order=0`);
   assert.equal(here.inflater, 'None', here.text);
   const there = await open(path, `slice=${slice}&order=1`);
-  assert.equal(there.inflater, 'Ordered', there.text);
-  assert.match(there.text, /records ordered on a second worker/);
+  if (compressed) {
+    assert.equal(there.inflater, 'OrderedInflated', there.text);
+    assert.match(there.text, /records decompressed and ordered on two more workers/);
+    assert.match(here.records ?? '', /COMPRESSED/);
+  } else {
+    assert.equal(there.inflater, 'Ordered', there.text);
+    assert.match(there.text, /records ordered on a second worker/);
+  }
   for (const r of [here, there]) {
     assert.equal(r.samples, perfSamples);
     assert.equal(r.total, perfSamples);
@@ -66,9 +74,9 @@ async function compare(path, perfSamples, slice) {
   assert.ok(here.folded.length > 10, `${here.folded.length} folded lines`);
 }
 
-for (const name of ['example', 'heatmap']) {
+for (const name of ['example', 'heatmap', 'compressed']) {
   test(`${name}.data: ordered by another worker or by the analysis worker, perf's samples and the same folded stacks`, async () => {
     const perf = parseScriptSamples(readFileSync(join(ROOT, 'tests', 'data', `${name}.samples.txt`), 'utf8'));
-    await compare(join(ROOT, 'tests', 'data', `${name}.data`), perf.length, 4093);
+    await compare(join(ROOT, 'tests', 'data', `${name}.data`), perf.length, 4093, name === 'compressed');
   });
 }

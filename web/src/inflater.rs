@@ -74,6 +74,9 @@ pub struct InflatedSlice {
     pub times: [f64; 3],
     /// The inflater's wasm memory then, bytes.
     pub wasm_memory: f64,
+    /// When ordering: whether a third worker (the ordering worker's own inflater) decompressed
+    /// its compressed records.
+    pub inflated_elsewhere: bool,
 }
 
 /// What came from the inflater, in order.
@@ -341,6 +344,7 @@ fn read_slice(data: &JsValue) -> Result<InflatedSlice, String> {
         tally,
         spares,
         wasm_memory: field("wasmMemory").and_then(|m| m.as_f64()).unwrap_or(0.0),
+        inflated_elsewhere: field("inflatedElsewhere").is_some_and(|v| v.is_truthy()),
         times: {
             let times = field("times").map(|t| Float64Array::new(&t).to_vec());
             let time = |i: usize| {
@@ -357,13 +361,14 @@ fn read_slice(data: &JsValue) -> Result<InflatedSlice, String> {
 
 /// In the inflater: the `inflated` message of the slice at `at` (`raw` its bytes), with what
 /// decompressing it made (or, ordering, what the loader is to take, `ops`, and what the
-/// records index and the summary are to, `tally`: [`crate::session::OrderPass`]), the
+/// records index and the summary are to, `tally`: [`crate::session::OrderPass`]; and whether
+/// a third worker decompressed its records, [`InflatedSlice::inflated_elsewhere`]), the
 /// [`InflatedSlice::times`] and its wasm memory, and what to transfer.
 pub fn slice_message(
     at: u64,
     raw: &Uint8Array,
     inflated: &Inflated,
-    ops: Option<(&[u8], &crate::session::records_index::Tally)>,
+    ops: Option<(&[u8], &crate::session::records_index::Tally, bool)>,
     times: [f64; 3],
     wasm_memory: f64,
 ) -> Result<(JsValue, js_sys::Array), JsValue> {
@@ -387,7 +392,8 @@ pub fn slice_message(
     set("times", &Float64Array::from(times.as_slice()))?;
     set("wasmMemory", &JsValue::from(wasm_memory))?;
     let transfer = js_sys::Array::of3(&raw, &bytes.buffer(), &records);
-    if let Some((ops, tally)) = ops {
+    if let Some((ops, tally, inflated_elsewhere)) = ops {
+        set("inflatedElsewhere", &JsValue::from(inflated_elsewhere))?;
         let ops = pooled(ops);
         set("ops", &ops)?;
         transfer.push(&ops.buffer());

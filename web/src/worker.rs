@@ -748,13 +748,18 @@ async fn told_to_fail(k: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// The inflater's part for a file without compressed records (see `crate::inflater` and
-/// [`crate::session::OrderPass`]): reads the header of `blob` with `FileReaderSync`, has its
-/// own reader worker read its records' slices ([`crate::inflater::READ_AHEAD`] ahead, into the
-/// buffers of the slices before, handed back: with a new buffer per slice the waits for reads
-/// were 3–4× as long), puts the records in time order, tallies them and decodes the samples,
-/// and sends each slice's tally and what it wrote for the analysis worker's loader (not the
-/// slice), at most [`crate::inflater::AHEAD`] slices ahead of it.
+/// The ordering worker's part (see `crate::inflater` and [`crate::session::OrderPass`]): reads
+/// the header of `blob` with `FileReaderSync`, has its own reader worker read its records'
+/// slices ([`crate::inflater::READ_AHEAD`] ahead, into the buffers of the slices before,
+/// handed back: with a new buffer per slice the waits for reads were 3–4× as long), puts the
+/// records in time order, tallies them and decodes the samples, and sends each slice's tally
+/// and what it wrote for the analysis worker's loader (not the slice), at most
+/// [`crate::inflater::AHEAD`] slices ahead of it.
+///
+/// A compressed file's slices come instead from an inflater of this worker's own, with their
+/// records decompressed (three workers on the records: decompressing, ordering, loading);
+/// without one (it could not start), this worker decompresses them itself. If the inflater
+/// fails, so does this worker (the analysis worker then orders the rest itself).
 async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
     let mut source = BlobSource::new(blob.clone())?;
     // The writer does not name frames: how does not matter.
@@ -762,9 +767,24 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
     if let Some(why) = pass.failure() {
         return Err(why.to_string());
     }
+    let inflater =
+        pass.compressed_records()
+            .and_then(|records| match crate::inflater::Inflater::start() {
+                Ok(inflater) => {
+                    inflater.begin(&blob, records, slice);
+                    Some(inflater)
+                }
+                Err(e) => {
+                    web_sys::console::warn_1(&JsValue::from(format!(
+                    "no decompressing worker ({}): the ordering worker decompresses the records",
+                    describe_js_error(&e)
+                )));
+                    None
+                }
+            });
     // Its own reader worker reads the slices into buffers handed back to it (as the analysis
     // worker's does: `SliceReads`); without one, the browser reads each into a new buffer.
-    let reader = (!location_search().contains("reader=0"))
+    let reader = (inflater.is_none() && !location_search().contains("reader=0"))
         .then(SliceReader::start)
         .and_then(Result::ok);
     let read = |at: u64, size: usize| match &reader {
@@ -780,24 +800,38 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
     let mut asked = 0;
     let origin = scope().performance().map_or(0.0, |p| p.time_origin());
     let mut k = 0;
+    // The inflater's wasm memory at its last slice (reported with this worker's).
+    let mut inflater_memory = 0.0;
     while let Some((at, size)) = pass.next_slice() {
         told_to_fail(k).await?;
-        while reads.len() < crate::inflater::READ_AHEAD {
-            let Some(&(a, n)) = slices.get(asked) else {
-                break;
-            };
-            reads.push_back((a, read(a, n)?));
-            asked += 1;
-        }
         let t0 = now_ms();
-        let (read_at, future) = reads.pop_front().ok_or("a slice was not read")?;
-        if read_at != at {
-            return Err(format!("read the slice at {read_at} for the one at {at}"));
-        }
-        let buffer = future
-            .await
-            .map_err(|e| format!("could not read the file: {}", describe_js_error(&e)))?;
-        let raw = Uint8Array::new(&buffer);
+        // The slice's bytes, and the buffer to hand back to the reader once read.
+        let (raw, buffer) = match &inflater {
+            Some(inflater) => {
+                let slice = inflater.next(at).await?;
+                inflater_memory = slice.wasm_memory;
+                pass.supply_inflated(slice.inflated);
+                inflater.more(&slice.spares);
+                (slice.raw, None)
+            }
+            None => {
+                while reads.len() < crate::inflater::READ_AHEAD {
+                    let Some(&(a, n)) = slices.get(asked) else {
+                        break;
+                    };
+                    reads.push_back((a, read(a, n)?));
+                    asked += 1;
+                }
+                let (read_at, future) = reads.pop_front().ok_or("a slice was not read")?;
+                if read_at != at {
+                    return Err(format!("read the slice at {read_at} for the one at {at}"));
+                }
+                let buffer = future
+                    .await
+                    .map_err(|e| format!("could not read the file: {}", describe_js_error(&e)))?;
+                (Uint8Array::new(&buffer), Some(buffer))
+            }
+        };
         crate::inflater::credit().await;
         let t1 = now_ms();
         // (In parts, nested in the slice: see `OrderPass::open`.)
@@ -808,16 +842,24 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
         });
         let times = [t0 + origin, t1 + origin, now_ms() + origin];
         let none = perfscope_format::stream::Inflated::default();
-        let ordered = Some((ops, &tally));
-        // The analysis worker does not read the slice: its buffer goes back to the reader.
-        let raw = match (&reader, buffer.dyn_ref::<js_sys::ArrayBuffer>()) {
+        let ordered = Some((ops, &tally, inflater.is_some()));
+        // The analysis worker does not read the slice: its buffer goes back to the reader (an
+        // inflater's is dropped).
+        let raw = match (
+            &reader,
+            buffer
+                .as_ref()
+                .and_then(|b| b.dyn_ref::<js_sys::ArrayBuffer>()),
+        ) {
             (Some(r), Some(b)) => {
                 r.give_back(b);
                 Uint8Array::new_with_length(0)
             }
+            _ if inflater.is_some() => Uint8Array::new_with_length(0),
             _ => raw,
         };
-        crate::inflater::slice_message(at, &raw, &none, ordered, times, wasm_memory())
+        let memory = wasm_memory() + inflater_memory;
+        crate::inflater::slice_message(at, &raw, &none, ordered, times, memory)
             .and_then(|(message, transfer)| scope().post_message_with_transfer(&message, &transfer))
             .map_err(|e| describe_js_error(&e))?;
         k += 1;
@@ -1103,6 +1145,9 @@ async fn push_slices(
                     inflater_memory = inflater_memory.max(slice.wasm_memory);
                     match (&slice.ops, &slice.tally) {
                         (Some(ops), Some(Ok(tally))) => {
+                            if slice.inflated_elsewhere && inflation == Inflation::Ordered {
+                                inflation = Inflation::OrderedInflated;
+                            }
                             let t = now_ms();
                             if let Err(why) = opening.take_ordered(size, ops, tally) {
                                 web_sys::console::error_1(&JsValue::from(why));
@@ -1201,19 +1246,33 @@ async fn slice_wait<T>(wait: impl std::future::Future<Output = T>, waited_ms: &m
 
 /// Starts the worker that decompresses the records of `opening`'s file for this one
 /// ([`crate::inflater`]) when it has compressed records, [`INFLATE_MIN_BYTES`] of records or
-/// more, and the machine more than one core. `?inflate=1` in the page's address starts it for
-/// any compressed file, `?inflate=0` never.
+/// more, and the machine more than one core: by default a worker that orders the records
+/// ([`start_orderer`]) and has a third decompress them. `?inflate=1` in the page's address
+/// starts an inflater for this worker for any compressed file (`?inflate=1&order=1`: the
+/// ordering worker and its inflater), `?inflate=0` none; `?order=1` the ordering worker for
+/// any compressed file. Any other file's records may be ordered by another worker
+/// ([`start_orderer`]).
 ///
 /// [`INFLATE_MIN_BYTES`]: crate::inflater::INFLATE_MIN_BYTES
 fn start_inflater(opening: &mut Opening, blob: &Blob) -> Option<crate::inflater::Inflater> {
     use crate::inflater::{Inflater, INFLATE_MIN_BYTES};
     let forced = inflater_setting()?;
     let Some(records) = opening.compressed_records() else {
-        return start_orderer(opening, blob);
+        return start_orderer(opening, blob, ORDER_MIN_BYTES);
     };
     let bytes = records.1.saturating_sub(records.0);
-    if !forced && (bytes < INFLATE_MIN_BYTES || crate::stack_helper::cores() < 2.0) {
+    let order = query_param("order").as_deref() == Some("1");
+    if !forced && !order && (bytes < INFLATE_MIN_BYTES || crate::stack_helper::cores() < 2.0) {
         return None;
+    }
+    // Ordered by another worker, which has a third decompress them (unless `?inflate=1` asks
+    // for this worker's inflater alone): the decompressing, the ordering and the loading
+    // each on a worker of its own, rather than the last two on this one (big300-z: the records
+    // pass 0.84×, BENCHMARKS.md, session 40).
+    if !forced || order {
+        if let Some(orderer) = start_orderer(opening, blob, INFLATE_MIN_BYTES as f64) {
+            return Some(orderer);
+        }
     }
     match NEXT_INFLATER.take().map_or_else(Inflater::start, Ok) {
         Ok(inflater) => {
@@ -1237,12 +1296,17 @@ const ORDER_MIN_BYTES: f64 = (32 << 20) as f64;
 
 /// Starts the worker that puts the records of `opening`'s file in time order for this one
 /// ([`crate::inflater::Inflater::begin_ordering`]) when the file can be ordered elsewhere
-/// ([`Opening::can_order_elsewhere`]), is [`ORDER_MIN_BYTES`] or more, and the machine has more
-/// than one core: on the 2-core benchmark machine the page drew big300-g's flame graph in
+/// ([`Opening::can_order_elsewhere`]), is `min_bytes` or more ([`ORDER_MIN_BYTES`] for an
+/// uncompressed file; a compressed one's is decompressed by a third worker, [`start_inflater`]),
+/// and the machine has more than one core: on the 2-core benchmark machine the page drew big300-g's flame graph in
 /// 0.79–0.88× the time with it (BENCHMARKS.md, session 35). `?order=1` in the page's address starts
 /// it for any such file, `?order=0` never; a second worker for the stacks asked for with
 /// `?share=F` ([`start_helper`]) takes its place.
-fn start_orderer(opening: &mut Opening, blob: &Blob) -> Option<crate::inflater::Inflater> {
+fn start_orderer(
+    opening: &mut Opening,
+    blob: &Blob,
+    min_bytes: f64,
+) -> Option<crate::inflater::Inflater> {
     let forced = match query_param("order").as_deref() {
         Some("0") => return None,
         Some("1") => true,
@@ -1252,7 +1316,7 @@ fn start_orderer(opening: &mut Opening, blob: &Blob) -> Option<crate::inflater::
     if !opening.can_order_elsewhere() || (!forced && helper_asked) {
         return None;
     }
-    if !forced && (blob.size() < ORDER_MIN_BYTES || crate::stack_helper::cores() < 2.0) {
+    if !forced && (blob.size() < min_bytes || crate::stack_helper::cores() < 2.0) {
         return None;
     }
     match NEXT_INFLATER

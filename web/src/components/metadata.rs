@@ -134,6 +134,7 @@ pub fn file_bar(props: &FileBarProps) -> Html {
                 if t.inflater == Inflation::Used { { format!(" · zstd on a second worker ({})", human_bytes(t.inflater_wasm_memory as u64)) } }
                 if t.inflater == Inflation::Failed { { " · the decompressing worker failed: the rest decompressed here" } }
                 if t.inflater == Inflation::Ordered { { format!(" · records ordered on a second worker ({})", human_bytes(t.inflater_wasm_memory as u64)) } }
+                if t.inflater == Inflation::OrderedInflated { { format!(" · records decompressed and ordered on two more workers ({})", human_bytes(t.inflater_wasm_memory as u64)) } }
                 if t.inflater == Inflation::OrderFailed { { " · the ordering worker failed: the rest ordered here" } }
             </span>
         </div>

@@ -225,7 +225,8 @@ pub struct Timings {
     /// Whether another worker decompressed the compressed records (`crate::inflater`).
     #[serde(default)]
     pub inflater: Inflation,
-    /// That worker's wasm memory at its last slice, bytes (its peak; it is ended then).
+    /// That worker's wasm memory at its last slice, bytes (its peak; it is ended then), with its
+    /// own inflater's when it had one ([`Inflation::OrderedInflated`]).
     #[serde(default)]
     pub inflater_wasm_memory: f64,
 }
@@ -241,11 +242,14 @@ pub enum Inflation {
     Used,
     /// Yes, until it failed: the pass decompressed the rest.
     Failed,
-    /// The file has no compressed records: the second worker put the records in time order
-    /// and decoded the samples (`crate::session::OrderPass`).
+    /// The second worker put the records in time order and decoded the samples
+    /// (`crate::session::OrderPass`; it decompressed any compressed records itself).
     Ordered,
     /// The same, until it failed: the pass ordered the rest.
     OrderFailed,
+    /// The second worker put the records in time order, and a third (the second's own
+    /// inflater) decompressed the compressed records for it.
+    OrderedInflated,
 }
 
 /// Whether a second worker made part of the stacks while the file was read (big files without

@@ -13,8 +13,10 @@
 
 use perfscope_analysis::builder::UnknownNames;
 use perfscope_analysis::load::{slices, DeliveryWriter, ProfileLoader, RecordSink, RecordStream};
+use perfscope_format::constants::HeaderFeature;
 use perfscope_format::file::ReadAt;
 use perfscope_format::metadata::Metadata;
+use perfscope_format::stream::Inflated;
 use perfscope_format::RawRecord;
 
 use super::records_index::{RecordIndex, Tally, WholeRecord};
@@ -124,7 +126,33 @@ impl OrderPass {
     pub fn open(source: &mut dyn ReadAt, slice: usize, unknown_names: UnknownNames) -> OrderPass {
         // Read in smaller slices, each inside one of the analysis worker's: the stream's buffer
         // holds one (8 MiB less memory here).
-        Self::in_parts(source, slice, PartPass::slice_for(slice), unknown_names)
+        let pass = Self::in_parts(source, slice, PartPass::slice_for(slice), unknown_names);
+        if pass.compressed_records().is_some() {
+            // Its compressed records may be decompressed by another worker a whole slice at a
+            // time ([`OrderPass::supply_inflated`]): one part per slice.
+            return Self::in_parts(source, slice, slice, unknown_names);
+        }
+        pass
+    }
+
+    /// The records of a `perf record -z` file (its header says its records are compressed),
+    /// as (start, end, byte order), for an inflater to decompress a slice at a time
+    /// ([`OrderPass::supply_inflated`]); `None` for another file.
+    pub fn compressed_records(&self) -> Option<(u64, u64, perfscope_format::Endianness)> {
+        let (meta, start, end) = self.stream.as_ref().ok()?.file_records()?;
+        meta.feature(HeaderFeature::COMPRESSED)?;
+        Some((start, end, meta.endian))
+    }
+
+    /// Hands over the decompressed bytes of the compressed records that the next
+    /// [`OrderPass::push`] completes (a stream opened by [`OrderPass::open`] pushes a compressed
+    /// file's slice whole), made by an inflater from the same slice (see
+    /// [`RecordStream::supply_inflated`]): the pass does not decompress them. Once a slice's
+    /// were supplied, every later slice's must be.
+    pub fn supply_inflated(&mut self, inflated: Inflated) {
+        if let Ok(stream) = &mut self.stream {
+            stream.supply_inflated(inflated);
+        }
     }
 
     /// [`OrderPass::open`], the stream read in parts of `part` bytes (a divisor of `slice`).
@@ -229,18 +257,17 @@ impl OrderPass {
 
 impl Opening {
     /// Whether another worker can order this file's records ([`OrderPass`]): a file (not a
-    /// pipe stream, whose events come with its records) without compressed records, whose
-    /// stacks are not shared with another worker. Then call [`Opening::order_elsewhere`]
-    /// before the first slice is pushed.
+    /// pipe stream, whose events come with its records) whose stacks are not shared with
+    /// another worker (compressed records too: that worker decompresses them, or has a third
+    /// do it, [`OrderPass::supply_inflated`]). Then call [`Opening::order_elsewhere`] before
+    /// the first slice is pushed.
     pub fn can_order_elsewhere(&self) -> bool {
         let file = self
             .stream
             .as_ref()
             .ok()
             .is_some_and(|s| s.file_records().is_some());
-        file && self.share.is_none()
-            && self.pass.summary.compressed().is_none()
-            && matches!(self.pass.ordering, Ordering::Here)
+        file && self.share.is_none() && matches!(self.pass.ordering, Ordering::Here)
     }
 
     /// Another worker orders the records ([`OrderPass`]): what it wrote for each slice goes to
