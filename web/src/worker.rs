@@ -767,21 +767,9 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
     if let Some(why) = pass.failure() {
         return Err(why.to_string());
     }
-    let inflater =
-        pass.compressed_records()
-            .and_then(|records| match crate::inflater::Inflater::start() {
-                Ok(inflater) => {
-                    inflater.begin(&blob, records, slice);
-                    Some(inflater)
-                }
-                Err(e) => {
-                    web_sys::console::warn_1(&JsValue::from(format!(
-                    "no decompressing worker ({}): the ordering worker decompresses the records",
-                    describe_js_error(&e)
-                )));
-                    None
-                }
-            });
+    let inflater = pass
+        .compressed_records()
+        .and_then(|records| start_own_inflater(&blob, records, slice));
     // Its own reader worker reads the slices into buffers handed back to it (as the analysis
     // worker's does: `SliceReads`); without one, the browser reads each into a new buffer.
     let reader = (inflater.is_none() && !location_search().contains("reader=0"))
@@ -869,6 +857,29 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
     match slices.get(k) {
         Some((at, _)) => Err(format!("the records ended before {at}")),
         None => Ok(()),
+    }
+}
+
+/// In an ordering worker, its own inflater for a compressed file's `records` (as
+/// `OrderPass::compressed_records` gives them), read in slices of `slice` bytes; `None` (with
+/// a warning: this worker then decompresses them itself) when none can start.
+fn start_own_inflater(
+    blob: &Blob,
+    records: (u64, u64, perfscope_format::Endianness),
+    slice: usize,
+) -> Option<crate::inflater::Inflater> {
+    match crate::inflater::Inflater::start() {
+        Ok(inflater) => {
+            inflater.begin(blob, records, slice);
+            Some(inflater)
+        }
+        Err(e) => {
+            web_sys::console::warn_1(&JsValue::from(format!(
+                "no decompressing worker ({}): the ordering worker decompresses the records",
+                describe_js_error(&e)
+            )));
+            None
+        }
     }
 }
 
@@ -1297,11 +1308,12 @@ const ORDER_MIN_BYTES: f64 = (32 << 20) as f64;
 /// Starts the worker that puts the records of `opening`'s file in time order for this one
 /// ([`crate::inflater::Inflater::begin_ordering`]) when the file can be ordered elsewhere
 /// ([`Opening::can_order_elsewhere`]), is `min_bytes` or more ([`ORDER_MIN_BYTES`] for an
-/// uncompressed file; a compressed one's is decompressed by a third worker, [`start_inflater`]),
-/// and the machine has more than one core: on the 2-core benchmark machine the page drew big300-g's flame graph in
-/// 0.79–0.88× the time with it (BENCHMARKS.md, session 35). `?order=1` in the page's address starts
-/// it for any such file, `?order=0` never; a second worker for the stacks asked for with
-/// `?share=F` ([`start_helper`]) takes its place.
+/// uncompressed file; a compressed one's records are decompressed by a third worker:
+/// [`start_inflater`]), and the machine has more than one core: on the 2-core benchmark
+/// machine the page drew big300-g's flame graph in 0.79–0.88× the time with it (BENCHMARKS.md,
+/// session 35). `?order=1` in the page's address starts it for any such file, `?order=0`
+/// never; a second worker for the stacks asked for with `?share=F` ([`start_helper`]) takes
+/// its place.
 fn start_orderer(
     opening: &mut Opening,
     blob: &Blob,
