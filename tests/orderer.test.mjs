@@ -1,6 +1,6 @@
 // A recording's records are put in time order, and its samples decoded, by another worker
 // (web/src/session/order.rs, started as web/src/inflater.rs's worker) with `?order=1` (by
-// default only for files of 32 MiB or more, or 4 MiB of compressed records; `?order=0`: never);
+// default only for files of 32 MiB or more, or 12 MiB of compressed records; `?order=0`: never);
 // a `perf record -z` file's records are then decompressed by a third worker, that worker's own
 // inflater (`order_records` in web/src/worker.rs). The page must show the same
 // profile either way, also when that worker fails part of the way (`?inflatefail=K`) or stops

@@ -11,7 +11,7 @@
 //! analysis worker's loader is to take for it ([`InflatedSlice::ops`]) and what its records
 //! index and summary are to ([`InflatedSlice::tally`]), not the slice, which the analysis
 //! worker does not read (BENCHMARKS.md, sessions 34 and 35). By default a compressed file's
-//! records (4 MiB or more) are ordered so too, that worker taking the slices and their
+//! records (12 MiB or more) are ordered so too, that worker taking the slices and their
 //! decompressed bytes from an inflater of its own (`order_records` in `crate::worker`,
 //! [`Inflater::start`] called in a worker: three workers on the records; BENCHMARKS.md,
 //! session 40).

@@ -1257,8 +1257,9 @@ async fn slice_wait<T>(wait: impl std::future::Future<Output = T>, waited_ms: &m
 
 /// Starts the worker that decompresses the records of `opening`'s file for this one
 /// ([`crate::inflater`]) when it has compressed records, [`INFLATE_MIN_BYTES`] of records or
-/// more, and the machine more than one core: by default a worker that orders the records
-/// ([`start_orderer`]) and has a third decompress them. `?inflate=1` in the page's address
+/// more, and the machine more than one core: by default, with [`ORDER_MIN_COMPRESSED_BYTES`]
+/// or more, a worker that orders the records ([`start_orderer`]) and has a third decompress
+/// them. `?inflate=1` in the page's address
 /// starts an inflater for this worker for any compressed file (`?inflate=1&order=1`: the
 /// ordering worker and its inflater), `?inflate=0` none; `?order=1` the ordering worker for
 /// any compressed file. Any other file's records may be ordered by another worker
@@ -1278,10 +1279,9 @@ fn start_inflater(opening: &mut Opening, blob: &Blob) -> Option<crate::inflater:
     }
     // Ordered by another worker, which has a third decompress them (unless `?inflate=1` asks
     // for this worker's inflater alone): the decompressing, the ordering and the loading
-    // each on a worker of its own, rather than the last two on this one (big300-z: the records
-    // pass 0.84×, BENCHMARKS.md, session 40).
-    if !forced || order {
-        if let Some(orderer) = start_orderer(opening, blob, INFLATE_MIN_BYTES as f64) {
+    // each on a worker of its own, rather than the last two on this one.
+    if order || (!forced && bytes >= ORDER_MIN_COMPRESSED_BYTES) {
+        if let Some(orderer) = start_orderer(opening, blob, 0.0) {
             return Some(orderer);
         }
     }
@@ -1300,6 +1300,13 @@ fn start_inflater(opening: &mut Opening, blob: &Blob) -> Option<crate::inflater:
     }
 }
 
+/// The fewest bytes of compressed records for which a `-z` file's records are ordered by
+/// another worker with a third decompressing them, by default ([`start_inflater`]), rather
+/// than decompressed by another and ordered by this one: on the 2-core benchmark machine the
+/// three workers took 1.03× the time to the flame graph for 6 MB of compressed records (51 MB
+/// decompressed), 0.94× for 16 MB and 0.90× for 39 MB (BENCHMARKS.md, session 40).
+const ORDER_MIN_COMPRESSED_BYTES: u64 = 12 << 20;
+
 /// The smallest file whose records another worker orders by default ([`start_orderer`]): the
 /// analysis worker waits for the first slice to be ordered (~0.1 s for 8 MiB), which only the
 /// slices after it, ordered while it takes theirs, win back.
@@ -1308,8 +1315,8 @@ const ORDER_MIN_BYTES: f64 = (32 << 20) as f64;
 /// Starts the worker that puts the records of `opening`'s file in time order for this one
 /// ([`crate::inflater::Inflater::begin_ordering`]) when the file can be ordered elsewhere
 /// ([`Opening::can_order_elsewhere`]), is `min_bytes` or more ([`ORDER_MIN_BYTES`] for an
-/// uncompressed file; a compressed one's records are decompressed by a third worker:
-/// [`start_inflater`]), and the machine has more than one core: on the 2-core benchmark
+/// uncompressed file; [`start_inflater`] decides for a compressed one, whose records a third
+/// worker decompresses), and the machine has more than one core: on the 2-core benchmark
 /// machine the page drew big300-g's flame graph in 0.79–0.88× the time with it (BENCHMARKS.md,
 /// session 35). `?order=1` in the page's address starts it for any such file, `?order=0`
 /// never; a second worker for the stacks asked for with `?share=F` ([`start_helper`]) takes
