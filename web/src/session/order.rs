@@ -126,11 +126,13 @@ impl OrderPass {
     pub fn open(source: &mut dyn ReadAt, slice: usize, unknown_names: UnknownNames) -> OrderPass {
         // Read in smaller slices, each inside one of the analysis worker's: the stream's buffer
         // holds one (8 MiB less memory here).
-        let pass = Self::in_parts(source, slice, PartPass::slice_for(slice), unknown_names);
+        let mut pass = Self::in_parts(source, slice, PartPass::slice_for(slice), unknown_names);
         if pass.compressed_records().is_some() {
             // Its compressed records may be decompressed by another worker a whole slice at a
             // time ([`OrderPass::supply_inflated`]): one part per slice.
-            return Self::in_parts(source, slice, slice, unknown_names);
+            if let Ok(stream) = &mut pass.stream {
+                stream.set_chunk_size(slice);
+            }
         }
         pass
     }

@@ -23,12 +23,13 @@ fn open_ordered(
     if !opening.can_order_elsewhere() {
         return None;
     }
-    let mut order = OrderPass::in_parts(
-        &mut VecSource(data.to_vec()),
-        opening.slice(),
-        opening.slice() / parts,
-        UnknownNames::Module,
-    );
+    let source = &mut VecSource(data.to_vec());
+    let (slice, names) = (opening.slice(), UnknownNames::Module);
+    // A compressed file in one part a slice as the worker opens it (`OrderPass::open`).
+    let mut order = match opening.compressed_records() {
+        Some(_) if parts == 1 => OrderPass::open(source, slice, names),
+        _ => OrderPass::in_parts(source, slice, slice / parts, names),
+    };
     assert_eq!(order.failure(), None);
     let mut inflater =
         order

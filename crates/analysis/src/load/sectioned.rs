@@ -248,6 +248,13 @@ impl RecordStream {
         self.slices().next()
     }
 
+    /// Reads the slices from here on in `chunk_size` bytes (as [`RecordStream::open`]'s
+    /// `chunk_size`): for a caller that chooses after reading the header, before the first
+    /// [`RecordStream::push`].
+    pub fn set_chunk_size(&mut self, chunk_size: usize) {
+        self.chunk = chunk_size.max(1) as u64;
+    }
+
     /// Every slice still to read, in order.
     pub fn slices(&self) -> impl Iterator<Item = (u64, usize)> + '_ {
         slices(self.origin, self.at, self.end, self.chunk)
@@ -406,6 +413,49 @@ mod tests {
         let sizes: Vec<usize> = slices(0, 0, 70, 16).map(|s| s.1).collect();
         assert_eq!(sizes, [2, 2, 4, 8, 16, 16, 16, 6]);
         assert_eq!(slices(5, 5, 5, 8).count(), 0);
+    }
+
+    /// A stream opened with one chunk size and set to another before its first push reads
+    /// the slices of the second (hand-computed: 26 175 bytes in 2 048-byte chunks, the first
+    /// four an eighth, an eighth, a quarter and a half).
+    #[test]
+    fn a_chunk_size_set_after_the_header_cuts_the_slices() {
+        use super::{RecordSink, RecordStream};
+        use perfscope_format::file::ReadAt;
+        struct Data(Vec<u8>);
+        impl ReadAt for Data {
+            fn len(&self) -> u64 {
+                self.0.len() as u64
+            }
+            fn read_at(&mut self, at: u64, n: u64) -> perfscope_format::Result<Vec<u8>> {
+                Ok(self.0[at as usize..(at + n) as usize].to_vec())
+            }
+        }
+        struct Nothing;
+        impl RecordSink for Nothing {
+            fn record(
+                &mut self,
+                _: &perfscope_format::metadata::Metadata,
+                _: &perfscope_format::RawRecord<'_>,
+            ) {
+            }
+            fn error(&mut self, e: perfscope_format::Error) {
+                panic!("{e}");
+            }
+        }
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/compressed.data"
+        );
+        let mut data = Data(std::fs::read(path).unwrap());
+        let mut stream = RecordStream::open(&mut data, 512, &mut Nothing).unwrap();
+        let (_, start, end) = stream.file_records().unwrap();
+        assert!(end - start > 4 * 2048, "{} bytes of records", end - start);
+        stream.set_chunk_size(2048);
+        let got: Vec<_> = stream.slices().collect();
+        assert_eq!(got, slices(start, start, end, 2048).collect::<Vec<_>>());
+        let sizes: Vec<usize> = got.iter().take(5).map(|s| s.1).collect();
+        assert_eq!(sizes, [256, 256, 512, 1024, 2048]);
     }
 
     #[test]
