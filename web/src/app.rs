@@ -75,6 +75,7 @@ pub fn app() -> Html {
         let loaded = state.profile().is_some();
         Callback::from(move |files: Vec<NamedBlob>| {
             let (dispatcher, worker) = (dispatcher.clone(), worker.clone());
+            crate::page_warm_up::opening();
             wasm_bindgen_futures::spawn_local(async move {
                 // Marked for the browser bench and the performance panel, as the worker's steps.
                 let t0 = crate::worker::now_ms();
@@ -144,6 +145,7 @@ pub fn app() -> Html {
     let fetch_and_open = {
         let (dispatcher, worker) = (state.dispatcher(), worker.clone());
         Callback::from(move |(name, url): (String, String)| {
+            crate::page_warm_up::opening();
             let file = FileInfo {
                 name: name.clone(),
                 size: None,
@@ -165,8 +167,10 @@ pub fn app() -> Html {
         let (fetch_and_open, dispatcher, worker) =
             (fetch_and_open.clone(), state.dispatcher(), worker.clone());
         use_effect_with((), move |_| {
-            // The worker's wasm compiles while the person picks a file.
+            // The worker's wasm compiles while the person picks a file, and the page runs what
+            // it runs for a file once.
             worker.warm_up();
+            wasm_bindgen_futures::spawn_local(crate::page_warm_up::run());
             let hash = web_sys::window()
                 .and_then(|w| w.location().hash().ok())
                 .unwrap_or_default();

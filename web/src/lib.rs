@@ -27,6 +27,7 @@ pub mod components;
 pub mod display;
 pub mod early_summary;
 pub mod inflater;
+pub mod page_warm_up;
 pub mod protocol;
 pub mod selectors;
 pub mod session;

@@ -344,6 +344,9 @@ impl AnalysisWorker {
                     },
                 ),
             };
+            if crate::page_warm_up::take(&message) {
+                return;
+            }
             match &message {
                 WorkerMessage::Ready => {
                     shared.ready.set(true);

@@ -88,6 +88,26 @@ pub fn records_slice(slice: usize, compressed: Option<&CompressedSummary>) -> us
 /// took 0.3 s of the calling threads and V8's optimizing 0.8 s of the renderer's thread pool
 /// during the open; with these rounds 0.2 s and 0.4 s). Returns the samples the tree holds.
 pub fn warm_up(data: &[u8], ordered: bool) -> u64 {
+    match warm_up_open(data, ordered).1 {
+        WorkerMessage::Tree(_, tree) => tree.meta.samples,
+        _ => 0,
+    }
+}
+
+/// [`warm_up`] (not ordered), and the messages a file's open sends the page, with request id 0
+/// (which no request has): its summary, its profile and its first flame graph's tree. The page
+/// decodes them and drops them, its own warm-up (`crate::page_warm_up`).
+pub fn warm_up_for_page(data: &[u8]) -> [WorkerMessage; 3] {
+    let (s, tree) = warm_up_open(data, false);
+    [
+        WorkerMessage::Summary(0, Box::new(s.summary().clone())),
+        WorkerMessage::Profile(0, Box::new(s.profile_data())),
+        tree,
+    ]
+}
+
+/// [`warm_up`]'s session and the first tree's reply (id 0).
+fn warm_up_open(data: &[u8], ordered: bool) -> (Session, WorkerMessage) {
     let mut s = if ordered {
         open_ordered_in_turn(data, SLICE).0
     } else {
@@ -106,10 +126,8 @@ pub fn warm_up(data: &[u8], ordered: bool) -> u64 {
         detail: 0,
         by_command: false,
     };
-    match s.query(0, query) {
-        WorkerMessage::Tree(_, tree) => tree.meta.samples,
-        _ => 0,
-    }
+    let tree = s.query(0, query);
+    (s, tree)
 }
 
 /// The pass over `data` in slices of `slice` bytes, begun as the worker begins it (its
@@ -1653,6 +1671,21 @@ mod tests {
             // A cut file is no reason to panic: the samples before the cut are counted.
             let cut = warm_up(&data[..data.len() / 3], ordered);
             assert!(cut > 0 && cut < perf_samples, "ordered {ordered}: {cut}");
+        }
+        // The page's messages: request id 0, the file's summary and profile, the first tree.
+        let [summary, profile, tree] = warm_up_for_page(&data);
+        match (summary, profile, tree) {
+            (
+                WorkerMessage::Summary(0, summary),
+                WorkerMessage::Profile(0, profile),
+                WorkerMessage::Tree(0, tree),
+            ) => {
+                assert_eq!(summary.file_size, data.len() as u64);
+                let samples: u64 = profile.overview.events.iter().map(|e| e.samples).sum();
+                assert_eq!(samples, perf_samples);
+                assert_eq!(tree.meta.samples, perf_samples);
+            }
+            other => panic!("not the page's warm-up messages: {other:?}"),
         }
     }
 

@@ -336,7 +336,11 @@ impl AppState {
                 if Some(id) == self.request {
                     if let Load::Loading { file, summary, .. } = &mut self.load {
                         file.size = Some(s.file_size);
-                        *summary = Some(Shared::new(*s));
+                        // The same as the page's early read (the usual case): kept, so the
+                        // summary shown is not rendered again.
+                        if summary.as_deref() != Some(&*s) {
+                            *summary = Some(Shared::new(*s));
+                        }
                     }
                 }
             }
@@ -695,6 +699,23 @@ mod tests {
         // Before the worker's: shown.
         let s = started(1, "a.data").apply(early(10));
         assert_eq!(summary_size(&s), Some(10));
+        // The worker's, equal to it: the page's stays (the same value, not rendered again).
+        let shown = |s: &AppState| match &s.load {
+            Load::Loading {
+                summary: Some(summary),
+                ..
+            } => Some(Shared::id(summary)),
+            _ => None,
+        };
+        let same = s.clone().apply(Action::Worker(WorkerMessage::Summary(
+            1,
+            Box::new(Summary {
+                file_size: 10,
+                ..Summary::default()
+            }),
+        )));
+        assert!(shown(&same).is_some());
+        assert_eq!(shown(&same), shown(&s));
         // The worker's replaces it (it may know more from the records).
         let s = s.apply(Action::Worker(WorkerMessage::Summary(
             1,
