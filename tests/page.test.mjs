@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveApp } from './helpers/app.mjs';
-import { dropFile, field, launch, openApp, waitForState } from './helpers/browser.mjs';
+import { dropFile, field, isPlaywrightNotice, launch, openApp, waitForState } from './helpers/browser.mjs';
 import { assertPageShows } from './helpers/expect.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -202,6 +202,30 @@ test('the analysis worker that boot.js starts is the one the app uses (and warms
     assert.deepEqual(workers.filter((w) => w === 'reader.js').length, query ? 0 : 1, workers.join(' '));
     await page.close();
   }
+});
+
+test('before the first file the page runs its own code once on the bundled example (web/src/page_warm_up.rs), and shows none of it', async () => {
+  const page = await app.browser.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error' && !isPlaywrightNotice(m)) errors.push(m.text()); });
+  await page.goto(app.server.url);
+  await waitForState(page, ['idle']);
+  // The page's warm-up read the example's summary and rendered its views (the measure is made
+  // only then); the worker's warm-up messages (request id 0) came and were dropped.
+  await page.waitForFunction(() => performance.getEntriesByName('page warm-up').length === 1, null, { timeout: 20_000 });
+  await page.waitForTimeout(500);
+  assert.equal(await page.evaluate(() => document.body.dataset.state), 'idle');
+  assert.equal(await page.title(), 'Perfscope');
+  // Only the welcome view: no loading view, summary, file bar or tabs left in the document.
+  assert.equal(await page.getByText('Drop a perf.data file anywhere on this page').count(), 1);
+  assert.equal(await page.locator('#loading, .summary-view, .file-bar, [role="tablist"], [data-field]').count(), 0);
+  assert.deepEqual(errors, []);
+  // A file then opens as usual.
+  await page.setInputFiles('#file', join(DATA, 'example.data'));
+  assert.equal(await waitForState(page, ['loaded', 'error']), 'loaded');
+  assert.equal(await page.title(), 'example.data — Perfscope');
+  await page.close();
 });
 
 test('if the worker wasm cannot load, opening a file says so', async () => {
