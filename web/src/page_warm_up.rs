@@ -123,18 +123,8 @@ async fn render(summary: Shared<Summary>, profile: Option<Shared<ProfileData>>) 
     };
     let handle =
         yew::Renderer::<Views>::with_root_and_props(root, ViewsProps { summary, profile }).render();
-    next_turn().await;
+    crate::worker::next_turn().await;
     handle.destroy();
-}
-
-/// After the tasks queued before it (a zero timeout).
-async fn next_turn() {
-    let turn = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-        }
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(turn).await;
 }
 
 /// The bytes at `url` (relative to the page), or `None` on any failure.

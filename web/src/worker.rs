@@ -108,10 +108,7 @@ async fn warm_up() {
     const EXAMPLE: &[u8] = include_bytes!("../../tests/data/example.data");
     let t0 = now_ms();
     for round in 0..WARM_UP_ROUNDS {
-        let turn = js_sys::Promise::new(&mut |resolve, _| {
-            let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-        });
-        let _ = JsFuture::from(turn).await;
+        next_turn().await;
         if REQUESTED.load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }
@@ -141,10 +138,7 @@ async fn warm_up_inflater() {
         .unwrap_or(INFLATER_WARM_UP_ROUNDS);
     let ordering = query_param("order").as_deref() != Some("0");
     for _ in 0..rounds {
-        let turn = js_sys::Promise::new(&mut |resolve, _| {
-            let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-        });
-        let _ = JsFuture::from(turn).await;
+        next_turn().await;
         if REQUESTED.load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }
@@ -955,10 +949,7 @@ async fn make_rows() {
     let session = SESSIONS.get();
     let start = now_ms();
     loop {
-        let turn = js_sys::Promise::new(&mut |resolve, _| {
-            let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-        });
-        let _ = JsFuture::from(turn).await;
+        next_turn().await;
         if SESSIONS.get() != session {
             break;
         }
@@ -1966,6 +1957,23 @@ pub(crate) fn measure_between(name: &str, start: f64, end: f64) {
 /// [`measure_between`] `start` (ms) and now.
 pub(crate) fn measure(name: &str, start: f64) {
     measure_between(name, start, now_ms());
+}
+
+/// Resolves after the tasks queued before it (a zero timeout's turn), on this thread: a
+/// worker's or the page's.
+pub(crate) async fn next_turn() {
+    let turn = js_sys::Promise::new(&mut |resolve, _| {
+        let global = js_sys::global();
+        let set_timeout = js_sys::Reflect::get(&global, &"setTimeout".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        let queued = set_timeout.is_some_and(|f| f.call2(&global, &resolve, &0.into()).is_ok());
+        if !queued {
+            // No timer here: at once rather than never.
+            let _ = resolve.call0(&JsValue::NULL);
+        }
+    });
+    let _ = JsFuture::from(turn).await;
 }
 
 /// Milliseconds on this thread's clock (a worker's or the page's).
