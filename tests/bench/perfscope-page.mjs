@@ -88,7 +88,7 @@ async function wasmMemory(worker) {
  * @returns {Promise<object>} times in ms from the file being set, memory in bytes; `page` and
  * `close` stay usable for the interaction scenarios.
  */
-export async function openInPerfscope(url, file, { timeoutMs = 600_000, screenshot = null, beforeOpen = null } = {}) {
+export async function openInPerfscope(url, file, { timeoutMs = 600_000, screenshot = null, beforeOpen = null, afterOpen = null } = {}) {
   // PAGE_CHROMIUM_FLAGS: more Chromium flags, space-separated (e.g. --js-flags=--no-liftoff to
   // see what V8's baseline compiler costs), see bench-browser.sh.
   const extraFlags = (process.env.PAGE_CHROMIUM_FLAGS ?? '').split(' ').filter(Boolean);
@@ -120,6 +120,8 @@ export async function openInPerfscope(url, file, { timeoutMs = 600_000, screensh
   const wall0 = Date.now();
   const t = await openAndWait(page, file, timeoutMs, errors);
   const wallMs = Date.now() - wall0;
+  // afterOpen(page): called as soon as the flame graph is drawn (before anything else is read).
+  if (afterOpen) await afterOpen(page);
   if (screenshot) await page.screenshot({ path: screenshot }).catch(() => {});
   const since = (k) => (t[k] === undefined || t.set === undefined ? null : t[k] - t.set);
   const samples = await page.locator('[data-field="flame-total"]').getAttribute('data-samples', { timeout: 1000 }).catch(() => null);

@@ -48,14 +48,17 @@ try {
     let before = new Map();
     const seen = new Map();
     let timer = null;
+    let after = null;
     const { result, close } = await openInPerfscope(server.url, resolve(file), {
       beforeOpen: () => {
         before = snapshot();
         timer = setInterval(() => snapshot().forEach((v, k) => seen.set(k, v)), 50);
       },
+      afterOpen: () => {
+        after = snapshot();
+        clearInterval(timer);
+      },
     });
-    clearInterval(timer);
-    const after = snapshot();
     await close();
     for (const [k, v] of seen) if (!after.has(k)) after.set(k, { ...v, name: `${v.name}(gone)` });
     const rows = [];
