@@ -86,6 +86,11 @@ pub fn start() {
     if !location_search().contains("module") {
         wasm_bindgen_futures::spawn_local(warm_up());
     } else if location_search().contains("inflater") {
+        // Its own reader too, for a file whose records it is to order (`order_records`): a
+        // worker started with the file's first slice held that slice back by its start-up.
+        if query_param("order").as_deref() != Some("0") {
+            start_reader();
+        }
         wasm_bindgen_futures::spawn_local(warm_up_inflater());
     }
 }
@@ -771,10 +776,11 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
     let inflater = pass
         .compressed_records()
         .and_then(|records| start_own_inflater(&blob, records, slice));
-    // Its own reader worker reads the slices into buffers handed back to it (as the analysis
-    // worker's does: `SliceReads`); without one, the browser reads each into a new buffer.
+    // Its own reader worker (started with this worker, before the file came: `start_reader`)
+    // reads the slices into buffers handed back to it (as the analysis worker's does:
+    // `SliceReads`); without one, the browser reads each into a new buffer.
     let reader = (inflater.is_none() && !location_search().contains("reader=0"))
-        .then(SliceReader::start)
+        .then(|| NEXT_READER.take().map_or_else(SliceReader::start, Ok))
         .and_then(Result::ok);
     let read = |at: u64, size: usize| match &reader {
         Some(r) => Ok(r.request(&blob, at, size)),
