@@ -175,9 +175,11 @@ test('under the service worker, workers keep their addresses: the page\'s settin
     await showTab(page, 'flame');
     assert.equal(await flameTotal(page), readScriptSamples(join(DATA, 'compressed.samples.txt')).length);
     await new Promise((r) => setTimeout(r, 1500));
-    // The analysis worker, its reader, the file's inflater and the next file's.
+    // The analysis worker, the file's inflater and the next file's, and a reader for each (an
+    // inflater starts its own, for a file whose records it orders).
     const inflaters = workers.filter((w) => w.startsWith('worker_loader.js?inflater'));
-    assert.ok(workers.length <= 5 && inflaters.length <= 2, workers.join(' '));
+    const readers = workers.filter((w) => w === 'reader.js');
+    assert.ok(workers.length <= 6 && inflaters.length <= 2 && readers.length <= 3, workers.join(' '));
     assert.deepEqual(errors, []);
     await page.close();
   } finally {
