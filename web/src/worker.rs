@@ -88,7 +88,7 @@ pub fn start() {
     } else if location_search().contains("inflater") {
         // Its own reader too, for a file whose records it is to order (`order_records`): a
         // worker started with the file's first slice held that slice back by its start-up.
-        if query_param("order").as_deref() != Some("0") {
+        if may_order_records() {
             start_reader();
         }
         wasm_bindgen_futures::spawn_local(warm_up_inflater());
@@ -130,6 +130,12 @@ async fn warm_up() {
     measure("warm-up", t0);
 }
 
+/// In an inflater: whether it may be asked to order a file's records (`order_records`), which
+/// `?order=0` in the page's address rules out ([`start_orderer`]).
+fn may_order_records() -> bool {
+    query_param("order").as_deref() != Some("0")
+}
+
 /// Rounds of [`warm_up_inflater`] (~1 ms each).
 const INFLATER_WARM_UP_ROUNDS: u32 = 64;
 
@@ -141,7 +147,7 @@ async fn warm_up_inflater() {
     let rounds = query_param("inflatewarm")
         .and_then(|r| r.parse().ok())
         .unwrap_or(INFLATER_WARM_UP_ROUNDS);
-    let ordering = query_param("order").as_deref() != Some("0");
+    let ordering = may_order_records();
     for _ in 0..rounds {
         next_turn().await;
         if REQUESTED.load(std::sync::atomic::Ordering::Relaxed) {
