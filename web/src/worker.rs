@@ -760,6 +760,10 @@ async fn told_to_fail(k: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Full slices the ordering worker has its reader read at a time (see
+/// [`crate::session::read_groups`]).
+const READ_GROUP: usize = 2;
+
 /// The ordering worker's part (see `crate::inflater` and [`crate::session::OrderPass`]): reads
 /// the header of `blob` with `FileReaderSync`, has its own reader worker read its records'
 /// slices ([`crate::inflater::READ_AHEAD`] ahead, into the buffers of the slices before,
@@ -795,10 +799,16 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
             .map(|part| JsFuture::from(part.array_buffer()))
             .map_err(|e| format!("could not read the file: {}", describe_js_error(&e))),
     };
-    // The slices, known from the header (the pass may end sooner, at a broken record).
+    // The slices, known from the header (the pass may end sooner, at a broken record), read
+    // READ_GROUP full slices at a time by the reader worker (one slice a read without one: a
+    // slice's buffer is then sent on whole).
     let slices = pass.slices();
+    let group = if reader.is_some() { READ_GROUP } else { 1 };
+    let groups = crate::session::read_groups(&slices, slice, group);
     let mut reads = std::collections::VecDeque::new();
     let mut asked = 0;
+    // The read being taken slices from: its offset, buffer and bytes, and its slices left.
+    let mut current: Option<(u64, JsValue, Uint8Array, usize)> = None;
     let origin = scope().performance().map_or(0.0, |p| p.time_origin());
     let mut k = 0;
     // The inflater's wasm memory at its last slice (reported with this worker's).
@@ -816,21 +826,43 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
                 (slice.raw, None)
             }
             None => {
-                while reads.len() < crate::inflater::READ_AHEAD {
-                    let Some(&(a, n)) = slices.get(asked) else {
-                        break;
-                    };
-                    reads.push_back((a, read(a, n)?));
-                    asked += 1;
+                if current.is_none() {
+                    // (As many slices ahead as before, in fewer reads.)
+                    while reads.len() < crate::inflater::READ_AHEAD.div_ceil(group) {
+                        let Some(&(a, n, count)) = groups.get(asked) else {
+                            break;
+                        };
+                        reads.push_back((a, count, read(a, n)?));
+                        asked += 1;
+                    }
+                    let (read_at, count, future) =
+                        reads.pop_front().ok_or("a slice was not read")?;
+                    let buffer = future.await.map_err(|e| {
+                        format!("could not read the file: {}", describe_js_error(&e))
+                    })?;
+                    let bytes = Uint8Array::new(&buffer);
+                    current = Some((read_at, buffer, bytes, count));
                 }
-                let (read_at, future) = reads.pop_front().ok_or("a slice was not read")?;
-                if read_at != at {
+                let Some((read_at, buffer, bytes, left)) = current.as_mut() else {
+                    return Err("a slice was not read".into());
+                };
+                let from = at.checked_sub(*read_at).and_then(|d| u32::try_from(d).ok());
+                let to = from.and_then(|f| f.checked_add(u32::try_from(size).ok()?));
+                let (Some(from), Some(to)) = (from, to.filter(|&t| t <= bytes.length())) else {
                     return Err(format!("read the slice at {read_at} for the one at {at}"));
+                };
+                *left -= 1;
+                // The read's buffer goes back to the reader after its last slice.
+                let raw = if from == 0 && to == bytes.length() {
+                    bytes.clone()
+                } else {
+                    bytes.subarray(from, to)
+                };
+                let done = (*left == 0).then(|| buffer.clone());
+                if done.is_some() {
+                    current = None;
                 }
-                let buffer = future
-                    .await
-                    .map_err(|e| format!("could not read the file: {}", describe_js_error(&e)))?;
-                (Uint8Array::new(&buffer), Some(buffer))
+                (raw, done)
             }
         };
         crate::inflater::credit().await;
@@ -844,20 +876,20 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
         let times = [t0 + origin, t1 + origin, now_ms() + origin];
         let none = perfscope_format::stream::Inflated::default();
         let ordered = Some((ops, &tally, inflater.is_some()));
-        // The analysis worker does not read the slice: its buffer goes back to the reader (an
-        // inflater's is dropped).
-        let raw = match (
-            &reader,
-            buffer
-                .as_ref()
-                .and_then(|b| b.dyn_ref::<js_sys::ArrayBuffer>()),
-        ) {
-            (Some(r), Some(b)) => {
-                r.give_back(b);
+        // The analysis worker does not read the slice: its read's buffer goes back to the
+        // reader once its last slice is done (an inflater's is dropped).
+        let raw = match &reader {
+            Some(r) => {
+                if let Some(b) = buffer
+                    .as_ref()
+                    .and_then(|b| b.dyn_ref::<js_sys::ArrayBuffer>())
+                {
+                    r.give_back(b);
+                }
                 Uint8Array::new_with_length(0)
             }
-            _ if inflater.is_some() => Uint8Array::new_with_length(0),
-            _ => raw,
+            None if inflater.is_some() => Uint8Array::new_with_length(0),
+            None => raw,
         };
         let memory = wasm_memory() + inflater_memory;
         crate::inflater::slice_message(at, &raw, &none, ordered, times, memory)

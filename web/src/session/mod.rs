@@ -32,7 +32,7 @@ pub mod text_input;
 pub mod timeline;
 pub mod tree;
 
-pub use order::OrderPass;
+pub use order::{read_groups, OrderPass};
 
 use perfscope_analysis::builder::{InlineFrames, UnknownNames};
 use perfscope_analysis::feature_summary::CompressedSummary;
