@@ -807,8 +807,9 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
     let groups = crate::session::read_groups(&slices, slice, group);
     let mut reads = std::collections::VecDeque::new();
     let mut asked = 0;
-    // The read being taken slices from: its offset, buffer and bytes, and its slices left.
-    let mut current: Option<(u64, JsValue, Uint8Array, usize)> = None;
+    // The read being taken slices from: its offset and size, buffer and bytes, and its slices
+    // left.
+    let mut current: Option<(u64, usize, JsValue, Uint8Array, usize)> = None;
     let origin = scope().performance().map_or(0.0, |p| p.time_origin());
     let mut k = 0;
     // The inflater's wasm memory at its last slice (reported with this worker's).
@@ -832,25 +833,28 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
                         let Some(&(a, n, count)) = groups.get(asked) else {
                             break;
                         };
-                        reads.push_back((a, count, read(a, n)?));
+                        reads.push_back((a, n, count, read(a, n)?));
                         asked += 1;
                     }
-                    let (read_at, count, future) =
+                    let (read_at, n, count, future) =
                         reads.pop_front().ok_or("a slice was not read")?;
                     let buffer = future.await.map_err(|e| {
                         format!("could not read the file: {}", describe_js_error(&e))
                     })?;
                     let bytes = Uint8Array::new(&buffer);
-                    current = Some((read_at, buffer, bytes, count));
+                    current = Some((read_at, n, buffer, bytes, count));
                 }
-                let Some((read_at, buffer, bytes, left)) = current.as_mut() else {
+                let Some((read_at, n, buffer, bytes, left)) = current.as_mut() else {
                     return Err("a slice was not read".into());
                 };
+                // The slice's place in its read (which holds fewer bytes if the file was cut
+                // short meanwhile: the slice is then short too, and its copy says so).
                 let from = at.checked_sub(*read_at).and_then(|d| u32::try_from(d).ok());
                 let to = from.and_then(|f| f.checked_add(u32::try_from(size).ok()?));
-                let (Some(from), Some(to)) = (from, to.filter(|&t| t <= bytes.length())) else {
+                let (Some(from), Some(to)) = (from, to.filter(|&t| t as usize <= *n)) else {
                     return Err(format!("read the slice at {read_at} for the one at {at}"));
                 };
+                let (from, to) = (from.min(bytes.length()), to.min(bytes.length()));
                 *left -= 1;
                 // The read's buffer goes back to the reader after its last slice.
                 let raw = if from == 0 && to == bytes.length() {
