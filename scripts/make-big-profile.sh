@@ -41,6 +41,13 @@ perf record -a -g -F "$freq" -o "$work/calib.data" "$@" -- sleep 2 2> /dev/null
 rate=$(( $(stat -c %s "$work/calib.data") / 2 ))
 secs=$(( size_mb * 1000000 / (rate > 0 ? rate : 1) + 1 ))
 echo "recording ~${size_mb} MB: ${rate} bytes/s at -F ${freq}, about ${secs} s" >&2
-# --max-size stops perf at the size asked for; the sleep is only an upper bound.
-perf record -a -g -F "$freq" --max-size="${size_mb}M" -o "$out" "$@" -- sleep $((secs * 4))
+# --max-size stops perf at the size asked for; the sleep is only an upper bound. perf stops
+# itself there by raising SIGTERM, and then exits with that signal's status (143), having
+# written the whole file: that is the expected end, not a failure.
+status=0
+perf record -a -g -F "$freq" --max-size="${size_mb}M" -o "$out" "$@" -- sleep $((secs * 4)) || status=$?
+if [ "$status" -ne 0 ] && [ "$status" -ne 143 ]; then
+  echo "perf record failed (exit status $status)" >&2
+  exit "$status"
+fi
 ls -l "$out" >&2
