@@ -766,8 +766,9 @@ const READ_GROUP: usize = 2;
 
 /// The ordering worker's part (see `crate::inflater` and [`crate::session::OrderPass`]): reads
 /// the header of `blob` with `FileReaderSync`, has its own reader worker read its records'
-/// slices ([`crate::inflater::READ_AHEAD`] ahead, into the buffers of the slices before,
-/// handed back: with a new buffer per slice the waits for reads were 3–4× as long), puts the
+/// slices ([`READ_GROUP`] full slices a read, [`crate::inflater::READ_AHEAD`] slices ahead, into
+/// the buffers of the reads before, handed back: with a new buffer per slice the waits for
+/// reads were 3–4× as long), puts the
 /// records in time order, tallies them and decodes the samples, and sends each slice's tally
 /// and what it wrote for the analysis worker's loader (not the slice), at most
 /// [`crate::inflater::AHEAD`] slices ahead of it.
