@@ -11,11 +11,12 @@
 // web/reader.js reads), `sync:SIZE` (`FileReaderSync`), `buffer:SIZE` (`Blob.slice()
 // .arrayBuffer()`) or `whole:SIZE` (one `Blob.stream()` of the whole file read into SIZE-byte
 // buffers); SIZE in bytes or with a MiB suffix (`8MiB`). Default: byob at 1, 8 and 16 MiB.
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startServer } from '../../scripts/static-server.mjs';
 import { launch } from '../helpers/browser.mjs';
+import { chromiumProcesses, statMs } from './chromium-cpu.mjs';
 
 const PAGE = `<!doctype html><input type=file id=f>
 <script src="page.js"></script>`;
@@ -81,17 +82,12 @@ onmessage = async (e) => {
   }
 };`;
 
-/** Milliseconds of CPU (user + system) of every Chromium process, by its kind. */
+/** Milliseconds of CPU (user + system) of every Chromium process, by its pid. */
 function chromiumCpu() {
   const by = {};
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+  for (const { pid } of chromiumProcesses()) {
     try {
-      if (!/chrom/i.test(readFileSync(`/proc/${pid}/comm`, 'utf8'))) continue;
-      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
-      const kind = args.find((a) => a.startsWith('--type='))?.slice(7) ?? 'browser';
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      by[kind] = (by[kind] ?? 0) + (Number(f[11]) + Number(f[12])) * 10;
+      by[pid] = statMs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
     } catch {
       // The process ended while being read.
     }

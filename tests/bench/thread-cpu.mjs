@@ -12,28 +12,20 @@ import { resolve } from 'node:path';
 import { readFileSync, readdirSync } from 'node:fs';
 import { startServer } from '../../scripts/static-server.mjs';
 import { openInPerfscope } from './perfscope-page.mjs';
+import { chromiumProcesses, statMs } from './chromium-cpu.mjs';
 
 const [dist, file, runsArg] = process.argv.slice(2);
 if (!dist || !file) throw new Error('usage: thread-cpu.mjs DIST FILE [RUNS]');
 
 /** (pid/tid or pid/all) → {name, ms} for every thread of every Chromium process. */
 function snapshot() {
-  const ms = (stat) => {
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
-  };
   const m = new Map();
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+  for (const { pid, kind } of chromiumProcesses()) {
     try {
-      if (!/chrom/i.test(readFileSync(`/proc/${pid}/comm`, 'utf8'))) continue;
-      // The process's kind: browser, renderer, gpu-process, utility (which service).
-      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
-      const arg = (k) => args.find((a) => a.startsWith(`--${k}=`))?.slice(k.length + 3);
-      const kind = arg('utility-sub-type')?.split('.').at(-1) ?? arg('type') ?? 'browser';
-      m.set(`${pid}/all`, { name: `PROCESS ${kind}`, ms: ms(readFileSync(`/proc/${pid}/stat`, 'utf8')) });
+      m.set(`${pid}/all`, { name: `PROCESS ${kind}`, ms: statMs(readFileSync(`/proc/${pid}/stat`, 'utf8')) });
       for (const t of readdirSync(`/proc/${pid}/task`)) {
         const st = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-        m.set(`${pid}/${t}`, { name: `${st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'))} (${kind})`, ms: ms(st) });
+        m.set(`${pid}/${t}`, { name: `${st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'))} (${kind})`, ms: statMs(st) });
       }
     } catch {
       // The process or thread ended while being read.
