@@ -764,6 +764,18 @@ async fn told_to_fail(k: usize) -> Result<(), String> {
 /// [`crate::session::read_groups`]).
 const READ_GROUP: usize = 2;
 
+/// A read of one or more of the ordering worker's slices, being taken apart.
+struct GroupRead {
+    /// Its offset in the file and the bytes asked for.
+    at: u64,
+    size: usize,
+    /// What the browser read (fewer bytes than asked if the file was cut short).
+    buffer: JsValue,
+    bytes: Uint8Array,
+    /// Its slices not taken yet.
+    left: usize,
+}
+
 /// The ordering worker's part (see `crate::inflater` and [`crate::session::OrderPass`]): reads
 /// the header of `blob` with `FileReaderSync`, has its own reader worker read its records'
 /// slices ([`READ_GROUP`] full slices a read, [`crate::inflater::READ_AHEAD`] slices ahead, into
@@ -808,9 +820,8 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
     let groups = crate::session::read_groups(&slices, slice, group);
     let mut reads = std::collections::VecDeque::new();
     let mut asked = 0;
-    // The read being taken slices from: its offset and size, buffer and bytes, and its slices
-    // left.
-    let mut current: Option<(u64, usize, JsValue, Uint8Array, usize)> = None;
+    // The read being taken slices from.
+    let mut current: Option<GroupRead> = None;
     let origin = scope().performance().map_or(0.0, |p| p.time_origin());
     let mut k = 0;
     // The inflater's wasm memory at its last slice (reported with this worker's).
@@ -842,28 +853,33 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
                     let buffer = future.await.map_err(|e| {
                         format!("could not read the file: {}", describe_js_error(&e))
                     })?;
-                    let bytes = Uint8Array::new(&buffer);
-                    current = Some((read_at, n, buffer, bytes, count));
+                    current = Some(GroupRead {
+                        at: read_at,
+                        size: n,
+                        bytes: Uint8Array::new(&buffer),
+                        buffer,
+                        left: count,
+                    });
                 }
-                let Some((read_at, n, buffer, bytes, left)) = current.as_mut() else {
+                let Some(group) = current.as_mut() else {
                     return Err("a slice was not read".into());
                 };
                 // The slice's place in its read (which holds fewer bytes if the file was cut
                 // short meanwhile: the slice is then short too, and its copy says so).
-                let from = at.checked_sub(*read_at).and_then(|d| u32::try_from(d).ok());
+                let from = at.checked_sub(group.at).and_then(|d| u32::try_from(d).ok());
                 let to = from.and_then(|f| f.checked_add(u32::try_from(size).ok()?));
-                let (Some(from), Some(to)) = (from, to.filter(|&t| t as usize <= *n)) else {
-                    return Err(format!("read the slice at {read_at} for the one at {at}"));
+                let (Some(from), Some(to)) = (from, to.filter(|&t| t as usize <= group.size))
+                else {
+                    return Err(format!(
+                        "read the slice at {} for the one at {at}",
+                        group.at
+                    ));
                 };
-                let (from, to) = (from.min(bytes.length()), to.min(bytes.length()));
-                *left -= 1;
+                let length = group.bytes.length();
+                let raw = group.bytes.subarray(from.min(length), to.min(length));
+                group.left -= 1;
                 // The read's buffer goes back to the reader after its last slice.
-                let raw = if from == 0 && to == bytes.length() {
-                    bytes.clone()
-                } else {
-                    bytes.subarray(from, to)
-                };
-                let done = (*left == 0).then(|| buffer.clone());
+                let done = (group.left == 0).then(|| group.buffer.clone());
                 if done.is_some() {
                     current = None;
                 }
