@@ -164,6 +164,58 @@ test('the reader worker reads a slice into a buffer handed back to it, and into 
   await page.close();
 });
 
+test('the reader worker reads a pass\'s slices from one stream, and opens another where a request is not where it stands', async () => {
+  const { page, errors } = await openApp(browser.context, server.url);
+  const got = await page.evaluate(async () => {
+    // 100 000 bytes, byte i = i % 251.
+    const bytes = new Uint8Array(100_000).map((_, i) => i % 251);
+    const blob = new Blob([bytes]);
+    const reader = new Worker('./reader.js');
+    const answers = new Map();
+    reader.onmessage = (e) => answers.get(e.data.id)(e.data);
+    let id = 0;
+    const ask = (pass, passEnd, start, end) => new Promise((done) => {
+      answers.set(++id, done);
+      reader.postMessage({ id, blob, start, end, pass, passEnd });
+    });
+    const right = (a, start, end) => {
+      const view = new Uint8Array(a.buffer, 0, a.length ?? a.buffer.byteLength);
+      return view.length === Math.min(end, 100_000) - start && view.every((b, i) => b === (start + i) % 251);
+    };
+    const out = [];
+    const step = async (pass, passEnd, start, end) => {
+      const a = await ask(pass, passEnd, start, end);
+      out.push([a.streams, a.buffer.byteLength, right(a, start, end)]);
+      return a;
+    };
+    // Pass 1 over 0..100 000 in order: one stream; a buffer handed back is read into.
+    await step(1, 100_000, 0, 30_000);
+    const a = await step(1, 100_000, 30_000, 60_000);
+    reader.postMessage({ spare: a.buffer }, [a.buffer]);
+    await step(1, 100_000, 60_000, 90_000);
+    // Not where the stream stands (it is at 90 000): a new stream.
+    await step(1, 100_000, 10_000, 20_000);
+    await step(1, 100_000, 20_000, 40_000);
+    // Another pass at the same place: a new stream.
+    await step(2, 100_000, 40_000, 50_000);
+    // A pass asked past the file's end (the file was cut short): the bytes there are.
+    await step(3, 120_000, 90_000, 120_000);
+    reader.terminate();
+    return out;
+  });
+  assert.deepEqual(got, [
+    [1, 30_000, true],
+    [1, 30_000, true],
+    [1, 30_000, true],
+    [2, 10_000, true],
+    [2, 20_000, true],
+    [3, 10_000, true],
+    [4, 10_000, true],
+  ]);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a zstd-compressed file read in small slices: perf\'s samples, and the last sample row read back from its COMPRESSED record', async (t) => {
   const path = join(GEN, 'compressed-z.data');
   if (!existsSync(path)) {

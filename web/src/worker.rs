@@ -760,6 +760,11 @@ async fn told_to_fail(k: usize) -> Result<(), String> {
     Ok(())
 }
 
+thread_local! {
+    /// The number of the ordering worker's next pass (its reads are asked for under it).
+    static NEXT_PASS: Cell<u32> = const { Cell::new(1) };
+}
+
 /// Full slices the ordering worker has its reader read at a time (see
 /// [`crate::session::read_groups`]).
 const READ_GROUP: usize = 2;
@@ -805,8 +810,13 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
     let reader = (inflater.is_none() && !location_search().contains("reader=0"))
         .then(|| NEXT_READER.take().map_or_else(SliceReader::start, Ok))
         .and_then(Result::ok);
+    // The pass's reads come in order, up to the end of its last slice: the reader reads them
+    // from one stream (fewer reads for the browser).
+    let pass_id = NEXT_PASS.with(|n| n.replace(n.get().wrapping_add(1)));
+    let slices = pass.slices();
+    let pass_end = slices.last().map_or(0, |&(at, size)| at + size as u64);
     let read = |at: u64, size: usize| match &reader {
-        Some(r) => Ok(r.request(&blob, at, size)),
+        Some(r) => Ok(r.request_of(&blob, at, size, Some((pass_id, pass_end)))),
         None => blob
             .slice_with_f64_and_f64(at as f64, (at + size as u64) as f64)
             .map(|part| JsFuture::from(part.array_buffer()))
@@ -815,7 +825,6 @@ async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
     // The slices, known from the header (the pass may end sooner, at a broken record), read
     // READ_GROUP full slices at a time by the reader worker (one slice a read without one: a
     // slice's buffer is then sent on whole).
-    let slices = pass.slices();
     let group = if reader.is_some() { READ_GROUP } else { 1 };
     let groups = crate::session::read_groups(&slices, slice, group);
     let mut reads = std::collections::VecDeque::new();
@@ -1689,6 +1698,12 @@ impl SliceReader {
     /// Bytes `at..at + size` of `blob`, as an `ArrayBuffer` (or the reason they could not be
     /// read).
     fn request(&self, blob: &Blob, at: u64, size: usize) -> JsFuture {
+        self.request_of(blob, at, size, None)
+    }
+
+    /// [`SliceReader::request`], of a pass over `blob` up to `pass.1` (a pass's requests
+    /// come in order: the reader reads them from one stream, see `web/reader.js`).
+    fn request_of(&self, blob: &Blob, at: u64, size: usize, pass: Option<(u32, u64)>) -> JsFuture {
         if self.broken.get() {
             return JsFuture::from(js_sys::Promise::reject(&JsValue::from(READER_FAILED)));
         }
@@ -1704,6 +1719,11 @@ impl SliceReader {
             .and_then(|_| set("blob", blob))
             .and_then(|_| set("start", &JsValue::from(at as f64)))
             .and_then(|_| set("end", &JsValue::from(at.saturating_add(size as u64) as f64)))
+            .and_then(|_| match pass {
+                Some((id, end)) => set("pass", &JsValue::from(id))
+                    .and_then(|_| set("passEnd", &JsValue::from(end as f64))),
+                None => Ok(true),
+            })
             .and_then(|_| self.worker.post_message(&message));
         if let Err(e) = posted {
             if let Some((_, reject)) = self.pending.borrow_mut().remove(&id) {
