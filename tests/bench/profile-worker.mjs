@@ -23,6 +23,7 @@
 // The profiler samples the worker from the file being set on the input until the flame graph
 // is drawn (--second: of the file's second open in the page, the first one not profiled). Prints the functions by self time (wasm and JS), the callers of the functions
 // named with --callers, and the time under each function (counted once per sample).
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { launch } from '../helpers/browser.mjs';
 import { startServer } from '../../scripts/static-server.mjs';
@@ -116,6 +117,7 @@ try {
   if (o.ordering) {
     await page.waitForTimeout(Number(process.env.ORDER_MS ?? 1800));
     const { profile } = await profiler('Profiler.stop');
+    save(profile);
     report(profile, Date.now() - t0, o.top, o.callers);
     if (o.buckets) buckets(profile, o.buckets);
     process.exit(0);
@@ -124,11 +126,18 @@ try {
   await page.waitForFunction(() => document.body.dataset.state === 'loaded' && document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'), null, { timeout: 900_000, polling: 100 });
   const wall = Date.now() - t0;
   const { profile } = await profiler('Profiler.stop');
+  save(profile);
   report(profile, wall, o.top, o.callers);
   if (o.buckets) buckets(profile, o.buckets);
 } finally {
   await close();
   await server.close();
+}
+
+/** PROFILE_OUT=FILE: the profile as V8 gave it (its nodes' positionTicks place a wasm
+ * function's samples by code offset). */
+function save(profile) {
+  if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
 }
 
 function report(profile, wall, top, callers) {
