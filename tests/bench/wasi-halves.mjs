@@ -16,7 +16,7 @@
 //       wasm's names are kept when --build is given --names: wasm-opt -g); CALLERS=TEXT also
 //       prints the callers of the functions whose names contain TEXT.
 //
-// FILE must fit in the 1 GiB the build starts with (files up to ~300 MB): the module gets all
+// FILE must fit in the 3 GiB the build starts with (files up to ~600 MB): the module gets all
 // its memory at start, because Node 20's V8 aborts when a wasm memory grows past ~100 MB
 // (`GrowWasmMemoryInPlace` → `ReportExternalMemoryPressure`: "unreachable code").
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -42,7 +42,7 @@ if (args[0] === '--run') {
   execFileSync('cargo', ['build', '--release', '--target', 'wasm32-wasip1', '-p', 'perfscope-analysis', '--example', 'handover'], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS: '-C link-arg=--initial-memory=1073741824' },
+    env: { ...process.env, CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS: '-C link-arg=--initial-memory=3221225472' },
   });
   const built = join(root, 'target/wasm32-wasip1/release/examples/handover.wasm');
   execFileSync(join(root, 'node_modules/.bin/wasm-opt'), ['-Oz', ...(names ? ['-g'] : []), built, '-o', out], { stdio: 'inherit' });
