@@ -22,10 +22,19 @@ function instrument() {
   document.addEventListener('change', (e) => {
     if (e.target?.id === 'file') b.t = { set: performance.now() };
   }, true);
-  const check = () => {
+  const check = (records = []) => {
     const t = b.t;
     if (t.set === undefined) return;
     const now = performance.now();
+    // Nothing counts before the page has shown this file's loading state: on a second open
+    // the last file's summary and drawn flame graph are still there for a few ms (they made
+    // a second open look 7 ms long). (The state may have left 'loading' by the time this runs:
+    // its old value in a mutation record says it was there.)
+    if (t.loading === undefined) {
+      const was = records.some((r) => r.attributeName === 'data-state' && r.target === document.body && r.oldValue === 'loading');
+      if (document.body?.dataset.state !== 'loading' && !was) return;
+      t.loading = now;
+    }
     if (t.summaryDom === undefined && document.getElementById('summary')) {
       t.summaryDom = now;
       requestAnimationFrame(() => { t.summary = performance.now(); });
@@ -47,7 +56,7 @@ function instrument() {
     // The first preview flame graph drawn while the file is read (web/src/components/flame_graph/preview.rs).
     if (t.preview === undefined && document.querySelector('canvas.preview-canvas')?.dataset.drawn) t.preview = now;
   };
-  new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state', 'data-drawn'] });
+  new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true, attributeOldValue: true, attributeFilter: ['data-state', 'data-drawn'] });
 }
 
 /** Sets `file` on the input and waits for its flame graph; the marks of that open. */
