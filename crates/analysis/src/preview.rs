@@ -264,16 +264,23 @@ fn preview_with(profile: &Profile, max_samples: usize, detail: u64, use_tallies:
     let mut todo: Vec<(u32, Option<u32>, u32, u64)> = Vec::new();
     let mut visit = NO_NODE;
     let (mut out, mut depth, mut x) = (None, 0, 0);
+    let mut keyed: Vec<(&str, u32)> = Vec::new();
     loop {
         if let Some(&(a, b)) = groups.get(&visit) {
             if let Some(kids) = order.get_mut(a..b) {
-                kids.sort_unstable_by(|&p, &q| {
-                    let key = |t: u32| {
-                        let name = trie.get(t as usize).map_or("", |e| profile.func_name(e.1));
-                        (name, t)
-                    };
-                    key(p).cmp(&key(q))
-                });
+                // By (name, node), the names looked up once each: a comparator that looked
+                // them up was copied into every place of the sort's code (in wasm one function
+                // of ~52K instructions, which the browser took 40 ms to compile at the first
+                // preview; BENCHMARKS.md, session 44).
+                keyed.clear();
+                keyed.extend(kids.iter().map(|&t| {
+                    let name = trie.get(t as usize).map_or("", |e| profile.func_name(e.1));
+                    (name, t)
+                }));
+                keyed.sort_unstable();
+                for (kid, &(_, t)) in kids.iter_mut().zip(&keyed) {
+                    *kid = t;
+                }
                 let mut right = x + kids
                     .iter()
                     .map(|&t| trie.get(t as usize).map_or(0, |e| e.2))
