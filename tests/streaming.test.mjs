@@ -119,15 +119,23 @@ test('a reader worker that stops answering (?readerstall=2): after 5 s the worke
   await page.close();
 });
 
-test('the reader worker reads a slice into a buffer handed back to it, and into a new one when none has the slice\'s size', async () => {
-  const { page, errors } = await openApp(browser.context, server.url);
-  const got = await page.evaluate(async () => {
-    // 100 000 bytes, byte i = i % 251.
+/** Starts a reader worker (web/reader.js) in the page, with a 100 000-byte Blob whose byte i
+ * is i % 251 and a map of its answers' handlers by request id: `window.readerTest`. */
+async function startReader(page) {
+  await page.evaluate(() => {
     const bytes = new Uint8Array(100_000).map((_, i) => i % 251);
-    const blob = new Blob([bytes]);
     const reader = new Worker('./reader.js');
     const answers = new Map();
     reader.onmessage = (e) => answers.get(e.data.id)(e.data);
+    window.readerTest = { blob: new Blob([bytes]), reader, answers };
+  });
+}
+
+test('the reader worker reads a slice into a buffer handed back to it, and into a new one when none has the slice\'s size', async () => {
+  const { page, errors } = await openApp(browser.context, server.url);
+  await startReader(page);
+  const got = await page.evaluate(async () => {
+    const { blob, reader, answers } = window.readerTest;
     const ask = (id, start, end) => new Promise((done) => {
       answers.set(id, done);
       reader.postMessage({ id, blob, start, end });
@@ -166,13 +174,9 @@ test('the reader worker reads a slice into a buffer handed back to it, and into 
 
 test('the reader worker reads a pass\'s slices from one stream, and opens another where a request is not where it stands', async () => {
   const { page, errors } = await openApp(browser.context, server.url);
+  await startReader(page);
   const got = await page.evaluate(async () => {
-    // 100 000 bytes, byte i = i % 251.
-    const bytes = new Uint8Array(100_000).map((_, i) => i % 251);
-    const blob = new Blob([bytes]);
-    const reader = new Worker('./reader.js');
-    const answers = new Map();
-    reader.onmessage = (e) => answers.get(e.data.id)(e.data);
+    const { blob, reader, answers } = window.readerTest;
     let id = 0;
     const ask = (pass, passEnd, start, end) => new Promise((done) => {
       answers.set(++id, done);
