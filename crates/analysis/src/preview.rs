@@ -270,7 +270,7 @@ fn preview_with(profile: &Profile, max_samples: usize, detail: u64, use_tallies:
             if let Some(kids) = order.get_mut(a..b) {
                 // By (name, node), the names looked up once each: a comparator that looked
                 // them up was copied into every place of the sort's code (in wasm one function
-                // of ~52K instructions, which the browser took 40 ms to compile at the first
+                // of ~52K instructions, which the browser took 15–40 ms to compile at the first
                 // preview; BENCHMARKS.md, session 44).
                 keyed.clear();
                 keyed.extend(kids.iter().map(|&t| {
