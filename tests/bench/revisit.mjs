@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CHROMIUM, CHROMIUM_FLAGS } from '../helpers/browser.mjs';
 import { startServer } from '../../scripts/static-server.mjs';
+import { endTrace, startTrace } from './trace.mjs';
 
 const [dist, file] = process.argv.slice(2);
 if (!dist || !file) throw new Error('usage: revisit.mjs DIST FILE');
@@ -31,7 +32,7 @@ async function visit(label, open) {
   try {
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
-    await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: ['v8.wasm', 'disabled-by-default-v8.wasm.detailed'] } });
+    await startTrace(cdp, ['v8.wasm', 'disabled-by-default-v8.wasm.detailed']);
     await page.goto(server.url);
     await page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 30_000 });
     let flameMs = null;
@@ -44,16 +45,7 @@ async function visit(label, open) {
     } else {
       await page.waitForTimeout(15_000);
     }
-    const done = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
-    await cdp.send('Tracing.end');
-    const { stream } = await done;
-    let text = '';
-    for (;;) {
-      const chunk = await cdp.send('IO.read', { handle: stream, size: 1 << 20 });
-      text += chunk.base64Encoded ? Buffer.from(chunk.data, 'base64').toString('utf8') : chunk.data;
-      if (chunk.eof) break;
-    }
-    const events = JSON.parse(text).traceEvents;
+    const { events } = await endTrace(cdp);
     const threads = new Map(events.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => [`${e.pid}/${e.tid}`, e.args.name]));
     const of = (name) => events.filter((e) => e.name === name && e.ph === 'X');
     const ms = (list) => Math.round(list.reduce((a, e) => a + e.dur, 0) / 1000);

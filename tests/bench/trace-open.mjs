@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { startServer } from '../../scripts/static-server.mjs';
 import { openInPerfscope } from './perfscope-page.mjs';
+import { endTrace, startTrace } from './trace.mjs';
 
 const [dist, file, topArg] = process.argv.slice(2);
 if (!dist || !file) throw new Error('usage: trace-open.mjs DIST FILE [TOP]');
@@ -23,21 +24,11 @@ try {
   const { result, close } = await openInPerfscope(server.url, resolve(file), {
     beforeOpen: async (page) => {
       cdp = await page.context().newCDPSession(page);
-      await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: CATEGORIES } });
+      await startTrace(cdp, CATEGORIES);
     },
     afterOpen: async () => {
-      const done = new Promise((ok) => cdp.once('Tracing.tracingComplete', ok));
-      await cdp.send('Tracing.end');
-      const { stream } = await done;
-      let text = '';
-      for (;;) {
-        const chunk = await cdp.send('IO.read', { handle: stream, size: 1 << 20 });
-        text += chunk.base64Encoded ? Buffer.from(chunk.data, 'base64').toString('utf8') : chunk.data;
-        if (chunk.eof) break;
-      }
-      await cdp.send('IO.close', { handle: stream });
-      const parsed = JSON.parse(text);
-      events = Array.isArray(parsed) ? parsed : parsed.traceEvents;
+      let text;
+      ({ text, events } = await endTrace(cdp));
       if (process.env.TRACE_OUT) writeFileSync(process.env.TRACE_OUT, text);
     },
   });
