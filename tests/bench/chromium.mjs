@@ -68,12 +68,15 @@ async function settle(userDataDir) {
 }
 
 /**
- * Starts Chromium with a fresh profile directory and waits for its start-up work to end
- * (`settle`; BENCH_NO_SETTLE=1 to not wait). `extraFlags` come after the test flags.
+ * Starts Chromium with a fresh profile directory (or `profile`, a directory of the caller's,
+ * kept when it closes: a person's browser coming back) and waits for its start-up work to end
+ * (`settle`; BENCH_NO_SETTLE=1 to not wait). `extraFlags` come after the test flags;
+ * `serviceWorkers`: 'allow' or 'block'.
  * @returns {Promise<{context, renderers: () => {pid:number, hwm:number, rss:number}[], close: () => Promise<void>}>}
  */
-export async function launchBench({ extraFlags = [] } = {}) {
-  const userDataDir = mkdtempSync(join(tmpdir(), 'perfscope-bench-'));
+export async function launchBench({ extraFlags = [], profile = null, serviceWorkers = 'allow' } = {}) {
+  const userDataDir = profile ?? mkdtempSync(join(tmpdir(), 'perfscope-bench-'));
+  const removeProfile = () => { if (!profile) rmSync(userDataDir, { recursive: true, force: true }); };
   let context;
   try {
     context = await chromium.launchPersistentContext(userDataDir, {
@@ -81,9 +84,10 @@ export async function launchBench({ extraFlags = [] } = {}) {
       headless: true,
       args: [...CHROMIUM_FLAGS, ...extraFlags],
       viewport: { width: 1280, height: 720 },
+      serviceWorkers,
     });
   } catch (e) {
-    rmSync(userDataDir, { recursive: true, force: true });
+    removeProfile();
     throw e;
   }
   if (!process.env.BENCH_NO_SETTLE) await settle(userDataDir);
@@ -96,7 +100,7 @@ export async function launchBench({ extraFlags = [] } = {}) {
     renderers,
     close: async () => {
       await context.close().catch(() => {});
-      rmSync(userDataDir, { recursive: true, force: true });
+      removeProfile();
     },
   };
 }

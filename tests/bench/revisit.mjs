@@ -8,11 +8,10 @@
 //
 // SW=block: without the page's service worker. XFLAGS: one more Chromium flag (e.g.
 // `--js-flags=--wasm-caching-threshold=1000`).
-import { chromium } from 'playwright-core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CHROMIUM, CHROMIUM_FLAGS } from '../helpers/browser.mjs';
+import { launchBench } from './chromium.mjs';
 import { startServer } from '../../scripts/static-server.mjs';
 import { endTrace, startTrace } from './trace.mjs';
 
@@ -22,16 +21,14 @@ const server = await startServer(resolve(dist));
 const profile = mkdtempSync(join(tmpdir(), 'perfscope-revisit-'));
 
 async function visit(label, open) {
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [...CHROMIUM_FLAGS, ...(process.env.XFLAGS ? [process.env.XFLAGS] : [])],
-    viewport: { width: 1280, height: 720 },
+  const browser = await launchBench({
+    extraFlags: process.env.XFLAGS ? [process.env.XFLAGS] : [],
+    profile,
     serviceWorkers: process.env.SW === 'block' ? 'block' : 'allow',
   });
   try {
-    const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
+    const page = await browser.context.newPage();
+    const cdp = await browser.context.newCDPSession(page);
     await startTrace(cdp, ['v8.wasm', 'disabled-by-default-v8.wasm.detailed']);
     await page.goto(server.url);
     await page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 30_000 });
@@ -58,7 +55,7 @@ async function visit(label, open) {
     const top = of('wasm.TopTierCompilation');
     console.log(`${label}: flame graph ${flameMs ?? '—'} ms; optimizing compiles ${top.length} (${ms(top)} ms); lazy compiles ${lazy.length} (${ms(lazy)} ms) by thread ${JSON.stringify(byThread)}`);
   } finally {
-    await context.close();
+    await browser.close();
   }
 }
 
