@@ -41,7 +41,7 @@ try {
       got[k].rest.push(result.flameMs - records);
       got[k].summary.push(result.marks.summary - result.marks.set);
       got[k].memory.push((result.wasmBytes ?? NaN) / 2 ** 20);
-      console.log(`run ${i + 1} ${'AB'[k]}: flame graph ${Math.round(result.flameMs)} ms, records pass ${Math.round(records)} ms, peak wasm ${(result.wasmBytes / 2 ** 20).toFixed(1)} MiB`);
+      console.log(`run ${i + 1} ${'AB'[k]}: summary ${Math.round(result.marks.summary - result.marks.set)} ms, flame graph ${Math.round(result.flameMs)} ms, records pass ${Math.round(records)} ms, peak wasm ${(result.wasmBytes / 2 ** 20).toFixed(1)} MiB`);
     }
   }
 } finally {

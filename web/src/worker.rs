@@ -98,13 +98,13 @@ pub fn start() {
 /// Set by the first request: the warm-up stops at its next round.
 static REQUESTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Rounds of [`warm_up`] (~17 ms each in Chromium on the 2-core benchmark machine: see
-/// BENCHMARKS.md, session 23); `?warm=N` in the page's address sets them (measurements).
-/// With 8, a file set 5 s after the page still met functions of the records pass that V8 had
-/// not yet compiled with its optimizing tier: with 40, big300-g's flame graph came 0.95× and
-/// 0.87× as long after it (medians of two A/B runs of 6 + 6, session 45). A file set at once
-/// is not slowed: it ends the warm-up at its next round either way.
-const WARM_UP_ROUNDS: u32 = 40;
+/// Rounds of [`warm_up`] (~11–17 ms each in Chromium on the 2-core benchmark machine: see
+/// BENCHMARKS.md, sessions 23 and 45); `?warm=N` in the page's address sets them
+/// (measurements). Session 45 tried 40: a file set 5 s after the page may have opened a little
+/// sooner (0.87–0.95×, within this machine's spread), but a file set at once found the cores
+/// taken by the rounds still running, and the page's summary came after 161 ms instead of 67
+/// (medians); 40 rounds started only after a pause gained nothing.
+const WARM_UP_ROUNDS: u32 = 8;
 
 /// While no file has come yet: opens the bundled example recording a few times, as a file is
 /// opened ([`crate::session::warm_up`]), so that the browser has compiled the code a file's
