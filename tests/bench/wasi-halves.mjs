@@ -97,27 +97,31 @@ if (args[0] === '--run') {
   if (!file || !(Number(rounds) > 0) || progs.length === 0) {
     throw new Error('usage: wasi-halves.mjs FILE ROUNDS A.wasm [B.wasm...] (or --build OUT.wasm, --profile FILE A.wasm)');
   }
-  const times = progs.map(() => ({ writer: [], loader: [], firstWriter: [], firstLoader: [] }));
+  // Per build: `steady`, the fastest of each run's passes after the first (which also waits for
+  // V8's optimizing compiles); `first`, each run's first pass, as a page's only one.
+  const times = progs.map(() => ({ steady: { writer: [], loader: [] }, first: { writer: [], loader: [] } }));
   for (let r = 0; r < Number(rounds); r++) {
     progs.forEach((prog, i) => {
       const passes = run(prog, file, []);
-      // The first pass also waits for V8's optimizing compiles; the fastest of the rest.
       const rest = passes.slice(1);
-      times[i].writer.push(Math.min(...rest.map((p) => p.writer)));
-      times[i].loader.push(Math.min(...rest.map((p) => p.loader)));
-      // The first pass, as a page's only one: its code still compiling.
-      times[i].firstWriter.push(passes[0].writer);
-      times[i].firstLoader.push(passes[0].loader);
+      for (const half of ['writer', 'loader']) {
+        times[i].steady[half].push(Math.min(...rest.map((p) => p[half])));
+        times[i].first[half].push(passes[0][half]);
+      }
     });
   }
   const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
   const ms = (s) => `${(s * 1000).toFixed(1)} ms`;
+  // Build i's medians of `kind` against the first build's.
+  const against = (i, kind) => {
+    if (i === 0) return '';
+    const ratio = (half) => (median(times[i][kind][half]) / median(times[0][kind][half])).toFixed(3);
+    return ` (writer ${ratio('writer')}×, loader ${ratio('loader')}× the first)`;
+  };
   progs.forEach((prog, i) => {
-    const t = times[i];
-    const against = i === 0 ? '' : ` (writer ${(median(t.writer) / median(times[0].writer)).toFixed(3)}×, loader ${(median(t.loader) / median(times[0].loader)).toFixed(3)}× the first)`;
-    console.log(`${prog}: writer median ${ms(median(t.writer))}, min ${ms(Math.min(...t.writer))}; loader median ${ms(median(t.loader))}, min ${ms(Math.min(...t.loader))}${against}`);
-    const firstAgainst = i === 0 ? '' : ` (writer ${(median(t.firstWriter) / median(times[0].firstWriter)).toFixed(3)}×, loader ${(median(t.firstLoader) / median(times[0].firstLoader)).toFixed(3)}× the first)`;
-    console.log(`  first pass (code compiling, as in a page): writer median ${ms(median(t.firstWriter))}, loader median ${ms(median(t.firstLoader))}${firstAgainst}`);
+    const { steady, first } = times[i];
+    console.log(`${prog}: writer median ${ms(median(steady.writer))}, min ${ms(Math.min(...steady.writer))}; loader median ${ms(median(steady.loader))}, min ${ms(Math.min(...steady.loader))}${against(i, 'steady')}`);
+    console.log(`  first pass (code compiling, as in a page): writer median ${ms(median(first.writer))}, loader median ${ms(median(first.loader))}${against(i, 'first')}`);
   });
 }
 
