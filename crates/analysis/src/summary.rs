@@ -5,7 +5,7 @@
 use perfscope_format::bytes::Bytes;
 use perfscope_format::features::{parse_feature, tracing_data, Feature, FeatureContext};
 use perfscope_format::header::{Magic, PIPE_HEADER_SIZE};
-use perfscope_format::stream::StreamDecoder;
+use perfscope_format::reader::RecordReader;
 use perfscope_format::{EventAttr, HeaderFeature, PerfFile, RawRecord, RecordType};
 use serde::{Deserialize, Serialize};
 
@@ -230,9 +230,13 @@ impl Reader {
     fn read_pipe(&mut self, data: &[u8], _magic: Magic) {
         self.s.data_offset = PIPE_HEADER_SIZE;
         self.s.data_size = data.len().saturating_sub(PIPE_HEADER_SIZE as usize) as u64;
-        let mut d = StreamDecoder::pipe();
-        d.push(data);
-        d.finish();
+        let mut d = match RecordReader::pipe(data) {
+            Ok(d) => d,
+            Err(e) => {
+                self.s.error = Some(e.to_string());
+                return;
+            }
+        };
         let mut legacy = None;
         while let Some(rec) = d.next_record() {
             match rec {

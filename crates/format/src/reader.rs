@@ -5,7 +5,9 @@ use crate::compression::ZstdStream;
 use crate::constants::RecordType;
 use crate::endian::Endianness;
 use crate::error::{Error, ErrorKind, Result};
+use crate::header::{Magic, PIPE_HEADER_SIZE};
 use crate::records::{RawRecord, RawRecords};
+use crate::stream::is_legacy_google_first_record;
 
 /// A lending iterator over the records of a data section: every record in file order, and after
 /// each compressed record the records decompressed from it.
@@ -25,6 +27,7 @@ pub struct RecordReader<'a> {
     zstd: Option<ZstdStream>,
     endian: Endianness,
     end_reported: bool,
+    legacy_google: bool,
 }
 
 impl<'a> RecordReader<'a> {
@@ -35,7 +38,58 @@ impl<'a> RecordReader<'a> {
             zstd: None,
             endian,
             end_reported: false,
+            legacy_google: false,
         }
+    }
+
+    /// Walks the records of a whole pipe-mode stream (`perf record -o -`) in memory, after its
+    /// 16-byte pipe header: the records [`crate::stream::StreamDecoder::pipe`] gives for the
+    /// same bytes, read where they are instead of copied into a decoder's buffer first. Fails
+    /// when `data` does not start with a pipe header.
+    ///
+    /// ```
+    /// use perfscope_format::reader::RecordReader;
+    /// let mut bytes = b"PERFILE2".to_vec();
+    /// bytes.extend(16u64.to_le_bytes());
+    /// bytes.extend([68, 0, 0, 0, 0, 0, 8, 0]); // FINISHED_ROUND
+    /// let mut r = RecordReader::pipe(&bytes).unwrap();
+    /// assert_eq!(r.next_record().unwrap().unwrap().offset, 16);
+    /// assert!(r.next_record().is_none());
+    /// // Cut inside the header size (bytes 8..16).
+    /// assert_eq!(RecordReader::pipe(&bytes[..12]).unwrap_err().offset, 8);
+    /// ```
+    pub fn pipe(data: &'a [u8]) -> Result<RecordReader<'a>> {
+        let magic = Magic::parse(data)?;
+        if !magic.pipe {
+            return Err(Error::new(
+                8,
+                ErrorKind::BadValue {
+                    what: "pipe header size (this is a file-mode perf.data; open it as a file)",
+                    value: magic.header_size,
+                },
+            ));
+        }
+        let records = data.get(PIPE_HEADER_SIZE as usize..).unwrap_or(&[]);
+        // A first record cut short is framed (and reported) as any other.
+        let legacy_google = is_legacy_google_first_record(records, magic.endian).unwrap_or(false);
+        Ok(RecordReader {
+            outer: RawRecords::with_payloads(
+                records,
+                PIPE_HEADER_SIZE,
+                magic.endian,
+                !legacy_google,
+            ),
+            zstd: None,
+            endian: magic.endian,
+            end_reported: false,
+            legacy_google,
+        })
+    }
+
+    /// Whether the records are a pipe stream of the pre-upstream Google format (see
+    /// [`crate::stream::StreamDecoder::legacy_google`]; always false for a data section).
+    pub fn legacy_google(&self) -> bool {
+        self.legacy_google
     }
 
     /// The absolute offset of the next record of the outer (uncompressed) walk.

@@ -481,7 +481,7 @@ const NOT_SUPPLIED: &str = "its decompressed bytes were not handed over";
 
 /// Decides from the first record of a pipe stream whether it is the legacy Google format;
 /// `None` when more bytes are needed.
-fn is_legacy_google_first_record(pending: &[u8], endian: Endianness) -> Option<bool> {
+pub(crate) fn is_legacy_google_first_record(pending: &[u8], endian: Endianness) -> Option<bool> {
     let header = pending.get(..RECORD_HEADER_SIZE)?;
     let type_ = endian.u32(header.get(..4)?.try_into().ok()?);
     if type_ != 69 {
@@ -647,6 +647,68 @@ mod tests {
             assert!(d.legacy_google());
             assert_eq!(types, [69, 71, 68]);
         }
+    }
+
+    /// Each record (offset, type, body and payload sizes) or error of `bytes` as a decoder
+    /// given them in one push reads them, and as [`crate::reader::RecordReader::pipe`] does
+    /// in place, with the legacy-format verdict of each.
+    #[allow(clippy::type_complexity)]
+    fn both_ways(bytes: &[u8]) -> [(Vec<Result<(u64, u32, usize, usize)>>, bool); 2] {
+        let fields = |r: RawRecord<'_>| (r.offset, r.type_().0, r.body.len(), r.payload.len());
+        let mut d = StreamDecoder::pipe();
+        d.push(bytes);
+        d.finish();
+        let mut decoded = Vec::new();
+        while let Some(r) = d.next_record() {
+            decoded.push(r.map(fields));
+        }
+        let (in_place, legacy) = match crate::reader::RecordReader::pipe(bytes) {
+            Ok(mut r) => {
+                let mut got = Vec::new();
+                while let Some(item) = r.next_record() {
+                    got.push(item.map(fields));
+                }
+                (got, r.legacy_google())
+            }
+            Err(e) => (Vec::from([Err(e)]), false),
+        };
+        [(decoded, d.legacy_google()), (in_place, legacy)]
+    }
+
+    #[test]
+    fn a_whole_stream_read_in_place_gives_the_decoders_records_and_errors() {
+        for endian in [Endianness::Little, Endianness::Big] {
+            let bytes = pipe_stream(endian);
+            let [decoded, in_place] = both_ways(&bytes);
+            assert_eq!(
+                decoded.0,
+                [Ok((16, 66, 4, 16)), Ok((44, 3, 8, 0)), Ok((60, 68, 0, 0))]
+            );
+            assert_eq!(in_place, decoded);
+            // Cut inside the second record: the same error at its offset.
+            let [decoded, in_place] = both_ways(&bytes[..56]);
+            assert_eq!(decoded.0.len(), 2);
+            assert_eq!(in_place, decoded);
+        }
+        // The legacy Google format: feature records framed without trailing payloads.
+        let mut v = b"PERFILE2".to_vec();
+        v.extend(16u64.to_le_bytes());
+        let mut hostname = 8u32.to_le_bytes().to_vec();
+        hostname.extend(b"host\0\0\0\0");
+        v.extend(rec(Endianness::Little, 69, &hostname));
+        let mut version = 8u32.to_le_bytes().to_vec();
+        version.extend(b"3.3.0\0\0\0");
+        v.extend(rec(Endianness::Little, 71, &version));
+        let [decoded, in_place] = both_ways(&v);
+        assert!(decoded.1);
+        assert_eq!(decoded.0, [Ok((16, 69, 12, 0)), Ok((36, 71, 12, 0))]);
+        assert_eq!(in_place, decoded);
+        // A file-mode header: refused at the header size.
+        let mut v = b"PERFILE2".to_vec();
+        v.extend(104u64.to_le_bytes());
+        let [decoded, in_place] = both_ways(&v);
+        assert_eq!(decoded.0.len(), 1);
+        assert_eq!(in_place, decoded);
     }
 
     #[test]

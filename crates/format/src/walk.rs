@@ -8,7 +8,6 @@ use crate::header::Magic;
 use crate::metadata::Metadata;
 use crate::reader::RecordReader;
 use crate::records::RawRecord;
-use crate::stream::StreamDecoder;
 
 /// What [`walk`] hands its callback.
 #[derive(Debug, Clone, Copy)]
@@ -38,18 +37,11 @@ pub fn walk(
     let magic = Magic::parse(data)?;
     if magic.pipe {
         let mut meta = Metadata::pipe(magic.endian);
-        let mut d = StreamDecoder::pipe();
-        d.push(data);
-        d.finish();
-        let mut first = true;
-        while let Some(r) = d.next_record() {
-            match r {
+        let mut r = RecordReader::pipe(data)?;
+        meta.legacy_google = r.legacy_google();
+        while let Some(item) = r.next_record() {
+            match item {
                 Ok(rec) => {
-                    if first {
-                        // The same test the decoder made on this record.
-                        meta.legacy_google = crate::stream::is_legacy_google_record(&rec);
-                        first = false;
-                    }
                     if let Err(e) = meta.observe(&rec) {
                         on_item(&meta, 0, Item::Error(&e));
                     }

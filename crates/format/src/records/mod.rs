@@ -247,16 +247,31 @@ pub struct RawRecords<'a> {
     data: &'a [u8],
     offset: u64,
     endian: Endianness,
+    /// Whether records of the types that carry one are framed with their trailing payload
+    /// (see [`frame_record_with`]).
+    payloads: bool,
     done: bool,
 }
 
 impl<'a> RawRecords<'a> {
     /// Walks the records in `data`, whose first byte is at absolute `offset`.
     pub const fn new(data: &'a [u8], offset: u64, endian: Endianness) -> Self {
+        Self::with_payloads(data, offset, endian, true)
+    }
+
+    /// [`RawRecords::new`], framing records without their trailing payloads when
+    /// `trailing_payloads` is false (see [`frame_record_with`]).
+    pub const fn with_payloads(
+        data: &'a [u8],
+        offset: u64,
+        endian: Endianness,
+        trailing_payloads: bool,
+    ) -> Self {
         RawRecords {
             data,
             offset,
             endian,
+            payloads: trailing_payloads,
             done: false,
         }
     }
@@ -280,7 +295,7 @@ impl<'a> Iterator for RawRecords<'a> {
         if self.done || self.data.is_empty() {
             return None;
         }
-        match frame_record(self.data, self.offset, self.endian) {
+        match frame_record_with(self.data, self.offset, self.endian, self.payloads) {
             Ok(rec) => {
                 let len = rec.total_len();
                 self.data = self.data.get(len..).unwrap_or(&[]);
