@@ -14,6 +14,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use perfscope_analysis::builder::UnknownNames;
+use perfscope_analysis::collapse::{collapse, collapse_threaded};
 use perfscope_analysis::delivery::SampleDelivery;
 use perfscope_analysis::export::folded::{write_folded, FoldedOptions};
 use perfscope_analysis::load::{load_profile, load_sectioned, EventNames, LoadOptions};
@@ -114,6 +115,24 @@ fn bench(c: &mut Criterion) {
                 .0
                 .samples
                 .len()
+        })
+    });
+    // What `perfscope collapse --no-symbols` runs (the fast path, without building a
+    // profile): counted on one thread, and on the command's threads, then written.
+    g.bench_function("collapse --no-symbols: command, one thread", |b| {
+        b.iter(|| {
+            let folded = collapse(&bytes, &[]).unwrap().unwrap();
+            let mut out = CountingSink(0);
+            folded.write(&mut out).unwrap();
+            out.0
+        })
+    });
+    g.bench_function("collapse --no-symbols: command, threads", |b| {
+        b.iter(|| {
+            let folded = collapse_threaded(&bytes, &[]).unwrap().unwrap();
+            let mut out = CountingSink(0);
+            folded.write(&mut out).unwrap();
+            out.0
         })
     });
     let (profile, _) = load_profile(&bytes, &[], no_symbols()).unwrap();
