@@ -85,25 +85,76 @@ impl RecordSink for WriterSink {
     }
 }
 
-/// The ordering worker's sink: its writer's, and what the analysis worker's records index and
-/// summary would have read of the records ([`Tally`]).
+/// The ordering worker's sink: its writer's, and what the analysis worker's records index,
+/// summary and (for a pipe stream) metadata would have read of the records ([`Tally`]).
 struct OrderSink {
     sink: WriterSink,
     tally: RecordIndex,
     summary: Vec<WholeRecord>,
+    /// A pipe stream's records that its metadata grew by ([`is_metadata_record`]).
+    meta_records: Vec<WholeRecord>,
+    /// For a pipe stream: where it stands as the analysis worker's summary reads it.
+    pipe: Option<PipeSummary>,
+}
+
+/// Where a pipe stream stands for the analysis worker's summary, which reads the records after
+/// its first kernel record (it read those before itself), until an error.
+#[derive(Default)]
+struct PipeSummary {
+    /// The first kernel record (type below 64) went by.
+    after_prefix: bool,
+    /// An error went by: the summary reads no more records.
+    failed: bool,
+    /// The stream is of the pre-upstream Google format (found at its first record).
+    legacy_google: bool,
+    /// The first error, not sent yet.
+    error: Option<String>,
+}
+
+/// Whether a record of a pipe stream adds to its metadata ([`Metadata::observe`]; ID_INDEX,
+/// which it only checks, aside).
+fn is_metadata_record(meta: &Metadata, rec: &RawRecord<'_>) -> bool {
+    use perfscope_format::RecordType;
+    meta.legacy_feature(rec.type_()).is_some()
+        || matches!(
+            rec.type_(),
+            RecordType::HEADER_ATTR | RecordType::HEADER_FEATURE | RecordType::EVENT_UPDATE
+        )
 }
 
 impl RecordSink for OrderSink {
     fn record(&mut self, meta: &Metadata, rec: &RawRecord<'_>) {
         let _ = self.tally.push(meta, rec);
-        if SummaryReader::reads_in_file(rec) {
-            self.summary.push(WholeRecord::of(rec));
+        match &mut self.pipe {
+            None => {
+                if SummaryReader::reads_in_file(rec) {
+                    self.summary.push(WholeRecord::of(rec));
+                }
+            }
+            Some(p) => {
+                p.legacy_google = meta.legacy_google;
+                if is_metadata_record(meta, rec) {
+                    self.meta_records.push(WholeRecord::of(rec));
+                }
+                if rec.type_().0 < 64 {
+                    p.after_prefix = true;
+                } else if p.after_prefix
+                    && !p.failed
+                    && SummaryReader::reads_in_pipe(rec, meta.legacy_google)
+                {
+                    self.summary.push(WholeRecord::of(rec));
+                }
+            }
         }
         self.sink.record(meta, rec);
     }
     fn error(&mut self, e: perfscope_format::Error) {
         // The loader never hears of it: the page reports the records index's errors.
         self.tally.push_error(e);
+        if let Some(p) = self.pipe.as_mut().filter(|p| !p.failed) {
+            p.failed = true;
+            p.error = Some(e.to_string());
+        }
     }
 }
 
@@ -175,6 +226,10 @@ impl OrderPass {
         } else {
             0
         };
+        let pipe = stream
+            .as_ref()
+            .is_ok_and(RecordStream::is_pipe)
+            .then(PipeSummary::default);
         OrderPass {
             stream,
             sink: OrderSink {
@@ -184,6 +239,8 @@ impl OrderPass {
                 },
                 tally: RecordIndex::tally(),
                 summary: Vec::new(),
+                meta_records: Vec::new(),
+                pipe,
             },
             slice: slice.max(1),
         }
@@ -206,13 +263,10 @@ impl OrderPass {
     }
 
     fn remaining(&self) -> impl Iterator<Item = (u64, usize)> + '_ {
-        let (origin, at, end) = match self.stream.as_ref() {
-            Ok(s) => match s.file_records() {
-                Some((_, at, end)) => (s.origin(), at, end),
-                None => (0, 0, 0),
-            },
-            Err(_) => (0, 0, 0),
-        };
+        let (origin, at, end) = self
+            .stream
+            .as_ref()
+            .map_or((0, 0, 0), RecordStream::records_range);
         slices(origin, at, end, self.slice as u64)
     }
 
@@ -237,7 +291,7 @@ impl OrderPass {
         }
         // A failed fill ends the stream before the records' end.
         let ended = self.stream.as_ref().is_ok_and(|stream| {
-            let records_end = stream.file_records().map_or(0, |(_, _, e)| e);
+            let records_end = stream.records_range().2;
             stream.next_slice().is_none() && end < records_end
         });
         if self.stream.as_ref().is_ok_and(|s| s.next_slice().is_none()) {
@@ -250,6 +304,9 @@ impl OrderPass {
         }
         let tally = Tally {
             summary: std::mem::take(&mut self.sink.summary),
+            meta_records: std::mem::take(&mut self.sink.meta_records),
+            legacy_google: self.sink.pipe.as_ref().is_some_and(|p| p.legacy_google),
+            stream_error: self.sink.pipe.as_mut().and_then(|p| p.error.take()),
             ended,
             ..self.sink.tally.take_tally()
         };
@@ -258,18 +315,13 @@ impl OrderPass {
 }
 
 impl Opening {
-    /// Whether another worker can order this file's records ([`OrderPass`]): a file (not a
-    /// pipe stream, whose events come with its records) whose stacks are not shared with
-    /// another worker (compressed records too: that worker decompresses them, or has a third
+    /// Whether another worker can order this file's records ([`OrderPass`]): a file or a pipe
+    /// stream (whose metadata that worker sends with the records that grow it) whose stacks
+    /// are not shared with another worker (compressed records too: that worker decompresses them, or has a third
     /// do it, [`OrderPass::supply_inflated`]). Then call [`Opening::order_elsewhere`] before
     /// the first slice is pushed.
     pub fn can_order_elsewhere(&self) -> bool {
-        let file = self
-            .stream
-            .as_ref()
-            .ok()
-            .is_some_and(|s| s.file_records().is_some());
-        file && self.share.is_none() && matches!(self.pass.ordering, Ordering::Here)
+        self.stream.is_ok() && self.share.is_none() && matches!(self.pass.ordering, Ordering::Here)
     }
 
     /// Another worker orders the records ([`OrderPass`]): what it wrote for each slice goes to
@@ -289,22 +341,27 @@ impl Opening {
     /// [`OrderPass::push`] returned (`ops` for the loader, `tally` for the records index and
     /// the summary). The slice itself is not read here.
     pub fn take_ordered(&mut self, size: usize, ops: &[u8], tally: &Tally) -> Result<(), String> {
-        let Some(stream) = self
-            .stream
-            .as_mut()
-            .ok()
-            .filter(|s| s.file_records().is_some())
-        else {
-            return Err("the records are not a file's".into());
-        };
+        let stream = self.stream.as_mut().map_err(|e| e.to_string())?;
         stream.skip(size, tally.records, tally.ended);
-        let Some((meta, _, _)) = stream.file_records() else {
-            return Err("the records are not a file's".into());
-        };
+        // A pipe stream's metadata grows with its records: by those the other worker read.
+        let endian = stream.metadata().endian;
+        for rec in &tally.meta_records {
+            stream.observe_elsewhere(&rec.raw_in(endian), tally.legacy_google);
+        }
+        let (pipe, meta) = (stream.is_pipe(), stream.metadata());
         let pass = &mut self.pass;
         pass.index.add_tally(meta, tally);
+        pass.summary.records_read_elsewhere(tally.records);
         for rec in &tally.summary {
-            pass.summary.record(&rec.raw(meta));
+            if pipe {
+                pass.summary
+                    .record_read_elsewhere(&rec.raw(meta), tally.legacy_google);
+            } else {
+                pass.summary.record(&rec.raw(meta));
+            }
+        }
+        if let Some(e) = tally.stream_error.as_deref().filter(|_| pipe) {
+            pass.summary.error_read_elsewhere(e);
         }
         pass.loader
             .take_deliveries(meta, ops)

@@ -9,7 +9,7 @@ use super::*;
 
 /// `data` opened in slices of `slice` bytes, its records ordered by an [`OrderPass`] reading
 /// them in parts of `slice / parts` (until slice `fail_at`, from which on the session orders
-/// them); `None` when the file cannot be ordered elsewhere (a pipe stream). A compressed file's
+/// them); `None` when the file cannot be ordered elsewhere. A compressed file's
 /// records read in one part a slice are decompressed by a third stream, as the ordering
 /// worker's inflater does (`order_records` in crate::worker), and supplied to the pass; in
 /// smaller parts, by the pass itself.
@@ -156,9 +156,10 @@ fn records_ordered_by_another_worker_give_the_same_session_on_the_test_files() {
             }
         }
     }
-    // All but the pipe stream, in every slice size.
-    assert_eq!(ordered.len(), 21, "{ordered:?}");
+    // Every file, the pipe stream too, in every slice size.
+    assert_eq!(ordered.len(), 24, "{ordered:?}");
     assert!(ordered.contains(&("compressed.data", 4096)));
+    assert!(ordered.contains(&("pipe.data", 4096)));
 }
 
 #[test]
@@ -177,8 +178,9 @@ fn records_ordered_by_another_worker_give_the_same_session_on_the_corpus() {
         "{ordered} of {} corpus files ordered elsewhere",
         files.len()
     );
+    // Pipe streams too (144 of 151 files in the corpus of session 46; 105 without them).
     assert!(
-        ordered > 80,
+        ordered > 130,
         "only {ordered} corpus files ordered elsewhere"
     );
 }

@@ -55,6 +55,17 @@ pub struct Tally {
     pub summary: Vec<WholeRecord>,
     /// The records ended there (a slice could not be read).
     pub ended: bool,
+    /// A pipe stream's records that grow its metadata (ATTR, FEATURE, EVENT_UPDATE, and the
+    /// features of the pre-upstream Google format), in order.
+    #[serde(default)]
+    pub meta_records: Vec<WholeRecord>,
+    /// A pipe stream of the pre-upstream Google format.
+    #[serde(default)]
+    pub legacy_google: bool,
+    /// A pipe stream's first error of the records' framing or metadata (not of decoding a
+    /// record, which only the records index reports), which ends what its summary reads.
+    #[serde(default)]
+    pub stream_error: Option<String>,
 }
 
 /// A record sent whole to another worker (in a [`Tally`]).
@@ -84,11 +95,16 @@ impl WholeRecord {
 
     /// The record again, in a file of `meta`'s byte order.
     pub fn raw(&self, meta: &Metadata) -> RawRecord<'_> {
+        self.raw_in(meta.endian)
+    }
+
+    /// [`WholeRecord::raw`] in byte order `endian`.
+    pub fn raw_in(&self, endian: perfscope_format::Endianness) -> RawRecord<'_> {
         let (type_, misc, size) = self.header;
         RawRecord {
             offset: self.offset,
             inner_offset: None,
-            endian: meta.endian,
+            endian,
             header: perfscope_format::records::RecordHeader {
                 type_: RecordType(type_),
                 misc,
@@ -202,7 +218,7 @@ impl RecordIndex {
     }
 
     /// What this tally counted since it was made or last taken, leaving it as made (see
-    /// [`Tally`]; its `summary` and `ended` are the caller's).
+    /// [`Tally`]; its `summary`, `ended` and pipe-stream fields are the caller's).
     pub fn take_tally(&mut self) -> Tally {
         let counts = self.counts().into_iter().collect();
         let taken = std::mem::replace(self, RecordIndex::tally());
@@ -215,6 +231,9 @@ impl RecordIndex {
             mapped: taken.mapped.into_iter().collect(),
             summary: Vec::new(),
             ended: false,
+            meta_records: Vec::new(),
+            legacy_google: false,
+            stream_error: None,
         }
     }
 

@@ -176,6 +176,8 @@ pub struct RecordStream {
     end: u64,
     chunk: u64,
     bytes_done: u64,
+    /// Of `bytes_done`, the bytes [`RecordStream::skip`]ped.
+    skipped: u64,
     records: u64,
 }
 
@@ -206,6 +208,7 @@ impl RecordStream {
                 end: r.len(),
                 chunk,
                 bytes_done: 0,
+                skipped: 0,
                 records: 0,
             });
         }
@@ -232,6 +235,7 @@ impl RecordStream {
             end,
             chunk: chunk_size.max(1) as u64,
             bytes_done: 0,
+            skipped: 0,
             records: 0,
         }
     }
@@ -241,6 +245,33 @@ impl RecordStream {
     /// known only as its records go by.
     pub fn file_records(&self) -> Option<(&Metadata, u64, u64)> {
         (!self.pipe).then_some((&self.meta, self.at, self.end))
+    }
+
+    /// Where the records start, where the next slice starts and where the records end
+    /// (`origin`, `at`, `end`), in either mode (a pipe stream's from its first byte).
+    pub fn records_range(&self) -> (u64, u64, u64) {
+        (self.origin, self.at, self.end)
+    }
+
+    /// Whether this is a pipe-mode stream (its metadata grows with its records).
+    pub fn is_pipe(&self) -> bool {
+        self.pipe
+    }
+
+    /// The metadata so far (in pipe mode, as the records read so far built it).
+    pub fn metadata(&self) -> &Metadata {
+        &self.meta
+    }
+
+    /// A record of a pipe stream that another stream of it read in a slice this one
+    /// [`RecordStream::skip`]ped (an ATTR, FEATURE or EVENT_UPDATE record, or a feature of the
+    /// pre-upstream Google format, as `legacy_google` says the stream is): its metadata is
+    /// added here too. The other stream met any error in it. Nothing for a file's records.
+    pub fn observe_elsewhere(&mut self, rec: &RawRecord<'_>, legacy_google: bool) {
+        if self.pipe {
+            self.meta.legacy_google = legacy_google;
+            let _ = self.meta.observe(rec);
+        }
     }
 
     /// The next slice to read, as (offset, size); `None` when the stream is read.
@@ -290,6 +321,7 @@ impl RecordStream {
     /// `fill` failed), and so does this one. Only before any [`RecordStream::push`]: the
     /// record a pushed slice left unfinished would be lost.
     pub fn skip(&mut self, size: usize, records: u64, ended: bool) {
+        self.skipped = self.skipped.saturating_add(size as u64);
         self.at = if ended {
             self.end
         } else {
@@ -329,8 +361,12 @@ impl RecordStream {
     /// Ends the stream (the records the last slice left) and returns the metadata (in pipe
     /// mode, as the stream's records built it).
     pub fn finish<S: RecordSink + ?Sized>(mut self, sink: &mut S) -> Metadata {
-        self.decoder.finish();
-        self.drain(sink);
+        // A stream whose slices were all skipped has nothing to end (a pipe stream's decoder
+        // would miss the header it was never given).
+        if self.bytes_done > self.skipped {
+            self.decoder.finish();
+            self.drain(sink);
+        }
         self.meta
     }
 

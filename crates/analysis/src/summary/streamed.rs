@@ -181,6 +181,41 @@ impl SummaryReader {
         rec.inner_offset.is_none() && Reader::reads(rec.type_())
     }
 
+    /// Whether [`SummaryReader::record_read_elsewhere`] is to be handed `rec`, a record of a
+    /// pipe stream after its first kernel record (`legacy_google`: the stream is of the
+    /// pre-upstream Google format): what [`SummaryReader::record`] reads of such records.
+    pub fn reads_in_pipe(rec: &RawRecord<'_>, legacy_google: bool) -> bool {
+        Reader::reads(rec.type_()) || (legacy_google && (69..=80).contains(&rec.type_().0))
+    }
+
+    /// `n` records of the pass that another reader of the same stream read, instead of handing
+    /// them to [`SummaryReader::record`]: it hands those the summary reads to
+    /// [`SummaryReader::record_read_elsewhere`] (pipe mode: those after the stream's first
+    /// kernel record that [`SummaryReader::reads_in_pipe`] names; file mode: those
+    /// [`SummaryReader::reads_in_file`] names, to [`SummaryReader::record`]).
+    pub fn records_read_elsewhere(&mut self, n: u64) {
+        self.seen = self.seen.saturating_add(n);
+    }
+
+    /// A record of a pipe stream after its first kernel record, read by another reader (see
+    /// [`SummaryReader::records_read_elsewhere`]), which found the stream to be of the
+    /// pre-upstream Google format or not (`legacy_google`).
+    pub fn record_read_elsewhere(&mut self, rec: &RawRecord<'_>, legacy_google: bool) {
+        if self.pipe && !self.failed {
+            self.legacy.get_or_insert(legacy_google);
+            self.r.pipe_record(rec, &mut self.legacy);
+        }
+    }
+
+    /// [`SummaryReader::error`] of an error met by another reader of the stream, by its
+    /// message.
+    pub fn error_read_elsewhere(&mut self, message: &str) {
+        if self.pipe && !self.failed {
+            self.failed = true;
+            self.r.s.error = Some(message.to_owned());
+        }
+    }
+
     /// An error of the pass. In pipe mode the first one ends the summary's records, as in
     /// [`Summary::from_bytes`]; in file mode errors are left to the record readers.
     pub fn error(&mut self, e: &Error) {
