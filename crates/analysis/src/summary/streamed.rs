@@ -10,6 +10,9 @@ use perfscope_format::{Error, FileHeader, RawRecord};
 
 use super::{Reader, Summary};
 
+/// The first read of a pipe stream's header records ([`SummaryReader::read_from`]).
+const PIPE_PREFIX_FIRST_READ: u64 = 64 << 10;
+
 /// A summary being read. [`SummaryReader::read_from`] reads what the file declares up front;
 /// [`SummaryReader::record`] takes the records of a pass over the file, in file order (file
 /// mode: build ids added by `perf inject -b`, EVENT_UPDATE names, tracing data records; pipe
@@ -116,11 +119,14 @@ impl SummaryReader {
     }
 
     /// The records of a pipe stream up to its first kernel record (types below 64: MMAP, COMM,
-    /// SAMPLE, …), which perf writes after the attrs, features and tracing data.
+    /// SAMPLE, …), which perf writes after the attrs, features and tracing data: read 64 KiB
+    /// first, then reads twice as big up to `chunk_size` (those records are a few KB, or a few
+    /// MB with tracing data: a first read of 8 MiB took ~70 ms of the page's summary).
     fn read_pipe_prefix(&mut self, r: &mut impl ReadAt, chunk_size: usize) {
         self.r.s.data_offset = PIPE_HEADER_SIZE;
         self.r.s.data_size = r.len().saturating_sub(PIPE_HEADER_SIZE);
-        let chunk = chunk_size.max(1) as u64;
+        let most = chunk_size.max(1) as u64;
+        let mut chunk = most.min(PIPE_PREFIX_FIRST_READ);
         let mut d = StreamDecoder::pipe();
         let mut at = 0;
         let len = r.len();
@@ -128,6 +134,7 @@ impl SummaryReader {
             let mut more = at < len;
             if more {
                 let size = chunk.min(len - at);
+                chunk = chunk.saturating_mul(2).min(most);
                 match r.read_at(at, size) {
                     Ok(bytes) => d.push(&bytes),
                     Err(e) => {
