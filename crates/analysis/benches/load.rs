@@ -14,10 +14,10 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use perfscope_analysis::builder::UnknownNames;
-use perfscope_analysis::collapse::{collapse, collapse_threaded};
+use perfscope_analysis::collapse::{collapse, collapse_threaded, Collapsed, Unsupported};
 use perfscope_analysis::delivery::SampleDelivery;
 use perfscope_analysis::export::folded::{write_folded, FoldedOptions};
-use perfscope_analysis::load::{load_profile, load_sectioned, EventNames, LoadOptions};
+use perfscope_analysis::load::{load_profile, load_sectioned, EventNames, LoadError, LoadOptions};
 use perfscope_analysis::samples::SampleFilter;
 use perfscope_format::file::ReadAt;
 use perfscope_format::walk::{walk, Item};
@@ -119,22 +119,20 @@ fn bench(c: &mut Criterion) {
     });
     // What `perfscope collapse --no-symbols` runs (the fast path, without building a
     // profile): counted on one thread, and on the command's threads, then written.
-    g.bench_function("collapse --no-symbols: command, one thread", |b| {
-        b.iter(|| {
-            let folded = collapse(&bytes, &[]).unwrap().unwrap();
-            let mut out = CountingSink(0);
-            folded.write(&mut out).unwrap();
-            out.0
-        })
-    });
-    g.bench_function("collapse --no-symbols: command, threads", |b| {
-        b.iter(|| {
-            let folded = collapse_threaded(&bytes, &[]).unwrap().unwrap();
-            let mut out = CountingSink(0);
-            folded.write(&mut out).unwrap();
-            out.0
-        })
-    });
+    type Collapse = fn(&[u8], &[&[u8]]) -> Result<Result<Collapsed, Unsupported>, LoadError>;
+    for (name, run) in [
+        ("one thread", collapse as Collapse),
+        ("threads", collapse_threaded),
+    ] {
+        g.bench_function(format!("collapse --no-symbols: command, {name}"), |b| {
+            b.iter(|| {
+                let folded = run(&bytes, &[]).unwrap().unwrap();
+                let mut out = CountingSink(0);
+                folded.write(&mut out).unwrap();
+                out.0
+            })
+        });
+    }
     let (profile, _) = load_profile(&bytes, &[], no_symbols()).unwrap();
     g.bench_function("collapse --no-symbols: folded text", |b| {
         b.iter(|| {
