@@ -104,6 +104,18 @@ impl Magic {
             version,
         })
     }
+
+    /// The error for a pipe stream expected and this file-mode header found: at the header
+    /// size, `at` bytes into the input.
+    pub(crate) fn not_a_pipe(&self, at: u64) -> Error {
+        Error::new(
+            at + 8,
+            ErrorKind::BadValue {
+                what: "pipe header size (this is a file-mode perf.data; open it as a file)",
+                value: self.header_size,
+            },
+        )
+    }
 }
 
 /// The byte order of a version 1 file, found as perf's `try_all_file_abis` does: the

@@ -61,13 +61,7 @@ impl<'a> RecordReader<'a> {
     pub fn pipe(data: &'a [u8]) -> Result<RecordReader<'a>> {
         let magic = Magic::parse(data)?;
         if !magic.pipe {
-            return Err(Error::new(
-                8,
-                ErrorKind::BadValue {
-                    what: "pipe header size (this is a file-mode perf.data; open it as a file)",
-                    value: magic.header_size,
-                },
-            ));
+            return Err(magic.not_a_pipe(0));
         }
         let records = data.get(PIPE_HEADER_SIZE as usize..).unwrap_or(&[]);
         // A first record cut short is framed (and reported) as any other.

@@ -346,11 +346,8 @@ impl StreamDecoder {
                     self.expect_pipe_header = false;
                 }
                 Ok(m) => {
-                    let at = self.offset() + 8;
-                    return self.fail(Error::new(
-                        at,
-                        ErrorKind::BadValue { what: "pipe header size (this is a file-mode perf.data; open it as a file)", value: m.header_size },
-                    ));
+                    let at = self.offset();
+                    return self.fail(m.not_a_pipe(at));
                 }
                 // A version 1 magic needs `attr_size` too (bytes 16..24) to tell its byte order.
                 Err(Error {
