@@ -237,7 +237,7 @@ impl Reader {
                 return;
             }
         };
-        let mut legacy = None;
+        let mut legacy = Some(d.legacy_google());
         while let Some(rec) = d.next_record() {
             match rec {
                 Ok(rec) => self.pipe_record(&rec, &mut legacy),

@@ -163,6 +163,18 @@ impl Metadata {
         }
     }
 
+    /// Whether [`Metadata::observe`] adds what records of type `t` say to the metadata
+    /// (HEADER_ATTR, HEADER_FEATURE, EVENT_UPDATE, a legacy Google stream's features; not
+    /// ID_INDEX, which it only checks): the records another reader of a pipe stream must be
+    /// given to know its events.
+    pub fn grows_from(&self, t: RecordType) -> bool {
+        self.legacy_feature(t).is_some()
+            || matches!(
+                t,
+                RecordType::HEADER_ATTR | RecordType::HEADER_FEATURE | RecordType::EVENT_UPDATE
+            )
+    }
+
     /// Learns from a metadata record (HEADER_ATTR, HEADER_FEATURE, EVENT_UPDATE with a name).
     /// Returns whether the record was one of those. Other records are ignored.
     pub fn observe(&mut self, rec: &RawRecord<'_>) -> Result<bool> {

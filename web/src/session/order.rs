@@ -91,7 +91,7 @@ struct OrderSink {
     sink: WriterSink,
     tally: RecordIndex,
     summary: Vec<WholeRecord>,
-    /// A pipe stream's records that its metadata grew by ([`is_metadata_record`]).
+    /// A pipe stream's records that its metadata grew by ([`Metadata::grows_from`]).
     meta_records: Vec<WholeRecord>,
     /// For a pipe stream: where it stands as the analysis worker's summary reads it.
     pipe: Option<PipeSummary>,
@@ -105,21 +105,8 @@ struct PipeSummary {
     after_prefix: bool,
     /// An error went by: the summary reads no more records.
     failed: bool,
-    /// The stream is of the pre-upstream Google format (found at its first record).
-    legacy_google: bool,
     /// The first error, not sent yet.
     error: Option<String>,
-}
-
-/// Whether a record of a pipe stream adds to its metadata ([`Metadata::observe`]; ID_INDEX,
-/// which it only checks, aside).
-fn is_metadata_record(meta: &Metadata, rec: &RawRecord<'_>) -> bool {
-    use perfscope_format::RecordType;
-    meta.legacy_feature(rec.type_()).is_some()
-        || matches!(
-            rec.type_(),
-            RecordType::HEADER_ATTR | RecordType::HEADER_FEATURE | RecordType::EVENT_UPDATE
-        )
 }
 
 impl RecordSink for OrderSink {
@@ -132,8 +119,7 @@ impl RecordSink for OrderSink {
                 }
             }
             Some(p) => {
-                p.legacy_google = meta.legacy_google;
-                if is_metadata_record(meta, rec) {
+                if meta.grows_from(rec.type_()) {
                     self.meta_records.push(WholeRecord::of(rec));
                 }
                 if rec.type_().0 < 64 {
@@ -294,10 +280,16 @@ impl OrderPass {
             let records_end = stream.records_range().2;
             stream.next_slice().is_none() && end < records_end
         });
+        // A pipe stream's dialect, known from its first record (a file's records: false).
+        let mut legacy_google = self
+            .stream
+            .as_ref()
+            .is_ok_and(|s| s.metadata().legacy_google);
         if self.stream.as_ref().is_ok_and(|s| s.next_slice().is_none()) {
             let done = std::mem::replace(&mut self.stream, Err("finished".into()));
             if let Ok(stream) = done {
                 let meta = stream.finish(&mut self.sink);
+                legacy_google = meta.legacy_google;
                 let sink = &mut self.sink.sink;
                 sink.writer.finish(&meta, &mut sink.ops);
             }
@@ -305,7 +297,7 @@ impl OrderPass {
         let tally = Tally {
             summary: std::mem::take(&mut self.sink.summary),
             meta_records: std::mem::take(&mut self.sink.meta_records),
-            legacy_google: self.sink.pipe.as_ref().is_some_and(|p| p.legacy_google),
+            legacy_google,
             stream_error: self.sink.pipe.as_mut().and_then(|p| p.error.take()),
             ended,
             ..self.sink.tally.take_tally()
