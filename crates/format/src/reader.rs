@@ -93,17 +93,44 @@ impl<'a> RecordReader<'a> {
 
     /// The next record, or `None` at the end. After a framing error in the data it returns the
     /// error once and then `None`.
+    ///
+    /// Inlined: until the first compressed record this is the outer walk's step, and a record
+    /// handed back through memory by a call cost more than the step (a file's 3.3M records:
+    /// 26 ms walked, about twice that when each came back from a call).
     #[allow(clippy::should_implement_trait)]
+    #[inline(always)]
     pub fn next_record(&mut self) -> Option<Result<RawRecord<'_>>> {
+        if self.zstd.is_none() {
+            return match self.outer.next() {
+                Some(Ok(rec)) if is_compressed(rec.type_()) => self.first_compressed(rec),
+                // No compressed record yet, so nothing is left over at the end.
+                other => other,
+            };
+        }
+        self.next_record_after_compressed()
+    }
+
+    /// The first COMPRESSED/COMPRESSED2 record: its records are decoded from now on.
+    #[cold]
+    #[inline(never)]
+    fn first_compressed(&mut self, rec: RawRecord<'a>) -> Option<Result<RawRecord<'a>>> {
+        let endian = self.endian;
+        let z = self.zstd.get_or_insert_with(|| ZstdStream::new(endian));
+        if let Err(e) = z.push(&rec) {
+            return Some(Err(e));
+        }
+        Some(Ok(rec))
+    }
+
+    /// [`RecordReader::next_record`] once a compressed record was met.
+    #[inline(never)]
+    fn next_record_after_compressed(&mut self) -> Option<Result<RawRecord<'_>>> {
         if self.zstd.as_ref().is_some_and(ZstdStream::has_record) {
             return self.zstd.as_mut().and_then(ZstdStream::next_record);
         }
         match self.outer.next() {
             Some(Ok(rec)) => {
-                if matches!(
-                    rec.type_(),
-                    RecordType::COMPRESSED | RecordType::COMPRESSED2
-                ) {
+                if is_compressed(rec.type_()) {
                     let endian = self.endian;
                     let z = self.zstd.get_or_insert_with(|| ZstdStream::new(endian));
                     if let Err(e) = z.push(&rec) {
@@ -129,4 +156,8 @@ impl<'a> RecordReader<'a> {
             }
         }
     }
+}
+
+fn is_compressed(t: RecordType) -> bool {
+    matches!(t, RecordType::COMPRESSED | RecordType::COMPRESSED2)
 }

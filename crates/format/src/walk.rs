@@ -40,14 +40,15 @@ pub fn walk(
         let mut r = RecordReader::pipe(data)?;
         meta.legacy_google = r.legacy_google();
         while let Some(item) = r.next_record() {
-            match item {
+            // Matched in place, as below.
+            match &item {
                 Ok(rec) => {
-                    if let Err(e) = meta.observe(&rec) {
+                    if let Err(e) = meta.observe(rec) {
                         on_item(&meta, 0, Item::Error(&e));
                     }
-                    on_item(&meta, 0, Item::Record(&rec));
+                    on_item(&meta, 0, Item::Record(rec));
                 }
-                Err(e) => on_item(&meta, 0, Item::Error(&e)),
+                Err(e) => on_item(&meta, 0, Item::Error(e)),
             }
         }
         return Ok(meta);
@@ -62,9 +63,11 @@ pub fn walk(
     for (part, (bytes, offset)) in sources.enumerate() {
         let mut r = RecordReader::new(bytes, offset, meta.endian);
         while let Some(item) = r.next_record() {
-            match item {
-                Ok(rec) => on_item(&meta, part, Item::Record(&rec)),
-                Err(e) => on_item(&meta, part, Item::Error(&e)),
+            // Matched in place: a record moved out of the item is copied through memory in
+            // a way the processor cannot forward (half of the walk's time).
+            match &item {
+                Ok(rec) => on_item(&meta, part, Item::Record(rec)),
+                Err(e) => on_item(&meta, part, Item::Error(e)),
             }
         }
     }
