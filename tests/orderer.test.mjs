@@ -2,8 +2,8 @@
 // (web/src/session/order.rs, started as web/src/inflater.rs's worker) with `?order=1` (by
 // default only for files of 32 MiB or more, or 12 MiB of compressed records; `?order=0`: never);
 // a `perf record -z` file's records are then decompressed by a third worker, that worker's own
-// inflater (`order_records` in web/src/worker.rs); a pipe-mode stream's metadata records go to
-// the analysis worker with each slice's tally. The page must show the same
+// inflater (`order_records` in web/src/worker.rs), and so are a compressed pipe stream's; a
+// pipe-mode stream's metadata records go to the analysis worker with each slice's tally. The page must show the same
 // profile either way, also when that worker fails part of the way (`?inflatefail=K`) or stops
 // answering (`?inflatestall=K`) and the analysis worker orders the rest: perf's sample count,
 // the flame total, the same folded stacks, and the same record counts. Files are read in small
@@ -75,9 +75,12 @@ async function compare(path, perfSamples, slice, compressed) {
   assert.ok(here.folded.length > 10, `${here.folded.length} folded lines`);
 }
 
-for (const name of ['example', 'heatmap', 'compressed', 'pipe']) {
+// compressed-pipe.data is compressed.data as a pipe stream (`perf inject -o -`): perf's
+// samples are compressed.data's; its records too are decompressed by a third worker.
+for (const name of ['example', 'heatmap', 'compressed', 'pipe', 'compressed-pipe']) {
   test(`${name}.data: ordered by another worker or by the analysis worker, perf's samples and the same folded stacks`, async () => {
-    const perf = parseScriptSamples(readFileSync(join(ROOT, 'tests', 'data', `${name}.samples.txt`), 'utf8'));
-    await compare(join(ROOT, 'tests', 'data', `${name}.data`), perf.length, 4093, name === 'compressed');
+    const samples = name === 'compressed-pipe' ? 'compressed' : name;
+    const perf = parseScriptSamples(readFileSync(join(ROOT, 'tests', 'data', `${samples}.samples.txt`), 'utf8'));
+    await compare(join(ROOT, 'tests', 'data', `${name}.data`), perf.length, 4093, name.startsWith('compressed'));
   });
 }

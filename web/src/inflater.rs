@@ -189,19 +189,34 @@ impl Inflater {
     /// Has the inflater decompress `records`, the records of `blob` (as
     /// `Opening::compressed_records` says), read in slices of `slice` bytes (the slices the
     /// analysis worker's pass reads). Once per inflater.
-    pub fn begin(&self, blob: &Blob, records: (u64, u64, Endianness), slice: usize) {
-        self.ask(blob, records, slice, false);
+    pub fn begin(&self, blob: &Blob, records: (u64, u64, Endianness), slice: usize, pipe: bool) {
+        self.ask(blob, records, slice, false, pipe);
     }
 
     /// Has the inflater put the records of `blob` in time order and decode its samples instead
     /// (`crate::session::OrderPass`), read in slices of `slice` bytes (the analysis worker's
-    /// `Opening::slice`). Once per inflater.
-    pub fn begin_ordering(&self, blob: &Blob, slice: usize) {
+    /// `Opening::slice`); `compressed_pipe`: `blob` is a pipe-mode stream whose records are
+    /// compressed (`Opening::compressed_pipe`), which it has an inflater of its own
+    /// decompress. Once per inflater.
+    pub fn begin_ordering(&self, blob: &Blob, slice: usize, compressed_pipe: bool) {
         self.ordering.set(true);
-        self.ask(blob, (0, 0, Endianness::Little), slice, true);
+        self.ask(
+            blob,
+            (0, 0, Endianness::Little),
+            slice,
+            true,
+            compressed_pipe,
+        );
     }
 
-    fn ask(&self, blob: &Blob, records: (u64, u64, Endianness), slice: usize, order: bool) {
+    fn ask(
+        &self,
+        blob: &Blob,
+        records: (u64, u64, Endianness),
+        slice: usize,
+        order: bool,
+        pipe: bool,
+    ) {
         let (start, end, endian) = records;
         let request = crate::protocol::js::Request::Inflate {
             id: 1,
@@ -211,6 +226,7 @@ impl Inflater {
             big_endian: endian == Endianness::Big,
             slice: u32::try_from(slice).unwrap_or(u32::MAX),
             order,
+            pipe,
         }
         .to_js();
         if self.inbox.ready.get() {
@@ -433,14 +449,19 @@ pub fn slices(start: u64, end: u64, slice: usize) -> Vec<(u64, usize)> {
     perfscope_analysis::load::slices(start, start, end, slice as u64).collect()
 }
 
-/// In the inflater: a decoder of the records from `start` on, that only decompresses.
-pub fn decoder(start: u64, big_endian: bool) -> StreamDecoder {
+/// In the inflater: a decoder of the records from `start` on, that only decompresses; with
+/// `pipe`, of a pipe-mode stream (`start` is 0: its pipe header, which gives the byte order).
+pub fn decoder(start: u64, big_endian: bool, pipe: bool) -> StreamDecoder {
     let endian = if big_endian {
         Endianness::Big
     } else {
         Endianness::Little
     };
-    let mut d = StreamDecoder::records(endian, start);
+    let mut d = if pipe {
+        StreamDecoder::pipe()
+    } else {
+        StreamDecoder::records(endian, start)
+    };
     d.inflate_only();
     d
 }
@@ -470,7 +491,7 @@ pub fn warm_up() -> usize {
     else {
         return 0;
     };
-    let mut d = decoder(start, header.endian == Endianness::Big);
+    let mut d = decoder(start, header.endian == Endianness::Big, false);
     d.push(records);
     d.finish();
     while d.next_record().is_some() {}
@@ -492,6 +513,7 @@ pub fn warm_up_ordering() -> usize {
         &mut source,
         64 << 10,
         perfscope_analysis::builder::UnknownNames::Module,
+        false,
     );
     let mut written = 0;
     while let Some((at, size)) = pass.next_slice() {

@@ -265,13 +265,14 @@ async fn handle(data: JsValue) {
             big_endian,
             slice,
             order,
+            pipe,
         }) => {
             CURRENT_REQUEST.set(id);
             // The worker waiting for the slices is told why they stopped.
             let inflated = if order {
-                order_records(blob, slice_size(slice)).await
+                order_records(blob, slice_size(slice), pipe).await
             } else {
-                inflate(blob, (start, end), big_endian, slice_size(slice)).await
+                inflate(blob, (start, end), big_endian, pipe, slice_size(slice)).await
             };
             if let Err(message) = inflated {
                 post(WorkerMessage::Failed(
@@ -706,9 +707,10 @@ async fn inflate(
     blob: Blob,
     (start, end): (u64, u64),
     big_endian: bool,
+    pipe: bool,
     slice: usize,
 ) -> Result<(), String> {
-    let mut decoder = crate::inflater::decoder(start, big_endian);
+    let mut decoder = crate::inflater::decoder(start, big_endian, pipe);
     decoder.reserve_inflated(crate::inflater::INFLATED_ROOM);
     let slices = crate::inflater::slices(start, end, slice);
     let read = |&(at, size): &(u64, usize)| {
@@ -801,16 +803,17 @@ struct GroupRead {
 /// records decompressed (three workers on the records: decompressing, ordering, loading);
 /// without one (it could not start), this worker decompresses them itself. If the inflater
 /// fails, so does this worker (the analysis worker then orders the rest itself).
-async fn order_records(blob: Blob, slice: usize) -> Result<(), String> {
+async fn order_records(blob: Blob, slice: usize, compressed_pipe: bool) -> Result<(), String> {
     let mut source = BlobSource::new(blob.clone())?;
     // The writer does not name frames: how does not matter.
-    let mut pass = crate::session::OrderPass::open(&mut source, slice, UnknownNames::Module);
+    let mut pass =
+        crate::session::OrderPass::open(&mut source, slice, UnknownNames::Module, compressed_pipe);
     if let Some(why) = pass.failure() {
         return Err(why.to_string());
     }
     let inflater = pass
         .compressed_records()
-        .and_then(|records| start_own_inflater(&blob, records, slice));
+        .and_then(|records| start_own_inflater(&blob, records, slice, compressed_pipe));
     // Its own reader worker (started with this worker, before the file came: `start_reader`)
     // reads the slices into buffers handed back to it (as the analysis worker's does:
     // `SliceReads`); without one, the browser reads each into a new buffer.
@@ -949,10 +952,11 @@ fn start_own_inflater(
     blob: &Blob,
     records: (u64, u64, perfscope_format::Endianness),
     slice: usize,
+    pipe: bool,
 ) -> Option<crate::inflater::Inflater> {
     match crate::inflater::Inflater::start() {
         Ok(inflater) => {
-            inflater.begin(blob, records, slice);
+            inflater.begin(blob, records, slice, pipe);
             Some(inflater)
         }
         Err(e) => {
@@ -1349,7 +1353,14 @@ fn start_inflater(opening: &mut Opening, blob: &Blob) -> Option<crate::inflater:
     use crate::inflater::{Inflater, INFLATE_MIN_BYTES};
     let forced = inflater_setting()?;
     let Some(records) = opening.compressed_records() else {
-        return start_orderer(opening, blob, ORDER_MIN_BYTES);
+        // A compressed pipe stream's records are ordered elsewhere (a third worker
+        // decompressing them) from the size a file's would be.
+        let min_bytes = if opening.compressed_pipe() {
+            ORDER_MIN_COMPRESSED_BYTES as f64
+        } else {
+            ORDER_MIN_BYTES
+        };
+        return start_orderer(opening, blob, min_bytes);
     };
     let bytes = records.1.saturating_sub(records.0);
     let order = query_param("order").as_deref() == Some("1");
@@ -1366,7 +1377,7 @@ fn start_inflater(opening: &mut Opening, blob: &Blob) -> Option<crate::inflater:
     }
     match NEXT_INFLATER.take().map_or_else(Inflater::start, Ok) {
         Ok(inflater) => {
-            inflater.begin(blob, records, opening.slice());
+            inflater.begin(blob, records, opening.slice(), false);
             Some(inflater)
         }
         Err(e) => {
@@ -1422,7 +1433,7 @@ fn start_orderer(
         .map_or_else(crate::inflater::Inflater::start, Ok)
     {
         Ok(orderer) => {
-            orderer.begin_ordering(blob, opening.slice());
+            orderer.begin_ordering(blob, opening.slice(), opening.compressed_pipe());
             opening.order_elsewhere();
             Some(orderer)
         }

@@ -171,8 +171,13 @@ pub enum Request {
         /// Read them in slices of this many bytes.
         slice: u32,
         /// Instead of decompressing them, put them in time order and decode the samples
-        /// (`crate::session::OrderPass`): the file has no compressed records.
+        /// (`crate::session::OrderPass`): the file has no compressed records, or is a
+        /// compressed pipe stream (`pipe`).
         order: bool,
+        /// `blob` is a pipe-mode stream whose records are compressed: decompressed from its
+        /// first byte (`start` 0, its pipe header), or, with `order`, by an inflater of the
+        /// ordering worker's own.
+        pipe: bool,
     },
     /// A query on the open profile.
     Query {
@@ -253,9 +258,11 @@ impl Request {
                 big_endian,
                 slice,
                 order,
+                pipe,
             } => {
                 set(&object, "op", &JsValue::from_str("inflate"));
                 set(&object, "order", &JsValue::from(*order));
+                set(&object, "pipe", &JsValue::from(*pipe));
                 set(&object, "id", &JsValue::from(*id));
                 set(&object, "blob", blob);
                 set(&object, "start", &JsValue::from(*start as f64));
@@ -348,6 +355,7 @@ impl Request {
                     big_endian: get(value, "bigEndian").as_bool().unwrap_or(false),
                     slice: slice_of(value),
                     order: get(value, "order").as_bool().unwrap_or(false),
+                    pipe: get(value, "pipe").as_bool().unwrap_or(false),
                 })
             }
             Some("query") => {

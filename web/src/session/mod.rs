@@ -156,6 +156,7 @@ fn open_ordered_in_turn(data: &[u8], slice: usize) -> (Session, bool) {
         &mut source::VecSource(data.to_vec()),
         opening.slice(),
         UnknownNames::Module,
+        false,
     );
     if order.failure().is_none() {
         opening.order_elsewhere();
@@ -572,6 +573,14 @@ impl Opening {
         let (meta, start, end) = self.stream.as_ref().ok()?.file_records()?;
         self.pass.summary.compressed()?;
         Some((start, end, meta.endian))
+    }
+
+    /// Whether the input is a pipe-mode stream whose header records say its records are
+    /// compressed: the worker that orders its records may have a third decompress them
+    /// (`OrderPass::open`).
+    pub fn compressed_pipe(&self) -> bool {
+        self.stream.as_ref().is_ok_and(RecordStream::is_pipe)
+            && self.pass.summary.compressed().is_some()
     }
 
     /// Hands over the decompressed bytes of the compressed records that the next

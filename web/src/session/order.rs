@@ -153,17 +153,27 @@ pub struct OrderPass {
     /// The analysis worker's slice size (the stream's slices are an eighth of it, nested in
     /// those: [`PartPass::slice_for`]).
     slice: usize,
+    /// A pipe-mode stream whose header records say its records are compressed (the analysis
+    /// worker read them): an inflater may decompress them ([`OrderPass::compressed_records`]).
+    compressed_pipe: bool,
 }
 
 impl OrderPass {
     /// Reads the header through `source` and starts the pass, in slices of `slice` bytes (the
     /// analysis worker's [`Opening::slice`]), for the analysis worker's loader (frames without
     /// a symbol named as `unknown_names` says; the writer does not name them, but takes the
-    /// loader's settings).
-    pub fn open(source: &mut dyn ReadAt, slice: usize, unknown_names: UnknownNames) -> OrderPass {
+    /// loader's settings). `compressed_pipe`: the input is a pipe-mode stream whose records
+    /// are compressed ([`Opening::compressed_pipe`]).
+    pub fn open(
+        source: &mut dyn ReadAt,
+        slice: usize,
+        unknown_names: UnknownNames,
+        compressed_pipe: bool,
+    ) -> OrderPass {
         // Read in smaller slices, each inside one of the analysis worker's: the stream's buffer
         // holds one (8 MiB less memory here).
         let mut pass = Self::in_parts(source, slice, PartPass::slice_for(slice), unknown_names);
+        pass.compressed_pipe = compressed_pipe;
         if pass.compressed_records().is_some() {
             // Its compressed records may be decompressed by another worker a whole slice at a
             // time ([`OrderPass::supply_inflated`]): one part per slice.
@@ -176,9 +186,17 @@ impl OrderPass {
 
     /// The records of a `perf record -z` file (its header says its records are compressed),
     /// as (start, end, byte order), for an inflater to decompress a slice at a time
-    /// ([`OrderPass::supply_inflated`]); `None` for another file.
+    /// ([`OrderPass::supply_inflated`]); of a compressed pipe stream (opened so), the whole
+    /// stream from its pipe header; `None` for another input.
     pub fn compressed_records(&self) -> Option<(u64, u64, perfscope_format::Endianness)> {
-        let (meta, start, end) = self.stream.as_ref().ok()?.file_records()?;
+        let stream = self.stream.as_ref().ok()?;
+        if stream.is_pipe() {
+            let (_, at, end) = stream.records_range();
+            return self
+                .compressed_pipe
+                .then_some((at, end, stream.metadata().endian));
+        }
+        let (meta, start, end) = stream.file_records()?;
         meta.feature(HeaderFeature::COMPRESSED)?;
         Some((start, end, meta.endian))
     }
@@ -229,6 +247,7 @@ impl OrderPass {
                 pipe,
             },
             slice: slice.max(1),
+            compressed_pipe: false,
         }
     }
 

@@ -25,9 +25,12 @@ fn open_ordered(
     }
     let source = &mut VecSource(data.to_vec());
     let (slice, names) = (opening.slice(), UnknownNames::Module);
-    // A compressed file in one part a slice as the worker opens it (`OrderPass::open`).
+    // A compressed file or pipe stream in one part a slice as the worker opens it
+    // (`OrderPass::open`).
+    let pipe = opening.compressed_pipe();
     let mut order = match opening.compressed_records() {
-        Some(_) if parts == 1 => OrderPass::open(source, slice, names),
+        Some(_) if parts == 1 => OrderPass::open(source, slice, names, pipe),
+        None if pipe && parts == 1 => OrderPass::open(source, slice, names, pipe),
         _ => OrderPass::in_parts(source, slice, slice / parts, names),
     };
     assert_eq!(order.failure(), None);
@@ -41,7 +44,7 @@ fn open_ordered(
                     order.slices(),
                     "the inflater's slices"
                 );
-                crate::inflater::decoder(start, endian == perfscope_format::Endianness::Big)
+                crate::inflater::decoder(start, endian == perfscope_format::Endianness::Big, pipe)
             });
     opening.order_elsewhere();
     assert!(opening.ordered_elsewhere());
@@ -148,8 +151,29 @@ fn records_ordered_by_another_worker_give_the_same_session_on_the_test_files() {
         "buildids.data",
         "pipe.data",
         "compressed.data",
+        "compressed-pipe.data",
     ] {
         let data = std::fs::read(dir.join(f)).unwrap();
+        // A compressed pipe stream's records are decompressed by a third stream (the
+        // ordering worker's inflater) from its pipe header on, as a compressed file's are.
+        let opening = begin_bytes(&data, 4096);
+        assert_eq!(
+            opening.compressed_pipe(),
+            f == "compressed-pipe.data",
+            "{f}"
+        );
+        if opening.compressed_pipe() {
+            let order = OrderPass::open(
+                &mut VecSource(data.clone()),
+                opening.slice(),
+                UnknownNames::Module,
+                true,
+            );
+            assert_eq!(
+                order.compressed_records(),
+                Some((0, data.len() as u64, perfscope_format::Endianness::Little)),
+            );
+        }
         for slice in [4096, 32 << 10, 8 << 20] {
             if check(f, &data, slice) {
                 ordered.push((f, slice));
@@ -157,7 +181,8 @@ fn records_ordered_by_another_worker_give_the_same_session_on_the_test_files() {
         }
     }
     // Every file, the pipe stream too, in every slice size.
-    assert_eq!(ordered.len(), 24, "{ordered:?}");
+    assert_eq!(ordered.len(), 27, "{ordered:?}");
+    assert!(ordered.contains(&("compressed-pipe.data", 4096)));
     assert!(ordered.contains(&("compressed.data", 4096)));
     assert!(ordered.contains(&("pipe.data", 4096)));
 }

@@ -443,7 +443,8 @@ fn open_inflated(data: &[u8], slice: usize, fail_at: Option<usize>) -> Session {
     let (start, end, endian) = opening.compressed_records().unwrap();
     let slices = crate::inflater::slices(start, end, opening.slice());
     assert_eq!(slices, opening.slices());
-    let mut inflater = crate::inflater::decoder(start, endian == perfscope_format::Endianness::Big);
+    let mut inflater =
+        crate::inflater::decoder(start, endian == perfscope_format::Endianness::Big, false);
     for (k, &(at, size)) in slices.iter().enumerate() {
         if fail_at.is_some_and(|f| k >= f) {
             if Some(k) == fail_at {
