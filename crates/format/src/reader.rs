@@ -94,9 +94,10 @@ impl<'a> RecordReader<'a> {
     /// The next record, or `None` at the end. After a framing error in the data it returns the
     /// error once and then `None`.
     ///
-    /// Inlined: until the first compressed record this is the outer walk's step, and a record
-    /// handed back through memory by a call cost more than the step (a file's 3.3M records:
-    /// 26 ms walked, about twice that when each came back from a call).
+    /// Inlined (the compressed path out of line): until the first compressed record this is
+    /// the outer walk's step. `perfscope stats` on a file of 3.3M records took 0.9× the time
+    /// with it inlined; a caller that matches the record where it is returned (`walk`) walks
+    /// as fast as a loop that only steps over record headers.
     #[allow(clippy::should_implement_trait)]
     #[inline(always)]
     pub fn next_record(&mut self) -> Option<Result<RawRecord<'_>>> {
