@@ -103,7 +103,7 @@ impl<'a> RecordReader<'a> {
     pub fn next_record(&mut self) -> Option<Result<RawRecord<'_>>> {
         if self.zstd.is_none() {
             return match self.outer.next() {
-                Some(Ok(rec)) if is_compressed(rec.type_()) => self.first_compressed(rec),
+                Some(Ok(rec)) if is_compressed(rec.type_()) => self.compressed(rec),
                 // No compressed record yet, so nothing is left over at the end.
                 other => other,
             };
@@ -111,10 +111,10 @@ impl<'a> RecordReader<'a> {
         self.next_record_after_compressed()
     }
 
-    /// The first COMPRESSED/COMPRESSED2 record: its records are decoded from now on.
-    #[cold]
+    /// A COMPRESSED/COMPRESSED2 record, returned after its bytes went to the decompressor
+    /// (made at the first), whose records come next.
     #[inline(never)]
-    fn first_compressed(&mut self, rec: RawRecord<'a>) -> Option<Result<RawRecord<'a>>> {
+    fn compressed(&mut self, rec: RawRecord<'a>) -> Option<Result<RawRecord<'a>>> {
         let endian = self.endian;
         let z = self.zstd.get_or_insert_with(|| ZstdStream::new(endian));
         if let Err(e) = z.push(&rec) {
@@ -130,16 +130,8 @@ impl<'a> RecordReader<'a> {
             return self.zstd.as_mut().and_then(ZstdStream::next_record);
         }
         match self.outer.next() {
-            Some(Ok(rec)) => {
-                if is_compressed(rec.type_()) {
-                    let endian = self.endian;
-                    let z = self.zstd.get_or_insert_with(|| ZstdStream::new(endian));
-                    if let Err(e) = z.push(&rec) {
-                        return Some(Err(e));
-                    }
-                }
-                Some(Ok(rec))
-            }
+            Some(Ok(rec)) if is_compressed(rec.type_()) => self.compressed(rec),
+            Some(Ok(rec)) => Some(Ok(rec)),
             Some(Err(e)) => Some(Err(e)),
             None => {
                 let leftover = self.zstd.as_ref().map_or(0, ZstdStream::leftover);

@@ -28,10 +28,11 @@ fn open_ordered(
     // A compressed file or pipe stream in one part a slice as the worker opens it
     // (`OrderPass::open`).
     let pipe = opening.compressed_pipe();
-    let mut order = match opening.compressed_records() {
-        Some(_) if parts == 1 => OrderPass::open(source, slice, names, pipe),
-        None if pipe && parts == 1 => OrderPass::open(source, slice, names, pipe),
-        _ => OrderPass::in_parts(source, slice, slice / parts, names),
+    let compressed = opening.compressed_records().is_some() || pipe;
+    let mut order = if compressed && parts == 1 {
+        OrderPass::open(source, slice, names, pipe)
+    } else {
+        OrderPass::in_parts(source, slice, slice / parts, names)
     };
     assert_eq!(order.failure(), None);
     let mut inflater =
