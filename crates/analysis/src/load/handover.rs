@@ -19,16 +19,18 @@
 //! - a record delivered: its raw record (every record but a sample, and a sample that could
 //!   not be decoded, which the loader decodes again and counts as an error);
 //! - a sample delivered with its raw record and deliveries, when the loader needs more of it
-//!   than its stack (a DWARF-mode stack to unwind, the timeline's samples, a shared stack);
+//!   than its stack (a DWARF-mode stack to unwind, a tracepoint's sample when the timeline
+//!   takes samples: a sched_switch's fields, a shared stack);
 //! - otherwise a sample as its deliveries, pid, tid, time, CPU and its stack's entries: the
 //!   callchain (or the ip) as the builder's addresses and their kinds, root first
-//!   ([`crate::builder::plain_entries`]; made here, on the less busy of the two workers);
+//!   ([`crate::builder::plain_entries`]; made here, on the less busy of the two workers),
+//!   which is all the timeline takes of it too;
 //! - the end, with the queue's figures for the diagnostics.
 //!
 //! A test loads the test files and the corpus's files both ways and compares the profiles,
 //! timelines and diagnostics (`tests/handover.rs`).
 
-use perfscope_format::constants::RecordType;
+use perfscope_format::constants::{attr_type, RecordType};
 use perfscope_format::layout::EventIndex as AttrIndex;
 use perfscope_format::metadata::Metadata;
 use perfscope_format::records::{RawRecord, Record, RecordHeader};
@@ -38,7 +40,8 @@ use super::{cpu_mode, route, LoaderState, ProfileLoader, Route, StackShare, Time
 use crate::builder::chain::ChainEntry;
 use crate::builder::{plain_entries, CpuMode, SampleInput};
 use crate::delivery::SampleDelivery;
-use crate::ids::CapacityError;
+use crate::ids::{CapacityError, StackIndex};
+use crate::timeline::TimelineSample;
 
 /// A record in file order: its raw record.
 const FILE_ORDER: u8 = 1;
@@ -51,10 +54,11 @@ const SAMPLE: u8 = 4;
 /// The end: the queue's figures.
 const END: u8 = 5;
 
-/// Bits of a compact sample's flags: which of pid, tid and time the record had.
+/// Bits of a compact sample's flags: which of pid, tid, time and CPU the record had.
 const HAS_PID: u8 = 1;
 const HAS_TID: u8 = 2;
 const HAS_TIME: u8 = 4;
+const HAS_CPU: u8 = 8;
 
 /// The first half of the records pass (see the module docs): pushed the records in file order
 /// as a [`ProfileLoader`] would be, it writes what that loader is to take.
@@ -232,9 +236,15 @@ impl LoaderState {
         if !self.inline_decided {
             self.decide_inline(meta);
         }
+        // As `sample_delivered` feeds the timeline (a compact sample is no tracepoint's: no
+        // sched_switch).
+        let to_timeline = self.timeline_takes_samples(meta);
         for (attr, period) in s.deliveries.clone() {
             self.diag.samples += 1;
             if !self.keeps(meta, (s.pid, s.tid, s.time), attr) {
+                if to_timeline {
+                    self.compact_timeline_sample(s, None);
+                }
                 continue;
             }
             self.diag.kept_samples += 1;
@@ -243,7 +253,7 @@ impl LoaderState {
                 pid: s.pid.unwrap_or(u32::MAX),
                 tid: s.tid.unwrap_or(u32::MAX),
                 time: s.time.unwrap_or(0),
-                cpu: s.cpu,
+                cpu: s.cpu.unwrap_or(u32::MAX),
                 event,
                 period,
                 // (Unread: the stack is the entries.)
@@ -260,8 +270,29 @@ impl LoaderState {
                     });
                 }
             })?;
+            if to_timeline {
+                let stack = {
+                    let s = &self.builder.profile().samples;
+                    s.len().checked_sub(1).and_then(|i| s.stack(i)).flatten()
+                };
+                self.compact_timeline_sample(s, stack);
+            }
         }
         Ok(())
+    }
+
+    /// One delivery of a compact sample to the timeline, with the stack the profile gave it.
+    fn compact_timeline_sample(&mut self, s: &Compact<'_>, stack: Option<StackIndex>) {
+        if let Some(tl) = self.timeline.as_mut() {
+            tl.plain_sample(&TimelineSample {
+                time: s.time,
+                pid: s.pid.unwrap_or(u32::MAX),
+                tid: s.tid.unwrap_or(u32::MAX),
+                cpu: s.cpu,
+                stack,
+                is_sched_switch: false,
+            });
+        }
     }
 }
 
@@ -347,9 +378,11 @@ impl WriterState {
             .deliver_fields(&meta.events, s.event, s.period, s.read, |e, period| {
                 deliveries.push((e, period))
             });
+        // The timeline takes a compact sample's fields, but a sched_switch's (a tracepoint's)
+        // from its record.
         let whole = self.share != StackShare::All
             || (self.unwind && s.user_regs_and_stack)
-            || self.timeline_takes_samples(meta);
+            || (self.timeline_takes_samples(meta) && is_tracepoint(meta, s.event));
         if whole {
             write_raw(out, SAMPLE_RECORD, rec, seq);
             write_deliveries(out, &deliveries);
@@ -376,6 +409,7 @@ impl WriterState {
                 (s.pid.is_some(), HAS_PID),
                 (s.tid.is_some(), HAS_TID),
                 (s.time.is_some(), HAS_TIME),
+                (s.cpu.is_some(), HAS_CPU),
             ] {
                 if has {
                     flags |= bit;
@@ -403,6 +437,13 @@ impl WriterState {
         }
         self.deliveries = deliveries;
     }
+}
+
+/// Whether `event` is a tracepoint (a `sched:sched_switch` among others).
+fn is_tracepoint(meta: &Metadata, event: AttrIndex) -> bool {
+    meta.events
+        .attr(event)
+        .is_some_and(|a| a.type_ == attr_type::TRACEPOINT)
 }
 
 /// Writes an operation carrying record number `seq` whole.
@@ -448,7 +489,7 @@ struct Compact<'a> {
     pid: Option<u32>,
     tid: Option<u32>,
     time: Option<u64>,
-    cpu: u32,
+    cpu: Option<u32>,
     deliveries: Deliveries<'a>,
     /// Its stack's entries' addresses, 8 bytes each, root first...
     addrs: &'a [u8],
@@ -537,7 +578,7 @@ impl<'a> Reader<'a> {
             pid: (flags & HAS_PID != 0).then_some(pid),
             tid: (flags & HAS_TID != 0).then_some(tid),
             time: (flags & HAS_TIME != 0).then_some(time),
-            cpu,
+            cpu: (flags & HAS_CPU != 0).then_some(cpu),
             deliveries,
             addrs,
             kinds,

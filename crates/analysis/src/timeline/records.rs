@@ -272,6 +272,12 @@ impl TimelineRecorder {
             .record(builder, rec);
     }
 
+    /// One delivery of a sample that is not a tracepoint's (so no sched_switch), by the fields
+    /// the timeline takes of it: what [`TimelineRecorder::sample`] does with its record.
+    pub fn plain_sample(&mut self, sample: &TimelineSample) {
+        self.builder.on_sample(sample);
+    }
+
     /// One delivery of a sample, with its stack in the profile (if it was kept).
     pub fn sample(&mut self, meta: &Metadata, s: &SampleRecord<'_>, stack: Option<StackIndex>) {
         let Self { builder, feeder } = self;
