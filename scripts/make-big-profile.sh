@@ -6,12 +6,15 @@
 # Runs a busy multi-process workload (several processes and threads: sort, gzip, sha256sum,
 # a shell loop, python) on every CPU while `perf record -a -g` samples cpu-clock at a high
 # frequency, for as long as it takes to write about SIZE_MB megabytes. Needs root (or
-# perf_event_paranoid <= -1) and the `perf` tool.
+# perf_event_paranoid <= -1) and the `perf` tool. CALLCHAINS=0: without -g (about three times
+# as many samples per megabyte).
 set -euo pipefail
 size_mb=${1:?usage: make-big-profile.sh SIZE_MB OUT [perf record options]}
 out=${2:?usage: make-big-profile.sh SIZE_MB OUT [perf record options]}
 shift 2
 freq=${FREQ:-20000}
+graph=(-g)
+[ "${CALLCHAINS:-1}" = 0 ] && graph=()
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
@@ -37,7 +40,7 @@ ncpu=$(nproc)
 for _ in $(seq $((ncpu + 1))); do busy & done
 
 # Calibrate: bytes per second at this frequency.
-perf record -a -g -F "$freq" -o "$work/calib.data" "$@" -- sleep 2 2> /dev/null
+perf record -a "${graph[@]}" -F "$freq" -o "$work/calib.data" "$@" -- sleep 2 2> /dev/null
 rate=$(( $(stat -c %s "$work/calib.data") / 2 ))
 secs=$(( size_mb * 1000000 / (rate > 0 ? rate : 1) + 1 ))
 echo "recording ~${size_mb} MB: ${rate} bytes/s at -F ${freq}, about ${secs} s" >&2
@@ -45,7 +48,7 @@ echo "recording ~${size_mb} MB: ${rate} bytes/s at -F ${freq}, about ${secs} s" 
 # itself there by raising SIGTERM, and then exits with that signal's status (143), having
 # written the whole file: that is the expected end, not a failure.
 status=0
-perf record -a -g -F "$freq" --max-size="${size_mb}M" -o "$out" "$@" -- sleep $((secs * 4)) || status=$?
+perf record -a "${graph[@]}" -F "$freq" --max-size="${size_mb}M" -o "$out" "$@" -- sleep $((secs * 4)) || status=$?
 if [ "$status" -ne 0 ] && [ "$status" -ne 143 ]; then
   echo "perf record failed (exit status $status)" >&2
   exit "$status"
