@@ -177,8 +177,8 @@ fn tree(c: &mut Criterion, profile: &perfscope_analysis::profile::Profile) {
         .len()
     };
     let (lo, hi) = (
-        profile.samples.times().first().copied().unwrap_or(0),
-        profile.samples.times().last().copied().unwrap_or(0),
+        profile.samples.times().first().unwrap_or(0),
+        profile.samples.times().last().unwrap_or(0),
     );
     let at = |f: f64| lo + ((hi - lo) as f64 * f) as u64;
     let range = |a: f64, b: f64| SampleFilter {

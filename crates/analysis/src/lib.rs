@@ -41,6 +41,7 @@ pub mod string_table;
 pub mod summary;
 pub mod symbols;
 pub mod text_samples;
+pub mod time_column;
 pub mod timeline;
 pub mod tracepoint;
 pub mod unwind;

@@ -439,10 +439,7 @@ mod tests {
         assert_eq!(events.exact, None);
         let approx = events.approximate.unwrap();
         assert_eq!(p.event_name(approx), OFF_CPU_APPROX_EVENT);
-        assert_eq!(
-            p.samples.times().iter().copied().collect::<Vec<_>>(),
-            [100, 150, 260, 400]
-        );
+        assert_eq!(p.samples.times().to_vec(), [100, 150, 260, 400]);
         let s = p.samples.get(2).unwrap();
         assert_eq!(
             (s.thread, s.event, s.stack, s.period, s.cpu),

@@ -2,6 +2,7 @@
 
 use crate::chunked::{Chunked, Uniform};
 use crate::ids::{CapacityError, EventIndex, SampleIndex, StackIndex, StringIndex, ThreadIndex};
+use crate::time_column::TimeColumn;
 
 /// A thread: (pid, tid) and the command name it had (the last COMM seen for it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +83,7 @@ pub struct Sample {
 #[derive(Clone, Debug)]
 pub struct SampleTable {
     /// Time in ns ([`SampleTable::times`]).
-    time: Chunked<u64>,
+    time: TimeColumn,
     /// The latest time pushed...
     latest: u64,
     /// ...and the most a sample was earlier than one pushed before it (0: in time order).
@@ -196,7 +197,7 @@ impl SampleTable {
     /// No samples (usable in a `static`).
     pub const fn new() -> Self {
         SampleTable {
-            time: Chunked::new(),
+            time: TimeColumn::new(),
             latest: 0,
             late: 0,
             thread: Chunked::new(),
@@ -420,7 +421,7 @@ impl SampleTable {
     }
 
     /// The samples' times in ns, by sample.
-    pub fn times(&self) -> &Chunked<u64> {
+    pub fn times(&self) -> &TimeColumn {
         &self.time
     }
 
@@ -439,7 +440,7 @@ impl SampleTable {
     /// The sample at `i`.
     pub fn get(&self, i: usize) -> Option<Sample> {
         Some(Sample {
-            time: *self.time.get(i)?,
+            time: self.time.get(i)?,
             thread: *self.thread.get(i)?,
             cpu: self.cpu(i)?,
             event: self.event(i)?,
@@ -537,11 +538,7 @@ impl SampleTable {
                 });
             return (!self.is_empty()).then_some((lo, hi));
         }
-        let (lo, hi) = self.time.blocks().fold((u64::MAX, 0), |(lo, hi), b| {
-            b.iter()
-                .fold((lo, hi), |(lo, hi), &t| (lo.min(t), hi.max(t)))
-        });
-        (!self.is_empty()).then_some((lo, hi))
+        self.time.min_max()
     }
 
     /// Samples and summed periods (saturating) per event, indexed by event: constant time for
@@ -672,13 +669,13 @@ impl TimeSpan {
 /// A position of `times` whose time fails `before` (or the end) right after one whose time
 /// passes it (or the start): with the times in order, the first that fails; out of order, one
 /// of the places where they go from passing to failing.
-fn first_not(times: &Chunked<u64>, before: impl Fn(u64) -> bool) -> usize {
+fn first_not(times: &TimeColumn, before: impl Fn(u64) -> bool) -> usize {
     let (mut lo, mut hi) = (0, times.len());
     // Every position before `lo` follows one that passes (or is the first), `hi` fails (or is
     // the end).
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if times.get(mid).is_some_and(|&t| before(t)) {
+        if times.get(mid).is_some_and(&before) {
             lo = mid + 1;
         } else {
             hi = mid;
@@ -785,8 +782,7 @@ impl SampleFilter {
                 return whole(i);
             }
             if let Some(sure) = &sure {
-                if !sure.contains(&i)
-                    && !samples.time.get(i).is_some_and(|&t| start <= t && t < end)
+                if !sure.contains(&i) && !samples.time.get(i).is_some_and(|t| start <= t && t < end)
                 {
                     return false;
                 }
@@ -1049,26 +1045,37 @@ mod tests {
     }
 
     #[test]
-    fn a_sample_is_18_to_24_bytes_and_what_cannot_be_kept_is_refused() {
+    fn a_sample_is_14_to_20_bytes_and_what_cannot_be_kept_is_refused() {
         let mut t = SampleTable::new();
         for i in 0..10_000 {
             t.push(sample(i % 64, 250_000, Some(i))).unwrap();
         }
         t.shrink();
-        // One event and one period: time 8 + thread 4 + CPU 2 + stack 4 bytes. The four
-        // columns in blocks hold a list of their (here one) blocks. The tallies: threads 0 to 3
-        // (of which 3 has samples), CPUs 0 to 63 and stacks 0 to 9 999.
+        // One event and one period: time 4 (an offset in its block of 4 096: see
+        // `time_column`) + thread 4 + CPU 2 + stack 4 bytes. The three columns in blocks hold
+        // a list of their (here one) blocks, the time column one of its 3 blocks. The tallies:
+        // threads 0 to 3 (of which 3 has samples), CPUs 0 to 63 and stacks 0 to 9 999.
         let lists = |n: usize| n * std::mem::size_of::<Vec<u8>>();
+        let time_blocks = |n: usize| {
+            n.div_ceil(crate::time_column::BLOCK) * crate::time_column::BLOCK_ENTRY_BYTES
+        };
         let tallies = 4 * std::mem::size_of::<ThreadTally>()
             + 64 * 8
             + 10_000 * std::mem::size_of::<(u32, u64)>();
-        assert_eq!(t.heap_bytes(), 18 * 10_000 + lists(4) + tallies);
-        // A second event and another period: their columns are made whole.
+        assert_eq!(
+            t.heap_bytes(),
+            14 * 10_000 + lists(3) + time_blocks(10_000) + tallies
+        );
+        // A second event and another period: their columns are made whole (event 2 and
+        // period 4 bytes).
         let mut other = sample(1, 1_000, Some(1));
         other.event = EventIndex(3);
         t.push(other).unwrap();
         t.shrink();
-        assert_eq!(t.heap_bytes(), 24 * 10_001 + lists(6) + tallies);
+        assert_eq!(
+            t.heap_bytes(),
+            20 * 10_001 + lists(5) + time_blocks(10_001) + tallies
+        );
         assert_eq!(t.event(10_000), Some(EventIndex(3)));
         assert_eq!(t.event(9_999), Some(EventIndex(2)));
         assert_eq!(
@@ -1170,7 +1177,7 @@ mod time_span_tests {
         let fast: Vec<usize> = range.filter(|&i| passes(i)).collect();
         let (start, end) = filter.time_range.unwrap();
         let slow = (0..table.len())
-            .filter(|&i| table.time.get(i).is_some_and(|&t| start <= t && t < end))
+            .filter(|&i| table.time.get(i).is_some_and(|t| start <= t && t < end))
             .collect();
         (fast, slow)
     }

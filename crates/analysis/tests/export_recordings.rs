@@ -48,7 +48,7 @@ fn folded(p: &Profile, include_comm: bool, weight: WeightKind) -> BTreeMap<Strin
 
 fn columns(p: &Profile) -> (Vec<u64>, Vec<u32>, Vec<u64>) {
     (
-        p.samples.times().iter().copied().collect(),
+        p.samples.times().iter().collect(),
         p.samples.cpus().collect(),
         p.samples.periods().collect(),
     )

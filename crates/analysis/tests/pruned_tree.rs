@@ -300,7 +300,7 @@ fn check_all(name: &str, p: &Profile) {
         }
     }
     // A time filter: the first half of the samples' times.
-    if let (Some(&lo), Some(&hi)) = (
+    if let (Some(lo), Some(hi)) = (
         p.samples.times().iter().min(),
         p.samples.times().iter().max(),
     ) {

@@ -26,8 +26,8 @@ fn main() {
     let t = std::time::Instant::now();
     let ch = StackChildren::new(&p);
     println!("children {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
-    let lo = p.samples.times().first().copied().unwrap_or(0);
-    let hi = p.samples.times().last().copied().unwrap_or(0);
+    let lo = p.samples.times().first().unwrap_or(0);
+    let hi = p.samples.times().last().unwrap_or(0);
     if let Some(n) = std::env::var("REPEAT")
         .ok()
         .and_then(|n| n.parse::<u32>().ok())

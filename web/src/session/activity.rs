@@ -245,7 +245,7 @@ impl Activity {
         if tracepoint.iter().any(|&t| t) {
             let s = &profile.samples;
             for i in 0..s.len() {
-                let (Some(ev), Some(&time), Some(th)) =
+                let (Some(ev), Some(time), Some(th)) =
                     (s.event(i), s.times().get(i), s.thread.get(i))
                 else {
                     continue;

@@ -52,7 +52,7 @@ pub fn heatmap(
     let passes = filter.tester(s, &profile.threads);
     let mut counts = vec![0u32; columns as usize * rows as usize];
     let (mut samples, mut cut) = (0u64, 0u64);
-    for (i, &t) in s.times().iter().enumerate() {
+    for (i, t) in s.times().iter().enumerate() {
         if !all && !passes(i) {
             continue;
         }

@@ -1369,9 +1369,9 @@ impl Session {
         };
         let p = &self.profile;
         let times = &p.samples.times();
-        let start = times.partition_point(|&t| t < time);
+        let start = times.partition_point(|t| t < time);
         let found = (start..times.len())
-            .take_while(|&i| times.get(i) == Some(&time))
+            .take_while(|&i| times.get(i) == Some(time))
             .find(|&i| {
                 p.samples
                     .thread

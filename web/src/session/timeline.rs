@@ -209,7 +209,7 @@ impl LanePlan {
         }
         lists.iter_mut().flatten().for_each(LaneList::finish);
         // The profile's samples are in time order but for the untimed ones: sort by time.
-        let time = |i: u32| samples.times().get(i as usize).copied().unwrap_or(0);
+        let time = |i: u32| samples.times().get(i as usize).unwrap_or(0);
         if !samples.times().is_sorted() {
             for list in lists.iter_mut().flatten() {
                 let mut v: Vec<u32> = list.iter().collect();
@@ -330,7 +330,7 @@ impl Timeline {
                         .get(i)
                         .and_then(|t| thread_key.get(t.index()));
                     if let Some(&k) = key {
-                        let t = samples.times().get(i).copied().unwrap_or(0);
+                        let t = samples.times().get(i).unwrap_or(0);
                         add_thread(k, e, 1, t, t);
                     }
                 }
@@ -546,10 +546,7 @@ impl Timeline {
                 if event.is_some_and(|want| want as usize != e) || m.ones == 0 {
                     continue;
                 }
-                let time = |k: usize| {
-                    list.get(k)
-                        .map(|i| times.get(i as usize).copied().unwrap_or(0))
-                };
+                let time = |k: usize| list.get(k).map(|i| times.get(i as usize).unwrap_or(0));
                 let (Some(&first), Some(&last)) = (edges.first(), edges.last()) else {
                     continue;
                 };
@@ -618,10 +615,7 @@ impl Timeline {
                 if event.is_some_and(|want| want as usize != e) || list.is_empty() {
                     continue;
                 }
-                let time = |k: usize| {
-                    list.get(k)
-                        .map(|i| times.get(i as usize).copied().unwrap_or(0))
-                };
+                let time = |k: usize| list.get(k).map(|i| times.get(i as usize).unwrap_or(0));
                 index.counts_into(&edges, time, row);
             }
             let group = usize::from(lane >= self.threads.len());

@@ -407,8 +407,8 @@ fn function_bins_count_the_samples_whose_stack_has_it() {
         .chain((0..funcs).step_by(step).rev())
         .collect();
     let (lo, hi) = (
-        s.profile.samples.times().iter().copied().min().unwrap(),
-        s.profile.samples.times().iter().copied().max().unwrap(),
+        s.profile.samples.times().iter().min().unwrap(),
+        s.profile.samples.times().iter().max().unwrap(),
     );
     // Many bins (few marked samples in each lane: each one's bin is found), few bins (marks
     // counted between the bins' edges), and a range in the middle.
@@ -446,7 +446,7 @@ fn function_bins_count_the_samples_whose_stack_has_it() {
                     .frames_leaf_first(p.samples.stack(i).unwrap())
                     .any(|fr| p.frame_func(fr) == Some(perfscope_analysis::ids::FuncIndex(f)));
                 let Some(k) = bins
-                    .bin_of(p.samples.times().get(i).copied().unwrap())
+                    .bin_of(p.samples.times().get(i).unwrap())
                     .filter(|_| has)
                 else {
                     continue;

@@ -384,7 +384,7 @@ pub fn to_share(profile: &Profile, summary: Option<&Summary>, options: &ShareOpt
     w.v(kept.len() as u64);
     let mut prev = 0u64;
     for &i in &kept {
-        let t = s.times().get(i).copied().unwrap_or(0);
+        let t = s.times().get(i).unwrap_or(0);
         let d = t.wrapping_sub(prev) as i64;
         w.v(((d << 1) ^ (d >> 63)) as u64);
         prev = t;

@@ -91,7 +91,7 @@ pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
     let all = options.filter == SampleFilter::all();
     let passes = options.filter.tester(s, &profile.threads);
     let mut order: Vec<usize> = (0..s.len()).filter(|&i| all || passes(i)).collect();
-    order.sort_by_key(|&i| s.times().get(i).copied().unwrap_or(0));
+    order.sort_by_key(|&i| s.times().get(i).unwrap_or(0));
 
     let several_events = {
         let mut evs: Vec<EventIndex> = order.iter().filter_map(|&i| s.event(i)).collect();

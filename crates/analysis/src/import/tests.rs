@@ -139,7 +139,7 @@ fn perf_script_samples_keep_their_fields() {
     let p = &imp.profile;
     assert_eq!(p.samples.len(), 3);
     assert_eq!(
-        p.samples.times().iter().copied().collect::<Vec<_>>(),
+        p.samples.times().to_vec(),
         vec![1_000_000_500, 1_000_002_000, 2_500_000_000]
     );
     assert_eq!(p.samples.cpus().collect::<Vec<_>>(), vec![1, 0, u32::MAX]);

@@ -398,7 +398,7 @@ impl StackWeights {
         let mut bound = span.inner.len();
         for i in span
             .edges()
-            .filter(|&i| times.get(i).is_some_and(|&t| start <= t && t < end))
+            .filter(|&i| times.get(i).is_some_and(|t| start <= t && t < end))
         {
             bound += 1;
             samples.add_to(&mut tallies, i);
@@ -617,7 +617,7 @@ impl StackWeights {
         let (_, passes) = rest.candidates(samples, &profile.threads, profile.events.len());
         let (start, end) = filter.time_range?;
         let times = samples.times();
-        let out_of_range = |&i: &usize| times.get(i).is_some_and(|&t| t < start || t >= end);
+        let out_of_range = |&i: &usize| times.get(i).is_some_and(|t| t < start || t >= end);
         let taken = (0..inside.start)
             .chain(inside.end..samples.len())
             .chain(span.edges().filter(out_of_range))
@@ -959,7 +959,7 @@ period: 1 2 1 5 1 1 3 2
             let mut s = p.samples.get(i).unwrap();
             let swapped = [(2, 5), (5, 2)].iter().find(|&&(a, _)| a == i);
             if let Some(&(_, b)) = swapped {
-                s.time = *p.samples.times().get(b).unwrap();
+                s.time = p.samples.times().get(b).unwrap();
             }
             late.samples.push(s).unwrap();
         }
