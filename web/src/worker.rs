@@ -361,11 +361,18 @@ async fn handle(data: JsValue) {
                 if SESSION.with_borrow(|s| s.as_ref().is_some_and(Session::prepare_timeline)) {
                     measure("timeline lists", start);
                 }
-                // Then the records index's rows, between the next requests.
+                // Then the records index's rows, between the next requests, unless they are
+                // to wait for the Records tab (`Session::rows_ahead`).
+                let memory = wasm_memory() as u64;
                 if !MAKING_ROWS.get()
-                    && SESSION.with_borrow(|s| s.as_ref().is_some_and(|s| !s.has_rows()))
+                    && SESSION.with_borrow(|s| {
+                        s.as_ref()
+                            .is_some_and(|s| !s.has_rows() && s.rows_ahead(memory))
+                    })
                 {
                     wasm_bindgen_futures::spawn_local(make_rows());
+                } else if !MAKING_ROWS.get() {
+                    prestart_inflater();
                 }
             }
         }

@@ -225,6 +225,21 @@ pub struct Session {
     func_marks: Option<activity::FuncMarks>,
 }
 
+/// Files from this size on make their records index's rows ahead only within [`rows_ahead`]'s
+/// budget (the memory target of issue 6 is for files of 100 MB or more).
+const ROWS_AHEAD_FROM: u64 = 100_000_000;
+/// A row of the records index, about (see `record_rows`).
+const ROW_BYTES: u64 = 13;
+
+/// Whether a file of `size` bytes and `records` records, whose worker holds `memory` bytes
+/// now, makes its records index's rows ahead: a small file always; a big one only when the
+/// worker stays within half the file with them. A recording of small records (no callchains:
+/// 5.6M in 315 MB, 75 MB of rows) keeps them for the Records tab's first query, which then
+/// makes them (~0.4 s natively for 315 MB).
+fn rows_ahead(size: u64, records: u64, memory: u64) -> bool {
+    size < ROWS_AHEAD_FROM || memory.saturating_add(records.saturating_mul(ROW_BYTES)) <= size / 2
+}
+
 /// The one pass over the records when a file is opened: each record goes to the records index,
 /// the profile loader (or the writer that orders the records for it) and the summary.
 struct OpenPass {
@@ -1264,6 +1279,13 @@ impl Session {
         self.meta.is_none() || self.index.fill_rows_step(self.source.as_mut(), self.slice)
     }
 
+    /// Whether the records index's rows are to be made ahead, between requests after the first
+    /// flame graph, rather than when the Records tab first asks for them; `memory`: the
+    /// worker's wasm memory now. See [`rows_ahead`].
+    pub fn rows_ahead(&self, memory: u64) -> bool {
+        rows_ahead(self.source.len(), self.index.len() as u64, memory)
+    }
+
     /// Whether the records index's rows are made (see [`Session::rows_step`]).
     pub fn has_rows(&self) -> bool {
         self.meta.is_none() || self.index.has_rows()
@@ -1430,6 +1452,22 @@ mod tests {
 
     fn open_bytes(data: Vec<u8>, slice: usize) -> Session {
         Session::open_bytes(data, slice)
+    }
+
+    #[test]
+    fn a_big_file_makes_its_records_rows_ahead_only_within_half_its_size() {
+        // big300-g (315 MB, 3.3M records, 74 MB of wasm memory after the pass): 43 MB of
+        // rows keep it at 0.37x, made ahead.
+        assert!(rows_ahead(315_000_000, 3_322_460, 74_000_000));
+        // big300-nog (5.6M records, 108 MB): 73 MB more would be 0.58x; wait for the tab.
+        assert!(!rows_ahead(315_000_000, 5_603_681, 108_000_000));
+        // A file under 100 MB: always.
+        assert!(rows_ahead(99_999_999, 10_000_000, 500_000_000));
+        assert!(!rows_ahead(100_000_000, 1, 50_000_000 - 12));
+        assert!(rows_ahead(100_000_000, 1, 50_000_000 - 13));
+        // The test files (small) make them ahead, whatever the memory.
+        let s = open("example.data");
+        assert!(s.rows_ahead(u64::MAX / 2));
     }
 
     #[test]
