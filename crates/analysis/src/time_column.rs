@@ -102,7 +102,8 @@ impl TimeColumn {
     fn widen_last(&mut self) {
         if let Some(b) = self.blocks.last_mut() {
             if let Block::Narrow { base, offsets } = b {
-                let mut times = Vec::with_capacity(BLOCK);
+                // (As much room as the offsets had: a first block still growing stays small.)
+                let mut times = Vec::with_capacity(offsets.capacity());
                 times.extend(offsets.iter().map(|&o| *base + u64::from(o)));
                 *b = Block::Wide(times);
             }
