@@ -101,14 +101,15 @@ test('a preview is drawn while the file is read, then the real flame graph', { s
       }
     }
     assert.ok(roots <= p.taken);
-    // Drawn under a caption of its numbers, and gone once the profile is loaded.
+    // Drawn under a caption of its numbers.
     assert.ok(seen.draws >= 1, 'the preview was never drawn');
     assert.match(seen.captions[0], /^Preview: [\d,]+ samples in the first \d+ % of the file\./);
-    assert.equal(await page.locator('#flame-preview').count(), 0);
     // The full flame graph takes the preview's place: its tab is the one shown, and drawn
-    // without a click.
+    // without a click; the preview stays in its place until then (the profile is loaded a
+    // moment before its first tree comes), and is gone once it is drawn.
     assert.equal(await page.locator('#tab-flame').getAttribute('aria-selected'), 'true');
     await page.waitForFunction(() => document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'), null, { timeout: 30_000 });
+    assert.equal(await page.locator('#flame-preview').count(), 0);
     assert.deepEqual(errors, []);
   } finally {
     await page.close();
