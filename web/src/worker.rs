@@ -1471,7 +1471,12 @@ fn inflater_setting() -> Option<bool> {
 /// Starts the inflater of the next compressed file now (unless `?reader=0` or `?inflate=0`,
 /// or one is waiting already): it takes ~0.1 s to start, and is then ready when a file comes.
 fn prestart_inflater() {
-    if inflater_setting().is_none() || crate::stack_helper::cores() < 2.0 {
+    // (Asked again after each tree while a big file's rows wait for the Records tab: the
+    // waiting one is looked at first, before the address and the cores.)
+    if NEXT_INFLATER.with_borrow(Option::is_some)
+        || inflater_setting().is_none()
+        || crate::stack_helper::cores() < 2.0
+    {
         return;
     }
     NEXT_INFLATER.with_borrow_mut(|i| {

@@ -895,10 +895,7 @@ impl LoaderState {
                 self.check.add(input.time, input.tid);
             }
             if to_timeline {
-                let stack = {
-                    let s = &self.builder.profile().samples;
-                    s.len().checked_sub(1).and_then(|i| s.stack(i)).flatten()
-                };
+                let stack = self.last_sample_stack();
                 self.timeline_sample(meta, s, stack);
             }
         }
@@ -940,6 +937,12 @@ impl LoaderState {
         if let Some(tl) = self.timeline.as_mut() {
             tl.sample(meta, s, stack);
         }
+    }
+
+    /// The stack the profile gave the sample pushed last (for the timeline).
+    fn last_sample_stack(&self) -> Option<crate::ids::StackIndex> {
+        let s = &self.builder.profile().samples;
+        s.len().checked_sub(1).and_then(|i| s.stack(i)).flatten()
     }
 
     /// Whether samples go to the timeline ([`TimelineFeed::takes`]).

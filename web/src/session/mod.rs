@@ -228,8 +228,6 @@ pub struct Session {
 /// Files from this size on make their records index's rows ahead only within [`rows_ahead`]'s
 /// budget (the memory target of issue 6 is for files of 100 MB or more).
 const ROWS_AHEAD_FROM: u64 = 100_000_000;
-/// A row of the records index, about (see `record_rows`).
-const ROW_BYTES: u64 = 13;
 
 /// Whether a file of `size` bytes and `records` records, whose worker holds `memory` bytes
 /// now, makes its records index's rows ahead: a small file always; a big one only when the
@@ -237,7 +235,8 @@ const ROW_BYTES: u64 = 13;
 /// 5.6M in 315 MB, 75 MB of rows) keeps them for the Records tab's first query, which then
 /// makes them (~0.4 s natively for 315 MB).
 fn rows_ahead(size: u64, records: u64, memory: u64) -> bool {
-    size < ROWS_AHEAD_FROM || memory.saturating_add(records.saturating_mul(ROW_BYTES)) <= size / 2
+    size < ROWS_AHEAD_FROM
+        || memory.saturating_add(records.saturating_mul(record_rows::ROW_BYTES)) <= size / 2
 }
 
 /// The one pass over the records when a file is opened: each record goes to the records index,

@@ -37,6 +37,9 @@ pub struct Row {
 
 /// Rows per block.
 pub const BLOCK: usize = 128;
+/// Bytes a row takes in an uncompressed file (a row that fits its block's widths; see the
+/// module docs and the test of it below).
+pub const ROW_BYTES: u64 = 13;
 /// `offset_delta` of a row kept whole in `wide`.
 const WIDE: u32 = u32::MAX;
 /// `time_delta` of a row without a time.

@@ -271,10 +271,7 @@ impl LoaderState {
                 }
             })?;
             if to_timeline {
-                let stack = {
-                    let s = &self.builder.profile().samples;
-                    s.len().checked_sub(1).and_then(|i| s.stack(i)).flatten()
-                };
+                let stack = self.last_sample_stack();
                 self.compact_timeline_sample(s, stack);
             }
         }
