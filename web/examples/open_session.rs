@@ -476,7 +476,7 @@ fn main() {
     }
     // What the worker posts next: the profile's strings and functions, copied into a packet
     // (then into JS memory, and freed).
-    use perfscope_web::protocol::{Filter, Query, WeightKind, WorkerMessage};
+    use perfscope_web::protocol::{Filter, Query, RecordFilter, WeightKind, WorkerMessage};
     let t = std::time::Instant::now();
     let packet = WorkerMessage::Profile(1, Box::new(session.profile_data())).into_packet();
     let live = heap().0;
@@ -579,6 +579,11 @@ fn main() {
             );
         }
     }
+    println!(
+        "  heap after the trees by command: live {:.1} MB; wasm memory (simulated) {:.1} MB",
+        mb(heap().0),
+        mb(grown())
+    );
     // Time selections: 90 % (5 to 95 %), 2 % (50 to 52 %) and the middle 50 %, as the page
     // asks (the event picked).
     if let Some((lo, hi)) = session.overview().sample_range {
@@ -638,6 +643,11 @@ fn main() {
             }
         }
     }
+    println!(
+        "  heap after the refilters and searches: live {:.1} MB; wasm memory (simulated) {:.1} MB",
+        mb(heap().0),
+        mb(grown())
+    );
     // Timeline density as the page asks for it (350 bins: a 1280 px window), over every sample,
     // then 40 wheel steps zooming in by 1.25 around 60 % of the range, then 20 pans; then the
     // same with the first tree's first function highlighted.
@@ -692,12 +702,79 @@ fn main() {
         }
     }
     // The records index's rows, made at the first records query (the pass only counts).
+    println!(
+        "  heap before the records index rows: live {:.1} MB, peak {:.1} MB; wasm memory (simulated) {:.1} MB",
+        mb(heap().0),
+        mb(heap().1),
+        mb(grown())
+    );
     let t_rows = std::time::Instant::now();
     session.ensure_rows();
     println!(
         "records index rows (the first records query): {:.0} ms, {:.1} MB",
         t_rows.elapsed().as_secs_f64() * 1e3,
         mb(session.index_bytes())
+    );
+    // Records pages as the Records tab asks: the first page, one far in, then filtered by type
+    // (samples), by a pid and by a time range (each filter's first page, then a page in the
+    // middle of what it keeps).
+    let records = |session: &mut Session, filter: RecordFilter, start: u32| {
+        let t = std::time::Instant::now();
+        let reply = session.query(
+            4,
+            Query::Records {
+                filter,
+                start,
+                count: 100,
+            },
+        );
+        let matching = match reply {
+            WorkerMessage::Records(_, r) => r.meta.matching,
+            _ => 0,
+        };
+        (t.elapsed().as_secs_f64() * 1e3, matching)
+    };
+    let all = session.record_count() as u32;
+    let some_pid = session.overview().threads.first().map(|t| t.pid);
+    let range = session
+        .overview()
+        .sample_range
+        .map(|(lo, hi)| (lo + (hi - lo) / 4, lo + (hi - lo) / 2));
+    for (what, filter) in [
+        ("every record", RecordFilter::default()),
+        (
+            "samples",
+            RecordFilter {
+                types: vec![9],
+                ..RecordFilter::default()
+            },
+        ),
+        (
+            "one pid",
+            RecordFilter {
+                pid: some_pid,
+                ..RecordFilter::default()
+            },
+        ),
+        (
+            "a quarter of the time",
+            RecordFilter {
+                range,
+                ..RecordFilter::default()
+            },
+        ),
+    ] {
+        let (first, matching) = records(&mut session, filter.clone(), 0);
+        let (middle, _) = records(&mut session, filter, (matching / 2) as u32);
+        println!(
+            "records page, {what}: first {first:.1} ms, middle {middle:.1} ms ({matching} of {all})"
+        );
+    }
+    println!(
+        "  heap after the records pages: live {:.1} MB, peak {:.1} MB; wasm memory (simulated) {:.1} MB",
+        mb(heap().0),
+        mb(heap().1),
+        mb(grown())
     );
     let end = peak_rss();
     println!(

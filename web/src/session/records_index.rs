@@ -1,5 +1,5 @@
 //! [`RecordIndex`]: one row per record of the file in file order (records inside COMPRESSED
-//! records included), stored compactly ([`RecordRows`]: about 15 bytes a record), with counts
+//! records included), stored compactly ([`RecordRows`]: about 5 bytes a record), with counts
 //! per type, lost/throttle totals and the errors met.
 //! It is filled record by record during a streaming pass over the file (a [`RecordSink`]).
 //! The records table filters and pages over it; the fields of a row are decoded again from the
@@ -19,6 +19,7 @@ use perfscope_format::{RawRecord, RecordType};
 use super::record_fields::{describe, who, Who};
 use super::record_rows::RecordRows;
 pub use super::record_rows::Row;
+use super::row_set::RowSet;
 use super::source::DynSource;
 use crate::protocol::{LostInfo, RecordCount, RecordError, RecordFilter};
 use serde::{Deserialize, Serialize};
@@ -395,6 +396,7 @@ impl RecordIndex {
             Some(p) => p,
             None => {
                 let mut full = RecordIndex::default();
+                full.rows.reserve_rows(self.records);
                 match RecordStream::open(&mut DynSource(&mut *r), slice, &mut full) {
                     Ok(stream) => self.rows_pass.insert(Box::new(RowsPass { stream, full })),
                     // (The pass read the header: only a file changed since fails here.)
@@ -510,8 +512,8 @@ impl RecordIndex {
         Some(it.fold((first, first), |(lo, hi), t| (lo.min(t), hi.max(t))))
     }
 
-    /// The rows that pass `f`, in file order.
-    pub fn matching(&self, f: &RecordFilter) -> Vec<u32> {
+    /// The rows that pass `f`.
+    pub fn matching(&self, f: &RecordFilter) -> RowSet {
         let types: HashSet<u32> = f.types.iter().copied().collect();
         let keep = |r: &Row| {
             (types.is_empty() || types.contains(&r.type_))
@@ -521,12 +523,8 @@ impl RecordIndex {
                 && f.range
                     .is_none_or(|(lo, hi)| r.time != u64::MAX && lo <= r.time && r.time <= hi)
         };
-        self.rows
-            .iter()
-            .zip(0..u32::MAX)
-            .filter(|(r, _)| keep(r))
-            .map(|(_, i)| i)
-            .collect()
+        let mut rows = self.rows.iter();
+        RowSet::from_fn(self.rows.len(), |_| rows.next().is_some_and(|r| keep(&r)))
     }
 
     /// Whether `rec` is what row `row` says (type, time, tid).
@@ -790,17 +788,23 @@ mod tests {
         let data = example();
         let (ix, meta) = build(&data, 1 << 20, &mut |_, _| {}).unwrap();
         let mut src = VecSource(data.clone());
-        let comms = ix.matching(&RecordFilter {
-            types: vec![3],
-            ..RecordFilter::default()
-        });
+        let comms: Vec<u32> = ix
+            .matching(&RecordFilter {
+                types: vec![3],
+                ..RecordFilter::default()
+            })
+            .iter()
+            .collect();
         assert!(!comms.is_empty());
         let text = ix.describe_rows(&mut src, &meta, &comms, &|_| "cpu-clock".into());
         assert!(text.iter().any(|t| t.starts_with("sort")), "{text:?}");
-        let samples = ix.matching(&RecordFilter {
-            types: vec![9],
-            ..RecordFilter::default()
-        });
+        let samples: Vec<u32> = ix
+            .matching(&RecordFilter {
+                types: vec![9],
+                ..RecordFilter::default()
+            })
+            .iter()
+            .collect();
         let first = ix.describe_rows(&mut src, &meta, &samples[..1], &|_| "cpu-clock".into());
         assert!(first[0].starts_with("cpu-clock period="), "{first:?}");
         // A range keeps only timed records inside it, both ends included.
@@ -810,7 +814,7 @@ mod tests {
             range: Some((t, t)),
             ..RecordFilter::default()
         });
-        assert_eq!(one, vec![samples[3]]);
+        assert_eq!(one.iter().collect::<Vec<_>>(), vec![samples[3]]);
     }
 
     #[test]
