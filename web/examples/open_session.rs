@@ -765,9 +765,13 @@ fn main() {
         ),
     ] {
         let (first, matching) = records(&mut session, filter.clone(), 0);
-        let (middle, _) = records(&mut session, filter, (matching / 2) as u32);
+        let half = (matching / 2) as u32;
+        let (middle, _) = records(&mut session, filter.clone(), half);
+        // The next page, and one 50 pages on (scrolling).
+        let (next, _) = records(&mut session, filter.clone(), half + 100);
+        let (on, _) = records(&mut session, filter, half + 5_100);
         println!(
-            "records page, {what}: first {first:.1} ms, middle {middle:.1} ms ({matching} of {all})"
+            "records page, {what}: first {first:.1} ms, middle {middle:.1} ms, next {next:.1} ms, 50 on {on:.1} ms ({matching} of {all})"
         );
     }
     println!(

@@ -1310,7 +1310,7 @@ impl Session {
             };
             (rows.page(u64::from(start), count as usize), rows.len())
         };
-        let ix = &self.index;
+        let ix = &mut self.index;
         let mut fields = StringTable::new();
         let summary = &self.summary;
         if let Some(meta) = &self.meta {
@@ -1429,6 +1429,8 @@ mod open_symbols_tests;
 mod order_tests;
 #[cfg(test)]
 mod streamed_tests;
+#[cfg(test)]
+mod walk_tests;
 
 #[cfg(test)]
 mod tests {

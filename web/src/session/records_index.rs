@@ -5,7 +5,7 @@
 //! The records table filters and pages over it; the fields of a row are decoded again from the
 //! file, read through its [`ReadAt`], when the row is shown.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
 use perfscope_analysis::load::{stream_records, RecordSink, RecordStream};
 use perfscope_format::file::ReadAt;
@@ -150,6 +150,16 @@ pub struct RecordIndex {
     last_compressed: Option<(u64, u32)>,
     /// The second pass making a tally's rows, while it goes on.
     rows_pass: Option<Box<RowsPass>>,
+    /// The walk [`RecordIndex::describe_rows`] goes on with, and the rows it kept described
+    /// (by row).
+    walk: Option<Box<Walk>>,
+    walk_kept: VecDeque<(u32, String)>,
+    /// Walks begun from the start of the file.
+    walks_started: u32,
+    /// Rows a walk keeps described ([`WALK_KEEP`]) and bytes it reads at a time
+    /// ([`WALK_SLICE`]); fewer in tests.
+    walk_keep: usize,
+    walk_slice: usize,
 }
 
 /// A second pass over the file that makes a tally's rows ([`RecordIndex::fill_rows_step`]).
@@ -182,6 +192,11 @@ impl Default for RecordIndex {
             mapped: BTreeSet::new(),
             last_compressed: None,
             rows_pass: None,
+            walk: None,
+            walk_kept: VecDeque::new(),
+            walks_started: 0,
+            walk_keep: WALK_KEEP,
+            walk_slice: WALK_SLICE,
         }
     }
 }
@@ -540,7 +555,7 @@ impl RecordIndex {
     /// A record is read at its offset; one inside a COMPRESSED record is decoded from that
     /// record alone, or — when it began in an earlier one — by streaming the file up to it.
     pub fn describe_rows(
-        &self,
+        &mut self,
         r: &mut dyn ReadAt,
         meta: &Metadata,
         rows: &[u32],
@@ -601,18 +616,88 @@ impl RecordIndex {
             }
         }
         if !from_walk.is_empty() {
-            // Records that began in an earlier COMPRESSED record: only reachable in order.
-            from_walk.sort_unstable();
-            let mut sink = Pick {
-                rows: &from_walk,
-                next: 0,
-                index: 0,
-                out: &mut out,
-                event_name,
-            };
-            let _ = stream_records(&mut DynSource(r), &mut [], 4 << 20, &mut sink, |_, _| {});
+            self.walk_to(r, &mut from_walk, &mut out, event_name);
         }
         out
+    }
+
+    /// Describes the rows of `wanted` ((row, slot in `out`)) that only a walk over the file
+    /// reaches (records that began in an earlier COMPRESSED record, of one zstd stream): from
+    /// the rows the last walk kept, else by going on with that walk when they lie ahead of it,
+    /// else by a new walk from the start. The walk keeps its place for the next query and the
+    /// descriptions of the last rows it read from a little before the first one wanted (the
+    /// page before, and the rows its last read passed after the last one wanted: the next
+    /// page's): paging through such a file reads it once, not once a page.
+    fn walk_to(
+        &mut self,
+        r: &mut dyn ReadAt,
+        wanted: &mut Vec<(u32, usize)>,
+        out: &mut [String],
+        event_name: &dyn Fn(u32) -> String,
+    ) {
+        wanted.sort_unstable();
+        let kept = &self.walk_kept;
+        wanted.retain(
+            |&(row, slot)| match kept.binary_search_by_key(&row, |(r, _)| *r) {
+                Ok(k) => {
+                    if let (Some(o), Some((_, text))) = (out.get_mut(slot), kept.get(k)) {
+                        o.clone_from(text);
+                    }
+                    false
+                }
+                Err(_) => true,
+            },
+        );
+        let Some(&(first, _)) = wanted.first() else {
+            return;
+        };
+        let mut walk = match self.walk.take() {
+            Some(w) if w.next <= first => w,
+            _ => {
+                self.walks_started += 1;
+                match RecordStream::open(&mut DynSource(&mut *r), self.walk_slice, &mut Ignore) {
+                    Ok(stream) => Box::new(Walk { stream, next: 0 }),
+                    Err(_) => return,
+                }
+            }
+        };
+        self.walk_kept.clear();
+        let mut sink = Pick {
+            rows: wanted,
+            next: 0,
+            index: walk.next,
+            out,
+            event_name,
+            keep_from: first.saturating_sub(WALK_KEEP_BEFORE.min(self.walk_keep as u32 / 4)),
+            keep: self.walk_keep,
+            kept: &mut self.walk_kept,
+        };
+        while sink.next < sink.rows.len() {
+            let Some((at, size)) = walk.stream.next_slice() else {
+                break;
+            };
+            walk.stream.push(size, |b| r.read_into(at, b), &mut sink);
+        }
+        if walk.stream.next_slice().is_some() {
+            walk.next = sink.index;
+            self.walk = Some(walk);
+        } else {
+            // The end: what the decoder still holds.
+            walk.stream.finish(&mut sink);
+        }
+    }
+
+    /// Walks over the file [`RecordIndex::describe_rows`] began from its start (the rows
+    /// inside COMPRESSED records it could not decode alone).
+    pub fn walks_started(&self) -> u32 {
+        self.walks_started
+    }
+
+    /// Walks read `slice` bytes at a time and keep `keep` rows described after them, instead
+    /// of [`WALK_SLICE`] and [`WALK_KEEP`] (tests: to page past them in a small file).
+    pub fn set_walk(&mut self, slice: usize, keep: usize) {
+        self.walk_slice = slice.max(1);
+        self.walk_keep = keep;
     }
 
     /// Whether row `i` is a SAMPLE.
@@ -699,30 +784,79 @@ fn record_size(h: &[u8], meta: &Metadata) -> u64 {
         .map_or(0, |b| u64::from(meta.endian.u16(b)))
 }
 
-/// Picks rows out of a pass over the whole file.
+/// A walk over the file that [`RecordIndex::describe_rows`] keeps between queries.
+struct Walk {
+    stream: RecordStream,
+    /// The row of the next record it delivers.
+    next: u32,
+}
+
+impl std::fmt::Debug for Walk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Walk").field("next", &self.next).finish()
+    }
+}
+
+/// Bytes a walk reads at a time (a slice's records past the last one wanted are read for
+/// nothing but the kept rows).
+const WALK_SLICE: usize = 32 << 10;
+/// Rows a walk keeps described: the last it read, from [`WALK_KEEP_BEFORE`] rows before the
+/// first one wanted (the page before; and the rows after the last one wanted that its last
+/// read passed, for the next page).
+const WALK_KEEP: usize = 8192;
+/// See [`WALK_KEEP`].
+const WALK_KEEP_BEFORE: u32 = 1024;
+
+/// Picks rows out of a walk over the file, and keeps the descriptions of those around them.
 struct Pick<'a> {
     /// (row, slot in `out`), by row.
     rows: &'a [(u32, usize)],
     next: usize,
+    /// The row of the record coming.
     index: u32,
-    out: &'a mut Vec<String>,
+    out: &'a mut [String],
     event_name: &'a dyn Fn(u32) -> String,
+    /// Rows from this one on are kept in `kept` (the last `keep` of them).
+    keep_from: u32,
+    keep: usize,
+    kept: &'a mut VecDeque<(u32, String)>,
+}
+
+/// A sink for what a walk's header read finds (the records pass reported it already).
+struct Ignore;
+
+impl RecordSink for Ignore {
+    fn record(&mut self, _meta: &Metadata, _raw: &RawRecord<'_>) {}
+    fn error(&mut self, _e: perfscope_format::Error) {}
 }
 
 impl RecordSink for Pick<'_> {
     fn record(&mut self, meta: &Metadata, raw: &RawRecord<'_>) {
-        while let Some(&(row, slot)) = self.rows.get(self.next) {
-            if row != self.index {
-                break;
-            }
+        let wanted = self
+            .rows
+            .get(self.next)
+            .is_some_and(|&(r, _)| r == self.index);
+        let keep = self.index >= self.keep_from && self.keep > 0;
+        if wanted || keep {
             let text = match meta.parse(raw) {
                 Ok(rec) => describe(&rec, self.event_name),
                 Err(e) => format!("error: {e}"),
             };
-            if let Some(o) = self.out.get_mut(slot) {
-                *o = text;
+            while let Some(&(row, slot)) = self.rows.get(self.next) {
+                if row != self.index {
+                    break;
+                }
+                if let Some(o) = self.out.get_mut(slot) {
+                    o.clone_from(&text);
+                }
+                self.next += 1;
             }
-            self.next += 1;
+            if keep {
+                if self.kept.len() == self.keep {
+                    self.kept.pop_front();
+                }
+                self.kept.push_back((self.index, text));
+            }
         }
         self.index = self.index.saturating_add(1);
     }
@@ -786,7 +920,7 @@ mod tests {
     #[test]
     fn filters_and_describes_rows() {
         let data = example();
-        let (ix, meta) = build(&data, 1 << 20, &mut |_, _| {}).unwrap();
+        let (mut ix, meta) = build(&data, 1 << 20, &mut |_, _| {}).unwrap();
         let mut src = VecSource(data.clone());
         let comms: Vec<u32> = ix
             .matching(&RecordFilter {

@@ -60,9 +60,9 @@ fn corpus_files(root: &std::path::Path) -> Vec<PathBuf> {
 
 /// Per record of the whole-file walk: (type, time, offset, fields as shown, (cpu, pid, tid),
 /// compressed).
-type Walked = (u32, u64, u64, String, (u32, u32, u32), bool);
+pub(super) type Walked = (u32, u64, u64, String, (u32, u32, u32), bool);
 
-fn walked(data: &[u8]) -> Option<Vec<Walked>> {
+pub(super) fn walked(data: &[u8]) -> Option<Vec<Walked>> {
     let mut rows = Vec::new();
     walk(data, &[], |meta, _, item| {
         if let Item::Record(raw) = item {
@@ -217,6 +217,41 @@ fn sliced_sessions_equal_the_whole_file_readers_on_every_corpus_file() {
                     text, &rows[*row as usize].3,
                     "{name} (slice {slice}): row {row}"
                 );
+            }
+            // Paging through every compressed row as the Records tab does: pages of 60 in
+            // order, then one page back and the first again. Each as the walk says; the pages
+            // in order take at most one walk over the file (from the first one the decoder
+            // cannot reach alone), not one a page.
+            let all_z: Vec<u32> = (0..n)
+                .filter(|&i| got[i as usize].inner != NONE32)
+                .collect();
+            let pages: Vec<&[u32]> = all_z.chunks(60).collect();
+            // (Walks of 512 bytes a read, 40 rows kept after one: the pages go past them.)
+            s.index.set_walk(512, 40);
+            let before = s.index.walks_started();
+            let back = pages.len().saturating_sub(2);
+            for (k, page) in pages
+                .iter()
+                .chain([pages.get(back), pages.first()].into_iter().flatten())
+                .enumerate()
+            {
+                let texts = s
+                    .index
+                    .describe_rows(s.source.as_mut(), &meta, page, &|e| format!("ev{e}"));
+                for (row, text) in page.iter().zip(&texts) {
+                    assert_eq!(
+                        text, &rows[*row as usize].3,
+                        "{name} (slice {slice}): page {k}, row {row}"
+                    );
+                }
+                if k + 1 == pages.len() {
+                    assert!(
+                        s.index.walks_started() - before <= 1,
+                        "{name}: {} walks for {} pages in order",
+                        s.index.walks_started() - before,
+                        pages.len()
+                    );
+                }
             }
         }
     }
