@@ -18,6 +18,7 @@ mod metadata;
 pub mod notices;
 pub mod profile_summary;
 pub mod records;
+pub mod records_scroll;
 pub mod share;
 pub mod tabs;
 pub mod timeline;

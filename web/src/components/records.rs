@@ -14,8 +14,8 @@ use crate::selectors::{basename, func_module, func_name};
 use crate::state::shared::Shared;
 use crate::state::{AppState, ViewAction};
 
-/// Row height, CSS px (must match `.records-table .row` in the stylesheet).
-pub const ROW_HEIGHT: f64 = 22.0;
+use super::records_scroll::RowScroll;
+use super::records_scroll::ROW_HEIGHT;
 
 /// Properties of [`RecordsView`].
 #[derive(Properties, PartialEq)]
@@ -63,6 +63,11 @@ pub fn records_view(props: &RecordsProps) -> Html {
             }
         });
     }
+    // Pixels to rows (scaled for a table taller than a browser draws).
+    let geometry = RowScroll {
+        matching,
+        visible: u64::from(view.record_rows.max(10).saturating_sub(1)),
+    };
     let onscroll = {
         let (scroller, on_action, current_row) = (
             scroller.clone(),
@@ -71,7 +76,8 @@ pub fn records_view(props: &RecordsProps) -> Html {
         );
         Callback::from(move |_: Event| {
             if let Some(el) = scroller.cast::<Element>() {
-                let row = (f64::from(el.scroll_top()) / ROW_HEIGHT).floor().max(0.0) as u32;
+                let row =
+                    u32::try_from(geometry.row_at(f64::from(el.scroll_top()))).unwrap_or(u32::MAX);
                 if row != current_row {
                     on_action.emit(ViewAction::RecordScroll(row));
                 }
@@ -126,7 +132,7 @@ pub fn records_view(props: &RecordsProps) -> Html {
     let count = u64::from(view.record_rows.max(10));
     let last = (first + count).min(matching);
     let rows_html = (first..last).map(|row| {
-        let top = row as f64 * ROW_HEIGHT;
+        let top = geometry.row_top(row, first);
         let style = format!("top:{top}px");
         let Some(r) = reply.as_ref().filter(|r| row >= u64::from(r.meta.start) && row < u64::from(r.meta.start) + r.rows.index.len() as u64) else {
             return html! { <div class="row loading" {style} data-row={row.to_string()}><span class="muted">{ "…" }</span></div> };
@@ -216,7 +222,7 @@ pub fn records_view(props: &RecordsProps) -> Html {
                         <span class="c-fields">{ "Fields" }</span>
                     </div>
                     <div ref={scroller} class="records-scroll" tabindex="0" {onscroll} {onkeydown}>
-                        <div class="records-spacer" style={format!("height:{}px", matching as f64 * ROW_HEIGHT)}>
+                        <div class="records-spacer" style={format!("height:{}px", geometry.spacer())}>
                             { for rows_html }
                         </div>
                     </div>
