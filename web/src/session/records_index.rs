@@ -917,28 +917,25 @@ mod tests {
         assert_eq!(ix.names.get(&9).map(String::as_str), Some("SAMPLE"));
     }
 
+    /// The rows of records of type `t`.
+    fn of_type(ix: &RecordIndex, t: u32) -> Vec<u32> {
+        let filter = RecordFilter {
+            types: vec![t],
+            ..RecordFilter::default()
+        };
+        ix.matching(&filter).iter().collect()
+    }
+
     #[test]
     fn filters_and_describes_rows() {
         let data = example();
         let (mut ix, meta) = build(&data, 1 << 20, &mut |_, _| {}).unwrap();
         let mut src = VecSource(data.clone());
-        let comms: Vec<u32> = ix
-            .matching(&RecordFilter {
-                types: vec![3],
-                ..RecordFilter::default()
-            })
-            .iter()
-            .collect();
+        let comms = of_type(&ix, 3);
         assert!(!comms.is_empty());
         let text = ix.describe_rows(&mut src, &meta, &comms, &|_| "cpu-clock".into());
         assert!(text.iter().any(|t| t.starts_with("sort")), "{text:?}");
-        let samples: Vec<u32> = ix
-            .matching(&RecordFilter {
-                types: vec![9],
-                ..RecordFilter::default()
-            })
-            .iter()
-            .collect();
+        let samples = of_type(&ix, 9);
         let first = ix.describe_rows(&mut src, &meta, &samples[..1], &|_| "cpu-clock".into());
         assert!(first[0].starts_with("cpu-clock period="), "{first:?}");
         // A range keeps only timed records inside it, both ends included.
