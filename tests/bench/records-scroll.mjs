@@ -22,14 +22,16 @@ await page.waitForSelector('.records-table .row[data-row="0"][data-index="0"]', 
 console.log(`Records tab: first rows after ${Date.now() - t0} ms; wasm memory ${(await mb()).toFixed(1)} MB`);
 const total = Number(await page.locator('.records-table').getAttribute('aria-rowcount'));
 for (const [what, f] of [['the middle', 0.5], ['a step on', 0.5002], ['another', 0.5004], ['a quarter', 0.25], ['the end', 1]]) {
+  const firstRow = () => page.evaluate(() => Number(document.querySelector('.records-table .row[data-row]')?.getAttribute('data-row')));
+  const before = await firstRow();
   t0 = Date.now();
   await page.locator('.records-scroll').evaluate((el, f) => { el.scrollTop = Math.round((el.scrollHeight - el.clientHeight) * f); }, f);
-  // Every row drawn with its type and fields (a row still loading has no type).
-  await page.waitForFunction(() => {
+  // Other rows drawn, each with its type and fields (a row still loading has none).
+  await page.waitForFunction((before) => {
     const rows = [...document.querySelectorAll('.records-table .row[data-row]')];
-    return rows.length > 5 && rows.every((r) => r.getAttribute('data-type') && r.querySelector('.c-fields')?.textContent !== undefined)
-      && !document.querySelector('.records-table .row.loading');
-  }, null, { timeout: 120_000 });
+    return rows.length > 5 && Number(rows[0].getAttribute('data-row')) !== before
+      && rows.every((r) => r.getAttribute('data-type')) && !document.querySelector('.records-table .row.loading');
+  }, before, { timeout: 120_000 });
   const rows = await page.evaluate(() => [...document.querySelectorAll('.records-table .row[data-row]')].map((r) => Number(r.getAttribute('data-row'))));
   console.log(`scrolled to ${what}: rows ${Math.min(...rows)}..${Math.max(...rows)} of ${total} shown after ${Date.now() - t0} ms`);
 }
