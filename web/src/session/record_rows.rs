@@ -23,6 +23,8 @@
 
 use rustc_hash::FxHashMap;
 
+use super::row_set::RowSet;
+
 /// One record of the index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Row {
@@ -334,6 +336,49 @@ impl RecordRows {
             .filter_map(|x| self.row(x))
     }
 
+    /// The rows whose kind passes `kind_ok(type, (cpu, pid, tid))` and whose time passes
+    /// `time_ok` (`u64::MAX`: none). A block none of whose kinds passes is not read.
+    pub fn matching(
+        &self,
+        kind_ok: impl Fn(u32, (u32, u32, u32)) -> bool,
+        time_ok: impl Fn(u64) -> bool,
+    ) -> RowSet {
+        // The block being read: its reader, which of its kinds pass, whether any does.
+        let mut block: Option<(Reader<'_>, Vec<bool>, bool)> = None;
+        let (mut next_block, mut left) = (0, 0);
+        RowSet::from_fn(self.len, |_| {
+            if left == 0 {
+                let Some(r) = self.reader(next_block) else {
+                    return false;
+                };
+                let pass: Vec<bool> = r
+                    .kinds
+                    .iter()
+                    .map(|&(t, w)| {
+                        self.whos
+                            .get(w as usize)
+                            .is_some_and(|&who| kind_ok(t, who))
+                    })
+                    .collect();
+                let any = pass.contains(&true);
+                left = BLOCK;
+                next_block += 1;
+                block = Some((r, pass, any));
+            }
+            left -= 1;
+            let Some((r, pass, true)) = block.as_mut() else {
+                return false;
+            };
+            match r.next() {
+                Some((_, _, time, _)) => {
+                    let k = r.prev.kind.map_or(usize::MAX, usize::from);
+                    pass.get(k).copied().unwrap_or(false) && time_ok(time)
+                }
+                None => false,
+            }
+        })
+    }
+
     /// Number of rows.
     pub fn len(&self) -> usize {
         self.len
@@ -417,6 +462,47 @@ mod tests {
             assert_eq!(r.get(i), Some(x), "row {i}");
         }
         assert!(r.get(1000).is_none());
+    }
+
+    #[test]
+    fn matching_rows_are_those_a_filter_over_every_row_keeps() {
+        // Threads in runs (whole blocks of one thread, so some blocks are skipped), types,
+        // times both sides of a range, rows without one.
+        let mut rows = Vec::new();
+        for i in 0..2000u64 {
+            let tid = ((i / 300) % 4) as u32;
+            let time = if i % 13 == 0 { u64::MAX } else { 1_000 + i * 7 };
+            rows.push(row(
+                0x1000 + i * 48,
+                time,
+                (i % 3) as u32 + 9,
+                u32::MAX,
+                tid,
+            ));
+        }
+        let mut r = RecordRows::default();
+        rows.iter().for_each(|&x| r.push(x));
+        let check = |kind_ok: &dyn Fn(u32, (u32, u32, u32)) -> bool,
+                     time_ok: &dyn Fn(u64) -> bool| {
+            let want: Vec<u32> = (0..rows.len() as u32)
+                .filter(|&i| {
+                    let x = rows[i as usize];
+                    kind_ok(x.type_, (x.cpu, x.pid, x.tid)) && time_ok(x.time)
+                })
+                .collect();
+            let got = r.matching(kind_ok, time_ok);
+            assert_eq!(got.iter().collect::<Vec<_>>(), want);
+            want.len()
+        };
+        assert_eq!(check(&|_, _| true, &|_| true), 2000);
+        assert!(check(&|_, (_, _, tid)| tid == 2, &|_| true) > 0);
+        assert!(check(&|t, (_, _, tid)| t == 10 && tid == 1, &|t| t != u64::MAX) > 0);
+        assert!(
+            check(&|_, _| true, &|t| t != u64::MAX
+                && (5_000..=9_000).contains(&t))
+                > 0
+        );
+        assert_eq!(check(&|_, (_, _, tid)| tid == 7, &|_| true), 0);
     }
 
     #[test]

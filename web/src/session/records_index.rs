@@ -530,16 +530,17 @@ impl RecordIndex {
     /// The rows that pass `f`.
     pub fn matching(&self, f: &RecordFilter) -> RowSet {
         let types: HashSet<u32> = f.types.iter().copied().collect();
-        let keep = |r: &Row| {
-            (types.is_empty() || types.contains(&r.type_))
-                && f.pid.is_none_or(|p| r.pid == p)
-                && f.tid.is_none_or(|t| r.tid == t)
-                && f.cpu.is_none_or(|c| r.cpu == c)
-                && f.range
-                    .is_none_or(|(lo, hi)| r.time != u64::MAX && lo <= r.time && r.time <= hi)
+        let kind_ok = |type_: u32, (cpu, pid, tid): (u32, u32, u32)| {
+            (types.is_empty() || types.contains(&type_))
+                && f.pid.is_none_or(|p| pid == p)
+                && f.tid.is_none_or(|t| tid == t)
+                && f.cpu.is_none_or(|c| cpu == c)
         };
-        let mut rows = self.rows.iter();
-        RowSet::from_fn(self.rows.len(), |_| rows.next().is_some_and(|r| keep(&r)))
+        let time_ok = |t: u64| {
+            f.range
+                .is_none_or(|(lo, hi)| t != u64::MAX && lo <= t && t <= hi)
+        };
+        self.rows.matching(kind_ok, time_ok)
     }
 
     /// Whether `rec` is what row `row` says (type, time, tid).
