@@ -433,7 +433,8 @@ pub struct Opening {
 }
 
 /// A sink for the records of a stream that only decompresses (see [`Opening::inflate_here`],
-/// and the worker's inflater): the pass's own stream reports them.
+/// and the worker's inflater): the pass's own stream reports them. Also for what the header
+/// read of a records walk finds (the records pass reported it already).
 pub struct IgnoreRecords;
 
 impl RecordSink for IgnoreRecords {

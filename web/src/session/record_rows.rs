@@ -162,8 +162,8 @@ impl<'a> Reader<'a> {
         None
     }
 
-    /// The next row: (offset, inner, time, kind).
-    fn next(&mut self) -> Option<(u64, u32, u64, Kind)> {
+    /// The next row: (offset, inner, time, its kind's place in the block's kinds).
+    fn next(&mut self) -> Option<(u64, u32, u64, u8)> {
         let head = self.varint()?;
         let step = if head & UNALIGNED != 0 {
             self.varint()?
@@ -191,8 +191,23 @@ impl<'a> Reader<'a> {
             self.prev.time = self.prev.time.wrapping_add(d as u64);
             self.prev.time
         };
-        let kind = *self.kinds.get(usize::from(self.prev.kind?))?;
-        Some((self.prev.offset, inner, time, kind))
+        Some((self.prev.offset, inner, time, self.prev.kind?))
+    }
+
+    /// The next row, whole (`whos`: the threads by index).
+    fn next_row(&mut self, whos: &[(u32, u32, u32)]) -> Option<Row> {
+        let (offset, inner, time, k) = self.next()?;
+        let &(type_, who) = self.kinds.get(usize::from(k))?;
+        let &(cpu, pid, tid) = whos.get(who as usize)?;
+        Some(Row {
+            offset,
+            inner,
+            type_,
+            time,
+            cpu,
+            pid,
+            tid,
+        })
     }
 }
 
@@ -303,19 +318,6 @@ impl RecordRows {
         }
     }
 
-    fn row(&self, (offset, inner, time, (type_, who)): (u64, u32, u64, Kind)) -> Option<Row> {
-        let &(cpu, pid, tid) = self.whos.get(who as usize)?;
-        Some(Row {
-            offset,
-            inner,
-            type_,
-            time,
-            cpu,
-            pid,
-            tid,
-        })
-    }
-
     /// Row `i`.
     pub fn get(&self, i: usize) -> Option<Row> {
         if i >= self.len {
@@ -325,15 +327,15 @@ impl RecordRows {
         for _ in 0..i % BLOCK {
             r.next()?;
         }
-        self.row(r.next()?)
+        r.next_row(&self.whos)
     }
 
     /// Every row in order.
     pub fn iter(&self) -> impl Iterator<Item = Row> + '_ {
+        let whos = &self.whos;
         (0..=self.blocks.len())
             .filter_map(|b| self.reader(b))
-            .flat_map(|mut r| std::iter::from_fn(move || r.next()))
-            .filter_map(|x| self.row(x))
+            .flat_map(move |mut r| std::iter::from_fn(move || r.next_row(whos)))
     }
 
     /// The rows whose kind passes `kind_ok(type, (cpu, pid, tid))` and whose time passes
@@ -369,13 +371,9 @@ impl RecordRows {
             let Some((r, pass, true)) = block.as_mut() else {
                 return false;
             };
-            match r.next() {
-                Some((_, _, time, _)) => {
-                    let k = r.prev.kind.map_or(usize::MAX, usize::from);
-                    pass.get(k).copied().unwrap_or(false) && time_ok(time)
-                }
-                None => false,
-            }
+            r.next().is_some_and(|(_, _, time, k)| {
+                pass.get(usize::from(k)).copied().unwrap_or(false) && time_ok(time)
+            })
         })
     }
 

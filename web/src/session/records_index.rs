@@ -21,6 +21,7 @@ use super::record_rows::RecordRows;
 pub use super::record_rows::Row;
 use super::row_set::RowSet;
 use super::source::DynSource;
+use super::IgnoreRecords;
 use crate::protocol::{LostInfo, RecordCount, RecordError, RecordFilter};
 use serde::{Deserialize, Serialize};
 
@@ -656,7 +657,11 @@ impl RecordIndex {
             Some(w) if w.next <= first => w,
             _ => {
                 self.walks_started += 1;
-                match RecordStream::open(&mut DynSource(&mut *r), self.walk_slice, &mut Ignore) {
+                match RecordStream::open(
+                    &mut DynSource(&mut *r),
+                    self.walk_slice,
+                    &mut IgnoreRecords,
+                ) {
                     Ok(stream) => Box::new(Walk { stream, next: 0 }),
                     Err(_) => return,
                 }
@@ -821,14 +826,6 @@ struct Pick<'a> {
     keep_from: u32,
     keep: usize,
     kept: &'a mut VecDeque<(u32, String)>,
-}
-
-/// A sink for what a walk's header read finds (the records pass reported it already).
-struct Ignore;
-
-impl RecordSink for Ignore {
-    fn record(&mut self, _meta: &Metadata, _raw: &RawRecord<'_>) {}
-    fn error(&mut self, _e: perfscope_format::Error) {}
 }
 
 impl RecordSink for Pick<'_> {
