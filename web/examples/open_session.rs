@@ -769,9 +769,12 @@ fn main() {
         let (middle, _) = records(&mut session, filter.clone(), half);
         // The next page, and one 50 pages on (scrolling).
         let (next, _) = records(&mut session, filter.clone(), half + 100);
-        let (on, _) = records(&mut session, filter, half + 5_100);
+        let (on, _) = records(&mut session, filter.clone(), half + 5_100);
+        // A jump back (to a quarter), and to the end.
+        let (back, _) = records(&mut session, filter.clone(), (matching / 4) as u32);
+        let (end, _) = records(&mut session, filter, matching.saturating_sub(100) as u32);
         println!(
-            "records page, {what}: first {first:.1} ms, middle {middle:.1} ms, next {next:.1} ms, 50 on {on:.1} ms ({matching} of {all})"
+            "records page, {what}: first {first:.1} ms, middle {middle:.1} ms, next {next:.1} ms, 50 on {on:.1} ms, back to a quarter {back:.1} ms, the end {end:.1} ms ({matching} of {all})"
         );
     }
     println!(

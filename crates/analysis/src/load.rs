@@ -31,6 +31,7 @@ pub use event_names::EventNames;
 pub use handover::{BadDeliveries, DeliveryWriter};
 pub use sectioned::{
     load_sectioned, load_sectioned_parts, slices, stream_records, RecordSink, RecordStream,
+    StreamCheckpoint,
 };
 pub use split::{
     can_share_stacks, deferred, deferred_ordinal, encode_part, fill_deferred, Part, SampleCheck,

@@ -113,6 +113,45 @@ impl ZstdStream {
         self.emitted_total
     }
 
+    /// A copy of this stream's whole state (the zstd decoder's window and tables, the bytes
+    /// not yet returned as records): pushed the same compressed records, the copy returns the
+    /// same records. Holds the window (perf's default level: 512 KiB or so) and the pending
+    /// bytes, not the bytes already returned.
+    pub fn checkpoint(&self) -> ZstdStream {
+        let pending = self.out.get(self.out_start..).unwrap_or(&[]);
+        ZstdStream {
+            endian: self.endian,
+            #[cfg(feature = "zstd")]
+            decoder: self.decoder.clone(),
+            #[cfg(feature = "zstd")]
+            started: self.started,
+            #[cfg(feature = "zstd")]
+            input: self.input.clone(),
+            #[cfg(feature = "zstd")]
+            drained_total: self.drained_total,
+            emitted_total: self.emitted_total,
+            out: pending.to_vec(),
+            out_start: 0,
+            out_pos: self.out_pos + self.out_start as u64,
+            origins: self.origins.clone(),
+            failed: self.failed,
+        }
+    }
+
+    /// Bytes a [`ZstdStream::checkpoint`] of this stream holds, about (the decoder's window
+    /// and tables, the pending bytes).
+    pub fn checkpoint_bytes(&self) -> usize {
+        #[cfg(feature = "zstd")]
+        let decoder = {
+            // The window, and room for the decoder's tables and block buffers.
+            let (a, b) = self.decoder.peek_undrained();
+            a.len() + b.len() + 256 * 1024 + self.input.len()
+        };
+        #[cfg(not(feature = "zstd"))]
+        let decoder = 0;
+        decoder + self.out.len().saturating_sub(self.out_start)
+    }
+
     /// Feeds one COMPRESSED or COMPRESSED2 record. Its records (and any record completed by it)
     /// are then returned by [`ZstdStream::next_record`].
     pub fn push(&mut self, rec: &RawRecord<'_>) -> Result<()> {

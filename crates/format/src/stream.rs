@@ -165,6 +165,43 @@ impl StreamDecoder {
         }
     }
 
+    /// A copy of this decoder's state between two pushes: pushed the same bytes, the copy
+    /// returns the same records. It holds the input not consumed yet (a record cut by the
+    /// last push) and, for a `-z` input, the zstd stream's state
+    /// ([`ZstdStream::checkpoint`]), not the room kept for later pushes. `None` for a decoder
+    /// that hands its decompressed bytes over or is supplied them (another thread holds that
+    /// state).
+    pub fn checkpoint(&self) -> Option<StreamDecoder> {
+        if self.inflate.is_some() || self.supply.is_some() {
+            return None;
+        }
+        Some(StreamDecoder {
+            buf: self.buf.get(self.start..self.end).unwrap_or(&[]).to_vec(),
+            start: 0,
+            end: self.end.saturating_sub(self.start),
+            buf_offset: self.buf_offset + self.start as u64,
+            endian: self.endian,
+            expect_pipe_header: self.expect_pipe_header,
+            zstd: self.zstd.as_ref().map(ZstdStream::checkpoint),
+            finished: self.finished,
+            failed: self.failed,
+            end_reported: self.end_reported,
+            legacy_google: self.legacy_google,
+            inflate: None,
+            supply: None,
+        })
+    }
+
+    /// Decompressed bytes so far (0 for an input without compressed records), and about how
+    /// many bytes a [`StreamDecoder::checkpoint`] now would hold.
+    pub fn decompressed(&self) -> (u64, usize) {
+        let pending = self.end.saturating_sub(self.start);
+        match &self.zstd {
+            Some(z) => (z.decompressed_len(), z.checkpoint_bytes() + pending),
+            None => (0, pending),
+        }
+    }
+
     /// Makes this a decoder that decompresses the compressed records and keeps their bytes
     /// for [`StreamDecoder::take_inflated`] instead of framing their records:
     /// [`StreamDecoder::next_record`] returns only the records of the input itself. For a

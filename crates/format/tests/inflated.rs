@@ -245,3 +245,122 @@ fn a_compressed_record_with_no_bytes_supplied_fails_and_so_do_the_later_ones() {
         .flatten()
         .any(|(_, offset, inner, _)| inner.is_some() && *offset == start + bodies[0].0 as u64 - 8));
 }
+
+/// What a decoder returns for `section` in slices of `chunk`, and what copies of it taken
+/// between slices (`StreamDecoder::checkpoint`: after slice `k`, for each `k` of `at`) go on
+/// to return when pushed the rest: each the same as the decoder's own records after slice `k`.
+fn check_checkpoints(
+    section: &[u8],
+    chunk: usize,
+    pipe: bool,
+    endian: Endianness,
+    start: u64,
+    name: &str,
+) -> usize {
+    let chunks: Vec<&[u8]> = section.chunks(chunk).collect();
+    let n = chunks.len();
+    // Eight places spread over the input, the first and the last.
+    let at: Vec<usize> = (0..8)
+        .map(|i| i * n / 8)
+        .chain([n.saturating_sub(1)])
+        .collect();
+    let mut d = decoder(pipe, endian, start);
+    let mut copies: Vec<(usize, StreamDecoder, Vec<Item>)> = Vec::new();
+    let mut got = Vec::new();
+    for (k, c) in chunks.iter().enumerate() {
+        d.push(c);
+        drain(&mut d, &mut got);
+        for (_, copy, theirs) in &mut copies {
+            copy.push(c);
+            drain(copy, theirs);
+        }
+        if at.contains(&k) {
+            copies.push((
+                got.len(),
+                d.checkpoint().expect("a decoder that decompresses itself"),
+                Vec::new(),
+            ));
+        }
+    }
+    d.finish();
+    drain(&mut d, &mut got);
+    for (from, mut copy, mut theirs) in copies {
+        copy.finish();
+        drain(&mut copy, &mut theirs);
+        assert_eq!(
+            theirs.len(),
+            got.len() - from,
+            "{name}: records after record {from}"
+        );
+        assert_eq!(
+            &theirs[..],
+            &got[from..],
+            "{name}: records after record {from}"
+        );
+    }
+    got.iter()
+        .filter(|i| matches!(i, Ok((_, _, Some(_), _))))
+        .count()
+}
+
+#[test]
+fn a_checkpoint_between_slices_returns_the_records_the_decoder_goes_on_to_return() {
+    // The bundled `-z` recording (tests/data/compressed.cmd), then the corpus's files with
+    // compressed records (also damaged, as above: a copy fails where the decoder fails).
+    let bundled = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/compressed.data"
+    ))
+    .unwrap();
+    let mut files = vec![("compressed.data".to_string(), bundled)];
+    match oracle::shared_dir() {
+        Some(shared) => files.extend(
+            oracle::corpus_files(&shared)
+                .into_iter()
+                .filter(|f| !f.path.is_dir())
+                .map(|f| (f.name.clone(), std::fs::read(&f.path).unwrap())),
+        ),
+        None => println!(
+            "the shared corpus skipped: none (set PERFSCOPE_SHARED or put it at ../shared)"
+        ),
+    }
+    let (mut checked, mut inner) = (0, 0);
+    for (name, data) in &files {
+        let Ok(magic) = Magic::parse(data) else {
+            continue;
+        };
+        let (start, end) = if magic.pipe {
+            (0, data.len() as u64)
+        } else {
+            let Ok(layout) = FileLayout::read_from(&mut Bytes(data)) else {
+                continue;
+            };
+            let end = (layout.data.offset + layout.data.size).min(data.len() as u64);
+            (layout.data.offset.min(end), end)
+        };
+        let section = &data[start as usize..end as usize];
+        let bodies = compressed_bodies(section, magic.pipe, magic.endian, start);
+        if bodies.is_empty() {
+            continue;
+        }
+        inner += check_checkpoints(section, 4093, magic.pipe, magic.endian, start, name);
+        let (at, size) = bodies[bodies.len() / 2];
+        let mut bad = section.to_vec();
+        for b in bad.iter_mut().skip(at + size / 3).take(size / 3 + 1) {
+            *b = 0xa5;
+        }
+        check_checkpoints(
+            &bad,
+            4093,
+            magic.pipe,
+            magic.endian,
+            start,
+            &format!("{name} damaged"),
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= 1 && inner > 1000,
+        "{checked} files, {inner} records inside compressed ones"
+    );
+}

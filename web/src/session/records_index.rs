@@ -7,7 +7,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
-use perfscope_analysis::load::{stream_records, RecordSink, RecordStream};
+use perfscope_analysis::load::{stream_records, RecordSink, RecordStream, StreamCheckpoint};
+use perfscope_format::constants::HeaderFeature;
 use perfscope_format::file::ReadAt;
 use perfscope_format::metadata::Metadata;
 use perfscope_format::records::{
@@ -155,8 +156,12 @@ pub struct RecordIndex {
     /// (by row).
     walk: Option<Box<Walk>>,
     walk_kept: VecDeque<(u32, String)>,
-    /// Walks begun from the start of the file.
+    /// Walks begun from the start of the file, and from a checkpoint.
     walks_started: u32,
+    walks_resumed: u32,
+    /// Checkpoints of a `-z` file's rows pass, by the row of the record each delivers next
+    /// (see [`Checkpoints`]).
+    checkpoints: Checkpoints,
     /// Rows a walk keeps described ([`WALK_KEEP`]) and bytes it reads at a time
     /// ([`WALK_SLICE`]); fewer in tests.
     walk_keep: usize,
@@ -196,6 +201,8 @@ impl Default for RecordIndex {
             walk: None,
             walk_kept: VecDeque::new(),
             walks_started: 0,
+            walks_resumed: 0,
+            checkpoints: Checkpoints::default(),
             walk_keep: WALK_KEEP,
             walk_slice: WALK_SLICE,
         }
@@ -414,7 +421,17 @@ impl RecordIndex {
                 let mut full = RecordIndex::default();
                 full.rows.reserve_rows(self.records);
                 match RecordStream::open(&mut DynSource(&mut *r), slice, &mut full) {
-                    Ok(stream) => self.rows_pass.insert(Box::new(RowsPass { stream, full })),
+                    Ok(mut stream) => {
+                        let compressed = stream.file_records().is_some_and(|(meta, _, _)| {
+                            meta.feature(HeaderFeature::COMPRESSED).is_some()
+                        });
+                        if compressed {
+                            // Slices of fewer records, for checkpoints as close together as
+                            // they are asked for.
+                            stream.set_chunk_size(slice.min(self.checkpoints.slice));
+                        }
+                        self.rows_pass.insert(Box::new(RowsPass { stream, full }))
+                    }
                     // (The pass read the header: only a file changed since fails here.)
                     Err(_) => {
                         self.full = true;
@@ -428,6 +445,8 @@ impl RecordIndex {
                 .push(size, |out| r.read_into(at, out), &mut pass.full);
         }
         if pass.stream.next_slice().is_some() {
+            let row = u32::try_from(pass.full.records).unwrap_or(u32::MAX);
+            self.checkpoints.offer(&pass.stream, row);
             return false;
         }
         if let Some(p) = self.rows_pass.take() {
@@ -653,19 +672,29 @@ impl RecordIndex {
         let Some(&(first, _)) = wanted.first() else {
             return;
         };
+        // Go on with the last walk when no checkpoint lies between it and the first row
+        // wanted; else begin at that checkpoint; else at the start.
+        let checkpoint = self.checkpoints.row_before(first);
         let mut walk = match self.walk.take() {
-            Some(w) if w.next <= first => w,
-            _ => {
-                self.walks_started += 1;
-                match RecordStream::open(
-                    &mut DynSource(&mut *r),
-                    self.walk_slice,
-                    &mut IgnoreRecords,
-                ) {
-                    Ok(stream) => Box::new(Walk { stream, next: 0 }),
-                    Err(_) => return,
+            Some(w) if w.next <= first && checkpoint.is_none_or(|row| row <= w.next) => w,
+            _ => match self.checkpoints.resume_before(first) {
+                Some((next, mut stream)) => {
+                    self.walks_resumed += 1;
+                    stream.set_chunk_size(self.walk_slice);
+                    Box::new(Walk { stream, next })
                 }
-            }
+                None => {
+                    self.walks_started += 1;
+                    match RecordStream::open(
+                        &mut DynSource(&mut *r),
+                        self.walk_slice,
+                        &mut IgnoreRecords,
+                    ) {
+                        Ok(stream) => Box::new(Walk { stream, next: 0 }),
+                        Err(_) => return,
+                    }
+                }
+            },
         };
         self.walk_kept.clear();
         let mut sink = Pick {
@@ -678,7 +707,17 @@ impl RecordIndex {
             keep: self.walk_keep,
             kept: &mut self.walk_kept,
         };
-        while sink.next < sink.rows.len() {
+        while let Some(&(wanted, _)) = sink.rows.get(sink.next) {
+            // A checkpoint between here and the next row wanted: the rows between are
+            // skipped (a filter's page may spread over much of the file).
+            if self.checkpoints.row_before(wanted) > Some(sink.index) {
+                if let Some((next, mut stream)) = self.checkpoints.resume_before(wanted) {
+                    self.walks_resumed += 1;
+                    stream.set_chunk_size(self.walk_slice);
+                    walk.stream = stream;
+                    sink.index = next;
+                }
+            }
             let Some((at, size)) = walk.stream.next_slice() else {
                 break;
             };
@@ -697,6 +736,35 @@ impl RecordIndex {
     /// inside COMPRESSED records it could not decode alone).
     pub fn walks_started(&self) -> u32 {
         self.walks_started
+    }
+
+    /// Walks [`RecordIndex::describe_rows`] began at a checkpoint of the rows pass.
+    pub fn walks_resumed(&self) -> u32 {
+        self.walks_resumed
+    }
+
+    /// The checkpoints of a `-z` file's rows pass: (row, file offset of the next slice, bytes
+    /// held), in order.
+    pub fn checkpoints(&self) -> Vec<(u32, u64, usize)> {
+        self.checkpoints
+            .list
+            .iter()
+            .map(|c| (c.row, c.stream.at(), c.bytes))
+            .collect()
+    }
+
+    /// The rows pass of a `-z` file takes a checkpoint every `every` decompressed bytes (at
+    /// first: they grow apart as they are thinned out), reads `slice` bytes at a time and
+    /// keeps checkpoints of at most `budget` bytes in all, instead of [`CHECKPOINT_EVERY`],
+    /// [`CHECKPOINT_SLICE`] and [`CHECKPOINT_BUDGET`] (tests: a small file). Before the rows
+    /// pass.
+    pub fn set_checkpoints(&mut self, every: u64, slice: usize, budget: usize) {
+        self.checkpoints = Checkpoints {
+            every: every.max(1),
+            slice: slice.max(1),
+            budget,
+            ..Checkpoints::default()
+        };
     }
 
     /// Walks read `slice` bytes at a time and keep `keep` rows described after them, instead
@@ -812,6 +880,108 @@ const WALK_SLICE: usize = 32 << 10;
 const WALK_KEEP: usize = 8192;
 /// See [`WALK_KEEP`].
 const WALK_KEEP_BEFORE: u32 = 1024;
+
+/// A `-z` file's rows pass takes a checkpoint of its stream every this many decompressed
+/// bytes (at first; see [`Checkpoints`]): a walk to a record begins at the checkpoint before
+/// it, so it decompresses at most about this much (~0.05 s natively) rather than the file up
+/// to the record.
+const CHECKPOINT_EVERY: u64 = 16 << 20;
+/// The slices a `-z` file's rows pass reads (compressed bytes: ~8 MiB of records at perf's
+/// usual ratio), so that its checkpoints can be about [`CHECKPOINT_EVERY`] apart.
+const CHECKPOINT_SLICE: usize = 1 << 20;
+/// The bytes all checkpoints may hold (each holds the zstd decoder's window: ~0.5-1 MiB at
+/// perf's default level, several MiB at high levels).
+const CHECKPOINT_BUDGET: usize = 32 << 20;
+
+/// One checkpoint: the row of the record the stream delivers next, the stream's state, the
+/// decompressed bytes before it and about how many bytes it holds.
+#[derive(Debug)]
+struct Checkpoint {
+    row: u32,
+    stream: StreamCheckpoint,
+    decompressed: u64,
+    bytes: usize,
+}
+
+/// The checkpoints of a `-z` file's rows pass, with the file's metadata (once for all): one
+/// at least [`Checkpoints::every`] decompressed bytes after the one before. When they hold
+/// more than the budget, every second one is dropped and the spacing doubles, so a file of
+/// any size keeps them evenly spread within the budget.
+#[derive(Debug)]
+struct Checkpoints {
+    list: Vec<Checkpoint>,
+    meta: Option<Metadata>,
+    every: u64,
+    slice: usize,
+    budget: usize,
+}
+
+impl Default for Checkpoints {
+    fn default() -> Self {
+        Checkpoints {
+            list: Vec::new(),
+            meta: None,
+            every: CHECKPOINT_EVERY,
+            slice: CHECKPOINT_SLICE,
+            budget: CHECKPOINT_BUDGET,
+        }
+    }
+}
+
+impl Checkpoints {
+    /// Takes a checkpoint of `stream` (between two slices, its next record row `row`) when it
+    /// decompressed [`Checkpoints::every`] bytes since the last one.
+    fn offer(&mut self, stream: &RecordStream, row: u32) {
+        let (decompressed, bytes) = stream.decompressed();
+        let last = self.list.last().map_or(0, |c| c.decompressed);
+        if decompressed == 0 || decompressed < last.saturating_add(self.every) {
+            return;
+        }
+        let Some(meta) = stream.file_records().map(|(meta, _, _)| meta) else {
+            return;
+        };
+        let Some(checkpoint) = stream.checkpoint() else {
+            return;
+        };
+        if self.meta.is_none() {
+            self.meta = Some(meta.clone());
+        }
+        self.list.push(Checkpoint {
+            row,
+            stream: checkpoint,
+            decompressed,
+            bytes,
+        });
+        while self.list.len() > 1 && self.list.iter().map(|c| c.bytes).sum::<usize>() > self.budget
+        {
+            // Keep the second, fourth, …: those every `2 × every` bytes.
+            let mut i = 0;
+            self.list.retain(|_| {
+                i += 1;
+                i % 2 == 0
+            });
+            self.every = self.every.saturating_mul(2);
+        }
+    }
+
+    /// The last checkpoint at or before `row`.
+    fn last_before(&self, row: u32) -> Option<&Checkpoint> {
+        let i = self.list.partition_point(|c| c.row <= row).checked_sub(1)?;
+        self.list.get(i)
+    }
+
+    /// The row of the record the last checkpoint at or before `row` delivers next.
+    fn row_before(&self, row: u32) -> Option<u32> {
+        self.last_before(row).map(|c| c.row)
+    }
+
+    /// A stream at the last checkpoint at or before `row`, and the row it delivers next.
+    fn resume_before(&self, row: u32) -> Option<(u32, RecordStream)> {
+        let c = self.last_before(row)?;
+        let stream = RecordStream::resume(&c.stream, self.meta.clone()?)?;
+        Some((c.row, stream))
+    }
+}
 
 /// Picks rows out of a walk over the file, and keeps the descriptions of those around them.
 struct Pick<'a> {

@@ -8,7 +8,7 @@
 
 use perfscope_format::walk::{walk, Item};
 
-use super::streamed_tests::walked;
+use super::streamed_tests::{corpus_files_if_present, walked};
 use super::*;
 
 const COMPRESSED: u32 = 81;
@@ -128,4 +128,134 @@ fn pages_of_rows_from_a_frame_split_over_compressed_records_need_one_walk() {
     s.index.set_walk(512, 0);
     show(&mut s, &all);
     assert_eq!(s.index.walks_started(), 4);
+}
+
+#[test]
+fn pages_in_any_order_begin_at_the_checkpoint_before_them() {
+    let data = repacked();
+    let rows = walked(&data).unwrap();
+    let inside: Vec<u32> = (0..rows.len() as u32)
+        .filter(|&i| rows[i as usize].5)
+        .collect();
+    let open = |every: u64, budget: usize| {
+        let mut s = Session::open_bytes(data.clone(), 1 << 16);
+        // The rows pass reads 512 bytes at a time; walks too, keeping 40 rows.
+        s.index.set_checkpoints(every, 512, budget);
+        s.ensure_rows();
+        s.index.set_walk(512, 40);
+        s
+    };
+    let show = |s: &mut Session, page: &[u32]| {
+        let meta = s.meta.clone().unwrap();
+        let texts = s
+            .index
+            .describe_rows(s.source.as_mut(), &meta, page, &|e| format!("ev{e}"));
+        for (row, text) in page.iter().zip(&texts) {
+            assert_eq!(text, &rows[*row as usize].3, "row {row}");
+        }
+    };
+    // A checkpoint every 2 KiB decompressed: each holds the decoder's window, about 256 KiB
+    // with room for its tables, so a budget of 2 GiB keeps them all.
+    let mut s = open(2048, 2 << 30);
+    let cps = s.index.checkpoints();
+    assert!(cps.len() >= 8, "{} checkpoints", cps.len());
+    assert!(cps.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+    // Pages from the last to the first: none goes on with the walk before it, yet only the
+    // pages that begin before the first checkpoint walk from the start of the file.
+    let pages: Vec<&[u32]> = inside.chunks(60).collect();
+    let first_checkpoint = cps[0].0;
+    for page in pages.iter().rev() {
+        show(&mut s, page);
+    }
+    let before = pages.iter().filter(|p| p[0] < first_checkpoint).count() as u32;
+    assert!(
+        (1..=2).contains(&before),
+        "{before} pages before the first checkpoint"
+    );
+    assert_eq!(s.index.walks_started(), before);
+    let resumed = s.index.walks_resumed();
+    assert!(
+        resumed >= pages.len() as u32 - before,
+        "{resumed} walks resumed for {} pages",
+        pages.len()
+    );
+    // A page spread over the file (every 25th row inside): each row from the checkpoint
+    // before it when that lies past the walk's place.
+    let spread: Vec<u32> = inside.iter().step_by(25).copied().collect();
+    show(&mut s, &spread);
+    assert!(s.index.walks_resumed() - resumed >= 4);
+    // (Its first row lies before the first checkpoint and behind the walk: one more walk
+    // from the start.)
+    assert_eq!(s.index.walks_started(), before + 1);
+
+    // A budget of three checkpoints: every second one dropped and the spacing doubled
+    // until they fit, still spread over the file.
+    let one = cps.iter().map(|c| c.2).max().unwrap();
+    let mut s = open(2048, 3 * one + one / 2);
+    let thinned = s.index.checkpoints();
+    assert!((2..=3).contains(&thinned.len()), "{thinned:?}");
+    assert!(thinned.iter().map(|c| c.2).sum::<usize>() <= 3 * one + one / 2);
+    assert!(thinned.windows(2).all(|w| w[0].0 < w[1].0));
+    assert!(
+        thinned[thinned.len() - 1].0 as usize > rows.len() / 2,
+        "{thinned:?}"
+    );
+    for page in pages.iter().rev() {
+        show(&mut s, page);
+    }
+    assert!(s.index.walks_resumed() >= 2);
+}
+
+/// The corpus's `-z` recordings (real zstd blocks, whose tables carry over from block to
+/// block: a checkpoint must hold them as well as the window), with a checkpoint every 2 KiB
+/// decompressed: their compressed rows shown in pages from the last to the first, and one
+/// page spread over the file, each as a whole-file walk shows it.
+#[test]
+fn corpus_recordings_shown_from_checkpoints_read_as_a_whole_file_walk() {
+    let files = corpus_files_if_present();
+    if files.is_empty() {
+        println!("SKIPPED: no ../shared corpus (set PERFSCOPE_SHARED)");
+        return;
+    }
+    let (mut checked, mut resumed) = (0, 0);
+    for path in &files {
+        let data = std::fs::read(path).unwrap();
+        let Some(rows) = walked(&data) else { continue };
+        let inside: Vec<u32> = (0..rows.len() as u32)
+            .filter(|&i| rows[i as usize].5)
+            .collect();
+        if inside.len() < 100 {
+            continue;
+        }
+        let mut s = Session::open_bytes(data.clone(), 1 << 16);
+        s.index.set_checkpoints(2048, 4096, usize::MAX);
+        s.ensure_rows();
+        if s.index.checkpoints().len() < 4 {
+            // A pipe stream: none (its metadata grows with its records).
+            continue;
+        }
+        s.index.set_walk(4096, 40);
+        let meta = s.meta.clone().unwrap();
+        let spread: Vec<u32> = inside.iter().step_by(inside.len() / 20).copied().collect();
+        let pages: Vec<&[u32]> = inside.chunks(50).rev().chain([&spread[..]]).collect();
+        for page in pages {
+            let texts = s
+                .index
+                .describe_rows(s.source.as_mut(), &meta, page, &|e| format!("ev{e}"));
+            for (row, text) in page.iter().zip(&texts) {
+                assert_eq!(
+                    text,
+                    &rows[*row as usize].3,
+                    "{}: row {row}",
+                    path.display()
+                );
+            }
+        }
+        resumed += s.index.walks_resumed();
+        checked += 1;
+    }
+    assert!(
+        checked >= 2 && resumed >= 15,
+        "{checked} files, {resumed} walks resumed"
+    );
 }

@@ -181,6 +181,28 @@ pub struct RecordStream {
     records: u64,
 }
 
+/// A file's [`RecordStream`] between two slices, without its metadata (see
+/// [`RecordStream::checkpoint`]).
+#[derive(Debug)]
+pub struct StreamCheckpoint {
+    decoder: StreamDecoder,
+    first: bool,
+    origin: u64,
+    at: u64,
+    end: u64,
+    chunk: u64,
+    bytes_done: u64,
+    skipped: u64,
+    records: u64,
+}
+
+impl StreamCheckpoint {
+    /// Where the stream's next slice starts.
+    pub fn at(&self) -> u64 {
+        self.at
+    }
+}
+
 impl RecordStream {
     /// Reads the header through `r` (file mode: also the attrs, the feature table and each
     /// feature section; problems there go to `sink`), and makes the stream of the data section
@@ -238,6 +260,54 @@ impl RecordStream {
             skipped: 0,
             records: 0,
         }
+    }
+
+    /// This stream's state between two slices ([`RecordStream::push`]es), without its
+    /// metadata: [`RecordStream::resume`] makes a stream that reads on from here as this one
+    /// does. For a `-z` file it holds the zstd decoder's state (its window: a few hundred KiB
+    /// for perf's default level), so that a walk to a record deep in the file can begin at
+    /// the checkpoint before it instead of decompressing everything before it. `None` for a
+    /// pipe stream (its metadata grows with its records).
+    pub fn checkpoint(&self) -> Option<StreamCheckpoint> {
+        if self.pipe {
+            return None;
+        }
+        Some(StreamCheckpoint {
+            decoder: self.decoder.checkpoint()?,
+            first: self.first,
+            origin: self.origin,
+            at: self.at,
+            end: self.end,
+            chunk: self.chunk,
+            bytes_done: self.bytes_done,
+            skipped: self.skipped,
+            records: self.records,
+        })
+    }
+
+    /// The stream a [`RecordStream::checkpoint`] was taken of, given its metadata (what
+    /// [`RecordStream::file_records`] gave); `None` only for a checkpoint of a pipe stream,
+    /// which there is not.
+    pub fn resume(c: &StreamCheckpoint, meta: Metadata) -> Option<RecordStream> {
+        Some(RecordStream {
+            meta,
+            decoder: c.decoder.checkpoint()?,
+            pipe: false,
+            first: c.first,
+            origin: c.origin,
+            at: c.at,
+            end: c.end,
+            chunk: c.chunk,
+            bytes_done: c.bytes_done,
+            skipped: c.skipped,
+            records: c.records,
+        })
+    }
+
+    /// Bytes decompressed so far (0 for records that are not compressed), and about how many
+    /// bytes a [`RecordStream::checkpoint`] now would hold.
+    pub fn decompressed(&self) -> (u64, usize) {
+        self.decoder.decompressed()
     }
 
     /// A file-mode input's metadata and the range of its records still to read (all of them

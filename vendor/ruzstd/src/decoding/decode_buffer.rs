@@ -6,6 +6,7 @@ use core::hash::Hasher;
 use super::ringbuffer::RingBuffer;
 use crate::decoding::errors::DecodeBufferError;
 
+#[derive(Clone)] // PERFSCOPE PATCH
 pub struct DecodeBuffer {
     buffer: RingBuffer,
     pub dict_content: Vec<u8>,

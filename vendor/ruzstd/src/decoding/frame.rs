@@ -85,6 +85,7 @@ pub fn read_frame_header(mut r: impl Read) -> Result<(FrameHeader, u8), ReadFram
 }
 
 /// A frame header has a variable size, with a minimum of 2 bytes, and a maximum of 14 bytes.
+#[derive(Clone)] // PERFSCOPE PATCH
 pub struct FrameHeader {
     pub descriptor: FrameDescriptor,
     /// The `Window_Descriptor` field contains the minimum size of a memory buffer needed to
@@ -151,6 +152,7 @@ impl FrameHeader {
 
 /// The first byte is called the `Frame Header Descriptor`, and it describes what other fields
 /// are present.
+#[derive(Clone)] // PERFSCOPE PATCH
 pub struct FrameDescriptor(pub u8);
 
 impl FrameDescriptor {

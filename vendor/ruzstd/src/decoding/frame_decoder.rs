@@ -77,12 +77,14 @@ pub const DEFAULT_MAX_WINDOW_SIZE: u64 = 1024 * 1024 * 128;
 ///     std::io::stdout().write_all(data).unwrap();
 /// }
 /// ```
+#[derive(Clone)] // PERFSCOPE PATCH
 pub struct FrameDecoder {
     state: Option<FrameDecoderState>,
     dicts: BTreeMap<u32, Dictionary>,
     max_window_size: u64,
 }
 
+#[derive(Clone)] // PERFSCOPE PATCH
 struct FrameDecoderState {
     pub frame_header: frame::FrameHeader,
     decoder_scratch: DecoderScratch,

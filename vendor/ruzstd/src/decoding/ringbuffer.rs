@@ -576,6 +576,19 @@ impl RingBuffer {
     }
 }
 
+// PERFSCOPE PATCH: a copy of the bytes held (for a checkpoint of a decoder's state), made
+// through the safe API: a new buffer holding the same bytes in the same order.
+impl Clone for RingBuffer {
+    fn clone(&self) -> Self {
+        let mut copy = RingBuffer::new();
+        let (a, b) = self.as_slices();
+        copy.reserve(a.len() + b.len());
+        copy.extend(a);
+        copy.extend(b);
+        copy
+    }
+}
+
 impl Drop for RingBuffer {
     fn drop(&mut self) {
         if self.cap == 0 {

@@ -12,6 +12,7 @@ use crate::blocks::sequence_section::{
 };
 
 /// A block level decoding buffer.
+#[derive(Clone)] // PERFSCOPE PATCH
 pub struct DecoderScratch {
     /// The decoder used for Huffman blocks.
     pub huf: HuffmanScratch,
@@ -78,6 +79,7 @@ impl DecoderScratch {
     }
 }
 
+#[derive(Clone)] // PERFSCOPE PATCH
 pub struct HuffmanScratch {
     pub table: HuffmanTable,
 }
@@ -96,6 +98,7 @@ impl Default for HuffmanScratch {
     }
 }
 
+#[derive(Clone)] // PERFSCOPE PATCH
 pub struct FSEScratch {
     pub offsets: FSETable,
     pub of_rle: Option<u8>,

@@ -54,6 +54,7 @@ impl<'t> HuffmanDecoder<'t> {
 }
 
 /// A Huffman decoding table contains a list of Huffman prefix codes and their associated values
+#[derive(Clone)] // PERFSCOPE PATCH
 pub struct HuffmanTable {
     decode: Vec<Entry>,
     /// The weight of a symbol is the number of occurences in a table.
