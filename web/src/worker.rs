@@ -353,7 +353,16 @@ async fn handle(data: JsValue) {
             };
             measure(&format!("query {kind}"), start);
             let tree = matches!(reply, WorkerMessage::Tree(..));
+            let records = matches!(reply, WorkerMessage::Records(..) | WorkerMessage::Stack(..));
             post(reply);
+            // A records query answered from the rows made so far: the rest are made now,
+            // between the next requests (a filter needs them all).
+            if records
+                && !MAKING_ROWS.get()
+                && SESSION.with_borrow(|s| s.as_ref().is_some_and(|s| !s.has_rows()))
+            {
+                wasm_bindgen_futures::spawn_local(make_rows());
+            }
             if tree {
                 // The timeline's lane lists, made once, after the first tree is sent (the page
                 // draws the flame graph meanwhile) rather than when the timeline is first shown.

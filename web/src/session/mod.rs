@@ -1293,9 +1293,23 @@ impl Session {
         self.meta.is_none() || self.index.has_rows()
     }
 
+    /// Makes the records index's rows up to row `rows` at least (see [`Session::ensure_rows`]).
+    fn rows_until(&mut self, rows: usize) {
+        if self.meta.is_some() {
+            self.index
+                .fill_rows_until(self.source.as_mut(), self.slice, rows);
+        }
+    }
+
     fn records(&mut self, filter: &RecordFilter, start: u32, count: u32) -> RecordsReply {
-        self.ensure_rows();
         let count = count.min(1000);
+        if *filter == RecordFilter::default() {
+            // Every record (their number is known): the rows up to the page's end will do,
+            // the rest are made later (`Session::rows_step`).
+            self.rows_until(start.saturating_add(count) as usize);
+        } else {
+            self.ensure_rows();
+        }
         let (page, matching): (Vec<u32>, u64) = if *filter == RecordFilter::default() {
             // Every record: the rows are 0..n (no list of n row numbers kept for it).
             let n = u32::try_from(self.index.len()).unwrap_or(u32::MAX);
@@ -1352,7 +1366,7 @@ impl Session {
 
     /// The stack of the sample of record `record`: the profile sample with its time and tid.
     pub fn stack(&mut self, record: u32) -> StackReply {
-        self.ensure_rows();
+        self.rows_until(record as usize + 1);
         let r = record as usize;
         let summary = &self.summary;
         let fields = match &self.meta {
@@ -1449,6 +1463,50 @@ mod tests {
 
     fn open_bytes(data: Vec<u8>, slice: usize) -> Session {
         Session::open_bytes(data, slice)
+    }
+
+    /// A page of records as the Records tab asks for it: (rows, matching).
+    fn page(s: &mut Session, filter: RecordFilter, start: u32) -> (RecordRows, u64) {
+        let r = s.records(&filter, start, 50);
+        (r.rows, r.meta.matching)
+    }
+
+    #[test]
+    fn the_first_pages_of_every_record_wait_only_for_their_rows() {
+        // example.data read in slices of 4 KiB: its rows take ~19 slices.
+        let data = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/example.data"
+        ))
+        .unwrap();
+        let mut whole = open_bytes(data.clone(), 4096);
+        whole.ensure_rows();
+        let n = whole.index.len();
+        let mut s = open_bytes(data, 4096);
+        assert_eq!(s.index.rows_made(), 0);
+        let first = page(&mut s, RecordFilter::default(), 0);
+        // The page's rows, not the file's: the number of records was counted by the pass.
+        let made = s.index.rows_made();
+        assert!((50..n / 4).contains(&made), "{made} rows made of {n}");
+        assert!(!s.has_rows());
+        assert_eq!(first.1, n as u64);
+        assert_eq!(first, page(&mut whole, RecordFilter::default(), 0));
+        // A page further on: its rows made, the rest still not.
+        let on = page(&mut s, RecordFilter::default(), (n / 2) as u32);
+        assert!(s.index.rows_made() < n);
+        assert_eq!(
+            on,
+            page(&mut whole, RecordFilter::default(), (n / 2) as u32)
+        );
+        // A filter needs them all.
+        let samples = RecordFilter {
+            types: vec![9],
+            ..RecordFilter::default()
+        };
+        let filtered = page(&mut s, samples.clone(), 10);
+        assert!(s.has_rows());
+        assert_eq!(filtered, page(&mut whole, samples, 10));
+        assert!(filtered.1 > 50 && filtered.1 < n as u64);
     }
 
     #[test]

@@ -458,9 +458,29 @@ impl RecordIndex {
         true
     }
 
-    /// Row `i`.
+    /// Makes a tally's rows (as [`RecordIndex::fill_rows_step`] does) until there are `rows`
+    /// of them, or all: the first page of the Records tab need not wait for the rows of the
+    /// whole file (a 4 GB recording's take seconds).
+    pub fn fill_rows_until(&mut self, r: &mut dyn ReadAt, slice: usize, rows: usize) {
+        while self.rows_made() < rows && !self.fill_rows_step(r, slice) {}
+    }
+
+    /// Rows made so far: all of them, or those of the pass making them.
+    pub fn rows_made(&self) -> usize {
+        match &self.rows_pass {
+            _ if self.full => self.rows.len(),
+            Some(pass) => pass.full.rows.len(),
+            None => 0,
+        }
+    }
+
+    /// Row `i`, once made (see [`RecordIndex::rows_made`]).
     pub fn row(&self, i: usize) -> Option<Row> {
-        self.rows.get(i)
+        match &self.rows_pass {
+            _ if self.full => self.rows.get(i),
+            Some(pass) => pass.full.rows.get(i),
+            None => None,
+        }
     }
 
     /// Every row, in file order.
@@ -556,11 +576,9 @@ impl RecordIndex {
                 && f.tid.is_none_or(|t| tid == t)
                 && f.cpu.is_none_or(|c| cpu == c)
         };
-        let time_ok = |t: u64| {
-            f.range
-                .is_none_or(|(lo, hi)| t != u64::MAX && lo <= t && t <= hi)
-        };
-        self.rows.matching(kind_ok, time_ok)
+        // (A row without a time has u64::MAX: it is in no range.)
+        let range = f.range.map(|(lo, hi)| (lo, hi.min(u64::MAX - 1)));
+        self.rows.matching(kind_ok, range)
     }
 
     /// Whether `rec` is what row `row` says (type, time, tid).
