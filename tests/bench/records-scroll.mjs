@@ -3,7 +3,7 @@
 // first rows, then scrolls (to the middle, two short steps on, a quarter, the end) each timed
 // to every visible row's fields shown. Not a test.
 //
-//   node tests/bench/records-scroll.mjs DIST FILE [SCREENSHOT.png]
+//   [WAIT_MS=5000] node tests/bench/records-scroll.mjs DIST FILE [SCREENSHOT.png]
 import { resolve } from 'node:path';
 import { startServer } from '../../scripts/static-server.mjs';
 import { openInPerfscope } from './perfscope-page.mjs';
@@ -14,8 +14,11 @@ const server = await startServer(resolve(dist));
 const { result, page, worker, close } = await openInPerfscope(server.url, resolve(file));
 const mb = async () => (await worker().evaluate(async () => (await wasm_bindgen()).memory.buffer.byteLength)) / 1e6;
 console.log(`flame graph after ${Math.round(result.flameMs)} ms`);
-await page.waitForTimeout(5000);
-console.log(`5 s later: wasm memory ${(await mb()).toFixed(1)} MB`);
+// WAIT_MS (default 5000): how long after the flame graph the tab is opened (0: at once, before
+// the rows are made in the background).
+const wait = Number(process.env.WAIT_MS ?? 5000);
+await page.waitForTimeout(wait);
+console.log(`${wait / 1000} s later: wasm memory ${(await mb()).toFixed(1)} MB`);
 let t0 = Date.now();
 await page.click('#tab-records');
 await page.waitForSelector('.records-table .row[data-row="0"][data-index="0"]', { timeout: 120_000 });
