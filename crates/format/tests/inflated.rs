@@ -104,6 +104,18 @@ fn split(
     (got, compressed)
 }
 
+/// A perf.data's magic and where its records are: a file's data section, a pipe stream whole;
+/// `None` when its header cannot be read.
+fn records_range(data: &[u8]) -> Option<(Magic, u64, u64)> {
+    let magic = Magic::parse(data).ok()?;
+    if magic.pipe {
+        return Some((magic, 0, data.len() as u64));
+    }
+    let layout = FileLayout::read_from(&mut Bytes(data)).ok()?;
+    let end = (layout.data.offset + layout.data.size).min(data.len() as u64);
+    Some((magic, layout.data.offset.min(end), end))
+}
+
 /// The offsets and sizes of the compressed records' bodies in `section`.
 fn compressed_bodies(
     section: &[u8],
@@ -140,18 +152,8 @@ fn records_framed_from_bytes_decompressed_elsewhere_equal_those_decompressed_in_
             continue;
         }
         let data = std::fs::read(&f.path).unwrap();
-        let Ok(magic) = Magic::parse(&data) else {
+        let Some((magic, start, end)) = records_range(&data) else {
             continue;
-        };
-        let (start, end) = if magic.pipe {
-            (0, data.len() as u64)
-        } else {
-            let mut r = Bytes(&data);
-            let Ok(layout) = FileLayout::read_from(&mut r) else {
-                continue;
-            };
-            let end = (layout.data.offset + layout.data.size).min(data.len() as u64);
-            (layout.data.offset.min(end), end)
         };
         let section = &data[start as usize..end as usize];
         let bodies = compressed_bodies(section, magic.pipe, magic.endian, start);
@@ -326,17 +328,8 @@ fn a_checkpoint_between_slices_returns_the_records_the_decoder_goes_on_to_return
     }
     let (mut checked, mut inner) = (0, 0);
     for (name, data) in &files {
-        let Ok(magic) = Magic::parse(data) else {
+        let Some((magic, start, end)) = records_range(data) else {
             continue;
-        };
-        let (start, end) = if magic.pipe {
-            (0, data.len() as u64)
-        } else {
-            let Ok(layout) = FileLayout::read_from(&mut Bytes(data)) else {
-                continue;
-            };
-            let end = (layout.data.offset + layout.data.size).min(data.len() as u64);
-            (layout.data.offset.min(end), end)
         };
         let section = &data[start as usize..end as usize];
         let bodies = compressed_bodies(section, magic.pipe, magic.endian, start);

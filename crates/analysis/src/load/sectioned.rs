@@ -182,24 +182,14 @@ pub struct RecordStream {
 }
 
 /// A file's [`RecordStream`] between two slices, without its metadata (see
-/// [`RecordStream::checkpoint`]).
+/// [`RecordStream::checkpoint`]): the stream, its metadata left empty.
 #[derive(Debug)]
-pub struct StreamCheckpoint {
-    decoder: StreamDecoder,
-    first: bool,
-    origin: u64,
-    at: u64,
-    end: u64,
-    chunk: u64,
-    bytes_done: u64,
-    skipped: u64,
-    records: u64,
-}
+pub struct StreamCheckpoint(RecordStream);
 
 impl StreamCheckpoint {
     /// Where the stream's next slice starts.
     pub fn at(&self) -> u64 {
-        self.at
+        self.0.at
     }
 }
 
@@ -272,8 +262,24 @@ impl RecordStream {
         if self.pipe {
             return None;
         }
-        Some(StreamCheckpoint {
+        // (The empty metadata of a pipe stream: never read, `resume` gives the file's.)
+        let empty = Metadata::pipe(self.meta.endian);
+        self.copy(empty).map(StreamCheckpoint)
+    }
+
+    /// The stream a [`RecordStream::checkpoint`] was taken of, given its metadata (what
+    /// [`RecordStream::file_records`] gave).
+    pub fn resume(c: &StreamCheckpoint, meta: Metadata) -> Option<RecordStream> {
+        c.0.copy(meta)
+    }
+
+    /// This stream with `meta` (its decoder's [`StreamDecoder::checkpoint`]); `None` for a
+    /// decoder that hands its decompressed bytes over or is supplied them.
+    fn copy(&self, meta: Metadata) -> Option<RecordStream> {
+        Some(RecordStream {
+            meta,
             decoder: self.decoder.checkpoint()?,
+            pipe: self.pipe,
             first: self.first,
             origin: self.origin,
             at: self.at,
@@ -282,25 +288,6 @@ impl RecordStream {
             bytes_done: self.bytes_done,
             skipped: self.skipped,
             records: self.records,
-        })
-    }
-
-    /// The stream a [`RecordStream::checkpoint`] was taken of, given its metadata (what
-    /// [`RecordStream::file_records`] gave); `None` only for a checkpoint of a pipe stream,
-    /// which there is not.
-    pub fn resume(c: &StreamCheckpoint, meta: Metadata) -> Option<RecordStream> {
-        Some(RecordStream {
-            meta,
-            decoder: c.decoder.checkpoint()?,
-            pipe: false,
-            first: c.first,
-            origin: c.origin,
-            at: c.at,
-            end: c.end,
-            chunk: c.chunk,
-            bytes_done: c.bytes_done,
-            skipped: c.skipped,
-            records: c.records,
         })
     }
 
