@@ -14,8 +14,7 @@ use crate::selectors::{basename, func_module, func_name};
 use crate::state::shared::Shared;
 use crate::state::{AppState, ViewAction};
 
-use super::records_scroll::RowScroll;
-use super::records_scroll::ROW_HEIGHT;
+use super::records_scroll::{RowScroll, ROW_HEIGHT};
 
 /// Properties of [`RecordsView`].
 #[derive(Properties, PartialEq)]

@@ -403,10 +403,12 @@ impl RecordIndex {
     }
 
     /// Makes the rows of a tally by reading the file again through `r` (in slices of `slice`
-    /// bytes): they are what a full index's pass makes. The counts and errors stay the
-    /// tally's.
-    pub fn fill_rows(&mut self, r: &mut dyn ReadAt, slice: usize) {
-        while !self.fill_rows_step(r, slice) {}
+    /// bytes), until there are `rows` of them, or all (`usize::MAX`): they are what a full
+    /// index's pass makes. The counts and errors stay the tally's. (The first page of the
+    /// Records tab need not wait for the rows of the whole file: a 4 GB recording's take
+    /// seconds.)
+    pub fn fill_rows(&mut self, r: &mut dyn ReadAt, slice: usize, rows: usize) {
+        while self.rows_made() < rows && !self.fill_rows_step(r, slice) {}
     }
 
     /// [`RecordIndex::fill_rows`] one slice at a time (the worker makes the rows between its
@@ -456,13 +458,6 @@ impl RecordIndex {
         }
         self.full = true;
         true
-    }
-
-    /// Makes a tally's rows (as [`RecordIndex::fill_rows_step`] does) until there are `rows`
-    /// of them, or all: the first page of the Records tab need not wait for the rows of the
-    /// whole file (a 4 GB recording's take seconds).
-    pub fn fill_rows_until(&mut self, r: &mut dyn ReadAt, slice: usize, rows: usize) {
-        while self.rows_made() < rows && !self.fill_rows_step(r, slice) {}
     }
 
     /// Rows made so far: all of them, or those of the pass making them.
@@ -558,13 +553,6 @@ impl RecordIndex {
                 count,
             })
             .collect()
-    }
-
-    /// First and last timestamp of any record.
-    pub fn time_range(&self) -> Option<(u64, u64)> {
-        let mut it = self.rows.iter().map(|r| r.time).filter(|&t| t != u64::MAX);
-        let first = it.next()?;
-        Some(it.fold((first, first), |(lo, hi), t| (lo.min(t), hi.max(t))))
     }
 
     /// The rows that pass `f`.
