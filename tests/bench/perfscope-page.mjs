@@ -253,7 +253,8 @@ async function showTab(page, id) {
 
 /**
  * Zoom and pan on the timeline (wheel), zoom in and out on the flame graph (click a box,
- * Escape), then time-range selections refiltering the flame graph.
+ * Escape), then time-range selections refiltering the flame graph, commands as roots, and
+ * switches between the tabs.
  */
 /**
  * The worker's queries (its `performance.measure` entries, web/src/worker.rs) that started
@@ -389,5 +390,33 @@ export async function interact(page, { steps = 20, worker = null } = {}) {
     if (back) await page.click(back);
   }
   await page.click('#flame-roots-functions');
+
+  // Tab switches: from the click on a tab to its view drawn with its current data (a view is
+  // made anew each time its tab is shown: a big recording's long lists showed here).
+  const ready = {
+    timeline: () => document.querySelector('canvas.timeline-canvas')?.dataset.current === 'true',
+    flame: () => document.querySelector('[data-field="flame-total"]')?.dataset.current === 'true' && document.querySelector('canvas.flame-canvas')?.dataset.drawn?.startsWith('true:'),
+    calltree: () => document.querySelector('[data-field="calltree-total"]')?.dataset.current === 'true',
+    records: () => document.querySelector('[data-field="records-matching"]')?.dataset.current === 'true',
+    summary: () => document.getElementById('panel-summary') !== null,
+  };
+  out.tabs = [];
+  // The flame graph with functions as roots again, first.
+  await page.waitForFunction(ready.flame, null, { timeout: 120_000 });
+  for (const tab of ['timeline', 'flame', 'calltree', 'summary', 'timeline', 'flame']) {
+    await page.waitForTimeout(200);
+    const ms = await page.evaluate(([tab, test]) => new Promise((ok) => {
+      const isReady = new Function(`return (${test})()`);
+      const t0 = performance.now();
+      document.getElementById(`tab-${tab}`).click();
+      const check = () => {
+        if (isReady()) ok(performance.now() - t0);
+        else if (performance.now() - t0 > 60_000) ok(null);
+        else requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);
+    }), [tab, ready[tab].toString()]);
+    out.tabs.push({ tab, ms });
+  }
   return out;
 }
