@@ -474,6 +474,40 @@ fn main() {
             .expect("an export");
         std::fs::write(path, folded.bytes).expect("a writable file");
     }
+    // `OPEN_SESSION_EXPORTS=1`: each format of the page's Export menu over every sample, timed
+    // (`OPEN_SESSION_EXPORTS=DIR`: also written into the directory DIR, to compare two builds').
+    if let Some(exports) = std::env::var_os("OPEN_SESSION_EXPORTS") {
+        let dir = std::path::PathBuf::from(exports);
+        use perfscope_web::protocol::ExportFormat;
+        for format in [
+            ExportFormat::Share,
+            ExportFormat::Pprof,
+            ExportFormat::Speedscope,
+            ExportFormat::Folded,
+            ExportFormat::Svg,
+        ] {
+            let t = std::time::Instant::now();
+            let out = session
+                .export(
+                    format,
+                    &perfscope_web::protocol::Filter::default(),
+                    perfscope_web::protocol::WeightKind::Samples,
+                    perfscope_web::protocol::Privacy::default(),
+                    "perf.data",
+                )
+                .expect("an export");
+            println!(
+                "export {}: {:.0} ms, {:.2} MB",
+                format.id(),
+                t.elapsed().as_secs_f64() * 1e3,
+                out.bytes.len() as f64 / 1e6
+            );
+            if dir.is_dir() {
+                std::fs::write(dir.join(format!("export.{}", format.id())), &out.bytes)
+                    .expect("a writable directory");
+            }
+        }
+    }
     // What the worker posts next: the profile's strings and functions, copied into a packet
     // (then into JS memory, and freed).
     use perfscope_web::protocol::{Filter, Query, RecordFilter, WeightKind, WorkerMessage};

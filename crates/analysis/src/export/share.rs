@@ -416,7 +416,9 @@ pub fn to_share(profile: &Profile, summary: Option<&Summary>, options: &ShareOpt
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&[COMPRESSION_GZIP, 0, 0, 0]);
     out.extend_from_slice(&(w.out.len() as u64).to_le_bytes());
-    let mut enc = flate2::write::GzEncoder::new(out, flate2::Compression::best());
+    // Level 2: a big recording's columns compressed 4x as fast as at level 9 (`best`), for
+    // 1.6 % more bytes (BENCHMARKS.md, session 51); level 1 was 6.6 % more.
+    let mut enc = flate2::write::GzEncoder::new(out, flate2::Compression::new(2));
     // Writing into a Vec cannot fail.
     let _ = enc.write_all(&w.out);
     enc.finish().unwrap_or_default()

@@ -13,13 +13,13 @@
 //!   or 1 per sample ([`WeightKind::Samples`], unit `none`). `startValue` is 0 and `endValue`
 //!   the summed weight, as speedscope's own importers do for sampled profiles.
 
-use std::collections::{BTreeMap, HashMap};
-
-use serde::Serialize;
+use rustc_hash::FxHashMap;
+use serde::ser::SerializeSeq;
+use serde::{Serialize, Serializer};
 
 use crate::export::pprof::{period_unit, PeriodUnit};
 use crate::flame_graph::WeightKind;
-use crate::ids::{EventIndex, FuncIndex};
+use crate::ids::{EventIndex, FuncIndex, StackIndex};
 use crate::profile::Profile;
 use crate::samples::SampleFilter;
 
@@ -50,7 +50,7 @@ struct File<'a> {
     #[serde(rename = "$schema")]
     schema: &'static str,
     shared: Shared<'a>,
-    profiles: Vec<Sampled>,
+    profiles: Vec<Sampled<'a>>,
     name: &'a str,
     #[serde(rename = "activeProfileIndex")]
     active_profile_index: usize,
@@ -72,7 +72,7 @@ struct Frame<'a> {
 
 /// `FileFormat.SampledProfile`.
 #[derive(Serialize)]
-struct Sampled {
+struct Sampled<'a> {
     #[serde(rename = "type")]
     type_: &'static str,
     name: String,
@@ -81,7 +81,35 @@ struct Sampled {
     start_value: u64,
     #[serde(rename = "endValue")]
     end_value: u64,
-    samples: Vec<Vec<u32>>,
+    samples: Stacks<'a>,
+    weights: Vec<u64>,
+}
+
+/// A profile's samples: each the list of frame indices of its stack, root first. The lists are
+/// made once per stack (`lists`) and each sample names its own (`ids`): a list per sample was
+/// most of the time of a big recording's export.
+struct Stacks<'a> {
+    lists: &'a [Vec<u32>],
+    ids: Vec<u32>,
+}
+
+impl Serialize for Stacks<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.ids.len()))?;
+        for &id in &self.ids {
+            seq.serialize_element(self.lists.get(id as usize).map_or(&[][..], Vec::as_slice))?;
+        }
+        seq.end()
+    }
+}
+
+/// A (pid, tid, event)'s samples while they are read.
+struct Group<'a> {
+    /// Its thread's last command name.
+    comm: &'a str,
+    unit: &'static str,
+    end_value: u64,
+    ids: Vec<u32>,
     weights: Vec<u64>,
 }
 
@@ -100,82 +128,115 @@ pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
         evs.len() > 1
     };
 
-    let mut frame_of: HashMap<FuncIndex, u32> = HashMap::new();
+    let mut frame_of: FxHashMap<FuncIndex, u32> = FxHashMap::default();
     let mut frames: Vec<Frame<'_>> = Vec::new();
-    // (pid, tid, event) -> (thread name, profile)
-    let mut groups: BTreeMap<(u32, u32, EventIndex), (&str, Sampled)> = BTreeMap::new();
-    let mut scratch: Vec<u32> = Vec::new();
+    // Each stack's list of frame indices (`lists`), by stack; `NO_FRAMES` for a stack without
+    // any (its samples are left out).
+    const NO_FRAMES: u32 = u32::MAX;
+    let mut list_of: FxHashMap<Option<StackIndex>, u32> = FxHashMap::default();
+    let mut lists: Vec<Vec<u32>> = Vec::new();
+    // (pid, tid, event) -> its group.
+    let mut group_of: FxHashMap<(u32, u32, EventIndex), usize> = FxHashMap::default();
+    let mut groups: Vec<((u32, u32, EventIndex), Group<'_>)> = Vec::new();
     let mut funcs: Vec<FuncIndex> = Vec::new();
     for &i in &order {
-        let Some(sample) = s.get(i) else { continue };
-        let Some(thread) = profile.threads.get(sample.thread) else {
+        let (Some(stack), Some(event), Some(&thread_index)) =
+            (s.stack(i), s.event(i), s.thread.get(i))
+        else {
             continue;
         };
-        funcs.clear();
-        funcs.extend(
-            profile
-                .stacks
-                .frames_leaf_first(sample.stack)
-                .filter_map(|f| profile.frame_func(f)),
-        );
-        if funcs.is_empty() {
+        let Some(thread) = profile.threads.get(thread_index) else {
+            continue;
+        };
+        let list = *list_of.entry(stack).or_insert_with(|| {
+            funcs.clear();
+            funcs.extend(
+                profile
+                    .stacks
+                    .frames_leaf_first(stack)
+                    .filter_map(|f| profile.frame_func(f)),
+            );
+            if funcs.is_empty() {
+                return NO_FRAMES;
+            }
+            let ids = funcs
+                .iter()
+                .rev()
+                .map(|&func| {
+                    let next = frames.len() as u32;
+                    *frame_of.entry(func).or_insert_with(|| {
+                        let module = profile
+                            .funcs
+                            .get(func)
+                            .and_then(|fu| fu.module)
+                            .and_then(|m| profile.modules.get(m));
+                        frames.push(Frame {
+                            name: profile.func_name(func),
+                            file: module.map(|m| profile.strings.get(m.path)),
+                        });
+                        next
+                    })
+                })
+                .collect();
+            lists.push(ids);
+            (lists.len() - 1) as u32
+        });
+        if list == NO_FRAMES {
             continue;
         }
-        scratch.clear();
-        for &func in funcs.iter().rev() {
-            let next = frames.len() as u32;
-            let idx = *frame_of.entry(func).or_insert_with(|| {
-                let module = profile
-                    .funcs
-                    .get(func)
-                    .and_then(|fu| fu.module)
-                    .and_then(|m| profile.modules.get(m));
-                frames.push(Frame {
-                    name: profile.func_name(func),
-                    file: module.map(|m| profile.strings.get(m.path)),
-                });
-                next
-            });
-            scratch.push(idx);
-        }
-        let event_name = profile.event_name(sample.event);
         let (weight, unit) = match options.weight {
             WeightKind::Samples => (1, "none"),
-            WeightKind::Period => match period_unit(event_name) {
-                PeriodUnit::Nanoseconds => (sample.period, "nanoseconds"),
-                PeriodUnit::Count => (sample.period, "none"),
-            },
+            WeightKind::Period => {
+                let period = s.period(i).unwrap_or(0);
+                match period_unit(profile.event_name(event)) {
+                    PeriodUnit::Nanoseconds => (period, "nanoseconds"),
+                    PeriodUnit::Count => (period, "none"),
+                }
+            }
         };
-        let entry = groups
-            .entry((thread.pid, thread.tid, sample.event))
-            .or_insert_with(|| {
-                (
-                    "",
-                    Sampled {
-                        type_: "sampled",
-                        name: String::new(),
-                        unit,
-                        start_value: 0,
-                        end_value: 0,
-                        samples: Vec::new(),
-                        weights: Vec::new(),
-                    },
-                )
-            });
-        entry.0 = profile.strings.get(thread.name);
-        entry.1.samples.push(scratch.clone());
-        entry.1.weights.push(weight);
-        entry.1.end_value = entry.1.end_value.saturating_add(weight);
+        let key = (thread.pid, thread.tid, event);
+        let g = *group_of.entry(key).or_insert_with(|| {
+            groups.push((
+                key,
+                Group {
+                    comm: "",
+                    unit,
+                    end_value: 0,
+                    ids: Vec::new(),
+                    weights: Vec::new(),
+                },
+            ));
+            groups.len() - 1
+        });
+        if let Some((_, group)) = groups.get_mut(g) {
+            group.comm = profile.strings.get(thread.name);
+            group.ids.push(list);
+            group.weights.push(weight);
+            group.end_value = group.end_value.saturating_add(weight);
+        }
     }
 
+    // Ordered by pid, tid and event.
+    groups.sort_by_key(|&(key, _)| key);
     let mut profiles = Vec::with_capacity(groups.len());
-    for ((_, tid, event), (comm, mut sampled)) in groups {
-        sampled.name = if several_events {
-            format!("{comm} ({tid}) — {}", profile.event_name(event))
+    for ((_, tid, event), group) in groups {
+        let name = if several_events {
+            format!("{} ({tid}) — {}", group.comm, profile.event_name(event))
         } else {
-            format!("{comm} ({tid})")
+            format!("{} ({tid})", group.comm)
         };
-        profiles.push(sampled);
+        profiles.push(Sampled {
+            type_: "sampled",
+            name,
+            unit: group.unit,
+            start_value: 0,
+            end_value: group.end_value,
+            samples: Stacks {
+                lists: &lists,
+                ids: group.ids,
+            },
+            weights: group.weights,
+        });
     }
     let active_profile_index = profiles
         .iter()
