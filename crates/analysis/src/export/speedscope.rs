@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap;
 use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 
-use crate::export::pprof::{period_unit, PeriodUnit};
+use crate::export::pprof::{events_used, period_unit, PeriodUnit};
 use crate::flame_graph::WeightKind;
 use crate::ids::{EventIndex, FuncIndex, StackIndex};
 use crate::profile::Profile;
@@ -121,12 +121,7 @@ pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
     let mut order: Vec<usize> = (0..s.len()).filter(|&i| all || passes(i)).collect();
     order.sort_by_key(|&i| s.times().get(i).unwrap_or(0));
 
-    let several_events = {
-        let mut evs: Vec<EventIndex> = order.iter().filter_map(|&i| s.event(i)).collect();
-        evs.sort();
-        evs.dedup();
-        evs.len() > 1
-    };
+    let several_events = events_used(profile, &order).len() > 1;
 
     let mut frame_of: FxHashMap<FuncIndex, u32> = FxHashMap::default();
     let mut frames: Vec<Frame<'_>> = Vec::new();
