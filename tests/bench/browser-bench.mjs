@@ -139,12 +139,12 @@ function report(results) {
   const entries = Object.entries(results.interactions);
   if (entries.length) {
     out.push('', '## Interactions (ms of main-thread work per frame: app update + draw; p50 / p95 / max)', '');
-    out.push('| file | samples | timeline zoom | timeline pan | flame zoom in/out | draws: timeline, flame (max) | range refilter (selection made → flame graph drawn, the flame tab clicked as the selection shows; of it, from the click and the tree query in the worker) | commands as roots: top-down, inverted (click → drawn; worker) | tab switches (click → drawn) |');
-    out.push('| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |');
+    out.push('| file | samples | timeline zoom | timeline pan | flame zoom in/out | draws: timeline, flame (max) | range refilter (selection made → flame graph drawn, the flame tab clicked as the selection shows; of it, from the click and the tree query in the worker) | commands as roots: top-down, inverted (click → drawn; worker) | tab switches (click → drawn) | exports (click → download: time, size) |');
+    out.push('| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- |');
     for (const [file, i] of entries) {
       const r = results.perfscope.find((x) => x.file === file);
       if (i.error) {
-        out.push(`| ${basename(file)} | ${r?.samples ?? '—'} | failed: ${i.error} | | | | | | |`);
+        out.push(`| ${basename(file)} | ${r?.samples ?? '—'} | failed: ${i.error} | | | | | | | |`);
         continue;
       }
       const f = (steps) => {
@@ -155,7 +155,8 @@ function report(results) {
       const refilter = i.refilter.map((x) => `${Math.round((x.to - x.from) * 100)} %: ${ms(x.ms)} (from the click ${ms(x.tabMs)}, worker ${ms(x.workerMs)}; ${x.samples?.toLocaleString('en-US')} samples${x.queries ? `; worker queries: ${x.queries.join(', ')}` : ''})`).join('; ');
       const byCommand = (i.byCommand ?? []).map((x) => `${ms(x.ms)} (${ms(x.workerMs)})`).join(', ');
       const tabs = (i.tabs ?? []).map((x) => `${x.tab} ${ms(x.ms)}`).join(', ');
-      out.push(`| ${basename(file)} | ${r?.samples?.toLocaleString('en-US') ?? '—'} | ${f(i.timelineZoom)} | ${f(i.timelinePan)} | ${f(i.flameZoom)} | ${ms1(Math.max(...i.timelineDraws))}, ${ms1(Math.max(...i.flameDraws))} | ${refilter} | ${byCommand} | ${tabs} |`);
+      const exports = (i.exports ?? []).map((x) => `${x.format} ${ms(x.ms)}, ${x.bytes < MB ? `${Math.round(x.bytes / 1024)} kB` : mb(x.bytes)}`).join('; ');
+      out.push(`| ${basename(file)} | ${r?.samples?.toLocaleString('en-US') ?? '—'} | ${f(i.timelineZoom)} | ${f(i.timelinePan)} | ${f(i.flameZoom)} | ${ms1(Math.max(...i.timelineDraws))}, ${ms1(Math.max(...i.flameDraws))} | ${refilter} | ${byCommand} | ${tabs} | ${exports} |`);
     }
   }
   const g = results.perfscope.find((r) => /-g\.data$/.test(r.file));

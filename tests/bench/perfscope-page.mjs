@@ -8,6 +8,7 @@
 // the same observer the moment the tabs exist, as a person in a hurry would. Draw times come
 // from the `perfscope:flame-draw` / `perfscope:timeline-draw` user-timing measures of the draw
 // functions.
+import { statSync } from 'node:fs';
 import { busiestRenderer, launchBench } from './chromium.mjs';
 
 /** Installed before the app's scripts run. */
@@ -253,8 +254,8 @@ async function showTab(page, id) {
 
 /**
  * Zoom and pan on the timeline (wheel), zoom in and out on the flame graph (click a box,
- * Escape), then time-range selections refiltering the flame graph, commands as roots, and
- * switches between the tabs.
+ * Escape), then time-range selections refiltering the flame graph, commands as roots,
+ * switches between the tabs, and the exports.
  */
 /**
  * The worker's queries (its `performance.measure` entries, web/src/worker.rs) that started
@@ -417,6 +418,17 @@ export async function interact(page, { steps = 20, worker = null } = {}) {
       requestAnimationFrame(check);
     }), [tab, ready[tab].toString()]);
     out.tabs.push({ tab, ms });
+  }
+
+  // Exports of every sample: from the click on a format to the download's start.
+  out.exports = [];
+  for (const format of ['share', 'pprof', 'speedscope', 'folded', 'svg']) {
+    if (!(await page.locator('#export-menu').evaluate((d) => d.open))) await page.click('#export-menu > summary');
+    const t0 = Date.now();
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 600_000 }), page.click(`#export-${format}`)]);
+    const ms = Date.now() - t0;
+    const bytes = statSync(await download.path()).size;
+    out.exports.push({ format, ms, bytes });
   }
   return out;
 }
