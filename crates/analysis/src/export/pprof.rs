@@ -155,14 +155,14 @@ mod pb {
 /// The string table under construction; index 0 is `""`.
 struct Strings {
     list: Vec<String>,
-    index: HashMap<String, i64>,
+    index: FxHashMap<String, i64>,
 }
 
 impl Strings {
     fn new() -> Self {
         let mut s = Strings {
             list: Vec::new(),
-            index: HashMap::new(),
+            index: FxHashMap::default(),
         };
         s.get("");
         s
@@ -229,7 +229,7 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
 
     // Events with samples, in event order; each gets two value columns.
     let used_events = events_used(profile, &kept);
-    let column: HashMap<EventIndex, usize> = used_events
+    let column: FxHashMap<EventIndex, usize> = used_events
         .iter()
         .enumerate()
         .map(|(c, &e)| (e, 2 * c))
@@ -331,11 +331,11 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
     }
 
     // Locations, functions and mappings, numbered in order of first use.
-    let mut location_ids: HashMap<Vec<FrameIndex>, u64> = HashMap::new();
+    let mut location_ids: FxHashMap<Vec<FrameIndex>, u64> = FxHashMap::default();
     let mut locations: Vec<Vec<FrameIndex>> = Vec::new();
-    let mut func_ids: HashMap<FuncIndex, u64> = HashMap::new();
-    let mut module_range: HashMap<ModuleIndex, (u64, u64)> = HashMap::new();
-    let mut stack_locations: HashMap<Option<StackIndex>, Vec<u64>> = HashMap::new();
+    let mut func_ids: FxHashMap<FuncIndex, u64> = FxHashMap::default();
+    let mut module_range: FxHashMap<ModuleIndex, (u64, u64)> = FxHashMap::default();
+    let mut stack_locations: FxHashMap<Option<StackIndex>, Vec<u64>> = FxHashMap::default();
     for (stack, _) in &merged {
         if stack_locations.contains_key(stack) {
             continue;
@@ -373,12 +373,16 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
         modules.retain(|&m| m != main);
         modules.insert(0, main);
     }
-    let mapping_ids: HashMap<ModuleIndex, u64> = modules
+    let mapping_ids: FxHashMap<ModuleIndex, u64> = modules
         .iter()
         .enumerate()
         .map(|(i, &m)| (m, i as u64 + 1))
         .collect();
 
+    // The labels' keys, put in the string table where the first label needs them.
+    let mut label_keys = None;
+    // Each thread's name in the string table, once.
+    let mut thread_names: FxHashMap<ThreadIndex, i64> = FxHashMap::default();
     for ((stack, thread), values) in merged
         .iter()
         .zip(merged_values.chunks_exact(n_values.max(1)))
@@ -387,10 +391,14 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
         pb::packed(
             &mut m,
             1,
-            stack_locations.get(stack).cloned().unwrap_or_default(),
+            stack_locations
+                .get(stack)
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .copied(),
         );
         pb::packed(&mut m, 2, values.iter().map(|&v| v as u64));
-        if let Some(t) = thread.and_then(|t| profile.threads.get(t)) {
+        if let Some((index, t)) = thread.and_then(|i| Some((i, profile.threads.get(i)?))) {
             let label = |key: i64, str_: i64, num: i64| {
                 let mut l = Vec::new();
                 pb::int(&mut l, 1, key);
@@ -398,8 +406,11 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
                 pb::int(&mut l, 3, num);
                 l
             };
-            let (kt, kp, kd) = (st.get("thread"), st.get("pid"), st.get("tid"));
-            let name = st.get(profile.strings.get(t.name));
+            let (kt, kp, kd) =
+                *label_keys.get_or_insert_with(|| (st.get("thread"), st.get("pid"), st.get("tid")));
+            let name = *thread_names
+                .entry(index)
+                .or_insert_with(|| st.get(profile.strings.get(t.name)));
             pb::bytes(&mut m, 3, &label(kt, name, 0));
             // perf's pid -1 (u32::MAX) stays -1.
             pb::bytes(&mut m, 3, &label(kp, 0, i64::from(t.pid as i32)));
