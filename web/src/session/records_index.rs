@@ -460,22 +460,23 @@ impl RecordIndex {
         true
     }
 
-    /// Rows made so far: all of them, or those of the pass making them.
-    pub fn rows_made(&self) -> usize {
+    /// The rows made so far: all of them, or those of the pass making them.
+    fn made(&self) -> Option<&RecordRows> {
         match &self.rows_pass {
-            _ if self.full => self.rows.len(),
-            Some(pass) => pass.full.rows.len(),
-            None => 0,
+            _ if self.full => Some(&self.rows),
+            Some(pass) => Some(&pass.full.rows),
+            None => None,
         }
     }
 
-    /// Row `i`, once made (see [`RecordIndex::rows_made`]).
+    /// Rows made so far (see [`RecordIndex::row`]).
+    pub fn rows_made(&self) -> usize {
+        self.made().map_or(0, RecordRows::len)
+    }
+
+    /// Row `i`, once made: by the rows pass, or the full index's.
     pub fn row(&self, i: usize) -> Option<Row> {
-        match &self.rows_pass {
-            _ if self.full => self.rows.get(i),
-            Some(pass) => pass.full.rows.get(i),
-            None => None,
-        }
+        self.made()?.get(i)
     }
 
     /// Every row, in file order.

@@ -34,8 +34,9 @@ use std::io::Write as _;
 
 use rustc_hash::FxHashMap;
 
+use crate::export::events_used;
 use crate::feature_summary::ClockDataSummary;
-use crate::ids::{EventIndex, FrameIndex, FuncIndex, ModuleIndex, StackIndex, ThreadIndex};
+use crate::ids::{FrameIndex, FuncIndex, ModuleIndex, StackIndex, ThreadIndex};
 use crate::profile::Profile;
 use crate::samples::SampleFilter;
 
@@ -229,11 +230,13 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
 
     // Events with samples, in event order; each gets two value columns.
     let used_events = events_used(profile, &kept);
-    let column: FxHashMap<EventIndex, usize> = used_events
-        .iter()
-        .enumerate()
-        .map(|(c, &e)| (e, 2 * c))
-        .collect();
+    // Each event's first value column (by event index), if it has samples.
+    let mut column_of: Vec<Option<usize>> = vec![None; profile.events.len()];
+    for (c, e) in used_events.iter().enumerate() {
+        if let Some(slot) = column_of.get_mut(e.index()) {
+            *slot = Some(2 * c);
+        }
+    }
     let n_values = 2 * used_events.len();
 
     let mut st = Strings::new();
@@ -286,9 +289,6 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
     let mut merged_values: Vec<i64> = Vec::new();
     let mut merged_index: FxHashMap<(Option<StackIndex>, Option<ThreadIndex>), usize> =
         FxHashMap::default();
-    let column_of: Vec<Option<usize>> = (0..profile.events.len())
-        .map(|e| column.get(&EventIndex(e as u32)).copied())
-        .collect();
     let (mut t_min, mut t_max) = (u64::MAX, 0u64);
     let mut first_event_period: (u128, u128) = (0, 0);
     for &i in &kept {
@@ -528,25 +528,6 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
 
 /// The module to list first: the one whose file name starts with the command name that has the
 /// most samples (command names are cut to 15 bytes), if any.
-/// The events of the samples `kept`, in event order (marked per event, not a list of a
-/// sample's each sorted).
-pub(crate) fn events_used(profile: &Profile, kept: &[usize]) -> Vec<EventIndex> {
-    let mut used = vec![false; profile.events.len()];
-    for &i in kept {
-        if let Some(u) = profile
-            .samples
-            .event(i)
-            .and_then(|e| used.get_mut(e.index()))
-        {
-            *u = true;
-        }
-    }
-    (0..used.len())
-        .filter(|&e| used.get(e) == Some(&true))
-        .map(|e| EventIndex(e as u32))
-        .collect()
-}
-
 fn main_module(profile: &Profile, kept: &[usize], modules: &[ModuleIndex]) -> Option<ModuleIndex> {
     // Samples by thread first, then by name (a name hashed per sample took a 12M-sample
     // recording's export ~1 s in the page).

@@ -17,7 +17,8 @@ use rustc_hash::FxHashMap;
 use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 
-use crate::export::pprof::{events_used, period_unit, PeriodUnit};
+use crate::export::events_used;
+use crate::export::pprof::{period_unit, PeriodUnit};
 use crate::flame_graph::WeightKind;
 use crate::ids::{EventIndex, FuncIndex, StackIndex};
 use crate::profile::Profile;
