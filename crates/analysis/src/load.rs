@@ -26,6 +26,7 @@ mod handover;
 mod record_queue;
 mod sectioned;
 mod split;
+mod threaded;
 
 pub use event_names::EventNames;
 pub use handover::{BadDeliveries, DeliveryWriter};
@@ -37,6 +38,7 @@ pub use split::{
     can_share_stacks, deferred, deferred_ordinal, encode_part, fill_deferred, Part, SampleCheck,
     SampleStacks, SplitError, StackShare,
 };
+pub use threaded::load_threaded;
 
 use std::collections::HashMap;
 
@@ -594,6 +596,8 @@ pub enum LoadError {
     Format(perfscope_format::Error),
     /// A table outgrew its index type.
     Capacity(CapacityError),
+    /// [`load_threaded`]'s loader could not read what its writer wrote (a bug, not the file).
+    Handover(BadDeliveries),
 }
 
 impl std::fmt::Display for LoadError {
@@ -601,6 +605,7 @@ impl std::fmt::Display for LoadError {
         match self {
             LoadError::Format(e) => e.fmt(f),
             LoadError::Capacity(e) => write!(f, "{e:?}"),
+            LoadError::Handover(e) => write!(f, "internal error: {e}"),
         }
     }
 }

@@ -210,7 +210,7 @@ pub fn load(args: &ProfileArgs) -> Result<Loaded, String> {
         timeline: false,
         off_cpu: args.off_cpu,
     };
-    let loaded = loader::load(&input.bytes, &extra, options, extras)
+    let loaded = loader::load_threaded(&input.bytes, &extra, options, extras)
         .map_err(|e| format!("{}: {e}", args.file.display()))?;
     report_diagnostics(&args.file, &loaded.diagnostics);
     Ok(Loaded {

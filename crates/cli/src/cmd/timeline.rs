@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use perfscope_analysis::builder::UnknownNames;
-use perfscope_analysis::load::{load, LoadExtras, LoadOptions};
+use perfscope_analysis::load::{load_threaded, LoadExtras, LoadOptions};
 use perfscope_analysis::timeline::{Bound, MarkerKind, OffCpuState, Task, Timeline};
 use serde_json::{json, Value};
 
@@ -34,7 +34,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         unknown_names: UnknownNames::ModuleOffset,
         ..LoadOptions::default()
     };
-    let loaded = load(
+    let loaded = load_threaded(
         &input.bytes,
         &extra,
         options,
