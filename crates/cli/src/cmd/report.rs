@@ -1,7 +1,6 @@
 //! `perfscope report`: functions by self weight, with their total (inclusive) weight, like
 //! `perf report --no-children` (whose "Overhead" is our "Self").
 
-use std::collections::HashMap;
 use std::io::Write as _;
 use std::process::ExitCode;
 
@@ -36,18 +35,19 @@ pub struct FuncWeight {
     pub self_samples: u64,
 }
 
-/// Self and total weight per function; the grand total.
+/// Self and total weight of each function in a kept sample's stack; the grand total.
 pub fn function_weights(
     profile: &Profile,
     filter: &SampleFilter,
     by_samples: bool,
-) -> (HashMap<FuncIndex, FuncWeight>, u64) {
+) -> (Vec<(FuncIndex, FuncWeight)>, u64) {
     let (weights, empty) = stack_self_weights(profile, filter);
     let pick =
         |w: perfscope_analysis::call_tree::Weight| if by_samples { w.samples } else { w.period };
-    let mut out: HashMap<FuncIndex, FuncWeight> = HashMap::new();
+    let mut out = vec![FuncWeight::default(); profile.funcs.len()];
+    // The stack that last counted each function's total (a recursive function counts once).
+    let mut counted_for = vec![usize::MAX; profile.funcs.len()];
     let mut grand = pick(empty);
-    let mut seen: Vec<FuncIndex> = Vec::new();
     for (i, w) in weights.iter().enumerate() {
         if w.samples == 0 {
             continue;
@@ -57,23 +57,55 @@ pub fn function_weights(
         };
         let weight = pick(*w);
         grand += weight;
-        seen.clear();
         for (depth, frame) in profile.stacks.frames_leaf_first(Some(stack)).enumerate() {
             let Some(func) = profile.frame_func(frame) else {
                 continue;
             };
-            let e = out.entry(func).or_default();
+            let (Some(e), Some(counted)) =
+                (out.get_mut(func.index()), counted_for.get_mut(func.index()))
+            else {
+                continue;
+            };
             if depth == 0 {
                 e.self_weight += weight;
                 e.self_samples += w.samples;
             }
-            if !seen.contains(&func) {
-                seen.push(func);
+            if *counted != i {
+                *counted = i;
                 e.total += weight;
             }
         }
     }
-    (out, grand)
+    let seen = out
+        .into_iter()
+        .zip(counted_for)
+        .enumerate()
+        .filter(|(_, (_, counted))| *counted != usize::MAX)
+        .filter_map(|(i, (w, _))| Some((FuncIndex::from_len(i).ok()?, w)))
+        .collect();
+    (seen, grand)
+}
+
+/// The `limit` heaviest of `rows` in the order printed: by self weight, then total, then name
+/// (the rest are not sorted: a recording named by module and offset has millions).
+fn heaviest<'p>(
+    mut rows: Vec<(FuncIndex, FuncWeight)>,
+    limit: usize,
+    name: impl Fn(FuncIndex) -> &'p str,
+) -> Vec<(FuncIndex, FuncWeight)> {
+    let order = |a: &(FuncIndex, FuncWeight), b: &(FuncIndex, FuncWeight)| {
+        b.1.self_weight
+            .cmp(&a.1.self_weight)
+            .then(b.1.total.cmp(&a.1.total))
+            .then_with(|| name(a.0).cmp(name(b.0)))
+            .then(a.0.cmp(&b.0))
+    };
+    if limit < rows.len() {
+        rows.select_nth_unstable_by(limit, order);
+        rows.truncate(limit);
+    }
+    rows.sort_unstable_by(order);
+    rows
 }
 
 /// Runs `perfscope report`.
@@ -83,8 +115,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     let profile = &loaded.profile;
     // Off-CPU time is a period (ns): a sample count would only count switches.
     let by_samples = args.samples && !loaded.off_cpu;
-    let (weights, grand) = function_weights(profile, &loaded.filter, by_samples);
-    let mut rows: Vec<(FuncIndex, FuncWeight)> = weights.into_iter().collect();
+    let (rows, grand) = function_weights(profile, &loaded.filter, by_samples);
     let name = |f: FuncIndex| profile.func_name(f);
     let module = |f: FuncIndex| {
         profile
@@ -94,12 +125,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             .and_then(|m| profile.modules.get(m))
             .map_or("[unknown]", |m| profile.strings.get(m.path))
     };
-    rows.sort_by(|a, b| {
-        b.1.self_weight
-            .cmp(&a.1.self_weight)
-            .then(b.1.total.cmp(&a.1.total))
-            .then(name(a.0).cmp(name(b.0)))
-    });
+    let rows = heaviest(rows, args.limit, name);
     let pct = |w: u64| {
         if grand == 0 {
             0.0
