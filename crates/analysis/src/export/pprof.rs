@@ -181,32 +181,133 @@ impl Strings {
 }
 
 /// Frames of a stack, leaf first, grouped into locations (a frame and the frames it was inlined
-/// into at the same address).
-fn location_groups(profile: &Profile, stack: Option<StackIndex>) -> Vec<Vec<FrameIndex>> {
-    let mut groups: Vec<Vec<FrameIndex>> = Vec::new();
+/// into at the same address): `group` is called with each, in order (`buf` is scratch).
+fn for_each_location_group(
+    profile: &Profile,
+    stack: Option<StackIndex>,
+    buf: &mut Vec<FrameIndex>,
+    mut group: impl FnMut(&[FrameIndex]),
+) {
+    buf.clear();
     let mut prev: Option<(Option<ModuleIndex>, u64, u16)> = None;
     for f in profile.stacks.frames_leaf_first(stack) {
         let Some(frame) = profile.frames.get(f) else {
             continue;
         };
-        let joins = match (prev, groups.last_mut()) {
-            (Some((m, a, d)), Some(g))
-                if d > 0
-                    && m == frame.module
-                    && a == frame.address
-                    && frame.inline_depth + 1 == d =>
-            {
-                g.push(f);
-                true
+        let joins = match prev {
+            Some((m, a, d)) => {
+                d > 0 && m == frame.module && a == frame.address && frame.inline_depth + 1 == d
             }
-            _ => false,
+            None => false,
         };
-        if !joins {
-            groups.push(vec![f]);
+        if !joins && !buf.is_empty() {
+            group(buf);
+            buf.clear();
         }
+        buf.push(f);
         prev = Some((frame.module, frame.address, frame.inline_depth));
     }
-    groups
+    if !buf.is_empty() {
+        group(buf);
+    }
+}
+
+/// The locations, functions and mappings of the exported stacks, numbered from 1 in order of
+/// first use.
+struct Locations {
+    /// A one-frame location's id by frame index (0: none yet)...
+    single: Vec<u64>,
+    /// ...and an inlined group's (or a frame's outside `single`).
+    groups: FxHashMap<Vec<FrameIndex>, u64>,
+    /// Each location's frames, one location after another...
+    frames: Vec<FrameIndex>,
+    /// ...and where each starts in `frames`.
+    starts: Vec<usize>,
+    /// A function's id by function index (0: none yet), and the functions in id order.
+    func_ids: Vec<u64>,
+    funcs: Vec<FuncIndex>,
+    /// By module index: the lowest and highest address used, and whether a location has
+    /// inlined frames there.
+    module_range: Vec<Option<(u64, u64)>>,
+    inline: Vec<bool>,
+}
+
+impl Locations {
+    fn new(profile: &Profile) -> Locations {
+        Locations {
+            single: vec![0; profile.frames.len()],
+            groups: FxHashMap::default(),
+            frames: Vec::new(),
+            starts: Vec::new(),
+            func_ids: vec![0; profile.funcs.len()],
+            funcs: Vec::new(),
+            module_range: vec![None; profile.modules.len()],
+            inline: vec![false; profile.modules.len()],
+        }
+    }
+
+    /// The id of the location of `group` (frames, innermost first), added when new.
+    fn id(&mut self, profile: &Profile, group: &[FrameIndex]) -> u64 {
+        let next = self.starts.len() as u64 + 1;
+        let single = match group {
+            [f] => self.single.get_mut(f.index()),
+            _ => None,
+        };
+        let id = match single {
+            Some(slot) => {
+                if *slot == 0 {
+                    *slot = next;
+                }
+                *slot
+            }
+            None => *self.groups.entry(group.to_vec()).or_insert(next),
+        };
+        if id == next {
+            self.add(profile, group);
+        }
+        id
+    }
+
+    fn add(&mut self, profile: &Profile, group: &[FrameIndex]) {
+        self.starts.push(self.frames.len());
+        self.frames.extend_from_slice(group);
+        for &f in group {
+            let Some(frame) = profile.frames.get(f) else {
+                continue;
+            };
+            if let Some(id) = self.func_ids.get_mut(frame.func.index()) {
+                if *id == 0 {
+                    self.funcs.push(frame.func);
+                    *id = self.funcs.len() as u64;
+                }
+            }
+            if let Some(r) = frame
+                .module
+                .and_then(|m| self.module_range.get_mut(m.index()))
+            {
+                let (lo, hi) = r.get_or_insert((frame.address, frame.address));
+                *lo = (*lo).min(frame.address);
+                *hi = (*hi).max(frame.address);
+            }
+        }
+        if group.len() > 1 {
+            let first = group.first().and_then(|&f| profile.frames.get(f));
+            if let Some(i) = first
+                .and_then(|f| f.module)
+                .and_then(|m| self.inline.get_mut(m.index()))
+            {
+                *i = true;
+            }
+        }
+    }
+
+    /// The frames of each location, in id order.
+    fn each(&self) -> impl Iterator<Item = &[FrameIndex]> + '_ {
+        self.starts.iter().enumerate().map(|(i, &start)| {
+            let end = self.starts.get(i + 1).copied().unwrap_or(self.frames.len());
+            self.frames.get(start..end).unwrap_or(&[])
+        })
+    }
 }
 
 /// The gzip-compressed `profile.proto` bytes of the samples of `profile` that pass the filter.
@@ -330,91 +431,81 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
         }
     }
 
-    // Locations, functions and mappings, numbered in order of first use.
-    let mut location_ids: FxHashMap<Vec<FrameIndex>, u64> = FxHashMap::default();
-    let mut locations: Vec<Vec<FrameIndex>> = Vec::new();
-    let mut func_ids: FxHashMap<FuncIndex, u64> = FxHashMap::default();
-    let mut module_range: FxHashMap<ModuleIndex, (u64, u64)> = FxHashMap::default();
-    let mut stack_locations: FxHashMap<Option<StackIndex>, Vec<u64>> = FxHashMap::default();
+    // Locations, functions and mappings, numbered in order of first use; each merged sample's
+    // location ids (a stack's list made once, at its first sample).
+    let mut locs = Locations::new(profile);
+    let mut stack_spans: FxHashMap<Option<StackIndex>, (usize, usize)> = FxHashMap::default();
+    let mut location_ids: Vec<u64> = Vec::new();
+    let mut merged_spans: Vec<(usize, usize)> = Vec::with_capacity(merged.len());
+    let mut group_buf = Vec::new();
     for (stack, _) in &merged {
-        if stack_locations.contains_key(stack) {
-            continue;
-        }
-        let mut ids = Vec::new();
-        for group in location_groups(profile, *stack) {
-            let next = locations.len() as u64 + 1;
-            let id = *location_ids.entry(group.clone()).or_insert(next);
-            if id == next {
-                for &f in &group {
-                    let Some(frame) = profile.frames.get(f) else {
-                        continue;
-                    };
-                    let n = func_ids.len() as u64 + 1;
-                    func_ids.entry(frame.func).or_insert(n);
-                    if let Some(m) = frame.module {
-                        let r = module_range
-                            .entry(m)
-                            .or_insert((frame.address, frame.address));
-                        r.0 = r.0.min(frame.address);
-                        r.1 = r.1.max(frame.address);
-                    }
-                }
-                locations.push(group);
-            }
-            ids.push(id);
-        }
-        stack_locations.insert(*stack, ids);
+        let span = *stack_spans.entry(*stack).or_insert_with(|| {
+            let start = location_ids.len();
+            for_each_location_group(profile, *stack, &mut group_buf, |group| {
+                location_ids.push(locs.id(profile, group));
+            });
+            (start, location_ids.len())
+        });
+        merged_spans.push(span);
     }
 
     // Mappings: the main binary first, then by module index.
-    let mut modules: Vec<ModuleIndex> = module_range.keys().copied().collect();
-    modules.sort();
+    let mut modules: Vec<ModuleIndex> = locs
+        .module_range
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.is_some())
+        .filter_map(|(i, _)| ModuleIndex::from_len(i).ok())
+        .collect();
     if let Some(main) = main_module(profile, &kept, &modules) {
         modules.retain(|&m| m != main);
         modules.insert(0, main);
     }
-    let mapping_ids: FxHashMap<ModuleIndex, u64> = modules
-        .iter()
-        .enumerate()
-        .map(|(i, &m)| (m, i as u64 + 1))
-        .collect();
+    let mut mapping_ids = vec![0u64; profile.modules.len()];
+    for (i, m) in modules.iter().enumerate() {
+        if let Some(id) = mapping_ids.get_mut(m.index()) {
+            *id = i as u64 + 1;
+        }
+    }
+    let mapping_id = |m: Option<ModuleIndex>| {
+        m.and_then(|m| mapping_ids.get(m.index()).copied())
+            .unwrap_or(0)
+    };
 
     // The labels' keys, put in the string table where the first label needs them.
     let mut label_keys = None;
     // Each thread's name in the string table, once.
     let mut thread_names: FxHashMap<ThreadIndex, i64> = FxHashMap::default();
-    for ((stack, thread), values) in merged
+    let (mut m, mut l) = (Vec::new(), Vec::new());
+    for (((_, thread), values), &(start, end)) in merged
         .iter()
         .zip(merged_values.chunks_exact(n_values.max(1)))
+        .zip(&merged_spans)
     {
-        let mut m = Vec::new();
+        m.clear();
         pb::packed(
             &mut m,
             1,
-            stack_locations
-                .get(stack)
-                .map_or(&[][..], Vec::as_slice)
-                .iter()
-                .copied(),
+            location_ids.get(start..end).unwrap_or(&[]).iter().copied(),
         );
         pb::packed(&mut m, 2, values.iter().map(|&v| v as u64));
         if let Some((index, t)) = thread.and_then(|i| Some((i, profile.threads.get(i)?))) {
-            let label = |key: i64, str_: i64, num: i64| {
-                let mut l = Vec::new();
+            let mut label = |key: i64, str_: i64, num: i64| {
+                l.clear();
                 pb::int(&mut l, 1, key);
                 pb::int(&mut l, 2, str_);
                 pb::int(&mut l, 3, num);
-                l
+                pb::bytes(&mut m, 3, &l);
             };
             let (kt, kp, kd) =
                 *label_keys.get_or_insert_with(|| (st.get("thread"), st.get("pid"), st.get("tid")));
             let name = *thread_names
                 .entry(index)
                 .or_insert_with(|| st.get(profile.strings.get(t.name)));
-            pb::bytes(&mut m, 3, &label(kt, name, 0));
+            label(kt, name, 0);
             // perf's pid -1 (u32::MAX) stays -1.
-            pb::bytes(&mut m, 3, &label(kp, 0, i64::from(t.pid as i32)));
-            pb::bytes(&mut m, 3, &label(kd, 0, i64::from(t.tid as i32)));
+            label(kp, 0, i64::from(t.pid as i32));
+            label(kd, 0, i64::from(t.tid as i32));
         }
         pb::bytes(&mut out, 2, &m);
     }
@@ -423,13 +514,14 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
         let Some(md) = profile.modules.get(module) else {
             continue;
         };
-        let (lo, hi) = module_range.get(&module).copied().unwrap_or_default();
-        let mut m = Vec::new();
-        pb::uint(
-            &mut m,
-            1,
-            mapping_ids.get(&module).copied().unwrap_or_default(),
-        );
+        let (lo, hi) = locs
+            .module_range
+            .get(module.index())
+            .copied()
+            .flatten()
+            .unwrap_or_default();
+        m.clear();
+        pb::uint(&mut m, 1, mapping_id(Some(module)));
         pb::uint(&mut m, 2, lo);
         pb::uint(&mut m, 3, hi.saturating_add(1));
         pb::uint(&mut m, 4, lo);
@@ -443,50 +535,36 @@ pub fn to_pprof_uncompressed(profile: &Profile, options: &PprofOptions) -> Vec<u
             .collect();
         pb::int(&mut m, 6, st.get(&build_id));
         pb::uint(&mut m, 7, 1);
-        let inline = locations.iter().any(|g| {
-            g.len() > 1
-                && g.first()
-                    .and_then(|&f| profile.frames.get(f))
-                    .is_some_and(|f| f.module == Some(module))
-        });
+        let inline = locs.inline.get(module.index()).copied().unwrap_or(false);
         pb::uint(&mut m, 10, u64::from(inline));
         pb::bytes(&mut out, 3, &m);
     }
 
-    for (i, group) in locations.iter().enumerate() {
-        let mut m = Vec::new();
+    for (i, group) in locs.each().enumerate() {
+        m.clear();
         pb::uint(&mut m, 1, i as u64 + 1);
         let first = group.first().and_then(|&f| profile.frames.get(f));
-        pb::uint(
-            &mut m,
-            2,
-            first
-                .and_then(|f| f.module)
-                .and_then(|md| mapping_ids.get(&md).copied())
-                .unwrap_or(0),
-        );
+        pb::uint(&mut m, 2, mapping_id(first.and_then(|f| f.module)));
         pb::uint(&mut m, 3, first.map_or(0, |f| f.address));
         for &f in group {
             let Some(frame) = profile.frames.get(f) else {
                 continue;
             };
-            let mut line = Vec::new();
+            l.clear();
             pb::uint(
-                &mut line,
+                &mut l,
                 1,
-                func_ids.get(&frame.func).copied().unwrap_or(0),
+                locs.func_ids.get(frame.func.index()).copied().unwrap_or(0),
             );
-            pb::bytes(&mut m, 4, &line);
+            pb::bytes(&mut m, 4, &l);
         }
         pb::bytes(&mut out, 4, &m);
     }
 
-    let mut funcs: Vec<(FuncIndex, u64)> = func_ids.into_iter().collect();
-    funcs.sort_by_key(|&(_, id)| id);
-    for (func, id) in funcs {
+    for (i, &func) in locs.funcs.iter().enumerate() {
         let name = st.get(profile.func_name(func));
-        let mut m = Vec::new();
-        pb::uint(&mut m, 1, id);
+        m.clear();
+        pb::uint(&mut m, 1, i as u64 + 1);
         pb::int(&mut m, 2, name);
         pb::int(&mut m, 3, name);
         pb::bytes(&mut out, 5, &m);
@@ -614,7 +692,9 @@ mod tests {
         let g = p.intern_frame(outer, Some(m), 0x20, 0).unwrap();
         // root first: outer@0x20 -> outer@0x10 -> (inlined) inner@0x10
         let stack = p.stacks.intern_path(&[g, f0, f1]).unwrap();
-        assert_eq!(location_groups(&p, stack), vec![vec![f1, f0], vec![g]]);
+        let mut groups = Vec::new();
+        for_each_location_group(&p, stack, &mut Vec::new(), |g| groups.push(g.to_vec()));
+        assert_eq!(groups, vec![vec![f1, f0], vec![g]]);
     }
 
     #[test]
