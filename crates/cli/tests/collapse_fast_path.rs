@@ -112,6 +112,65 @@ fn the_fast_path_prints_what_the_general_path_prints_on_the_test_files() {
     assert_eq!(took, 4, "the fast path applies to every test file");
 }
 
+/// `export --format folded -o OUT` of `file` (`--no-symbols`) on the fast path or the general
+/// one: the exit status, the bytes written and what it said on stderr.
+fn export_folded(file: &Path, general: bool, out: &Path) -> (Option<i32>, Vec<u8>, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_perfscope"));
+    cmd.args(["export", "--no-symbols", "--format", "folded", "-o"])
+        .arg(out)
+        .arg(file)
+        .env("PERFSCOPE_COLLAPSE_STATS", "1")
+        .env_remove("PERFSCOPE_COLLAPSE_ONE_THREAD")
+        .env_remove("PERFSCOPE_COLLAPSE_GENERAL");
+    if general {
+        cmd.env("PERFSCOPE_COLLAPSE_GENERAL", "1");
+    }
+    let o = cmd.output().unwrap();
+    let written = std::fs::read(out).unwrap_or_default();
+    let _ = std::fs::remove_file(out);
+    (
+        o.status.code(),
+        written,
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn export_folded_takes_the_fast_path_and_writes_what_the_general_export_writes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+    let out = std::env::temp_dir().join(format!("perfscope-export-folded-{}", std::process::id()));
+    for name in [
+        "example.data",
+        "two-events.data",
+        "threads.data",
+        "compressed.data",
+    ] {
+        let file = dir.join(name);
+        let (fast_code, fast_bytes, fast_err) = export_folded(&file, false, &out);
+        let (code, bytes, err) = export_folded(&file, true, &out);
+        assert!(
+            fast_err.contains("collapse: "),
+            "{name}: the fast path: {fast_err}"
+        );
+        assert!(
+            !err.contains("collapse: "),
+            "{name}: the general path: {err}"
+        );
+        assert_eq!(fast_code, code, "{name}: exit status");
+        assert!(bytes.len() > 100, "{name}: {} bytes", bytes.len());
+        assert!(fast_bytes == bytes, "{name}: the folded text differs");
+    }
+    // A file it cannot write is an error naming it.
+    let file = dir.join("example.data");
+    let bad = Path::new("/nonexistent-dir/out.folded");
+    let (code, _, err) = export_folded(&file, false, bad);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("cannot write /nonexistent-dir/out.folded"),
+        "{err}"
+    );
+}
+
 #[test]
 fn the_fast_path_prints_what_the_general_path_prints_on_every_corpus_recording() {
     let Some(root) = common::corpus_root() else {

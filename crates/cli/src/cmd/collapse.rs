@@ -345,16 +345,22 @@ impl std::io::Write for ChannelWriter {
     }
 }
 
-/// Runs `produce` with a writer whose bytes go to standard output from a second thread, so
-/// that the system calls writing them (hundreds of MB of folded text) overlap producing them.
+/// Runs `produce` with a writer whose bytes go to `target` (a file, or standard output for
+/// `-`) from a second thread, so that the system calls writing them (hundreds of MB of folded
+/// text) overlap producing them.
 fn write_on_thread(
+    target: &Path,
     produce: impl FnOnce(&mut ChannelWriter) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
     let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u8>>();
     std::thread::scope(|scope| {
         let writer = scope.spawn(move || -> std::io::Result<()> {
-            let mut out = std::io::stdout().lock();
+            let mut out: Box<dyn std::io::Write> = if target.as_os_str() == "-" {
+                Box::new(std::io::stdout().lock())
+            } else {
+                Box::new(std::fs::File::create(target)?)
+            };
             for mut buf in full_rx {
                 out.write_all(&buf)?;
                 buf.clear();
@@ -379,9 +385,10 @@ fn write_on_thread(
 
 /// `collapse` of a perf.data without filters, through the fast path
 /// ([`perfscope_analysis::collapse`], frames named by the symbol sources unless
-/// `--no-symbols`): `None` when it does not apply (filters, share or text input, DWARF-mode
-/// stacks, read values), for the general path to run.
-fn run_fast(args: &ProfileArgs) -> Result<Option<ExitCode>, String> {
+/// `--no-symbols`), written to `output` (`-`: standard output; a closed pipe ends the output
+/// quietly): `None` when it does not apply (filters, share or text input, DWARF-mode stacks,
+/// read values), for the general path to run.
+pub fn run_fast(args: &ProfileArgs, output: &Path) -> Result<Option<ExitCode>, String> {
     let filtered = !args.event.is_empty()
         || !args.pid.is_empty()
         || !args.tid.is_empty()
@@ -429,7 +436,9 @@ fn run_fast(args: &ProfileArgs) -> Result<Option<ExitCode>, String> {
     }
     let counted = started.elapsed();
     let had_errors = !collapsed.diagnostics.errors.is_empty();
-    let written = write_on_thread(|out| collapsed.write_buffers(|buf| out.hand_over(buf)));
+    let written = write_on_thread(output, |out| {
+        collapsed.write_buffers(|buf| out.hand_over(buf))
+    });
     if std::env::var_os("PERFSCOPE_COLLAPSE_STATS").is_some() {
         eprintln!(
             "collapse: counted in {:.0} ms, sorted and written in {:.0} ms",
@@ -440,16 +449,20 @@ fn run_fast(args: &ProfileArgs) -> Result<Option<ExitCode>, String> {
     // The process ends now: freeing the tables entry by entry would only cost time.
     std::mem::forget(collapsed);
     std::mem::forget(input);
-    Ok(Some(if written.is_ok() && had_errors {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }))
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write {}: {e}", output.display()))
+        }
+        Err(_) => Ok(Some(ExitCode::SUCCESS)),
+        Ok(()) if had_errors => Ok(Some(ExitCode::FAILURE)),
+        Ok(()) => Ok(Some(ExitCode::SUCCESS)),
+    }
 }
 
 /// Runs `perfscope collapse`.
 pub fn run(args: &Args) -> Result<ExitCode, String> {
-    if let Some(code) = run_fast(&args.profile)? {
+    let stdout = Path::new("-");
+    if let Some(code) = run_fast(&args.profile, stdout)? {
         return Ok(code);
     }
     // A perf.data or a share file (`perfscope export --format share`).
@@ -458,10 +471,14 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         weight: loaded.weight(WeightKind::Samples),
         ..FoldedOptions::default()
     };
-    let written =
-        write_on_thread(|out| write_folded(&loaded.profile, &loaded.filter, options, out));
-    if written.is_err() {
-        return Ok(ExitCode::SUCCESS); // closed pipe (`| head`)
+    let written = write_on_thread(stdout, |out| {
+        write_folded(&loaded.profile, &loaded.filter, options, out)
+    });
+    match written {
+        // A closed pipe (`| head`).
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+        Err(e) => return Err(format!("cannot write the folded stacks: {e}")),
+        Ok(()) => {}
     }
     let had_errors = loaded.had_errors;
     // The process ends now: freeing millions of table entries one by one would only cost time.

