@@ -42,8 +42,9 @@
 //! name; `strip_thread_names` names every thread `thread-TID`. The command line is dropped only
 //! by `strip_cmdline`, even if it holds paths.
 
-use std::collections::HashMap;
 use std::io::Write as _;
+
+use rustc_hash::FxHashMap;
 
 use crate::ids::{FrameIndex, FuncIndex, ModuleIndex, ThreadIndex};
 use crate::profile::Profile;
@@ -428,7 +429,7 @@ pub fn to_share(profile: &Profile, summary: Option<&Summary>, options: &ShareOpt
 #[derive(Default)]
 struct StringsOut {
     list: Vec<String>,
-    index: HashMap<String, u64>,
+    index: FxHashMap<String, u64>,
 }
 
 impl StringsOut {
