@@ -2,13 +2,12 @@
 //! flame graph, pprof or speedscope JSON, made in the worker and handed to the page as bytes
 //! (which it downloads as a Blob). The same writers as `perfscope export`.
 
-use perfscope_analysis::call_tree::CallTree;
 use perfscope_analysis::export::folded::{to_folded_text, FoldedOptions};
 use perfscope_analysis::export::pprof::{period_unit, to_pprof, PeriodUnit, PprofOptions};
 use perfscope_analysis::export::share::{to_share, PrivacyOptions, ShareOptions};
 use perfscope_analysis::export::speedscope::{to_speedscope, SpeedscopeOptions};
-use perfscope_analysis::export::svg::{to_svg, SvgOptions};
-use perfscope_analysis::flame_graph::{FlameGraph, WeightKind as AnalysisWeight};
+use perfscope_analysis::export::svg::{flame_svg, SvgOptions};
+use perfscope_analysis::flame_graph::WeightKind as AnalysisWeight;
 use perfscope_analysis::ids::EventIndex;
 use perfscope_analysis::offcpu::{OFF_CPU_APPROX_EVENT, OFF_CPU_EVENT};
 use perfscope_analysis::profile::Profile;
@@ -86,8 +85,6 @@ pub fn export(
         )
         .into_bytes(),
         ExportFormat::Svg => {
-            let tree = CallTree::top_down(profile, &filter).map_err(|e| e.to_string())?;
-            let graph = FlameGraph::from_call_tree(&tree, profile, weight);
             let unit = match (weight, period_unit(profile.event_name(EventIndex(0)))) {
                 _ if off_cpu => "ns off-CPU",
                 (AnalysisWeight::Samples, _) => "samples",
@@ -99,7 +96,7 @@ pub fn export(
                 unit: unit.into(),
                 ..Default::default()
             };
-            to_svg(&graph, profile, &options).into_bytes()
+            flame_svg(profile, &filter, weight, &options).into_bytes()
         }
         ExportFormat::Pprof => {
             let clock_data = summary.and_then(|s| s.clock_data.clone());

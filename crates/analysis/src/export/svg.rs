@@ -5,8 +5,12 @@
 
 use core::fmt::Write as _;
 
-use crate::flame_graph::{hot_color, FlameGraph};
+use crate::call_tree::Weight;
+use crate::flame_graph::{hot_color, FlameGraph, WeightKind};
+use crate::ids::FuncIndex;
 use crate::profile::Profile;
+use crate::pruned_tree::{pruned_flame, PruneOptions, StackChildren, StackWeights};
+use crate::samples::SampleFilter;
 
 /// Options for [`to_svg`].
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +25,11 @@ pub struct SvgOptions {
     pub font_size: u32,
     /// What the widths count, for tooltips ("samples", "ns", "events").
     pub unit: String,
+    /// Boxes narrower than this many pixels (of the whole graph) are left out, with the boxes
+    /// above them, as by FlameGraph.pl's `--minwidth` (whose default is 0.1 pixels too):
+    /// a recording named by module and offset has millions of boxes, nearly all too narrow to
+    /// see or click, that would make a file of gigabytes. 0 keeps every box.
+    pub min_width: f64,
 }
 
 impl Default for SvgOptions {
@@ -31,6 +40,7 @@ impl Default for SvgOptions {
             frame_height: 16,
             font_size: 12,
             unit: "samples".into(),
+            min_width: 0.1,
         }
     }
 }
@@ -121,25 +131,123 @@ const SCRIPT: &str = r#"
 })();
 "#;
 
+/// One box to draw: its function, row (0 for a root), left edge and width in weight units from
+/// the left of the graph, and its self weight.
+struct SvgBox {
+    func: FuncIndex,
+    depth: u32,
+    x: u64,
+    width: u64,
+    self_width: u64,
+}
+
+/// The horizontal room for the boxes, in pixels (the image less its margins).
+fn scale(options: &SvgOptions) -> f64 {
+    f64::from(options.width.max(100)) - 2.0 * PAD
+}
+
+/// The margin left and right of the boxes, in pixels.
+const PAD: f64 = 10.0;
+
 /// Renders the flame graph as a standalone SVG document. Rows grow upwards from an "all" box
 /// at the bottom; x positions are stored as fractions of the total in `data-x`/`data-w`
 /// attributes for the script.
 pub fn to_svg(graph: &FlameGraph, profile: &Profile, options: &SvgOptions) -> String {
+    let boxes: Vec<SvgBox> = graph
+        .rects
+        .iter()
+        .map(|r| SvgBox {
+            func: r.func,
+            depth: r.depth,
+            x: r.x,
+            width: r.width,
+            self_width: r.self_width,
+        })
+        .collect();
+    write_svg(&boxes, graph.total, profile, options)
+}
+
+/// [`to_svg`] of the top-down flame graph of `profile`'s samples that pass `filter`, weighed
+/// by `kind`, laid out without merging every stack into a call tree: only the boxes at least
+/// `options.min_width` pixels wide are made ([`crate::pruned_tree`], which gives them the
+/// coordinates of the whole layout). The same document as [`to_svg`] of
+/// [`FlameGraph::from_call_tree`], without the millions of boxes too narrow to draw (a 12M-sample
+/// recording by module and offset: seconds and megabytes instead of a minute and gigabytes).
+pub fn flame_svg(
+    profile: &Profile,
+    filter: &SampleFilter,
+    kind: WeightKind,
+    options: &SvgOptions,
+) -> String {
+    let children = StackChildren::new(profile);
+    let weights = StackWeights::new(profile, filter);
+    // A box is drawn when width / total × scale ≥ min_width: the pruned layout keeps those
+    // with width × detail ≥ total, and a detail a little above scale / min_width keeps them
+    // all (the writer then drops the few extra ones by the exact test).
+    let detail = if options.min_width > 0.0 {
+        let d = (scale(options) / options.min_width).ceil() + 2.0;
+        if d < u64::MAX as f64 {
+            d as u64
+        } else {
+            u64::MAX
+        }
+    } else {
+        u64::MAX
+    };
+    let flame = pruned_flame(
+        profile,
+        &children,
+        &weights,
+        PruneOptions {
+            inverted: false,
+            kind,
+            detail,
+            root: &[],
+        },
+    );
+    let pick = |w: Weight| match kind {
+        WeightKind::Samples => w.samples,
+        WeightKind::Period => w.period,
+    };
+    let boxes: Vec<SvgBox> = flame
+        .nodes
+        .iter()
+        .map(|n| SvgBox {
+            func: n.func,
+            depth: n.depth,
+            x: n.x,
+            width: n.width,
+            self_width: pick(n.self_weight),
+        })
+        .collect();
+    write_svg(&boxes, flame.width, profile, options)
+}
+
+/// The SVG document of `boxes` (parents before their children) in a graph `total` wide.
+fn write_svg(boxes: &[SvgBox], total: u64, profile: &Profile, options: &SvgOptions) -> String {
+    let width = options.width.max(100);
+    let graph_total = total;
+    let total = total.max(1) as f64;
+    let pad = PAD;
+    let scale = scale(options);
+    // The boxes wide enough, and the rows they fill.
+    let wide = |r: &&SvgBox| r.width as f64 / total * scale >= options.min_width;
+    let depth = boxes
+        .iter()
+        .filter(wide)
+        .map(|r| r.depth + 1)
+        .max()
+        .unwrap_or(0);
     let fh = options.frame_height.max(1);
-    let rows = graph.depth + 1; // + "all"
+    let rows = depth + 1; // + "all"
     let top = 3 * options.font_size + 8;
     let height = top + rows * fh + 2 * options.font_size;
-    let width = options.width.max(100);
-    let total = graph.total.max(1) as f64;
-    let pad = 10.0;
-    let scale = f64::from(width) - 2.0 * pad;
     let mut s = String::new();
     let _ = writeln!(s, r#"<?xml version="1.0" standalone="no"?>"#);
     let _ = writeln!(
         s,
-        r#"<svg version="1.1" width="{width}" height="{height}" viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg" data-width="{width}" data-font="{font}" data-total="{total}">"#,
+        r#"<svg version="1.1" width="{width}" height="{height}" viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg" data-width="{width}" data-font="{font}" data-total="{graph_total}">"#,
         font = options.font_size,
-        total = graph.total
     );
     let _ = writeln!(
         s,
@@ -215,8 +323,8 @@ pub fn to_svg(graph: &FlameGraph, profile: &Profile, options: &SvgOptions) -> St
             ty = row_y(depth) + fh.saturating_sub(4),
         );
     };
-    rect(&mut s, "all", 0, 0, graph.total, 0, (250, 120, 90));
-    for r in &graph.rects {
+    rect(&mut s, "all", 0, 0, graph_total, 0, (250, 120, 90));
+    for r in boxes.iter().filter(wide) {
         let name = profile.func_name(r.func);
         rect(
             &mut s,

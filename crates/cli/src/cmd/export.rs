@@ -6,13 +6,12 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use perfscope_analysis::call_tree::CallTree;
 use perfscope_analysis::export::folded::{to_folded_text, FoldedOptions};
 use perfscope_analysis::export::pprof::{period_unit, to_pprof, PeriodUnit, PprofOptions};
 use perfscope_analysis::export::share::{is_share, to_share, PrivacyOptions, ShareOptions};
 use perfscope_analysis::export::speedscope::{to_speedscope, SpeedscopeOptions};
-use perfscope_analysis::export::svg::{to_svg, SvgOptions};
-use perfscope_analysis::flame_graph::{FlameGraph, WeightKind};
+use perfscope_analysis::export::svg::{flame_svg, SvgOptions};
+use perfscope_analysis::flame_graph::WeightKind;
 use perfscope_analysis::ids::EventIndex;
 use perfscope_analysis::import::{detect, import_text};
 use perfscope_analysis::offcpu::{is_off_cpu_event, OFF_CPU_EVENT};
@@ -65,6 +64,10 @@ pub struct Args {
     /// cpu-clock) instead of sample count. pprof always has both.
     #[arg(long)]
     period: bool,
+    /// SVG: leave out boxes narrower than this many pixels (of the 1200-pixel image), as
+    /// FlameGraph.pl's --minwidth; 0 keeps every box.
+    #[arg(long, value_name = "PIXELS", default_value_t = 0.1)]
+    min_width: f64,
     /// The recording: a perf.data file, pipe-mode stream, `perf record --threads` directory, or
     /// a share file.
     #[command(flatten)]
@@ -292,8 +295,6 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         )
         .into_bytes(),
         Format::Svg => {
-            let tree = CallTree::top_down(&profile, &filter).map_err(|e| e.to_string())?;
-            let graph = FlameGraph::from_call_tree(&tree, &profile, weight);
             let options = SvgOptions {
                 title: format!("Flame Graph: {name}"),
                 unit: if off_cpu {
@@ -301,9 +302,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 } else {
                     unit(&profile, weight).into()
                 },
+                min_width: args.min_width,
                 ..Default::default()
             };
-            to_svg(&graph, &profile, &options).into_bytes()
+            flame_svg(&profile, &filter, weight, &options).into_bytes()
         }
         Format::Pprof => {
             let clock_data = summary.as_ref().and_then(|s| s.clock_data.clone());

@@ -3,9 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use perfscope_analysis::call_tree::CallTree;
-use perfscope_analysis::export::svg::{to_svg, SvgOptions};
-use perfscope_analysis::flame_graph::{FlameGraph, WeightKind};
+use perfscope_analysis::export::svg::{flame_svg, SvgOptions};
+use perfscope_analysis::flame_graph::WeightKind;
 
 use super::collapse::ProfileArgs;
 
@@ -23,6 +22,10 @@ pub struct Args {
     /// The title.
     #[arg(long, default_value = "Flame Graph")]
     title: String,
+    /// Leave out boxes narrower than this many pixels (of the 1200-pixel image), as
+    /// FlameGraph.pl's --minwidth; 0 keeps every box.
+    #[arg(long, value_name = "PIXELS", default_value_t = 0.1)]
+    min_width: f64,
 }
 
 /// Runs `perfscope flamegraph`.
@@ -30,13 +33,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
     // A perf.data or a share file (`perfscope export --format share`).
     let loaded = super::export::load(&args.profile)?;
     let profile = &loaded.profile;
-    let tree = CallTree::top_down(profile, &loaded.filter).map_err(|e| format!("{e:?}"))?;
     let kind = loaded.weight(if args.period {
         WeightKind::Period
     } else {
         WeightKind::Samples
     });
-    let graph = FlameGraph::from_call_tree(&tree, profile, kind);
     let options = SvgOptions {
         title: args.title.clone(),
         unit: if loaded.off_cpu {
@@ -46,9 +47,10 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         } else {
             "samples".into()
         },
+        min_width: args.min_width,
         ..SvgOptions::default()
     };
-    let svg = to_svg(&graph, profile, &options);
+    let svg = flame_svg(profile, &loaded.filter, kind, &options);
     std::fs::write(&args.output, svg)
         .map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
     Ok(if loaded.had_errors {
