@@ -14,9 +14,11 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use crate::call_tree::{stack_self_weights, CallTree, Weight};
 use crate::flame_graph::{FlameGraph, WeightKind};
-use crate::ids::{CapacityError, StackIndex};
+use crate::ids::{CapacityError, FuncIndex, StackIndex};
 use crate::profile::Profile;
 use crate::samples::SampleFilter;
 
@@ -99,31 +101,56 @@ fn function_weights(
 ) -> (HashMap<String, (u64, u64)>, u64) {
     let (weights, empty) = stack_self_weights(profile, filter);
     let mut total = kind.of(empty);
-    let mut out: HashMap<String, (u64, u64)> = HashMap::new();
-    let mut seen: Vec<&str> = Vec::new();
+    // Each function's name as a number (functions of one name in different modules are one
+    // row; a frame without a function is ""), so that the stacks' frames are counted in lists
+    // instead of a map by name.
+    let mut ids: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut names: Vec<&str> = Vec::new();
+    let mut id_of = |name| {
+        *ids.entry(name).or_insert_with(|| {
+            names.push(name);
+            names.len() - 1
+        })
+    };
+    let nameless = id_of("");
+    let name_of_func: Vec<usize> = (0..profile.funcs.len())
+        .map(|i| FuncIndex::from_len(i).map_or(nameless, |f| id_of(profile.func_name(f))))
+        .collect();
+    let mut sums = vec![(0u64, 0u64); names.len()];
+    // The stack that last counted each name's total (recursion: a sample counts once in a
+    // function's total); `usize::MAX`: none, the name is in no weighed stack.
+    let mut counted_for = vec![usize::MAX; names.len()];
     for (i, w) in weights.iter().enumerate() {
         let w = kind.of(*w);
         if w == 0 {
             continue;
         }
         total = total.saturating_add(w);
-        seen.clear();
         let stack = StackIndex::from_len(i).ok();
         for (depth, frame) in profile.stacks.frames_leaf_first(stack).enumerate() {
-            let name = profile
+            let id = profile
                 .frame_func(frame)
-                .map_or("", |f| profile.func_name(f));
-            let entry = out.entry(name.to_owned()).or_default();
+                .and_then(|f| name_of_func.get(f.index()).copied())
+                .unwrap_or(nameless);
+            let (Some(entry), Some(counted)) = (sums.get_mut(id), counted_for.get_mut(id)) else {
+                continue;
+            };
             if depth == 0 {
                 entry.0 = entry.0.saturating_add(w);
             }
-            // Recursion: count a sample once in a function's total.
-            if !seen.contains(&name) {
-                seen.push(name);
+            if *counted != i {
+                *counted = i;
                 entry.1 = entry.1.saturating_add(w);
             }
         }
     }
+    let out = names
+        .iter()
+        .zip(sums)
+        .zip(counted_for)
+        .filter(|&(_, counted)| counted != usize::MAX)
+        .map(|((name, sums), _)| ((*name).to_owned(), sums))
+        .collect();
     (out, total)
 }
 
