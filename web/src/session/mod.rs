@@ -1621,6 +1621,45 @@ mod tests {
     }
 
     #[test]
+    fn a_tree_by_command_from_the_samples_kept_is_the_tree_made_afresh() {
+        let query = |threads: Vec<u32>, inverted: bool, weight: WeightKind| Query::Tree {
+            filter: Filter {
+                threads,
+                ..Filter::default()
+            },
+            inverted,
+            weight,
+            root: vec![],
+            detail: 0,
+            by_command: true,
+        };
+        let tree = |s: &mut Session, q: Query| match s.query(1, q) {
+            WorkerMessage::Tree(_, t) => *t,
+            other => panic!("{other:?}"),
+        };
+        for name in ["example.data", "threads.data"] {
+            // One session asked in turn (the samples by command kept from one tree to the next
+            // of the same filter, made again for another), each answer against a new session's.
+            let mut kept = open(name);
+            let cases = [
+                (vec![], false, WeightKind::Samples),
+                (vec![], true, WeightKind::Samples),
+                (vec![], false, WeightKind::Period),
+                (vec![0], false, WeightKind::Samples),
+                (vec![0], true, WeightKind::Period),
+                (vec![], true, WeightKind::Period),
+            ];
+            for (threads, inverted, weight) in cases {
+                let q = query(threads, inverted, weight);
+                let again = tree(&mut kept, q.clone());
+                let afresh = tree(&mut open(name), q.clone());
+                assert!(again.nodes.len() > 1, "{name} {q:?}");
+                assert_eq!(again, afresh, "{name} {q:?}");
+            }
+        }
+    }
+
+    #[test]
     fn example_opens_with_samples_threads_and_a_tree() {
         let mut s = open("example.data");
         let o = s.overview();
