@@ -11,7 +11,7 @@
 
 mod timeline_common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use perfscope_analysis::builder::UnknownNames;
 use perfscope_analysis::load::{LoadExtras, LoadOptions, Loaded, ProfileLoader};
@@ -138,14 +138,7 @@ const KINDS: [Kind; 3] = [Kind::Page, Kind::Plain, Kind::Timeline];
 
 #[test]
 fn two_halves_load_the_test_files_as_one_loader() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "data"))
-        .collect();
-    files.sort();
+    let files = timeline_common::test_data_files();
     let mut loaded = 0;
     for f in &files {
         for kind in KINDS {
@@ -170,28 +163,7 @@ fn two_halves_load_the_corpus_as_one_loader() {
         println!("SKIPPED: no ../shared corpus (set PERFSCOPE_SHARED)");
         return;
     };
-    // The `.data` files of gen and bigendian, and the public projects' files.
-    let listing = |dir: PathBuf| -> Vec<PathBuf> {
-        std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .collect()
-    };
-    let mut files: Vec<PathBuf> = ["gen", "bigendian"]
-        .iter()
-        .flat_map(|set| listing(root.join("corpus").join(set)))
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "data"))
-        .collect();
-    for project in listing(root.join("corpus/public")) {
-        files.extend(
-            listing(project)
-                .into_iter()
-                .filter(|p| p.is_file() && !p.to_string_lossy().ends_with(".md")),
-        );
-    }
-    files.sort();
+    let files = timeline_common::corpus_recordings(&root, true);
     let mut loaded = 0;
     for f in &files {
         for kind in KINDS {

@@ -12,7 +12,7 @@
 
 mod timeline_common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use perfscope_analysis::builder::UnknownNames;
 use perfscope_analysis::load::{load, load_threaded, LoadExtras, LoadFilter, LoadOptions, Loaded};
@@ -132,17 +132,11 @@ fn check(path: &Path) -> bool {
 
 #[test]
 fn two_threads_load_the_test_files_as_one() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "data"))
-        .collect();
-    files.sort();
+    let files = timeline_common::test_data_files();
     let loaded = files.iter().filter(|f| check(f)).count();
     assert_eq!(loaded, files.len(), "{files:?}");
     // The filter keeps some samples of the example and drops others.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
     let data = std::fs::read(dir.join("example.data")).unwrap();
     let (o, e) = options(Kind::Offsets, &LoadFilter::default());
     let all = load_threaded(&data, &[], o, e).unwrap();
@@ -158,27 +152,7 @@ fn two_threads_load_the_corpus_as_one() {
         println!("SKIPPED: no ../shared corpus (set PERFSCOPE_SHARED)");
         return;
     };
-    let listing = |dir: PathBuf| -> Vec<PathBuf> {
-        std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .collect()
-    };
-    let mut files: Vec<PathBuf> = ["gen", "bigendian"]
-        .iter()
-        .flat_map(|set| listing(root.join("corpus").join(set)))
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "data"))
-        .collect();
-    for project in listing(root.join("corpus/public")) {
-        files.extend(
-            listing(project)
-                .into_iter()
-                .filter(|p| p.is_file() && !p.to_string_lossy().ends_with(".md")),
-        );
-    }
-    files.sort();
+    let files = timeline_common::corpus_recordings(&root, true);
     let loaded = files.iter().filter(|f| check(f)).count();
     println!(
         "{loaded} of {} files loaded the same both ways",

@@ -11,7 +11,7 @@
 
 mod timeline_common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use perfscope_analysis::builder::UnknownNames;
 use perfscope_analysis::call_tree::CallTree;
@@ -72,14 +72,7 @@ fn load(path: &Path) -> Option<Profile> {
 
 #[test]
 fn the_pruned_svg_is_the_whole_svg_on_the_test_files() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "data"))
-        .collect();
-    files.sort();
+    let files = timeline_common::test_data_files();
     let mut drawn = 0;
     for f in &files {
         let profile = load(f).unwrap();
@@ -94,18 +87,7 @@ fn the_pruned_svg_is_the_whole_svg_on_the_corpus() {
         println!("SKIPPED: no ../shared corpus (set PERFSCOPE_SHARED)");
         return;
     };
-    let mut files: Vec<PathBuf> = ["gen", "bigendian"]
-        .iter()
-        .flat_map(|set| {
-            std::fs::read_dir(root.join("corpus").join(set))
-                .into_iter()
-                .flatten()
-        })
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "data"))
-        .collect();
-    files.sort();
+    let files = timeline_common::corpus_recordings(&root, false);
     let mut compared = 0;
     for f in &files {
         if let Some(profile) = load(f) {

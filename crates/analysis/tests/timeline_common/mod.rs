@@ -24,6 +24,48 @@ pub fn shared() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
+/// The `.data` files of `tests/data`, sorted.
+pub fn test_data_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "data"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The corpus's recordings under `root` (see [`shared`]), sorted: the `.data` files of gen and
+/// bigendian, and, with `public`, every file of the public projects but their notes.
+pub fn corpus_recordings(root: &Path, public: bool) -> Vec<PathBuf> {
+    let listing = |dir: PathBuf| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect()
+    };
+    let mut files: Vec<PathBuf> = ["gen", "bigendian"]
+        .iter()
+        .flat_map(|set| listing(root.join("corpus").join(set)))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "data"))
+        .collect();
+    if public {
+        for project in listing(root.join("corpus/public")) {
+            files.extend(
+                listing(project)
+                    .into_iter()
+                    .filter(|p| p.is_file() && !p.to_string_lossy().ends_with(".md")),
+            );
+        }
+    }
+    files.sort();
+    files
+}
+
 /// A corpus file, or `None` (with a message) when the corpus is absent.
 pub fn corpus_file(rel: &str) -> Option<PathBuf> {
     let Some(root) = shared() else {
