@@ -10,7 +10,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::ids::{CallNodeIndex, CapacityError, FuncIndex, StackIndex};
+use crate::ids::{CallNodeIndex, CapacityError, FrameIndex, FuncIndex, StackIndex};
 use crate::profile::Profile;
 use crate::samples::SampleFilter;
 
@@ -86,6 +86,71 @@ pub fn stack_self_weights(profile: &Profile, filter: &SampleFilter) -> (Vec<Weig
         }
     }
     (weights, empty)
+}
+
+/// What [`key_weights`] adds up, by key.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyWeights {
+    /// The weight of the stacks whose leaf frame has the key...
+    pub self_weight: Vec<Weight>,
+    /// ...of the stacks with the key in any frame (once a stack: recursion counts once)...
+    pub total: Vec<Weight>,
+    /// ...and whether a stack taken has the key.
+    pub present: Vec<bool>,
+    /// The weight of every stack taken and of the samples without a stack.
+    pub grand: Weight,
+}
+
+/// The self and total weight of the keys of frames (`key_of`: a frame's key, below `keys`, or
+/// `None` for none) — functions, or function names — over the stacks of the samples that pass
+/// `filter` and that `take` by their weight: what a table of functions by self and total
+/// shows. Counted in lists by key, a stack's total once per key by a mark (no search of the
+/// keys seen in the stack).
+pub fn key_weights(
+    profile: &Profile,
+    filter: &SampleFilter,
+    keys: usize,
+    key_of: impl Fn(FrameIndex) -> Option<usize>,
+    take: impl Fn(Weight) -> bool,
+) -> KeyWeights {
+    let (weights, empty) = stack_self_weights(profile, filter);
+    let mut self_weight = vec![Weight::default(); keys];
+    let mut total = vec![Weight::default(); keys];
+    // The stack that last counted each key's total; `usize::MAX`: none.
+    let mut counted_for = vec![usize::MAX; keys];
+    let mut grand = empty;
+    for (i, &w) in weights.iter().enumerate() {
+        if !take(w) {
+            continue;
+        }
+        grand.add(w);
+        let stack = StackIndex::from_len(i).ok();
+        for (depth, frame) in profile.stacks.frames_leaf_first(stack).enumerate() {
+            let Some(k) = key_of(frame) else {
+                continue;
+            };
+            let (Some(own), Some(all), Some(counted)) = (
+                self_weight.get_mut(k),
+                total.get_mut(k),
+                counted_for.get_mut(k),
+            ) else {
+                continue;
+            };
+            if depth == 0 {
+                own.add(w);
+            }
+            if *counted != i {
+                *counted = i;
+                all.add(w);
+            }
+        }
+    }
+    KeyWeights {
+        self_weight,
+        total,
+        present: counted_for.iter().map(|&c| c != usize::MAX).collect(),
+        grand,
+    }
 }
 
 impl CallTree {

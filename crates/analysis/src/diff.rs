@@ -16,9 +16,9 @@ use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
 
-use crate::call_tree::{stack_self_weights, CallTree, Weight};
+use crate::call_tree::{key_weights, stack_self_weights, CallTree, Weight};
 use crate::flame_graph::{FlameGraph, WeightKind};
-use crate::ids::{CapacityError, FuncIndex, StackIndex};
+use crate::ids::{CapacityError, FuncIndex};
 use crate::profile::Profile;
 use crate::samples::SampleFilter;
 
@@ -99,11 +99,8 @@ fn function_weights(
     filter: &SampleFilter,
     kind: WeightKind,
 ) -> (HashMap<String, (u64, u64)>, u64) {
-    let (weights, empty) = stack_self_weights(profile, filter);
-    let mut total = kind.of(empty);
     // Each function's name as a number (functions of one name in different modules are one
-    // row; a frame without a function is ""), so that the stacks' frames are counted in lists
-    // instead of a map by name.
+    // row; a frame without a function is ""), the key its frames are counted by.
     let mut ids: FxHashMap<&str, usize> = FxHashMap::default();
     let mut names: Vec<&str> = Vec::new();
     let mut id_of = |name| {
@@ -116,42 +113,28 @@ fn function_weights(
     let name_of_func: Vec<usize> = (0..profile.funcs.len())
         .map(|i| FuncIndex::from_len(i).map_or(nameless, |f| id_of(profile.func_name(f))))
         .collect();
-    let mut sums = vec![(0u64, 0u64); names.len()];
-    // The stack that last counted each name's total (recursion: a sample counts once in a
-    // function's total); `usize::MAX`: none, the name is in no weighed stack.
-    let mut counted_for = vec![usize::MAX; names.len()];
-    for (i, w) in weights.iter().enumerate() {
-        let w = kind.of(*w);
-        if w == 0 {
-            continue;
-        }
-        total = total.saturating_add(w);
-        let stack = StackIndex::from_len(i).ok();
-        for (depth, frame) in profile.stacks.frames_leaf_first(stack).enumerate() {
-            let id = profile
-                .frame_func(frame)
-                .and_then(|f| name_of_func.get(f.index()).copied())
-                .unwrap_or(nameless);
-            let (Some(entry), Some(counted)) = (sums.get_mut(id), counted_for.get_mut(id)) else {
-                continue;
-            };
-            if depth == 0 {
-                entry.0 = entry.0.saturating_add(w);
-            }
-            if *counted != i {
-                *counted = i;
-                entry.1 = entry.1.saturating_add(w);
-            }
-        }
-    }
+    let k = key_weights(
+        profile,
+        filter,
+        names.len(),
+        |frame| {
+            Some(
+                profile
+                    .frame_func(frame)
+                    .and_then(|f| name_of_func.get(f.index()).copied())
+                    .unwrap_or(nameless),
+            )
+        },
+        |w| kind.of(w) != 0,
+    );
     let out = names
         .iter()
-        .zip(sums)
-        .zip(counted_for)
-        .filter(|&(_, counted)| counted != usize::MAX)
-        .map(|((name, sums), _)| ((*name).to_owned(), sums))
+        .zip(k.self_weight.iter().zip(&k.total))
+        .zip(&k.present)
+        .filter(|&(_, &present)| present)
+        .map(|((name, (&own, &all)), _)| ((*name).to_owned(), (kind.of(own), kind.of(all))))
         .collect();
-    (out, total)
+    (out, kind.of(k.grand))
 }
 
 fn fraction(part: u64, total: u64) -> f64 {

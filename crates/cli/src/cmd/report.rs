@@ -4,7 +4,7 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use perfscope_analysis::call_tree::stack_self_weights;
+use perfscope_analysis::call_tree::{key_weights, Weight};
 use perfscope_analysis::ids::FuncIndex;
 use perfscope_analysis::profile::Profile;
 use perfscope_analysis::samples::SampleFilter;
@@ -41,49 +41,31 @@ pub fn function_weights(
     filter: &SampleFilter,
     by_samples: bool,
 ) -> (Vec<(FuncIndex, FuncWeight)>, u64) {
-    let (weights, empty) = stack_self_weights(profile, filter);
-    let pick =
-        |w: perfscope_analysis::call_tree::Weight| if by_samples { w.samples } else { w.period };
-    let mut out = vec![FuncWeight::default(); profile.funcs.len()];
-    // The stack that last counted each function's total (a recursive function counts once).
-    let mut counted_for = vec![usize::MAX; profile.funcs.len()];
-    let mut grand = pick(empty);
-    for (i, w) in weights.iter().enumerate() {
-        if w.samples == 0 {
-            continue;
-        }
-        let Ok(stack) = perfscope_analysis::ids::StackIndex::from_len(i) else {
-            continue;
-        };
-        let weight = pick(*w);
-        grand += weight;
-        for (depth, frame) in profile.stacks.frames_leaf_first(Some(stack)).enumerate() {
-            let Some(func) = profile.frame_func(frame) else {
-                continue;
-            };
-            let (Some(e), Some(counted)) =
-                (out.get_mut(func.index()), counted_for.get_mut(func.index()))
-            else {
-                continue;
-            };
-            if depth == 0 {
-                e.self_weight += weight;
-                e.self_samples += w.samples;
-            }
-            if *counted != i {
-                *counted = i;
-                e.total += weight;
-            }
-        }
-    }
-    let seen = out
-        .into_iter()
-        .zip(counted_for)
+    let pick = |w: Weight| if by_samples { w.samples } else { w.period };
+    let k = key_weights(
+        profile,
+        filter,
+        profile.funcs.len(),
+        |frame| profile.frame_func(frame).map(FuncIndex::index),
+        |w| w.samples != 0,
+    );
+    let rows = k
+        .self_weight
+        .iter()
+        .zip(&k.total)
+        .zip(&k.present)
         .enumerate()
-        .filter(|(_, (_, counted))| *counted != usize::MAX)
-        .filter_map(|(i, (w, _))| Some((FuncIndex::from_len(i).ok()?, w)))
+        .filter(|&(_, (_, &present))| present)
+        .filter_map(|(i, ((&own, &all), _))| {
+            let weights = FuncWeight {
+                self_weight: pick(own),
+                total: pick(all),
+                self_samples: own.samples,
+            };
+            Some((FuncIndex::from_len(i).ok()?, weights))
+        })
         .collect();
-    (seen, grand)
+    (rows, pick(k.grand))
 }
 
 /// The `limit` heaviest of `rows` in the order printed: by self weight, then total, then name
