@@ -7,13 +7,19 @@
 //! - **Profiles.** One per (pid, tid, event) with samples, ordered by pid, tid and event. A
 //!   thread is named by its last command name: `comm (tid)`, with ` — event` appended when the
 //!   recording has several events. `activeProfileIndex` is the profile with the most weight.
-//! - **Samples** are in time order, one per perf sample, each a list of frame indices from the
-//!   root to the leaf; samples without frames are left out. The weights are the periods
+//! - **Samples** are in time order, each a list of frame indices from the root to the leaf;
+//!   samples without frames are left out. Consecutive samples of a profile with the same list
+//!   are one sample with their weights summed: speedscope merges them so itself when it reads
+//!   them (the time order's call tree extends the last sample's node; the grouped one adds the
+//!   weights), so its views are the same and the file is smaller. The weights are the periods
 //!   ([`WeightKind::Period`]: unit `nanoseconds` for `cpu-clock`/`task-clock`, `none` otherwise)
 //!   or 1 per sample ([`WeightKind::Samples`], unit `none`). `startValue` is 0 and `endValue`
 //!   the summed weight, as speedscope's own importers do for sampled profiles.
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 
@@ -86,11 +92,58 @@ struct Sampled<'a> {
     weights: Vec<u64>,
 }
 
+/// The distinct lists of frame indices (root first) of the exported stacks, one after
+/// another, each found by its content.
+#[derive(Default)]
+struct Lists {
+    frames: Vec<u32>,
+    /// List `i` is `frames[starts[i]..starts[i + 1]]`.
+    starts: Vec<usize>,
+    /// List ids, hashed by their content.
+    index: HashTable<u32>,
+}
+
+impl Lists {
+    fn get(&self, id: u32) -> &[u32] {
+        list_at(&self.frames, &self.starts, id)
+    }
+
+    /// The id of the list `frames`, added when new.
+    fn intern(&mut self, frames: &[u32]) -> u32 {
+        let hash = FxBuildHasher.hash_one(frames);
+        let (all, starts) = (&self.frames, &self.starts);
+        if let Some(&id) = self
+            .index
+            .find(hash, |&id| list_at(all, starts, id) == frames)
+        {
+            return id;
+        }
+        let id = u32::try_from(self.starts.len()).unwrap_or(u32::MAX);
+        self.starts.push(self.frames.len());
+        self.frames.extend_from_slice(frames);
+        let (all, starts) = (&self.frames, &self.starts);
+        self.index.insert_unique(hash, id, |&id| {
+            FxBuildHasher.hash_one(list_at(all, starts, id))
+        });
+        id
+    }
+}
+
+/// List `id` of `frames` cut at `starts`.
+fn list_at<'a>(frames: &'a [u32], starts: &[usize], id: u32) -> &'a [u32] {
+    let i = id as usize;
+    let end = starts.get(i + 1).copied().unwrap_or(frames.len());
+    starts
+        .get(i)
+        .and_then(|&start| frames.get(start..end))
+        .unwrap_or(&[])
+}
+
 /// A profile's samples: each the list of frame indices of its stack, root first. The lists are
 /// made once per stack (`lists`) and each sample names its own (`ids`): a list per sample was
 /// most of the time of a big recording's export.
 struct Stacks<'a> {
-    lists: &'a [Vec<u32>],
+    lists: &'a Lists,
     ids: Vec<u32>,
 }
 
@@ -98,7 +151,7 @@ impl Serialize for Stacks<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.ids.len()))?;
         for &id in &self.ids {
-            seq.serialize_element(self.lists.get(id as usize).map_or(&[][..], Vec::as_slice))?;
+            seq.serialize_element(self.lists.get(id))?;
         }
         seq.end()
     }
@@ -130,7 +183,10 @@ pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
     // any (its samples are left out).
     const NO_FRAMES: u32 = u32::MAX;
     let mut list_of: FxHashMap<Option<StackIndex>, u32> = FxHashMap::default();
-    let mut lists: Vec<Vec<u32>> = Vec::new();
+    // Stacks of different addresses in the same functions share a list, so that their
+    // consecutive samples are merged.
+    let mut lists = Lists::default();
+    let mut ids: Vec<u32> = Vec::new();
     // (pid, tid, event) -> its group.
     let mut group_of: FxHashMap<(u32, u32, EventIndex), usize> = FxHashMap::default();
     let mut groups: Vec<((u32, u32, EventIndex), Group<'_>)> = Vec::new();
@@ -155,27 +211,23 @@ pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
             if funcs.is_empty() {
                 return NO_FRAMES;
             }
-            let ids = funcs
-                .iter()
-                .rev()
-                .map(|&func| {
-                    let next = frames.len() as u32;
-                    *frame_of.entry(func).or_insert_with(|| {
-                        let module = profile
-                            .funcs
-                            .get(func)
-                            .and_then(|fu| fu.module)
-                            .and_then(|m| profile.modules.get(m));
-                        frames.push(Frame {
-                            name: profile.func_name(func),
-                            file: module.map(|m| profile.strings.get(m.path)),
-                        });
-                        next
-                    })
+            ids.clear();
+            ids.extend(funcs.iter().rev().map(|&func| {
+                let next = frames.len() as u32;
+                *frame_of.entry(func).or_insert_with(|| {
+                    let module = profile
+                        .funcs
+                        .get(func)
+                        .and_then(|fu| fu.module)
+                        .and_then(|m| profile.modules.get(m));
+                    frames.push(Frame {
+                        name: profile.func_name(func),
+                        file: module.map(|m| profile.strings.get(m.path)),
+                    });
+                    next
                 })
-                .collect();
-            lists.push(ids);
-            (lists.len() - 1) as u32
+            }));
+            lists.intern(&ids)
         });
         if list == NO_FRAMES {
             continue;
@@ -206,8 +258,13 @@ pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
         });
         if let Some((_, group)) = groups.get_mut(g) {
             group.comm = profile.strings.get(thread.name);
-            group.ids.push(list);
-            group.weights.push(weight);
+            match (group.ids.last(), group.weights.last_mut()) {
+                (Some(&last), Some(w)) if last == list => *w = w.saturating_add(weight),
+                _ => {
+                    group.ids.push(list);
+                    group.weights.push(weight);
+                }
+            }
             group.end_value = group.end_value.saturating_add(weight);
         }
     }
@@ -253,6 +310,7 @@ pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::samples::Sample;
     use crate::text_samples::profile_from_text_samples;
 
     #[test]
@@ -283,16 +341,82 @@ idle    main main             main
         assert_eq!(profiles.len(), 2);
         assert_eq!(profiles[0]["name"], "app (1)");
         assert_eq!(profiles[0]["unit"], "none");
-        // Time order 10, 20, 30.
-        assert_eq!(
-            profiles[0]["samples"],
-            serde_json::json!([[1, 2], [1, 3], [1, 3]])
-        );
-        assert_eq!(profiles[0]["weights"], serde_json::json!([5, 4, 3]));
+        // Time order 10, 20, 30; the samples at 20 and 30 have the same stack: one sample of
+        // both weights.
+        assert_eq!(profiles[0]["samples"], serde_json::json!([[1, 2], [1, 3]]));
+        assert_eq!(profiles[0]["weights"], serde_json::json!([5, 7]));
         assert_eq!(profiles[0]["endValue"], 12);
         assert_eq!(profiles[1]["name"], "bg (2)");
         assert_eq!(profiles[1]["samples"], serde_json::json!([[0]]));
         assert_eq!(json["activeProfileIndex"], 0);
+    }
+
+    #[test]
+    fn only_consecutive_samples_of_one_list_and_profile_are_merged() {
+        // Thread 1: a, a at another address (time 2, added below: another stack of the same
+        // frames), b, a, a of another event, a. Thread 2's sample at time 3 falls between
+        // thread 1's.
+        let mut p = profile_from_text_samples(
+            "
+tid:    1      2      1      1      1            1
+time:   1      3      4      5      6            7
+event:  cycles cycles cycles cycles instructions cycles
+period: 10     40     80     160    320          640
+main    main   main   main   main         main
+a       a      b      a      a            a
+",
+        )
+        .unwrap();
+        let first = p.samples.stack(0).flatten().unwrap();
+        let main = p.stacks.prefix(first);
+        let a = p.stacks.get(first).unwrap().frame;
+        let a_func = p.frame_func(a).unwrap();
+        let a_elsewhere = p.intern_frame(a_func, None, 0x20, 0).unwrap();
+        assert_ne!(a_elsewhere, a);
+        let stack = p.stacks.intern(main, a_elsewhere).unwrap();
+        assert_ne!(stack, first);
+        p.push_sample(Sample {
+            time: 2,
+            thread: *p.samples.thread.get(0).unwrap(),
+            cpu: 0,
+            event: p.samples.event(0).unwrap(),
+            stack: Some(stack),
+            period: 20,
+        })
+        .unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&to_speedscope(&p, &SpeedscopeOptions::default())).unwrap();
+        let profiles = json["profiles"].as_array().unwrap();
+        let names: Vec<&str> = profiles
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "app (1) — cycles",
+                "app (1) — instructions",
+                "app (2) — cycles"
+            ]
+        );
+        // main = 0, a = 1, b = 2 (first use in time order).
+        assert_eq!(
+            profiles[0]["samples"],
+            serde_json::json!([[0, 1], [0, 2], [0, 1]])
+        );
+        assert_eq!(profiles[0]["weights"], serde_json::json!([30, 80, 800]));
+        assert_eq!(profiles[0]["endValue"], 910);
+        assert_eq!(profiles[1]["samples"], serde_json::json!([[0, 1]]));
+        assert_eq!(profiles[1]["weights"], serde_json::json!([320]));
+        assert_eq!(profiles[2]["samples"], serde_json::json!([[0, 1]]));
+        assert_eq!(profiles[2]["weights"], serde_json::json!([40]));
+        // Counted per sample, the same.
+        let opts = SpeedscopeOptions {
+            weight: WeightKind::Samples,
+            ..Default::default()
+        };
+        let json: serde_json::Value = serde_json::from_str(&to_speedscope(&p, &opts)).unwrap();
+        assert_eq!(json["profiles"][0]["weights"], serde_json::json!([2, 1, 2]));
     }
 
     #[test]
