@@ -169,6 +169,21 @@ struct Group<'a> {
 
 /// The speedscope JSON of the samples of `profile` that pass the filter.
 pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
+    let mut out = Vec::new();
+    // Writing to a `Vec` cannot fail, and serde_json writes UTF-8.
+    match write_speedscope(profile, options, &mut out) {
+        Ok(()) => String::from_utf8(out).unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+/// [`to_speedscope`] written to `out` as it is serialized (a big recording's document is
+/// hundreds of MB: not held whole in memory).
+pub fn write_speedscope(
+    profile: &Profile,
+    options: &SpeedscopeOptions,
+    out: impl std::io::Write,
+) -> std::io::Result<()> {
     let s = &profile.samples;
     let all = options.filter == SampleFilter::all();
     let passes = options.filter.tester(s, &profile.threads);
@@ -304,7 +319,7 @@ pub fn to_speedscope(profile: &Profile, options: &SpeedscopeOptions) -> String {
         active_profile_index,
         exporter: format!("perfscope {}", env!("CARGO_PKG_VERSION")),
     };
-    serde_json::to_string(&file).unwrap_or_default()
+    serde_json::to_writer(out, &file).map_err(std::io::Error::from)
 }
 
 #[cfg(test)]

@@ -2,14 +2,14 @@
 //! SVG flame graph, pprof, speedscope JSON or a share file. Also the loading shared with
 //! `perfscope diff`: a share file is read as is, a perf.data through [`collapse::load`].
 
-use std::io::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use perfscope_analysis::export::folded::{to_folded_text, FoldedOptions};
 use perfscope_analysis::export::pprof::{period_unit, to_pprof, PeriodUnit, PprofOptions};
 use perfscope_analysis::export::share::{is_share, to_share, PrivacyOptions, ShareOptions};
-use perfscope_analysis::export::speedscope::{to_speedscope, SpeedscopeOptions};
+use perfscope_analysis::export::speedscope::{write_speedscope, SpeedscopeOptions};
 use perfscope_analysis::export::svg::{flame_svg, SvgOptions};
 use perfscope_analysis::flame_graph::WeightKind;
 use perfscope_analysis::ids::EventIndex;
@@ -227,11 +227,23 @@ pub fn with_file(args: &ProfileArgs, file: PathBuf) -> ProfileArgs {
 
 /// Writes `bytes` to `path`, or to standard output for `-`.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    write_output_with(path, |out| out.write_all(bytes))
+}
+
+/// Writes to `path` (`-`: standard output) what `write` writes, through a buffer; a closed
+/// pipe is not an error.
+fn write_output_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), String> {
     let result = if path.as_os_str() == "-" {
-        let mut out = std::io::stdout().lock();
-        out.write_all(bytes).and_then(|()| out.flush())
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+        write(&mut out).and_then(|()| out.flush())
     } else {
-        std::fs::write(path, bytes)
+        std::fs::File::create(path).and_then(|file| {
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+            write(&mut out).and_then(|()| out.flush())
+        })
     };
     match result {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -318,15 +330,22 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
                 },
             )
         }
-        Format::Speedscope => to_speedscope(
-            &profile,
-            &SpeedscopeOptions {
+        Format::Speedscope => {
+            // Written as it is serialized: not held whole.
+            let options = SpeedscopeOptions {
                 filter,
                 weight,
                 name,
-            },
-        )
-        .into_bytes(),
+            };
+            write_output_with(&args.output, |out| {
+                write_speedscope(&profile, &options, out)
+            })?;
+            return Ok(if had_errors {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            });
+        }
         Format::Share => to_share(
             &profile,
             summary.as_ref(),
