@@ -9,7 +9,7 @@
 //!   recording has several events. `activeProfileIndex` is the profile with the most weight.
 //! - **Samples** are in time order, each a list of frame indices from the root to the leaf;
 //!   samples without frames are left out. Consecutive samples of a profile with the same list
-//!   are one sample with their weights summed: speedscope merges them so itself when it reads
+//!   are one sample with their weights summed: speedscope merges them itself when it reads
 //!   them (the time order's call tree extends the last sample's node; the grouped one adds the
 //!   weights), so its views are the same and the file is smaller. The weights are the periods
 //!   ([`WeightKind::Period`]: unit `nanoseconds` for `cpu-clock`/`task-clock`, `none` otherwise)
