@@ -298,7 +298,7 @@ const WRITE_BUFFER: usize = 1 << 20;
 
 /// A writer that hands full buffers to the thread of [`write_on_thread`] and takes empty ones
 /// back (so the buffers' pages are touched once, not once per megabyte of output).
-struct ChannelWriter {
+pub(crate) struct ChannelWriter {
     buf: Vec<u8>,
     full: std::sync::mpsc::SyncSender<Vec<u8>>,
     empty: std::sync::mpsc::Receiver<Vec<u8>>,
@@ -348,7 +348,7 @@ impl std::io::Write for ChannelWriter {
 /// Runs `produce` with a writer whose bytes go to `target` (a file, or standard output for
 /// `-`) from a second thread, so that the system calls writing them (hundreds of MB of folded
 /// text) overlap producing them.
-fn write_on_thread(
+pub(crate) fn write_on_thread(
     target: &Path,
     produce: impl FnOnce(&mut ChannelWriter) -> std::io::Result<()>,
 ) -> std::io::Result<()> {

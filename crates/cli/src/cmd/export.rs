@@ -2,7 +2,7 @@
 //! SVG flame graph, pprof, speedscope JSON or a share file. Also the loading shared with
 //! `perfscope diff`: a share file is read as is, a perf.data through [`collapse::load`].
 
-use std::io::Write;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -227,23 +227,11 @@ pub fn with_file(args: &ProfileArgs, file: PathBuf) -> ProfileArgs {
 
 /// Writes `bytes` to `path`, or to standard output for `-`.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    write_output_with(path, |out| out.write_all(bytes))
-}
-
-/// Writes to `path` (`-`: standard output) what `write` writes, through a buffer; a closed
-/// pipe is not an error.
-fn write_output_with(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<(), String> {
     let result = if path.as_os_str() == "-" {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-        write(&mut out).and_then(|()| out.flush())
+        let mut out = std::io::stdout().lock();
+        out.write_all(bytes).and_then(|()| out.flush())
     } else {
-        std::fs::File::create(path).and_then(|file| {
-            let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-            write(&mut out).and_then(|()| out.flush())
-        })
+        std::fs::write(path, bytes)
     };
     match result {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -291,6 +279,11 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         had_errors,
         off_cpu,
     } = loaded;
+    let exit_code = if had_errors {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    };
     let file = &args.profile.file;
     let name = file.file_name().map_or_else(
         || file.display().to_string(),
@@ -331,20 +324,20 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             )
         }
         Format::Speedscope => {
-            // Written as it is serialized: not held whole.
+            // Written from a second thread as it is serialized: not held whole.
             let options = SpeedscopeOptions {
                 filter,
                 weight,
                 name,
             };
-            write_output_with(&args.output, |out| {
+            match collapse::write_on_thread(&args.output, |out| {
                 write_speedscope(&profile, &options, out)
-            })?;
-            return Ok(if had_errors {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            });
+            }) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    return Err(format!("cannot write {}: {e}", args.output.display()))
+                }
+                _ => return Ok(exit_code),
+            }
         }
         Format::Share => to_share(
             &profile,
@@ -353,9 +346,5 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         ),
     };
     write_output(&args.output, &bytes)?;
-    Ok(if had_errors {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(exit_code)
 }
